@@ -1,0 +1,186 @@
+import type { Agent } from './agent.js';
+import type { PendingWrite } from './checkpoint.js';
+import { AbortedError, MaxStepsExceededError } from './errors.js';
+import type { BatonEvent } from './events.js';
+import type { Executor, ExecutorInput, ExecutorOutcome } from './executor.js';
+import { type Message, type ModelMessage, type ToolCall, toModelMessage } from './message.js';
+import { addUsage, emptyUsage, type FinishReason, type ToolDefinition, type Usage } from './modelClient.js';
+import type { NewRequest } from './request.js';
+import { runToolCall } from './toolCall.js';
+import type { Tool } from './tool.js';
+
+/**
+ * Runs an {@link Agent}: model → tool calls (several in one response run concurrently; results are
+ * committed in call order) → model … until a final answer, a handoff, a request or the end of the
+ * conversation. A step interrupted by a crash resumes from the history and the journal's pending
+ * writes: a finished tool call is never run again (DESIGN.md invariant 4).
+ *
+ * @example
+ * ```ts
+ * import { AgentExecutor, agent } from '@baton/core';
+ * import { ScriptedModel } from '@baton/core/testing';
+ * const executor = new AgentExecutor(agent({ name: 'helper', description: 'Helps.', instructions: 'Be brief.', model: new ScriptedModel([{ text: 'Hi!' }]) }));
+ * ```
+ */
+export class AgentExecutor implements Executor {
+  constructor(readonly agent: Agent) {}
+
+  get name(): string {
+    return this.agent.name;
+  }
+
+  get description(): string {
+    return this.agent.description;
+  }
+
+  async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
+    const tools = new Map<string, Tool>();
+    for (const t of [...this.agent.tools, ...(input.tools ?? [])]) tools.set(t.name, t);
+    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+    const history: Message[] = [...input.history];
+    let usage: Usage = emptyUsage();
+    let steps = 0;
+
+    for (;;) {
+      if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
+      const last = history.at(-1);
+      if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
+        const step = yield* this.#answerToolCalls(last.toolCalls, tools, input);
+        if (step.requests.length > 0) return { type: 'requests', requests: step.requests, usage };
+        history.push(...step.committed);
+        if (step.control?.kind === 'handoff') {
+          return step.control.reason === undefined
+            ? { type: 'handoff', target: step.control.target ?? '', usage }
+            : { type: 'handoff', target: step.control.target ?? '', reason: step.control.reason, usage };
+        }
+        if (step.control?.kind === 'end_conversation') return { type: 'end_conversation', reason: step.control.reason ?? 'ended by agent', usage };
+        continue;
+      }
+      if (steps >= this.agent.maxSteps) {
+        throw new MaxStepsExceededError(`Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`);
+      }
+      steps += 1;
+      const response = yield* this.#callModel(history, definitions, input);
+      usage = addUsage(usage, response.usage);
+      const [message] = await input.journal.commit([
+        response.toolCalls.length > 0
+          ? { role: 'assistant', agent: this.agent.name, content: response.text, toolCalls: response.toolCalls }
+          : { role: 'assistant', agent: this.agent.name, content: response.text },
+      ]);
+      if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
+      history.push(message);
+      yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
+      if (response.toolCalls.length === 0) return { type: 'reply', message, usage };
+    }
+  }
+
+  #modelInput(history: readonly Message[], input: ExecutorInput): readonly ModelMessage[] {
+    const instructions =
+      typeof this.agent.instructions === 'string'
+        ? this.agent.instructions
+        : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
+    const messages: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? []), ...history.map(toModelMessage)];
+    return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
+  }
+
+  async *#callModel(
+    history: readonly Message[],
+    tools: ToolDefinition[],
+    input: ExecutorInput,
+  ): AsyncGenerator<BatonEvent, { text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }, void> {
+    let text = '';
+    const toolCalls: ToolCall[] = [];
+    let usage = emptyUsage();
+    let finishReason: FinishReason = 'other';
+    const stream = this.agent.model.stream({ messages: this.#modelInput(history, input), tools, agent: this.agent.name, signal: input.signal });
+    for await (const event of stream) {
+      if (event.type === 'text.delta') {
+        text += event.delta;
+        yield { type: 'message.delta', sessionId: input.sessionId, branchId: input.branchId, agent: this.agent.name, delta: event.delta };
+      } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
+      else if (event.type === 'usage') usage = addUsage(usage, event.usage);
+      else finishReason = event.finishReason;
+    }
+    if (usage.requests === 0) usage = { ...usage, requests: 1 };
+    return { text, toolCalls, usage, finishReason };
+  }
+
+  /**
+   * Answers every tool call of one assistant message: results already in the journal are reused,
+   * the rest run concurrently; each finished result is recorded as a pending write at once. When
+   * none waits for a human, all results are committed in call order.
+   */
+  async *#answerToolCalls(
+    calls: readonly ToolCall[],
+    tools: ReadonlyMap<string, Tool>,
+    input: ExecutorInput,
+  ): AsyncGenerator<BatonEvent, { committed: Message[]; requests: NewRequest[]; control?: PendingWrite['control'] }, void> {
+    const results = new Map<string, PendingWrite>();
+    const requests: NewRequest[] = [];
+    const running = new Map<string, Promise<{ id: string; outcome: Awaited<ReturnType<typeof runToolCall>> }>>();
+    const base = { sessionId: input.sessionId, branchId: input.branchId };
+
+    for (const call of calls) {
+      const done = input.journal.pendingWrites.get(call.id);
+      if (done !== undefined) {
+        results.set(call.id, done);
+        continue;
+      }
+      yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
+      running.set(
+        call.id,
+        runToolCall(call, tools, { ...input, agent: this.agent.name }).then((outcome) => ({ id: call.id, outcome })),
+      );
+    }
+
+    while (running.size > 0) {
+      const { id, outcome } = await Promise.race(running.values());
+      running.delete(id);
+      if (outcome.type === 'request') {
+        requests.push(outcome.request);
+        continue;
+      }
+      results.set(id, outcome.write);
+      await input.journal.recordPendingWrite(outcome.write);
+      yield {
+        type: 'tool.result',
+        ...base,
+        agent: this.agent.name,
+        toolCallId: id,
+        toolName: outcome.write.toolName,
+        content: outcome.write.content,
+        isError: outcome.write.isError,
+        durationMs: outcome.write.durationMs,
+      };
+    }
+    if (requests.length > 0) {
+      requests.sort((a, b) => calls.findIndex((c) => c.id === a.toolCallId) - calls.findIndex((c) => c.id === b.toolCallId));
+      return { committed: [], requests };
+    }
+
+    // One control per step: the first in call order wins; a later handoff is answered with an error.
+    let control: PendingWrite['control'];
+    const ordered = calls.map((call) => {
+      const write = results.get(call.id)!;
+      if (write.control === undefined) return write;
+      if (control === undefined) {
+        control = write.control;
+        return write;
+      }
+      return { ...write, control: undefined, isError: true, content: `Ignored: this response already moved control (${control.kind}${control.target ? ` to ${control.target}` : ''}). Make one handoff at a time.` };
+    });
+    const committed = await input.journal.commit(
+      ordered.map((write) => ({
+        role: 'tool' as const,
+        agent: write.agent,
+        content: write.content,
+        toolCallId: write.toolCallId,
+        toolName: write.toolName,
+        isError: write.isError,
+        createdAt: write.createdAt,
+      })),
+    );
+    for (const message of committed) yield { type: 'message', ...base, message };
+    return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
+  }
+}

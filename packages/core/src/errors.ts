@@ -1,0 +1,180 @@
+/**
+ * Baton's error classes, split by who is at fault: the caller's configuration or input
+ * (`ConfigurationError`, `InvalidIdError`, …), the model's behaviour (`ModelBehaviorError`), the
+ * model provider (`ModelProviderError` and its subclasses), or the system (`StoreError`,
+ * `ConcurrencyError`, `CheckpointCorruptError`). Every error has a stable `code` and keeps the
+ * underlying `cause`.
+ *
+ * @example
+ * ```ts
+ * import { BatonError, ConcurrencyError } from '@baton/core';
+ * try { await store.updateSession(id, change, { expectedVersion: 3 }); }
+ * catch (error) { if (error instanceof ConcurrencyError) retry(); else throw error; }
+ * ```
+ */
+
+/** Every error code Baton throws, one per error class. */
+export const BatonErrorCode = {
+  CONFIGURATION: 'CONFIGURATION',
+  INVALID_ID: 'INVALID_ID',
+  INVALID_INPUT: 'INVALID_INPUT',
+  NOT_FOUND: 'NOT_FOUND',
+  CONCURRENCY: 'CONCURRENCY',
+  CHECKPOINT_CORRUPT: 'CHECKPOINT_CORRUPT',
+  STORE: 'STORE',
+  MODEL_BEHAVIOR: 'MODEL_BEHAVIOR',
+  MODEL_PROVIDER: 'MODEL_PROVIDER',
+  RATE_LIMIT: 'RATE_LIMIT',
+  AUTHENTICATION: 'AUTHENTICATION',
+  BAD_REQUEST: 'BAD_REQUEST',
+  TIMEOUT: 'TIMEOUT',
+  MAX_STEPS: 'MAX_STEPS',
+  ABORTED: 'ABORTED',
+  SESSION_CLOSED: 'SESSION_CLOSED',
+  BRANCH_HAS_CHILDREN: 'BRANCH_HAS_CHILDREN',
+} as const;
+
+/** One of {@link BatonErrorCode}'s values. */
+export type BatonErrorCode = (typeof BatonErrorCode)[keyof typeof BatonErrorCode];
+
+/** Options every Baton error accepts. */
+export interface BatonErrorOptions {
+  /** The error that caused this one (kept on `error.cause`). */
+  cause?: unknown;
+}
+
+/**
+ * The abstract base of every error Baton throws. `name` is the subclass name, `code` a stable
+ * {@link BatonErrorCode}.
+ */
+export abstract class BatonError extends Error {
+  abstract readonly code: BatonErrorCode;
+  override readonly name: string;
+
+  constructor(message: string, options: BatonErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** The caller configured something that cannot work (a missing coordinator, an unknown agent, …). */
+export class ConfigurationError extends BatonError {
+  readonly code = BatonErrorCode.CONFIGURATION;
+}
+
+/**
+ * An id (session, branch, tenant, user, checkpoint, episode) is not of the allowed form: 1–128
+ * characters of `A–Z a–z 0–9 _ - : .`, not starting with `.` or `-`, so it can never name a path
+ * (`../x`, `a/b`) or a query operator (`$gt`).
+ */
+export class InvalidIdError extends BatonError {
+  readonly code = BatonErrorCode.INVALID_ID;
+  constructor(
+    readonly kind: string,
+    readonly value: unknown,
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `Invalid ${kind} id ${JSON.stringify(value)}: use 1-128 characters of letters, digits, "_", "-", ":" or ".", not starting with "." or "-".`,
+      options,
+    );
+  }
+}
+
+/** Input from the caller failed validation (a message, metadata with `$` keys, a bad option). */
+export class InvalidInputError extends BatonError {
+  readonly code = BatonErrorCode.INVALID_INPUT;
+}
+
+/** A session, branch, checkpoint, request or episode that the caller named does not exist. */
+export class NotFoundError extends BatonError {
+  readonly code = BatonErrorCode.NOT_FOUND;
+}
+
+/**
+ * A write lost a race: the stored `version` is not the `expectedVersion`, or another writer holds
+ * the session. Reload and retry.
+ */
+export class ConcurrencyError extends BatonError {
+  readonly code = BatonErrorCode.CONCURRENCY;
+}
+
+/** A stored checkpoint cannot be parsed or fails its schema. Nothing is loaded from it. */
+export class CheckpointCorruptError extends BatonError {
+  readonly code = BatonErrorCode.CHECKPOINT_CORRUPT;
+}
+
+/** The store failed (I/O error, lost database connection). The write may be retried: writes are idempotent. */
+export class StoreError extends BatonError {
+  readonly code = BatonErrorCode.STORE;
+}
+
+/** The model did something the protocol does not allow and that cannot be answered with a tool error. */
+export class ModelBehaviorError extends BatonError {
+  readonly code = BatonErrorCode.MODEL_BEHAVIOR;
+}
+
+/** An agent ran out of steps (`maxSteps` model calls in one activation). */
+export class MaxStepsExceededError extends BatonError {
+  readonly code = BatonErrorCode.MAX_STEPS;
+}
+
+/** The operation was cancelled through its `AbortSignal`. */
+export class AbortedError extends BatonError {
+  readonly code = BatonErrorCode.ABORTED;
+}
+
+/** The session is closed; it accepts no more turns. */
+export class SessionClosedError extends BatonError {
+  readonly code = BatonErrorCode.SESSION_CLOSED;
+}
+
+/** Options of {@link ModelProviderError}. */
+export interface ModelProviderErrorOptions extends BatonErrorOptions {
+  /** The HTTP status the provider answered with, when there was one. */
+  status?: number;
+  /** The provider's request id, for support tickets. */
+  requestId?: string;
+}
+
+/** The model provider failed the call (after the client's own retries). */
+export class ModelProviderError extends BatonError {
+  readonly code: BatonErrorCode = BatonErrorCode.MODEL_PROVIDER;
+  readonly status: number | undefined;
+  readonly requestId: string | undefined;
+  constructor(message: string, options: ModelProviderErrorOptions = {}) {
+    super(message, options);
+    this.status = options.status;
+    this.requestId = options.requestId;
+  }
+}
+
+/** HTTP 429 from the provider after retries were exhausted. */
+export class RateLimitError extends ModelProviderError {
+  override readonly code = BatonErrorCode.RATE_LIMIT;
+}
+
+/** HTTP 401/403: the API key is missing, wrong or lacks permission. */
+export class AuthenticationError extends ModelProviderError {
+  override readonly code = BatonErrorCode.AUTHENTICATION;
+}
+
+/** HTTP 400/404/422: the provider rejected the request (unknown model, bad parameters). */
+export class BadRequestError extends ModelProviderError {
+  override readonly code = BatonErrorCode.BAD_REQUEST;
+}
+
+/** The provider did not answer in time (after retries). */
+export class TimeoutError extends ModelProviderError {
+  override readonly code = BatonErrorCode.TIMEOUT;
+}
+
+/** Whether `value` is a {@link BatonError}. */
+export function isBatonError(value: unknown): value is BatonError {
+  return value instanceof BatonError;
+}
+
+/** A branch cannot be deleted because forks refer to it; pass `{ recursive: true }` to delete them too. */
+export class BranchHasChildrenError extends BatonError {
+  readonly code = BatonErrorCode.BRANCH_HAS_CHILDREN;
+}

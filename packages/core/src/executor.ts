@@ -1,0 +1,83 @@
+import type { PendingWrite } from './checkpoint.js';
+import type { BatonEvent } from './events.js';
+import type { Message, ModelMessage, NewMessage } from './message.js';
+import type { Usage } from './modelClient.js';
+import type { ApprovalDecision, NewRequest } from './request.js';
+import type { StateAccess } from './state.js';
+import type { Tool } from './tool.js';
+
+/**
+ * How an executor records what it produces. The runtime (e.g. a handoff session) implements it
+ * over a store, so an executor never touches storage itself.
+ */
+export interface ExecutorJournal {
+  /**
+   * Appends messages to the branch in order and returns them stored (with `id`, `seq`,
+   * `createdAt`). Called with an assistant message as soon as the model answers, and with a step's
+   * tool results, in call order, once all of them are known.
+   */
+  commit(messages: readonly NewMessage[]): Promise<Message[]>;
+  /** Saves one finished tool result before its sibling calls finish (crash safety). */
+  recordPendingWrite(write: PendingWrite): Promise<void>;
+  /** Tool results finished by an earlier, interrupted attempt at the current step, by tool call id. */
+  readonly pendingWrites: ReadonlyMap<string, PendingWrite>;
+}
+
+/** What an executor gets for one activation. */
+export interface ExecutorInput {
+  sessionId: string;
+  branchId: string;
+  turn: number;
+  /**
+   * The branch's history as this executor should see it, oldest first. It ends with the new user
+   * message, or with an assistant message whose tool calls are not all answered yet (a resumed step:
+   * the executor answers them first, using `journal.pendingWrites` and `approvals`).
+   */
+  history: readonly Message[];
+  /** Context messages to put after the instructions (recalled memory); not stored history. */
+  context?: readonly ModelMessage[];
+  /** Tools the runtime adds to the agent's own: handoffs, `request_user_input`. */
+  tools?: readonly Tool[];
+  /** Decisions on pending `tool_approval` requests, by tool call id. */
+  approvals?: ReadonlyMap<string, ApprovalDecision>;
+  /** Shapes each model input (e.g. working memory trimming to a token budget). Default: identity. */
+  prepareModelInput?: (messages: readonly ModelMessage[]) => readonly ModelMessage[];
+  journal: ExecutorJournal;
+  state: StateAccess;
+  signal: AbortSignal;
+}
+
+/**
+ * How an activation ended: a reply to the user, a handoff, requests that pause the turn, or the
+ * end of the conversation.
+ */
+export type ExecutorOutcome =
+  | { type: 'reply'; message: Message; usage: Usage }
+  | { type: 'handoff'; target: string; reason?: string; usage: Usage }
+  | { type: 'requests'; requests: NewRequest[]; usage: Usage }
+  | { type: 'end_conversation'; reason: string; usage: Usage };
+
+/**
+ * Anything that can take part in a conversation: an `AgentExecutor` (model and tools), a rule-based
+ * bot, a remote service, a human queue. `execute` yields events as it works and returns its outcome.
+ *
+ * @example
+ * ```ts
+ * import type { Executor } from '@baton/core';
+ * const echo: Executor = {
+ *   name: 'echo', description: 'Repeats the user.',
+ *   async *execute(input) {
+ *     const last = input.history.at(-1)?.content ?? '';
+ *     const [message] = await input.journal.commit([{ role: 'assistant', agent: 'echo', content: last }]);
+ *     return { type: 'reply', message: message!, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 0 } };
+ *   },
+ * };
+ * ```
+ */
+export interface Executor {
+  /** Unique among participants; used in `handoff_to_<name>`. */
+  readonly name: string;
+  /** What other agents see when they may hand off to it. */
+  readonly description: string;
+  execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void>;
+}

@@ -1,0 +1,145 @@
+export { type Agent, type AgentOptions, agent, type Instructions } from './agent.js';
+export { AgentExecutor } from './agentExecutor.js';
+export {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  type CheckpointManifestEntry,
+  CheckpointSchema,
+  type PendingWrite,
+  PendingWriteSchema,
+  parseCheckpoint,
+  type StatePatch,
+  StatePatchSchema,
+} from './checkpoint.js';
+export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './contextProvider.js';
+export { type Episode, EpisodeSchema } from './episode.js';
+export {
+  AbortedError,
+  AuthenticationError,
+  BadRequestError,
+  BatonError,
+  BatonErrorCode,
+  type BatonErrorOptions,
+  BranchHasChildrenError,
+  CheckpointCorruptError,
+  ConcurrencyError,
+  ConfigurationError,
+  InvalidIdError,
+  InvalidInputError,
+  isBatonError,
+  MaxStepsExceededError,
+  ModelBehaviorError,
+  ModelProviderError,
+  type ModelProviderErrorOptions,
+  NotFoundError,
+  RateLimitError,
+  SessionClosedError,
+  StoreError,
+  TimeoutError,
+} from './errors.js';
+export type {
+  AgentStartedEvent,
+  BatonEvent,
+  BatonEventType,
+  CheckpointEvent,
+  ErrorEvent,
+  EventBase,
+  HandoffEvent,
+  MessageDeltaEvent,
+  MessageEvent,
+  RequestEvent,
+  SessionClosedEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  TurnCompletedEvent,
+  TurnStartedEvent,
+} from './events.js';
+export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome } from './executor.js';
+export { assertValidId, createId, isValidId } from './ids.js';
+export {
+  type Message,
+  type MessageRole,
+  MessageRoleSchema,
+  MessageSchema,
+  type ModelMessage,
+  type NewMessage,
+  type ToolCall,
+  ToolCallSchema,
+  toModelMessage,
+} from './message.js';
+export { assertSafeMetadata, type Metadata } from './metadata.js';
+export {
+  addUsage,
+  collectModelResponse,
+  emptyUsage,
+  type FinishReason,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type ToolDefinition,
+  type Usage,
+} from './modelClient.js';
+export {
+  type ApprovalDecision,
+  type ConversationRef,
+  ConversationRefSchema,
+  type NewRequest,
+  type Request,
+  RequestSchema,
+} from './request.js';
+export {
+  type Branch,
+  type BranchParent,
+  BranchParentSchema,
+  BranchSchema,
+  MAIN_BRANCH,
+  type Session,
+  SessionSchema,
+  type State,
+  StateSchema,
+} from './session.js';
+export { type StateAccess, StateContainer, type StateScope } from './state.js';
+export { InMemoryStore } from './store/inMemoryStore.js';
+export type {
+  BranchStore,
+  CheckpointRetention,
+  CheckpointStore,
+  CreateSessionInput,
+  EpisodeFilter,
+  EpisodeStore,
+  MessageStore,
+  ReadMessagesOptions,
+  SessionChange,
+  SessionFilter,
+  SessionStore,
+  Store,
+  TenantScope,
+  UpdateOptions,
+} from './store/store.js';
+export {
+  assertEpisode,
+  assertMessages,
+  assertSessionId,
+  branchLineage,
+  checkpointsToPrune,
+  ensureBranchDeletable,
+  type LineageSegment,
+  matchesSessionFilter,
+  newSession,
+  sameMessage,
+} from './store/storeRules.js';
+export {
+  endConversationControl,
+  handoffControl,
+  isToolControl,
+  type JsonSchema,
+  serializeToolResult,
+  type Tool,
+  type ToolContext,
+  type ToolControl,
+  type ToolOptions,
+  tool,
+  userInputControl,
+} from './tool.js';
+export { runToolCall, type ToolCallOutcome } from './toolCall.js';

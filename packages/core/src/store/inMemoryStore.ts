@@ -1,0 +1,283 @@
+import { type Checkpoint, type CheckpointManifestEntry, type PendingWrite, parseCheckpoint } from '../checkpoint.js';
+import type { Episode } from '../episode.js';
+import { ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { Message } from '../message.js';
+import type { Branch, BranchParent, Session, State } from '../session.js';
+import { MAIN_BRANCH } from '../session.js';
+import {
+  assertEpisode,
+  assertMessages,
+  assertSessionId,
+  branchLineage,
+  checkpointsToPrune,
+  ensureBranchDeletable,
+  matchesSessionFilter,
+  newSession,
+  sameMessage,
+} from './storeRules.js';
+import type {
+  CheckpointRetention,
+  CreateSessionInput,
+  EpisodeFilter,
+  ReadMessagesOptions,
+  SessionChange,
+  SessionFilter,
+  Store,
+  TenantScope,
+  UpdateOptions,
+} from './store.js';
+
+interface SessionRecord {
+  session: Session;
+  branches: Map<string, Branch>;
+  /** Own messages of each branch, by seq. */
+  messages: Map<string, Map<number, Message>>;
+  checkpoints: Map<string, Checkpoint[]>;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * A {@link Store} in process memory: fast, for tests and for single-process bots that need no
+ * durability. Values are copied in and out, so callers can never change stored data by reference.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStore } from '@baton/core';
+ * const store = new InMemoryStore();
+ * await store.createSession({ id: 'chat-1', userId: 'u-1' });
+ * ```
+ */
+export class InMemoryStore implements Store {
+  readonly kind = 'memory';
+  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #episodes = new Map<string, Episode>();
+
+  async createSession(input: CreateSessionInput): Promise<Session> {
+    const session = newSession(input);
+    if (this.#sessions.has(session.id)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
+    const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
+    this.#sessions.set(session.id, {
+      session,
+      branches: new Map([[MAIN_BRANCH, main]]),
+      messages: new Map([[MAIN_BRANCH, new Map()]]),
+      checkpoints: new Map(),
+    });
+    return clone(session);
+  }
+
+  async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
+    const record = this.#record(id, scope);
+    return record && clone(record.session);
+  }
+
+  async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
+    const record = this.#required(id, options);
+    if (record.session.version !== options.expectedVersion) {
+      throw new ConcurrencyError(
+        `Session ${JSON.stringify(id)} is at version ${record.session.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
+      );
+    }
+    record.session = { ...record.session, ...clone(change), version: record.session.version + 1 };
+    return clone(record.session);
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
+    const found = [...this.#sessions.values()].map((r) => r.session).filter((s) => matchesSessionFilter(s, filter));
+    found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
+    return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+  }
+
+  async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
+    if (!this.#record(id, scope)) return false;
+    return this.#sessions.delete(id);
+  }
+
+  async deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
+    const before = new Date(Date.now() - options.idleFor).toISOString();
+    const filter: SessionFilter = { activeBefore: before };
+    if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
+    const ids = (await this.listSessions(filter)).map((s) => s.id);
+    if (!options.dryRun) for (const id of ids) this.#sessions.delete(id);
+    return ids;
+  }
+
+  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
+    assertMessages(messages);
+    const record = this.#required(sessionId);
+    const own = record.messages.get(branchId);
+    if (own === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    for (const message of messages) {
+      const stored = own.get(message.seq);
+      if (stored !== undefined && !sameMessage(stored, message)) {
+        throw new ConcurrencyError(`Seq ${message.seq} of branch ${JSON.stringify(branchId)} already holds another message: another writer appended first.`);
+      }
+    }
+    let inserted = 0;
+    for (const message of messages) {
+      if (own.has(message.seq)) continue;
+      own.set(message.seq, clone(message));
+      inserted += 1;
+    }
+    return { inserted };
+  }
+
+  async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
+    const record = this.#required(sessionId);
+    const out: Message[] = [];
+    for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
+      const own = record.messages.get(branch.id)!;
+      const seqs = [...own.keys()].filter((seq) => seq >= fromSeq && seq <= throughSeq).sort((a, b) => a - b);
+      for (const seq of seqs) out.push(clone(own.get(seq)!));
+    }
+    return out;
+  }
+
+  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
+    const record = this.#required(sessionId);
+    if (record.branches.has(input.branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
+    if (!record.branches.has(input.parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
+    const parentLength = (await this.readMessages(sessionId, input.parent.branchId)).length;
+    if (input.parent.atSeq > parentLength) {
+      throw new InvalidInputError(`Cannot fork at seq ${input.parent.atSeq}: branch ${JSON.stringify(input.parent.branchId)} has ${parentLength} messages.`);
+    }
+    const branch: Branch = {
+      id: input.branchId,
+      sessionId,
+      parent: { ...input.parent },
+      createdAt: new Date().toISOString(),
+      state: clone(input.state ?? {}),
+      version: 1,
+    };
+    record.branches.set(branch.id, branch);
+    record.messages.set(branch.id, new Map());
+    return clone(branch);
+  }
+
+  async getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
+    const branch = this.#record(sessionId)?.branches.get(branchId);
+    return branch && clone(branch);
+  }
+
+  async listBranches(sessionId: string): Promise<Branch[]> {
+    return clone([...this.#required(sessionId).branches.values()]);
+  }
+
+  async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+    const record = this.#required(sessionId, options);
+    const branch = record.branches.get(branchId);
+    if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+    if (branch.version !== options.expectedVersion) {
+      throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
+    }
+    const next = { ...branch, state: clone(change.state), version: branch.version + 1 };
+    record.branches.set(branchId, next);
+    return clone(next);
+  }
+
+  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
+    const record = this.#required(sessionId);
+    for (const id of ensureBranchDeletable(branchId, [...record.branches.values()], options)) {
+      record.branches.delete(id);
+      record.messages.delete(id);
+      record.checkpoints.delete(id);
+    }
+  }
+
+  async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    const valid = parseCheckpoint(checkpoint);
+    const list = this.#checkpoints(valid.sessionId, valid.branchId);
+    if (list.some((c) => c.id === valid.id)) return;
+    list.push(clone(valid));
+  }
+
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+    const checkpoint = this.#checkpoints(sessionId, branchId).find((c) => c.id === checkpointId);
+    if (checkpoint === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
+    for (const write of writes) {
+      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId)) checkpoint.pendingWrites.push(clone(write));
+    }
+  }
+
+  async loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+    const list = this.#checkpoints(sessionId, branchId);
+    const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
+    return found && clone(found);
+  }
+
+  async listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
+    return this.#checkpoints(sessionId, branchId).map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
+  }
+
+  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
+    const list = this.#checkpoints(sessionId, branchId);
+    const doomed = new Set(checkpointsToPrune(list, retention));
+    const kept = list.filter((c) => !doomed.has(c.id));
+    this.#required(sessionId).checkpoints.set(branchId, kept);
+    return list.length - kept.length;
+  }
+
+  async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
+    let deleted = 0;
+    for (const record of this.#sessions.values()) {
+      if (scope.tenantId !== undefined && record.session.tenantId !== scope.tenantId) continue;
+      for (const [branchId, list] of record.checkpoints) {
+        const kept = list.filter((c) => c.createdAt >= before);
+        deleted += list.length - kept.length;
+        record.checkpoints.set(branchId, kept);
+      }
+    }
+    return deleted;
+  }
+
+  async saveEpisode(episode: Episode): Promise<boolean> {
+    const valid = assertEpisode(episode);
+    if (this.#episodes.has(valid.id)) return false;
+    this.#episodes.set(valid.id, clone(valid));
+    return true;
+  }
+
+  async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
+    const episode = this.#episodes.get(id);
+    if (episode === undefined || (scope.tenantId !== undefined && episode.tenantId !== scope.tenantId)) return undefined;
+    return clone(episode);
+  }
+
+  async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
+    const found = [...this.#episodes.values()].filter(
+      (e) =>
+        e.tenantId === filter.tenantId &&
+        (filter.userId === undefined || e.userId === filter.userId) &&
+        (filter.since === undefined || e.endedAt >= filter.since),
+    );
+    found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
+    return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+  }
+
+  async close(): Promise<void> {}
+
+  #record(id: string, scope: TenantScope = {}): SessionRecord | undefined {
+    assertSessionId(id);
+    const record = this.#sessions.get(id);
+    if (record === undefined) return undefined;
+    if (scope.tenantId !== undefined && record.session.tenantId !== scope.tenantId) return undefined;
+    return record;
+  }
+
+  #required(id: string, scope: TenantScope = {}): SessionRecord {
+    const record = this.#record(id, scope);
+    if (record === undefined) throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
+    return record;
+  }
+
+  #checkpoints(sessionId: string, branchId: string): Checkpoint[] {
+    const record = this.#required(sessionId);
+    if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+    let list = record.checkpoints.get(branchId);
+    if (list === undefined) {
+      list = [];
+      record.checkpoints.set(branchId, list);
+    }
+    return list;
+  }
+}

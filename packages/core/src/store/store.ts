@@ -1,0 +1,163 @@
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
+import type { Episode } from '../episode.js';
+import type { Message } from '../message.js';
+import type { Metadata } from '../metadata.js';
+import type { Branch, BranchParent, Session, State } from '../session.js';
+
+/** Restricts a read or write to one tenant: a store never returns another tenant's data. */
+export interface TenantScope {
+  tenantId?: string;
+}
+
+/** What `createSession` takes. `id` is validated (see `isValidId`). */
+export interface CreateSessionInput {
+  id: string;
+  tenantId?: string;
+  userId?: string;
+  metadata?: Metadata;
+  state?: State;
+  /** ISO-8601; defaults to now. */
+  createdAt?: string;
+}
+
+/** The fields `updateSession` may change. `version` is bumped by the store. */
+export type SessionChange = Partial<Pick<Session, 'status' | 'closedAt' | 'closedReason' | 'lastActivityAt' | 'metadata' | 'state' | 'userId'>>;
+
+/** Compare-and-set guard of an update: the write succeeds only if the stored version is this one. */
+export interface UpdateOptions extends TenantScope {
+  expectedVersion: number;
+}
+
+/** Filter of `listSessions`. All fields are ANDed; `activeBefore` is an ISO-8601 bound on `lastActivityAt`. */
+export interface SessionFilter extends TenantScope {
+  userId?: string;
+  status?: Session['status'];
+  activeBefore?: string;
+  limit?: number;
+}
+
+/** Sessions: create, read, compare-and-set update, list, delete. */
+export interface SessionStore {
+  /**
+   * Creates a session and its `main` branch.
+   * @throws {InvalidIdError} for an unsafe id; {@link ConcurrencyError} when the id exists
+   */
+  createSession(input: CreateSessionInput): Promise<Session>;
+  /** The session, or `undefined` when it does not exist or belongs to another tenant. */
+  getSession(id: string, scope?: TenantScope): Promise<Session | undefined>;
+  /**
+   * Applies `change` if the stored version is `expectedVersion`; returns the new session (version + 1).
+   * @throws {ConcurrencyError} on a stale version; {@link NotFoundError} when missing
+   */
+  updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session>;
+  /** Sessions matching the filter, most recently active first. */
+  listSessions(filter?: SessionFilter): Promise<Session[]>;
+  /** Deletes the session with all its branches, messages and checkpoints (not its episode). Returns whether it existed. */
+  deleteSession(id: string, scope?: TenantScope): Promise<boolean>;
+  /**
+   * Deletes sessions whose `lastActivityAt` is older than `idleFor` milliseconds ago.
+   * With `dryRun`, deletes nothing. Returns the ids that were (or would be) deleted.
+   */
+  deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]>;
+}
+
+/** Range of `readMessages`: inclusive bounds on `seq`. */
+export interface ReadMessagesOptions {
+  fromSeq?: number;
+  throughSeq?: number;
+}
+
+/** Messages: idempotent appends, reads that follow a branch's parent reference. */
+export interface MessageStore {
+  /**
+   * Appends messages, each with its `seq`. Idempotent per `(sessionId, branchId, seq)`: a message
+   * already stored with the same id is skipped, so a retried write never duplicates.
+   * @returns how many were newly stored
+   * @throws {ConcurrencyError} when a seq is taken by a different message (another writer);
+   *   {@link NotFoundError} when the session or branch does not exist
+   */
+  appendMessages(sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }>;
+  /**
+   * The branch's messages in `seq` order: for a fork, its parent's first `atSeq` messages (read
+   * through the parent, recursively) and then its own.
+   */
+  readMessages(sessionId: string, branchId: string, options?: ReadMessagesOptions): Promise<Message[]>;
+}
+
+/** Branches: fork by reference, list, update branch state, delete without orphaning. */
+export interface BranchStore {
+  /**
+   * Creates branch `branchId` referring to the first `parent.atSeq` messages of `parent.branchId`.
+   * @throws {ConcurrencyError} when the branch exists; {@link NotFoundError} when the parent does not;
+   *   {@link InvalidInputError} when `atSeq` is past the parent's last message
+   */
+  forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch>;
+  getBranch(sessionId: string, branchId: string): Promise<Branch | undefined>;
+  listBranches(sessionId: string): Promise<Branch[]>;
+  /**
+   * Replaces a branch's state if its version is `expectedVersion`.
+   * @throws {ConcurrencyError} on a stale version
+   */
+  updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch>;
+  /**
+   * Deletes a branch with its messages and checkpoints.
+   * @throws {BranchHasChildrenError} when forks refer to it and `recursive` is not set;
+   *   {@link InvalidInputError} for `main` (delete the session instead)
+   */
+  deleteBranch(sessionId: string, branchId: string, options?: { recursive?: boolean }): Promise<void>;
+}
+
+/** Retention of `pruneCheckpoints`: keep the newest `last` and/or those younger than `maxAgeMs`. */
+export interface CheckpointRetention {
+  last?: number;
+  maxAgeMs?: number;
+}
+
+/** Checkpoints: immutable documents with a manifest, pending writes, retention. */
+export interface CheckpointStore {
+  /** Saves a checkpoint (idempotent by id: a second save of the same id is a no-op). */
+  saveCheckpoint(checkpoint: Checkpoint): Promise<void>;
+  /**
+   * Adds finished tool results of the unfinished step to checkpoint `checkpointId`; idempotent per
+   * `toolCallId`. They are returned in the checkpoint's `pendingWrites` on load.
+   */
+  putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void>;
+  /**
+   * The checkpoint `id`, or the newest of the branch when `id` is omitted; `undefined` when none.
+   * @throws {CheckpointCorruptError} when the stored document is damaged
+   */
+  loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined>;
+  /** The branch's checkpoints, oldest first. */
+  listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]>;
+  /** Deletes the branch's checkpoints outside the retention; the newest is always kept. Returns how many were deleted. */
+  pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number>;
+  /** Deletes every checkpoint created before `before` (ISO-8601), across sessions. Returns how many. */
+  deleteCheckpointsOlderThan(before: string, scope?: TenantScope): Promise<number>;
+}
+
+/** Filter of `findEpisodes`: newest first, `since` an ISO-8601 bound on `endedAt`. */
+export interface EpisodeFilter extends TenantScope {
+  userId?: string;
+  since?: string;
+  limit?: number;
+}
+
+/** Episodes of closed sessions. */
+export interface EpisodeStore {
+  /** Saves an episode; idempotent by id (a second save of the same id keeps the first). Returns whether it was new. */
+  saveEpisode(episode: Episode): Promise<boolean>;
+  getEpisode(id: string, scope?: TenantScope): Promise<Episode | undefined>;
+  /** Episodes of the tenant (and user, when given), newest `endedAt` first. */
+  findEpisodes(filter: EpisodeFilter): Promise<Episode[]>;
+}
+
+/**
+ * Everything Baton persists, behind one object. Every implementation passes the store conformance
+ * suite (`test/conformance`). Ids are validated on every call.
+ */
+export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore {
+  /** A short name for logs and benchmarks (`'memory'`, `'file'`, `'mongo'`). */
+  readonly kind: string;
+  /** Releases connections and handles. The store is unusable afterwards. */
+  close(): Promise<void>;
+}

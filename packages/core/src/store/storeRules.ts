@@ -1,0 +1,170 @@
+/**
+ * Rules every store shares, so `InMemoryStore`, `FileStore` and `MongoStore` cannot drift apart:
+ * id and metadata validation, how a branch's parent reference is followed, which branches a delete
+ * takes, which checkpoints retention drops.
+ */
+import type { Checkpoint } from '../checkpoint.js';
+import { type Episode, EpisodeSchema } from '../episode.js';
+import { BranchHasChildrenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import { type Message, MessageSchema } from '../message.js';
+import { assertSafeMetadata } from '../metadata.js';
+import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
+import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionFilter } from './store.js';
+
+/**
+ * Validates a session id.
+ * @throws {InvalidIdError} for ids such as `../x`, `a/b` or `$gt`
+ */
+export function assertSessionId(id: unknown): string {
+  return assertValidId('session', id);
+}
+
+/**
+ * Builds a new session document from `createSession` input: ids and metadata validated, version 1.
+ * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys
+ */
+export function newSession(input: CreateSessionInput): Session {
+  assertSessionId(input.id);
+  if (input.tenantId !== undefined) assertValidId('tenant', input.tenantId);
+  if (input.userId !== undefined) assertValidId('user', input.userId);
+  const createdAt = input.createdAt ?? new Date().toISOString();
+  const session: Session = {
+    id: input.id,
+    status: 'active',
+    createdAt,
+    lastActivityAt: createdAt,
+    metadata: assertSafeMetadata('session.metadata', structuredClone(input.metadata ?? {})),
+    state: assertSafeMetadata('session.state', structuredClone(input.state ?? {})),
+    version: 1,
+  };
+  if (input.tenantId !== undefined) session.tenantId = input.tenantId;
+  if (input.userId !== undefined) session.userId = input.userId;
+  return session;
+}
+
+/**
+ * Validates messages before an append: the schema, safe metadata, and strictly ascending `seq`.
+ * @throws {InvalidInputError} naming the first bad message
+ */
+export function assertMessages(messages: readonly Message[]): void {
+  let previous = 0;
+  for (const message of messages) {
+    const parsed = MessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidInputError(`Message seq ${String(message?.seq)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+    }
+    if (message.metadata !== undefined) assertSafeMetadata(`message ${message.seq} metadata`, message.metadata);
+    if (message.seq <= previous) throw new InvalidInputError(`Messages must be appended in ascending seq order; ${message.seq} follows ${previous}.`);
+    previous = message.seq;
+  }
+}
+
+/** Whether two messages at one seq are the same message (a retried append), by id. */
+export function sameMessage(a: Pick<Message, 'id'>, b: Pick<Message, 'id'>): boolean {
+  return a.id === b.id;
+}
+
+/** One piece of a branch's history: `branch`'s own messages with `fromSeq <= seq <= throughSeq`. */
+export interface LineageSegment {
+  branch: Branch;
+  fromSeq: number;
+  throughSeq: number;
+}
+
+/**
+ * Where a branch's messages live: its ancestors' prefixes (root first) and then its own, each
+ * clipped to the requested range. A fork at `atSeq` reads its parent's messages `1..atSeq`.
+ *
+ * @param getBranch looks a branch of the session up (sync)
+ * @throws {NotFoundError} when the branch or an ancestor is missing
+ */
+export function branchLineage(
+  branchId: string,
+  getBranch: (id: string) => Branch | undefined,
+  sessionId: string,
+  options: ReadMessagesOptions = {},
+): LineageSegment[] {
+  const chain: Branch[] = [];
+  let current = getBranch(branchId);
+  if (current === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+  while (current !== undefined) {
+    chain.unshift(current);
+    if (current.parent === undefined) break;
+    const parentId: string = current.parent.branchId;
+    current = getBranch(parentId);
+    if (current === undefined) throw new NotFoundError(`Parent branch ${JSON.stringify(parentId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+  }
+  const from = options.fromSeq ?? 1;
+  const through = options.throughSeq ?? Number.POSITIVE_INFINITY;
+  const segments: LineageSegment[] = [];
+  chain.forEach((branch, index) => {
+    const start = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+    const child = chain[index + 1];
+    const end = child?.parent === undefined ? Number.POSITIVE_INFINITY : child.parent.atSeq;
+    const fromSeq = Math.max(start, from);
+    const throughSeq = Math.min(end, through);
+    if (fromSeq <= throughSeq) segments.push({ branch, fromSeq, throughSeq });
+  });
+  return segments;
+}
+
+/**
+ * The branches a delete takes: `branchId` and, when `recursive`, every fork below it (children first).
+ * @throws {InvalidInputError} for `main`; {@link BranchHasChildrenError} when forks refer to it and
+ *   `recursive` is not set; {@link NotFoundError} when it does not exist
+ */
+export function ensureBranchDeletable(branchId: string, branches: readonly Branch[], options: { recursive?: boolean }): string[] {
+  if (branchId === MAIN_BRANCH) throw new InvalidInputError('The main branch cannot be deleted; delete the session instead.');
+  if (!branches.some((b) => b.id === branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+  const children = branches.filter((b) => b.parent?.branchId === branchId);
+  if (children.length > 0 && !options.recursive) {
+    throw new BranchHasChildrenError(
+      `Branch ${JSON.stringify(branchId)} has forks (${children.map((c) => c.id).join(', ')}); deleting it would orphan them. Pass { recursive: true } to delete them too.`,
+    );
+  }
+  return [...children.flatMap((c) => ensureBranchDeletable(c.id, branches, { recursive: true })), branchId];
+}
+
+/**
+ * The ids of checkpoints outside the retention. The newest checkpoint is always kept.
+ * @param checkpoints oldest first
+ */
+export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' | 'createdAt'>[], retention: CheckpointRetention): string[] {
+  const now = Date.now();
+  return checkpoints
+    .filter((checkpoint, index) => {
+      const fromNewest = checkpoints.length - 1 - index;
+      if (fromNewest === 0) return false;
+      const tooMany = retention.last !== undefined && fromNewest >= retention.last;
+      const tooOld = retention.maxAgeMs !== undefined && now - Date.parse(checkpoint.createdAt) > retention.maxAgeMs;
+      return tooMany || tooOld;
+    })
+    .map((c) => c.id);
+}
+
+/** Whether a session passes a `listSessions` filter. */
+export function matchesSessionFilter(session: Session, filter: SessionFilter): boolean {
+  return (
+    (filter.tenantId === undefined || session.tenantId === filter.tenantId) &&
+    (filter.userId === undefined || session.userId === filter.userId) &&
+    (filter.status === undefined || session.status === filter.status) &&
+    (filter.activeBefore === undefined || session.lastActivityAt < filter.activeBefore)
+  );
+}
+
+/**
+ * Validates an episode before it is saved.
+ * @throws {InvalidInputError} when it fails the schema; {@link InvalidIdError} for unsafe ids
+ */
+export function assertEpisode(episode: Episode): Episode {
+  const parsed = EpisodeSchema.safeParse(episode);
+  if (!parsed.success) throw new InvalidInputError(`Episode is invalid: ${parsed.error.issues[0]?.message}.`);
+  assertValidId('episode', episode.id);
+  assertSessionId(episode.sessionId);
+  if (episode.tenantId !== undefined) assertValidId('tenant', episode.tenantId);
+  if (episode.userId !== undefined) assertValidId('user', episode.userId);
+  if (episode.metadata !== undefined) assertSafeMetadata('episode.metadata', episode.metadata);
+  return parsed.data;
+}

@@ -1,0 +1,94 @@
+import { ConfigurationError } from '../errors.js';
+import type { ModelMessage } from '../message.js';
+import type { ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../modelClient.js';
+
+/** One scripted model response: text, tool calls, or an error to throw. */
+export interface ScriptedResponse {
+  text?: string;
+  /** `arguments` may be an object (sent as JSON) or raw text (to script malformed JSON). */
+  toolCalls?: Array<{ id?: string; name: string; arguments?: string | Record<string, unknown> }>;
+  usage?: Partial<Usage>;
+  /** Thrown instead of answering (to script provider failures). */
+  error?: Error;
+}
+
+/** Chooses a response from the request: for replies that depend on what the agent was sent. */
+export type ScriptedResponder = (request: ModelRequest, index: number) => ScriptedResponse;
+
+/** Options of {@link ScriptedModel}. */
+export interface ScriptedModelOptions {
+  /** The model name it reports (default `'scripted'`). */
+  model?: string;
+  /** Characters per streamed text delta (default 16). */
+  chunkSize?: number;
+}
+
+/** A request as {@link ScriptedModel} recorded it (messages copied at call time). */
+export interface RecordedRequest {
+  agent: string | undefined;
+  messages: ModelMessage[];
+  toolNames: string[];
+}
+
+/**
+ * A model that answers from a script: for tests and replays, never for pretending a network works.
+ * It streams text in chunks, gives tool calls deterministic ids (`call_<request>_<index>`) unless
+ * scripted, and records every request it receives in `requests`.
+ *
+ * @throws {ConfigurationError} from `stream` when a list script runs out of responses
+ * @example
+ * ```ts
+ * import { ScriptedModel } from '@baton/core/testing';
+ * const model = new ScriptedModel([
+ *   { toolCalls: [{ name: 'look_up_order', arguments: { orderId: '1234' } }] },
+ *   { text: 'Your order has shipped.' },
+ * ]);
+ * ```
+ */
+export class ScriptedModel implements ModelClient {
+  readonly model: string;
+  readonly requests: RecordedRequest[] = [];
+  readonly #script: readonly ScriptedResponse[] | ScriptedResponder;
+  readonly #chunkSize: number;
+
+  constructor(script: readonly ScriptedResponse[] | ScriptedResponder, options: ScriptedModelOptions = {}) {
+    this.#script = script;
+    this.model = options.model ?? 'scripted';
+    this.#chunkSize = Math.max(1, options.chunkSize ?? 16);
+  }
+
+  /** How many scripted responses are left (`Infinity` for a responder function). */
+  get remaining(): number {
+    return typeof this.#script === 'function' ? Number.POSITIVE_INFINITY : this.#script.length - this.requests.length;
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const index = this.requests.length;
+    this.requests.push({
+      agent: request.agent,
+      messages: request.messages.map((m) => ({ ...m })),
+      toolNames: request.tools.map((t) => t.name),
+    });
+    const response = typeof this.#script === 'function' ? this.#script(request, index) : this.#script[index];
+    if (response === undefined) {
+      throw new ConfigurationError(`ScriptedModel ${JSON.stringify(this.model)} has no response #${index + 1} (the script has ${index}). Add one.`);
+    }
+    if (response.error) throw response.error;
+    const text = response.text ?? '';
+    for (let at = 0; at < text.length; at += this.#chunkSize) {
+      yield { type: 'text.delta', delta: text.slice(at, at + this.#chunkSize) };
+    }
+    const calls = response.toolCalls ?? [];
+    for (const [i, call] of calls.entries()) {
+      const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+      yield { type: 'tool_call', toolCall: { id: call.id ?? `call_${index}_${i}`, name: call.name, arguments: args } };
+    }
+    const inputTokens = response.usage?.inputTokens ?? 0;
+    const outputTokens = response.usage?.outputTokens ?? 0;
+    yield {
+      type: 'usage',
+      usage: { inputTokens, outputTokens, totalTokens: response.usage?.totalTokens ?? inputTokens + outputTokens, requests: 1 },
+    };
+    yield { type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : 'stop' };
+  }
+}

@@ -1,0 +1,23 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+/**
+ * Prints one plain closing line, `Tests: N passed, N failed, N skipped`, after a run, so any CI can
+ * read the result without knowing vitest's own summary format.
+ */
+export default class SummaryLineReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') passed += 1;
+        else if (state === 'failed') failed += 1;
+        else skipped += 1;
+      }
+      if (module.state() === 'failed' && module.children.size === 0) failed += 1;
+    }
+    process.stdout.write(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+  }
+}

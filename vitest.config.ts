@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+import { batonAliases } from './vitest.shared.ts';
+
+const project = (name: string, dir: string, extra: Record<string, unknown> = {}) => ({
+  resolve: { alias: batonAliases },
+  test: {
+    name,
+    root: dir,
+    include: ['**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    benchmark: { include: ['**/*.bench.ts'] },
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    ...extra,
+  },
+});
+
+export default defineConfig({
+  test: {
+    reporters: ['default', './test/support/summaryLineReporter.ts'],
+    projects: [
+      project('@baton/core', './packages/core'),
+      project('@baton/handoff', './packages/handoff'),
+      project('@baton/memory', './packages/memory'),
+      project('@baton/store-mongo', './packages/store-mongo'),
+      project('@baton/test', './test'),
+      project('@baton/example-support-desk', './examples/support-desk'),
+    ],
+  },
+});

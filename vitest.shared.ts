@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+
+const root = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * Aliases that point every `@baton/*` import at the package's `src`, so tests never need a build.
+ * More specific subpaths come first.
+ */
+export const batonAliases = [
+  { find: /^@baton\/core\/openai$/, replacement: root('./packages/core/src/openai/index.ts') },
+  { find: /^@baton\/core\/testing$/, replacement: root('./packages/core/src/testing/index.ts') },
+  { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
+  { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },
+  { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
+  { find: /^@baton\/store-mongo$/, replacement: root('./packages/store-mongo/src/index.ts') },
+];
