@@ -74,7 +74,7 @@ export class AgentExecutor implements Executor {
     }
   }
 
-  #modelInput(history: readonly Message[], input: ExecutorInput): readonly ModelMessage[] {
+  async #modelInput(history: readonly Message[], input: ExecutorInput): Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
@@ -92,7 +92,7 @@ export class AgentExecutor implements Executor {
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const stream = this.agent.model.stream({ messages: this.#modelInput(history, input), tools, agent: this.agent.name, signal: input.signal });
+    const stream = this.agent.model.stream({ messages: await this.#modelInput(history, input), tools, agent: this.agent.name, signal: input.signal });
     for await (const event of stream) {
       if (event.type === 'text.delta') {
         text += event.delta;
@@ -177,6 +177,7 @@ export class AgentExecutor implements Executor {
         toolCallId: write.toolCallId,
         toolName: write.toolName,
         isError: write.isError,
+        durationMs: write.durationMs,
         createdAt: write.createdAt,
       })),
     );

@@ -41,7 +41,7 @@ export interface ContextProvider {
   /** Context to inject before the turn's history (e.g. recalled episodes), as `context` messages. */
   beforeTurn?(args: BeforeTurnArgs): Promise<readonly ModelMessage[] | undefined>;
   /** Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its result. */
-  prepareModelInput?(messages: readonly ModelMessage[]): readonly ModelMessage[];
+  prepareModelInput?(messages: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   /** Called once when a session closes (e.g. to save an episode). */
   onSessionClose?(args: SessionCloseArgs): Promise<void>;
 }

@@ -41,7 +41,7 @@ export interface ExecutorInput {
   /** Decisions on pending `tool_approval` requests, by tool call id. */
   approvals?: ReadonlyMap<string, ApprovalDecision>;
   /** Shapes each model input (e.g. working memory trimming to a token budget). Default: identity. */
-  prepareModelInput?: (messages: readonly ModelMessage[]) => readonly ModelMessage[];
+  prepareModelInput?: (messages: readonly ModelMessage[]) => readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   journal: ExecutorJournal;
   state: StateAccess;
   signal: AbortSignal;

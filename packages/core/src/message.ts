@@ -35,10 +35,12 @@ export const MessageSchema = z.object({
   toolCallId: z.string().optional(),
   toolName: z.string().optional(),
   isError: z.boolean().optional(),
+  /** How long the tool call took, in milliseconds (tool results only). */
+  durationMs: z.number().nonnegative().optional(),
   createdAt: z.string(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
-/** A stored message: `{ id, seq, role, content, agent?, toolCalls?, toolCallId?, toolName?, isError?, createdAt, metadata? }`. */
+/** A stored message: `{ id, seq, role, content, agent?, toolCalls?, toolCallId?, toolName?, isError?, durationMs?, createdAt, metadata? }`. */
 export type Message = z.infer<typeof MessageSchema>;
 
 /** A message before the store has placed it: `id`, `seq` and `createdAt` are assigned on commit. */
