@@ -1,0 +1,148 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { AbortedError, ModelBehaviorError, ModelProviderError } from '../errors.js';
+import { createId } from '../ids.js';
+import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../modelClient.js';
+import { toChatMessages, toChatTools } from './chatMessages.js';
+import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
+import { toBatonError } from './toBatonError.js';
+
+/** A tool call as its streamed fragments arrive, keyed by the chunk's `index`. */
+interface PartialToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * A {@link ModelClient} on OpenAI's Chat Completions API, streamed over server-sent events, for
+ * OpenAI or any OpenAI-compatible server (`baseURL`). Wire format:
+ * https://platform.openai.com/docs/api-reference/chat/create and
+ * https://platform.openai.com/docs/api-reference/chat-streaming. Tool-call argument fragments are
+ * joined by their `index`; each tool call is yielded whole, with the model's raw JSON text.
+ *
+ * Errors (after the SDK's own retries): `RateLimitError` (429), `AuthenticationError` (401/403),
+ * `BadRequestError` (400/404/422), `TimeoutError`, `AbortedError` (the request's signal),
+ * `ModelProviderError` (anything else, with `status` and `requestId`).
+ *
+ * @throws {ConfigurationError} from the constructor when no API key is given and `OPENAI_API_KEY` is unset
+ * @example
+ * ```ts
+ * import { agent } from '@baton/core';
+ * import { OpenAIChatModel } from '@baton/core/openai';
+ * const model = new OpenAIChatModel({ model: 'gpt-4.1-mini', maxRetries: 3, timeout: 60_000 });
+ * const helper = agent({ name: 'helper', description: 'Helps.', instructions: 'Be brief.', model });
+ * ```
+ */
+export class OpenAIChatModel implements ModelClient {
+  readonly model: string;
+  readonly client: OpenAI;
+  readonly #options: OpenAIModelOptions;
+
+  constructor(options: OpenAIModelOptions) {
+    this.model = options.model;
+    this.#options = options;
+    this.client = createOpenAIClient(options);
+  }
+
+  /**
+   * Makes one streamed chat completion.
+   *
+   * @returns text deltas in order, then each tool call (in index order), usage, and one `finish`
+   * @throws the Baton errors listed on the class
+   */
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const where = `OpenAI chat completion for model ${JSON.stringify(this.model)}`;
+    const calls = new Map<number, PartialToolCall>();
+    let usage: Usage | undefined;
+    let finishReason: FinishReason | undefined;
+    try {
+      const stream = await this.client.chat.completions.create(this.#params(request), requestOptions(this.#options, request.signal));
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = chatUsage(chunk.usage);
+        for (const choice of chunk.choices) {
+          if (choice.index !== 0) continue;
+          if (typeof choice.delta.content === 'string' && choice.delta.content !== '') {
+            yield { type: 'text.delta', delta: choice.delta.content };
+          }
+          for (const fragment of choice.delta.tool_calls ?? []) addFragment(calls, fragment);
+          if (choice.finish_reason) finishReason = chatFinishReason(choice.finish_reason);
+        }
+      }
+    } catch (error) {
+      throw toBatonError(error, where, request.signal);
+    }
+    // The SDK ends a stream quietly when its signal aborts; a cut-off answer must not pass as whole.
+    if (request.signal?.aborted) throw new AbortedError(`${where} was cancelled.`, { cause: request.signal.reason });
+    if (finishReason === undefined) {
+      throw new ModelProviderError(`${where} ended its stream without a finish_reason; the answer is incomplete. Try again.`);
+    }
+    for (const index of [...calls.keys()].sort((a, b) => a - b)) {
+      const call = calls.get(index)!;
+      if (call.name === '') {
+        throw new ModelBehaviorError(`${where} streamed tool call #${index} (id ${JSON.stringify(call.id)}) without a function name.`);
+      }
+      yield { type: 'tool_call', toolCall: { id: call.id, name: call.name, arguments: call.arguments } };
+    }
+    if (usage !== undefined) yield { type: 'usage', usage };
+    yield { type: 'finish', finishReason };
+  }
+
+  #params(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+    const options = this.#options;
+    const params: ChatCompletionCreateParamsStreaming = {
+      ...options.extraBody,
+      model: this.model,
+      messages: toChatMessages(request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length > 0) {
+      params.tools = toChatTools(request.tools);
+      params.parallel_tool_calls = request.parallelToolCalls ?? options.parallelToolCalls ?? true;
+    }
+    if (options.temperature !== undefined) params.temperature = options.temperature;
+    if (options.maxOutputTokens !== undefined) params.max_completion_tokens = options.maxOutputTokens;
+    return params;
+  }
+}
+
+type ToolCallFragment = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
+
+/** Joins one streamed tool-call fragment into the call at its `index`. */
+function addFragment(calls: Map<number, PartialToolCall>, fragment: ToolCallFragment): void {
+  let call = calls.get(fragment.index);
+  if (call === undefined) {
+    // Some OpenAI-compatible servers leave out the id; a fresh one keeps ids unique in the history.
+    call = { id: fragment.id ?? `call_${createId()}`, name: '', arguments: '' };
+    calls.set(fragment.index, call);
+  }
+  if (fragment.id) call.id = fragment.id;
+  if (fragment.function?.name && call.name === '') call.name = fragment.function.name;
+  if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+}
+
+function chatUsage(usage: NonNullable<ChatCompletionChunk['usage']>): Usage {
+  return {
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+    requests: 1,
+  };
+}
+
+function chatFinishReason(reason: ChatCompletionChunk.Choice['finish_reason']): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return 'stop';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content_filter';
+    default:
+      return 'other';
+  }
+}
