@@ -12,6 +12,7 @@ export {
   StatePatchSchema,
 } from './checkpoint.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './contextProvider.js';
+export type { Embedder, EmbedOptions } from './embedder.js';
 export { type Episode, EpisodeSchema } from './episode.js';
 export {
   AbortedError,

@@ -12,6 +12,7 @@
 export { toChatMessages, toChatTools } from './chatMessages.js';
 export { createOpenAIModel, type CreateOpenAIModelOptions } from './createOpenAIModel.js';
 export { OpenAIChatModel } from './openAIChatModel.js';
+export { DEFAULT_EMBEDDING_MODEL, OpenAIEmbedder, type OpenAIEmbedderOptions } from './openAIEmbedder.js';
 export { createOpenAIClient, type OpenAIModelOptions } from './openAIModelOptions.js';
 export { OpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openAIResponsesModel.js';
 export { RECALLED_CONTEXT_PREFIX } from './recalledContext.js';
