@@ -10,7 +10,7 @@ import { recalledContext } from './recalledContext.js';
  * system message prefixed as recalled context, `user` → user, `assistant` → assistant with
  * `tool_calls` when it made any, `tool` → tool with `tool_call_id`.
  *
- * @throws {InvalidInputError} when a `tool` message has no `toolCallId`
+ * @throws {InvalidInputError} when a `tool` message has no `toolCallId`, or a role is unknown
  * @example
  * ```ts
  * toChatMessages([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
@@ -46,8 +46,15 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatCompletio
           );
         }
         return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      default:
+        throw new InvalidInputError(unknownRole(message, index));
     }
   });
+}
+
+/** The message for a model message whose role is none of Baton's five. */
+export function unknownRole(message: ModelMessage, index: number): string {
+  return `Model message #${index} has unknown role ${JSON.stringify(message.role)}; use system, user, assistant, tool or context.`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses
 import { InvalidInputError } from '../errors.js';
 import type { ModelMessage } from '../message.js';
 import type { ToolDefinition } from '../modelClient.js';
+import { unknownRole } from './chatMessages.js';
 import { recalledContext } from './recalledContext.js';
 
 /** What {@link toResponsesInput} gives: `instructions` (when the messages start with system text) and `input` items. */
@@ -17,7 +18,7 @@ export interface ResponsesInput {
  * message prefixed as recalled context, `user`/`assistant` text easy input messages, an assistant's
  * tool calls `function_call` items, and `tool` results `function_call_output` items.
  *
- * @throws {InvalidInputError} when a `tool` message has no `toolCallId`
+ * @throws {InvalidInputError} when a `tool` message has no `toolCallId`, or a role is unknown
  * @example
  * ```ts
  * toResponsesInput([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
@@ -60,6 +61,8 @@ export function toResponsesInput(messages: readonly ModelMessage[]): ResponsesIn
         }
         input.push({ type: 'function_call_output', call_id: message.toolCallId, output: message.content });
         break;
+      default:
+        throw new InvalidInputError(unknownRole(message, index));
     }
   }
   return instructions.length > 0 ? { instructions: instructions.join('\n\n'), input } : { input };
