@@ -46,7 +46,13 @@ export async function runToolCall(
   } catch (error) {
     return write(`Error: the arguments of ${call.name} are not valid JSON (${(error as Error).message}). Call it again with a JSON object.`, true);
   }
-  const parsed = found.parameters.safeParse(raw);
+  // Async parsing, so schemas with async refinements work; a refinement that throws is the tool's fault, answered as an error.
+  let parsed: Awaited<ReturnType<typeof found.parameters.safeParseAsync>>;
+  try {
+    parsed = await found.parameters.safeParseAsync(raw);
+  } catch (error) {
+    return write(`Error: the arguments of ${call.name} could not be validated: ${error instanceof Error ? error.message : String(error)}`, true);
+  }
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
     return write(`Error: invalid arguments for ${call.name}: ${issues}. Call it again with valid arguments.`, true);

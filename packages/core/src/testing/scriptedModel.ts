@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js';
+import { AbortedError, ConfigurationError } from '../errors.js';
 import type { ModelMessage } from '../message.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../modelClient.js';
 
@@ -36,6 +36,7 @@ export interface RecordedRequest {
  * scripted, and records every request it receives in `requests`.
  *
  * @throws {ConfigurationError} from `stream` when a list script runs out of responses
+ * @throws {AbortedError} from `stream` when the request's signal is aborted (checked before answering and after each text delta), like the OpenAI clients
  * @example
  * ```ts
  * import { ScriptedModel } from '@baton/core/testing';
@@ -74,9 +75,14 @@ export class ScriptedModel implements ModelClient {
       throw new ConfigurationError(`ScriptedModel ${JSON.stringify(this.model)} has no response #${index + 1} (the script has ${index}). Add one.`);
     }
     if (response.error) throw response.error;
+    const checkAborted = () => {
+      if (request.signal?.aborted) throw new AbortedError(`ScriptedModel ${JSON.stringify(this.model)} call #${index + 1} was cancelled.`, { cause: request.signal.reason });
+    };
+    checkAborted();
     const text = response.text ?? '';
     for (let at = 0; at < text.length; at += this.#chunkSize) {
       yield { type: 'text.delta', delta: text.slice(at, at + this.#chunkSize) };
+      checkAborted();
     }
     const calls = response.toolCalls ?? [];
     for (const [i, call] of calls.entries()) {
