@@ -224,6 +224,22 @@ describe.each(apis)('$name against a real OpenAI-format HTTP server', (api) => {
     expect(journal.messages.find((m) => m.role === 'tool')?.isError).toBe(true);
   });
 
+  it('turns an error reported inside the stream into a ModelProviderError with the provider message', async () => {
+    await using server = await startOpenAIServer();
+    server.enqueue(reply.streamError('The model overloaded mid-answer.', 'Part of an ans'));
+    const error = await collect(modelOn(api, server).stream(request())).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect((error as Error).message).toContain('The model overloaded mid-answer.');
+  });
+
+  it('refuses a stream that ends without finishing, with a ModelProviderError', async () => {
+    await using server = await startOpenAIServer();
+    server.enqueue(reply.cut('Part of an ans'));
+    const error = await collect(modelOn(api, server).stream(request())).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect((error as Error).message).toMatch(/incomplete/);
+  });
+
   it('throws AbortedError when the signal aborts mid-stream', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.stall('Partial answer'));

@@ -22,8 +22,19 @@ export interface ScriptedStall {
   text?: string;
 }
 
+/**
+ * Starts a 200 stream, sends `text`, then fails inside the stream: with `message`, as the API does
+ * (a chat `data: {"error": …}` chunk; a Responses `response.failed` event); without, the stream
+ * just ends early (a dropped connection).
+ */
+export interface ScriptedStreamFailure {
+  type: 'streamFailure';
+  text?: string;
+  message?: string;
+}
+
 /** One scripted reply; each request takes the next one from the queue. */
-export type OpenAIServerReply = ScriptedAnswer | ScriptedError | ScriptedStall;
+export type OpenAIServerReply = ScriptedAnswer | ScriptedError | ScriptedStall | ScriptedStreamFailure;
 
 /** Builders for {@link OpenAIServerReply}. */
 export const reply = {
@@ -44,6 +55,10 @@ export const reply = {
   }),
   /** A stream that never finishes (for abort tests). */
   stall: (text = ''): ScriptedStall => ({ type: 'stall', text }),
+  /** A stream that reports an error part way. */
+  streamError: (message: string, text = ''): ScriptedStreamFailure => ({ type: 'streamFailure', message, text }),
+  /** A stream that ends part way without finishing. */
+  cut: (text = ''): ScriptedStreamFailure => ({ type: 'streamFailure', text }),
 };
 
 /** A request as the server received it. `body` is the parsed JSON body. */
@@ -168,13 +183,16 @@ function serve(
   const model = body?.model ?? 'unknown-model';
   const chat = path === '/v1/chat/completions';
   const headers = { 'x-request-id': `req_${requestNo}` };
-  if (next.type === 'stall') {
+  if (next.type === 'stall' || next.type === 'streamFailure') {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
     const events = chat
       ? chatChunks({ type: 'answer', text: next.text ?? '' }, requestNo, model, false).slice(0, -1)
       : responseEvents({ type: 'answer', text: next.text ?? '' }, requestNo, model).filter((e) => e.type === 'response.created' || e.type === 'response.output_text.delta');
     for (const event of events) res.write(sse(event, !chat));
-    return; // held open; the client's abort or the server's close ends it
+    if (next.type === 'stall') return; // held open; the client's abort or the server's close ends it
+    if (next.message !== undefined) res.write(sse(streamFailure(chat, next.message, requestNo, model), !chat));
+    res.end();
+    return;
   }
   if (body?.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...headers });
@@ -189,6 +207,16 @@ function serve(
     for (const event of responseEvents(next, requestNo, model)) res.write(sse(event, true));
     res.end();
   }
+}
+
+/** How each API reports a failure inside a stream. */
+function streamFailure(chat: boolean, message: string, requestNo: number, model: string): unknown {
+  if (chat) return { error: { message, type: 'server_error', param: null, code: null } };
+  return {
+    type: 'response.failed',
+    sequence_number: 99,
+    response: { id: `resp_${requestNo}`, object: 'response', status: 'failed', model, output: [], error: { code: 'server_error', message }, usage: null },
+  };
 }
 
 /** One server-sent event; the Responses API names each event, Chat Completions does not. */
