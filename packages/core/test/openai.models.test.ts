@@ -116,6 +116,13 @@ describe.each(apis)('$name against a real OpenAI-format HTTP server', (api) => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test');
   });
 
+  it('streams a refusal as text so the user sees it', async () => {
+    await using server = await startOpenAIServer();
+    server.enqueue({ type: 'answer', refusal: "I can't help with that." });
+    const events = await collect(modelOn(api, server).stream(request()));
+    expect(events.filter((e) => e.type === 'text.delta').map((e) => e.delta).join('')).toBe("I can't help with that.");
+  });
+
   it('runs two parallel tool calls through AgentExecutor and sends both results back by call id', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(

@@ -35,7 +35,9 @@ interface PartialToolCall {
  * ```
  */
 export class OpenAIChatModel implements ModelClient {
+  /** The model name sent with every call. */
   readonly model: string;
+  /** The `openai` SDK client in use (the one passed as `client`, or one built from the options). */
   readonly client: OpenAI;
   readonly #options: OpenAIModelOptions;
 
@@ -64,6 +66,10 @@ export class OpenAIChatModel implements ModelClient {
           if (choice.index !== 0) continue;
           if (typeof choice.delta.content === 'string' && choice.delta.content !== '') {
             yield { type: 'text.delta', delta: choice.delta.content };
+          }
+          // A refusal is the model's answer too; show it rather than an empty reply.
+          if (typeof choice.delta.refusal === 'string' && choice.delta.refusal !== '') {
+            yield { type: 'text.delta', delta: choice.delta.refusal };
           }
           for (const fragment of choice.delta.tool_calls ?? []) addFragment(calls, fragment);
           if (choice.finish_reason) finishReason = chatFinishReason(choice.finish_reason);

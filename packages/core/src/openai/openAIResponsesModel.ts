@@ -36,7 +36,9 @@ export interface OpenAIResponsesModelOptions extends OpenAIModelOptions {
  * ```
  */
 export class OpenAIResponsesModel implements ModelClient {
+  /** The model name sent with every call. */
   readonly model: string;
+  /** The `openai` SDK client in use (the one passed as `client`, or one built from the options). */
   readonly client: OpenAI;
   readonly #options: OpenAIResponsesModelOptions;
 
@@ -62,6 +64,7 @@ export class OpenAIResponsesModel implements ModelClient {
       for await (const event of stream as AsyncIterable<ResponseStreamEvent>) {
         switch (event.type) {
           case 'response.output_text.delta':
+          case 'response.refusal.delta': // a refusal is the model's answer too; show it rather than an empty reply
             if (event.delta !== '') yield { type: 'text.delta', delta: event.delta };
             break;
           case 'response.function_call_arguments.delta':

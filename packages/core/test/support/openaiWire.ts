@@ -14,6 +14,8 @@ export interface ScriptedToolCall {
 export interface ScriptedAnswer {
   type: 'answer';
   text?: string;
+  /** A refusal the model streams (chat `delta.refusal`, Responses `response.refusal.delta`). */
+  refusal?: string;
   toolCalls?: ScriptedToolCall[];
   /** Token counts reported (default 10 in, 5 out). */
   usage?: { inputTokens: number; outputTokens: number };
@@ -62,6 +64,7 @@ export function chatChunks(answer: ScriptedAnswer, requestNo: number, model: str
   });
   const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
   for (const piece of pieces(p.text, p.chunkSize)) out.push(chunk({ content: piece }));
+  for (const piece of pieces(answer.refusal ?? '', p.chunkSize)) out.push(chunk({ refusal: piece }));
   const fragments = p.calls.map((call, index) => [
     chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
     ...pieces(call.arguments, p.chunkSize).map((piece) => chunk({ tool_calls: [{ index, function: { arguments: piece } }] })),
@@ -164,6 +167,9 @@ export function responseEvents(answer: ScriptedAnswer, requestNo: number, model:
       item: { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: p.text, annotations: [] }] },
     });
     outputIndex += 1;
+  }
+  for (const piece of pieces(answer.refusal ?? '', p.chunkSize)) {
+    events.push({ type: 'response.refusal.delta', item_id: `refusal_${requestNo}`, output_index: outputIndex, content_index: 0, delta: piece });
   }
   for (const [i, call] of p.calls.entries()) {
     const itemId = `fc_${requestNo}_${i}`;
