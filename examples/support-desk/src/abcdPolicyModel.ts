@@ -1,0 +1,67 @@
+import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
+import { REQUEST_USER_INPUT, viewConversation } from './conversationView.js';
+import { type ModelDecision, streamDecision } from './decisionStream.js';
+import type { Ontology } from './ontology.js';
+import { decideNextStep } from './specialistPolicy.js';
+import type { NearestNeighbourClassifier } from './textClassifier.js';
+
+/** Options of {@link AbcdPolicyModel}. */
+export interface AbcdPolicyModelOptions {
+  /** The specialist's agent name. */
+  agent: string;
+  /** Classifies customer text into one of the specialist's subflows. */
+  classifier: NearestNeighbourClassifier;
+  ontology: Ontology;
+}
+
+/**
+ * A specialist's offline model: it recognises the subflow within its flows (nearest neighbours over
+ * other conversations' opening text, on everything the customer said so far), then walks kb.json's
+ * action sequence for that subflow (see `decideNextStep`): it calls each console action with the
+ * slot values the customer gave, asks for missing ones with `request_user_input` the way ABCD's
+ * agents ask for a name, account ID or order ID, and finishes with a reply to the customer.
+ * It reads nothing but the request's messages, so replays are deterministic.
+ *
+ * @example
+ * ```ts
+ * const model = new AbcdPolicyModel({ agent: 'returns', classifier, ontology });
+ * ```
+ */
+export class AbcdPolicyModel implements ModelClient {
+  readonly model = 'abcd-policy-kb';
+  readonly #options: AbcdPolicyModelOptions;
+
+  constructor(options: AbcdPolicyModelOptions) {
+    this.#options = options;
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return streamDecision(this.decide(request));
+  }
+
+  /** The specialist's decision for a request (what `stream` streams). */
+  decide(request: ModelRequest): ModelDecision {
+    const { agent, classifier, ontology } = this.#options;
+    const view = viewConversation(request.messages);
+    const id = `call_${agent}_${view.digest}`;
+    const subflow = classifier.classify(view.customerTexts.join('\n'))?.label;
+    if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
+    const decision = decideNextStep(view, {
+      agent,
+      flow: ontology.flowOf(subflow) ?? '',
+      subflow,
+      sequence: ontology.sequences[subflow] ?? [],
+      slotsOf: (action) => ontology.actions.get(action)?.slots ?? [],
+    });
+    const offered = new Set(request.tools.map((t) => t.name));
+    switch (decision.type) {
+      case 'call':
+        if (!offered.has(decision.name)) return { type: 'text', text: `I would ${decision.name.replace(/-/g, ' ')} now, but I do not have that tool.` };
+        return { type: 'tool', id, name: decision.name, args: decision.args };
+      case 'ask':
+        return offered.has(REQUEST_USER_INPUT) ? { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: decision.prompt } } : { type: 'text', text: decision.prompt };
+      case 'reply':
+        return { type: 'text', text: decision.text };
+    }
+  }
+}

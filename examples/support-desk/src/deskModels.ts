@@ -1,0 +1,66 @@
+import { ConfigurationError, type ModelClient } from '@baton/core';
+import { type AbcdConversation, openingText } from './abcdData.js';
+import { AbcdPolicyModel } from './abcdPolicyModel.js';
+import { AbcdRouterModel } from './abcdRouterModel.js';
+import type { DeskModels } from './deskAgents.js';
+import type { Ontology } from './ontology.js';
+import { SPECIALISTS, specialistForFlow } from './specialists.js';
+import { NearestNeighbourClassifier } from './textClassifier.js';
+
+/**
+ * The offline models, learned from `training` conversations only: the router (flows) and, per
+ * specialist, a policy whose subflow classifier knows only that specialist's flows.
+ *
+ * @param training the conversations the models learn from (never the ones they are evaluated on)
+ * @example
+ * ```ts
+ * const models = createOfflineModels(trainingConversations, loadOntology());
+ * ```
+ */
+export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
+  const examples = (label: (c: AbcdConversation) => string) => training.map((c) => ({ id: c.id, text: openingText(c), label: label(c) }));
+  const router = new AbcdRouterModel({ classifier: new NearestNeighbourClassifier(examples((c) => c.flow)), specialistFor: specialistForFlow });
+  const bySubflow = examples((c) => c.subflow);
+  const policies = new Map(
+    SPECIALISTS.map((spec) => {
+      const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
+      const classifier = new NearestNeighbourClassifier(bySubflow, { labels: subflows });
+      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology })] as const;
+    }),
+  );
+  return {
+    triage: router,
+    specialist: (name) => {
+      const model = policies.get(name);
+      if (model === undefined) throw new ConfigurationError(`No offline policy for specialist ${JSON.stringify(name)}; known: ${[...policies.keys()].join(', ')}.`);
+      return model;
+    },
+  };
+}
+
+/**
+ * The OpenAI models (Chat Completions), loaded lazily so that offline runs never import the SDK.
+ * The model name comes from `OPENAI_MODEL` (default `gpt-4.1-mini`); `OPENAI_API_KEY` and
+ * `OPENAI_BASE_URL` are read by the client.
+ *
+ * @throws {ConfigurationError} from the client when `OPENAI_API_KEY` is unset
+ */
+export async function createOpenAIModels(model: string = process.env.OPENAI_MODEL ?? 'gpt-4.1-mini'): Promise<DeskModels> {
+  const { OpenAIChatModel } = await import('@baton/core/openai');
+  const client: ModelClient = new OpenAIChatModel({ model });
+  return { triage: client, specialist: () => client };
+}
+
+/** Wraps every model of a {@link DeskModels} (e.g. with a timer). */
+export function mapDeskModels(models: DeskModels, wrap: (model: ModelClient) => ModelClient): DeskModels {
+  const triage = wrap(models.triage);
+  const cache = new Map<string, ModelClient>();
+  return {
+    triage,
+    specialist: (name) => {
+      let model = cache.get(name);
+      if (model === undefined) cache.set(name, (model = wrap(models.specialist(name))));
+      return model;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/** How one conversation was routed: its true ABCD flow, the specialist triage handed it to, the flow triage named. */
+export interface RoutedConversation {
+  flow: string;
+  /** The first specialist triage handed off to; `null` when it never handed off. */
+  routedTo: string | null;
+  /** The flow named in that handoff's reason; `null` when none. */
+  predictedFlow: string | null;
+}
+
+/** Correct out of total, and their ratio (0 when total is 0). */
+export interface Accuracy {
+  correct: number;
+  total: number;
+  accuracy: number;
+}
+
+/** Routing figures of a replay. */
+export interface RoutingReport {
+  /** Conversations handed to the specialist that covers their flow. */
+  specialist: Accuracy;
+  /** Conversations whose flow triage named exactly. */
+  flow: Accuracy;
+  /** Per true flow, in the order of `flows`. */
+  perFlow: Array<{ flow: string; specialist: Accuracy; namedFlow: Accuracy }>;
+  /** Counts by true flow (rows), then by the specialist routed to (`'none'` when there was no handoff). */
+  confusion: Record<string, Record<string, number>>;
+  /** The column order of `confusion`: the specialists, then `'none'`. */
+  columns: string[];
+}
+
+function accuracy(correct: number, total: number): Accuracy {
+  return { correct, total, accuracy: total === 0 ? 0 : correct / total };
+}
+
+/**
+ * Computes routing accuracy (overall, per flow) and the confusion table of true flow by specialist.
+ *
+ * @param flows the flows, in the order rows should appear (flows seen in `outcomes` but not listed are appended)
+ * @param specialists the specialists, in the order columns should appear
+ * @param specialistFor the specialist that covers a flow
+ * @example
+ * ```ts
+ * computeRouting([{ flow: 'shipping_issue', routedTo: 'orders', predictedFlow: 'order_issue' }], ['shipping_issue'], ['orders'], () => 'orders');
+ * // specialist 1/1, flow 0/1
+ * ```
+ */
+export function computeRouting(
+  outcomes: readonly RoutedConversation[],
+  flows: readonly string[],
+  specialists: readonly string[],
+  specialistFor: (flow: string) => string | undefined,
+): RoutingReport {
+  const rows = [...flows, ...[...new Set(outcomes.map((o) => o.flow))].filter((flow) => !flows.includes(flow)).sort()];
+  const columns = [...specialists, 'none'];
+  const confusion: Record<string, Record<string, number>> = {};
+  for (const flow of rows) confusion[flow] = Object.fromEntries(columns.map((c) => [c, 0]));
+  for (const outcome of outcomes) {
+    const row = confusion[outcome.flow]!;
+    const column = outcome.routedTo ?? 'none';
+    row[column] = (row[column] ?? 0) + 1;
+    if (!columns.includes(column)) columns.splice(columns.length - 1, 0, column);
+  }
+  const isRight = (o: RoutedConversation) => o.routedTo !== null && o.routedTo === specialistFor(o.flow);
+  const perFlow = rows.map((flow) => {
+    const mine = outcomes.filter((o) => o.flow === flow);
+    return { flow, specialist: accuracy(mine.filter(isRight).length, mine.length), namedFlow: accuracy(mine.filter((o) => o.predictedFlow === flow).length, mine.length) };
+  });
+  for (const row of Object.values(confusion)) for (const column of columns) row[column] ??= 0;
+  return {
+    specialist: accuracy(outcomes.filter(isRight).length, outcomes.length),
+    flow: accuracy(outcomes.filter((o) => o.predictedFlow === o.flow).length, outcomes.length),
+    perFlow,
+    confusion,
+    columns,
+  };
+}
+
+const percent = (a: Accuracy) => `${(a.accuracy * 100).toFixed(1)}%`;
+
+/**
+ * Formats the routing figures as a text table: overall accuracy, then one row per flow with its
+ * accuracies and its confusion counts by specialist.
+ */
+export function formatRouting(report: RoutingReport): string {
+  const width = Math.max(4, ...report.perFlow.map((row) => row.flow.length));
+  const cell = (text: string, size: number) => text.padStart(size);
+  const columns = report.columns.map((c) => Math.max(4, c.length));
+  const header = `${'flow'.padEnd(width)}  ${cell('n', 4)}  ${cell('spec.', 7)}  ${cell('flow', 7)}  ${report.columns.map((c, i) => cell(c, columns[i]!)).join(' ')}`;
+  const lines = report.perFlow.map((row) => {
+    const counts = report.columns.map((c, i) => cell(String(report.confusion[row.flow]?.[c] ?? 0), columns[i]!)).join(' ');
+    return `${row.flow.padEnd(width)}  ${cell(String(row.specialist.total), 4)}  ${cell(percent(row.specialist), 7)}  ${cell(percent(row.namedFlow), 7)}  ${counts}`;
+  });
+  return [
+    `Routing accuracy (right specialist): ${percent(report.specialist)} (${report.specialist.correct}/${report.specialist.total})`,
+    `Flow accuracy (triage named the flow): ${percent(report.flow)} (${report.flow.correct}/${report.flow.total})`,
+    '',
+    'Per flow: n, routed to the right specialist, flow named right; then counts by the specialist routed to (confusion)',
+    header,
+    ...lines,
+  ].join('\n');
+}

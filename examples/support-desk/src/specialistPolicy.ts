@@ -1,0 +1,173 @@
+import { type ConversationView, REQUEST_USER_INPUT, type ViewedCall } from './conversationView.js';
+import type { SlotValues } from './slotExtraction.js';
+
+/** The next thing a specialist does: call a console action, ask the customer, or reply. */
+export type PolicyDecision =
+  | { type: 'call'; name: string; args: Record<string, string> }
+  | { type: 'ask'; prompt: string }
+  | { type: 'reply'; text: string };
+
+/** What the policy knows about the case: who it is, the recognised subflow, its flow, its action sequence (kb.json). */
+export interface PolicyCase {
+  agent: string;
+  flow: string;
+  subflow: string;
+  sequence: readonly string[];
+  /** Each action's ABCD slots (ontology.json). */
+  slotsOf: (action: string) => readonly string[];
+}
+
+/** How often an action is attempted, and how often its missing slots are asked for, before the policy moves on. */
+const MAX_ATTEMPTS = 2;
+const MAX_QUESTIONS = 2;
+
+const TEAM_BY_FLOW: Record<string, string> = { troubleshoot_site: 'website team', purchase_dispute: 'purchasing department' };
+
+/**
+ * The customer slots an action cannot run without, as ABCD's agents ask for them, and the question
+ * to ask when some are missing. `undefined` when the action needs nothing from the customer.
+ */
+function requirement(action: string, subflow: string, known: SlotValues): { missing: boolean; prompt: string } | undefined {
+  const has = (slot: string) => known[slot] !== undefined;
+  switch (action) {
+    case 'pull-up-account':
+      return { missing: !has('customer_name') && !has('account_id'), prompt: 'May I have your full name or account ID?' };
+    case 'verify-identity': {
+      const ids = ['account_id', 'order_id', 'zip_code'].filter(has).length;
+      const wanted = [!has('customer_name') && 'full name', !has('account_id') && 'account ID', !has('order_id') && 'order ID'].filter(Boolean);
+      return { missing: !has('customer_name') || ids < 2, prompt: `To verify your identity, may I have your ${list(wanted as string[])}?` };
+    }
+    case 'validate-purchase': {
+      const wanted = [!has('username') && !has('email') && 'username', !has('email') && !has('username') && 'email address', !has('order_id') && 'order ID'].filter(Boolean);
+      return { missing: !has('order_id') || (!has('username') && !has('email')), prompt: `To validate the purchase, may I have your ${list(wanted as string[])}?` };
+    }
+    case 'offer-refund':
+      return { missing: !has('amount'), prompt: 'How much were you charged (the amount in dollars)?' };
+    case 'shipping-status':
+      return { missing: !has('shipping_option'), prompt: 'What does the shipping status of your order say?' };
+    case 'membership':
+      return { missing: !has('membership_level'), prompt: 'What is your membership level (guest, bronze, silver or gold)?' };
+    case 'enter-details':
+      if (subflow === 'recover_password') {
+        return { missing: !has('username') || (!has('pin_number') && !has('security_answer')), prompt: 'May I have your username, and your PIN or the answer to your security question?' };
+      }
+      if (subflow === 'reset_2fa') return { missing: !has('email'), prompt: 'What is the email address on your account?' };
+      return undefined;
+    case 'update-account':
+      if (subflow === 'manage_change_address') return { missing: !has('street_address'), prompt: 'What is your new address?' };
+      if (subflow === 'manage_change_phone') return { missing: !has('phone'), prompt: 'What is your new phone number?' };
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function list(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? 'details') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** Facts earlier tool results gave (an order's amount, a subscription's amount due). */
+function factsFrom(calls: readonly ViewedCall[]): SlotValues {
+  const facts: SlotValues = {};
+  for (const call of calls) {
+    if (call.failed || call.result === undefined || !call.result.startsWith('{')) continue;
+    try {
+      const result = JSON.parse(call.result) as Record<string, unknown>;
+      if (typeof result.amount === 'number') facts.amount = String(result.amount);
+      if (typeof result.dueAmount === 'number') facts.amount ??= String(result.dueAmount);
+    } catch {
+      // a result that is not JSON holds no facts
+    }
+  }
+  return facts;
+}
+
+function argumentsFor(action: string, policy: PolicyCase, known: SlotValues): Record<string, string> {
+  const defaults: SlotValues = {
+    company_team: TEAM_BY_FLOW[policy.flow] ?? 'manager',
+    [policy.flow]: policy.subflow,
+    details_slotval: policy.flow === 'troubleshoot_site' ? 'troubleshoot' : undefined,
+  };
+  const args: Record<string, string> = {};
+  for (const slot of policy.slotsOf(action)) {
+    const value = known[slot] ?? defaults[slot];
+    if (value !== undefined) args[slot] = value;
+  }
+  return args;
+}
+
+const DONE_PHRASES: Record<string, (result: Record<string, unknown>) => string> = {
+  'pull-up-account': () => 'pulled up your account',
+  'verify-identity': () => 'verified your identity',
+  'validate-purchase': () => 'validated your purchase',
+  'offer-refund': (r) => `refunded $${r.amount}`,
+  'make-password': (r) => `generated a new password (${r.password})`,
+  'promo-code': (r) => `created the promo code ${r.promoCode}`,
+  'update-order': () => 'updated your order',
+  'update-account': () => 'updated your account',
+  'send-link': () => 'sent you a link by email',
+  'notify-team': () => 'notified the team',
+  'make-purchase': () => 'placed the order',
+  'select-faq': () => 'found the answer in our FAQ',
+  'subscription-status': (r) => `checked your subscription (${r.status}, $${r.dueAmount} due ${r.dueDate})`,
+};
+
+function finalReply(mine: readonly ViewedCall[]): string {
+  const done: string[] = [];
+  const failed: string[] = [];
+  for (const call of mine) {
+    if (call.name === REQUEST_USER_INPUT || call.result === undefined) continue;
+    if (call.failed) {
+      if (!mine.some((other) => other.name === call.name && !other.failed)) failed.push(call.name);
+      continue;
+    }
+    let result: Record<string, unknown> = {};
+    try {
+      result = JSON.parse(call.result) as Record<string, unknown>;
+    } catch {
+      // not JSON: no details
+    }
+    const phrase = DONE_PHRASES[call.name]?.(result);
+    if (phrase !== undefined && !done.includes(phrase)) done.push(phrase);
+  }
+  const did = done.length > 0 ? `I have ${list(done)}.` : 'I have looked into it.';
+  const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)])}.` : '';
+  return `${did}${couldNot} Is there anything else I can help you with?`;
+}
+
+/**
+ * Decides a specialist's next step by walking kb.json's action sequence for the recognised subflow:
+ * the first action not yet done runs when the customer gave its slots, otherwise the customer is
+ * asked for them (`request_user_input`); an action that failed twice, or whose slots were asked for
+ * twice in vain, is given up; when the sequence is through, the specialist replies.
+ *
+ * @returns the decision; it depends only on `view` and `policy`, so replays are deterministic
+ */
+export function decideNextStep(view: ConversationView, policy: PolicyCase): PolicyDecision {
+  const mine = view.calls.filter((call) => call.agent === policy.agent);
+  const known: SlotValues = { ...factsFrom(mine), ...view.slots };
+  const isQuestionAbout = (call: ViewedCall, action: string) => call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
+  for (const action of policy.sequence) {
+    const attempts = mine.filter((call) => call.name === action);
+    if (attempts.some((call) => !call.failed)) continue;
+    if (attempts.length >= MAX_ATTEMPTS || attempts.some((call) => call.result?.includes('rejected'))) continue;
+    const needs = requirement(action, policy.subflow, known);
+    if (needs !== undefined) {
+      const asked = mine.filter((call) => isQuestionAbout(call, action)).length;
+      const lastAttempt = attempts.at(-1);
+      const askedSinceFailure = lastAttempt !== undefined && mine.slice(mine.indexOf(lastAttempt) + 1).some((call) => isQuestionAbout(call, action));
+      const mustAsk = needs.missing || (lastAttempt !== undefined && !askedSinceFailure);
+      if (mustAsk && asked < MAX_QUESTIONS) return { type: 'ask', prompt: needs.prompt };
+      if (needs.missing) continue;
+    }
+    return { type: 'call', name: action, args: argumentsFor(action, policy, known) };
+  }
+  if (view.last?.role === 'user' && mine.length > 0) return { type: 'reply', text: 'You are welcome! Is there anything else I can help you with?' };
+  return { type: 'reply', text: finalReply(mine) };
+}
+
+/** The action a question of this policy was about: each action's question starts its own way. */
+function promptAction(prompt: string, policy: PolicyCase): string | undefined {
+  const head = prompt.slice(0, 20);
+  return policy.sequence.find((action) => requirement(action, policy.subflow, {})?.prompt.slice(0, 20) === head);
+}

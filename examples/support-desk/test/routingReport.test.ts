@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { computeRouting, formatRouting, type RoutedConversation } from '../src/routingReport.js';
+
+// A hand-made case: two flows share the specialist "orders"; "returns" covers defects.
+const specialistFor = (flow: string) => ({ order_issue: 'orders', shipping_issue: 'orders', product_defect: 'returns' })[flow];
+const flows = ['order_issue', 'shipping_issue', 'product_defect'];
+const specialists = ['orders', 'returns'];
+
+const outcomes: RoutedConversation[] = [
+  { flow: 'order_issue', routedTo: 'orders', predictedFlow: 'order_issue' }, // right specialist, right flow
+  { flow: 'order_issue', routedTo: 'orders', predictedFlow: 'shipping_issue' }, // right specialist, wrong flow
+  { flow: 'order_issue', routedTo: 'returns', predictedFlow: 'product_defect' }, // wrong
+  { flow: 'shipping_issue', routedTo: 'orders', predictedFlow: 'shipping_issue' }, // right, right
+  { flow: 'shipping_issue', routedTo: null, predictedFlow: null }, // never routed
+  { flow: 'product_defect', routedTo: 'returns', predictedFlow: 'product_defect' }, // right, right
+];
+
+describe('computeRouting', () => {
+  const report = computeRouting(outcomes, flows, specialists, specialistFor);
+
+  it('counts a conversation as routed right when it reached the specialist covering its flow', () => {
+    expect(report.specialist).toEqual({ correct: 4, total: 6, accuracy: 4 / 6 });
+  });
+
+  it('counts the flow as right only when triage named exactly the true flow', () => {
+    expect(report.flow).toEqual({ correct: 3, total: 6, accuracy: 0.5 });
+  });
+
+  it('gives accuracy per flow in the order of the flows', () => {
+    expect(report.perFlow.map((row) => [row.flow, row.specialist.correct, row.namedFlow.correct, row.specialist.total])).toEqual([
+      ['order_issue', 2, 1, 3],
+      ['shipping_issue', 1, 1, 2],
+      ['product_defect', 1, 1, 1],
+    ]);
+  });
+
+  it('builds the confusion table of true flow by specialist, with a column for no handoff', () => {
+    expect(report.columns).toEqual(['orders', 'returns', 'none']);
+    expect(report.confusion).toEqual({
+      order_issue: { orders: 2, returns: 1, none: 0 },
+      shipping_issue: { orders: 1, returns: 0, none: 1 },
+      product_defect: { orders: 0, returns: 1, none: 0 },
+    });
+  });
+
+  it('adds a column for a specialist that was not listed, and gives 0 accuracy for no conversation', () => {
+    const odd = computeRouting([{ flow: 'order_issue', routedTo: 'billing', predictedFlow: null }], flows, specialists, specialistFor);
+    expect(odd.columns).toEqual(['orders', 'returns', 'billing', 'none']);
+    expect(odd.confusion.order_issue).toEqual({ orders: 0, returns: 0, billing: 1, none: 0 });
+    expect(odd.perFlow.find((row) => row.flow === 'product_defect')?.specialist).toEqual({ correct: 0, total: 0, accuracy: 0 });
+  });
+
+  it('formats the figures as a table a reader can check', () => {
+    const text = formatRouting(report);
+    expect(text).toContain('Routing accuracy (right specialist): 66.7% (4/6)');
+    expect(text).toContain('Flow accuracy (triage named the flow): 50.0% (3/6)');
+    expect(text).toMatch(/order_issue\s+3\s+66\.7%\s+33\.3%\s+2\s+1\s+0/);
+    expect(text).toMatch(/shipping_issue\s+2\s+50\.0%\s+50\.0%\s+1\s+0\s+1/);
+  });
+});
