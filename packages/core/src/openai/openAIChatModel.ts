@@ -64,14 +64,12 @@ export class OpenAIChatModel implements ModelClient {
         if (chunk.usage) usage = chatUsage(chunk.usage);
         for (const choice of chunk.choices) {
           if (choice.index !== 0) continue;
-          if (typeof choice.delta.content === 'string' && choice.delta.content !== '') {
-            yield { type: 'text.delta', delta: choice.delta.content };
-          }
+          // Some OpenAI-compatible servers leave `delta` out of the final chunk.
+          const delta: Partial<ChatCompletionChunk.Choice.Delta> = choice.delta ?? {};
+          if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text.delta', delta: delta.content };
           // A refusal is the model's answer too; show it rather than an empty reply.
-          if (typeof choice.delta.refusal === 'string' && choice.delta.refusal !== '') {
-            yield { type: 'text.delta', delta: choice.delta.refusal };
-          }
-          for (const fragment of choice.delta.tool_calls ?? []) addFragment(calls, fragment);
+          if (typeof delta.refusal === 'string' && delta.refusal !== '') yield { type: 'text.delta', delta: delta.refusal };
+          for (const fragment of delta.tool_calls ?? []) addFragment(calls, fragment);
           if (choice.finish_reason) finishReason = chatFinishReason(choice.finish_reason);
         }
       }

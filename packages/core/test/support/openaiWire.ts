@@ -28,13 +28,14 @@ export interface ScriptedAnswer {
 }
 
 /** What a chat answer or a responses answer is made of, after defaults. */
-interface Prepared {
+export interface Prepared {
   text: string;
   calls: Array<{ id: string; name: string; arguments: string }>;
   usage: { inputTokens: number; outputTokens: number };
   chunkSize: number;
 }
 
+/** An answer with defaults filled in: tool call ids `call_<request>_<index>`, arguments as JSON text, usage 10 in / 5 out. */
 export function prepare(answer: ScriptedAnswer, requestNo: number): Prepared {
   return {
     text: answer.text ?? '',
@@ -48,6 +49,7 @@ export function prepare(answer: ScriptedAnswer, requestNo: number): Prepared {
   };
 }
 
+/** Splits `text` into pieces of `size` characters, as a stream would deliver it. */
 export function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
