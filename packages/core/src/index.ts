@@ -101,6 +101,7 @@ export {
   StateSchema,
 } from './session.js';
 export { type StateAccess, StateContainer, type StateScope } from './state.js';
+export { FileStore, type FileStoreOptions } from './store/fileStore.js';
 export { InMemoryStore } from './store/inMemoryStore.js';
 export type {
   BranchStore,
@@ -119,15 +120,21 @@ export type {
   UpdateOptions,
 } from './store/store.js';
 export {
+  applySessionChange,
+  assertBranchId,
+  assertCheckpoint,
   assertEpisode,
   assertMessages,
+  assertPendingWrites,
   assertSessionId,
+  type BranchEnd,
   branchLineage,
   checkpointsToPrune,
   ensureBranchDeletable,
   type LineageSegment,
   matchesSessionFilter,
   newSession,
+  planAppend,
   sameMessage,
 } from './store/storeRules.js';
 export {

@@ -1,19 +1,25 @@
-import { type Checkpoint, type CheckpointManifestEntry, type PendingWrite, parseCheckpoint } from '../checkpoint.js';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
 import type { Episode } from '../episode.js';
 import { ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import { assertSafeMetadata } from '../metadata.js';
 import type { Message } from '../message.js';
 import type { Branch, BranchParent, Session, State } from '../session.js';
 import { MAIN_BRANCH } from '../session.js';
 import {
+  applySessionChange,
+  assertBranchId,
+  assertCheckpoint,
   assertEpisode,
   assertMessages,
+  assertPendingWrites,
   assertSessionId,
   branchLineage,
   checkpointsToPrune,
   ensureBranchDeletable,
   matchesSessionFilter,
   newSession,
-  sameMessage,
+  planAppend,
 } from './storeRules.js';
 import type {
   CheckpointRetention,
@@ -78,7 +84,7 @@ export class InMemoryStore implements Store {
         `Session ${JSON.stringify(id)} is at version ${record.session.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
       );
     }
-    record.session = { ...record.session, ...clone(change), version: record.session.version + 1 };
+    record.session = applySessionChange(record.session, change);
     return clone(record.session);
   }
 
@@ -103,27 +109,24 @@ export class InMemoryStore implements Store {
   }
 
   async appendMessages(sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
-    assertMessages(messages);
     const record = this.#required(sessionId);
+    assertBranchId(branchId);
+    assertMessages(messages);
     const own = record.messages.get(branchId);
-    if (own === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
-    for (const message of messages) {
-      const stored = own.get(message.seq);
-      if (stored !== undefined && !sameMessage(stored, message)) {
-        throw new ConcurrencyError(`Seq ${message.seq} of branch ${JSON.stringify(branchId)} already holds another message: another writer appended first.`);
-      }
+    const branch = record.branches.get(branchId);
+    if (own === undefined || branch === undefined) {
+      throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
     }
-    let inserted = 0;
-    for (const message of messages) {
-      if (own.has(message.seq)) continue;
-      own.set(message.seq, clone(message));
-      inserted += 1;
-    }
-    return { inserted };
+    const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+    const lastSeq = Math.max(firstOwnSeq - 1, ...own.keys());
+    const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
+    for (const message of fresh) own.set(message.seq, clone(message));
+    return { inserted: fresh.length };
   }
 
   async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
     const record = this.#required(sessionId);
+    assertBranchId(branchId);
     const out: Message[] = [];
     for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
       const own = record.messages.get(branch.id)!;
@@ -135,6 +138,8 @@ export class InMemoryStore implements Store {
 
   async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
     const record = this.#required(sessionId);
+    assertBranchId(input.branchId);
+    assertBranchId(input.parent.branchId);
     if (record.branches.has(input.branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
     if (!record.branches.has(input.parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
     const parentLength = (await this.readMessages(sessionId, input.parent.branchId)).length;
@@ -146,7 +151,7 @@ export class InMemoryStore implements Store {
       sessionId,
       parent: { ...input.parent },
       createdAt: new Date().toISOString(),
-      state: clone(input.state ?? {}),
+      state: assertSafeMetadata('branch.state', clone(input.state ?? {})),
       version: 1,
     };
     record.branches.set(branch.id, branch);
@@ -155,7 +160,9 @@ export class InMemoryStore implements Store {
   }
 
   async getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
-    const branch = this.#record(sessionId)?.branches.get(branchId);
+    const record = this.#record(sessionId);
+    assertBranchId(branchId);
+    const branch = record?.branches.get(branchId);
     return branch && clone(branch);
   }
 
@@ -165,18 +172,20 @@ export class InMemoryStore implements Store {
 
   async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
     const record = this.#required(sessionId, options);
+    assertBranchId(branchId);
     const branch = record.branches.get(branchId);
     if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
     if (branch.version !== options.expectedVersion) {
       throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
     }
-    const next = { ...branch, state: clone(change.state), version: branch.version + 1 };
+    const next = { ...branch, state: assertSafeMetadata('branch.state', clone(change.state)), version: branch.version + 1 };
     record.branches.set(branchId, next);
     return clone(next);
   }
 
   async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
     const record = this.#required(sessionId);
+    assertBranchId(branchId);
     for (const id of ensureBranchDeletable(branchId, [...record.branches.values()], options)) {
       record.branches.delete(id);
       record.messages.delete(id);
@@ -185,22 +194,26 @@ export class InMemoryStore implements Store {
   }
 
   async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const valid = parseCheckpoint(checkpoint);
+    const valid = assertCheckpoint(checkpoint);
     const list = this.#checkpoints(valid.sessionId, valid.branchId);
     if (list.some((c) => c.id === valid.id)) return;
     list.push(clone(valid));
   }
 
   async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
-    const checkpoint = this.#checkpoints(sessionId, branchId).find((c) => c.id === checkpointId);
+    const list = this.#checkpoints(sessionId, branchId);
+    assertValidId('checkpoint', checkpointId);
+    const valid = assertPendingWrites(writes);
+    const checkpoint = list.find((c) => c.id === checkpointId);
     if (checkpoint === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
-    for (const write of writes) {
+    for (const write of valid) {
       if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId)) checkpoint.pendingWrites.push(clone(write));
     }
   }
 
   async loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
     const list = this.#checkpoints(sessionId, branchId);
+    if (id !== undefined) assertValidId('checkpoint', id);
     const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
     return found && clone(found);
   }
@@ -238,6 +251,7 @@ export class InMemoryStore implements Store {
   }
 
   async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
+    assertValidId('episode', id);
     const episode = this.#episodes.get(id);
     if (episode === undefined || (scope.tenantId !== undefined && episode.tenantId !== scope.tenantId)) return undefined;
     return clone(episode);
@@ -272,6 +286,7 @@ export class InMemoryStore implements Store {
 
   #checkpoints(sessionId: string, branchId: string): Checkpoint[] {
     const record = this.#required(sessionId);
+    assertBranchId(branchId);
     if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
     let list = record.checkpoints.get(branchId);
     if (list === undefined) {

@@ -3,14 +3,14 @@
  * id and metadata validation, how a branch's parent reference is followed, which branches a delete
  * takes, which checkpoints retention drops.
  */
-import type { Checkpoint } from '../checkpoint.js';
+import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
 import { type Episode, EpisodeSchema } from '../episode.js';
-import { BranchHasChildrenError, InvalidInputError, NotFoundError } from '../errors.js';
+import { BranchHasChildrenError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../message.js';
 import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
-import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionFilter } from './store.js';
+import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
 
 /**
  * Validates a session id.
@@ -18,6 +18,14 @@ import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, Sess
  */
 export function assertSessionId(id: unknown): string {
   return assertValidId('session', id);
+}
+
+/**
+ * Validates a branch id (branch ids name files in `FileStore`, so they follow the same rule as session ids).
+ * @throws {InvalidIdError} for ids such as `../x`, `a/b` or `$gt`
+ */
+export function assertBranchId(id: unknown): string {
+  return assertValidId('branch', id);
 }
 
 /**
@@ -43,6 +51,30 @@ export function newSession(input: CreateSessionInput): Session {
   return session;
 }
 
+/** The fields `updateSession` may change; anything else in a change object is ignored. */
+const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivityAt', 'metadata', 'state', 'userId'] as const;
+
+/**
+ * The session after `change`: only the changeable fields are taken (never `id`, `tenantId` or
+ * `version`), metadata and state are validated, and `version` is bumped by one.
+ *
+ * @param session the stored session
+ * @param change the caller's change
+ * @returns a new session object (`session` is not modified)
+ * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
+ */
+export function applySessionChange(session: Session, change: SessionChange): Session {
+  const next: Session = { ...session, version: session.version + 1 };
+  for (const key of SESSION_CHANGE_KEYS) {
+    const value = change[key];
+    if (value === undefined) continue;
+    if (key === 'metadata' || key === 'state') assertSafeMetadata(`session.${key}`, value);
+    if (key === 'userId') assertValidId('user', value);
+    Object.assign(next, { [key]: structuredClone(value) });
+  }
+  return next;
+}
+
 /**
  * Validates messages before an append: the schema, safe metadata, and strictly ascending `seq`.
  * @throws {InvalidInputError} naming the first bad message
@@ -64,6 +96,85 @@ export function assertMessages(messages: readonly Message[]): void {
 /** Whether two messages at one seq are the same message (a retried append), by id. */
 export function sameMessage(a: Pick<Message, 'id'>, b: Pick<Message, 'id'>): boolean {
   return a.id === b.id;
+}
+
+/** Where a branch stands before an append (see {@link planAppend}). */
+export interface BranchEnd {
+  /** The first seq the branch owns: `parent.atSeq + 1` for a fork, 1 for `main`. */
+  firstOwnSeq: number;
+  /** The branch's last seq, `firstOwnSeq - 1` when it owns no message yet. */
+  lastSeq: number;
+  /** The branch's own stored message at `seq`, for every seq of the batch that is `<= lastSeq`. */
+  storedAt: (seq: number) => Pick<Message, 'id'> | undefined;
+}
+
+/**
+ * Decides what an append stores. Messages already stored (same seq, same id) are skipped, so a
+ * retried append is a no-op; the rest must continue the branch without a gap.
+ *
+ * @param branchId for messages
+ * @param messages validated by {@link assertMessages} (ascending seq)
+ * @param end where the branch stands
+ * @returns the messages to store, in order
+ * @throws {ConcurrencyError} when a seq already holds another message (another writer appended first);
+ *   {@link InvalidInputError} when a seq belongs to a fork's parent or leaves a gap
+ */
+export function planAppend(branchId: string, messages: readonly Message[], end: BranchEnd): Message[] {
+  const fresh: Message[] = [];
+  let next = end.lastSeq + 1;
+  for (const message of messages) {
+    if (message.seq < end.firstOwnSeq) {
+      throw new InvalidInputError(
+        `Seq ${message.seq} belongs to the parent of fork ${JSON.stringify(branchId)}; the fork's own messages start at seq ${end.firstOwnSeq}.`,
+      );
+    }
+    if (message.seq <= end.lastSeq) {
+      const stored = end.storedAt(message.seq);
+      if (stored === undefined || !sameMessage(stored, message)) {
+        throw new ConcurrencyError(
+          `Seq ${message.seq} of branch ${JSON.stringify(branchId)} already holds another message (id ${JSON.stringify(stored?.id)}, not ${JSON.stringify(message.id)}): another writer appended first. Reload the branch and retry.`,
+        );
+      }
+      continue;
+    }
+    if (message.seq !== next) {
+      throw new InvalidInputError(
+        `Seq ${message.seq} would leave a gap in branch ${JSON.stringify(branchId)}: the next seq is ${next}. Append messages with consecutive seqs.`,
+      );
+    }
+    fresh.push(message);
+    next += 1;
+  }
+  return fresh;
+}
+
+/**
+ * Validates a checkpoint before it is saved: its schema, then its session, branch and own ids.
+ * @returns the parsed checkpoint
+ * @throws {CheckpointCorruptError} when it fails the schema; {@link InvalidIdError} for unsafe ids
+ */
+export function assertCheckpoint(checkpoint: Checkpoint): Checkpoint {
+  const valid = parseCheckpoint(checkpoint);
+  assertSessionId(valid.sessionId);
+  assertBranchId(valid.branchId);
+  assertValidId('checkpoint', valid.id);
+  return valid;
+}
+
+/**
+ * Validates pending writes before they are saved.
+ * @returns the parsed writes
+ * @throws {InvalidInputError} naming the first bad write
+ */
+export function assertPendingWrites(writes: readonly PendingWrite[]): PendingWrite[] {
+  return writes.map((write, index) => {
+    const parsed = PendingWriteSchema.safeParse(write);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidInputError(`Pending write ${index} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+    }
+    return parsed.data;
+  });
 }
 
 /** One piece of a branch's history: `branch`'s own messages with `fromSeq <= seq <= throughSeq`. */

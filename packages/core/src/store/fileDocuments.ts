@@ -1,0 +1,137 @@
+/**
+ * Reading and writing the JSON documents of a `FileStore` session: `session.json` and the branch
+ * documents, validated on read so a damaged file is reported, never half-used.
+ */
+import type { z } from 'zod';
+import { NotFoundError, StoreError } from '../errors.js';
+import { isValidId } from '../ids.js';
+import { type Episode, EpisodeSchema } from '../episode.js';
+import { type Message, MessageSchema } from '../message.js';
+import { type Branch, BranchSchema, type Session, SessionSchema } from '../session.js';
+import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fileIo.js';
+import type { FileLayout } from './fileLayout.js';
+import { readJsonLines } from './jsonLines.js';
+
+/** Validates a parsed document, or throws a StoreError naming the file. */
+function validate<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new StoreError(`The document ${path} fails its schema at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message}. Restore it from a backup.`);
+}
+
+/** The documents of a `FileStore`, by id. Callers validate ids first (the layout does too). */
+export class FileDocuments {
+  constructor(readonly layout: FileLayout) {}
+
+  /** Session `id`, or `undefined` when it does not exist. */
+  async readSession(id: string): Promise<Session | undefined> {
+    const path = this.layout.sessionFile(id);
+    const value = await readJsonFile(path);
+    if (value === undefined) return undefined;
+    const session = validate(SessionSchema, value, path);
+    if (session.id !== id) throw new StoreError(`The document ${path} holds session ${JSON.stringify(session.id)}, not ${JSON.stringify(id)}; move it back.`);
+    return session;
+  }
+
+  /**
+   * Session `id` if it exists and belongs to the tenant (when one is given).
+   * @throws {NotFoundError} otherwise
+   */
+  async requireSession(id: string, tenantId?: string): Promise<Session> {
+    const session = await this.readSession(id);
+    if (session === undefined || (tenantId !== undefined && session.tenantId !== tenantId)) {
+      throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
+    }
+    return session;
+  }
+
+  /** Writes session.json atomically. */
+  async writeSession(session: Session): Promise<void> {
+    await writeFileAtomic(this.layout.sessionFile(session.id), JSON.stringify(session));
+  }
+
+  /** Branch `branchId` of the session, or `undefined` when it (or the session) does not exist. */
+  async readBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
+    const path = this.layout.branchFile(sessionId, branchId);
+    const value = await readJsonFile(path);
+    return value === undefined ? undefined : validate(BranchSchema, value, path);
+  }
+
+  /**
+   * Branch `branchId` of the session.
+   * @throws {NotFoundError} naming the session when it is missing, else the branch
+   */
+  async requireBranch(sessionId: string, branchId: string): Promise<Branch> {
+    const branch = await this.readBranch(sessionId, branchId);
+    if (branch !== undefined) return branch;
+    if ((await this.readSession(sessionId)) === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+  }
+
+  /** Writes a branch document atomically. */
+  async writeBranch(branch: Branch): Promise<void> {
+    await writeFileAtomic(this.layout.branchFile(branch.sessionId, branch.id), JSON.stringify(branch));
+  }
+
+  /** Every branch of the session: `main` first, then by creation time. */
+  async listBranches(sessionId: string): Promise<Branch[]> {
+    const ids = (await readDirNames(this.layout.branchesDir(sessionId)))
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .filter((id) => isValidId(id));
+    const branches = (await Promise.all(ids.map((id) => this.readBranch(sessionId, id)))).filter((b): b is Branch => b !== undefined);
+    return branches.sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** The branch and its ancestors, by id (a missing ancestor is simply absent). */
+  async lineage(sessionId: string, branchId: string): Promise<Map<string, Branch>> {
+    const found = new Map<string, Branch>();
+    let next: string | undefined = branchId;
+    while (next !== undefined && !found.has(next)) {
+      const branch = await this.readBranch(sessionId, next);
+      if (branch === undefined) break;
+      found.set(next, branch);
+      next = branch.parent?.branchId;
+    }
+    return found;
+  }
+
+  /** The branch's own messages (a torn last line ignored). */
+  async readOwnMessages(sessionId: string, branchId: string): Promise<Message[]> {
+    return (await readJsonLines(this.layout.messagesFile(sessionId, branchId), parseMessage)).records;
+  }
+
+  /** Session ids with a folder in the store (some may be half-created or being deleted). */
+  async sessionIds(): Promise<string[]> {
+    return (await readDirNames(this.layout.sessionsDir)).filter((name) => isValidId(name));
+  }
+
+  /** Every stored session (a folder without `session.json`, half-created or being deleted, is skipped). */
+  async allSessions(): Promise<Session[]> {
+    const sessions = await mapInBatches(await this.sessionIds(), (id) => this.readSession(id));
+    return sessions.filter((s): s is Session => s !== undefined);
+  }
+
+  /** Episode `id`, or `undefined` when it does not exist. */
+  async readEpisode(id: string): Promise<Episode | undefined> {
+    const path = this.layout.episodeFile(id);
+    const value = await readJsonFile(path);
+    return value === undefined ? undefined : validate(EpisodeSchema, value, path);
+  }
+
+  /** Every stored episode. */
+  async allEpisodes(): Promise<Episode[]> {
+    const ids = (await readDirNames(this.layout.episodesDir))
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .filter((id) => isValidId(id));
+    const episodes = await mapInBatches(ids, (id) => this.readEpisode(id));
+    return episodes.filter((e): e is Episode => e !== undefined);
+  }
+}
+
+/** Parses a stored message line. */
+export const parseMessage = (value: unknown): Message => MessageSchema.parse(value);
+
+const rank = (branch: Branch): number => (branch.parent === undefined ? 0 : 1);

@@ -1,0 +1,460 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
+import type { Episode } from '../episode.js';
+import { BatonError, CheckpointCorruptError, ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError, StoreError } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import type { Message } from '../message.js';
+import { assertSafeMetadata } from '../metadata.js';
+import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../session.js';
+import {
+  appendPendingWriteLines,
+  deleteCheckpointFiles,
+  listCheckpointFiles,
+  loadCheckpointFile,
+  readCheckpointDocument,
+  saveCheckpointFile,
+} from './checkpointFiles.js';
+import { FileDocuments, parseMessage } from './fileDocuments.js';
+import { createFileExclusive, fsyncDir, mapInBatches, readDirNames } from './fileIo.js';
+import { FileLayout } from './fileLayout.js';
+import { appendJsonLines, readLastJsonLine } from './jsonLines.js';
+import { SessionLocks } from './sessionLock.js';
+import type {
+  CheckpointRetention,
+  CreateSessionInput,
+  EpisodeFilter,
+  ReadMessagesOptions,
+  SessionChange,
+  SessionFilter,
+  Store,
+  TenantScope,
+  UpdateOptions,
+} from './store.js';
+import {
+  applySessionChange,
+  assertBranchId,
+  assertCheckpoint,
+  assertEpisode,
+  assertMessages,
+  assertPendingWrites,
+  branchLineage,
+  checkpointsToPrune,
+  ensureBranchDeletable,
+  matchesSessionFilter,
+  newSession,
+  planAppend,
+} from './storeRules.js';
+
+/** Options of {@link FileStore}. */
+export interface FileStoreOptions {
+  /** The root folder; created when missing. Relative paths resolve against the working directory. */
+  directory: string;
+  /**
+   * A session lock not refreshed for this long is taken to belong to a crashed process and is
+   * broken, in milliseconds (at least 2000; default 10 000).
+   */
+  lockStaleMs?: number;
+  /** How long a write waits for another writer's lock before a `ConcurrencyError`, in milliseconds (default `lockStaleMs + 5000`). */
+  lockWaitMs?: number;
+}
+
+/**
+ * The embedded, durable {@link Store}: plain files under one folder, no native dependencies.
+ * One folder per session; `session.json` and branch documents are replaced by atomic rename;
+ * messages are append-only JSON Lines per branch (`messages/<branchId>.jsonl`), each append flushed
+ * with fsync; checkpoints are immutable JSON files with their pending writes in a JSON Lines file
+ * beside them; episodes live in `episodes/`. Several `FileStore`s, in one process or many, may
+ * share a folder: every write to a session holds that session's lock (`proper-lockfile`), updates
+ * compare-and-set `version`, and appends check seq continuity against the file under the lock.
+ * A line torn by a crash is ignored on read and cut off by the next append. Nothing is cached.
+ *
+ * @example
+ * ```ts
+ * import { FileStore } from '@baton/core';
+ * const store = new FileStore({ directory: './.data/baton' });
+ * await store.createSession({ id: 'chat-1', userId: 'u-1' });
+ * ```
+ */
+export class FileStore implements Store {
+  readonly kind = 'file';
+  /** The absolute root folder. */
+  readonly directory: string;
+  readonly #layout: FileLayout;
+  readonly #docs: FileDocuments;
+  readonly #locks: SessionLocks;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  /**
+   * @param options `{ directory, lockStaleMs?, lockWaitMs? }`
+   * @throws {ConfigurationError} when `directory` is missing or empty
+   */
+  constructor(options: FileStoreOptions) {
+    if (typeof options?.directory !== 'string' || options.directory.trim() === '') {
+      throw new ConfigurationError(`FileStore needs a directory, got ${JSON.stringify(options?.directory)}: pass new FileStore({ directory: './.data/baton' }).`);
+    }
+    this.#layout = new FileLayout(options.directory);
+    this.directory = this.#layout.root;
+    this.#docs = new FileDocuments(this.#layout);
+    const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
+    this.#locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
+  }
+
+  async createSession(input: CreateSessionInput): Promise<Session> {
+    return this.#run('create a session', async () => {
+      const session = newSession(input);
+      const id = session.id;
+      return this.#locks.run(id, async () => {
+        if ((await this.#docs.readSession(id)) !== undefined) throw new ConcurrencyError(`Session ${JSON.stringify(id)} already exists.`);
+        await rm(this.#layout.sessionDir(id), { recursive: true, force: true }); // what a crashed create left
+        await mkdir(this.#layout.branchesDir(id), { recursive: true });
+        await mkdir(this.#layout.messagesDir(id), { recursive: true });
+        await writeFile(this.#layout.messagesFile(id, MAIN_BRANCH), '');
+        await fsyncDir(this.#layout.messagesDir(id));
+        await this.#docs.writeBranch({ id: MAIN_BRANCH, sessionId: id, createdAt: session.createdAt, state: {}, version: 1 });
+        await this.#docs.writeSession(session);
+        await fsyncDir(this.#layout.sessionsDir);
+        return session;
+      });
+    });
+  }
+
+  async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
+    return this.#run('read a session', async () => {
+      const session = await this.#docs.readSession(id);
+      return session !== undefined && (scope.tenantId === undefined || session.tenantId === scope.tenantId) ? session : undefined;
+    });
+  }
+
+  async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
+    return this.#run('update a session', async () => {
+      this.#layout.sessionDir(id);
+      return this.#locks.run(id, async () => {
+        const current = await this.#docs.requireSession(id, options.tenantId);
+        if (current.version !== options.expectedVersion) {
+          throw new ConcurrencyError(
+            `Session ${JSON.stringify(id)} is at version ${current.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
+          );
+        }
+        const next = applySessionChange(current, change);
+        await this.#docs.writeSession(next);
+        return next;
+      });
+    });
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
+    return this.#run('list sessions', async () => {
+      const found = (await this.#docs.allSessions()).filter((s) => matchesSessionFilter(s, filter));
+      found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
+      return filter.limit === undefined ? found : found.slice(0, filter.limit);
+    });
+  }
+
+  async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
+    return this.#run('delete a session', async () => {
+      this.#layout.sessionDir(id);
+      return this.#locks.run(id, async () => {
+        const session = await this.#docs.readSession(id);
+        if (session === undefined || (scope.tenantId !== undefined && session.tenantId !== scope.tenantId)) return false;
+        await this.#removeSessionFolder(id);
+        return true;
+      });
+    });
+  }
+
+  async deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
+    return this.#run('delete inactive sessions', async () => {
+      const filter: SessionFilter = { activeBefore: new Date(Date.now() - options.idleFor).toISOString() };
+      if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
+      const candidates = (await this.listSessions(filter)).map((s) => s.id);
+      if (options.dryRun) return candidates;
+      const deleted: string[] = [];
+      for (const id of candidates) {
+        const gone = await this.#locks.run(id, async () => {
+          const session = await this.#docs.readSession(id);
+          if (session === undefined || !matchesSessionFilter(session, filter)) return false; // active again meanwhile
+          await this.#removeSessionFolder(id);
+          return true;
+        });
+        if (gone) deleted.push(id);
+      }
+      return deleted;
+    });
+  }
+
+  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
+    return this.#run('append messages', async () => {
+      const file = this.#layout.messagesFile(sessionId, branchId);
+      assertMessages(messages);
+      return this.#locks.run(sessionId, async () => {
+        const branch = await this.#docs.requireBranch(sessionId, branchId);
+        const first = messages[0];
+        if (first === undefined) return { inserted: 0 };
+        const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+        const inserted = await appendJsonLines(
+          file,
+          parseMessage,
+          (oldest) => oldest.seq <= first.seq,
+          (tail) => {
+            const bySeq = new Map(tail.map((m) => [m.seq, m]));
+            const lastSeq = tail.at(-1)?.seq ?? firstOwnSeq - 1;
+            return planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => bySeq.get(seq) });
+          },
+        );
+        return { inserted };
+      });
+    });
+  }
+
+  async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
+    return this.#run('read messages', async () => {
+      this.#layout.messagesFile(sessionId, branchId);
+      const lineage = await this.#docs.lineage(sessionId, branchId);
+      if (!lineage.has(branchId)) await this.#docs.requireBranch(sessionId, branchId);
+      const out: Message[] = [];
+      for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => lineage.get(id), sessionId, options)) {
+        for (const message of await this.#docs.readOwnMessages(sessionId, branch.id)) {
+          if (message.seq >= fromSeq && message.seq <= throughSeq) out.push(message);
+        }
+      }
+      return out;
+    });
+  }
+
+  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
+    return this.#run('fork a branch', async () => {
+      const { branchId, parent } = input;
+      this.#layout.branchFile(sessionId, branchId);
+      assertBranchId(parent.branchId);
+      const state = assertSafeMetadata('branch.state', structuredClone(input.state ?? {}));
+      return this.#locks.run(sessionId, async () => {
+        await this.#docs.requireSession(sessionId);
+        if ((await this.#docs.readBranch(sessionId, branchId)) !== undefined) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
+        const from = await this.#docs.requireBranch(sessionId, parent.branchId);
+        const end = (await readLastJsonLine(this.#layout.messagesFile(sessionId, from.id), parseMessage))?.seq ?? from.parent?.atSeq ?? 0;
+        if (parent.atSeq > end) {
+          throw new InvalidInputError(`Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${end} messages.`);
+        }
+        await rm(this.#layout.checkpointsDir(sessionId, branchId), { recursive: true, force: true }); // left by a crashed delete
+        await writeFile(this.#layout.messagesFile(sessionId, branchId), '');
+        await fsyncDir(this.#layout.messagesDir(sessionId));
+        const branch: Branch = { id: branchId, sessionId, parent: { branchId: parent.branchId, atSeq: parent.atSeq }, createdAt: new Date().toISOString(), state, version: 1 };
+        await this.#docs.writeBranch(branch);
+        return branch;
+      });
+    });
+  }
+
+  async getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
+    return this.#run('read a branch', () => this.#docs.readBranch(sessionId, branchId));
+  }
+
+  async listBranches(sessionId: string): Promise<Branch[]> {
+    return this.#run('list branches', async () => {
+      await this.#docs.requireSession(sessionId);
+      return this.#docs.listBranches(sessionId);
+    });
+  }
+
+  async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+    return this.#run('update a branch', async () => {
+      this.#layout.branchFile(sessionId, branchId);
+      const state = assertSafeMetadata('branch.state', structuredClone(change.state));
+      return this.#locks.run(sessionId, async () => {
+        await this.#docs.requireSession(sessionId, options.tenantId);
+        const branch = await this.#docs.requireBranch(sessionId, branchId);
+        if (branch.version !== options.expectedVersion) {
+          throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
+        }
+        const next: Branch = { ...branch, state, version: branch.version + 1 };
+        await this.#docs.writeBranch(next);
+        return next;
+      });
+    });
+  }
+
+  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
+    return this.#run('delete a branch', async () => {
+      this.#layout.branchFile(sessionId, branchId);
+      await this.#locks.run(sessionId, async () => {
+        await this.#docs.requireSession(sessionId);
+        const doomed = ensureBranchDeletable(branchId, await this.#docs.listBranches(sessionId), options);
+        // The documents go first: once they are gone the branches no longer exist, whatever a crash leaves.
+        for (const id of doomed) await rm(this.#layout.branchFile(sessionId, id), { force: true });
+        await fsyncDir(this.#layout.branchesDir(sessionId));
+        for (const id of doomed) {
+          await rm(this.#layout.messagesFile(sessionId, id), { force: true });
+          await rm(this.#layout.checkpointsDir(sessionId, id), { recursive: true, force: true });
+        }
+      });
+    });
+  }
+
+  async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    return this.#run('save a checkpoint', async () => {
+      const valid = assertCheckpoint(checkpoint);
+      await this.#locks.run(valid.sessionId, async () => {
+        await this.#docs.requireBranch(valid.sessionId, valid.branchId);
+        await saveCheckpointFile(this.#layout.checkpointsDir(valid.sessionId, valid.branchId), valid);
+      });
+    });
+  }
+
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+    return this.#run('save pending writes', async () => {
+      const dir = this.#layout.checkpointsDir(sessionId, branchId);
+      assertValidId('checkpoint', checkpointId);
+      const valid = assertPendingWrites(writes);
+      await this.#locks.run(sessionId, async () => {
+        await this.#docs.requireBranch(sessionId, branchId);
+        const entry = (await listCheckpointFiles(dir)).find((e) => e.id === checkpointId);
+        const document = entry && (await readCheckpointDocument(entry, sessionId, branchId));
+        if (entry === undefined || document === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
+        await appendPendingWriteLines(entry, document, valid);
+      });
+    });
+  }
+
+  async loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+    return this.#run('load a checkpoint', async () => {
+      const dir = this.#layout.checkpointsDir(sessionId, branchId);
+      if (id !== undefined) assertValidId('checkpoint', id);
+      await this.#docs.requireBranch(sessionId, branchId);
+      // A concurrent prune may delete the newest file between listing and reading: list again once.
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const entries = await listCheckpointFiles(dir);
+        const entry = id === undefined ? entries.at(-1) : entries.find((e) => e.id === id);
+        if (entry === undefined) return undefined;
+        const checkpoint = await loadCheckpointFile(entry, sessionId, branchId);
+        if (checkpoint !== undefined || id !== undefined) return checkpoint;
+      }
+      return undefined;
+    });
+  }
+
+  async listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
+    return this.#run('list checkpoints', async () => {
+      const documents = await this.#checkpointDocuments(sessionId, branchId);
+      return documents.map(({ checkpoint: { id, parentId, step, throughSeq, createdAt } }) => ({ id, parentId, step, throughSeq, createdAt }));
+    });
+  }
+
+  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
+    return this.#run('prune checkpoints', async () => {
+      const dir = this.#layout.checkpointsDir(sessionId, branchId);
+      return this.#locks.run(sessionId, async () => {
+        const documents = await this.#checkpointDocuments(sessionId, branchId);
+        const doomed = new Set(checkpointsToPrune(documents.map((d) => d.checkpoint), retention));
+        await deleteCheckpointFiles(documents.filter((d) => doomed.has(d.entry.id)).map((d) => d.entry), dir);
+        return doomed.size;
+      });
+    });
+  }
+
+  async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
+    return this.#run('delete old checkpoints', async () => {
+      let deleted = 0;
+      for (const session of await this.#docs.allSessions()) {
+        if (scope.tenantId !== undefined && session.tenantId !== scope.tenantId) continue;
+        deleted += await this.#locks.run(session.id, async () => {
+          let count = 0;
+          for (const branchId of await readDirNames(this.#layout.checkpointsRoot(session.id))) {
+            const dir = join(this.#layout.checkpointsRoot(session.id), branchId);
+            const entries = await listCheckpointFiles(dir);
+            const old = await mapInBatches(entries, async (entry) => {
+              // A damaged document is kept (its age is unknown); listCheckpoints reports it.
+              const checkpoint = await readCheckpointDocument(entry, session.id, branchId).catch((error: unknown) => {
+                if (error instanceof CheckpointCorruptError) return undefined;
+                throw error;
+              });
+              return checkpoint !== undefined && checkpoint.createdAt < before;
+            });
+            const doomed = entries.filter((_, index) => old[index]);
+            await deleteCheckpointFiles(doomed, dir);
+            count += doomed.length;
+          }
+          return count;
+        });
+      }
+      return deleted;
+    });
+  }
+
+  async saveEpisode(episode: Episode): Promise<boolean> {
+    return this.#run('save an episode', async () => {
+      const valid = assertEpisode(episode);
+      return createFileExclusive(this.#layout.episodeFile(valid.id), JSON.stringify(valid));
+    });
+  }
+
+  async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
+    return this.#run('read an episode', async () => {
+      const episode = await this.#docs.readEpisode(id);
+      return episode !== undefined && (scope.tenantId === undefined || episode.tenantId === scope.tenantId) ? episode : undefined;
+    });
+  }
+
+  async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
+    return this.#run('find episodes', async () => {
+      const found = (await this.#docs.allEpisodes()).filter(
+        (e) =>
+          e.tenantId === filter.tenantId &&
+          (filter.userId === undefined || e.userId === filter.userId) &&
+          (filter.since === undefined || e.endedAt >= filter.since),
+      );
+      found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
+      return filter.limit === undefined ? found : found.slice(0, filter.limit);
+    });
+  }
+
+  /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#locks.idle();
+  }
+
+  /** The branch's checkpoint documents with their files, oldest first. */
+  async #checkpointDocuments(sessionId: string, branchId: string) {
+    const dir = this.#layout.checkpointsDir(sessionId, branchId);
+    await this.#docs.requireBranch(sessionId, branchId);
+    const entries = await listCheckpointFiles(dir);
+    const documents = await mapInBatches(entries, async (entry) => ({ entry, checkpoint: await readCheckpointDocument(entry, sessionId, branchId) }));
+    return documents.filter((d): d is { entry: (typeof entries)[number]; checkpoint: Checkpoint } => d.checkpoint !== undefined);
+  }
+
+  /** Moves the session's folder to the trash (one atomic rename), then removes it. Caller holds the lock. */
+  async #removeSessionFolder(id: string): Promise<void> {
+    const trash = join(this.#layout.trashDir, `${id}.${randomUUID()}`);
+    await rename(this.#layout.sessionDir(id), trash);
+    await fsyncDir(this.#layout.sessionsDir);
+    await rm(trash, { recursive: true, force: true });
+  }
+
+  /** Runs one store call: creates the folders on first use, and wraps I/O failures as {@link StoreError}. */
+  async #run<T>(what: string, work: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreError(`The FileStore at ${this.directory} is closed; create a new FileStore to ${what}.`);
+    try {
+      this.#ready ??= this.#prepare();
+      await this.#ready;
+      return await work();
+    } catch (error) {
+      if (error instanceof BatonError) throw error;
+      throw new StoreError(`FileStore could not ${what} under ${this.directory}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+  }
+
+  async #prepare(): Promise<void> {
+    const layout = this.#layout;
+    try {
+      for (const dir of [layout.sessionsDir, layout.episodesDir, layout.locksDir, layout.trashDir]) await mkdir(dir, { recursive: true });
+    } catch (error) {
+      this.#ready = undefined; // let a later call retry (e.g. once the disk is writable)
+      throw error;
+    }
+    // Sessions whose delete was interrupted after the rename.
+    for (const name of await readDirNames(layout.trashDir)) await rm(join(layout.trashDir, name), { recursive: true, force: true });
+  }
+}

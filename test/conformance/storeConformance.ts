@@ -1,0 +1,63 @@
+/**
+ * The store conformance suite: the behaviour every {@link Store} must show, run against any
+ * implementation. It reaches into no internals and gives every test its own session, tenant and
+ * user ids, so several runs may share one database.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStore } from '@baton/core';
+ * import { describeStoreConformance } from './conformance/storeConformance.js';
+ * describeStoreConformance('InMemoryStore', async () => ({ store: new InMemoryStore() }));
+ * ```
+ */
+import type { Store } from '@baton/core';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { describeBranchConformance } from './branchConformance.js';
+import { describeCheckpointConformance } from './checkpointConformance.js';
+import type { ConformanceContext } from './conformanceContext.js';
+import { describeEpisodeConformance } from './episodeConformance.js';
+import { describeMessageConformance } from './messageConformance.js';
+import { describeSessionConformance } from './sessionConformance.js';
+import { describeValidationConformance } from './validationConformance.js';
+
+/** What a conformance run's factory returns: the store, and how to dispose of what it made. */
+export interface ConformanceStore {
+  store: Store;
+  /** Runs after the suite, after `store.close()` (e.g. removes a temp dir, stops a server). */
+  cleanup?: () => Promise<void>;
+}
+
+/**
+ * Registers the conformance suite (vitest `describe`/`it`) for one store implementation.
+ *
+ * @param name shown in the test names, e.g. `'FileStore'`
+ * @param createStore called once before the suite; the store is closed (and `cleanup` run) after it
+ */
+export function describeStoreConformance(name: string, createStore: () => Promise<ConformanceStore>): void {
+  describe(`${name} store conformance`, () => {
+    let created: ConformanceStore | undefined;
+    const context: ConformanceContext = {
+      get store(): Store {
+        if (created === undefined) throw new Error(`The ${name} store was not created; see the beforeAll error.`);
+        return created.store;
+      },
+    };
+
+    beforeAll(async () => {
+      created = await createStore();
+    });
+
+    afterAll(async () => {
+      if (created === undefined) return;
+      await created.store.close();
+      await created.cleanup?.();
+    });
+
+    describeSessionConformance(context);
+    describeMessageConformance(context);
+    describeBranchConformance(context);
+    describeCheckpointConformance(context);
+    describeEpisodeConformance(context);
+    describeValidationConformance(context);
+  });
+}
