@@ -1,0 +1,62 @@
+import { type BatonEvent, MAIN_BRANCH, type Message, type NewMessage, type SessionChange } from '@baton/core';
+import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { StoreJournal } from './storeJournal.js';
+
+/**
+ * Closes the session: tool calls still waiting (pending requests) get a result (their finished
+ * pending write, or a "cancelled" error) so no tool call is left dangling; every context provider's
+ * `onSessionClose` runs once; the session document becomes `closed`; the routing machine reaches its
+ * final state and a last checkpoint is saved. Does nothing when the session is already closed.
+ *
+ * @returns yields the `message` events of the results it committed, then `session.closed`
+ */
+export async function* closeSession(runtime: SessionRuntime, reason: string): AsyncGenerator<BatonEvent, void> {
+  if (runtime.session.status === 'closed') return;
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const last = runtime.history.last;
+  if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
+    const results: NewMessage[] = last.toolCalls.map((call) => {
+      const write = runtime.pendingWrites.get(call.id);
+      return {
+        role: 'tool',
+        agent: write?.agent ?? last.agent ?? 'unknown',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: write?.content ?? `Cancelled: the session was closed (${reason}) before this call was answered.`,
+        isError: write?.isError ?? true,
+      };
+    });
+    for (const message of await new StoreJournal(runtime).commit(results)) yield { type: 'message', ...base, message };
+  }
+  runtime.pendingRequests = [];
+  const { store, contextProviders } = runtime.config;
+  const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH);
+  for (const provider of contextProviders) {
+    await provider.onSessionClose?.({ session: runtime.session, reason, messages, agents: agentsOf(messages), store });
+  }
+  const now = new Date().toISOString();
+  const change: SessionChange = { status: 'closed', closedAt: now, closedReason: reason, lastActivityAt: now };
+  if (runtime.state.patches.session.length > 0) change.state = runtime.state.session;
+  const scope = runtime.tenantId === undefined ? {} : { tenantId: runtime.tenantId };
+  try {
+    runtime.session = await store.updateSession(runtime.sessionId, change, { ...scope, expectedVersion: runtime.session.version });
+  } catch (error) {
+    runtime.stale = true;
+    throw error;
+  }
+  runtime.noteWrite();
+  runtime.unsettled = { persistState: false };
+  runtime.actor.send({ type: 'CLOSE' });
+  await saveCheckpoint(runtime);
+  await pruneCheckpoints(runtime);
+  while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+  yield { type: 'session.closed', ...base, reason };
+}
+
+/** The agents that wrote assistant messages, in order of first appearance. */
+function agentsOf(messages: readonly Message[]): string[] {
+  const agents = new Set<string>();
+  for (const message of messages) if (message.role === 'assistant' && message.agent !== undefined) agents.add(message.agent);
+  return [...agents];
+}

@@ -1,0 +1,225 @@
+import {
+  type BatonEvent,
+  type Branch,
+  type CheckpointManifestEntry,
+  InvalidInputError,
+  type Message,
+  NotFoundError,
+  type Request,
+  type Session,
+} from '@baton/core';
+import { saveCheckpoint } from './checkpointer.js';
+import { closeSession } from './closeSession.js';
+import type { RequestAnswer, TurnOptions } from './handoffTypes.js';
+import type { SessionLock } from './sessionLock.js';
+import { respondTo, resumeUnfinished, sendText, withSession } from './sessionOperations.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { routingState, type RoutingStateValue } from './routingMachine.js';
+
+/** What a session needs from its workflow: the locks and a way to open another branch. */
+export interface SessionHost {
+  locks: SessionLock;
+  openBranch(sessionId: string, branchId: string, tenantId: string | undefined): Promise<HandoffSession>;
+}
+
+/**
+ * One conversation on one branch, from `workflow.session()`. Calls that run turns return async
+ * iterables of events (DESIGN.md "Events") that end with `turn.completed` once everything of the
+ * turn is durable, or with a fatal `error` event followed by the thrown error. Two calls on the same
+ * session branch never interleave: within a process the second waits for the first; across
+ * processes the loser gets a `ConcurrencyError` and writes nothing.
+ *
+ * @example
+ * ```ts
+ * const session = await workflow.session({ id: 'chat-81', userId: 'u-42' });
+ * for await (const event of session.send('I was charged twice')) if (event.type === 'message') console.log(event.message.content);
+ * const [request] = session.pendingRequests;
+ * if (request) for await (const event of session.respond(request.id, 'AC-99812')) {}
+ * await session.close({ reason: 'resolved' });
+ * ```
+ */
+export class HandoffSession {
+  readonly #runtime: SessionRuntime;
+  readonly #host: SessionHost;
+
+  constructor(runtime: SessionRuntime, host: SessionHost) {
+    this.#runtime = runtime;
+    this.#host = host;
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.#runtime.sessionId;
+  }
+
+  /** The branch this object works on (`'main'` unless opened on a fork). */
+  get branchId(): string {
+    return this.#runtime.branchId;
+  }
+
+  /** The session document as last loaded or written (status, version, state, …). */
+  get info(): Readonly<Session> {
+    return this.#runtime.session;
+  }
+
+  /** Requests the turn is paused on, oldest call first. */
+  get pendingRequests(): readonly Request[] {
+    return this.#runtime.pendingRequests;
+  }
+
+  /** The branch's committed history as this object knows it, oldest first (fork parents included). Do not change it. */
+  get messages(): readonly Message[] {
+    return this.#runtime.history.messages;
+  }
+
+  /** The agent that acts next. */
+  get activeAgent(): string {
+    return this.#runtime.snapshot.context.activeAgent;
+  }
+
+  /** The routing machine's state: `idle`, `running` (a turn was interrupted), `awaitingRequest` or `closed`. */
+  get routingState(): RoutingStateValue {
+    return routingState(this.#runtime.snapshot);
+  }
+
+  /**
+   * Sends the user's text. An interrupted turn is finished first; while exactly one `user_input`
+   * request is pending, the text answers it.
+   * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`)
+   */
+  send(text: string, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => sendText(this.#runtime, text, signalOf(options)));
+  }
+
+  /**
+   * Answers a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason }`
+   * for `tool_approval`. Each answer is durable at once; the step continues when all its requests are answered.
+   * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
+   */
+  respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => respondTo(this.#runtime, requestId, answer, signalOf(options)));
+  }
+
+  /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
+  resume(options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => resumeUnfinished(this.#runtime, signalOf(options)));
+  }
+
+  /**
+   * Closes the session: pending requests are cancelled (their tool calls get a result), context
+   * providers' `onSessionClose` run once (e.g. memory saves the episode). Closing twice is a no-op.
+   */
+  async close(options: { reason?: string } = {}): Promise<void> {
+    const reason = options.reason ?? 'closed';
+    for await (const _ of this.#locked(() => closeSession(this.#runtime, reason))) {
+      // events of a close outside a turn are not streamed
+    }
+  }
+
+  /**
+   * Forks this branch at `atSeq`: the new branch refers to the first `atSeq` messages (nothing is
+   * copied) and then runs on its own; its branch state starts as a copy of this branch's.
+   *
+   * @param options `{ atSeq, branchId }`; `atSeq` from 0 to the head seq, not between a tool call and its result
+   * @returns a session object on the new branch
+   * @throws {InvalidInputError} for a seq past the head or one that splits tool calls from their results;
+   *   `ConcurrencyError` when the branch id exists
+   */
+  async fork(options: { atSeq: number; branchId: string }): Promise<HandoffSession> {
+    const runtime = this.#runtime;
+    for await (const _ of this.#locked(async function* () {
+      assertForkPoint(runtime.history.messages, options.atSeq);
+      await runtime.config.store.forkBranch(runtime.sessionId, {
+        branchId: options.branchId,
+        parent: { branchId: runtime.branchId, atSeq: options.atSeq },
+        state: runtime.state.branch,
+      });
+    })) {
+      // no events
+    }
+    return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
+  }
+
+  /** Every branch of the session. */
+  branches(): Promise<Branch[]> {
+    return this.#runtime.config.store.listBranches(this.#runtime.sessionId);
+  }
+
+  /**
+   * Deletes a branch of this session with its messages and checkpoints.
+   * @throws {BranchHasChildrenError} when forks refer to it and `recursive` is not set; {@link InvalidInputError} for `main`
+   */
+  deleteBranch(branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
+    return this.#runtime.config.store.deleteBranch(this.#runtime.sessionId, branchId, options);
+  }
+
+  /** The branch's checkpoint manifest (id, parentId, step, throughSeq, createdAt), oldest first. */
+  checkpoints(): Promise<CheckpointManifestEntry[]> {
+    return this.#runtime.config.store.listCheckpoints(this.#runtime.sessionId, this.#runtime.branchId);
+  }
+
+  /** Saves a checkpoint now (for `'manual'` checkpoints). */
+  async checkpoint(): Promise<CheckpointManifestEntry> {
+    let entry: CheckpointManifestEntry | undefined;
+    const runtime = this.#runtime;
+    for await (const _ of this.#locked(async function* () {
+      entry = await saveCheckpoint(runtime);
+      runtime.queue.length = 0;
+    })) {
+      // no events
+    }
+    return entry!;
+  }
+
+  /**
+   * Explicit recovery: loads checkpoint `checkpointId` of this branch (e.g. when the newest one is
+   * damaged), replays the history committed after it, and saves the result as the newest checkpoint.
+   * To go back in time instead, `fork({ atSeq: checkpoint.throughSeq, … })`.
+   *
+   * @throws {NotFoundError} when the branch has no such checkpoint; {@link CheckpointCorruptError} when it is damaged too
+   */
+  async restore(checkpointId: string): Promise<void> {
+    const runtime = this.#runtime;
+    for await (const _ of this.#locked(async function* () {
+      const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId);
+      if (!manifest.some((c) => c.id === checkpointId)) {
+        throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
+      }
+      await runtime.load(checkpointId);
+      runtime.checkpoint = { id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) };
+      await saveCheckpoint(runtime);
+      runtime.queue.length = 0;
+      runtime.noteWrite();
+    }, true)) {
+      // no events
+    }
+  }
+
+  #locked(body: () => AsyncGenerator<BatonEvent, void>, skipLoad = false): AsyncGenerator<BatonEvent, void> {
+    return withSession(this.#runtime, this.#host.locks, body, { load: !skipLoad });
+  }
+}
+
+function signalOf(options: TurnOptions): AbortSignal {
+  return options.signal ?? new AbortController().signal;
+}
+
+/** @throws {InvalidInputError} when `atSeq` is out of range or splits an assistant's tool calls from their results */
+function assertForkPoint(messages: readonly Message[], atSeq: number): void {
+  const head = messages.at(-1)?.seq ?? 0;
+  if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq > head) {
+    throw new InvalidInputError(`Cannot fork at seq ${JSON.stringify(atSeq)}: use an integer from 0 to ${head} (the branch head).`);
+  }
+  const open = new Map<string, number>();
+  for (const message of messages) {
+    if (message.seq > atSeq) break;
+    for (const call of message.toolCalls ?? []) open.set(call.id, message.seq);
+    if (message.role === 'tool' && message.toolCallId !== undefined) open.delete(message.toolCallId);
+  }
+  const [split] = open.values();
+  if (split !== undefined) {
+    throw new InvalidInputError(
+      `Cannot fork at seq ${atSeq}: it falls between the tool calls of message ${split} and their results. Fork at ${split - 1} or after the results.`,
+    );
+  }
+}

@@ -1,0 +1,101 @@
+import type { Agent, ContextProvider, Executor, Message, Session, Store } from '@baton/core';
+import type { InspectionEvent, Observer } from 'xstate';
+
+/** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
+export type ReturnPolicy = 'coordinator' | 'previous';
+
+/** A participant: an {@link Agent} (run by core's `AgentExecutor`) or any {@link Executor}. */
+export type Participant = Agent | Executor;
+
+/**
+ * When checkpoints are saved (see the package README, "Checkpoint modes"):
+ * - `'turn'` (default): at the end of every turn, plus the mandatory ones;
+ * - `'step'`: after every commit (the user message, each model answer, each step's tool results), plus the mandatory ones;
+ * - `'manual'`: only the mandatory ones and `session.checkpoint()`.
+ * Mandatory in every mode: right after an assistant message with tool calls is committed (pending
+ * writes attach to it) and when the turn pauses on requests.
+ */
+export type CheckpointFrequency = 'turn' | 'step' | 'manual';
+
+/**
+ * Which checkpoints a branch keeps: `'latest'`, `'all'`, or `{ last?, maxAgeMs? }` (the newest
+ * `last`, and/or those younger than `maxAgeMs` milliseconds). The newest is always kept.
+ */
+export type CheckpointKeep = 'latest' | 'all' | { last?: number; maxAgeMs?: number };
+
+/** `{ every?, keep? }`: checkpoint frequency (default `'turn'`) and retention (default `{ last: 5 }`). */
+export interface CheckpointOptions {
+  every?: CheckpointFrequency;
+  keep?: CheckpointKeep;
+}
+
+/** Autonomous mode: after an agent answers, the next turn starts by itself (no user in between) until `maxTurns` turns ran in one call. */
+export interface AutonomousOptions {
+  /** Turns one `send`/`respond` may run, the first included (≥ 1). */
+  maxTurns: number;
+  /** The text of the user message that starts each autonomous turn (stored with `metadata.autonomous = true`). */
+  prompt?: string;
+}
+
+/** What a termination condition sees after an agent answered the user. */
+export interface TerminationContext {
+  session: Readonly<Session>;
+  branchId: string;
+  /** The answer that ended the turn. */
+  message: Message;
+  /** The branch's whole history, oldest first (do not change it). */
+  messages: readonly Message[];
+  turn: number;
+  agent: string;
+}
+
+/**
+ * Decides after every answer whether the conversation is over. `true` or a string (the reason)
+ * closes the session; `false`/`undefined` goes on.
+ */
+export type TerminationCondition = (context: TerminationContext) => boolean | string | undefined | Promise<boolean | string | undefined>;
+
+/** Whether the receiving agent's input shows earlier handoff tool calls and their results (`'keep'`) or leaves them out (`'omit'`, default). Stored history always keeps them. */
+export type HandoffHistoryMode = 'omit' | 'keep';
+
+/** What `workflow.session()` takes. */
+export interface SessionOptions {
+  /** The session id (1–128 of `A–Z a–z 0–9 _ - : .`). Loaded when it exists, created otherwise. */
+  id: string;
+  userId?: string;
+  tenantId?: string;
+  /** The branch to work on (default `'main'`); it must exist (create one with `session.fork`). */
+  branch?: string;
+  /** Metadata for a new session. */
+  metadata?: Record<string, unknown>;
+  /** Load from this checkpoint instead of the newest (explicit recovery, as `session.restore(checkpointId)`). */
+  checkpointId?: string;
+}
+
+/** An answer to a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason? }` for `tool_approval`. */
+export type RequestAnswer = string | { approved: true } | { approved: false; reason?: string };
+
+/** Options of every call that runs a turn. */
+export interface TurnOptions {
+  /** Cancels the turn; the unfinished turn is resumed by the next call. */
+  signal?: AbortSignal;
+}
+
+/** The workflow's settled configuration, as {@link HandoffBuilder} builds it. */
+export interface HandoffConfig {
+  name: string;
+  participants: ReadonlyMap<string, Executor>;
+  coordinator: string;
+  edges: ReadonlyMap<string, ReadonlySet<string>>;
+  returnPolicy: ReturnPolicy;
+  returnOverrides: ReadonlyMap<string, ReturnPolicy>;
+  maxHandoffsPerTurn: number;
+  autonomous: Required<AutonomousOptions> | undefined;
+  terminateWhen: TerminationCondition | undefined;
+  store: Store;
+  checkpointEvery: CheckpointFrequency;
+  checkpointKeep: CheckpointKeep;
+  contextProviders: readonly ContextProvider[];
+  handoffHistory: HandoffHistoryMode;
+  inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+}

@@ -1,0 +1,180 @@
+import {
+  type BatonEvent,
+  ConcurrencyError,
+  createId,
+  InMemoryStore,
+  InvalidInputError,
+  MAIN_BRANCH,
+  type Message,
+  type Request,
+  type Session,
+  type Usage,
+  addUsage,
+  emptyUsage,
+} from '@baton/core';
+import type { HandoffConfig, SessionOptions, TurnOptions } from './handoffTypes.js';
+import { HandoffSession, type SessionHost } from './handoffSession.js';
+import { handoffToolTemplate } from './handoffTools.js';
+import { handoffGraphToMermaid } from './mermaid.js';
+import { createRoutingMachine, type RoutingMachine } from './routingMachine.js';
+import { SessionLock } from './sessionLock.js';
+import { withSession } from './sessionOperations.js';
+import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
+
+/** What the stateless {@link HandoffWorkflow.run} returns. */
+export interface HandoffRunResult {
+  /** The id of the throwaway session it ran in. */
+  sessionId: string;
+  /** The text of the last answer to the user, if the turn ended with one. */
+  output: string | undefined;
+  /** The agent that gave it. */
+  agent: string | undefined;
+  /** Every committed message of the run, oldest first. */
+  messages: readonly Message[];
+  /** Requests the run paused on (it cannot be resumed: use a session for that). */
+  pendingRequests: readonly Request[];
+  /** Every event, in order. */
+  events: readonly BatonEvent[];
+  /** Model usage of the run. */
+  usage: Usage;
+}
+
+/**
+ * A built handoff workflow (from {@link HandoffBuilder}): opens sessions, runs one-off conversations,
+ * draws its graph. All session objects it opens share one lock per session branch, so calls on the
+ * same session never interleave in this process.
+ *
+ * @example
+ * ```ts
+ * const session = await workflow.session({ id: 'chat-81', userId: 'u-42' });
+ * for await (const event of session.send('Where is my order?')) console.log(event.type);
+ * ```
+ */
+export class HandoffWorkflow {
+  readonly config: HandoffConfig;
+  readonly #core: WorkflowCore;
+  readonly #locks = new SessionLock();
+  readonly #slots = new Map<string, SessionSlot>();
+  readonly #host: SessionHost;
+
+  constructor(config: HandoffConfig) {
+    this.config = config;
+    const routing = {
+      coordinator: config.coordinator,
+      edges: config.edges,
+      maxHandoffsPerTurn: config.maxHandoffsPerTurn,
+      returnPolicyOf: (agent: string) => config.returnOverrides.get(agent) ?? config.returnPolicy,
+    };
+    const shapers = config.contextProviders.flatMap((p) => (p.prepareModelInput ? [p.prepareModelInput.bind(p)] : []));
+    this.#core = {
+      config,
+      routing,
+      machine: createRoutingMachine(routing),
+      handoffTemplates: new Map([...config.participants.values()].map((p) => [p.name, handoffToolTemplate(p)])),
+      prepareModelInput:
+        shapers.length === 0
+          ? undefined
+          : async (messages) => {
+              let shaped = messages;
+              for (const shape of shapers) shaped = await shape(shaped);
+              return shaped;
+            },
+    };
+    this.#host = { locks: this.#locks, openBranch: (id, branch, tenantId) => this.session(tenantId === undefined ? { id, branch } : { id, branch, tenantId }) };
+  }
+
+  /** The workflow's name. */
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** The routing machine (XState v5), e.g. for Stately's visualiser or `createActor(machine, { snapshot })`. */
+  get machine(): RoutingMachine {
+    return this.#core.machine;
+  }
+
+  /**
+   * Opens a session: loads it when it exists (finishing nothing yet: an interrupted turn is resumed
+   * by the next call or by `resume()`), creates it otherwise.
+   *
+   * @param options `{ id, userId?, tenantId?, branch?, metadata?, checkpointId? }`
+   * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} for a missing branch;
+   *   {@link InvalidInputError} when the session belongs to another user;
+   *   {@link CheckpointCorruptError} when its newest checkpoint is damaged (open it with `checkpointId` to recover)
+   */
+  async session(options: SessionOptions): Promise<HandoffSession> {
+    const { store } = this.config;
+    const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
+    let existing: Session | undefined = await store.getSession(options.id, scope);
+    if (existing === undefined) {
+      try {
+        await store.createSession({
+          id: options.id,
+          ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
+          ...(options.userId === undefined ? {} : { userId: options.userId }),
+          ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+        });
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError)) throw error;
+        existing = await store.getSession(options.id, scope);
+        if (existing === undefined) throw error;
+      }
+    }
+    if (existing !== undefined && options.userId !== undefined && existing.userId !== undefined && existing.userId !== options.userId) {
+      throw new InvalidInputError(`Session ${JSON.stringify(options.id)} belongs to another user than ${JSON.stringify(options.userId)}; use a new session id.`);
+    }
+    const branchId = options.branch ?? MAIN_BRANCH;
+    const key = `${options.id}\u0000${branchId}`;
+    let slot = this.#slots.get(key);
+    if (slot === undefined) {
+      slot = { generation: 0 };
+      this.#slots.set(key, slot);
+    }
+    const runtime = new SessionRuntime(this.#core, slot, options.id, branchId, options.tenantId);
+    const session = new HandoffSession(runtime, this.#host);
+    if (options.checkpointId !== undefined) {
+      await session.restore(options.checkpointId);
+    } else {
+      for await (const _ of withSession(runtime, this.#locks, async function* () {})) {
+        // loading only
+      }
+    }
+    return session;
+  }
+
+  /**
+   * Runs one turn in a throwaway in-memory session (nothing is kept) and collects it.
+   *
+   * @param input the user's text
+   * @returns the answer, the messages, requests it paused on, every event and the usage
+   * @example
+   * ```ts
+   * const { output, agent } = await workflow.run('I was charged twice for order 1234');
+   * ```
+   */
+  async run(input: string, options: TurnOptions = {}): Promise<HandoffRunResult> {
+    const scratch = new HandoffWorkflow({ ...this.config, store: new InMemoryStore() });
+    const session = await scratch.session({ id: createId() });
+    const events: BatonEvent[] = [];
+    let usage = emptyUsage();
+    for await (const event of session.send(input, options)) {
+      events.push(event);
+      if (event.type === 'turn.completed') usage = addUsage(usage, event.usage);
+    }
+    const reply = session.messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0);
+    return {
+      sessionId: session.id,
+      output: reply?.content,
+      agent: reply?.agent,
+      messages: session.messages,
+      pendingRequests: session.pendingRequests,
+      events,
+      usage,
+    };
+  }
+
+  /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */
+  toMermaid(): string {
+    return handoffGraphToMermaid({ participants: [...this.config.participants.keys()], coordinator: this.config.coordinator, edges: this.config.edges });
+  }
+}

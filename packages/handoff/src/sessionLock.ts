@@ -1,0 +1,33 @@
+/**
+ * One lock per key (a session branch), so two calls on the same session never interleave in this
+ * process: the second waits for the first to finish. Keys are dropped when nobody holds or waits.
+ *
+ * @example
+ * ```ts
+ * const locks = new SessionLock();
+ * const release = await locks.acquire('chat-1/main');
+ * try { await work(); } finally { release(); }
+ * ```
+ */
+export class SessionLock {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Waits until `key` is free, takes it, and returns the function that frees it (call it once). */
+  async acquire(key: string): Promise<() => void> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous.then(() => mine);
+    this.#tails.set(key, tail);
+    await previous;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
+  }
+}

@@ -1,0 +1,193 @@
+import {
+  type BatonEvent,
+  type Branch,
+  type ExecutorInput,
+  CheckpointCorruptError,
+  ConfigurationError,
+  NotFoundError,
+  type PendingWrite,
+  type Request,
+  type Session,
+  StateContainer,
+  type Tool,
+} from '@baton/core';
+import { createActor } from 'xstate';
+import type { HandoffConfig } from './handoffTypes.js';
+import { bindHandoffTool } from './handoffTools.js';
+import { HistoryView } from './historyView.js';
+import { requestUserInputTool } from './requestUserInput.js';
+import { replayHistory } from './replayHistory.js';
+import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingSnapshot, routingState } from './routingMachine.js';
+
+/** What every session runtime of one workflow shares: the configuration, the machine, tool templates, per-session locks. */
+export interface WorkflowCore {
+  config: HandoffConfig;
+  routing: RoutingConfig;
+  machine: RoutingMachine;
+  handoffTemplates: ReadonlyMap<string, Tool>;
+  /** Every context provider's `prepareModelInput`, composed in order; `undefined` when none has one. */
+  prepareModelInput: ExecutorInput['prepareModelInput'];
+}
+
+/** Shared by every session object of one workflow for one session branch: who wrote last (to spot stale copies). */
+export interface SessionSlot {
+  generation: number;
+}
+
+/** Work a load found left over: a finished turn whose state is not saved yet, or an `end_conversation` not yet applied. */
+export interface Unsettled {
+  persistState: boolean;
+  endConversation?: string;
+}
+
+/**
+ * The loaded state of one session branch: session and branch documents, the history in memory (read
+ * once per load, then extended on commit), the routing actor, state, pending requests and writes,
+ * and the newest checkpoint's id. Internal to the package; `HandoffSession` is its public face.
+ */
+export class SessionRuntime {
+  /** Events raised outside an executor's stream (checkpoints, refused handoffs), drained by the turn runner. */
+  readonly queue: BatonEvent[] = [];
+  session!: Session;
+  branch!: Branch;
+  history!: HistoryView;
+  actor!: RoutingActor;
+  state!: StateContainer;
+  pendingRequests: Request[] = [];
+  readonly pendingWrites = new Map<string, PendingWrite>();
+  checkpoint: { id: string; step: number } | undefined;
+  unsettled: Unsettled = { persistState: false };
+  /** When set, the next call reloads everything from the store first. */
+  stale = true;
+  #generation = -1;
+  readonly #tools = new Map<string, Tool[]>();
+
+  constructor(
+    readonly core: WorkflowCore,
+    readonly slot: SessionSlot,
+    readonly sessionId: string,
+    readonly branchId: string,
+    readonly tenantId: string | undefined,
+  ) {}
+
+  get config(): HandoffConfig {
+    return this.core.config;
+  }
+
+  get snapshot(): RoutingSnapshot {
+    return this.actor.getSnapshot();
+  }
+
+  /** Whether another session object of this workflow wrote since this one loaded. */
+  get outdated(): boolean {
+    return this.stale || this.slot.generation !== this.#generation;
+  }
+
+  /** Records that this runtime just wrote (other copies become outdated). */
+  noteWrite(): void {
+    this.slot.generation += 1;
+    this.#generation = this.slot.generation;
+  }
+
+  /** The tools the runtime adds for `agent`: one handoff tool per allowed edge, and `request_user_input`. */
+  toolsFor(agent: string): Tool[] {
+    let tools = this.#tools.get(agent);
+    if (tools === undefined) {
+      tools = [...(this.core.routing.edges.get(agent) ?? [])].map((target) =>
+        bindHandoffTool(
+          this.core.handoffTemplates.get(target)!,
+          target,
+          (to) => handoffRefusal(this.snapshot, to, this.core.routing),
+          (refusal) => this.queue.push({ type: 'error', sessionId: this.sessionId, branchId: this.branchId, code: 'HANDOFF_REFUSED', message: refusal, fatal: false }),
+        ),
+      );
+      tools.push(requestUserInputTool);
+      this.#tools.set(agent, tools);
+    }
+    return tools;
+  }
+
+  /**
+   * Loads the session branch from the store: documents, the whole history (one read), the newest
+   * checkpoint (or `checkpointId`), and replays messages committed after it through the routing
+   * machine.
+   *
+   * @throws {NotFoundError} when the session, branch or checkpoint does not exist
+   * @throws {CheckpointCorruptError} when the checkpoint's machine snapshot cannot be restored
+   * @throws {ConfigurationError} when the checkpoint names an agent this workflow does not have
+   */
+  async load(checkpointId?: string): Promise<void> {
+    const { store } = this.config;
+    const scope = this.tenantId === undefined ? {} : { tenantId: this.tenantId };
+    const session = await store.getSession(this.sessionId, scope);
+    if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(this.sessionId)} does not exist.`);
+    const branch = await store.getBranch(this.sessionId, this.branchId);
+    if (branch === undefined) {
+      throw new NotFoundError(`Branch ${JSON.stringify(this.branchId)} of session ${JSON.stringify(this.sessionId)} does not exist; create it with session.fork().`);
+    }
+    const messages = await store.readMessages(this.sessionId, this.branchId);
+    const checkpoint = await store.loadCheckpoint(this.sessionId, this.branchId, checkpointId);
+    if (checkpointId !== undefined && checkpoint === undefined) {
+      throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
+    }
+    this.actor?.stop();
+    this.actor = this.#restoreActor(checkpoint?.machine);
+    this.session = session;
+    this.branch = branch;
+    this.history = new HistoryView(this.config.handoffHistory);
+    this.history.append(messages);
+    this.state = new StateContainer({ session: session.state, branch: branch.state });
+    this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
+    this.pendingWrites.clear();
+    for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
+    this.checkpoint = checkpoint && { id: checkpoint.id, step: checkpoint.step };
+    this.unsettled = { persistState: false };
+    this.queue.length = 0;
+
+    const midTurn = checkpoint !== undefined && ['running', 'awaitingRequest'].includes(routingState(this.snapshot));
+    const after = checkpoint === undefined ? messages : messages.filter((m) => m.seq > checkpoint.throughSeq);
+    for (const message of after) {
+      if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
+    }
+    const answered = new Set(after.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+    this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(r.toolCallId) && !this.pendingWrites.has(r.toolCallId));
+    const replay = replayHistory(this.actor, after);
+    const patches = checkpoint?.statePatches;
+    if (midTurn && patches !== undefined && patches.session.length + patches.branch.length > 0) {
+      const turnFinished = routingState(this.snapshot) === 'idle';
+      const alreadySaved = turnFinished && replay.lastReply !== undefined && session.lastActivityAt >= replay.lastReply.createdAt;
+      if (!alreadySaved) {
+        this.state.apply(patches);
+        this.unsettled.persistState = turnFinished;
+      }
+    }
+    if (replay.endConversation !== undefined) this.unsettled.endConversation = replay.endConversation;
+    if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
+    this.stale = false;
+    this.#generation = this.slot.generation;
+  }
+
+  #restoreActor(persisted: unknown): RoutingActor {
+    const { machine, config } = this.core;
+    const options = config.inspect === undefined ? {} : { inspect: config.inspect };
+    let actor: RoutingActor;
+    try {
+      actor = (persisted === undefined ? createActor(machine, options) : createActor(machine, { ...options, snapshot: persisted as never })).start();
+    } catch (cause) {
+      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause });
+    }
+    const snapshot = actor.getSnapshot();
+    const context = snapshot.context as Partial<RoutingSnapshot['context']> | undefined;
+    if (typeof snapshot.value !== 'string' || typeof context?.activeAgent !== 'string' || typeof context.turn !== 'number') {
+      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} has no valid state or context; it was not loaded.`);
+    }
+    for (const agent of [context.activeAgent, context.coordinator]) {
+      if (agent !== undefined && !config.participants.has(agent)) {
+        throw new ConfigurationError(
+          `Session ${JSON.stringify(this.sessionId)} was checkpointed with agent ${JSON.stringify(agent)}, which workflow ${JSON.stringify(config.name)} does not have. Add it to participants() to load this session.`,
+        );
+      }
+    }
+    return actor;
+  }
+}

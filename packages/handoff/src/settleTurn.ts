@@ -1,0 +1,37 @@
+import type { SessionChange } from '@baton/core';
+import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+
+/**
+ * Makes a finished turn durable: state changed during the turn is written to the branch and session
+ * documents (the session's `lastActivityAt` moves on every turn), the patches are cleared, the
+ * turn-end checkpoint is saved (unless checkpoints are `'manual'`) and old checkpoints are pruned.
+ *
+ * @throws {ConcurrencyError} when another writer changed the session or branch document; the runtime reloads on the next call
+ */
+export async function settleTurn(runtime: SessionRuntime): Promise<void> {
+  const { store } = runtime.config;
+  const { patches } = runtime.state;
+  const scope = runtime.tenantId === undefined ? {} : { tenantId: runtime.tenantId };
+  try {
+    if (patches.branch.length > 0) {
+      runtime.branch = await store.updateBranch(
+        runtime.sessionId,
+        runtime.branchId,
+        { state: runtime.state.branch },
+        { ...scope, expectedVersion: runtime.branch.version },
+      );
+    }
+    const change: SessionChange = { lastActivityAt: new Date().toISOString() };
+    if (patches.session.length > 0) change.state = runtime.state.session;
+    runtime.session = await store.updateSession(runtime.sessionId, change, { ...scope, expectedVersion: runtime.session.version });
+  } catch (error) {
+    runtime.stale = true;
+    throw error;
+  }
+  runtime.noteWrite();
+  runtime.state.clearPatches();
+  runtime.unsettled.persistState = false;
+  if (runtime.config.checkpointEvery !== 'manual') await saveCheckpoint(runtime);
+  await pruneCheckpoints(runtime);
+}

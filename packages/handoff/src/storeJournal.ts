@@ -1,0 +1,72 @@
+import { ConcurrencyError, createId, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
+import { saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+
+/**
+ * Core's {@link ExecutorJournal} over a store, for one session branch. `commit` gives messages the
+ * next seqs after the branch head kept in memory, appends them, extends the in-memory history and
+ * saves the checkpoints the frequency asks for: always right after an assistant message with tool
+ * calls (pending writes attach to it), and after every commit in `'step'` mode. A tool result whose
+ * call moved control (a handoff, the end of the conversation) is stored with `metadata.control`, so
+ * a restore can replay routing from history alone.
+ *
+ * @example
+ * ```ts
+ * const journal = new StoreJournal(runtime);
+ * const [stored] = await journal.commit([{ role: 'user', content: 'Hi' }]);
+ * ```
+ */
+export class StoreJournal implements ExecutorJournal {
+  constructor(readonly runtime: SessionRuntime) {}
+
+  get pendingWrites(): ReadonlyMap<string, PendingWrite> {
+    return this.runtime.pendingWrites;
+  }
+
+  /**
+   * @throws {ConcurrencyError} when another writer (process) already took one of the seqs; the
+   *   runtime is marked stale and reloads on the next call. Nothing is retried blindly.
+   */
+  async commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
+    const runtime = this.runtime;
+    const head = runtime.history.headSeq;
+    const now = new Date().toISOString();
+    const messages = newMessages.map((message, index) => this.#stored(message, head + index + 1, now));
+    try {
+      await runtime.config.store.appendMessages(runtime.sessionId, runtime.branchId, messages);
+    } catch (error) {
+      runtime.stale = true;
+      if (error instanceof ConcurrencyError) {
+        throw new ConcurrencyError(
+          `Session ${JSON.stringify(runtime.sessionId)} branch ${JSON.stringify(runtime.branchId)} was written by another writer (seq ${head + 1} is taken). This call was not applied; call again to continue from the stored history.`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    runtime.history.append(messages);
+    runtime.noteWrite();
+    for (const message of messages) if (message.role === 'tool' && message.toolCallId !== undefined) runtime.pendingWrites.delete(message.toolCallId);
+    const last = messages.at(-1);
+    if ((last?.role === 'assistant' && (last.toolCalls?.length ?? 0) > 0) || runtime.config.checkpointEvery === 'step') {
+      await saveCheckpoint(runtime);
+    }
+    return messages;
+  }
+
+  async recordPendingWrite(write: PendingWrite): Promise<void> {
+    const runtime = this.runtime;
+    if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);
+    runtime.pendingWrites.set(write.toolCallId, write);
+    await runtime.config.store.putPendingWrites(runtime.sessionId, runtime.branchId, runtime.checkpoint!.id, [write]);
+  }
+
+  #stored(message: NewMessage, seq: number, now: string): Message {
+    const stored: Message = { ...message, id: message.id ?? createId(), seq, createdAt: message.createdAt ?? now };
+    if (message.role === 'tool' && message.toolCallId !== undefined && message.isError !== true) {
+      const control = this.runtime.pendingWrites.get(message.toolCallId)?.control;
+      if (control !== undefined) stored.metadata = { ...message.metadata, control };
+    }
+    return stored;
+  }
+}

@@ -1,0 +1,255 @@
+import {
+  addUsage,
+  type BatonEvent,
+  createId,
+  emptyUsage,
+  type ExecutorInput,
+  type ExecutorOutcome,
+  type ModelMessage,
+  type NewRequest,
+  type PendingWrite,
+  type Request,
+  type Usage,
+} from '@baton/core';
+import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
+import { closeSession } from './closeSession.js';
+import type { RequestAnswer } from './handoffTypes.js';
+import { isHandoffToolName } from './handoffTools.js';
+import { REQUEST_USER_INPUT } from './requestUserInput.js';
+import { handoffRefusal } from './routingMachine.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { settleTurn } from './settleTurn.js';
+import { StoreJournal } from './storeJournal.js';
+
+/** How a turn starts: a user message, an answer to a pending request, or the resumption of an interrupted turn. */
+export type TurnStart =
+  | { kind: 'message'; text: string }
+  | { kind: 'answer'; request: Request; answer: RequestAnswer }
+  | { kind: 'resume' };
+
+/** The default text of the user message that starts an autonomous turn. */
+export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
+
+/**
+ * Runs one turn (or, in autonomous mode, several) on a loaded runtime: the active agent runs, handoffs
+ * move control through the routing machine, until an agent answers the user, the turn pauses on
+ * requests, or the conversation ends. It ends with `turn.completed`; everything before it is durable.
+ * The caller holds the session's lock.
+ */
+export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const journal = new StoreJournal(runtime);
+  let usage: Usage = emptyUsage();
+  let approvals: ExecutorInput['approvals'];
+  let turnsRun = 1;
+
+  if (start.kind === 'message') {
+    runtime.actor.send({ type: 'USER_TURN' });
+    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+    yield* commitUserMessage(runtime, journal, start.text, undefined);
+  } else {
+    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+    if (start.kind === 'answer') {
+      const { request, answer } = start;
+      runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
+      if (request.type === 'user_input') {
+        const write = answerWrite(request, String(answer));
+        await journal.recordPendingWrite(write);
+        yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
+        if (runtime.pendingRequests.length > 0) {
+          yield* drain(runtime);
+          yield completed(runtime, usage);
+          return;
+        }
+      } else {
+        approvals = new Map([[request.toolCallId, answer as Exclude<RequestAnswer, string>]]);
+      }
+      runtime.actor.send({ type: 'RESUME' });
+    }
+  }
+  let context = await beforeTurn(runtime, signal);
+
+  for (;;) {
+    const agent = runtime.snapshot.context.activeAgent;
+    const executor = runtime.config.participants.get(agent)!;
+    yield { type: 'agent.started', ...base, agent };
+    const input: ExecutorInput = {
+      sessionId: runtime.sessionId,
+      branchId: runtime.branchId,
+      turn: runtime.snapshot.context.turn,
+      history: runtime.history.forAgent(),
+      tools: runtime.toolsFor(agent),
+      journal,
+      state: runtime.state,
+      signal,
+    };
+    if (context !== undefined) input.context = context;
+    if (approvals !== undefined) input.approvals = approvals;
+    if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+    approvals = undefined;
+    const outcome = yield* forward(runtime, executor.execute(input), agent);
+    usage = addUsage(usage, outcome.usage);
+
+    if (outcome.type === 'handoff') {
+      const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
+      if (refusal === undefined) {
+        runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+        yield outcome.reason === undefined
+          ? { type: 'handoff', ...base, from: agent, to: outcome.target }
+          : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
+        continue;
+      }
+      yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
+      runtime.actor.send({ type: 'REPLY' });
+      await settleTurn(runtime);
+      yield* drain(runtime);
+      yield completed(runtime, usage);
+      return;
+    }
+    if (outcome.type === 'requests') {
+      yield* pause(runtime, outcome.requests);
+      yield completed(runtime, usage);
+      return;
+    }
+    if (outcome.type === 'end_conversation') {
+      await settleTurn(runtime);
+      yield* drain(runtime);
+      yield* closeSession(runtime, outcome.reason);
+      yield completed(runtime, usage);
+      return;
+    }
+
+    runtime.actor.send({ type: 'REPLY' });
+    const closeReason = await terminationReason(runtime, outcome, agent);
+    await settleTurn(runtime);
+    yield* drain(runtime);
+    if (closeReason !== undefined) {
+      yield* closeSession(runtime, closeReason);
+      yield completed(runtime, usage);
+      return;
+    }
+    const autonomous = runtime.config.autonomous;
+    if (autonomous === undefined || turnsRun >= autonomous.maxTurns) {
+      yield completed(runtime, usage);
+      return;
+    }
+    yield completed(runtime, usage);
+    turnsRun += 1;
+    usage = emptyUsage();
+    runtime.actor.send({ type: 'USER_TURN' });
+    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+    yield* commitUserMessage(runtime, journal, autonomous.prompt, { autonomous: true });
+    context = await beforeTurn(runtime, signal);
+  }
+}
+
+async function* commitUserMessage(runtime: SessionRuntime, journal: StoreJournal, text: string, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
+  const [message] = await journal.commit([metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata }]);
+  yield* drain(runtime);
+  yield { type: 'message', sessionId: runtime.sessionId, branchId: runtime.branchId, message: message! };
+}
+
+/** Forwards an executor's events, with the runtime's queued events after each, and returns its outcome. */
+async function* forward(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent, ExecutorOutcome, void>, agent: string): AsyncGenerator<BatonEvent, ExecutorOutcome> {
+  let done = false;
+  try {
+    for (;;) {
+      const next = await run.next();
+      if (next.done) {
+        done = true;
+        yield* drain(runtime);
+        return next.value;
+      }
+      const event = next.value;
+      yield event;
+      if (event.type === 'tool.result' && event.isError && isHandoffToolName(event.toolName) && !runtime.toolsFor(agent).some((t) => t.name === event.toolName)) {
+        runtime.queue.push({
+          type: 'error',
+          sessionId: runtime.sessionId,
+          branchId: runtime.branchId,
+          code: 'HANDOFF_REFUSED',
+          message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
+          fatal: false,
+        });
+      }
+      yield* drain(runtime);
+    }
+  } finally {
+    if (!done) await run.return(undefined as never).catch(() => undefined);
+  }
+}
+
+/** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
+async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): AsyncGenerator<BatonEvent, void> {
+  const known = new Map(runtime.pendingRequests.map((r) => [r.toolCallId, r]));
+  const fresh: Request[] = [];
+  const conversationRef = { branchId: runtime.branchId, throughSeq: runtime.history.headSeq };
+  runtime.pendingRequests = raised.map((raw) => {
+    const existing = known.get(raw.toolCallId);
+    if (existing !== undefined) return existing;
+    const request: Request = { ...raw, id: createId(), conversationRef, createdAt: new Date().toISOString() };
+    fresh.push(request);
+    return request;
+  });
+  runtime.actor.send({ type: 'REQUEST' });
+  await saveCheckpoint(runtime);
+  await pruneCheckpoints(runtime);
+  yield* drain(runtime);
+  for (const request of fresh) yield { type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request };
+}
+
+function answerWrite(request: Request, answer: string): PendingWrite {
+  return {
+    toolCallId: request.toolCallId,
+    toolName: REQUEST_USER_INPUT,
+    agent: request.agent,
+    content: answer,
+    isError: false,
+    durationMs: 0,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). */
+async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal): Promise<readonly ModelMessage[] | undefined> {
+  const providers = runtime.config.contextProviders;
+  if (providers.length === 0) return undefined;
+  const messages = runtime.history.messages;
+  let input = '';
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    if (messages[i]!.role === 'user') {
+      input = messages[i]!.content;
+      break;
+    }
+  }
+  const context: ModelMessage[] = [];
+  for (const provider of providers) {
+    const found = await provider.beforeTurn?.({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal });
+    if (found !== undefined) context.push(...found);
+  }
+  return context.length > 0 ? context : undefined;
+}
+
+async function terminationReason(runtime: SessionRuntime, outcome: Extract<ExecutorOutcome, { type: 'reply' }>, agent: string): Promise<string | undefined> {
+  const condition = runtime.config.terminateWhen;
+  if (condition === undefined) return undefined;
+  const verdict = await condition({
+    session: runtime.session,
+    branchId: runtime.branchId,
+    message: outcome.message,
+    messages: runtime.history.messages,
+    turn: runtime.snapshot.context.turn,
+    agent,
+  });
+  if (verdict === true) return 'termination condition';
+  return typeof verdict === 'string' && verdict !== '' ? verdict : undefined;
+}
+
+function completed(runtime: SessionRuntime, usage: Usage): BatonEvent {
+  const { context } = runtime.snapshot;
+  return { type: 'turn.completed', sessionId: runtime.sessionId, branchId: runtime.branchId, turn: context.turn, usage, nextAgent: context.activeAgent };
+}
+
+function* drain(runtime: SessionRuntime): Generator<BatonEvent, void> {
+  while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+}
