@@ -1,1 +1,33 @@
-export {};
+/**
+ * `@baton/memory`: working memory (each model input within a token budget), episodic memory (an
+ * episode per closed session, recalled in later sessions of the same user) and tool-call audit.
+ * It plugs into a runtime through core's `ContextProvider` contract, never by import.
+ *
+ * @example
+ * ```ts
+ * import { EpisodicMemory, WorkingMemory } from '@baton/memory';
+ * const episodic = new EpisodicMemory({ recall: { k: 3 } });
+ * const working = new WorkingMemory({ maxTokens: 8000, model: 'gpt-4.1-mini' });
+ * ```
+ */
+export { agentsOf, type BuildEpisodeOptions, buildEpisode, transcriptOf } from './buildEpisode.js';
+export {
+  type CloseIdleSessionsOptions,
+  type CloseIdleSessionsResult,
+  closeIdleSessions,
+  type IdleSweepOptions,
+  startIdleSweep,
+} from './closeIdleSessions.js';
+export { endConversationTool } from './endConversationTool.js';
+export { cosineSimilarity, episodeEmbeddingText, hasUsableEmbedding } from './episodeEmbedding.js';
+export { DEFAULT_FIELD_BOOSTS, type EpisodeField, EpisodeIndex, type LexicalHit, type LexicalRecallOptions } from './episodeIndex.js';
+export { EpisodeRecall, type RecalledEpisode, type RecallMode, type RecallQuery, type RecallSettings } from './episodeRecall.js';
+export { EpisodicMemory, type EpisodicMemoryOptions, type EpisodicMemoryStage } from './episodicMemory.js';
+export { type ExtractiveSummaryOptions, extractiveSummary } from './extractiveSummary.js';
+export { HistorySummarizer } from './historySummarizer.js';
+export { type ListToolCallsOptions, listToolCalls, type ToolCallRecord } from './listToolCalls.js';
+export { groupMessages, type MessageGroup } from './messageGroups.js';
+export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './recalledContext.js';
+export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './textTerms.js';
+export { CONTEXT_LABEL_TOKENS, encodingForModel, type TokenEncoding, TokenCounter } from './tokenCounter.js';
+export { type TrimStrategy, WorkingMemory, type WorkingMemoryOptions } from './workingMemory.js';

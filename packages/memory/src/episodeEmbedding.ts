@@ -1,0 +1,45 @@
+import type { Embedder, Episode } from '@baton/core';
+import { TokenCounter } from './tokenCounter.js';
+
+/** OpenAI's embedding models take at most 8 192 tokens per input; episodes are cut a little below that. */
+const EMBEDDING_INPUT_TOKENS = 8000;
+/** The `text-embedding-3-*` models count with `cl100k_base`. */
+const embeddingCounter = new TokenCounter({ encoding: 'cl100k_base' });
+
+/**
+ * The text an episode is embedded from: its summary, keywords and user/assistant lines, cut to
+ * 8 000 tokens (the start is kept).
+ *
+ * @returns `''` for an episode with no text (nothing to embed)
+ */
+export function episodeEmbeddingText(episode: Episode): string {
+  const lines = [episode.summary, episode.keywords.join(', '), ...episode.transcript.map((line) => line.content)].filter((l) => l.trim() !== '');
+  return embeddingCounter.truncate(lines.join('\n'), EMBEDDING_INPUT_TOKENS);
+}
+
+/**
+ * Whether `episode.embedding` was made by `embedder`'s model (recorded in `metadata.embeddingModel`
+ * at save time) and has its dimensions, so it can be compared with the embedder's query vectors.
+ */
+export function hasUsableEmbedding(episode: Episode, embedder: Embedder): episode is Episode & { embedding: number[] } {
+  if (episode.embedding === undefined || episode.embedding.length === 0) return false;
+  if (episode.metadata?.embeddingModel !== embedder.model) return false;
+  return embedder.dimensions === undefined || episode.embedding.length === embedder.dimensions;
+}
+
+/**
+ * Cosine similarity of two vectors: 1 same direction, 0 unrelated, -1 opposite.
+ * @returns 0 when either vector is all zeros or their lengths differ
+ */
+export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    normA += a[i]! * a[i]!;
+    normB += b[i]! * b[i]!;
+  }
+  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { collectModelResponse, type ModelClient, type ModelMessage } from '@baton/core';
+import type { TokenCounter } from './tokenCounter.js';
+
+const INSTRUCTIONS =
+  'You condense the earlier part of a customer-support conversation so that an agent can continue it. ' +
+  'Write a brief factual summary in plain sentences: what the user wants, facts they gave (names, ids, order numbers, amounts), ' +
+  'what was done (tool calls and their outcomes) and what is still open. Do not invent anything. Answer with the summary only.';
+
+/** How many summaries a {@link HistorySummarizer} keeps (the newest). */
+const CACHE_SIZE = 64;
+
+/**
+ * Summarises the dropped oldest part of a history through a model, for working memory's
+ * `'summarize'` strategy. Summaries are cached by the exact messages they cover, and extended
+ * incrementally: when the dropped part grows, only the newly dropped messages are sent, with the
+ * previous summary. Long inputs are sent in chunks of at most `chunkTokens` tokens.
+ */
+export class HistorySummarizer {
+  readonly #model: ModelClient;
+  readonly #counter: TokenCounter;
+  readonly #chunkTokens: number;
+  readonly #cache = new Map<string, string>();
+
+  constructor(model: ModelClient, counter: TokenCounter, options: { chunkTokens?: number } = {}) {
+    this.#model = model;
+    this.#counter = counter;
+    this.#chunkTokens = options.chunkTokens ?? 6000;
+  }
+
+  /** How many model calls it has made (for tests and metrics). */
+  calls = 0;
+
+  /**
+   * A summary of `messages` of at most `maxTokens` tokens.
+   * @throws whatever the model client throws (Baton errors)
+   */
+  async summarize(messages: readonly ModelMessage[], maxTokens: number): Promise<string> {
+    const keys = prefixKeys(messages);
+    let from = messages.length;
+    while (from > 0 && !this.#cache.has(keys[from - 1]!)) from -= 1;
+    let summary = from === 0 ? '' : this.#cache.get(keys[from - 1]!)!;
+    while (from < messages.length) {
+      let to = from;
+      let tokens = 0;
+      const lines: string[] = [];
+      while (to < messages.length) {
+        const line = this.#counter.truncate(renderMessage(messages[to]!), this.#chunkTokens);
+        const cost = this.#counter.countText(line);
+        if (lines.length > 0 && tokens + cost > this.#chunkTokens) break;
+        lines.push(line);
+        tokens += cost;
+        to += 1;
+      }
+      summary = this.#counter.truncate(await this.#call(summary, lines, maxTokens), maxTokens).trim();
+      this.#remember(keys[to - 1]!, summary);
+      from = to;
+    }
+    return summary;
+  }
+
+  async #call(previous: string, lines: readonly string[], maxTokens: number): Promise<string> {
+    this.calls += 1;
+    const words = Math.max(20, Math.floor(maxTokens * 0.6));
+    const body =
+      (previous === '' ? '' : `Summary so far:\n${previous}\n\nConversation continues:\n`) +
+      `${lines.join('\n')}\n\nWrite the updated summary in at most ${words} words.`;
+    const response = await collectModelResponse(
+      this.#model.stream({ messages: [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: body }], tools: [], agent: 'working-memory' }),
+    );
+    return response.text;
+  }
+
+  #remember(key: string, summary: string): void {
+    this.#cache.delete(key);
+    this.#cache.set(key, summary);
+    if (this.#cache.size > CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
+  }
+}
+
+/** A message as one transcript line for the summariser. */
+function renderMessage(message: ModelMessage): string {
+  if (message.role === 'tool') return `Tool result (${message.toolName ?? message.toolCallId ?? 'tool'}): ${message.content}`;
+  const who = message.role === 'assistant' ? `Assistant${message.agent === undefined ? '' : ` (${message.agent})`}` : 'User';
+  const calls = (message.toolCalls ?? []).map((c) => ` [calls ${c.name}(${c.arguments})]`).join('');
+  return `${who}: ${message.content}${calls}`;
+}
+
+/** Key `i` identifies the exact sequence `messages[0..i]` (a rolling SHA-256 over ids, or contents when a message has no id). */
+function prefixKeys(messages: readonly ModelMessage[]): string[] {
+  const keys: string[] = [];
+  let previous = '';
+  for (const m of messages) {
+    const identity = m.id ?? JSON.stringify([m.role, m.content, m.toolCalls ?? null, m.toolCallId ?? null]);
+    previous = createHash('sha256').update(previous).update('\u0000').update(identity).digest('hex');
+    keys.push(previous);
+  }
+  return keys;
+}

@@ -1,0 +1,101 @@
+import type { ModelMessage } from '@baton/core';
+import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
+import { modelToEncodingMap } from 'gpt-tokenizer/mapping';
+
+/** The OpenAI BPE encodings working memory counts with. */
+export type TokenEncoding = 'o200k_base' | 'cl100k_base';
+
+/**
+ * Chat overhead per message, as OpenAI's cookbook counts it for current chat models
+ * ("How to count tokens with tiktoken": 3 tokens per message, 3 to prime the reply). Agent names are
+ * not counted: the chat clients do not send them.
+ */
+const TOKENS_PER_MESSAGE = 3;
+const REPLY_PRIMING_TOKENS = 3;
+/**
+ * Allowance for the label a client puts before a `context` message's text (e.g. `@baton/core/openai`
+ * sends it as a system message starting with "Recalled context from earlier conversations…", 17 tokens).
+ */
+export const CONTEXT_LABEL_TOKENS = 20;
+/** Per tool call: its `type: "function"` wrapper and field separators (an estimate; the cookbook gives none). */
+const TOKENS_PER_TOOL_CALL = 4;
+
+/**
+ * The encoding a model uses: `o200k_base` for the GPT-5, GPT-4.1, GPT-4o and o-series families,
+ * `cl100k_base` for GPT-4 (turbo) and GPT-3.5 and the embedding models, by `gpt-tokenizer`'s model
+ * map; an unknown name that is `gpt-4` or starts with `gpt-4-` or `gpt-3.5` gets `cl100k_base`, any other
+ * unknown name (including non-OpenAI models behind a compatible API) `o200k_base`.
+ *
+ * @param model a model name such as `'gpt-4.1-mini'`; `undefined` gives `o200k_base`
+ * @example
+ * ```ts
+ * import { encodingForModel } from '@baton/memory';
+ * encodingForModel('gpt-4o-mini'); // 'o200k_base'
+ * encodingForModel('gpt-3.5-turbo'); // 'cl100k_base'
+ * ```
+ */
+export function encodingForModel(model: string | undefined): TokenEncoding {
+  if (model === undefined) return 'o200k_base';
+  const known = (modelToEncodingMap as Record<string, string | undefined>)[model];
+  if (known === 'cl100k_base') return 'cl100k_base';
+  if (known !== undefined) return 'o200k_base';
+  return /^(gpt-4(-|$)|gpt-3\.5)/.test(model) ? 'cl100k_base' : 'o200k_base';
+}
+
+/**
+ * Counts tokens with an OpenAI BPE encoding (the `gpt-tokenizer` library), text alone or whole model
+ * inputs with the chat overhead OpenAI's cookbook describes.
+ *
+ * @example
+ * ```ts
+ * import { TokenCounter } from '@baton/memory';
+ * const counter = new TokenCounter({ model: 'gpt-4.1-mini' });
+ * counter.countText('I was charged twice'); // 5
+ * counter.countMessages([{ role: 'user', content: 'Hi' }]); // 3 + 1 + 1 + 3 = 8
+ * ```
+ */
+export class TokenCounter {
+  readonly encoding: TokenEncoding;
+  readonly #api: typeof o200k;
+
+  /**
+   * @param options.encoding the encoding to use; else the one of `options.model` ({@link encodingForModel})
+   */
+  constructor(options: { model?: string; encoding?: TokenEncoding } = {}) {
+    this.encoding = options.encoding ?? encodingForModel(options.model);
+    this.#api = this.encoding === 'cl100k_base' ? (cl100k as typeof o200k) : o200k;
+  }
+
+  /** Tokens of `text` alone (special-token text such as `<|endoftext|>` is counted as plain text). */
+  countText(text: string): number {
+    return text === '' ? 0 : this.#api.encode(text, { disallowedSpecial: new Set() }).length;
+  }
+
+  /**
+   * Tokens of one message in a model input: 3 per message, its role (a `context` message counts as
+   * a `system` one plus {@link CONTEXT_LABEL_TOKENS}), its text, and for each
+   * tool call its id, name, arguments and 4 more; a tool result also counts its `toolCallId`.
+   */
+  countMessage(message: ModelMessage): number {
+    let tokens = TOKENS_PER_MESSAGE + this.countText(message.role === 'context' ? 'system' : message.role) + this.countText(message.content);
+    if (message.role === 'context') tokens += CONTEXT_LABEL_TOKENS;
+    for (const call of message.toolCalls ?? []) {
+      tokens += TOKENS_PER_TOOL_CALL + this.countText(call.id) + this.countText(call.name) + this.countText(call.arguments);
+    }
+    if (message.toolCallId !== undefined) tokens += this.countText(message.toolCallId);
+    return tokens;
+  }
+
+  /** Tokens of a whole model input: every message plus 3 that prime the reply (0 for no messages). */
+  countMessages(messages: readonly ModelMessage[]): number {
+    if (messages.length === 0) return 0;
+    return messages.reduce((sum, m) => sum + this.countMessage(m), REPLY_PRIMING_TOKENS);
+  }
+
+  /** The longest prefix of `text` that is at most `maxTokens` tokens. */
+  truncate(text: string, maxTokens: number): string {
+    const tokens = this.#api.encode(text, { disallowedSpecial: new Set() });
+    return tokens.length <= maxTokens ? text : this.#api.decode(tokens.slice(0, Math.max(0, maxTokens)));
+  }
+}

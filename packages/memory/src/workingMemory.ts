@@ -1,0 +1,150 @@
+import { ConfigurationError, type ContextProvider, type ModelClient, type ModelMessage } from '@baton/core';
+import { HistorySummarizer } from './historySummarizer.js';
+import { groupMessages } from './messageGroups.js';
+import { TokenCounter, type TokenEncoding } from './tokenCounter.js';
+
+/** The start of the summary message's text. */
+const SUMMARY_LABEL: ModelMessage = { role: 'context', content: 'Summary of the earlier part of this conversation:\n' };
+
+/** How history that does not fit is handled: dropped, or replaced by a model-written summary. */
+export type TrimStrategy = 'drop-oldest' | 'summarize';
+
+/** Options of {@link WorkingMemory}. */
+export interface WorkingMemoryOptions {
+  /** Token budget of the whole model input (instructions, context, history), counted by {@link TokenCounter}. */
+  maxTokens: number;
+  /** The model the input is for; picks the encoding ({@link encodingForModel}). Default encoding `o200k_base`. */
+  model?: string;
+  /** The encoding to count with, overriding `model`. */
+  encoding?: TokenEncoding;
+  /** Keep the conversation's first user message even when older history is dropped (default false). */
+  pinFirstUserMessage?: boolean;
+  /** Default `'drop-oldest'`; `'summarize'` needs `summarizer`. */
+  strategy?: TrimStrategy;
+  /** The model that writes summaries of dropped history (strategy `'summarize'`). */
+  summarizer?: ModelClient;
+  /** Tokens set aside for the summary message (default 256). */
+  summaryMaxTokens?: number;
+  /**
+   * Called when the summariser fails; the input is then built as with `'drop-oldest'`, so a turn
+   * never fails because of its summary. Default: nothing is reported.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Working memory: shapes every model input to fit a token budget. The input arrives as
+ * `[system instructions, …context messages, …history]` (history ending with the newest user message,
+ * or with tool results within a turn) and leaves as system instructions → context (plus one summary
+ * message under `'summarize'`) → the newest part of history that fits → the newest user message and
+ * what followed it in the turn. History is kept newest-first by whole groups: an assistant message
+ * with tool calls and all its tool results are kept or dropped together, and no group older than a
+ * dropped one is kept (except a pinned first user message). System, context and the newest user
+ * message are always kept, even when they alone exceed the budget.
+ *
+ * @throws {ConfigurationError} from the constructor for a non-positive `maxTokens`, or `'summarize'` without `summarizer`
+ * @example
+ * ```ts
+ * import { WorkingMemory } from '@baton/memory';
+ * const memory = new WorkingMemory({ maxTokens: 8000, model: 'gpt-4.1-mini', pinFirstUserMessage: true });
+ * const input = await memory.prepareModelInput(messages);
+ * memory.countTokens(input) <= 8000; // true unless the instructions alone are larger
+ * ```
+ */
+export class WorkingMemory implements ContextProvider {
+  readonly name = 'working-memory';
+  readonly maxTokens: number;
+  readonly strategy: TrimStrategy;
+  /** The counter used for the budget. */
+  readonly counter: TokenCounter;
+  readonly #pinFirst: boolean;
+  readonly #summaryMaxTokens: number;
+  readonly #summarizer: HistorySummarizer | undefined;
+  readonly #onError: ((error: unknown) => void) | undefined;
+
+  constructor(options: WorkingMemoryOptions) {
+    if (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0) {
+      throw new ConfigurationError(`WorkingMemory maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}.`);
+    }
+    this.strategy = options.strategy ?? 'drop-oldest';
+    if (this.strategy === 'summarize' && options.summarizer === undefined) {
+      throw new ConfigurationError("WorkingMemory strategy 'summarize' needs a summarizer model: pass { summarizer: someModelClient }, or use strategy 'drop-oldest'.");
+    }
+    const counterOptions: { model?: string; encoding?: TokenEncoding } = {};
+    if (options.model !== undefined) counterOptions.model = options.model;
+    if (options.encoding !== undefined) counterOptions.encoding = options.encoding;
+    this.counter = new TokenCounter(counterOptions);
+    this.maxTokens = options.maxTokens;
+    this.#pinFirst = options.pinFirstUserMessage ?? false;
+    this.#summaryMaxTokens = options.summaryMaxTokens ?? 256;
+    this.#summarizer =
+      this.strategy === 'summarize' && options.summarizer !== undefined ? new HistorySummarizer(options.summarizer, this.counter) : undefined;
+    this.#onError = options.onError;
+  }
+
+  /** Tokens of a model input as this memory counts them ({@link TokenCounter.countMessages}). */
+  countTokens(messages: readonly ModelMessage[]): number {
+    return this.counter.countMessages(messages);
+  }
+
+  /** How many summaries the summariser has asked its model for (0 without one). */
+  get summaryCalls(): number {
+    return this.#summarizer?.calls ?? 0;
+  }
+
+  /**
+   * Builds the model input within the budget (see the class description).
+   *
+   * @param messages `[system, …context, …history]`
+   * @returns a new array of the same message objects, plus a summary `context` message when
+   *   strategy `'summarize'` dropped anything
+   */
+  async prepareModelInput(messages: readonly ModelMessage[]): Promise<ModelMessage[]> {
+    if (this.countTokens(messages) <= this.maxTokens) return [...messages];
+    let leadLength = 0;
+    while (leadLength < messages.length && (messages[leadLength]!.role === 'system' || messages[leadLength]!.role === 'context')) leadLength += 1;
+    const lead = messages.slice(0, leadLength);
+    const history = messages.slice(leadLength);
+    const groups = groupMessages(history);
+    const required = this.#requiredGroups(groups);
+
+    // Under 'summarize', room for the summary message is set aside (with 2 tokens of slack for BPE merges at its label).
+    const budget = this.#summarizer === undefined ? this.maxTokens : this.maxTokens - this.#summaryMaxTokens - this.counter.countMessage(SUMMARY_LABEL) - 2;
+    let used = this.countTokens([...lead, ...[...required].flatMap((i) => groups[i]!.messages)]);
+    const kept = new Set(required);
+    for (let i = groups.length - 1; i >= 0; i--) {
+      if (required.has(i)) continue;
+      const cost = groups[i]!.messages.reduce((sum, m) => sum + this.counter.countMessage(m), 0);
+      if (used + cost > budget) break;
+      kept.add(i);
+      used += cost;
+    }
+    const dropped = groups.filter((_, i) => !kept.has(i)).flatMap((g) => g.messages);
+    const summary = dropped.length > 0 ? await this.#summary(dropped) : undefined;
+    const body = groups.filter((_, i) => kept.has(i)).flatMap((g) => g.messages);
+    return summary === undefined ? [...lead, ...body] : [...lead, summary, ...body];
+  }
+
+  /** The groups always kept: the one holding the newest user message, and the pinned first user message's. */
+  #requiredGroups(groups: readonly { messages: ModelMessage[] }[]): Set<number> {
+    const required = new Set<number>();
+    const userGroups = groups.flatMap((g, i) => (g.messages.some((m) => m.role === 'user') ? [i] : []));
+    const newest = userGroups.at(-1);
+    if (newest !== undefined) required.add(newest);
+    else if (groups.length > 0) required.add(groups.length - 1);
+    const first = userGroups[0];
+    if (this.#pinFirst && first !== undefined) required.add(first);
+    return required;
+  }
+
+  async #summary(dropped: readonly ModelMessage[]): Promise<ModelMessage | undefined> {
+    if (this.#summarizer === undefined) return undefined;
+    try {
+      const text = await this.#summarizer.summarize(dropped, this.#summaryMaxTokens);
+      return text === '' ? undefined : { role: 'context', content: `${SUMMARY_LABEL.content}${text}` };
+    } catch (error) {
+      this.#onError?.(error);
+      return undefined;
+    }
+  }
+}
