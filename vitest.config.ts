@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { batonAliases } from './vitest.shared.ts';
 
@@ -15,6 +16,9 @@ const project = (name: string, dir: string, extra: Record<string, unknown> = {})
   },
 });
 
+/** Starts one FerretDB per run (or uses MONGODB_URL) for the projects that talk to MongoDB. */
+const mongoGlobalSetup = { globalSetup: [fileURLToPath(new URL('./test/support/mongoGlobalSetup.ts', import.meta.url))] };
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summaryLineReporter.ts'],
@@ -22,8 +26,8 @@ export default defineConfig({
       project('@baton/core', './packages/core'),
       project('@baton/handoff', './packages/handoff'),
       project('@baton/memory', './packages/memory'),
-      project('@baton/store-mongo', './packages/store-mongo'),
-      project('@baton/test', './test'),
+      project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
+      project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk'),
     ],
   },

@@ -1,1 +1,12 @@
-export {};
+export {
+  type BranchDoc,
+  type CheckpointDoc,
+  collectionNames,
+  type EpisodeDoc,
+  type MessageDoc,
+  type MongoCollections,
+  type PendingWriteDoc,
+  type SessionDoc,
+} from './mongoCollections.js';
+export { MongoStore } from './mongoStore.js';
+export type { MongoStoreConnection, MongoStoreOptions } from './mongoStoreOptions.js';

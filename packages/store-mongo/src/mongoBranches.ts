@@ -1,0 +1,117 @@
+/** MongoStore's branch operations (collection `branches`, `_id` = `<sessionId>/<branchId>`). */
+import {
+  assertSafeMetadata,
+  assertSessionId,
+  type Branch,
+  type BranchParent,
+  BranchParentSchema,
+  ConcurrencyError,
+  ensureBranchDeletable,
+  InvalidInputError,
+  NotFoundError,
+  type State,
+  type UpdateOptions,
+} from '@baton/core';
+import { ObjectId } from 'mongodb';
+import { changeDigest, compareAndSet } from './compareAndSet.js';
+import { assertBranchId, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import { branchKey, loadBranches, type MongoContext, toBranch } from './mongoContext.js';
+import { isDuplicateKeyError } from './mongoErrors.js';
+import { countMessages } from './mongoMessages.js';
+
+/** Forks by reference: reads the branch list and the parent's length, then inserts the branch. */
+export async function forkBranch(context: MongoContext, sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
+  assertSessionId(sessionId);
+  const fork = optionsObject('forkBranch input', input);
+  const branchId = assertBranchId(fork.branchId);
+  const parentCheck = BranchParentSchema.safeParse(fork.parent);
+  if (!parentCheck.success) {
+    throw new InvalidInputError(`forkBranch parent must be { branchId, atSeq } with atSeq a whole number >= 0, not ${JSON.stringify(fork.parent)}.`);
+  }
+  const parent = { branchId: assertBranchId(parentCheck.data.branchId), atSeq: parentCheck.data.atSeq };
+  const state = assertSafeMetadata('branch state', structuredClone(fork.state ?? {}));
+  const branches = await loadBranches(context, sessionId);
+  if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  if (branches.some((b) => b.id === branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
+  if (!branches.some((b) => b.id === parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(parent.branchId)} does not exist.`);
+  const parentLength = await countMessages(context, sessionId, parent.branchId);
+  if (parent.atSeq > parentLength) {
+    throw new InvalidInputError(`Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${parentLength} messages.`);
+  }
+  const branch: Branch = { id: branchId, sessionId, parent, createdAt: new Date().toISOString(), state, version: 1 };
+  try {
+    await context.collections.branches.insertOne({ _id: branchKey(sessionId, branchId), ...branch, order: new ObjectId() });
+  } catch (error) {
+    if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`, { cause: error });
+    throw error;
+  }
+  context.branches.add(branch);
+  context.branches.setLastSeq(sessionId, branchId, parent.atSeq);
+  return branch;
+}
+
+export async function getBranch(context: MongoContext, sessionId: string, branchId: string): Promise<Branch | undefined> {
+  const doc = await context.collections.branches.findOne({ _id: branchKey(assertSessionId(sessionId), assertBranchId(branchId)), sessionId });
+  return doc === null ? undefined : toBranch(doc);
+}
+
+export async function listBranches(context: MongoContext, sessionId: string): Promise<Branch[]> {
+  const branches = await loadBranches(context, assertSessionId(sessionId));
+  if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  return branches;
+}
+
+/** Compare-and-set of a branch's state (see `compareAndSet`), after a tenant check when a tenant is given. */
+export async function updateBranch(context: MongoContext, sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  const { expectedVersion, ...scope } = optionsObject('updateBranch options', options);
+  const version = assertWholeNumber('expectedVersion', expectedVersion, 1);
+  const state = optionsObject('updateBranch change', change).state;
+  if (state === null || typeof state !== 'object' || Array.isArray(state)) {
+    throw new InvalidInputError(`updateBranch change must be { state: { … } }, not ${JSON.stringify(change)}.`);
+  }
+  assertSafeMetadata('branch state', state);
+  const tenant = tenantFilter(scope);
+  if (tenant.tenantId !== undefined) {
+    const owner = await context.collections.sessions.findOne({ _id: sessionId, ...tenant }, { projection: { _id: 1 } });
+    if (owner === null) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  }
+  const digest = changeDigest({ state });
+  const filter = { _id: branchKey(sessionId, branchId), sessionId };
+  const { branches } = context.collections;
+  const updated = await compareAndSet(context, {
+    kind: 'branch',
+    key: filter._id,
+    sessionId,
+    branchId,
+    expectedVersion: version,
+    digest,
+    update: () =>
+      branches.findOneAndUpdate(
+        { ...filter, version },
+        { $set: { state, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ),
+    read: () => branches.findOne(filter),
+    notFound: () => new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`),
+    stale: (current) => new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${current.version}, not ${version}, or another writer is updating it. Reload and retry.`),
+  });
+  return toBranch(updated);
+}
+
+/** Deletes the branch (and, with `recursive`, its forks): their messages, checkpoints and pending writes first, the branch documents last. */
+export async function deleteBranch(context: MongoContext, sessionId: string, branchId: string, options?: { recursive?: boolean }): Promise<void> {
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  const recursive = optionsObject('deleteBranch options', options).recursive === true;
+  const branches = await loadBranches(context, sessionId);
+  if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  const doomed = ensureBranchDeletable(branchId, branches, { recursive });
+  const { collections } = context;
+  const filter = { sessionId, branchId: { $in: doomed } };
+  context.branches.forget(sessionId);
+  await Promise.all([collections.messages.deleteMany(filter), collections.checkpoints.deleteMany(filter), collections.pendingWrites.deleteMany(filter), collections.versionClaims.deleteMany(filter)]);
+  await collections.branches.deleteMany({ sessionId, id: { $in: doomed } });
+  context.branches.forget(sessionId);
+}

@@ -1,0 +1,174 @@
+/**
+ * MongoStore's checkpoint operations. A checkpoint is an immutable document (`_id` =
+ * `<sessionId>/<branchId>/<id>`); pending writes added later live in `pendingWrites`, one document
+ * per tool call, and are merged into the checkpoint on load.
+ */
+import {
+  assertCheckpoint,
+  assertPendingWrites,
+  assertSessionId,
+  type Checkpoint,
+  CheckpointCorruptError,
+  type CheckpointManifestEntry,
+  type CheckpointRetention,
+  checkpointsToPrune,
+  InvalidInputError,
+  NotFoundError,
+  type PendingWrite,
+  PendingWriteSchema,
+  parseCheckpoint,
+  type TenantScope,
+} from '@baton/core';
+import { ObjectId } from 'mongodb';
+import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import type { CheckpointDoc, PendingWriteDoc } from './mongoCollections.js';
+import { type MongoContext, requireBranch } from './mongoContext.js';
+import { duplicateKeyIndexes, isDuplicateKeyError } from './mongoErrors.js';
+
+/** How many session ids one sweep delete names. */
+const SWEEP_BATCH = 500;
+const MANIFEST = { _id: 0, id: 1, parentId: 1, step: 1, throughSeq: 1, createdAt: 1 } as const;
+
+/** The `_id` of a checkpoint document. */
+export function checkpointKey(sessionId: string, branchId: string, id: string): string {
+  return `${sessionId}/${branchId}/${id}`;
+}
+
+/** One `insertOne` (no read when the branch is cached); a duplicate id is a no-op. */
+export async function saveCheckpoint(context: MongoContext, input: Checkpoint): Promise<void> {
+  const checkpoint = assertCheckpoint(input);
+  const { sessionId, branchId, id } = checkpoint;
+  await requireBranch(context, sessionId, branchId);
+  const doc: CheckpointDoc = {
+    _id: checkpointKey(sessionId, branchId, id),
+    sessionId,
+    branchId,
+    id,
+    parentId: checkpoint.parentId,
+    step: checkpoint.step,
+    throughSeq: checkpoint.throughSeq,
+    createdAt: checkpoint.createdAt,
+    createdDate: dateOf(checkpoint.createdAt),
+    order: new ObjectId(),
+    body: JSON.stringify(checkpoint),
+  };
+  try {
+    await context.collections.checkpoints.insertOne(doc);
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+}
+
+/** Reads the checkpoint's `createdAt` (it must exist), then one unordered insert; a tool call already written is skipped. */
+export async function putPendingWrites(context: MongoContext, sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  assertCheckpointId(checkpointId);
+  if (!Array.isArray(writes)) throw new InvalidInputError(`putPendingWrites takes an array of pending writes, not ${JSON.stringify(writes)}.`);
+  const valid = assertPendingWrites(writes);
+  await requireBranch(context, sessionId, branchId);
+  const checkpoint = await context.collections.checkpoints.findOne({ sessionId, branchId, id: checkpointId }, { projection: { createdAt: 1 } });
+  if (checkpoint === null) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist.`);
+  if (valid.length === 0) return;
+  const docs: PendingWriteDoc[] = valid.map((write) => ({
+    _id: JSON.stringify([sessionId, branchId, checkpointId, write.toolCallId]),
+    sessionId,
+    branchId,
+    checkpointId,
+    toolCallId: write.toolCallId,
+    write,
+    checkpointCreatedAt: checkpoint.createdAt,
+    createdDate: dateOf(checkpoint.createdAt),
+    order: new ObjectId(),
+  }));
+  try {
+    await context.collections.pendingWrites.insertMany(docs, { ordered: false });
+  } catch (error) {
+    if (duplicateKeyIndexes(error) === undefined) throw error;
+  }
+}
+
+/** One read for the checkpoint and one for its later pending writes. */
+export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  const filter = id === undefined ? { sessionId, branchId } : { sessionId, branchId, id: assertCheckpointId(id) };
+  const doc = await context.collections.checkpoints.findOne(filter, { sort: { createdAt: -1, order: -1 } });
+  if (doc === null) {
+    await requireBranch(context, sessionId, branchId);
+    return undefined;
+  }
+  const checkpoint = parseCheckpoint(doc.body);
+  const later = await context.collections.pendingWrites
+    .find({ sessionId, branchId, checkpointId: checkpoint.id })
+    .sort({ order: 1 })
+    .toArray();
+  const known = new Set(checkpoint.pendingWrites.map((w) => w.toolCallId));
+  for (const { write } of later) {
+    if (known.has(write.toolCallId)) continue;
+    known.add(write.toolCallId);
+    const parsed = PendingWriteSchema.safeParse(write);
+    if (!parsed.success) throw new CheckpointCorruptError(`A pending write of checkpoint ${JSON.stringify(checkpoint.id)} fails its schema; the checkpoint was not loaded.`, { cause: parsed.error });
+    checkpoint.pendingWrites.push(parsed.data);
+  }
+  return checkpoint;
+}
+
+export async function listCheckpoints(context: MongoContext, sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  const entries = await context.collections.checkpoints
+    .find({ sessionId, branchId }, { projection: MANIFEST })
+    .sort({ createdAt: 1, order: 1 })
+    .toArray();
+  if (entries.length === 0) await requireBranch(context, sessionId, branchId);
+  return entries.map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
+}
+
+export async function pruneCheckpoints(context: MongoContext, sessionId: string, branchId: string, retentionInput: CheckpointRetention): Promise<number> {
+  const input = optionsObject('The checkpoint retention', retentionInput);
+  const retention: CheckpointRetention = {};
+  if (input.last !== undefined) retention.last = assertWholeNumber('retention.last', input.last, 0);
+  if (input.maxAgeMs !== undefined) retention.maxAgeMs = assertMilliseconds('retention.maxAgeMs', input.maxAgeMs);
+  const doomed = checkpointsToPrune(await listCheckpoints(context, sessionId, branchId), retention);
+  if (doomed.length === 0) return 0;
+  const { collections } = context;
+  const [deleted] = await Promise.all([
+    collections.checkpoints.deleteMany({ sessionId, branchId, id: { $in: doomed } }),
+    collections.pendingWrites.deleteMany({ sessionId, branchId, checkpointId: { $in: doomed } }),
+  ]);
+  return deleted.deletedCount;
+}
+
+/**
+ * Sweeps the (tenant's) sessions in batches; each delete names its batch's session ids, so on a
+ * sharded cluster it is routed to the shards that hold them.
+ */
+export async function deleteCheckpointsOlderThan(context: MongoContext, before: string, scope?: TenantScope): Promise<number> {
+  const bound = assertTimestamp('before', before);
+  const { collections } = context;
+  const sessions = collections.sessions.find({ ...tenantFilter(scope) }, { projection: { _id: 1 } });
+  let deleted = 0;
+  let batch: string[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const sessionId = { $in: batch };
+    const [result] = await Promise.all([
+      collections.checkpoints.deleteMany({ sessionId, createdAt: { $lt: bound } }),
+      collections.pendingWrites.deleteMany({ sessionId, checkpointCreatedAt: { $lt: bound } }),
+    ]);
+    deleted += result.deletedCount;
+    batch = [];
+  };
+  for await (const session of sessions) {
+    batch.push(session._id);
+    if (batch.length >= SWEEP_BATCH) await flush();
+  }
+  await flush();
+  return deleted;
+}
+
+function dateOf(timestamp: string): Date {
+  const date = new Date(timestamp);
+  return Number.isNaN(date.getTime()) ? new Date() : date;
+}

@@ -1,0 +1,140 @@
+import { type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
+import { type Collection, type Db, MongoServerError, type ObjectId } from 'mongodb';
+import type { ResolvedMongoStoreOptions } from './mongoStoreOptions.js';
+
+/** The last update a compare-and-set write applied, so a retry whose first attempt landed is recognised. */
+export interface LastChange {
+  version: number;
+  digest: string;
+}
+
+/** A session document: the session, `_id` = session id. */
+export type SessionDoc = Session & { _id: string; order: ObjectId; lastChange?: LastChange };
+/** A message document: `_id` = `<sessionId>/<branchId>/<seq>`. */
+export type MessageDoc = Message & { _id: string; sessionId: string; branchId: string };
+/** A branch document: `_id` = `<sessionId>/<branchId>`. */
+export type BranchDoc = Branch & { _id: string; order: ObjectId; lastChange?: LastChange };
+/**
+ * A checkpoint document: the manifest fields for queries, the checkpoint itself as JSON text in
+ * `body` (its routing snapshot may hold keys MongoDB would read as operators), `_id` =
+ * `<sessionId>/<branchId>/<id>`.
+ */
+export interface CheckpointDoc {
+  _id: string;
+  sessionId: string;
+  branchId: string;
+  id: string;
+  parentId: string | null;
+  step: number;
+  throughSeq: number;
+  createdAt: string;
+  /** `createdAt` as a Date, for the optional TTL index. */
+  createdDate: Date;
+  /** Insertion order among checkpoints with the same `createdAt`. */
+  order: ObjectId;
+  body: string;
+}
+/** A pending write added after its checkpoint was saved: `_id` = JSON of `[sessionId, branchId, checkpointId, toolCallId]`. */
+export interface PendingWriteDoc {
+  _id: string;
+  sessionId: string;
+  branchId: string;
+  checkpointId: string;
+  toolCallId: string;
+  write: PendingWrite;
+  checkpointCreatedAt: string;
+  createdDate: Date;
+  order: ObjectId;
+}
+/**
+ * A claim on one version of a session or branch (`_id` = `<kind>/<doc _id>/<version>`): inserted
+ * before a compare-and-set update on servers whose conditional updates are not atomic (FerretDB),
+ * so that of two writers from the same version only the one whose insert wins may update.
+ */
+export interface VersionClaimDoc {
+  _id: string;
+  sessionId: string;
+  branchId?: string;
+  digest: string;
+  at: Date;
+}
+/** An episode document: `_id` = episode id. */
+export type EpisodeDoc = Episode & { _id: string; order: ObjectId };
+
+/** Baton's collections. */
+export interface MongoCollections {
+  sessions: Collection<SessionDoc>;
+  messages: Collection<MessageDoc>;
+  branches: Collection<BranchDoc>;
+  checkpoints: Collection<CheckpointDoc>;
+  pendingWrites: Collection<PendingWriteDoc>;
+  versionClaims: Collection<VersionClaimDoc>;
+  episodes: Collection<EpisodeDoc>;
+}
+
+/** The collection names for a prefix (`'baton_'` → `baton_sessions`, …). */
+export function collectionNames(prefix: string): Record<keyof MongoCollections, string> {
+  return {
+    sessions: `${prefix}sessions`,
+    messages: `${prefix}messages`,
+    branches: `${prefix}branches`,
+    checkpoints: `${prefix}checkpoints`,
+    pendingWrites: `${prefix}pendingWrites`,
+    versionClaims: `${prefix}versionClaims`,
+    episodes: `${prefix}episodes`,
+  };
+}
+
+/** Opens the collections (no I/O). `undefined` fields are left out of stored documents. */
+export function openCollections(db: Db, prefix: string): MongoCollections {
+  const names = collectionNames(prefix);
+  const options = { ignoreUndefined: true };
+  return {
+    sessions: db.collection<SessionDoc>(names.sessions, options),
+    messages: db.collection<MessageDoc>(names.messages, options),
+    branches: db.collection<BranchDoc>(names.branches, options),
+    checkpoints: db.collection<CheckpointDoc>(names.checkpoints, options),
+    pendingWrites: db.collection<PendingWriteDoc>(names.pendingWrites, options),
+    versionClaims: db.collection<VersionClaimDoc>(names.versionClaims, options),
+    episodes: db.collection<EpisodeDoc>(names.episodes, options),
+  };
+}
+
+/**
+ * Creates every index Baton needs (idempotent; one `createIndexes` command per collection, plus
+ * one per TTL index).
+ * @throws {ConfigurationError} when `checkpointTtlSeconds` is set and the server has no TTL indexes
+ */
+export async function createIndexes(collections: MongoCollections, options: ResolvedMongoStoreOptions): Promise<void> {
+  const unique = !options.sharded;
+  await Promise.all([
+    collections.sessions.createIndexes([
+      { key: { tenantId: 1, userId: 1, lastActivityAt: -1 }, name: 'tenant_user_activity' },
+      { key: { lastActivityAt: 1 }, name: 'activity' },
+    ]),
+    collections.messages.createIndexes([{ key: { sessionId: 1, branchId: 1, seq: 1 }, name: 'session_branch_seq', unique }]),
+    collections.branches.createIndexes([{ key: { sessionId: 1, id: 1 }, name: 'session_branch', unique }]),
+    collections.checkpoints.createIndexes([
+      { key: { sessionId: 1, branchId: 1, createdAt: 1, order: 1 }, name: 'session_branch_created' },
+      { key: { sessionId: 1, branchId: 1, id: 1 }, name: 'session_branch_id', unique },
+    ]),
+    collections.pendingWrites.createIndexes([
+      { key: { sessionId: 1, branchId: 1, checkpointId: 1, toolCallId: 1 }, name: 'session_branch_checkpoint_call', unique },
+    ]),
+    collections.versionClaims.createIndexes([{ key: { sessionId: 1, branchId: 1 }, name: 'session_branch' }]),
+    collections.episodes.createIndexes([{ key: { tenantId: 1, userId: 1, endedAt: -1 }, name: 'tenant_user_ended' }]),
+  ]);
+  const ttl = options.checkpointTtlSeconds;
+  if (ttl === undefined) return;
+  try {
+    await collections.checkpoints.createIndex({ createdDate: 1 }, { name: 'checkpoint_ttl', expireAfterSeconds: ttl });
+    await collections.pendingWrites.createIndex({ createdDate: 1 }, { name: 'pending_write_ttl', expireAfterSeconds: ttl });
+  } catch (cause) {
+    if (!(cause instanceof MongoServerError && (cause.code === 238 || cause.codeName === 'NotImplemented'))) throw cause;
+    const text = cause.message;
+    throw new ConfigurationError(
+      `MongoStore checkpointTtlSeconds (${ttl}) needs TTL indexes, which this server does not support (${text}). Remove the option and call deleteCheckpointsOlderThan on a schedule instead.`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,68 @@
+import { type Branch, NotFoundError } from '@baton/core';
+import type { BranchCache } from './branchCache.js';
+import type { BranchDoc, MongoCollections } from './mongoCollections.js';
+
+/** What every MongoStore operation works with: the collections and the branch cache. */
+export interface MongoContext {
+  readonly collections: MongoCollections;
+  readonly branches: BranchCache;
+  /**
+   * Whether compare-and-set updates first claim their version with an insert (see
+   * `compareAndSet`): needed where a conditional update is not atomic (FerretDB). Set by `init()`.
+   */
+  versionClaims: boolean;
+}
+
+/** A branch as the API returns it: the document without `_id` and bookkeeping fields. */
+export function toBranch(doc: BranchDoc): Branch {
+  const { _id, order, lastChange, ...branch } = doc;
+  return branch;
+}
+
+/** The `_id` of a branch document. */
+export function branchKey(sessionId: string, branchId: string): string {
+  return `${sessionId}/${branchId}`;
+}
+
+/**
+ * Reads every branch of a session (one query) and refreshes the cache.
+ * @returns the branches in creation order; empty when the session does not exist
+ */
+export async function loadBranches(context: MongoContext, sessionId: string): Promise<Branch[]> {
+  const docs = await context.collections.branches.find({ sessionId }).sort({ order: 1 }).toArray();
+  const branches = docs.map(toBranch);
+  context.branches.replace(sessionId, branches);
+  return branches;
+}
+
+/**
+ * The branch, from the cache or (on a miss) from the database.
+ * @throws {NotFoundError} naming the missing session or branch
+ */
+export async function requireBranch(context: MongoContext, sessionId: string, branchId: string): Promise<Branch> {
+  const cached = context.branches.get(sessionId, branchId);
+  if (cached !== undefined) return cached;
+  const branches = await loadBranches(context, sessionId);
+  const found = branches.find((b) => b.id === branchId);
+  if (found !== undefined) return found;
+  if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+}
+
+/**
+ * A lookup of the session's branches for `branchLineage`: from the cache when every ancestor of
+ * `branchId` is there, else after one read of all branches.
+ */
+export async function branchLookup(context: MongoContext, sessionId: string, branchId: string): Promise<(id: string) => Branch | undefined> {
+  const cached = context.branches.all(sessionId);
+  let id: string | undefined = branchId;
+  let complete = cached !== undefined;
+  while (complete && id !== undefined) {
+    const branch: Branch | undefined = cached?.get(id);
+    if (branch === undefined) complete = false;
+    id = branch?.parent?.branchId;
+  }
+  if (complete && cached !== undefined) return (wanted) => cached.get(wanted);
+  const loaded = new Map((await loadBranches(context, sessionId)).map((b) => [b.id, b]));
+  return (wanted) => loaded.get(wanted);
+}

@@ -1,0 +1,43 @@
+/** MongoStore's episode operations (collection `episodes`, `_id` = episode id). */
+import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, type TenantScope } from '@baton/core';
+import { type Filter, ObjectId } from 'mongodb';
+import { assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import type { EpisodeDoc } from './mongoCollections.js';
+import type { MongoContext } from './mongoContext.js';
+import { isDuplicateKeyError } from './mongoErrors.js';
+
+/** An episode as the API returns it. */
+export function toEpisode(doc: EpisodeDoc): Episode {
+  const { _id, order, ...episode } = doc;
+  return episode;
+}
+
+/** One `insertOne`; a duplicate id keeps the first episode and returns `false`. */
+export async function saveEpisode(context: MongoContext, input: Episode): Promise<boolean> {
+  const episode = assertEpisode(input);
+  try {
+    await context.collections.episodes.insertOne({ ...episode, _id: episode.id, order: new ObjectId() });
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}
+
+export async function getEpisode(context: MongoContext, id: string, scope?: TenantScope): Promise<Episode | undefined> {
+  const doc = await context.collections.episodes.findOne({ _id: assertValidId('episode', id), ...tenantFilter(scope) });
+  return doc === null ? undefined : toEpisode(doc);
+}
+
+/** Episodes of exactly this tenant (no tenant: episodes without one), newest `endedAt` first. */
+export async function findEpisodes(context: MongoContext, filterInput: EpisodeFilter): Promise<Episode[]> {
+  const input = optionsObject('The episode filter', filterInput);
+  const filter: Filter<EpisodeDoc> = { tenantId: tenantFilter(input).tenantId ?? { $exists: false } };
+  if (input.userId !== undefined) filter.userId = assertValidId('user', input.userId);
+  if (input.since !== undefined) filter.endedAt = { $gte: assertTimestamp('since', input.since) };
+  const limit = input.limit === undefined ? undefined : assertWholeNumber('limit', input.limit, 0);
+  if (limit === 0) return [];
+  const cursor = context.collections.episodes.find(filter).sort({ endedAt: -1, order: 1 });
+  if (limit !== undefined) cursor.limit(limit);
+  return (await cursor.toArray()).map(toEpisode);
+}

@@ -1,0 +1,50 @@
+import { BatonError, StoreError } from '@baton/core';
+import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+
+/** MongoDB's duplicate-key error code. */
+const DUPLICATE_KEY = 11000;
+
+/** Whether `error` is a single duplicate-key error (`E11000`), e.g. from `insertOne`. */
+export function isDuplicateKeyError(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
+/**
+ * The indexes (into the inserted array) that failed with a duplicate key in an unordered
+ * `insertMany`, or `undefined` when the error is anything else (including a mix of duplicate keys
+ * and other failures).
+ */
+export function duplicateKeyIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const raw = error.writeErrors;
+  const writeErrors = Array.isArray(raw) ? raw : [raw];
+  if (writeErrors.length === 0 || writeErrors.some((w) => w.code !== DUPLICATE_KEY)) return undefined;
+  return writeErrors.map((w) => w.index);
+}
+
+/**
+ * Turns a driver error into a {@link StoreError} (with the driver error as `cause`); Baton errors
+ * and programming errors pass through unchanged.
+ *
+ * @param action what the store was doing, for the message (`'append messages'`)
+ */
+export function toStoreError(action: string, error: unknown): unknown {
+  if (error instanceof BatonError || !(error instanceof MongoError)) return error;
+  const lost = error instanceof MongoNetworkError || error instanceof MongoServerSelectionError || error.name === 'PoolClearedError';
+  const why = lost
+    ? 'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)'
+    : 'the MongoDB server refused the operation';
+  return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, { cause: error });
+}
+
+/**
+ * Runs one store operation and converts driver errors with {@link toStoreError}.
+ * @throws {StoreError} for any driver failure; Baton errors unchanged
+ */
+export async function withStoreErrors<T>(action: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toStoreError(action, error);
+  }
+}

@@ -1,0 +1,178 @@
+/** MongoStore's session operations (collection `sessions`, `_id` = session id). */
+import {
+  type Branch,
+  ConcurrencyError,
+  type CreateSessionInput,
+  InvalidInputError,
+  MAIN_BRANCH,
+  NotFoundError,
+  newSession,
+  type Session,
+  type SessionChange,
+  type SessionFilter,
+  SessionSchema,
+  type TenantScope,
+  type UpdateOptions,
+  assertSafeMetadata,
+  assertSessionId,
+  assertValidId,
+} from '@baton/core';
+import { type Filter, ObjectId } from 'mongodb';
+import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import { changeDigest, compareAndSet } from './compareAndSet.js';
+import type { SessionDoc } from './mongoCollections.js';
+import { branchKey, type MongoContext } from './mongoContext.js';
+import { isDuplicateKeyError } from './mongoErrors.js';
+
+/** How many session ids one bulk delete names. */
+const DELETE_BATCH = 500;
+
+const ChangeSchema = SessionSchema.pick({
+  status: true,
+  closedAt: true,
+  closedReason: true,
+  lastActivityAt: true,
+  metadata: true,
+  state: true,
+  userId: true,
+})
+  .partial();
+
+/** A session as the API returns it. */
+export function toSession(doc: SessionDoc): Session {
+  const { _id, order, lastChange, ...session } = doc;
+  return session;
+}
+
+/** Creates the session and its `main` branch (two writes; the branch first, so a retry can finish a half-done create). */
+export async function createSession(context: MongoContext, input: CreateSessionInput): Promise<Session> {
+  const session = newSession(input);
+  const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
+  try {
+    await context.collections.branches.insertOne({ _id: branchKey(session.id, MAIN_BRANCH), ...main, order: new ObjectId() });
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+  try {
+    await context.collections.sessions.insertOne({ _id: session.id, ...session, order: new ObjectId() });
+  } catch (error) {
+    if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`, { cause: error });
+    throw error;
+  }
+  context.branches.replace(session.id, [main]);
+  context.branches.setLastSeq(session.id, MAIN_BRANCH, 0);
+  return session;
+}
+
+export async function getSession(context: MongoContext, id: string, scope?: TenantScope): Promise<Session | undefined> {
+  const doc = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenantFilter(scope) });
+  return doc === null ? undefined : toSession(doc);
+}
+
+/** Compare-and-set update: one `findAndModify` (plus a version claim on FerretDB); a read only when it did not match. */
+export async function updateSession(context: MongoContext, id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
+  assertSessionId(id);
+  const { expectedVersion, ...scope } = optionsObject('updateSession options', options);
+  const version = assertWholeNumber('expectedVersion', expectedVersion, 1);
+  const set = sessionChangeSet(change);
+  const digest = changeDigest(set);
+  const filter = { _id: id, ...tenantFilter(scope) };
+  const { sessions } = context.collections;
+  const updated = await compareAndSet(context, {
+    kind: 'session',
+    key: id,
+    sessionId: id,
+    expectedVersion: version,
+    digest,
+    update: () =>
+      sessions.findOneAndUpdate(
+        { ...filter, version },
+        { $set: { ...set, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ),
+    read: () => sessions.findOne(filter),
+    notFound: () => new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`),
+    stale: (current) =>
+      new ConcurrencyError(
+        current.version === version
+          ? `Session ${JSON.stringify(id)} is being updated from version ${version} by another writer. Reload and retry.`
+          : `Session ${JSON.stringify(id)} is at version ${current.version}, not ${version}: another writer changed it. Reload and retry.`,
+      ),
+  });
+  return toSession(updated);
+}
+
+/**
+ * The `$set` of a session change, built field by field from the changeable fields only (anything
+ * else, such as `id`, `tenantId` or `version`, is ignored, as in every store).
+ * @throws {InvalidInputError} for a wrong type, or unsafe metadata/state keys; {@link InvalidIdError} for an unsafe userId
+ */
+export function sessionChangeSet(change: SessionChange): SessionChange {
+  const parsed = ChangeSchema.safeParse(optionsObject('The session change', change));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidInputError(`The session change is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Changeable fields: status, closedAt, closedReason, lastActivityAt, metadata, state, userId.`);
+  }
+  const set: SessionChange = {};
+  for (const [key, value] of Object.entries(parsed.data) as [keyof SessionChange, unknown][]) {
+    if (value === undefined) continue;
+    if (key === 'userId') assertValidId('user', value);
+    if (key === 'metadata' || key === 'state') assertSafeMetadata(`session change ${key}`, value);
+    Object.assign(set, { [key]: value });
+  }
+  return set;
+}
+
+export async function listSessions(context: MongoContext, filterInput?: SessionFilter): Promise<Session[]> {
+  const input = optionsObject('The session filter', filterInput);
+  const filter: Filter<SessionDoc> = { ...tenantFilter(input) };
+  if (input.userId !== undefined) filter.userId = assertValidId('user', input.userId);
+  if (input.status !== undefined) {
+    if (input.status !== 'active' && input.status !== 'closed') throw new InvalidInputError(`status must be "active" or "closed", not ${JSON.stringify(input.status)}.`);
+    filter.status = input.status;
+  }
+  if (input.activeBefore !== undefined) filter.lastActivityAt = { $lt: assertTimestamp('activeBefore', input.activeBefore) };
+  const limit = input.limit === undefined ? undefined : assertWholeNumber('limit', input.limit, 0);
+  if (limit === 0) return [];
+  const cursor = context.collections.sessions.find(filter).sort({ lastActivityAt: -1, order: 1 });
+  if (limit !== undefined) cursor.limit(limit);
+  return (await cursor.toArray()).map(toSession);
+}
+
+/** Deletes the session's messages, branches, checkpoints and pending writes, then the session. */
+export async function deleteSession(context: MongoContext, id: string, scope?: TenantScope): Promise<boolean> {
+  const found = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenantFilter(scope) }, { projection: { _id: 1 } });
+  if (found === null) return false;
+  await deleteSessions(context, [id]);
+  return true;
+}
+
+export async function deleteInactiveSessions(context: MongoContext, options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
+  const input = optionsObject('deleteInactiveSessions options', options);
+  const idleFor = assertMilliseconds('idleFor', input.idleFor);
+  const before = new Date(Date.now() - idleFor).toISOString();
+  const docs = await context.collections.sessions
+    .find({ lastActivityAt: { $lt: before }, ...tenantFilter(input) }, { projection: { _id: 1 } })
+    .sort({ lastActivityAt: -1, order: 1 })
+    .toArray();
+  const ids = docs.map((d) => d._id);
+  if (input.dryRun !== true) {
+    for (let start = 0; start < ids.length; start += DELETE_BATCH) await deleteSessions(context, ids.slice(start, start + DELETE_BATCH));
+  }
+  return ids;
+}
+
+/** Deletes sessions with everything they own; every delete names the session ids (shard-targeted). Children go first, so a retry finishes a half-done delete. */
+async function deleteSessions(context: MongoContext, ids: string[]): Promise<void> {
+  const { collections } = context;
+  const bySession = { sessionId: { $in: ids } };
+  await Promise.all([
+    collections.messages.deleteMany(bySession),
+    collections.checkpoints.deleteMany(bySession),
+    collections.pendingWrites.deleteMany(bySession),
+    collections.versionClaims.deleteMany(bySession),
+  ]);
+  await collections.branches.deleteMany(bySession);
+  for (const id of ids) context.branches.forget(id);
+  await collections.sessions.deleteMany({ _id: { $in: ids } });
+}

@@ -1,0 +1,209 @@
+import type {
+  Branch,
+  BranchParent,
+  Checkpoint,
+  CheckpointManifestEntry,
+  CheckpointRetention,
+  CreateSessionInput,
+  Episode,
+  EpisodeFilter,
+  Message,
+  PendingWrite,
+  ReadMessagesOptions,
+  Session,
+  SessionChange,
+  SessionFilter,
+  State,
+  Store,
+  TenantScope,
+  UpdateOptions,
+} from '@baton/core';
+import { ConfigurationError, StoreError } from '@baton/core';
+import { type Db, MongoClient } from 'mongodb';
+import { BranchCache } from './branchCache.js';
+import * as branches from './mongoBranches.js';
+import * as checkpoints from './mongoCheckpoints.js';
+import { createIndexes, type MongoCollections, openCollections } from './mongoCollections.js';
+import type { MongoContext } from './mongoContext.js';
+import * as episodes from './mongoEpisodes.js';
+import { toStoreError, withStoreErrors } from './mongoErrors.js';
+import * as messages from './mongoMessages.js';
+import * as sessions from './mongoSessions.js';
+import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
+
+/**
+ * A {@link Store} on MongoDB (or a MongoDB-compatible server such as FerretDB): sessions, messages,
+ * branches, checkpoints with pending writes, and episodes, in six collections.
+ *
+ * Built for one write path without multi-document transactions: appends are idempotent through
+ * deterministic `_id`s and a unique `(sessionId, branchId, seq)` index; session and branch updates
+ * compare-and-set `version`; checkpoints are immutable documents. A turn costs three round trips
+ * (insert the turn's messages, insert the checkpoint, update the session). Every command on
+ * messages, branches, checkpoints and pending writes names the session id, so each of those
+ * collections can be sharded on `{ sessionId: 'hashed' }` (see the README). Indexes are created on
+ * first use, or by {@link MongoStore.init}.
+ *
+ * @param connection `{ url, clientOptions? }` (the store owns the client) or `{ client }` (yours)
+ * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, branchCacheSize? }`
+ * @throws {ConfigurationError} for a missing url or a bad option
+ * @example
+ * ```ts
+ * import { MongoStore } from '@baton/store-mongo';
+ * const store = new MongoStore({ url: 'mongodb://127.0.0.1:27017/' }, { dbName: 'support' });
+ * await store.createSession({ id: 'chat-81', userId: 'u-42' });
+ * await store.close();
+ * ```
+ */
+export class MongoStore implements Store {
+  readonly kind = 'mongo';
+  /** The database the collections live in. */
+  readonly db: Db;
+  readonly #client: MongoClient;
+  readonly #ownsClient: boolean;
+  readonly #options: ResolvedMongoStoreOptions;
+  readonly #context: MongoContext;
+  #init: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(connection: MongoStoreConnection, options: MongoStoreOptions = {}) {
+    this.#options = resolveMongoStoreOptions(options);
+    if (connection !== null && typeof connection === 'object' && 'client' in connection && typeof connection.client?.db === 'function') {
+      this.#client = connection.client;
+      this.#ownsClient = false;
+    } else if (connection !== null && typeof connection === 'object' && 'url' in connection && typeof connection.url === 'string' && connection.url !== '') {
+      const clientOptions = { serverSelectionTimeoutMS: this.#options.serverSelectionTimeoutMS, ...connection.clientOptions };
+      try {
+        this.#client = new MongoClient(connection.url, clientOptions);
+      } catch (cause) {
+        throw new ConfigurationError(`MongoStore cannot use the url ${JSON.stringify(redact(connection.url))}: ${(cause as Error).message}`, { cause });
+      }
+      this.#ownsClient = true;
+    } else {
+      throw new ConfigurationError('MongoStore needs { url: "mongodb://host:27017/" } or { client: MongoClient }; neither was given (is MONGODB_URL set?).');
+    }
+    this.db = this.#client.db(this.#options.dbName);
+    const collections = openCollections(this.db, this.#options.collectionPrefix);
+    this.#context = { collections, branches: new BranchCache(this.#options.branchCacheSize), versionClaims: this.#options.versionClaims === true };
+  }
+
+  /** The six collections, for inspection and administration (e.g. sharding them). */
+  get collections(): MongoCollections {
+    return this.#context.collections;
+  }
+
+  /**
+   * Creates the indexes (once per store; later calls return the same promise, a failed attempt is retried on the next call).
+   * @throws {StoreError} when the server is unreachable; {@link ConfigurationError} when `checkpointTtlSeconds` is set on a server without TTL indexes
+   */
+  init(): Promise<void> {
+    if (this.#closed) return Promise.reject(new StoreError('This MongoStore is closed; create a new one.'));
+    this.#init ??= this.#setUp().catch((error: unknown) => {
+      this.#init = undefined;
+      throw toStoreError('create its indexes', error);
+    });
+    return this.#init;
+  }
+
+  /** Whether updates claim their version first (see {@link MongoStoreOptions.versionClaims}); known after `init()`. */
+  get usesVersionClaims(): boolean {
+    return this.#context.versionClaims;
+  }
+
+  async #setUp(): Promise<void> {
+    await createIndexes(this.#context.collections, this.#options);
+    if (this.#options.versionClaims === 'auto') {
+      const info = await this.db.admin().command({ buildInfo: 1 });
+      this.#context.versionClaims = 'ferretdb' in info || 'ferretdbVersion' in info;
+    }
+  }
+
+  createSession(input: CreateSessionInput): Promise<Session> {
+    return this.#run('create a session', () => sessions.createSession(this.#context, input));
+  }
+  getSession(id: string, scope?: TenantScope): Promise<Session | undefined> {
+    return this.#run('read a session', () => sessions.getSession(this.#context, id, scope));
+  }
+  updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
+    return this.#run('update a session', () => sessions.updateSession(this.#context, id, change, options));
+  }
+  listSessions(filter?: SessionFilter): Promise<Session[]> {
+    return this.#run('list sessions', () => sessions.listSessions(this.#context, filter));
+  }
+  deleteSession(id: string, scope?: TenantScope): Promise<boolean> {
+    return this.#run('delete a session', () => sessions.deleteSession(this.#context, id, scope));
+  }
+  deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
+    return this.#run('delete inactive sessions', () => sessions.deleteInactiveSessions(this.#context, options));
+  }
+
+  appendMessages(sessionId: string, branchId: string, list: readonly Message[]): Promise<{ inserted: number }> {
+    return this.#run('append messages', () => messages.appendMessages(this.#context, sessionId, branchId, list));
+  }
+  readMessages(sessionId: string, branchId: string, options?: ReadMessagesOptions): Promise<Message[]> {
+    return this.#run('read messages', () => messages.readMessages(this.#context, sessionId, branchId, options));
+  }
+
+  forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
+    return this.#run('fork a branch', () => branches.forkBranch(this.#context, sessionId, input));
+  }
+  getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
+    return this.#run('read a branch', () => branches.getBranch(this.#context, sessionId, branchId));
+  }
+  listBranches(sessionId: string): Promise<Branch[]> {
+    return this.#run('list branches', () => branches.listBranches(this.#context, sessionId));
+  }
+  updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+    return this.#run('update a branch', () => branches.updateBranch(this.#context, sessionId, branchId, change, options));
+  }
+  deleteBranch(sessionId: string, branchId: string, options?: { recursive?: boolean }): Promise<void> {
+    return this.#run('delete a branch', () => branches.deleteBranch(this.#context, sessionId, branchId, options));
+  }
+
+  saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    return this.#run('save a checkpoint', () => checkpoints.saveCheckpoint(this.#context, checkpoint));
+  }
+  putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+    return this.#run('save pending writes', () => checkpoints.putPendingWrites(this.#context, sessionId, branchId, checkpointId, writes));
+  }
+  loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+    return this.#run('load a checkpoint', () => checkpoints.loadCheckpoint(this.#context, sessionId, branchId, id));
+  }
+  listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
+    return this.#run('list checkpoints', () => checkpoints.listCheckpoints(this.#context, sessionId, branchId));
+  }
+  pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
+    return this.#run('prune checkpoints', () => checkpoints.pruneCheckpoints(this.#context, sessionId, branchId, retention));
+  }
+  deleteCheckpointsOlderThan(before: string, scope?: TenantScope): Promise<number> {
+    return this.#run('delete old checkpoints', () => checkpoints.deleteCheckpointsOlderThan(this.#context, before, scope));
+  }
+
+  saveEpisode(episode: Episode): Promise<boolean> {
+    return this.#run('save an episode', () => episodes.saveEpisode(this.#context, episode));
+  }
+  getEpisode(id: string, scope?: TenantScope): Promise<Episode | undefined> {
+    return this.#run('read an episode', () => episodes.getEpisode(this.#context, id, scope));
+  }
+  findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
+    return this.#run('find episodes', () => episodes.findEpisodes(this.#context, filter));
+  }
+
+  /** Closes the client when the store created it (`{ url }`); a client you passed stays open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsClient) await withStoreErrors('close its connection', () => this.#client.close());
+  }
+
+  #run<T>(action: string, operation: () => Promise<T>): Promise<T> {
+    return withStoreErrors(action, async () => {
+      if (this.#closed) throw new StoreError(`Cannot ${action}: this MongoStore is closed; create a new one.`);
+      await this.init();
+      return operation();
+    });
+  }
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

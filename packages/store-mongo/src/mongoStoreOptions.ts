@@ -1,0 +1,99 @@
+import { ConfigurationError } from '@baton/core';
+import type { MongoClient, MongoClientOptions } from 'mongodb';
+
+/**
+ * How a {@link MongoStore} reaches MongoDB: a connection string (the store creates, owns and closes
+ * the client) or a client you created (the store never closes it).
+ */
+export type MongoStoreConnection =
+  | {
+      /** A MongoDB connection string, e.g. `mongodb://127.0.0.1:27017/`. */
+      url: string;
+      /** Extra driver options; `serverSelectionTimeoutMS` defaults to {@link MongoStoreOptions.serverSelectionTimeoutMS}. */
+      clientOptions?: MongoClientOptions;
+    }
+  | {
+      /** A client you own; `store.close()` leaves it open. */
+      client: MongoClient;
+    };
+
+/** Options of {@link MongoStore}. */
+export interface MongoStoreOptions {
+  /** The database holding Baton's collections. Default `'baton'`. Letters, digits, `_` and `-`, at most 63 characters. */
+  dbName?: string;
+  /** Prepended to every collection name (`'<prefix>messages'`, …). Default `'baton_'`. Letters, digits and `_`, at most 40 characters. */
+  collectionPrefix?: string;
+  /**
+   * Retention by age: when set, checkpoints (and their pending writes) are removed by MongoDB's TTL
+   * monitor this many seconds after their `createdAt`, newest included. Needs a server with TTL
+   * indexes (MongoDB; FerretDB 1.x has none: `init()` then throws a {@link ConfigurationError}).
+   */
+  checkpointTtlSeconds?: number;
+  /**
+   * Set for a cluster sharded on `{ sessionId: 'hashed' }`: the compound indexes are created without
+   * `unique`, which MongoDB refuses on hashed-sharded collections. Idempotency does not depend on
+   * them: every message, branch, checkpoint and pending write has a deterministic `_id` that starts
+   * with its session id, so duplicates always meet on one shard. Default `false`.
+   */
+  sharded?: boolean;
+  /**
+   * How long the driver looks for a server before an operation fails with a `StoreError`, in
+   * milliseconds. Default 5,000. Used only with `{ url }`.
+   */
+  serverSelectionTimeoutMS?: number;
+  /**
+   * How session and branch updates compare-and-set their `version`: `false` with one atomic
+   * `findOneAndUpdate` (MongoDB); `true` by first inserting a version claim (needed on FerretDB 1.x,
+   * whose conditional updates are not atomic; one more round trip per update); `'auto'` (default)
+   * asks the server's `buildInfo` and claims on FerretDB.
+   */
+  versionClaims?: 'auto' | boolean;
+  /** How many sessions' branch lists the store keeps in memory (so a turn needs no extra reads). Default 10,000. */
+  branchCacheSize?: number;
+}
+
+/** {@link MongoStoreOptions} with defaults applied. */
+export interface ResolvedMongoStoreOptions {
+  dbName: string;
+  collectionPrefix: string;
+  checkpointTtlSeconds: number | undefined;
+  sharded: boolean;
+  serverSelectionTimeoutMS: number;
+  branchCacheSize: number;
+  versionClaims: 'auto' | boolean;
+}
+
+const DB_NAME = /^[A-Za-z0-9_-]{1,63}$/;
+const PREFIX = /^[A-Za-z0-9_]{0,40}$/;
+
+/**
+ * Applies defaults and checks every option.
+ * @throws {ConfigurationError} naming the bad option and its value
+ */
+export function resolveMongoStoreOptions(options: MongoStoreOptions): ResolvedMongoStoreOptions {
+  const dbName = options.dbName ?? 'baton';
+  if (typeof dbName !== 'string' || !DB_NAME.test(dbName)) {
+    throw new ConfigurationError(`MongoStore dbName ${JSON.stringify(dbName)} is not allowed: use 1-63 letters, digits, "_" or "-".`);
+  }
+  const collectionPrefix = options.collectionPrefix ?? 'baton_';
+  if (typeof collectionPrefix !== 'string' || !PREFIX.test(collectionPrefix)) {
+    throw new ConfigurationError(`MongoStore collectionPrefix ${JSON.stringify(collectionPrefix)} is not allowed: use up to 40 letters, digits or "_".`);
+  }
+  const ttl = options.checkpointTtlSeconds;
+  if (ttl !== undefined && !(Number.isInteger(ttl) && ttl > 0)) {
+    throw new ConfigurationError(`MongoStore checkpointTtlSeconds must be a positive whole number of seconds, not ${JSON.stringify(ttl)}.`);
+  }
+  const serverSelectionTimeoutMS = options.serverSelectionTimeoutMS ?? 5000;
+  if (!(Number.isInteger(serverSelectionTimeoutMS) && serverSelectionTimeoutMS > 0)) {
+    throw new ConfigurationError(`MongoStore serverSelectionTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(serverSelectionTimeoutMS)}.`);
+  }
+  const branchCacheSize = options.branchCacheSize ?? 10_000;
+  if (!(Number.isInteger(branchCacheSize) && branchCacheSize >= 0)) {
+    throw new ConfigurationError(`MongoStore branchCacheSize must be a whole number >= 0, not ${JSON.stringify(branchCacheSize)}.`);
+  }
+  const versionClaims = options.versionClaims ?? 'auto';
+  if (versionClaims !== 'auto' && typeof versionClaims !== 'boolean') {
+    throw new ConfigurationError(`MongoStore versionClaims must be 'auto', true or false, not ${JSON.stringify(versionClaims)}.`);
+  }
+  return { dbName, collectionPrefix, checkpointTtlSeconds: ttl, sharded: options.sharded ?? false, serverSelectionTimeoutMS, branchCacheSize, versionClaims };
+}

@@ -1,0 +1,160 @@
+/**
+ * A real MongoDB-compatible server for tests: FerretDB v1.24.2 with its embedded SQLite backend,
+ * on a free 127.0.0.1 port, with its data in a temp dir. It can be stopped and restarted on the
+ * same port with the same data (for connection-loss tests).
+ *
+ * @example
+ * ```ts
+ * const server = await startMongoServer();
+ * const client = new MongoClient(server.url);
+ * // …
+ * await server.close(); // stops it and removes its data
+ * ```
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ensureFerretdbBinary } from './ferretdbBinary.js';
+
+/** A running (or stopped) test server. */
+export interface MongoServer {
+  /** `mongodb://127.0.0.1:<port>/`. */
+  readonly url: string;
+  readonly port: number;
+  /** Where FerretDB keeps its SQLite files. */
+  readonly stateDir: string;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s); the data stays. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with the same data and waits until it answers a ping. */
+  restart(): Promise<void>;
+  /** Stops it and removes its data. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startMongoServer}. */
+export interface StartMongoServerOptions {
+  /** Overrides `$BATON_CACHE_DIR` for the binary. */
+  cacheDir?: string;
+  /** How long to wait for the first ping, in ms. Default 30,000. */
+  readyTimeoutMs?: number;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
+ * Builds FerretDB if needed, starts it and waits until it answers a ping.
+ * @throws {Error} with FerretDB's last log lines when it does not start
+ */
+export async function startMongoServer(options: StartMongoServerOptions = {}): Promise<MongoServer> {
+  const binary = await ensureFerretdbBinary(options.cacheDir);
+  const stateDir = await mkdtemp(join(tmpdir(), 'baton-ferretdb-'));
+  const port = await freePort();
+  const url = `mongodb://127.0.0.1:${port}/`;
+  const args = [
+    '--handler=sqlite',
+    '--telemetry=disable',
+    `--listen-addr=127.0.0.1:${port}`,
+    `--state-dir=${stateDir}`,
+    `--sqlite-url=file:${stateDir}/`,
+    '--debug-addr=-',
+    '--log-level=warn',
+  ];
+  let child: ChildProcess | undefined;
+  const log: string[] = [];
+
+  const start = async (): Promise<void> => {
+    const started = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    running.add(started);
+    const keep = (chunk: Buffer) => {
+      log.push(...chunk.toString().split('\n').filter(Boolean));
+      log.splice(0, Math.max(0, log.length - 40));
+    };
+    started.stdout?.on('data', keep);
+    started.stderr?.on('data', keep);
+    started.once('exit', () => running.delete(started));
+    await waitForPing(url, started, options.readyTimeoutMs ?? 30_000, log);
+  };
+
+  const stop = async (): Promise<void> => {
+    const current = child;
+    child = undefined;
+    if (current === undefined || current.exitCode !== null || current.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+    current.kill('SIGTERM');
+    const timer = setTimeout(() => current.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    await start();
+  } catch (error) {
+    await stop();
+    await rm(stateDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url,
+    port,
+    stateDir,
+    stop,
+    restart: async () => {
+      await stop();
+      await start();
+    },
+    close: async () => {
+      await stop();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A port the OS just handed out on 127.0.0.1 (free at the time of the call). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPing(url: string, child: ChildProcess, timeoutMs: number, log: string[]): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`FerretDB exited (code ${child.exitCode}, signal ${child.signalCode}) before answering a ping on ${url}. Its log:\n${log.join('\n')}`);
+    }
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
+    try {
+      await client.db('admin').command({ ping: 1 });
+      return;
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await client.close().catch(() => {});
+    }
+  }
+  throw new Error(`FerretDB did not answer a ping on ${url} within ${timeoutMs} ms (${String(lastError)}). Its log:\n${log.join('\n')}`);
+}
+
+/**
+ * A database name of its own for a test file: `baton_<label>_<random>` (FerretDB allows letters,
+ * digits, `_` and `-`, at most 63 characters).
+ */
+export function testDatabaseName(label: string): string {
+  const clean = label.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 30);
+  return `baton_${clean}_${Math.random().toString(36).slice(2, 10)}`;
+}
