@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FileStore } from '@baton/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { collect, danglingToolCalls, ofType, tempDir } from './support/helpers.js';
+import { crashDesk } from './support/crashDesk.js';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const childScript = fileURLToPath(new URL('./support/crashChild.ts', import.meta.url));
+
+/** Starts the child turn and kills it with SIGKILL once two of its three tool results are stored as pending writes. */
+async function crashAfterTwoResults(directory: string, logFile: string): Promise<void> {
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, directory, logFile], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const deadline = Date.now() + 25_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`The child exited early:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`Two pending writes never appeared:\n${output}`);
+      const probe = new FileStore({ directory });
+      const checkpoint = await probe.loadCheckpoint('crash-1', 'main').catch(() => undefined);
+      await probe.close();
+      if ((checkpoint?.pendingWrites.length ?? 0) >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+describe('crash mid-step (Done-when 3)', () => {
+  let dispose: (() => Promise<void>) | undefined;
+  afterEach(async () => dispose?.());
+
+  for (const how of ['resume()', 'the next send()'] as const) {
+    it(`after SIGKILL with two of three tool calls finished, ${how} runs only the third`, async () => {
+      const dir = await tempDir();
+      dispose = dir.dispose;
+      const logFile = join(dir.path, 'tool-runs.log');
+      writeFileSync(logFile, '');
+      const directory = join(dir.path, 'store');
+      await crashAfterTwoResults(directory, logFile);
+      expect(readFileSync(logFile, 'utf8').trim().split('\n').sort()).toEqual(['step_a:child', 'step_b:child']);
+
+      const { workflow, store, model } = crashDesk(directory, logFile, 'parent', false);
+      const session = await workflow.session({ id: 'crash-1' });
+      expect(session.routingState).toBe('running');
+      const events = how === 'resume()' ? await collect(session.resume()) : await collect(session.send('Thanks!'));
+
+      expect(ofType(events, 'tool.call').map((e) => e.toolCall.id)).toEqual(['c']);
+      expect(readFileSync(logFile, 'utf8').trim().split('\n').sort()).toEqual(['step_a:child', 'step_b:child', 'step_c:parent']);
+      const stored = await store.readMessages('crash-1', 'main');
+      const results = stored.filter((m) => m.role === 'tool');
+      expect(results.map((m) => [m.toolCallId, m.content])).toEqual([
+        ['a', 'step_a finished'],
+        ['b', 'step_b finished'],
+        ['c', 'step_c finished'],
+      ]);
+      expect(danglingToolCalls(stored)).toEqual([]);
+      expect(stored[5]).toMatchObject({ role: 'assistant', content: 'All three steps are done.' });
+      // The resumed model call saw each message once.
+      const ids = model.requests[0]!.messages.flatMap((m) => (m.id ? [m.id] : []));
+      expect(new Set(ids).size).toBe(ids.length);
+      if (how === 'the next send()') {
+        expect(ofType(events, 'turn.completed')).toHaveLength(2);
+        expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Run the three steps', 'Thanks!']);
+      } else {
+        expect(ofType(events, 'turn.completed')).toHaveLength(1);
+      }
+      await store.close();
+    });
+  }
+});
