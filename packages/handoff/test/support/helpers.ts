@@ -21,9 +21,17 @@ export function danglingToolCalls(messages: readonly Message[]): string[] {
   return [...bad, ...orphans];
 }
 
-/** An agent on a responder-driven ScriptedModel. */
+/**
+ * An agent on a responder-driven ScriptedModel. Tool calls without an id get `<agent>_<call>_<index>`,
+ * so ids stay unique across agents (as a real model's are).
+ */
 export function scriptedAgent(name: string, responder: ScriptedResponder, tools: Tool[] = [], description = `${name} specialist`): Agent & { model: ScriptedModel } {
-  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(responder), tools }) as Agent & { model: ScriptedModel };
+  const unique: ScriptedResponder = (request, index) => {
+    const response = responder(request, index);
+    if (response.toolCalls === undefined) return response;
+    return { ...response, toolCalls: response.toolCalls.map((call, i) => ({ id: `${name}_${index}_${i}`, ...call })) };
+  };
+  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(unique), tools }) as Agent & { model: ScriptedModel };
 }
 
 /** The last message a model request holds (after the system instructions). */
