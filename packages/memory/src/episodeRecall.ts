@@ -123,7 +123,9 @@ export class EpisodeRecall {
     for (const e of missing) if (hasUsableEmbedding(e, embedder)) user.vectors.set(e.id, e.embedding);
     if (toEmbed.length > 0) {
       const vectors = await embedder.embed(toEmbed.map(episodeEmbeddingText), options);
-      toEmbed.forEach((e, i) => user.vectors.set(e.id, vectors[i]!));
+      toEmbed.forEach((e, i) => {
+        user.vectors.set(e.id, vectors[i]!);
+      });
     }
     const [queryVector] = await embedder.embed([query.query], options);
     const minSimilarity = this.#settings.minSimilarity ?? 0.3;
