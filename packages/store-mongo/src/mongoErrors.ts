@@ -30,11 +30,15 @@ export function duplicateKeyIndexes(error: unknown): number[] | undefined {
  */
 export function toStoreError(action: string, error: unknown): unknown {
   if (error instanceof BatonError || !(error instanceof MongoError)) return error;
-  const lost = error instanceof MongoNetworkError || error instanceof MongoServerSelectionError || error.name === 'PoolClearedError';
+  const lost = isConnectionFailure(error) || isConnectionFailure(error.cause) || /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
   const why = lost
     ? 'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)'
     : 'the MongoDB server refused the operation';
   return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, { cause: error });
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  return error instanceof MongoNetworkError || error instanceof MongoServerSelectionError || (error instanceof Error && error.name === 'PoolClearedError');
 }
 
 /**
