@@ -44,7 +44,9 @@ export class AbcdPolicyModel implements ModelClient {
     const { agent, classifier, ontology } = this.#options;
     const view = viewConversation(request.messages);
     const id = `call_${agent}_${view.digest}`;
-    const subflow = classifier.classify(view.customerTexts.join('\n'))?.label;
+    // The case is recognised from what the customer said before this specialist first acted, so it stays put.
+    const heard = view.customerTexts.slice(0, view.heardBefore.get(agent) ?? view.customerTexts.length);
+    const subflow = classifier.classify(heard.join('\n'))?.label ?? classifier.classify(view.customerTexts.join('\n'))?.label;
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,

@@ -50,7 +50,11 @@ function code(context: ToolContext, kind: string, length: number): string {
   return createHash('sha256').update(`${kind}:${context.sessionId}`).digest('hex').slice(0, length);
 }
 
-const first = (args: SlotArgs): string | undefined => Object.values(args).find((value) => value !== undefined && value.trim() !== '');
+/** The value an action records: its `*_slotval` slot when given, otherwise its first non-empty slot. */
+const first = (args: SlotArgs): string | undefined => {
+  const values = Object.entries(args).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '');
+  return (values.find(([slot]) => slot.endsWith('_slotval')) ?? values[0])?.[1];
+};
 
 /** The console actions' behaviour, by ABCD action name. Each throws an `Error` the agent sees as a tool error. */
 export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {

@@ -27,6 +27,8 @@ export interface ConversationView {
   calls: ViewedCall[];
   /** The agents that wrote assistant messages, in order of their last message. */
   speakers: string[];
+  /** For each agent that wrote, how many of `customerTexts` came before its first message. */
+  heardBefore: Map<string, number>;
   /** The last message of the input. */
   last: ModelMessage | undefined;
   /** A stable digest of the input, for deterministic tool call ids. */
@@ -74,6 +76,7 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
   const customerTexts: string[] = [];
   const slots: SlotValues = {};
   const speakers: string[] = [];
+  const heardBefore = new Map<string, number>();
   const hear = (text: string, asked: readonly string[]) => {
     customerTexts.push(text);
     for (const [slot, value] of Object.entries(extractSlots(text, asked))) if (value !== undefined) slots[slot] = value;
@@ -83,6 +86,7 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
     else if (message.role === 'assistant') {
       const agent = message.agent;
       if (agent !== undefined) {
+        if (!heardBefore.has(agent)) heardBefore.set(agent, customerTexts.length);
         const at = speakers.indexOf(agent);
         if (at >= 0) speakers.splice(at, 1);
         speakers.push(agent);
@@ -104,5 +108,5 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
     .update(JSON.stringify(messages.map((m) => [m.role, m.agent ?? '', m.content, m.toolCallId ?? '', (m.toolCalls ?? []).map((c) => c.id)])))
     .digest('hex')
     .slice(0, 16);
-  return { customerTexts, slots, calls, speakers, last: messages.at(-1), digest };
+  return { customerTexts, slots, calls, speakers, heardBefore, last: messages.at(-1), digest };
 }

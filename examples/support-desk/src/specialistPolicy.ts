@@ -90,6 +90,8 @@ function argumentsFor(action: string, policy: PolicyCase, known: SlotValues): Re
   };
   const args: Record<string, string> = {};
   for (const slot of policy.slotsOf(action)) {
+    // The name identifies the customer; it is no reason, detail or change to record.
+    if (slot === 'customer_name' && action !== 'pull-up-account' && action !== 'verify-identity') continue;
     const value = known[slot] ?? defaults[slot];
     if (value !== undefined) args[slot] = value;
   }

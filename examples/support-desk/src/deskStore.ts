@@ -1,0 +1,110 @@
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FileStore, InMemoryStore, type Store } from '@baton/core';
+import { MongoStore } from '@baton/store-mongo';
+
+/** The folder replays write to by default: `examples/support-desk/.data/replay` (gitignored). */
+export const DEFAULT_STORE_DIR = fileURLToPath(new URL('../.data/replay', import.meta.url));
+
+/** Where a run keeps its sessions, and how to open, reset and measure it. */
+export interface DeskStore {
+  /** `'file'`, `'mongo'` or `'memory'`. */
+  readonly kind: string;
+  /** Where it is, for the report (a folder, a database name). */
+  readonly location: string;
+  /** Opens a store object; `reopen` gives a new object on the same data (a process restart), where the kind allows. */
+  open(): Promise<Store>;
+  /** Whether `open()` gives a new object on the same data (true for files and MongoDB, false in memory). */
+  readonly reopens: boolean;
+  /** Removes what an earlier run of these sessions left, so runs are repeatable. */
+  reset(sessionIds: readonly string[]): Promise<void>;
+  /** Bytes the store holds now (files' sizes, or MongoDB's `dataSize`); `undefined` when unknown. */
+  bytes(): Promise<number | undefined>;
+}
+
+/**
+ * Chooses the store of a run: MongoDB when `mongoUrl` is given (database `baton_support_desk`),
+ * otherwise a `FileStore` in `directory` (default {@link DEFAULT_STORE_DIR}), or memory when
+ * `directory` is `':memory:'`.
+ *
+ * @example
+ * ```ts
+ * const deskStore = chooseDeskStore({ mongoUrl: process.env.MONGODB_URL });
+ * const store = await deskStore.open();
+ * ```
+ */
+export function chooseDeskStore(options: { directory?: string; mongoUrl?: string | undefined } = {}): DeskStore {
+  if (options.mongoUrl !== undefined && options.mongoUrl !== '') return mongoDeskStore(options.mongoUrl);
+  if (options.directory === ':memory:') return memoryDeskStore();
+  return fileDeskStore(options.directory ?? DEFAULT_STORE_DIR);
+}
+
+function fileDeskStore(directory: string): DeskStore {
+  return {
+    kind: 'file',
+    location: directory,
+    reopens: true,
+    open: async () => new FileStore({ directory }),
+    reset: async () => {
+      await rm(directory, { recursive: true, force: true });
+    },
+    bytes: () => folderBytes(directory),
+  };
+}
+
+function memoryDeskStore(): DeskStore {
+  const store = new InMemoryStore();
+  return {
+    kind: 'memory',
+    location: 'memory',
+    reopens: false,
+    open: async () => store,
+    reset: async (ids) => {
+      for (const id of ids) await store.deleteSession(id);
+    },
+    bytes: async () => undefined,
+  };
+}
+
+function mongoDeskStore(url: string): DeskStore {
+  const dbName = 'baton_support_desk';
+  let shared: MongoStore | undefined;
+  const get = async () => {
+    if (shared === undefined) {
+      shared = new MongoStore({ url }, { dbName });
+      await shared.init();
+    }
+    return shared;
+  };
+  return {
+    kind: 'mongo',
+    location: `MongoDB database ${dbName}`,
+    reopens: false,
+    open: get,
+    reset: async (ids) => {
+      const store = await get();
+      for (const id of ids) await store.deleteSession(id);
+    },
+    bytes: async () => {
+      const stats = await (await get()).db.stats();
+      return typeof stats.dataSize === 'number' ? stats.dataSize : undefined;
+    },
+  };
+}
+
+async function folderBytes(directory: string): Promise<number> {
+  let total = 0;
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) total += await folderBytes(path);
+    else if (entry.isFile()) total += (await stat(path)).size;
+  }
+  return total;
+}

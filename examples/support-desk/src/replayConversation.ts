@@ -1,0 +1,147 @@
+import type { ApprovalDecision, BatonEvent, Request } from '@baton/core';
+import { type AbcdConversation, customerMessages } from './abcdData.js';
+import { flowInReason } from './abcdRouterModel.js';
+import type { ModelClock } from './timedModel.js';
+
+/** The part of a Baton session the replay drives (a `HandoffSession` has it). */
+export interface ReplaySession {
+  readonly pendingRequests: readonly Request[];
+  send(text: string): AsyncIterable<BatonEvent>;
+  respond(requestId: string, answer: string | ApprovalDecision): AsyncIterable<BatonEvent>;
+  close(options: { reason?: string }): Promise<void>;
+}
+
+/** Opens (loads or creates) the session of a conversation, on a freshly built workflow when `fresh` is set. */
+export type OpenSession = (options: { id: string; userId: string; fresh: boolean }) => Promise<ReplaySession>;
+
+/** Counts of one replayed conversation (everything here is deterministic). */
+export interface ReplayCounts {
+  /** `send`/`respond` calls: customer messages sent or answering a request, and approval answers. */
+  turns: number;
+  handoffs: number;
+  userInputRequests: number;
+  approvalRequests: number;
+  approvals: number;
+  rejections: number;
+  checkpoints: number;
+  toolCalls: number;
+  toolErrors: number;
+  /** Customer messages that answered a pending `user_input` request. */
+  answers: number;
+  restarts: number;
+}
+
+/** What replaying one conversation gives. */
+export interface ConversationOutcome extends ReplayCounts {
+  id: string;
+  flow: string;
+  subflow: string;
+  /** The first specialist triage handed off to (`null`: none). */
+  routedTo: string | null;
+  /** The flow named in that handoff's reason (`null`: none). */
+  predictedFlow: string | null;
+  /** Wall time of all `send`/`respond` calls, in milliseconds. */
+  wallMs: number;
+  /** Part of `wallMs` spent inside model calls. */
+  modelMs: number;
+}
+
+/** Options of {@link replayConversation}. */
+export interface ReplayConversationOptions {
+  open: OpenSession;
+  /** The clock every model of the workflow is timed on. */
+  clock: ModelClock;
+  /** The flows a handoff reason may name. */
+  flows: readonly string[];
+  /** Rebuild the workflow and session from the store before every N-th customer message (0: never). */
+  restartEvery?: number;
+  /** Decides approval requests (default: approve). */
+  decide?: (request: Request & { type: 'tool_approval' }) => ApprovalDecision;
+  /** Called with every event, in order. */
+  onEvent?: (event: BatonEvent) => void;
+  /** The session id (default: the conversation id). */
+  sessionId?: string;
+}
+
+/**
+ * Replays one ABCD conversation through a Baton session: each customer message is sent, or answers
+ * the pending `user_input` request; approval requests are answered by `decide`; at the end the
+ * session is closed (which saves the episode when memory is configured).
+ *
+ * @returns the conversation's routing outcome, counts and timings
+ * @example
+ * ```ts
+ * const outcome = await replayConversation(conversation, { open, clock, flows: ontology.flows });
+ * ```
+ */
+export async function replayConversation(conversation: AbcdConversation, options: ReplayConversationOptions): Promise<ConversationOutcome> {
+  const id = options.sessionId ?? conversation.id;
+  const counts: ReplayCounts = { turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0, toolCalls: 0, toolErrors: 0, answers: 0, restarts: 0 };
+  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, wallMs: 0, modelMs: 0 };
+  const decide = options.decide ?? (() => ({ approved: true }) as const);
+
+  const run = async (events: AsyncIterable<BatonEvent>) => {
+    counts.turns += 1;
+    const modelBefore = options.clock.elapsedMs;
+    const started = performance.now();
+    for await (const event of events) {
+      options.onEvent?.(event);
+      switch (event.type) {
+        case 'handoff':
+          counts.handoffs += 1;
+          if (outcome.routedTo === null && event.from === 'triage') {
+            outcome.routedTo = event.to;
+            outcome.predictedFlow = flowInReason(event.reason, options.flows) ?? null;
+          }
+          break;
+        case 'request':
+          if (event.request.type === 'user_input') counts.userInputRequests += 1;
+          else counts.approvalRequests += 1;
+          break;
+        case 'checkpoint':
+          counts.checkpoints += 1;
+          break;
+        case 'tool.result':
+          counts.toolCalls += 1;
+          if (event.isError) counts.toolErrors += 1;
+          break;
+      }
+    }
+    outcome.wallMs += performance.now() - started;
+    outcome.modelMs += options.clock.elapsedMs - modelBefore;
+  };
+
+  let session = await options.open({ id, userId: userOf(conversation), fresh: true });
+  const approvePending = async () => {
+    for (;;) {
+      const approval = session.pendingRequests.find((r): r is Request & { type: 'tool_approval' } => r.type === 'tool_approval');
+      if (approval === undefined) return;
+      const decision = decide(approval);
+      if (decision.approved) counts.approvals += 1;
+      else counts.rejections += 1;
+      await run(session.respond(approval.id, decision));
+    }
+  };
+
+  for (const [index, text] of customerMessages(conversation).entries()) {
+    if (options.restartEvery && index > 0 && index % options.restartEvery === 0) {
+      session = await options.open({ id, userId: userOf(conversation), fresh: true });
+      counts.restarts += 1;
+    }
+    const question = session.pendingRequests.find((r) => r.type === 'user_input');
+    if (question !== undefined) {
+      counts.answers += 1;
+      await run(session.respond(question.id, text));
+    } else {
+      await run(session.send(text));
+    }
+    await approvePending();
+  }
+  await session.close({ reason: 'replay: the customer has no more messages' });
+  return { id: conversation.id, flow: conversation.flow, subflow: conversation.subflow, ...counts, ...outcome };
+}
+
+/** The user a conversation's customer is (a stable id from the conversation id). */
+export function userOf(conversation: AbcdConversation): string {
+  return `customer-${conversation.id}`;
+}

@@ -1,0 +1,107 @@
+import { MAIN_BRANCH, type Store } from '@baton/core';
+import type { HandoffWorkflow } from '@baton/handoff';
+import { EpisodicMemory } from '@baton/memory';
+import type { AbcdConversation } from './abcdData.js';
+import { createDeskAgents, type DeskAgents, type DeskModels } from './deskAgents.js';
+import { createOfflineModels, mapDeskModels } from './deskModels.js';
+import type { DeskStore } from './deskStore.js';
+import { buildDeskWorkflow } from './deskWorkflow.js';
+import { FOLDS, foldOf } from './folds.js';
+import type { Ontology } from './ontology.js';
+import { type ConversationOutcome, replayConversation } from './replayConversation.js';
+import { type ReplayCountTotals, type ReplayReport, summarizeReplay } from './replayReport.js';
+import { ModelClock, TimedModel } from './timedModel.js';
+import { World, WorldDirectory } from './world.js';
+
+/** Options of {@link runReplay}. */
+export interface RunReplayOptions {
+  conversations: readonly AbcdConversation[];
+  /** What the offline models learn from (default `conversations`); a conversation's own fold is always left out. */
+  training?: readonly AbcdConversation[];
+  ontology: Ontology;
+  deskStore: DeskStore;
+  /** `undefined`: the offline models, learned per cross-validation fold; otherwise these models for every conversation. */
+  models?: DeskModels;
+  /** Rebuild the workflow (and reopen the store) every N customer messages; 0 never. */
+  restartEvery?: number;
+  /** Reject refunds instead of approving them. */
+  rejectRefunds?: boolean;
+  /** Called after each conversation. */
+  onConversation?: (outcome: ConversationOutcome, done: number, total: number) => void;
+}
+
+/**
+ * Replays conversations through the support desk and reports on them. Offline, each conversation
+ * is handled by models learned from the other folds only (5-fold cross-validation by a stable hash
+ * of the conversation id), so routing accuracy is measured on conversations the router did not learn
+ * from. Sessions are stored in `deskStore` (cleared first, so runs are repeatable) and closed at the
+ * end; episodic memory saves an episode for each.
+ *
+ * @returns the report: routing figures, counts, measurements
+ * @example
+ * ```ts
+ * const report = await runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore() });
+ * console.log(formatReplayReport(report));
+ * ```
+ */
+export async function runReplay(options: RunReplayOptions): Promise<ReplayReport> {
+  const { conversations, ontology, deskStore } = options;
+  const started = performance.now();
+  await deskStore.reset(conversations.map((c) => c.id));
+  const clock = new ModelClock();
+  const worlds = new WorldDirectory();
+  const agentsByFold = new Map<number, DeskAgents>();
+  const agentsFor = (conversation: AbcdConversation): DeskAgents => {
+    const fold = options.models === undefined ? foldOf(conversation.id) : 0;
+    let agents = agentsByFold.get(fold);
+    if (agents === undefined) {
+      const models = options.models ?? createOfflineModels((options.training ?? conversations).filter((c) => foldOf(c.id) !== fold), ontology);
+      agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(model, clock)), worlds);
+      agentsByFold.set(fold, agents);
+    }
+    return agents;
+  };
+  const memory = new EpisodicMemory();
+  let store: Store = await deskStore.open();
+  const outcomes: ConversationOutcome[] = [];
+  let messages = 0;
+  let episodes = 0;
+  for (const conversation of conversations) {
+    worlds.set(conversation.id, World.fromConversation(conversation));
+    const agents = agentsFor(conversation);
+    let workflow: HandoffWorkflow | undefined;
+    const outcome = await replayConversation(conversation, {
+      clock,
+      flows: ontology.flows,
+      restartEvery: options.restartEvery ?? 0,
+      decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
+      open: async ({ id, userId }) => {
+        if (workflow !== undefined && deskStore.reopens) {
+          await store.close();
+          store = await deskStore.open();
+        }
+        workflow = buildDeskWorkflow({ agents, store, memory });
+        return workflow.session({ id, userId });
+      },
+    });
+    messages += (await store.readMessages(conversation.id, MAIN_BRANCH)).length;
+    if ((await store.getEpisode(conversation.id)) !== undefined) episodes += 1;
+    outcomes.push(outcome);
+    options.onConversation?.(outcome, outcomes.length, conversations.length);
+  }
+  const storeBytes = await deskStore.bytes();
+  await store.close();
+  const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages, episodes };
+  return summarizeReplay(outcomes, {
+    ontology,
+    evaluation:
+      options.models === undefined
+        ? `${FOLDS}-fold cross-validation by sha256 of the conversation id: each conversation routed by models learned from the other ${FOLDS - 1} folds`
+        : 'no training: the given models handle every conversation',
+    store: `${deskStore.kind} (${deskStore.location})`,
+    models: options.models === undefined ? 'offline (abcd-router-knn, abcd-policy-kb)' : options.models.triage.model,
+    storeBytes,
+    wallMs: performance.now() - started,
+    ...extra,
+  });
+}
