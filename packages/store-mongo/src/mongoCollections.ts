@@ -1,5 +1,5 @@
 import { type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
-import { type Collection, type Db, MongoServerError, type ObjectId } from 'mongodb';
+import { type Collection, type Db, type IndexDescription, MongoServerError, type ObjectId } from 'mongodb';
 import type { ResolvedMongoStoreOptions } from './mongoStoreOptions.js';
 
 /** The last update a compare-and-set write applied, so a retry whose first attempt landed is recognised. */
@@ -101,29 +101,24 @@ export function openCollections(db: Db, prefix: string): MongoCollections {
 }
 
 /**
- * Creates every index Baton needs (idempotent; one `createIndexes` command per collection, plus
- * one per TTL index).
+ * Creates every index Baton needs (idempotent). One `createIndexes` command per index: FerretDB
+ * 1.24 drops the connection when one command re-creates several existing indexes.
  * @throws {ConfigurationError} when `checkpointTtlSeconds` is set and the server has no TTL indexes
  */
 export async function createIndexes(collections: MongoCollections, options: ResolvedMongoStoreOptions): Promise<void> {
   const unique = !options.sharded;
-  await Promise.all([
-    collections.sessions.createIndexes([
-      { key: { tenantId: 1, userId: 1, lastActivityAt: -1 }, name: 'tenant_user_activity' },
-      { key: { lastActivityAt: 1 }, name: 'activity' },
-    ]),
-    collections.messages.createIndexes([{ key: { sessionId: 1, branchId: 1, seq: 1 }, name: 'session_branch_seq', unique }]),
-    collections.branches.createIndexes([{ key: { sessionId: 1, id: 1 }, name: 'session_branch', unique }]),
-    collections.checkpoints.createIndexes([
-      { key: { sessionId: 1, branchId: 1, createdAt: 1, order: 1 }, name: 'session_branch_created' },
-      { key: { sessionId: 1, branchId: 1, id: 1 }, name: 'session_branch_id', unique },
-    ]),
-    collections.pendingWrites.createIndexes([
-      { key: { sessionId: 1, branchId: 1, checkpointId: 1, toolCallId: 1 }, name: 'session_branch_checkpoint_call', unique },
-    ]),
-    collections.versionClaims.createIndexes([{ key: { sessionId: 1, branchId: 1 }, name: 'session_branch' }]),
-    collections.episodes.createIndexes([{ key: { tenantId: 1, userId: 1, endedAt: -1 }, name: 'tenant_user_ended' }]),
-  ]);
+  const specs: [Pick<Collection, 'createIndexes'>, IndexDescription][] = [
+    [collections.sessions, { key: { tenantId: 1, userId: 1, lastActivityAt: -1 }, name: 'tenant_user_activity' }],
+    [collections.sessions, { key: { lastActivityAt: 1 }, name: 'activity' }],
+    [collections.messages, { key: { sessionId: 1, branchId: 1, seq: 1 }, name: 'session_branch_seq', unique }],
+    [collections.branches, { key: { sessionId: 1, id: 1 }, name: 'session_branch', unique }],
+    [collections.checkpoints, { key: { sessionId: 1, branchId: 1, createdAt: 1, order: 1 }, name: 'session_branch_created' }],
+    [collections.checkpoints, { key: { sessionId: 1, branchId: 1, id: 1 }, name: 'session_branch_id', unique }],
+    [collections.pendingWrites, { key: { sessionId: 1, branchId: 1, checkpointId: 1, toolCallId: 1 }, name: 'session_branch_checkpoint_call', unique }],
+    [collections.versionClaims, { key: { sessionId: 1, branchId: 1 }, name: 'session_branch' }],
+    [collections.episodes, { key: { tenantId: 1, userId: 1, endedAt: -1 }, name: 'tenant_user_ended' }],
+  ];
+  await Promise.all(specs.map(([collection, spec]) => collection.createIndexes([spec])));
   const ttl = options.checkpointTtlSeconds;
   if (ttl === undefined) return;
   try {

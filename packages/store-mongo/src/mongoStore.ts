@@ -110,6 +110,7 @@ export class MongoStore implements Store {
   }
 
   async #setUp(): Promise<void> {
+    await this.#client.connect();
     await createIndexes(this.#context.collections, this.#options);
     if (this.#options.versionClaims === 'auto') {
       const info = await this.db.admin().command({ buildInfo: 1 });

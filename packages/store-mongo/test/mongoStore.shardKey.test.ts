@@ -29,7 +29,7 @@ function selectors(name: string, command: Record<string, unknown>): unknown[] | 
     case 'delete':
       return (command.deletes as { q: unknown }[]).map((d) => d.q);
     case 'aggregate':
-      return [((command.pipeline as Record<string, unknown>[])[0] ?? {}).$match];
+      return [(command.pipeline as Record<string, unknown>[])[0]?.$match];
     default:
       return undefined;
   }
