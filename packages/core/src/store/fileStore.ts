@@ -3,23 +3,15 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
 import type { Episode } from '../episode.js';
-import { BatonError, CheckpointCorruptError, ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError, StoreError } from '../errors.js';
-import { assertValidId } from '../ids.js';
+import { BatonError, ConcurrencyError, ConfigurationError, StoreError } from '../errors.js';
 import type { Message } from '../message.js';
-import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../session.js';
-import {
-  appendPendingWriteLines,
-  deleteCheckpointFiles,
-  listCheckpointFiles,
-  loadCheckpointFile,
-  readCheckpointDocument,
-  saveCheckpointFile,
-} from './checkpointFiles.js';
+import { FileBranchStore } from './fileBranchStore.js';
+import { FileCheckpointStore } from './fileCheckpointStore.js';
 import { FileDocuments, parseMessage } from './fileDocuments.js';
-import { createFileExclusive, fsyncDir, mapInBatches, readDirNames } from './fileIo.js';
+import { createFileExclusive, fsyncDir, readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
-import { appendJsonLines, readLastJsonLine } from './jsonLines.js';
+import { appendJsonLines } from './jsonLines.js';
 import { SessionLocks } from './sessionLock.js';
 import type {
   CheckpointRetention,
@@ -32,20 +24,7 @@ import type {
   TenantScope,
   UpdateOptions,
 } from './store.js';
-import {
-  applySessionChange,
-  assertBranchId,
-  assertCheckpoint,
-  assertEpisode,
-  assertMessages,
-  assertPendingWrites,
-  branchLineage,
-  checkpointsToPrune,
-  ensureBranchDeletable,
-  matchesSessionFilter,
-  newSession,
-  planAppend,
-} from './storeRules.js';
+import { applySessionChange, assertEpisode, assertMessages, branchLineage, matchesSessionFilter, newSession, planAppend } from './storeRules.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -84,6 +63,8 @@ export class FileStore implements Store {
   readonly #layout: FileLayout;
   readonly #docs: FileDocuments;
   readonly #locks: SessionLocks;
+  readonly #branches: FileBranchStore;
+  readonly #checkpoints: FileCheckpointStore;
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -100,6 +81,8 @@ export class FileStore implements Store {
     this.#docs = new FileDocuments(this.#layout);
     const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
     this.#locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
+    this.#branches = new FileBranchStore(this.#docs, this.#locks);
+    this.#checkpoints = new FileCheckpointStore(this.#docs, this.#locks);
   }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
@@ -225,27 +208,7 @@ export class FileStore implements Store {
   }
 
   async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
-    return this.#run('fork a branch', async () => {
-      const { branchId, parent } = input;
-      this.#layout.branchFile(sessionId, branchId);
-      assertBranchId(parent.branchId);
-      const state = assertSafeMetadata('branch.state', structuredClone(input.state ?? {}));
-      return this.#locks.run(sessionId, async () => {
-        await this.#docs.requireSession(sessionId);
-        if ((await this.#docs.readBranch(sessionId, branchId)) !== undefined) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
-        const from = await this.#docs.requireBranch(sessionId, parent.branchId);
-        const end = (await readLastJsonLine(this.#layout.messagesFile(sessionId, from.id), parseMessage))?.seq ?? from.parent?.atSeq ?? 0;
-        if (parent.atSeq > end) {
-          throw new InvalidInputError(`Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${end} messages.`);
-        }
-        await rm(this.#layout.checkpointsDir(sessionId, branchId), { recursive: true, force: true }); // left by a crashed delete
-        await writeFile(this.#layout.messagesFile(sessionId, branchId), '');
-        await fsyncDir(this.#layout.messagesDir(sessionId));
-        const branch: Branch = { id: branchId, sessionId, parent: { branchId: parent.branchId, atSeq: parent.atSeq }, createdAt: new Date().toISOString(), state, version: 1 };
-        await this.#docs.writeBranch(branch);
-        return branch;
-      });
-    });
+    return this.#run('fork a branch', () => this.#branches.fork(sessionId, input));
   }
 
   async getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
@@ -260,127 +223,35 @@ export class FileStore implements Store {
   }
 
   async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
-    return this.#run('update a branch', async () => {
-      this.#layout.branchFile(sessionId, branchId);
-      const state = assertSafeMetadata('branch.state', structuredClone(change.state));
-      return this.#locks.run(sessionId, async () => {
-        await this.#docs.requireSession(sessionId, options.tenantId);
-        const branch = await this.#docs.requireBranch(sessionId, branchId);
-        if (branch.version !== options.expectedVersion) {
-          throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
-        }
-        const next: Branch = { ...branch, state, version: branch.version + 1 };
-        await this.#docs.writeBranch(next);
-        return next;
-      });
-    });
+    return this.#run('update a branch', () => this.#branches.update(sessionId, branchId, change, options));
   }
 
   async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
-    return this.#run('delete a branch', async () => {
-      this.#layout.branchFile(sessionId, branchId);
-      await this.#locks.run(sessionId, async () => {
-        await this.#docs.requireSession(sessionId);
-        const doomed = ensureBranchDeletable(branchId, await this.#docs.listBranches(sessionId), options);
-        // The documents go first: once they are gone the branches no longer exist, whatever a crash leaves.
-        for (const id of doomed) await rm(this.#layout.branchFile(sessionId, id), { force: true });
-        await fsyncDir(this.#layout.branchesDir(sessionId));
-        for (const id of doomed) {
-          await rm(this.#layout.messagesFile(sessionId, id), { force: true });
-          await rm(this.#layout.checkpointsDir(sessionId, id), { recursive: true, force: true });
-        }
-      });
-    });
+    return this.#run('delete a branch', () => this.#branches.delete(sessionId, branchId, options));
   }
 
   async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    return this.#run('save a checkpoint', async () => {
-      const valid = assertCheckpoint(checkpoint);
-      await this.#locks.run(valid.sessionId, async () => {
-        await this.#docs.requireBranch(valid.sessionId, valid.branchId);
-        await saveCheckpointFile(this.#layout.checkpointsDir(valid.sessionId, valid.branchId), valid);
-      });
-    });
+    return this.#run('save a checkpoint', () => this.#checkpoints.save(checkpoint));
   }
 
   async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
-    return this.#run('save pending writes', async () => {
-      const dir = this.#layout.checkpointsDir(sessionId, branchId);
-      assertValidId('checkpoint', checkpointId);
-      const valid = assertPendingWrites(writes);
-      await this.#locks.run(sessionId, async () => {
-        await this.#docs.requireBranch(sessionId, branchId);
-        const entry = (await listCheckpointFiles(dir)).find((e) => e.id === checkpointId);
-        const document = entry && (await readCheckpointDocument(entry, sessionId, branchId));
-        if (entry === undefined || document === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
-        await appendPendingWriteLines(entry, document, valid);
-      });
-    });
+    return this.#run('save pending writes', () => this.#checkpoints.putPendingWrites(sessionId, branchId, checkpointId, writes));
   }
 
   async loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
-    return this.#run('load a checkpoint', async () => {
-      const dir = this.#layout.checkpointsDir(sessionId, branchId);
-      if (id !== undefined) assertValidId('checkpoint', id);
-      await this.#docs.requireBranch(sessionId, branchId);
-      // A concurrent prune may delete the newest file between listing and reading: list again once.
-      for (let attempt = 0; attempt < 2; attempt += 1) {
-        const entries = await listCheckpointFiles(dir);
-        const entry = id === undefined ? entries.at(-1) : entries.find((e) => e.id === id);
-        if (entry === undefined) return undefined;
-        const checkpoint = await loadCheckpointFile(entry, sessionId, branchId);
-        if (checkpoint !== undefined || id !== undefined) return checkpoint;
-      }
-      return undefined;
-    });
+    return this.#run('load a checkpoint', () => this.#checkpoints.load(sessionId, branchId, id));
   }
 
   async listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
-    return this.#run('list checkpoints', async () => {
-      const documents = await this.#checkpointDocuments(sessionId, branchId);
-      return documents.map(({ checkpoint: { id, parentId, step, throughSeq, createdAt } }) => ({ id, parentId, step, throughSeq, createdAt }));
-    });
+    return this.#run('list checkpoints', () => this.#checkpoints.list(sessionId, branchId));
   }
 
   async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
-    return this.#run('prune checkpoints', async () => {
-      const dir = this.#layout.checkpointsDir(sessionId, branchId);
-      return this.#locks.run(sessionId, async () => {
-        const documents = await this.#checkpointDocuments(sessionId, branchId);
-        const doomed = new Set(checkpointsToPrune(documents.map((d) => d.checkpoint), retention));
-        await deleteCheckpointFiles(documents.filter((d) => doomed.has(d.entry.id)).map((d) => d.entry), dir);
-        return doomed.size;
-      });
-    });
+    return this.#run('prune checkpoints', () => this.#checkpoints.prune(sessionId, branchId, retention));
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
-    return this.#run('delete old checkpoints', async () => {
-      let deleted = 0;
-      for (const session of await this.#docs.allSessions()) {
-        if (scope.tenantId !== undefined && session.tenantId !== scope.tenantId) continue;
-        deleted += await this.#locks.run(session.id, async () => {
-          let count = 0;
-          for (const branchId of await readDirNames(this.#layout.checkpointsRoot(session.id))) {
-            const dir = join(this.#layout.checkpointsRoot(session.id), branchId);
-            const entries = await listCheckpointFiles(dir);
-            const old = await mapInBatches(entries, async (entry) => {
-              // A damaged document is kept (its age is unknown); listCheckpoints reports it.
-              const checkpoint = await readCheckpointDocument(entry, session.id, branchId).catch((error: unknown) => {
-                if (error instanceof CheckpointCorruptError) return undefined;
-                throw error;
-              });
-              return checkpoint !== undefined && checkpoint.createdAt < before;
-            });
-            const doomed = entries.filter((_, index) => old[index]);
-            await deleteCheckpointFiles(doomed, dir);
-            count += doomed.length;
-          }
-          return count;
-        });
-      }
-      return deleted;
-    });
+    return this.#run('delete old checkpoints', () => this.#checkpoints.deleteOlderThan(before, scope));
   }
 
   async saveEpisode(episode: Episode): Promise<boolean> {
@@ -414,15 +285,6 @@ export class FileStore implements Store {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#locks.idle();
-  }
-
-  /** The branch's checkpoint documents with their files, oldest first. */
-  async #checkpointDocuments(sessionId: string, branchId: string) {
-    const dir = this.#layout.checkpointsDir(sessionId, branchId);
-    await this.#docs.requireBranch(sessionId, branchId);
-    const entries = await listCheckpointFiles(dir);
-    const documents = await mapInBatches(entries, async (entry) => ({ entry, checkpoint: await readCheckpointDocument(entry, sessionId, branchId) }));
-    return documents.filter((d): d is { entry: (typeof entries)[number]; checkpoint: Checkpoint } => d.checkpoint !== undefined);
   }
 
   /** Moves the session's folder to the trash (one atomic rename), then removes it. Caller holds the lock. */

@@ -118,7 +118,7 @@ export class InMemoryStore implements Store {
       throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
     }
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-    const lastSeq = Math.max(firstOwnSeq - 1, ...own.keys());
+    const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
     const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
     for (const message of fresh) own.set(message.seq, clone(message));
     return { inserted: fresh.length };

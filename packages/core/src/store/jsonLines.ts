@@ -9,7 +9,8 @@ import { StoreError } from '../errors.js';
 import { fsyncDir, hasErrorCode } from './fileIo.js';
 
 const NEWLINE = 0x0a;
-const TAIL_CHUNK = 64 * 1024;
+const TAIL_CHUNK = 8 * 1024;
+const MAX_TAIL_CHUNK = 1024 * 1024;
 
 /** A JSON Lines file as read: its complete records, and how many of its bytes they take. */
 export interface JsonLinesContent<T> {
@@ -58,14 +59,16 @@ export async function readJsonLines<T>(path: string, parse: (value: unknown) => 
 }
 
 /**
- * Reads complete lines from the end of an open file, backwards in chunks, until `enough` says the
- * lines (in file order, the last ones of the file) suffice or the start of the file is reached.
+ * Reads complete lines from the end of an open file, backwards in growing chunks, until `enough`
+ * says the lines (in file order, the last ones of the file) suffice or the start of the file is reached.
  */
 async function readTailLines(handle: FileHandle, size: number, enough: (lines: string[]) => boolean): Promise<{ lines: string[]; validBytes: number }> {
   let position = size;
   let tail = Buffer.alloc(0);
+  let chunkSize = TAIL_CHUNK;
   for (;;) {
-    const length = Math.min(TAIL_CHUNK, position);
+    const length = Math.min(chunkSize, position);
+    chunkSize = Math.min(chunkSize * 4, MAX_TAIL_CHUNK);
     position -= length;
     const chunk = Buffer.alloc(length);
     await handle.read(chunk, 0, length, position);
@@ -75,12 +78,10 @@ async function readTailLines(handle: FileHandle, size: number, enough: (lines: s
     const validBytes = lastNewline === -1 ? 0 : position + lastNewline + 1;
     const firstStart = position === 0 ? 0 : tail.indexOf(NEWLINE) + 1;
     const lines = lastNewline === -1 || firstStart > lastNewline ? [] : tail.toString('utf8', firstStart, lastNewline).split('\n');
-    if (position === 0 || enough(lines)) return { lines, validBytes };
+    const done = enough(lines);
+    if (done || position === 0) return { lines, validBytes };
   }
 }
-
-/** What {@link appendJsonLines} asks its caller, given the last records of the file. */
-export type AppendPlanner<T> = (tail: T[]) => unknown[];
 
 /**
  * Appends records to a JSON Lines file, flushed with fsync. The caller must hold the lock that
@@ -88,31 +89,37 @@ export type AppendPlanner<T> = (tail: T[]) => unknown[];
  *
  * @param path the file (created when missing)
  * @param parse validates a stored record
- * @param wantTail how many records from the end `plan` needs to see, as a predicate on the oldest
- *   tail record read so far (return true when it reaches far enough back); `undefined` reads none
- * @param plan given the tail records (file order), returns the new records to write (may be empty)
+ * @param reachesBack how far back `plan` needs to see: the last records of the file are read,
+ *   newest first, until one satisfies it (`undefined`: none are read)
+ * @param plan given those last records (in file order), returns the new records to write (may be empty)
  * @returns how many records were written
  * @throws {StoreError} when a complete line of the tail is damaged
  */
 export async function appendJsonLines<T>(
   path: string,
   parse: (value: unknown) => T,
-  wantTail: ((oldest: T) => boolean) | undefined,
-  plan: AppendPlanner<T>,
+  reachesBack: ((record: T) => boolean) | undefined,
+  plan: (tail: T[]) => unknown[],
 ): Promise<number> {
   const handle = await open(path, 'a+');
   try {
     const { size } = await handle.stat();
-    let tail: T[] = [];
+    const tail: T[] = [];
     let validBytes = 0;
     if (size > 0) {
+      let satisfied = reachesBack === undefined;
       const read = await readTailLines(handle, size, (lines) => {
-        if (wantTail === undefined) return true;
-        const oldest = lines[0];
-        return oldest !== undefined && wantTail(parseLine(path, oldest, 'last lines', parse));
+        if (satisfied) return true;
+        // Parse from the newest line back; keep what was parsed for the next, longer read too.
+        tail.length = 0;
+        for (let index = lines.length - 1; index >= 0 && !satisfied; index -= 1) {
+          const record = parseLine(path, lines[index]!, `line ${lines.length - index} from the end`, parse);
+          tail.unshift(record);
+          satisfied = reachesBack!(record);
+        }
+        return satisfied;
       });
       validBytes = read.validBytes;
-      tail = read.lines.map((line, index) => parseLine(path, line, `line ${read.lines.length - index} from the end`, parse));
     }
     const fresh = plan(tail);
     if (fresh.length === 0) return 0;

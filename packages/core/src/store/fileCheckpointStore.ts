@@ -1,0 +1,130 @@
+import { join } from 'node:path';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
+import { CheckpointCorruptError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import {
+  appendPendingWriteLines,
+  type CheckpointFile,
+  deleteCheckpointFiles,
+  listCheckpointFiles,
+  loadCheckpointFile,
+  readCheckpointDocument,
+  saveCheckpointFile,
+} from './checkpointFiles.js';
+import type { FileDocuments } from './fileDocuments.js';
+import { mapInBatches, readDirNames } from './fileIo.js';
+import type { SessionLocks } from './sessionLock.js';
+import type { CheckpointRetention, TenantScope } from './store.js';
+import { assertCheckpoint, assertPendingWrites, checkpointsToPrune } from './storeRules.js';
+
+/**
+ * The checkpoint half of `FileStore` (see `checkpointFiles.ts` for the file format). Writes hold
+ * the session lock; reads take none and tolerate a concurrent prune. `FileStore` wraps each call's
+ * I/O errors as `StoreError`.
+ */
+export class FileCheckpointStore {
+  readonly #docs: FileDocuments;
+  readonly #locks: SessionLocks;
+
+  constructor(docs: FileDocuments, locks: SessionLocks) {
+    this.#docs = docs;
+    this.#locks = locks;
+  }
+
+  get #layout() {
+    return this.#docs.layout;
+  }
+
+  /** Saves a checkpoint unless its id is stored already. */
+  async save(checkpoint: Checkpoint): Promise<void> {
+    const valid = assertCheckpoint(checkpoint);
+    await this.#locks.run(valid.sessionId, async () => {
+      await this.#docs.requireBranch(valid.sessionId, valid.branchId);
+      await saveCheckpointFile(this.#layout.checkpointsDir(valid.sessionId, valid.branchId), valid);
+    });
+  }
+
+  /** Appends the writes whose `toolCallId` the checkpoint does not hold yet. */
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+    const dir = this.#layout.checkpointsDir(sessionId, branchId);
+    assertValidId('checkpoint', checkpointId);
+    const valid = assertPendingWrites(writes);
+    await this.#locks.run(sessionId, async () => {
+      await this.#docs.requireBranch(sessionId, branchId);
+      const entry = (await listCheckpointFiles(dir)).find((e) => e.id === checkpointId);
+      const document = entry && (await readCheckpointDocument(entry, sessionId, branchId));
+      if (entry === undefined || document === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
+      await appendPendingWriteLines(entry, document, valid);
+    });
+  }
+
+  /** Checkpoint `id`, or the newest of the branch. */
+  async load(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+    const dir = this.#layout.checkpointsDir(sessionId, branchId);
+    if (id !== undefined) assertValidId('checkpoint', id);
+    await this.#docs.requireBranch(sessionId, branchId);
+    // A concurrent prune may delete the newest file between listing and reading: list again once.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const entries = await listCheckpointFiles(dir);
+      const entry = id === undefined ? entries.at(-1) : entries.find((e) => e.id === id);
+      if (entry === undefined) return undefined;
+      const checkpoint = await loadCheckpointFile(entry, sessionId, branchId);
+      if (checkpoint !== undefined || id !== undefined) return checkpoint;
+    }
+    return undefined;
+  }
+
+  /** The manifest, oldest first. */
+  async list(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
+    const documents = await this.#documents(sessionId, branchId);
+    return documents.map(({ checkpoint: { id, parentId, step, throughSeq, createdAt } }) => ({ id, parentId, step, throughSeq, createdAt }));
+  }
+
+  /** Deletes the checkpoints outside the retention (never the newest). */
+  async prune(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
+    const dir = this.#layout.checkpointsDir(sessionId, branchId);
+    return this.#locks.run(sessionId, async () => {
+      const documents = await this.#documents(sessionId, branchId);
+      const doomed = new Set(checkpointsToPrune(documents.map((d) => d.checkpoint), retention));
+      await deleteCheckpointFiles(documents.filter((d) => doomed.has(d.entry.id)).map((d) => d.entry), dir);
+      return doomed.size;
+    });
+  }
+
+  /** Deletes every checkpoint created before `before`, in every session of the tenant. A damaged document is kept (its age is unknown). */
+  async deleteOlderThan(before: string, scope: TenantScope): Promise<number> {
+    let deleted = 0;
+    for (const session of await this.#docs.allSessions()) {
+      if (scope.tenantId !== undefined && session.tenantId !== scope.tenantId) continue;
+      deleted += await this.#locks.run(session.id, async () => {
+        let count = 0;
+        const root = this.#layout.checkpointsRoot(session.id);
+        for (const branchId of await readDirNames(root)) {
+          const dir = join(root, branchId);
+          const entries = await listCheckpointFiles(dir);
+          const old = await mapInBatches(entries, async (entry) => {
+            const checkpoint = await readCheckpointDocument(entry, session.id, branchId).catch((error: unknown) => {
+              if (error instanceof CheckpointCorruptError) return undefined;
+              throw error;
+            });
+            return checkpoint !== undefined && checkpoint.createdAt < before;
+          });
+          const doomed = entries.filter((_, index) => old[index]);
+          await deleteCheckpointFiles(doomed, dir);
+          count += doomed.length;
+        }
+        return count;
+      });
+    }
+    return deleted;
+  }
+
+  /** The branch's checkpoint documents with their files, oldest first. */
+  async #documents(sessionId: string, branchId: string): Promise<{ entry: CheckpointFile; checkpoint: Checkpoint }[]> {
+    const dir = this.#layout.checkpointsDir(sessionId, branchId);
+    await this.#docs.requireBranch(sessionId, branchId);
+    const entries = await listCheckpointFiles(dir);
+    const documents = await mapInBatches(entries, async (entry) => ({ entry, checkpoint: await readCheckpointDocument(entry, sessionId, branchId) }));
+    return documents.filter((d): d is { entry: CheckpointFile; checkpoint: Checkpoint } => d.checkpoint !== undefined);
+  }
+}
