@@ -7,7 +7,7 @@ export type EpisodeField = 'user' | 'assistant' | 'summary' | 'keywords';
 
 /** Settings of lexical recall (MiniSearch's BM25+ ranking). */
 export interface LexicalRecallOptions {
-  /** Boost per field; a field with boost 0 is not searched. Default `{ user: 2, assistant: 1, summary: 1, keywords: 1 }`. */
+  /** Boost per field; a field with boost 0 is not searched. Default 1 for each field. */
   fields?: Partial<Record<EpisodeField, number>>;
   /** Fuzzy matching as MiniSearch takes it: a fraction of the term length as edit distance (default 0.2), or `false`. */
   fuzzy?: number | false;
@@ -19,8 +19,12 @@ export interface LexicalRecallOptions {
   stopWords?: boolean;
 }
 
-/** The default of {@link LexicalRecallOptions.fields}, chosen on the ABCD recall benchmark (test/bench/recall.bench.ts). */
-export const DEFAULT_FIELD_BOOSTS: Readonly<Record<EpisodeField, number>> = { user: 2, assistant: 1, summary: 1, keywords: 1 };
+/**
+ * The default of {@link LexicalRecallOptions.fields}: every field boost 1. On the ABCD recall
+ * benchmark (test/bench/recall.bench.ts) other boosts (user text ×2 or ×3, summary ×2, user text
+ * only) changed recall@1 by at most a few queries in 400, so the simplest setting is kept.
+ */
+export const DEFAULT_FIELD_BOOSTS: Readonly<Record<EpisodeField, number>> = { user: 1, assistant: 1, summary: 1, keywords: 1 };
 
 /** One lexical match: the episode id and its BM25+ score (unbounded, higher is better). */
 export interface LexicalHit {
