@@ -3,12 +3,12 @@
  * `<000000000001>-<checkpointId>.json` (the number is the save order, so names sort oldest first),
  * its pending writes in `<same name>.pending.jsonl`, appended one line per tool result.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
 import { CheckpointCorruptError, StoreError } from '../errors.js';
 import { isValidId } from '../ids.js';
-import { fsyncDir, hasErrorCode, readDirNames, writeFileAtomic } from './fileIo.js';
+import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, writeFileAtomic } from './fileIo.js';
 import { appendJsonLines, readJsonLines } from './jsonLines.js';
 
 const NAME = /^(\d{12})-(.+)\.json$/;
@@ -109,7 +109,7 @@ export async function saveCheckpointFile(dir: string, checkpoint: Checkpoint): P
   const existing = await listCheckpointFiles(dir);
   if (existing.some((entry) => entry.id === checkpoint.id)) return false;
   const order = (existing.at(-1)?.order ?? 0) + 1;
-  await mkdir(dir, { recursive: true });
+  await mkdirDurable(dir);
   await writeFileAtomic(join(dir, `${String(order).padStart(12, '0')}-${checkpoint.id}.json`), JSON.stringify(checkpoint));
   return true;
 }

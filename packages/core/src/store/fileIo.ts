@@ -3,7 +3,7 @@
  * rename, fsync of the folder), create-if-absent, and reads that tell "missing" from "damaged".
  */
 import { randomUUID } from 'node:crypto';
-import { link, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { StoreError } from '../errors.js';
 
@@ -25,6 +25,20 @@ export async function fsyncDir(dir: string): Promise<void> {
     if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].some((code) => hasErrorCode(error, code))) throw error;
   } finally {
     await handle?.close();
+  }
+}
+
+/**
+ * Creates `dir` (and missing parents) and fsyncs the folders whose entries changed, so the new
+ * folders survive a power loss. `dir`'s own entries are synced by whoever writes into it.
+ */
+export async function mkdirDurable(dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined) return;
+  for (let current = dir; ; current = dirname(current)) {
+    const parent = dirname(current);
+    await fsyncDir(parent);
+    if (current === first || parent === current) return;
   }
 }
 

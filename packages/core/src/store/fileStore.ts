@@ -3,7 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
 import type { Episode } from '../episode.js';
-import { BatonError, ConcurrencyError, ConfigurationError, StoreError } from '../errors.js';
+import { BatonError, type CheckpointCorruptError, ConcurrencyError, ConfigurationError, StoreError } from '../errors.js';
 import type { Message } from '../message.js';
 import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../session.js';
 import { FileBranchStore } from './fileBranchStore.js';
@@ -48,6 +48,13 @@ export interface FileStoreOptions {
  * share a folder: every write to a session holds that session's lock (`proper-lockfile`), updates
  * compare-and-set `version`, and appends check seq continuity against the file under the lock.
  * A line torn by a crash is ignored on read and cut off by the next append. Nothing is cached.
+ *
+ * Every method behaves as the {@link Store} contract says (the conformance suite checks it) and
+ * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails or a stored
+ * document is damaged; a damaged checkpoint throws {@link CheckpointCorruptError}. Ids are checked
+ * before they touch a path. Meant for one machine: `listSessions`, `deleteInactiveSessions`,
+ * `deleteCheckpointsOlderThan` and `findEpisodes` read every session or episode document, and on a
+ * case-insensitive file system two session ids differing only in case share a folder.
  *
  * @example
  * ```ts
