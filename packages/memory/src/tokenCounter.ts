@@ -51,7 +51,7 @@ export function encodingForModel(model: string | undefined): TokenEncoding {
  * ```ts
  * import { TokenCounter } from '@baton/memory';
  * const counter = new TokenCounter({ model: 'gpt-4.1-mini' });
- * counter.countText('I was charged twice'); // 5
+ * counter.countText('I was charged twice'); // 4
  * counter.countMessages([{ role: 'user', content: 'Hi' }]); // 3 + 1 + 1 + 3 = 8
  * ```
  */
