@@ -1,4 +1,4 @@
-import { MAIN_BRANCH, type Store } from '@baton/core';
+import { type BatonEvent, MAIN_BRANCH, type Store } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
 import type { AbcdConversation } from './abcdData.js';
@@ -26,6 +26,8 @@ export interface RunReplayOptions {
   restartEvery?: number;
   /** Reject refunds instead of approving them. */
   rejectRefunds?: boolean;
+  /** Called with every event of every session, in order. */
+  onEvent?: (event: BatonEvent) => void;
   /** Called after each conversation. */
   onConversation?: (outcome: ConversationOutcome, done: number, total: number) => void;
 }
@@ -74,6 +76,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
       clock,
       flows: ontology.flows,
       restartEvery: options.restartEvery ?? 0,
+      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
       decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
       open: async ({ id, userId }) => {
         if (workflow !== undefined && deskStore.reopens) {

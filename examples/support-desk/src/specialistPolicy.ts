@@ -147,13 +147,17 @@ function finalReply(mine: readonly ViewedCall[]): string {
  */
 export function decideNextStep(view: ConversationView, policy: PolicyCase): PolicyDecision {
   const mine = view.calls.filter((call) => call.agent === policy.agent);
-  const known: SlotValues = { ...factsFrom(mine), ...view.slots };
+  // Facts from tool results (an order's amount) only fill a refund's amount; other slots come from the customer.
+  const facts = factsFrom(mine);
+  const known: SlotValues = { ...view.slots };
+  const refundKnown: SlotValues = { ...facts, ...view.slots };
   const isQuestionAbout = (call: ViewedCall, action: string) => call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
   for (const action of policy.sequence) {
     const attempts = mine.filter((call) => call.name === action);
     if (attempts.some((call) => !call.failed)) continue;
     if (attempts.length >= MAX_ATTEMPTS || attempts.some((call) => call.result?.includes('rejected'))) continue;
-    const needs = requirement(action, policy.subflow, known);
+    const slots = action === 'offer-refund' ? refundKnown : known;
+    const needs = requirement(action, policy.subflow, slots);
     if (needs !== undefined) {
       const asked = mine.filter((call) => isQuestionAbout(call, action)).length;
       const lastAttempt = attempts.at(-1);
@@ -162,7 +166,7 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
       if (mustAsk && asked < MAX_QUESTIONS) return { type: 'ask', prompt: needs.prompt };
       if (needs.missing) continue;
     }
-    return { type: 'call', name: action, args: argumentsFor(action, policy, known) };
+    return { type: 'call', name: action, args: argumentsFor(action, policy, slots) };
   }
   if (view.last?.role === 'user' && mine.length > 0) return { type: 'reply', text: 'You are welcome! Is there anything else I can help you with?' };
   return { type: 'reply', text: finalReply(mine) };

@@ -1,0 +1,74 @@
+import { createInterface } from 'node:readline/promises';
+import { createId } from '@baton/core';
+import { EpisodicMemory } from '@baton/memory';
+import { loadConversations } from './abcdData.js';
+import { createChatRenderer } from './chatRenderer.js';
+import { createDeskAgents, type DeskModels } from './deskAgents.js';
+import { createOfflineModels, createOpenAIModels } from './deskModels.js';
+import { chooseDeskStore, DEFAULT_STORE_DIR } from './deskStore.js';
+import { buildDeskWorkflow } from './deskWorkflow.js';
+import { loadOntology } from './ontology.js';
+import { WorldDirectory } from './world.js';
+
+/** Options of the `chat` command (see `cli.ts`). */
+export interface ChatCommandOptions {
+  data: string;
+  storeDir?: string;
+  models: 'offline' | 'openai';
+  session?: string;
+  user: string;
+}
+
+/**
+ * The `chat` command: an interactive terminal chat with the desk. Output is streamed and shows
+ * which agent speaks, each handoff, each console action and each pending request; an approval is
+ * answered at the prompt (y/n). `/quit` closes the session, which saves its episode.
+ * Offline, the router and policies learn from every conversation of `data`; the world is ABCD's
+ * ten role-played customers (e.g. Joyce Wu), one order each.
+ */
+export async function chatCommand(options: ChatCommandOptions): Promise<void> {
+  const ontology = loadOntology();
+  const models: DeskModels = options.models === 'openai' ? await createOpenAIModels() : createOfflineModels(await loadConversations(options.data), ontology);
+  const worlds = new WorldDirectory();
+  const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_STORE_DIR.replace(/replay$/, 'chat'), mongoUrl: process.env.MONGODB_URL });
+  const store = await deskStore.open();
+  const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, worlds), store, memory: new EpisodicMemory() });
+  const session = await workflow.session({ id: options.session ?? `chat-${createId()}`, userId: options.user });
+  const render = createChatRenderer(process.stdout);
+  const customers = worlds.fallback.customers.slice(0, 3).map((c) => `${c.name} (account ${c.accountIds[0]}, order ${c.orders[0]?.orderId})`);
+  console.log(`Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`);
+  console.log(`Customers on file include ${customers.join(', ')}. Type /quit to close the session.\n`);
+  // Lines are read through the async iterator, which buffers them, so piped input works too.
+  const rl = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
+  const lines = rl[Symbol.asyncIterator]();
+  const ask = async (prompt: string): Promise<string | undefined> => {
+    process.stdout.write(prompt);
+    const next = await lines.next();
+    if (!process.stdin.isTTY && !next.done) process.stdout.write(`${next.value}\n`);
+    return next.done ? undefined : String(next.value);
+  };
+  try {
+    for (;;) {
+      const approval = session.pendingRequests.find((r) => r.type === 'tool_approval');
+      if (approval !== undefined && approval.type === 'tool_approval') {
+        const answer = ((await ask(`Approve ${approval.toolName} ${approval.arguments}? [y/n] `)) ?? 'n').trim().toLowerCase();
+        const decision = answer.startsWith('y') ? ({ approved: true } as const) : ({ approved: false, reason: 'rejected at the prompt' } as const);
+        for await (const event of session.respond(approval.id, decision)) render(event);
+        continue;
+      }
+      const line = await ask('you> ');
+      if (line === undefined) break; // input closed (Ctrl-D)
+      const text = line.trim();
+      if (text === '') continue;
+      if (text === '/quit') break;
+      const question = session.pendingRequests.find((r) => r.type === 'user_input');
+      const events = question === undefined ? session.send(text) : session.respond(question.id, text);
+      for await (const event of events) render(event);
+    }
+  } finally {
+    rl.close();
+    await session.close({ reason: 'the customer left the chat' });
+    console.log(`Session ${session.id} closed; its episode is saved in the store.`);
+    await store.close();
+  }
+}

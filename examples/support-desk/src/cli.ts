@@ -1,0 +1,72 @@
+import { isBatonError } from '@baton/core';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_DATA_FILE } from './abcdData.js';
+import { chatCommand } from './chatCommand.js';
+import { DEFAULT_STORE_DIR } from './deskStore.js';
+import { replayCommand } from './replayCommand.js';
+
+const count = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number ≥ 0, not ${JSON.stringify(value)}.`);
+  return n;
+};
+
+const modelsOption = () =>
+  new Option('--models <kind>', 'offline (learned from the data) or openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)')
+    .choices(['offline', 'openai'])
+    .default(process.env.OPENAI_API_KEY ? 'openai' : 'offline', process.env.OPENAI_API_KEY ? 'openai, as OPENAI_API_KEY is set' : 'offline, as OPENAI_API_KEY is unset');
+
+const program = new Command()
+  .name('support-desk')
+  .description("Baton's support desk: a triage coordinator and six specialists on real ABCD customer-support conversations.");
+
+program
+  .command('replay')
+  .description('Replay ABCD conversations through the desk and print a routing report.')
+  .option('--data <file>', 'ABCD conversations, JSON Lines', DEFAULT_DATA_FILE)
+  .option('--limit <n>', 'replay only the first n conversations', count('--limit'))
+  .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
+  .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, DEFAULT_STORE_DIR)
+  .option('--json', 'print the report as JSON', false)
+  .option('--reject-refunds', 'reject every refund approval instead of approving it', false)
+  .option('--no-progress', 'no progress bar')
+  .addOption(modelsOption())
+  .action(async (options) => {
+    await replayCommand({
+      data: options.data,
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      restartEvery: options.restartEvery,
+      storeDir: options.storeDir,
+      json: options.json,
+      rejectRefunds: options.rejectRefunds,
+      models: options.models,
+      progress: options.progress && !options.json,
+    });
+  });
+
+program
+  .command('chat')
+  .description('Chat with the desk in the terminal.')
+  .option('--data <file>', 'ABCD conversations the offline models learn from', DEFAULT_DATA_FILE)
+  .option('--store-dir <dir>', 'folder of the FileStore (MONGODB_URL wins)')
+  .option('--session <id>', 'resume or start this session id')
+  .option('--user <id>', 'the user id (episodes are recalled per user)', 'chat-user')
+  .addOption(modelsOption())
+  .action(async (options) => {
+    await chatCommand({
+      data: options.data,
+      models: options.models,
+      user: options.user,
+      ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
+      ...(options.session === undefined ? {} : { session: options.session }),
+    });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (isBatonError(error)) {
+    console.error(`${error.name}: ${error.message}`);
+    process.exitCode = 1;
+  } else throw error;
+}

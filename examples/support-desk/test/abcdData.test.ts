@@ -1,0 +1,66 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidInputError, NotFoundError } from '@baton/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customerMessages, DEFAULT_DATA_FILE, loadConversations, openingText } from '../src/abcdData.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'support-desk-data-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const line = (id: string, turns: Array<[string, string]> = [['customer', 'Hi']]) =>
+  JSON.stringify({ id, flow: 'order_issue', subflow: 'manage_cancel', turns: turns.map(([role, text]) => ({ role, text })) });
+
+describe('loadConversations', () => {
+  it('reads the 400 ABCD conversations, 40 per flow', async () => {
+    const conversations = await loadConversations(DEFAULT_DATA_FILE);
+    expect(conversations).toHaveLength(400);
+    const perFlow = new Map<string, number>();
+    for (const c of conversations) perFlow.set(c.flow, (perFlow.get(c.flow) ?? 0) + 1);
+    expect([...perFlow.values()]).toEqual(Array(10).fill(40));
+  });
+
+  it('says where the data comes from when the file is missing', async () => {
+    const missing = join(dir, 'nope.jsonl');
+    const error = await loadConversations(missing).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toContain(missing);
+    expect((error as Error).message).toContain('github.com/asappresearch/abcd');
+    expect((error as Error).message).toContain('--data FILE');
+  });
+
+  it('names the line that is not JSON', async () => {
+    const file = join(dir, 'broken.jsonl');
+    await writeFile(file, `${line('a')}\n{"id": "b", oops\n`);
+    await expect(loadConversations(file)).rejects.toThrow(InvalidInputError);
+    await expect(loadConversations(file)).rejects.toThrow(`${file}:2 is not valid JSON`);
+  });
+
+  it('names the line and the field that is not a conversation', async () => {
+    const file = join(dir, 'shape.jsonl');
+    await writeFile(file, `${line('a')}\n${JSON.stringify({ id: 'b', flow: 'x', subflow: 'y', turns: [{ role: 'robot', text: 'beep' }] })}\n`);
+    await expect(loadConversations(file)).rejects.toThrow(/shape\.jsonl:2 is not an ABCD conversation \(turns\.0\.role/);
+  });
+
+  it('refuses a repeated id and an empty file', async () => {
+    const repeated = join(dir, 'repeated.jsonl');
+    await writeFile(repeated, `${line('a')}\n\n${line('a')}\n`);
+    await expect(loadConversations(repeated)).rejects.toThrow('repeated.jsonl:3 repeats the conversation id "a"');
+    const empty = join(dir, 'empty.jsonl');
+    await writeFile(empty, '\n');
+    await expect(loadConversations(empty)).rejects.toThrow('holds no conversation');
+  });
+
+  it('takes any file of the same format', async () => {
+    const file = join(dir, 'mine.jsonl');
+    await writeFile(file, `${line('x-1', [['agent', 'Hello'], ['customer', 'Cancel my order'], ['customer', 'please'], ['action', 'Account has been pulled up'], ['customer', 'Joyce Wu']])}\n`);
+    const [conversation] = await loadConversations(file);
+    expect(customerMessages(conversation!)).toEqual(['Cancel my order', 'please', 'Joyce Wu']);
+    expect(openingText(conversation!)).toBe('Cancel my order\nplease');
+  });
+});

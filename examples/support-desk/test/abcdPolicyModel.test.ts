@@ -1,0 +1,84 @@
+import { collectModelResponse, type ModelMessage, type ToolCall } from '@baton/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
+import { AbcdPolicyModel } from '../src/abcdPolicyModel.js';
+import { createOfflineModels } from '../src/deskModels.js';
+import { loadOntology } from '../src/ontology.js';
+import { extractSlots } from '../src/slotExtraction.js';
+
+const ontology = loadOntology();
+let returns: AbcdPolicyModel;
+const toolNames = [...new Set(ontology.sequences.refund_initiate!.concat(ontology.sequences.return_size!, ontology.sequences.refund_update!)), 'request_user_input'];
+const tools = toolNames.map((name) => ({ name, description: name, parameters: {} }));
+
+beforeAll(async () => {
+  returns = createOfflineModels(await loadConversations(DEFAULT_DATA_FILE), ontology).specialist('returns') as AbcdPolicyModel;
+});
+
+/** Runs the policy as the agent loop would, answering each tool call from `results`, until it asks or replies. */
+async function step(messages: ModelMessage[]) {
+  const response = await collectModelResponse(returns.stream({ messages: [{ role: 'system', content: 'Returns.' }, ...messages], tools, agent: 'returns' }));
+  return response;
+}
+
+const call = (toolCall: ToolCall, content: string): ModelMessage[] => [
+  { role: 'assistant', agent: 'returns', content: '', toolCalls: [toolCall] },
+  { role: 'tool', toolCallId: toolCall.id, toolName: toolCall.name, content },
+];
+
+describe('AbcdPolicyModel', () => {
+  it("walks kb.json's sequence: asks for the name, pulls up the account, asks for what validation needs", async () => {
+    const history: ModelMessage[] = [{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }];
+    const first = await step(history);
+    expect(first.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: 'May I have your full name or account ID?' }]]);
+    history.push(...call(first.toolCalls[0]!, 'Sure, it is Joyce Wu'));
+    const second = await step(history);
+    expect(second.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['pull-up-account', { customer_name: 'Joyce Wu' }]]);
+    history.push(...call(second.toolCalls[0]!, '{"log":"Account has been pulled up for Joyce Wu."}'));
+    const third = await step(history);
+    expect(third.toolCalls[0]!.name).toBe('request_user_input');
+    expect(JSON.parse(third.toolCalls[0]!.arguments).prompt).toBe('To validate the purchase, may I have your username, email address and order ID?');
+    history.push(...call(third.toolCalls[0]!, 'joycew123, joycew123@email.com, 1234567890'));
+    const fourth = await step(history);
+    expect(fourth.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['validate-purchase', { username: 'joycew123', email: 'joycew123@email.com', order_id: '1234567890' }]]);
+  });
+
+  it('gives up an action asked for twice in vain and moves on, then replies with what it did', async () => {
+    const history: ModelMessage[] = [{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }];
+    for (let i = 0; i < 2; i += 1) {
+      const ask = await step(history);
+      expect(ask.toolCalls[0]!.name).toBe('request_user_input');
+      history.push(...call(ask.toolCalls[0]!, 'hmm'));
+    }
+    const next = await step(history);
+    expect(next.toolCalls[0]!.name).not.toBe('pull-up-account');
+    let response = next;
+    for (let guard = 0; guard < 20 && response.toolCalls.length > 0; guard += 1) {
+      history.push(...call(response.toolCalls[0]!, response.toolCalls[0]!.name === 'request_user_input' ? 'no idea' : 'Error: no account is pulled up.'));
+      response = await step(history);
+    }
+    expect(response.toolCalls).toEqual([]);
+    expect(response.text).toMatch(/I could not complete .*Is there anything else I can help you with\?$/);
+  });
+
+  it('streams its reply as text deltas', async () => {
+    const deltas: string[] = [];
+    await collectModelResponse(returns.stream({ messages: [{ role: 'user', content: 'refund' }], tools: [], agent: 'returns' }), (d) => deltas.push(d));
+    expect(deltas.length).toBeGreaterThan(1);
+  });
+});
+
+describe('extractSlots', () => {
+  it("finds ABCD's slot values in customer text", () => {
+    expect(extractSlots('I believe my name is listed as David Williams.  The Account ID is 1VGSVKMH3K.')).toMatchObject({ customer_name: 'David Williams', account_id: '1VGSVKMH3K' });
+    expect(extractSlots('Yes.  The Order ID is 7488442726')).toMatchObject({ order_id: '7488442726' });
+    expect(extractSlots('cminh1982@email.com and cminh1982')).toMatchObject({ email: 'cminh1982@email.com', username: 'cminh1982' });
+    expect(extractSlots('we are being charged $40 for it, I am a Gold member')).toMatchObject({ amount: '40', membership_level: 'gold' });
+    expect(extractSlots('The shipping status says In Transit')).toMatchObject({ shipping_option: 'in transit' });
+  });
+
+  it('reads a bare number as a PIN only when a PIN was asked for', () => {
+    expect(extractSlots("It's 22577").pin_number).toBeUndefined();
+    expect(extractSlots("It's 22577", ['pin_number'])).toMatchObject({ pin_number: '22577' });
+  });
+});

@@ -1,0 +1,79 @@
+import { collectModelResponse, type ModelMessage, type ModelRequest } from '@baton/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AbcdConversation, DEFAULT_DATA_FILE, loadConversations, openingText } from '../src/abcdData.js';
+import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP } from '../src/abcdRouterModel.js';
+import { crossValidationFolds, foldOf } from '../src/folds.js';
+import { SPECIALISTS, specialistForFlow } from '../src/specialists.js';
+import { NearestNeighbourClassifier } from '../src/textClassifier.js';
+
+let conversations: AbcdConversation[];
+let router: AbcdRouterModel;
+const tools = [...SPECIALISTS.map((s) => `handoff_to_${s.name}`), 'request_user_input'].map((name) => ({ name, description: name, parameters: {} }));
+const request = (messages: ModelMessage[]): ModelRequest => ({ messages: [{ role: 'system', content: 'Route.' }, ...messages], tools, agent: 'triage' });
+
+beforeAll(async () => {
+  conversations = await loadConversations(DEFAULT_DATA_FILE);
+  const training = conversations.filter((c) => foldOf(c.id) !== 0);
+  router = new AbcdRouterModel({ classifier: new NearestNeighbourClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))), specialistFor: specialistForFlow });
+});
+
+describe('AbcdRouterModel', () => {
+  it('hands a clear request to the specialist of its flow, naming the flow in the reason', async () => {
+    const response = await collectModelResponse(router.stream(request([{ role: 'user', content: 'I forgot my password and cannot log in to my account' }])));
+    expect(response.toolCalls).toHaveLength(1);
+    expect(response.toolCalls[0]!.name).toBe('handoff_to_account');
+    expect(flowInReason(JSON.parse(response.toolCalls[0]!.arguments).reason, ['account_access', 'manage_account'])).toBe('account_access');
+  });
+
+  it('asks how it can help when the customer only greeted, then routes on what the answer says', async () => {
+    const greeting = await collectModelResponse(router.stream(request([{ role: 'user', content: 'Hi there!' }])));
+    expect(greeting.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: HOW_CAN_I_HELP }]]);
+    const call = greeting.toolCalls[0]!;
+    const answered = await collectModelResponse(
+      router.stream(
+        request([
+          { role: 'user', content: 'Hi there!' },
+          { role: 'assistant', agent: 'triage', content: '', toolCalls: [call] },
+          { role: 'tool', toolCallId: call.id, toolName: 'request_user_input', content: 'My package never arrived, where is my shipment?' },
+        ]),
+      ),
+    );
+    expect(answered.toolCalls[0]!.name).toBe('handoff_to_orders');
+  });
+
+  it('hands back to the specialist already on the case', async () => {
+    const response = await collectModelResponse(
+      router.stream(request([{ role: 'user', content: 'My jeans have a stain' }, { role: 'assistant', agent: 'returns', content: 'Sorry about that!' }, { role: 'user', content: 'ok thanks' }])),
+    );
+    expect(response.toolCalls[0]).toMatchObject({ name: 'handoff_to_returns' });
+  });
+
+  it('is deterministic: the same input gives the same tool call, id included', async () => {
+    const input = request([{ role: 'user', content: 'I want to cancel my subscription bill' }]);
+    const [a, b] = await Promise.all([collectModelResponse(router.stream(input)), collectModelResponse(router.stream(input))]);
+    expect(a.toolCalls).toEqual(b.toolCalls);
+  });
+});
+
+describe('cross-validation folds', () => {
+  it('split the conversations into 5 disjoint folds, stable by id', () => {
+    const folds = crossValidationFolds(conversations);
+    expect(folds).toHaveLength(5);
+    expect(folds.reduce((n, f) => n + f.test.length, 0)).toBe(400);
+    for (const fold of folds) {
+      expect(fold.train.length + fold.test.length).toBe(400);
+      expect(fold.test.every((c) => foldOf(c.id) === fold.fold && !fold.train.includes(c))).toBe(true);
+    }
+    expect(foldOf('abcd-dev-0061')).toBe(foldOf('abcd-dev-0061'));
+  });
+
+  it('route most held-out openings to the right specialist (learned from the other folds)', () => {
+    let right = 0;
+    for (const { train, test } of crossValidationFolds(conversations)) {
+      const classifier = new NearestNeighbourClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+      for (const c of test) if (specialistForFlow(classifier.classify(openingText(c))?.label ?? '') === specialistForFlow(c.flow)) right += 1;
+    }
+    // Chance is about 1 in 6; a router that learned nothing would sit far below this.
+    expect(right / conversations.length).toBeGreaterThan(0.7);
+  });
+});
