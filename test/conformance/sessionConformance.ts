@@ -95,10 +95,12 @@ export function describeSessionConformance(context: ConformanceContext): void {
       const { store } = context;
       const tenantId = uniqueId('t');
       const created = await createTestSession(store, { tenantId });
-      const sneaky = { state: { a: 1 }, id: 'other', tenantId: 'other', version: 99 } as Parameters<typeof store.updateSession>[1];
+      const otherId = uniqueId('other');
+      const sneaky = { state: { a: 1 }, id: otherId, tenantId: uniqueId('t'), version: 99 } as Parameters<typeof store.updateSession>[1];
       const updated = await store.updateSession(created.id, sneaky, { expectedVersion: 1 });
       expect(updated).toMatchObject({ id: created.id, tenantId, version: 2, state: { a: 1 } });
-      expect(await store.getSession('other')).toBeUndefined();
+      expect(await store.getSession(created.id)).toEqual(updated);
+      expect(await store.getSession(otherId)).toBeUndefined();
     });
 
     it('gives copies: changing a returned session changes nothing stored', async () => {
