@@ -12,12 +12,26 @@ import {
   type Tool,
 } from '@baton/core';
 import { createActor } from 'xstate';
+import { z } from 'zod';
 import type { HandoffConfig } from './handoffTypes.js';
 import { bindHandoffTool } from './handoffTools.js';
 import { HistoryView } from './historyView.js';
 import { requestUserInputTool } from './requestUserInput.js';
 import { replayHistory } from './replayHistory.js';
 import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingSnapshot, routingState } from './routingMachine.js';
+
+/** The shape a persisted routing snapshot must have before XState is asked to restore it. */
+const PersistedRoutingSchema = z.object({
+  status: z.enum(['active', 'done']),
+  value: z.enum(['idle', 'running', 'awaitingRequest', 'closed']),
+  context: z.object({
+    coordinator: z.string(),
+    activeAgent: z.string(),
+    previousAgent: z.string().nullable(),
+    turn: z.number().int().nonnegative(),
+    handoffsThisTurn: z.number().int().nonnegative(),
+  }),
+});
 
 /** What every session runtime of one workflow shares: the configuration, the machine, tool templates, per-session locks. */
 export interface WorkflowCore {
@@ -170,17 +184,21 @@ export class SessionRuntime {
   #restoreActor(persisted: unknown): RoutingActor {
     const { machine, config } = this.core;
     const options = config.inspect === undefined ? {} : { inspect: config.inspect };
-    let actor: RoutingActor;
-    try {
-      actor = (persisted === undefined ? createActor(machine, options) : createActor(machine, { ...options, snapshot: persisted as never })).start();
-    } catch (cause) {
-      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause });
+    const parsed = persisted === undefined ? undefined : PersistedRoutingSchema.safeParse(persisted);
+    if (parsed !== undefined && !parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CheckpointCorruptError(
+        `The routing snapshot of session ${JSON.stringify(this.sessionId)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}; it was not loaded. Open the session with an older checkpointId to recover.`,
+      );
     }
-    const snapshot = actor.getSnapshot();
-    const context = snapshot.context as Partial<RoutingSnapshot['context']> | undefined;
-    if (typeof snapshot.value !== 'string' || typeof context?.activeAgent !== 'string' || typeof context.turn !== 'number') {
-      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} has no valid state or context; it was not loaded.`);
+    const actor = persisted === undefined ? createActor(machine, options) : createActor(machine, { ...options, snapshot: persisted as never });
+    let failure: unknown;
+    actor.subscribe({ error: (error) => (failure = error) });
+    actor.start();
+    if (failure !== undefined || actor.getSnapshot().status === 'error') {
+      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause: failure });
     }
+    const context = actor.getSnapshot().context;
     for (const agent of [context.activeAgent, context.coordinator]) {
       if (agent !== undefined && !config.participants.has(agent)) {
         throw new ConfigurationError(

@@ -1,12 +1,13 @@
 import { ConcurrencyError, createId, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
+import { isHandoffToolName } from './handoffTools.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
 /**
  * Core's {@link ExecutorJournal} over a store, for one session branch. `commit` gives messages the
  * next seqs after the branch head kept in memory, appends them, extends the in-memory history and
  * saves the checkpoints the frequency asks for: always right after an assistant message with tool
- * calls (pending writes attach to it), and after every commit in `'step'` mode. A tool result whose
+ * calls other than handoffs (pending writes attach to it), and after every commit in `'step'` mode. A tool result whose
  * call moved control (a handoff, the end of the conversation) is stored with `metadata.control`, so
  * a restore can replay routing from history alone.
  *
@@ -48,16 +49,22 @@ export class StoreJournal implements ExecutorJournal {
     runtime.noteWrite();
     for (const message of messages) if (message.role === 'tool' && message.toolCallId !== undefined) runtime.pendingWrites.delete(message.toolCallId);
     const last = messages.at(-1);
-    if ((last?.role === 'assistant' && (last.toolCalls?.length ?? 0) > 0) || runtime.config.checkpointEvery === 'step') {
+    if (runtime.config.checkpointEvery === 'step' || (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))) {
       await saveCheckpoint(runtime);
     }
     return messages;
   }
 
+  /**
+   * Keeps a finished tool result; durable at once (attached to the newest checkpoint) unless it is a
+   * handoff's: a handoff tool is a pure function of the routing state, so running it again after a
+   * crash gives the same result, and no checkpoint is spent on it.
+   */
   async recordPendingWrite(write: PendingWrite): Promise<void> {
     const runtime = this.runtime;
-    if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);
     runtime.pendingWrites.set(write.toolCallId, write);
+    if (isHandoffToolName(write.toolName)) return;
+    if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);
     await runtime.config.store.putPendingWrites(runtime.sessionId, runtime.branchId, runtime.checkpoint!.id, [write]);
   }
 

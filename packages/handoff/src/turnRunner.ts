@@ -91,14 +91,15 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
     usage = addUsage(usage, outcome.usage);
 
     if (outcome.type === 'handoff') {
-      const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
-      if (refusal === undefined) {
-        runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+      const before = runtime.snapshot;
+      runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+      if (runtime.snapshot !== before) {
         yield outcome.reason === undefined
           ? { type: 'handoff', ...base, from: agent, to: outcome.target }
           : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
         continue;
       }
+      const refusal = handoffRefusal(before, outcome.target, runtime.core.routing);
       yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
       runtime.actor.send({ type: 'REPLY' });
       await settleTurn(runtime);

@@ -25,13 +25,19 @@ export function danglingToolCalls(messages: readonly Message[]): string[] {
  * An agent on a responder-driven ScriptedModel. Tool calls without an id get `<agent>_<call>_<index>`,
  * so ids stay unique across agents (as a real model's are).
  */
-export function scriptedAgent(name: string, responder: ScriptedResponder, tools: Tool[] = [], description = `${name} specialist`): Agent & { model: ScriptedModel } {
+export function scriptedAgent(
+  name: string,
+  responder: ScriptedResponder,
+  tools: Tool[] = [],
+  description = `${name} specialist`,
+  record = true,
+): Agent & { model: ScriptedModel } {
   const unique: ScriptedResponder = (request, index) => {
     const response = responder(request, index);
     if (response.toolCalls === undefined) return response;
     return { ...response, toolCalls: response.toolCalls.map((call, i) => ({ id: `${name}_${index}_${i}`, ...call })) };
   };
-  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(unique), tools }) as Agent & { model: ScriptedModel };
+  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(unique, { record }), tools }) as Agent & { model: ScriptedModel };
 }
 
 /** The last message a model request holds (after the system instructions). */
@@ -54,15 +60,15 @@ export function ofType<T extends BatonEvent['type']>(events: readonly BatonEvent
  * A coordinator that hands every user message to `target`, and a specialist that answers with
  * `Answer to: <user text>`. The classic two-model-calls-one-handoff turn.
  */
-export function deskAgents(target = 'billing') {
+export function deskAgents(target = 'billing', record = true) {
   const triage = scriptedAgent('triage', (request) => {
     const last = lastOf(request);
     if (last?.role === 'user') return { toolCalls: [{ name: `handoff_to_${target}`, arguments: { reason: 'billing question' } }] };
     return { text: 'How else can I help?' };
-  });
+  }, [], 'Routes customers to specialists.', record);
   const billing = scriptedAgent(target, (request) => {
     const lastUser = request.messages.findLast((m) => m.role === 'user');
     return { text: `Answer to: ${lastUser?.content ?? ''}` };
-  });
+  }, [], 'Refunds, charges, invoices.', record);
   return { triage, billing };
 }

@@ -1,0 +1,122 @@
+/**
+ * Orchestration overhead of @baton/handoff per turn, checkpoint size and stored bytes, at 10, 100 and
+ * 1,000 turns of history, on InMemoryStore and FileStore. Each turn is the classic handoff turn:
+ * the coordinator hands off, the specialist answers (two instant ScriptedModel calls, one handoff),
+ * so the time measured is Baton's own. Run: npx vitest bench --run --project @baton/test test/bench/handoff.bench.ts
+ */
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agent, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
+import { ScriptedModel } from '@baton/core/testing';
+import { HandoffBuilder, type HandoffSession } from '@baton/handoff';
+import { bench, describe } from 'vitest';
+
+const HISTORY = [10, 100, 1000] as const;
+/** Sessions built per history length, and turns measured on each (after the history is built). */
+const PLAN: Record<(typeof HISTORY)[number], { sessions: number; measured: number }> = {
+  10: { sessions: 20, measured: 2 },
+  100: { sessions: 6, measured: 5 },
+  1000: { sessions: 2, measured: 20 },
+};
+
+function desk(store: Store) {
+  let ids = 0;
+  const triage = agent({
+    name: 'triage',
+    description: 'Routes customers to specialists.',
+    instructions: 'Route the customer.',
+    model: new ScriptedModel(
+      (request) =>
+        request.messages.at(-1)?.role === 'user'
+          ? { toolCalls: [{ id: `h${(ids += 1)}`, name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
+          : { text: 'Anything else?' },
+      { record: false },
+    ),
+  });
+  const billing = agent({
+    name: 'billing',
+    description: 'Refunds, charges, invoices.',
+    instructions: 'Resolve billing questions.',
+    model: new ScriptedModel(() => ({ text: 'Your refund of 40 EUR is on its way.' }), { record: false }),
+  });
+  return new HandoffBuilder({ name: 'bench' }).participants(triage, billing).coordinator(triage).store(store).build();
+}
+
+async function turn(session: HandoffSession, text: string): Promise<void> {
+  for await (const _ of session.send(text)) {
+    // drain
+  }
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+async function memoryBytes(store: Store, sessionId: string): Promise<number> {
+  const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+  let total = size(await store.getSession(sessionId)) + size(await store.listBranches(sessionId));
+  total += (await store.readMessages(sessionId, 'main')).reduce((n, m) => n + size(m), 0);
+  for (const entry of await store.listCheckpoints(sessionId, 'main')) total += size(await store.loadCheckpoint(sessionId, 'main', entry.id));
+  return total;
+}
+
+interface Row {
+  store: string;
+  history: number;
+  usPerTurn: number;
+  checkpointBytes: number;
+  storedRatio: number;
+}
+
+async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number]): Promise<Row> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-bench-'));
+  const store: Store = kind === 'memory' ? new InMemoryStore() : new FileStore({ directory: dir });
+  const workflow = desk(store);
+  const { sessions, measured } = PLAN[history];
+  let elapsed = 0;
+  let checkpointBytes = 0;
+  let storedRatio = 0;
+  for (let s = 0; s < sessions; s += 1) {
+    const id = `bench-${history}-${s}`;
+    const session = await workflow.session({ id });
+    for (let t = 1; t <= history; t += 1) await turn(session, `Question ${t}: I was charged twice for order ${1000 + t}.`);
+    const started = performance.now();
+    for (let t = 1; t <= measured; t += 1) await turn(session, `Follow-up ${t}: and the refund?`);
+    elapsed += performance.now() - started;
+    if (s === 0) {
+      checkpointBytes = Buffer.byteLength(JSON.stringify(await store.loadCheckpoint(id, 'main')));
+      const messages: Message[] = await store.readMessages(id, 'main');
+      const own = messages.reduce((n, m) => n + Buffer.byteLength(JSON.stringify(m)), 0);
+      const held = kind === 'memory' ? await memoryBytes(store, id) : await folderBytes(join(dir, 'sessions', id));
+      storedRatio = held / own;
+    }
+  }
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+  return { store: kind === 'memory' ? 'InMemoryStore' : 'FileStore', history, usPerTurn: (elapsed * 1000) / (sessions * measured), checkpointBytes, storedRatio };
+}
+
+describe('handoff orchestration', () => {
+  bench(
+    'figures at 10 / 100 / 1,000 turns of history',
+    async () => {
+      // JIT warm-up on a throwaway session.
+      const warm = await desk(new InMemoryStore()).session({ id: 'warm-up' });
+      for (let t = 0; t < 300; t += 1) await turn(warm, `warm ${t}`);
+      const rows: Row[] = [];
+      for (const kind of ['memory', 'file'] as const) for (const history of HISTORY) rows.push(await measure(kind, history));
+      console.log('\nstore          history  µs/turn  checkpoint B  stored/messages');
+      for (const r of rows) {
+        console.log(
+          `${r.store.padEnd(14)} ${String(r.history).padStart(7)}  ${r.usPerTurn.toFixed(0).padStart(7)}  ${String(r.checkpointBytes).padStart(12)}  ${r.storedRatio.toFixed(3).padStart(15)}`,
+        );
+      }
+    },
+    { iterations: 1, time: 0, warmupIterations: 0, warmupTime: 0 },
+  );
+});
