@@ -14,6 +14,8 @@ export interface CloseIdleSessionsOptions {
   reason?: string;
   /** The clock (default now); sessions last active before `now - idleFor` are idle. */
   now?: Date;
+  /** Close at most this many sessions per sweep (the most recently active idle ones first, as the store lists them). */
+  limit?: number;
 }
 
 /** What a sweep did: sessions it closed, sessions another writer closed or touched first, and failures. */
@@ -51,6 +53,7 @@ export async function closeIdleSessions(options: CloseIdleSessionsOptions): Prom
   const reason = options.reason ?? 'idle';
   const filter: SessionFilter = { status: 'active', activeBefore: new Date(now.getTime() - options.idleFor).toISOString() };
   if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
+  if (options.limit !== undefined) filter.limit = options.limit;
   const result: CloseIdleSessionsResult = { closed: [], skipped: [], failed: [] };
 
   for (const idle of await store.listSessions(filter)) {

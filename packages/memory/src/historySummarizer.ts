@@ -28,8 +28,12 @@ export class HistorySummarizer {
     this.#chunkTokens = options.chunkTokens ?? 6000;
   }
 
+  #calls = 0;
+
   /** How many model calls it has made (for tests and metrics). */
-  calls = 0;
+  get calls(): number {
+    return this.#calls;
+  }
 
   /**
    * A summary of `messages` of at most `maxTokens` tokens.
@@ -60,7 +64,7 @@ export class HistorySummarizer {
   }
 
   async #call(previous: string, lines: readonly string[], maxTokens: number): Promise<string> {
-    this.calls += 1;
+    this.#calls += 1;
     const words = Math.max(20, Math.floor(maxTokens * 0.6));
     const body =
       (previous === '' ? '' : `Summary so far:\n${previous}\n\nConversation continues:\n`) +

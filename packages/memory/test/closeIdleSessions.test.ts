@@ -102,6 +102,14 @@ describe('closeIdleSessions', () => {
     for (const id of globex) expect((await store.getSession(id))?.status).toBe('active');
   });
 
+  it('closes at most `limit` sessions per sweep', async () => {
+    const store = new InMemoryStore();
+    await idleSessions(store, 3);
+    const memory = new EpisodicMemory({ store });
+    expect((await memory.closeIdleSessions({ idleFor: HOUR, limit: 2 })).closed).toHaveLength(2);
+    expect((await memory.closeIdleSessions({ idleFor: HOUR, limit: 2 })).closed).toHaveLength(1);
+  });
+
   it('rejects a bad idleFor with InvalidInputError', async () => {
     await expect(closeIdleSessions({ store: new InMemoryStore(), idleFor: -1, providers: [] })).rejects.toThrow(InvalidInputError);
   });
