@@ -15,7 +15,7 @@ const TOKENS_PER_MESSAGE = 3;
 const REPLY_PRIMING_TOKENS = 3;
 /**
  * Allowance for the label a client puts before a `context` message's text (e.g. `@baton/core/openai`
- * sends it as a system message starting with "Recalled context from earlier conversations…", 17 tokens).
+ * sends it as a system message starting with "Recalled context from earlier conversations…", 15 tokens).
  */
 export const CONTEXT_LABEL_TOKENS = 20;
 /** Per tool call: its `type: "function"` wrapper and field separators (an estimate; the cookbook gives none). */
