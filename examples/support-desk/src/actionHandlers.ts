@@ -108,7 +108,8 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
     const order = world.findOrder(customer, desk(context).validatedOrderId) ?? customer.orders[0];
     if (order) order.refunded += amount;
     update(context, (s) => {
-      (s.refunds ??= []).push({ orderId: order?.orderId ?? null, amount });
+      if (s.refunds === undefined) s.refunds = [];
+      s.refunds.push({ orderId: order?.orderId ?? null, amount });
     });
     return { log: `A refund has been made for the amount of $${amount}.`, amount };
   },
@@ -178,7 +179,9 @@ export function runAction(action: string, args: SlotArgs, world: World, context:
   const handler = ACTION_HANDLERS[action];
   const result = handler ? handler(args, world, context) : { log: action.startsWith('search-') ? `System Action: search ${action.slice(7)}` : 'Agent is looking for solutions ...' };
   context.state.update('session', (draft: State) => {
-    ((draft as DeskState).actions ??= []).push(action);
+    const desk = draft as DeskState;
+    if (desk.actions === undefined) desk.actions = [];
+    desk.actions.push(action);
   });
   return result;
 }

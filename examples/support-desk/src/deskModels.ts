@@ -58,8 +58,10 @@ export function mapDeskModels(models: DeskModels, wrap: (model: ModelClient) => 
   return {
     triage,
     specialist: (name) => {
-      let model = cache.get(name);
-      if (model === undefined) cache.set(name, (model = wrap(models.specialist(name))));
+      const known = cache.get(name);
+      if (known !== undefined) return known;
+      const model = wrap(models.specialist(name));
+      cache.set(name, model);
       return model;
     },
   };

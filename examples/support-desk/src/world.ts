@@ -67,8 +67,9 @@ export class World {
     const seen: Record<string, string[]> = {};
     const note = (slot: string, value: string | undefined) => {
       if (value === undefined) return;
-      const values = (seen[slot] ??= []);
+      const values = seen[slot] ?? [];
       if (!values.includes(value)) values.push(value);
+      seen[slot] = values;
     };
     for (const turn of conversation.turns) {
       if (turn.role === 'agent') continue;

@@ -1,7 +1,7 @@
 import { collectModelResponse, type ModelMessage, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
-import { AbcdPolicyModel } from '../src/abcdPolicyModel.js';
+import type { AbcdPolicyModel } from '../src/abcdPolicyModel.js';
 import { createOfflineModels } from '../src/deskModels.js';
 import { loadOntology } from '../src/ontology.js';
 import { extractSlots } from '../src/slotExtraction.js';
