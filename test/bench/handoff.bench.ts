@@ -21,7 +21,11 @@ const PLAN: Record<(typeof HISTORY)[number], { sessions: number; measured: numbe
 };
 
 function desk(store: Store) {
-  let ids = 0;
+  let handoffs = 0;
+  const nextId = () => {
+    handoffs += 1;
+    return `h${handoffs}`;
+  };
   const triage = agent({
     name: 'triage',
     description: 'Routes customers to specialists.',
@@ -29,7 +33,7 @@ function desk(store: Store) {
     model: new ScriptedModel(
       (request) =>
         request.messages.at(-1)?.role === 'user'
-          ? { toolCalls: [{ id: `h${(ids += 1)}`, name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
+          ? { toolCalls: [{ id: nextId(), name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
           : { text: 'Anything else?' },
       { record: false },
     ),

@@ -12,7 +12,7 @@ import { saveCheckpoint } from './checkpointer.js';
 import { closeSession } from './closeSession.js';
 import type { RequestAnswer, TurnOptions } from './handoffTypes.js';
 import type { SessionLock } from './sessionLock.js';
-import { respondTo, resumeUnfinished, sendText, withSession } from './sessionOperations.js';
+import { respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { routingState, type RoutingStateValue } from './routingMachine.js';
 
@@ -127,16 +127,14 @@ export class HandoffSession {
    */
   async fork(options: { atSeq: number; branchId: string }): Promise<HandoffSession> {
     const runtime = this.#runtime;
-    for await (const _ of this.#locked(async function* () {
+    await withSessionLock(runtime, this.#host.locks, async () => {
       assertForkPoint(runtime.history.messages, options.atSeq);
       await runtime.config.store.forkBranch(runtime.sessionId, {
         branchId: options.branchId,
         parent: { branchId: runtime.branchId, atSeq: options.atSeq },
         state: runtime.state.branch,
       });
-    })) {
-      // no events
-    }
+    });
     return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
   }
 
@@ -159,16 +157,13 @@ export class HandoffSession {
   }
 
   /** Saves a checkpoint now (for `'manual'` checkpoints). */
-  async checkpoint(): Promise<CheckpointManifestEntry> {
-    let entry: CheckpointManifestEntry | undefined;
+  checkpoint(): Promise<CheckpointManifestEntry> {
     const runtime = this.#runtime;
-    for await (const _ of this.#locked(async function* () {
-      entry = await saveCheckpoint(runtime);
+    return withSessionLock(runtime, this.#host.locks, async () => {
+      const entry = await saveCheckpoint(runtime);
       runtime.queue.length = 0;
-    })) {
-      // no events
-    }
-    return entry!;
+      return entry;
+    });
   }
 
   /**
@@ -180,23 +175,26 @@ export class HandoffSession {
    */
   async restore(checkpointId: string): Promise<void> {
     const runtime = this.#runtime;
-    for await (const _ of this.#locked(async function* () {
-      const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId);
-      if (!manifest.some((c) => c.id === checkpointId)) {
-        throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
-      }
-      await runtime.load(checkpointId);
-      runtime.checkpoint = { id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) };
-      await saveCheckpoint(runtime);
-      runtime.queue.length = 0;
-      runtime.noteWrite();
-    }, true)) {
-      // no events
-    }
+    await withSessionLock(
+      runtime,
+      this.#host.locks,
+      async () => {
+        const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId);
+        if (!manifest.some((c) => c.id === checkpointId)) {
+          throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
+        }
+        await runtime.load(checkpointId);
+        runtime.checkpoint = { id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) };
+        await saveCheckpoint(runtime);
+        runtime.queue.length = 0;
+        runtime.noteWrite();
+      },
+      { load: false },
+    );
   }
 
-  #locked(body: () => AsyncGenerator<BatonEvent, void>, skipLoad = false): AsyncGenerator<BatonEvent, void> {
-    return withSession(this.#runtime, this.#host.locks, body, { load: !skipLoad });
+  #locked(body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+    return withSession(this.#runtime, this.#host.locks, body);
   }
 }
 

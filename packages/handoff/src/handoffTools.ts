@@ -11,7 +11,7 @@ export function handoffToolName(agent: string): string {
 
 /** Whether a tool name is a handoff tool's (`handoff_to_…`), known target or not. */
 export function isHandoffToolName(name: string | undefined): boolean {
-  return name !== undefined && name.startsWith(HANDOFF_TOOL_PREFIX);
+  return name?.startsWith(HANDOFF_TOOL_PREFIX) === true;
 }
 
 const HandoffArguments = z.object({

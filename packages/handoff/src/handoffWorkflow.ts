@@ -18,7 +18,7 @@ import { handoffToolTemplate } from './handoffTools.js';
 import { handoffGraphToMermaid } from './mermaid.js';
 import { createRoutingMachine, type RoutingMachine } from './routingMachine.js';
 import { SessionLock } from './sessionLock.js';
-import { withSession } from './sessionOperations.js';
+import { withSessionLock } from './sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
 
 /** What the stateless {@link HandoffWorkflow.run} returns. */
@@ -135,9 +135,7 @@ export class HandoffWorkflow {
     if (options.checkpointId !== undefined) {
       await session.restore(options.checkpointId);
     } else {
-      for await (const _ of withSession(runtime, this.#locks, async function* () {})) {
-        // loading only
-      }
+      await withSessionLock(runtime, this.#locks, async () => undefined);
     }
     return session;
   }

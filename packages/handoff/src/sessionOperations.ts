@@ -12,22 +12,27 @@ import { runTurn, type TurnStart } from './turnRunner.js';
  * session object or process wrote, or the last call failed), and finishes work a load found left
  * over (a finished turn whose state is unsaved, an `end_conversation` not yet applied).
  */
-export async function* withSession(
-  runtime: SessionRuntime,
-  locks: SessionLock,
-  body: () => AsyncGenerator<BatonEvent, void>,
-  options: { load?: boolean } = {},
-): AsyncGenerator<BatonEvent, void> {
+export async function* withSession(runtime: SessionRuntime, locks: SessionLock, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
   const release = await locks.acquire(`${runtime.sessionId}\u0000${runtime.branchId}`);
   try {
-    if (options.load === false) {
-      yield* body();
-      return;
-    }
     if (runtime.outdated) await runtime.load();
     if (runtime.unsettled.persistState) await settleTurn(runtime);
     if (runtime.unsettled.endConversation !== undefined) yield* guarded(runtime, closeSession(runtime, runtime.unsettled.endConversation));
     yield* body();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Runs `work` holding the session branch's lock, reloading the runtime first when it is stale
+ * (unless `load` is false: `restore` loads a chosen checkpoint itself).
+ */
+export async function withSessionLock<T>(runtime: SessionRuntime, locks: SessionLock, work: () => Promise<T>, options: { load?: boolean } = {}): Promise<T> {
+  const release = await locks.acquire(`${runtime.sessionId}\u0000${runtime.branchId}`);
+  try {
+    if (options.load !== false && runtime.outdated) await runtime.load();
+    return await work();
   } finally {
     release();
   }

@@ -84,6 +84,7 @@ describe('routing guards (Done-when 4)', () => {
     const rules: Executor = {
       name: 'rules',
       description: 'A rule-based router.',
+      // biome-ignore lint/correctness/useYield: an executor may finish without events
       async *execute() {
         return { type: 'handoff', target: 'nobody', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 0 } };
       },
