@@ -9,6 +9,33 @@ import type { NewRequest } from './request.js';
 import { runToolCall } from './toolCall.js';
 import type { Tool } from './tool.js';
 
+/** The model view of a history array, converted so far: `models[i]` is `toModelMessage(history[i])` for `i < models.length`. */
+interface ConvertedHistory {
+  models: ModelMessage[];
+  /** `history[models.length - 1]` when it was converted, to notice an array that was changed rather than appended to. */
+  last: Message | undefined;
+}
+
+/**
+ * Model views of history arrays, extended as they grow. A runtime that passes the same growing
+ * array to every activation (as the handoff runtime does) gets each message converted once over a
+ * conversation instead of once per model call; any other array is converted on first use.
+ */
+const convertedHistories = new WeakMap<readonly Message[], ConvertedHistory>();
+
+/** The model view of `history[0..length)`, reusing and extending earlier conversions of the same array. */
+function modelMessagesOf(history: readonly Message[], length: number): readonly ModelMessage[] {
+  let entry = convertedHistories.get(history);
+  const known = entry?.models.length ?? 0;
+  if (entry === undefined || known > history.length || (known > 0 && history[known - 1] !== entry.last)) {
+    entry = { models: [], last: undefined };
+    convertedHistories.set(history, entry);
+  }
+  for (let i = entry.models.length; i < length; i += 1) entry.models.push(toModelMessage(history[i]!));
+  entry.last = history[entry.models.length - 1];
+  return entry.models;
+}
+
 /**
  * Runs an {@link Agent}: model → tool calls (several in one response run concurrently; results are
  * committed in call order) → model … until a final answer, a handoff, a request or the end of the
@@ -38,6 +65,7 @@ export class AgentExecutor implements Executor {
     for (const t of [...this.agent.tools, ...(input.tools ?? [])]) tools.set(t.name, t);
     const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
     const history: Message[] = [...input.history];
+    const given = history.length;
     let usage: Usage = emptyUsage();
     let steps = 0;
 
@@ -60,7 +88,7 @@ export class AgentExecutor implements Executor {
         throw new MaxStepsExceededError(`Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`);
       }
       steps += 1;
-      const response = yield* this.#callModel(history, definitions, input);
+      const response = yield* this.#callModel(history, given, definitions, input);
       usage = addUsage(usage, response.usage);
       const [message] = await input.journal.commit([
         response.toolCalls.length > 0
@@ -74,17 +102,22 @@ export class AgentExecutor implements Executor {
     }
   }
 
-  async #modelInput(history: readonly Message[], input: ExecutorInput): Promise<readonly ModelMessage[]> {
+  /** System instructions, context, then the history: `input.history`'s first `given` messages (converted once, see {@link modelMessagesOf}) and this activation's own. */
+  async #modelInput(history: readonly Message[], given: number, input: ExecutorInput): Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
         : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
-    const messages: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? []), ...history.map(toModelMessage)];
+    const messages: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? [])];
+    const base = modelMessagesOf(input.history, given);
+    for (let i = 0; i < given; i += 1) messages.push(base[i]!);
+    for (let i = given; i < history.length; i += 1) messages.push(toModelMessage(history[i]!));
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }
 
   async *#callModel(
     history: readonly Message[],
+    given: number,
     tools: ToolDefinition[],
     input: ExecutorInput,
   ): AsyncGenerator<BatonEvent, { text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }, void> {
@@ -92,7 +125,7 @@ export class AgentExecutor implements Executor {
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const stream = this.agent.model.stream({ messages: await this.#modelInput(history, input), tools, agent: this.agent.name, signal: input.signal });
+    const stream = this.agent.model.stream({ messages: await this.#modelInput(history, given, input), tools, agent: this.agent.name, signal: input.signal });
     for await (const event of stream) {
       if (event.type === 'text.delta') {
         text += event.delta;

@@ -21,6 +21,8 @@ export interface ScriptedModelOptions {
   model?: string;
   /** Characters per streamed text delta (default 16). */
   chunkSize?: number;
+  /** Whether to copy every request into `requests` (default true); turn it off for benchmarks over long histories. */
+  record?: boolean;
 }
 
 /** A request as {@link ScriptedModel} recorded it (messages copied at call time). */
@@ -51,25 +53,31 @@ export class ScriptedModel implements ModelClient {
   readonly requests: RecordedRequest[] = [];
   readonly #script: readonly ScriptedResponse[] | ScriptedResponder;
   readonly #chunkSize: number;
+  readonly #record: boolean;
+  #calls = 0;
 
   constructor(script: readonly ScriptedResponse[] | ScriptedResponder, options: ScriptedModelOptions = {}) {
     this.#script = script;
     this.model = options.model ?? 'scripted';
     this.#chunkSize = Math.max(1, options.chunkSize ?? 16);
+    this.#record = options.record ?? true;
   }
 
   /** How many scripted responses are left (`Infinity` for a responder function). */
   get remaining(): number {
-    return typeof this.#script === 'function' ? Number.POSITIVE_INFINITY : this.#script.length - this.requests.length;
+    return typeof this.#script === 'function' ? Number.POSITIVE_INFINITY : this.#script.length - this.#calls;
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    const index = this.requests.length;
-    this.requests.push({
-      agent: request.agent,
-      messages: request.messages.map((m) => ({ ...m })),
-      toolNames: request.tools.map((t) => t.name),
-    });
+    const index = this.#calls;
+    this.#calls += 1;
+    if (this.#record) {
+      this.requests.push({
+        agent: request.agent,
+        messages: request.messages.map((m) => ({ ...m })),
+        toolNames: request.tools.map((t) => t.name),
+      });
+    }
     const response = typeof this.#script === 'function' ? this.#script(request, index) : this.#script[index];
     if (response === undefined) {
       throw new ConfigurationError(`ScriptedModel ${JSON.stringify(this.model)} has no response #${index + 1} (the script has ${index}). Add one.`);
