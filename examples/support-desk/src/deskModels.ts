@@ -40,14 +40,19 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
 
 /**
  * The OpenAI models (Chat Completions), loaded lazily so that offline runs never import the SDK.
- * The model name comes from `OPENAI_MODEL` (default `gpt-4.1-mini`); `OPENAI_API_KEY` and
- * `OPENAI_BASE_URL` are read by the client.
+ * Every agent runs on one `OpenAIChatModel`; the model name defaults to `OPENAI_MODEL`, else
+ * `gpt-4.1-mini`; `apiKey` and `baseURL` default (in the SDK) to `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
  *
- * @throws {ConfigurationError} from the client when `OPENAI_API_KEY` is unset
+ * @param options `{ model?, apiKey?, baseURL? }`
+ * @throws {ConfigurationError} from the client when no API key is given and `OPENAI_API_KEY` is unset
+ * @example
+ * ```ts
+ * const models = await createOpenAIModels({ model: 'gpt-4.1-mini' });
+ * ```
  */
-export async function createOpenAIModels(model: string = process.env.OPENAI_MODEL ?? 'gpt-4.1-mini'): Promise<DeskModels> {
+export async function createOpenAIModels(options: { model?: string; apiKey?: string; baseURL?: string } = {}): Promise<DeskModels> {
   const { OpenAIChatModel } = await import('@baton/core/openai');
-  const client: ModelClient = new OpenAIChatModel({ model });
+  const client: ModelClient = new OpenAIChatModel({ ...options, model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini' });
   return { triage: client, specialist: () => client };
 }
 
