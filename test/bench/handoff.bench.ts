@@ -2,10 +2,13 @@
  * Orchestration overhead of @baton/handoff per turn, checkpoint size and stored bytes, at 10, 100 and
  * 1,000 turns of history, on InMemoryStore and FileStore. Each turn is the classic handoff turn:
  * the coordinator hands off, the specialist answers (two instant ScriptedModel calls, one handoff),
- * so the time measured is Baton's own. Run: npx vitest bench --run --project @baton/test test/bench/handoff.bench.ts
+ * so the time measured is Baton's own. Wall time and this process's CPU time are both printed (CPU
+ * time is the steadier figure on a shared machine). Checkpoint size is the serialised newest
+ * checkpoint; stored/messages is every byte the store holds for the session divided by the bytes of
+ * its messages' own JSON. Run: npx vitest bench --run --project @baton/test test/bench/handoff.bench.ts
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agent, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
@@ -13,11 +16,10 @@ import { HandoffBuilder, type HandoffSession } from '@baton/handoff';
 import { bench, describe } from 'vitest';
 
 const HISTORY = [10, 100, 1000] as const;
-/** Sessions built per history length, and turns measured on each (after the history is built). */
-const PLAN: Record<(typeof HISTORY)[number], { sessions: number; measured: number }> = {
-  10: { sessions: 20, measured: 2 },
-  100: { sessions: 6, measured: 5 },
-  1000: { sessions: 2, measured: 20 },
+/** Per store and history length: sessions built to that length, and turns then measured on each (averaged). */
+const PLAN: Record<'memory' | 'file', Record<(typeof HISTORY)[number], { sessions: number; measured: number }>> = {
+  memory: { 10: { sessions: 50, measured: 2 }, 100: { sessions: 10, measured: 10 }, 1000: { sessions: 3, measured: 30 } },
+  file: { 10: { sessions: 10, measured: 2 }, 100: { sessions: 3, measured: 5 }, 1000: { sessions: 1, measured: 20 } },
 };
 
 function desk(store: Store) {
@@ -73,6 +75,7 @@ interface Row {
   store: string;
   history: number;
   usPerTurn: number;
+  cpuUsPerTurn: number;
   checkpointBytes: number;
   storedRatio: number;
 }
@@ -81,8 +84,9 @@ async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number
   const dir = await mkdtemp(join(tmpdir(), 'baton-bench-'));
   const store: Store = kind === 'memory' ? new InMemoryStore() : new FileStore({ directory: dir });
   const workflow = desk(store);
-  const { sessions, measured } = PLAN[history];
+  const { sessions, measured } = PLAN[kind][history];
   let elapsed = 0;
+  let cpuMicros = 0;
   let checkpointBytes = 0;
   let storedRatio = 0;
   for (let s = 0; s < sessions; s += 1) {
@@ -90,8 +94,11 @@ async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number
     const session = await workflow.session({ id });
     for (let t = 1; t <= history; t += 1) await turn(session, `Question ${t}: I was charged twice for order ${1000 + t}.`);
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     for (let t = 1; t <= measured; t += 1) await turn(session, `Follow-up ${t}: and the refund?`);
+    const cpu = process.cpuUsage(cpuStarted);
     elapsed += performance.now() - started;
+    cpuMicros += cpu.user + cpu.system;
     if (s === 0) {
       checkpointBytes = Buffer.byteLength(JSON.stringify(await store.loadCheckpoint(id, 'main')));
       const messages: Message[] = await store.readMessages(id, 'main');
@@ -102,22 +109,29 @@ async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number
   }
   await store.close();
   await rm(dir, { recursive: true, force: true });
-  return { store: kind === 'memory' ? 'InMemoryStore' : 'FileStore', history, usPerTurn: (elapsed * 1000) / (sessions * measured), checkpointBytes, storedRatio };
+  return { store: kind === 'memory' ? 'InMemoryStore' : 'FileStore', history, usPerTurn: (elapsed * 1000) / (sessions * measured), cpuUsPerTurn: cpuMicros / (sessions * measured), checkpointBytes, storedRatio };
 }
 
 describe('handoff orchestration', () => {
   bench(
     'figures at 10 / 100 / 1,000 turns of history',
     async () => {
-      // JIT warm-up on a throwaway session.
-      const warm = await desk(new InMemoryStore()).session({ id: 'warm-up' });
-      for (let t = 0; t < 300; t += 1) await turn(warm, `warm ${t}`);
+      // JIT warm-up on throwaway sessions, short and long (without it the first figures measure the compiler).
+      const warmDesk = desk(new InMemoryStore());
+      for (let s = 0; s < 30; s += 1) {
+        const short = await warmDesk.session({ id: `warm-${s}` });
+        for (let t = 0; t < 12; t += 1) await turn(short, `warm ${t}`);
+      }
+      const warm = await warmDesk.session({ id: 'warm-long' });
+      for (let t = 0; t < 1500; t += 1) await turn(warm, `warm ${t}`);
       const rows: Row[] = [];
       for (const kind of ['memory', 'file'] as const) for (const history of HISTORY) rows.push(await measure(kind, history));
-      console.log('\nstore          history  µs/turn  checkpoint B  stored/messages');
+      const cpu = process.cpuUsage();
+      console.log(`\n(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`);
+      console.log('store          history  wall µs/turn  CPU µs/turn  checkpoint B  stored/messages');
       for (const r of rows) {
         console.log(
-          `${r.store.padEnd(14)} ${String(r.history).padStart(7)}  ${r.usPerTurn.toFixed(0).padStart(7)}  ${String(r.checkpointBytes).padStart(12)}  ${r.storedRatio.toFixed(3).padStart(15)}`,
+          `${r.store.padEnd(14)} ${String(r.history).padStart(7)}  ${r.usPerTurn.toFixed(0).padStart(12)}  ${r.cpuUsPerTurn.toFixed(0).padStart(11)}  ${String(r.checkpointBytes).padStart(12)}  ${r.storedRatio.toFixed(3).padStart(15)}`,
         );
       }
     },

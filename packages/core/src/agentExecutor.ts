@@ -108,9 +108,11 @@ export class AgentExecutor implements Executor {
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
         : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
-    const messages: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? [])];
     const base = modelMessagesOf(input.history, given);
-    for (let i = 0; i < given; i += 1) messages.push(base[i]!);
+    const head: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? [])];
+    const messages = head.concat(
+      base.length === given ? base : base.slice(0, given),
+    );
     for (let i = given; i < history.length; i += 1) messages.push(toModelMessage(history[i]!));
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }

@@ -39,8 +39,8 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 }
 
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
-export async function* turn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  yield* guarded(runtime, runTurn(runtime, start, signal));
+export function turn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+  return guarded(runtime, runTurn(runtime, start, signal));
 }
 
 async function* guarded(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {

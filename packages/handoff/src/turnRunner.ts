@@ -163,6 +163,7 @@ async function* forward(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent,
       }
       const event = next.value;
       yield event;
+      if (runtime.queue.length === 0 && event.type !== 'tool.result') continue;
       if (event.type === 'tool.result' && event.isError && isHandoffToolName(event.toolName) && !runtime.toolsFor(agent).some((t) => t.name === event.toolName)) {
         runtime.queue.push({
           type: 'error',
