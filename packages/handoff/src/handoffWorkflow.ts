@@ -51,12 +51,14 @@ export interface HandoffRunResult {
  * ```
  */
 export class HandoffWorkflow {
+  /** The validated configuration the builder produced (participants, edges, policies, store, checkpoint options). */
   readonly config: HandoffConfig;
   readonly #core: WorkflowCore;
   readonly #locks = new SessionLock();
   readonly #slots = new Map<string, SessionSlot>();
   readonly #host: SessionHost;
 
+  /** Prefer {@link HandoffBuilder}, which validates `config` first. */
   constructor(config: HandoffConfig) {
     this.config = config;
     const routing = {
