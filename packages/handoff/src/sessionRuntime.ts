@@ -166,6 +166,8 @@ export class SessionRuntime {
     const answered = new Set(after.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
     this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(r.toolCallId) && !this.pendingWrites.has(r.toolCallId));
     const replay = replayHistory(this.actor, after);
+    // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
+    if (routingState(this.snapshot) === 'awaitingRequest' && this.pendingRequests.length === 0) this.actor.send({ type: 'RESUME' });
     const patches = checkpoint?.statePatches;
     if (midTurn && patches !== undefined && patches.session.length + patches.branch.length > 0) {
       const turnFinished = routingState(this.snapshot) === 'idle';

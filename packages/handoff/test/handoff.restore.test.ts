@@ -1,4 +1,4 @@
-import { FileStore } from '@baton/core';
+import { FileStore, InMemoryStore } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HandoffBuilder, isHandoffToolName } from '../src/index.js';
 import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
@@ -71,5 +71,28 @@ describe('restore without duplicate context (Done-when 1)', () => {
     const checkpoint = await last.store.loadCheckpoint('chat-restore', 'main');
     expect(JSON.stringify(checkpoint)).not.toContain('I was charged twice');
     await last.store.close();
+  });
+
+  it('an answer stored just before a crash is used: the next process resumes the step without asking again', async () => {
+    const store = new InMemoryStore();
+    const asker = scriptedAgent('asker', (request) =>
+      lastOf(request)?.role === 'user' ? { toolCalls: [{ id: 'ask', name: 'request_user_input', arguments: { prompt: 'Order?' } }] } : { text: `Thanks, ${lastOf(request)?.content}.` },
+    );
+    const build = () => new HandoffBuilder().participants(asker).store(store).build();
+    const session = await build().session({ id: 'crash-answer' });
+    await collect(session.send('Where is my parcel?'));
+    const checkpoint = (await store.loadCheckpoint('crash-answer', 'main'))!;
+    // What respond() stores first, before the process died: the answer as the call's pending write.
+    await store.putPendingWrites('crash-answer', 'main', checkpoint.id, [
+      { toolCallId: 'ask', toolName: 'request_user_input', agent: 'asker', content: 'order 1234', isError: false, durationMs: 0, createdAt: new Date().toISOString() },
+    ]);
+    const fresh = await build().session({ id: 'crash-answer' });
+    expect(fresh.pendingRequests).toEqual([]);
+    expect(fresh.routingState).toBe('running');
+    const events = await collect(fresh.resume());
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+    const stored = await store.readMessages('crash-answer', 'main');
+    expect(stored.map((m) => m.content)).toEqual(['Where is my parcel?', '', 'order 1234', 'Thanks, order 1234.']);
+    expect(danglingToolCalls(stored)).toEqual([]);
   });
 });
