@@ -7,8 +7,11 @@ import type { MongoClient, MongoClientOptions } from 'mongodb';
  */
 export type MongoStoreConnection =
   | {
-      /** A MongoDB connection string, e.g. `mongodb://127.0.0.1:27017/`. */
-      url: string;
+      /**
+       * A MongoDB connection string, e.g. `mongodb://127.0.0.1:27017/`. `undefined` is accepted so
+       * that `{ url: process.env.MONGODB_URL }` type-checks; it throws a ConfigurationError at construction.
+       */
+      url: string | undefined;
       /** Extra driver options; `serverSelectionTimeoutMS` defaults to {@link MongoStoreOptions.serverSelectionTimeoutMS}. */
       clientOptions?: MongoClientOptions;
     }
