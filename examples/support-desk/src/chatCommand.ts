@@ -5,7 +5,7 @@ import { loadConversations } from './abcdData.js';
 import { createChatRenderer } from './chatRenderer.js';
 import { createDeskAgents, type DeskModels } from './deskAgents.js';
 import { createOfflineModels, createOpenAIModels } from './deskModels.js';
-import { chooseDeskStore, DEFAULT_STORE_DIR } from './deskStore.js';
+import { chooseDeskStore, DEFAULT_CHAT_STORE_DIR } from './deskStore.js';
 import { buildDeskWorkflow } from './deskWorkflow.js';
 import { loadOntology } from './ontology.js';
 import { WorldDirectory } from './world.js';
@@ -30,7 +30,7 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   const ontology = loadOntology();
   const models: DeskModels = options.models === 'openai' ? await createOpenAIModels() : createOfflineModels(await loadConversations(options.data), ontology);
   const worlds = new WorldDirectory();
-  const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_STORE_DIR.replace(/replay$/, 'chat'), mongoUrl: process.env.MONGODB_URL });
+  const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_CHAT_STORE_DIR, mongoUrl: process.env.MONGODB_URL });
   const store = await deskStore.open();
   const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, worlds), store, memory: new EpisodicMemory() });
   const session = await workflow.session({ id: options.session ?? `chat-${createId()}`, userId: options.user });

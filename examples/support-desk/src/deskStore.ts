@@ -1,11 +1,17 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FileStore, InMemoryStore, type Store } from '@baton/core';
+import { ConfigurationError, FileStore, InMemoryStore, type Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
 
 /** The folder replays write to by default: `examples/support-desk/.data/replay` (gitignored). */
 export const DEFAULT_STORE_DIR = fileURLToPath(new URL('../.data/replay', import.meta.url));
+
+/** The folder the chat keeps its sessions in by default: `examples/support-desk/.data/chat` (gitignored). */
+export const DEFAULT_CHAT_STORE_DIR = fileURLToPath(new URL('../.data/chat', import.meta.url));
+
+// What a FileStore keeps at its root; a folder holding anything else is not cleared.
+const FILE_STORE_ENTRIES = new Set(['sessions', 'episodes', 'locks', 'trash']);
 
 /** Where a run keeps its sessions, and how to open, reset and measure it. */
 export interface DeskStore {
@@ -13,7 +19,7 @@ export interface DeskStore {
   readonly kind: string;
   /** Where it is, for the report (a folder, a database name). */
   readonly location: string;
-  /** Opens a store object; `reopen` gives a new object on the same data (a process restart), where the kind allows. */
+  /** Opens a store object: for files, a new object on the same data each time (as after a process restart). */
   open(): Promise<Store>;
   /** Whether `open()` gives a new object on the same data (true for files and MongoDB, false in memory). */
   readonly reopens: boolean;
@@ -26,7 +32,9 @@ export interface DeskStore {
 /**
  * Chooses the store of a run: MongoDB when `mongoUrl` is given (database `baton_support_desk`),
  * otherwise a `FileStore` in `directory` (default {@link DEFAULT_STORE_DIR}), or memory when
- * `directory` is `':memory:'`.
+ * `directory` is `':memory:'`. `reset` clears a FileStore folder only when it holds nothing but a
+ * FileStore's own folders (it throws a `ConfigurationError` otherwise), and deletes only the named
+ * sessions from MongoDB or memory.
  *
  * @example
  * ```ts
@@ -47,6 +55,12 @@ function fileDeskStore(directory: string): DeskStore {
     reopens: true,
     open: async () => new FileStore({ directory }),
     reset: async () => {
+      const foreign = (await readdir(directory).catch(() => [] as string[])).filter((name) => !FILE_STORE_ENTRIES.has(name));
+      if (foreign.length > 0) {
+        throw new ConfigurationError(
+          `Refusing to clear ${directory}: it holds ${foreign.slice(0, 3).map((n) => JSON.stringify(n)).join(', ')}, which a FileStore does not write. Pass --store-dir with an empty or new folder.`,
+        );
+      }
       await rm(directory, { recursive: true, force: true });
     },
     bytes: () => folderBytes(directory),
