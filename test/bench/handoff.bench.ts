@@ -89,24 +89,27 @@ async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number
   let cpuMicros = 0;
   let checkpointBytes = 0;
   let storedRatio = 0;
+  // Build every session to `history` turns first, then measure, so building does not leak into the figures.
+  const opened: HandoffSession[] = [];
   for (let s = 0; s < sessions; s += 1) {
-    const id = `bench-${history}-${s}`;
-    const session = await workflow.session({ id });
+    const session = await workflow.session({ id: `bench-${history}-${s}` });
     for (let t = 1; t <= history; t += 1) await turn(session, `Question ${t}: I was charged twice for order ${1000 + t}.`);
+    opened.push(session);
+  }
+  for (const session of opened) {
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
     for (let t = 1; t <= measured; t += 1) await turn(session, `Follow-up ${t}: and the refund?`);
     const cpu = process.cpuUsage(cpuStarted);
     elapsed += performance.now() - started;
     cpuMicros += cpu.user + cpu.system;
-    if (s === 0) {
-      checkpointBytes = Buffer.byteLength(JSON.stringify(await store.loadCheckpoint(id, 'main')));
-      const messages: Message[] = await store.readMessages(id, 'main');
-      const own = messages.reduce((n, m) => n + Buffer.byteLength(JSON.stringify(m)), 0);
-      const held = kind === 'memory' ? await memoryBytes(store, id) : await folderBytes(join(dir, 'sessions', id));
-      storedRatio = held / own;
-    }
   }
+  const id = opened[0]!.id;
+  checkpointBytes = Buffer.byteLength(JSON.stringify(await store.loadCheckpoint(id, 'main')));
+  const messages: Message[] = await store.readMessages(id, 'main');
+  const own = messages.reduce((n, m) => n + Buffer.byteLength(JSON.stringify(m)), 0);
+  const held = kind === 'memory' ? await memoryBytes(store, id) : await folderBytes(join(dir, 'sessions', id));
+  storedRatio = held / own;
   await store.close();
   await rm(dir, { recursive: true, force: true });
   return { store: kind === 'memory' ? 'InMemoryStore' : 'FileStore', history, usPerTurn: (elapsed * 1000) / (sessions * measured), cpuUsPerTurn: cpuMicros / (sessions * measured), checkpointBytes, storedRatio };
@@ -125,7 +128,15 @@ describe('handoff orchestration', () => {
       const warm = await warmDesk.session({ id: 'warm-long' });
       for (let t = 0; t < 1500; t += 1) await turn(warm, `warm ${t}`);
       const rows: Row[] = [];
-      for (const kind of ['memory', 'file'] as const) for (const history of HISTORY) rows.push(await measure(kind, history));
+      for (const kind of ['memory', 'file'] as const) {
+        for (const history of HISTORY) {
+          // The median of several rounds for the fast store (a shared machine has noisy neighbours).
+          const rounds: Row[] = [];
+          for (let r = 0; r < (kind === 'memory' ? 3 : 1); r += 1) rounds.push(await measure(kind, history));
+          rounds.sort((a, b) => a.usPerTurn - b.usPerTurn);
+          rows.push(rounds[Math.floor(rounds.length / 2)]!);
+        }
+      }
       const cpu = process.cpuUsage();
       console.log(`\n(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`);
       console.log('store          history  wall µs/turn  CPU µs/turn  checkpoint B  stored/messages');

@@ -198,8 +198,11 @@ export class HandoffSession {
   }
 }
 
+/** The signal of calls made without one: never aborted, shared (creating one per call is not free). */
+const NEVER_ABORTED = new AbortController().signal;
+
 function signalOf(options: TurnOptions): AbortSignal {
-  return options.signal ?? new AbortController().signal;
+  return options.signal ?? NEVER_ABORTED;
 }
 
 /** @throws {InvalidInputError} when `atSeq` is out of range or splits an assistant's tool calls from their results */
