@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FileStore } from '@baton/core';
+import { FileStore, InMemoryStore, type Store, StoreError } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collect, danglingToolCalls, ofType, tempDir } from './support/helpers.js';
+import { HandoffBuilder } from '../src/index.js';
+import { collect, danglingToolCalls, deskAgents, ofType, tempDir } from './support/helpers.js';
 import { crashDesk } from './support/crashDesk.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -83,4 +84,40 @@ describe('crash mid-step (Done-when 3)', () => {
       await store.close();
     });
   }
+
+  it('a crash right after the coordinator’s handoff call was committed: the resumed turn hands off once', async () => {
+    const inner = new InMemoryStore();
+    let appends = 0;
+    // A store that dies on the third append of the first turn (the handoff's tool result).
+    const failing = new Proxy(inner, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop !== 'appendMessages') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<Store['appendMessages']>) => {
+          appends += 1;
+          if (appends === 3) throw new StoreError('disk gone');
+          return target.appendMessages(...args);
+        };
+      },
+    }) as Store;
+    const crashed = deskAgents();
+    const first = await new HandoffBuilder().participants(crashed.triage, crashed.billing).store(failing).build().session({ id: 'crash-2' });
+    await expect(collect(first.send('Refund please'))).rejects.toThrow(StoreError);
+    expect((await inner.readMessages('crash-2', 'main')).map((m) => m.role)).toEqual(['user', 'assistant']);
+
+    const { triage, billing } = deskAgents();
+    const session = await new HandoffBuilder().participants(triage, billing).store(inner).build().session({ id: 'crash-2' });
+    expect(session.routingState).toBe('running');
+    const events = await collect(session.resume());
+    expect(ofType(events, 'handoff').map((e) => `${e.from}->${e.to}`)).toEqual(['triage->billing']);
+    expect(triage.model.requests).toHaveLength(0);
+    const stored = await inner.readMessages('crash-2', 'main');
+    expect(stored.map((m) => [m.role, m.agent ?? null])).toEqual([
+      ['user', null],
+      ['assistant', 'triage'],
+      ['tool', 'triage'],
+      ['assistant', 'billing'],
+    ]);
+    expect(danglingToolCalls(stored)).toEqual([]);
+  });
 });
