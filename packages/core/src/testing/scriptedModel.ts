@@ -1,4 +1,5 @@
 import { AbortedError, ConfigurationError } from '../errors.js';
+import { createId } from '../ids.js';
 import type { ModelMessage } from '../message.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../modelClient.js';
 
@@ -34,7 +35,7 @@ export interface RecordedRequest {
 
 /**
  * A model that answers from a script: for tests and replays, never for pretending a network works.
- * It streams text in chunks, gives tool calls deterministic ids (`call_<request>_<index>`) unless
+ * It streams text in chunks, gives each tool call a unique id (`call_<uuidv7>`, unique across models and processes) unless
  * scripted, and records every request it receives in `requests`.
  *
  * @throws {ConfigurationError} from `stream` when a list script runs out of responses
@@ -95,7 +96,7 @@ export class ScriptedModel implements ModelClient {
     const calls = response.toolCalls ?? [];
     for (const [i, call] of calls.entries()) {
       const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      yield { type: 'tool_call', toolCall: { id: call.id ?? `call_${index}_${i}`, name: call.name, arguments: args } };
+      yield { type: 'tool_call', toolCall: { id: call.id ?? `call_${createId()}`, name: call.name, arguments: args } };
     }
     const inputTokens = response.usage?.inputTokens ?? 0;
     const outputTokens = response.usage?.outputTokens ?? 0;
