@@ -1,4 +1,5 @@
-import type { ApprovalDecision, BatonEvent, Request } from '@baton/core';
+import { createHash } from 'node:crypto';
+import { type ApprovalDecision, type BatonEvent, isValidId, type Request } from '@baton/core';
 import { type AbcdConversation, customerMessages } from './abcdData.js';
 import { flowInReason } from './abcdRouterModel.js';
 import type { ModelClock } from './timedModel.js';
@@ -59,7 +60,7 @@ export interface ReplayConversationOptions {
   decide?: (request: Request & { type: 'tool_approval' }) => ApprovalDecision;
   /** Called with every event, in order. */
   onEvent?: (event: BatonEvent) => void;
-  /** The session id (default: the conversation id). */
+  /** The session id (default: {@link sessionIdFor} the conversation id). */
   sessionId?: string;
 }
 
@@ -75,7 +76,7 @@ export interface ReplayConversationOptions {
  * ```
  */
 export async function replayConversation(conversation: AbcdConversation, options: ReplayConversationOptions): Promise<ConversationOutcome> {
-  const id = options.sessionId ?? conversation.id;
+  const id = options.sessionId ?? sessionIdFor(conversation.id);
   const counts: ReplayCounts = { turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0, toolCalls: 0, toolErrors: 0, answers: 0, restarts: 0 };
   const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, wallMs: 0, modelMs: 0 };
   const decide = options.decide ?? (() => ({ approved: true }) as const);
@@ -143,5 +144,13 @@ export async function replayConversation(conversation: AbcdConversation, options
 
 /** The user a conversation's customer is (a stable id from the conversation id). */
 export function userOf(conversation: AbcdConversation): string {
-  return `customer-${conversation.id}`;
+  return sessionIdFor(`customer-${conversation.id}`);
+}
+
+/**
+ * The session id of a conversation: its id when that is a safe Baton id (ABCD's are), otherwise
+ * `conversation-<first 24 hex digits of its sha256>`, so any file of the format can be replayed.
+ */
+export function sessionIdFor(conversationId: string): string {
+  return isValidId(conversationId) ? conversationId : `conversation-${createHash('sha256').update(conversationId).digest('hex').slice(0, 24)}`;
 }

@@ -8,7 +8,7 @@ import type { DeskStore } from './deskStore.js';
 import { buildDeskWorkflow } from './deskWorkflow.js';
 import { FOLDS, foldOf } from './folds.js';
 import type { Ontology } from './ontology.js';
-import { type ConversationOutcome, replayConversation } from './replayConversation.js';
+import { type ConversationOutcome, replayConversation, sessionIdFor } from './replayConversation.js';
 import { type ReplayCountTotals, type ReplayReport, summarizeReplay } from './replayReport.js';
 import { ModelClock, TimedModel } from './timedModel.js';
 import { World, WorldDirectory } from './world.js';
@@ -49,7 +49,7 @@ export interface RunReplayOptions {
 export async function runReplay(options: RunReplayOptions): Promise<ReplayReport> {
   const { conversations, ontology, deskStore } = options;
   const started = performance.now();
-  await deskStore.reset(conversations.map((c) => c.id));
+  await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
   const clock = new ModelClock();
   const worlds = new WorldDirectory();
   const agentsByFold = new Map<number, DeskAgents>();
@@ -69,7 +69,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   let messages = 0;
   let episodes = 0;
   for (const conversation of conversations) {
-    worlds.set(conversation.id, World.fromConversation(conversation));
+    const sessionId = sessionIdFor(conversation.id);
+    worlds.set(sessionId, World.fromConversation(conversation));
     const agents = agentsFor(conversation);
     let workflow: HandoffWorkflow | undefined;
     const outcome = await replayConversation(conversation, {
@@ -87,8 +88,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
         return workflow.session({ id, userId });
       },
     });
-    messages += (await store.readMessages(conversation.id, MAIN_BRANCH)).length;
-    if ((await store.getEpisode(conversation.id)) !== undefined) episodes += 1;
+    messages += (await store.readMessages(sessionId, MAIN_BRANCH)).length;
+    if ((await store.getEpisode(sessionId)) !== undefined) episodes += 1;
     outcomes.push(outcome);
     options.onConversation?.(outcome, outcomes.length, conversations.length);
   }
