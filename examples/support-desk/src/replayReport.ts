@@ -6,6 +6,8 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
 /** Totals over all conversations: the per-conversation counts plus stored messages and episodes. */
 export interface ReplayCountTotals extends Omit<ReplayCounts, 'restarts'> {
   conversations: number;
+  /** Conversations triage handed to a specialist (the rest of `handoffs` hand later turns back to the specialist on the case). */
+  routed: number;
   /** Messages stored on the sessions' main branches. */
   messages: number;
   /** Episodes saved when the sessions closed. */
@@ -48,6 +50,7 @@ export function summarizeReplay(
   const sum = (pick: (o: ConversationOutcome) => number) => outcomes.reduce((total, o) => total + pick(o), 0);
   const counts: ReplayCountTotals = {
     conversations: outcomes.length,
+    routed: outcomes.filter((o) => o.routedTo !== null).length,
     turns: sum((o) => o.turns),
     answers: sum((o) => o.answers),
     handoffs: sum((o) => o.handoffs),
@@ -99,9 +102,9 @@ export function formatReplayReport(report: ReplayReport): string {
     '',
     formatRouting(report.routing),
     '',
-    `Turns (send/respond calls): ${n(c.turns)}, of which ${n(c.answers)} customer messages answered a pending question`,
-    `Handoffs: ${n(c.handoffs)}`,
-    `Requests: ${n(c.userInputRequests)} for user input, ${n(c.approvalRequests)} for approval`,
+    `Turns (send/respond calls): ${n(c.turns)}`,
+    `Handoffs: ${n(c.handoffs)} (${n(c.routed)} conversations routed by triage; the other handoffs return later turns to the specialist on the case)`,
+    `Requests: ${n(c.userInputRequests)} for user input (${n(c.answers)} answered, the rest still pending when the customer had no more messages), ${n(c.approvalRequests)} for approval`,
     `Approvals: ${n(c.approvals)} approved, ${n(c.rejections)} rejected`,
     `Tool calls: ${n(c.toolCalls)} (${n(c.toolErrors)} answered with an error)`,
     `Checkpoints written: ${n(c.checkpoints)}`,

@@ -78,15 +78,15 @@ export function computeRouting(
 const percent = (a: Accuracy) => `${(a.accuracy * 100).toFixed(1)}%`;
 
 /**
- * Formats the routing figures as a text table: overall accuracy, then one row per flow with its
- * accuracies and its confusion counts by specialist.
+ * Formats the routing figures as a text table: overall accuracy, then one row per flow that has
+ * conversations, with its accuracies and its confusion counts by specialist.
  */
 export function formatRouting(report: RoutingReport): string {
   const width = Math.max(4, ...report.perFlow.map((row) => row.flow.length));
   const cell = (text: string, size: number) => text.padStart(size);
   const columns = report.columns.map((c) => Math.max(4, c.length));
   const header = `${'flow'.padEnd(width)}  ${cell('n', 4)}  ${cell('spec.', 7)}  ${cell('flow', 7)}  ${report.columns.map((c, i) => cell(c, columns[i]!)).join(' ')}`;
-  const lines = report.perFlow.map((row) => {
+  const lines = report.perFlow.filter((row) => row.specialist.total > 0).map((row) => {
     const counts = report.columns.map((c, i) => cell(String(report.confusion[row.flow]?.[c] ?? 0), columns[i]!)).join(' ');
     return `${row.flow.padEnd(width)}  ${cell(String(row.specialist.total), 4)}  ${cell(percent(row.specialist), 7)}  ${cell(percent(row.namedFlow), 7)}  ${counts}`;
   });

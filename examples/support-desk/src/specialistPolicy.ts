@@ -114,6 +114,15 @@ const DONE_PHRASES: Record<string, (result: Record<string, unknown>) => string> 
   'subscription-status': (r) => `checked your subscription (${r.status}, $${r.dueAmount} due ${r.dueDate})`,
 };
 
+const FAILED_PHRASES: Record<string, string> = {
+  'pull-up-account': 'pulling up your account',
+  'verify-identity': 'verifying your identity',
+  'validate-purchase': 'validating your purchase',
+  'offer-refund': 'the refund',
+  'update-order': 'the change to your order',
+  'update-account': 'the change to your account',
+};
+
 function finalReply(mine: readonly ViewedCall[]): string {
   const done: string[] = [];
   const failed: string[] = [];
@@ -133,7 +142,7 @@ function finalReply(mine: readonly ViewedCall[]): string {
     if (phrase !== undefined && !done.includes(phrase)) done.push(phrase);
   }
   const did = done.length > 0 ? `I have ${list(done)}.` : 'I have looked into it.';
-  const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)])}.` : '';
+  const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)].map((name) => FAILED_PHRASES[name] ?? name.replace(/-/g, ' ')))}.` : '';
   return `${did}${couldNot} Is there anything else I can help you with?`;
 }
 

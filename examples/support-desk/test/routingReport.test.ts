@@ -48,6 +48,7 @@ describe('computeRouting', () => {
     expect(odd.columns).toEqual(['orders', 'returns', 'billing', 'none']);
     expect(odd.confusion.order_issue).toEqual({ orders: 0, returns: 0, billing: 1, none: 0 });
     expect(odd.perFlow.find((row) => row.flow === 'product_defect')?.specialist).toEqual({ correct: 0, total: 0, accuracy: 0 });
+    expect(formatRouting(odd)).not.toContain('product_defect');
   });
 
   it('formats the figures as a table a reader can check', () => {
