@@ -1,5 +1,23 @@
+import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { InvalidIdError } from './errors.js';
+
+/** Random bytes drawn from the OS in blocks, 16 per id (one `randomFillSync` call per 256 ids, not one per id). */
+const POOL = new Uint8Array(16 * 256);
+let poolOffset = POOL.length;
+
+/** The last millisecond and counter used, as uuid's own stateful v7 keeps them. */
+const clock = { msecs: Number.NEGATIVE_INFINITY, seq: 0 };
+
+function pooledRandom(): Uint8Array {
+  if (poolOffset >= POOL.length) {
+    randomFillSync(POOL);
+    poolOffset = 0;
+  }
+  const bytes = POOL.subarray(poolOffset, poolOffset + 16);
+  poolOffset += 16;
+  return bytes;
+}
 
 /**
  * A new time-ordered id: a UUIDv7 (RFC 9562), so ids sort by creation time.
@@ -12,7 +30,18 @@ import { InvalidIdError } from './errors.js';
  * ```
  */
 export function createId(): string {
-  return uuidv7();
+  const random = pooledRandom();
+  const now = Date.now();
+  if (now > clock.msecs) {
+    // A new millisecond: the 31-bit counter starts at a random value (RFC 9562 §6.2, method 1).
+    clock.msecs = now;
+    clock.seq = (((random[6]! & 0x7f) << 24) | (random[7]! << 16) | (random[8]! << 8) | random[9]!) >>> 0;
+  } else {
+    // Same (or an earlier) millisecond: count up, so ids made in one process stay ordered.
+    clock.seq = (clock.seq + 1) | 0;
+    if (clock.seq === 0) clock.msecs += 1;
+  }
+  return uuidv7({ random, msecs: clock.msecs, seq: clock.seq });
 }
 
 const ID_PATTERN = /^[A-Za-z0-9_:][A-Za-z0-9_:.-]{0,127}$/;
