@@ -45,6 +45,8 @@ export interface ConversationOutcome extends ReplayCounts {
   wallMs: number;
   /** Part of `wallMs` spent inside model calls. */
   modelMs: number;
+  /** Why the conversation stopped early (`"<error name>: <message>"`), or `null` when every message was replayed. */
+  failure: string | null;
 }
 
 /** Options of {@link replayConversation}. */
@@ -124,22 +126,28 @@ export async function replayConversation(conversation: AbcdConversation, options
     }
   };
 
-  for (const [index, text] of customerMessages(conversation).entries()) {
-    if (options.restartEvery && index > 0 && index % options.restartEvery === 0) {
-      session = await options.open({ id, userId: userOf(conversation), fresh: true });
-      counts.restarts += 1;
+  let failure: string | null = null;
+  try {
+    for (const [index, text] of customerMessages(conversation).entries()) {
+      if (options.restartEvery && index > 0 && index % options.restartEvery === 0) {
+        session = await options.open({ id, userId: userOf(conversation), fresh: true });
+        counts.restarts += 1;
+      }
+      const question = session.pendingRequests.find((r) => r.type === 'user_input');
+      if (question !== undefined) {
+        counts.answers += 1;
+        await run(session.respond(question.id, text));
+      } else {
+        await run(session.send(text));
+      }
+      await approvePending();
     }
-    const question = session.pendingRequests.find((r) => r.type === 'user_input');
-    if (question !== undefined) {
-      counts.answers += 1;
-      await run(session.respond(question.id, text));
-    } else {
-      await run(session.send(text));
-    }
-    await approvePending();
+  } catch (error) {
+    // A failed turn (e.g. a model provider's error after retries) ends this conversation, not the replay.
+    failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   }
-  await session.close({ reason: 'replay: the customer has no more messages' });
-  return { id: conversation.id, flow: conversation.flow, subflow: conversation.subflow, ...counts, ...outcome };
+  await session.close({ reason: failure === null ? 'replay: the customer has no more messages' : 'replay: a turn failed' });
+  return { id: conversation.id, flow: conversation.flow, subflow: conversation.subflow, ...counts, ...outcome, failure };
 }
 
 /** The user a conversation's customer is (a stable id from the conversation id). */

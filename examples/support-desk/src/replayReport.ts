@@ -6,6 +6,8 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
 /** Totals over all conversations: the per-conversation counts plus stored messages and episodes. */
 export interface ReplayCountTotals extends Omit<ReplayCounts, 'restarts'> {
   conversations: number;
+  /** Conversations stopped by a failed turn (see each outcome's `failure`). */
+  failed: number;
   /** Conversations triage handed to a specialist (the rest of `handoffs` hand later turns back to the specialist on the case). */
   routed: number;
   /** Messages stored on the sessions' main branches. */
@@ -51,6 +53,7 @@ export function summarizeReplay(
   const counts: ReplayCountTotals = {
     conversations: outcomes.length,
     routed: outcomes.filter((o) => o.routedTo !== null).length,
+    failed: outcomes.filter((o) => o.failure !== null).length,
     turns: sum((o) => o.turns),
     answers: sum((o) => o.answers),
     handoffs: sum((o) => o.handoffs),
@@ -108,6 +111,7 @@ export function formatReplayReport(report: ReplayReport): string {
     `Approvals: ${n(c.approvals)} approved, ${n(c.rejections)} rejected`,
     `Tool calls: ${n(c.toolCalls)} (${n(c.toolErrors)} answered with an error)`,
     `Checkpoints written: ${n(c.checkpoints)}`,
+    `Conversations stopped by a failed turn: ${n(c.failed)}${c.failed > 0 ? ` (first: ${report.conversations.find((o) => o.failure !== null)?.id}: ${report.conversations.find((o) => o.failure !== null)?.failure})` : ''}`,
     `Messages stored: ${n(c.messages)}; episodes saved: ${n(c.episodes)}`,
     `Bytes stored per message: ${m.bytesPerMessage === undefined ? 'n/a (in-memory store)' : `${m.bytesPerMessage.toFixed(0)} (${n(m.storeBytes ?? 0)} bytes in all)`}`,
     `Mean orchestration time per turn: ${m.orchestrationMsPerTurn.toFixed(2)} ms (model time ${m.modelMsPerTurn.toFixed(2)} ms per turn, excluded)`,

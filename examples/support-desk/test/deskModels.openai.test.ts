@@ -4,6 +4,8 @@ import { type BatonEvent, InMemoryStore } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeskAgents } from '../src/deskAgents.js';
 import { createOpenAIModels } from '../src/deskModels.js';
+import { chooseDeskStore } from '../src/deskStore.js';
+import { runReplay } from '../src/runReplay.js';
 import { buildDeskWorkflow } from '../src/deskWorkflow.js';
 import { loadOntology } from '../src/ontology.js';
 import { WorldDirectory } from '../src/world.js';
@@ -33,7 +35,13 @@ beforeAll(async () => {
       body += part;
     });
     req.on('end', () => {
-      received.push(JSON.parse(body));
+      const parsed = JSON.parse(body);
+      if (parsed.model === 'unauthorized') {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-wrong.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+        return;
+      }
+      received.push(parsed);
       const answer = script[received.length - 1] ?? { text: 'Out of script.' };
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: '' }));
@@ -87,5 +95,16 @@ describe('the desk on OpenAI models', () => {
     // The customer's answer reaches the model as the result of its request_user_input call.
     // biome-ignore lint/suspicious/noExplicitAny: wire messages
     expect(received[2].messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'call_2')).toMatchObject({ content: 'Joyce Wu' });
+  });
+
+  it('records a conversation whose model call fails as failed, closes it, and goes on with the next', async () => {
+    const models = await createOpenAIModels({ model: 'unauthorized', apiKey: 'sk-wrong', baseURL });
+    const conversation = (id: string) => ({ id, flow: 'order_issue', subflow: 'manage_cancel', turns: [{ role: 'customer' as const, text: 'Cancel my order please' }] });
+    const deskStore = chooseDeskStore({ directory: ':memory:' });
+    const report = await runReplay({ conversations: [conversation('x-1'), conversation('x-2')], ontology: loadOntology(), deskStore, models });
+    expect(report.counts.failed).toBe(2);
+    expect(report.conversations.map((o) => o.failure)).toEqual([expect.stringMatching(/^AuthenticationError: .*Incorrect API key/), expect.stringMatching(/^AuthenticationError/)]);
+    const store = await deskStore.open();
+    expect(await store.getSession('x-2')).toMatchObject({ status: 'closed', closedReason: 'replay: a turn failed' });
   });
 });

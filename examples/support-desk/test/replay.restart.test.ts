@@ -35,6 +35,7 @@ describe('--restart-every 3', () => {
 
   it('gives the same routing figures and counts as a run without restarts', () => {
     expect(plain.counts.conversations).toBe(10);
+    expect(plain.counts.failed).toBe(0);
     expect(plain.counts.handoffs).toBeGreaterThan(10);
     expect(plain.counts.userInputRequests).toBeGreaterThan(0);
     expect(deterministicPart(restarted)).toEqual(deterministicPart(plain));
