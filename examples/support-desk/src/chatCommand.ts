@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { createId } from '@baton/core';
+import { type BatonEvent, createId, SessionClosedError } from '@baton/core';
 import { EpisodicMemory } from '@baton/memory';
 import { loadConversations } from './abcdData.js';
 import { createChatRenderer } from './chatRenderer.js';
@@ -34,7 +34,20 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   const store = await deskStore.open();
   const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, worlds), store, memory: new EpisodicMemory() });
   const session = await workflow.session({ id: options.session ?? `chat-${createId()}`, userId: options.user });
+  if (session.info.status === 'closed') {
+    await store.close();
+    throw new SessionClosedError(`Session ${JSON.stringify(session.id)} is closed; start a new chat (leave out --session) to talk to the desk again.`);
+  }
   const render = createChatRenderer(process.stdout);
+  // A failed turn (a provider error after retries) is shown and the chat goes on; the session keeps the unfinished turn.
+  const play = async (events: AsyncIterable<BatonEvent>): Promise<void> => {
+    try {
+      for await (const event of events) render(event);
+    } catch (error) {
+      if (error instanceof SessionClosedError) throw error;
+      console.log(`  ! ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    }
+  };
   const customers = worlds.fallback.customers.slice(0, 3).map((c) => `${c.name} (account ${c.accountIds[0]}, order ${c.orders[0]?.orderId})`);
   console.log(`Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`);
   console.log(`Customers on file include ${customers.join(', ')}. Type /quit to close the session.\n`);
@@ -53,7 +66,7 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
       if (approval !== undefined && approval.type === 'tool_approval') {
         const answer = ((await ask(`Approve ${approval.toolName} ${approval.arguments}? [y/n] `)) ?? 'n').trim().toLowerCase();
         const decision = answer.startsWith('y') ? ({ approved: true } as const) : ({ approved: false, reason: 'rejected at the prompt' } as const);
-        for await (const event of session.respond(approval.id, decision)) render(event);
+        await play(session.respond(approval.id, decision));
         continue;
       }
       const line = await ask('you> ');
@@ -62,8 +75,7 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
       if (text === '') continue;
       if (text === '/quit') break;
       const question = session.pendingRequests.find((r) => r.type === 'user_input');
-      const events = question === undefined ? session.send(text) : session.respond(question.id, text);
-      for await (const event of events) render(event);
+      await play(question === undefined ? session.send(text) : session.respond(question.id, text));
     }
   } finally {
     rl.close();
