@@ -97,7 +97,7 @@ export class NearestNeighbourClassifier {
       votes.set(label, (votes.get(label) ?? 0) + hit.score);
       total += hit.score;
     }
-    const [label, score] = [...votes.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
+    const [label, score] = [...votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0]!;
     return { label, confidence: total > 0 ? score / total : 0, neighbours: hits.map((hit) => String(hit.id)) };
   }
 }
