@@ -12,6 +12,7 @@ import { assertBranchId, assertSessionId } from './storeRules.js';
  *                            /messages/<branchId>.jsonl
  *                            /checkpoints/<branchId>/<000000000001>-<checkpointId>.json (+ .pending.jsonl)
  * <root>/episodes/<episodeId>.json
+ * <root>/episodes/by-owner/<tenantId|->/<userId|->/<episodeId>.json   (hard links: the owner index)
  * <root>/locks/<sessionId>.lock      (held while a session is written; proper-lockfile)
  * <root>/trash/                       (sessions being deleted)
  * ```
@@ -81,6 +82,26 @@ export class FileLayout {
   /** `<root>/episodes/<id>.json`. */
   episodeFile(id: string): string {
     return inside(this.episodesDir, `${assertValidId('episode', id)}.json`, 'episode', id);
+  }
+
+  /** `<root>/episodes/by-owner`: the owner index of episodes. */
+  get episodeIndexDir(): string {
+    return join(this.episodesDir, 'by-owner');
+  }
+
+  /** The index path segments of an owner: the tenant and user ids, `-` for an absent one (no valid id is `-`). */
+  episodeOwnerPath(tenantId: string | undefined, userId: string | undefined): [string, string] {
+    return [tenantId === undefined ? '-' : assertValidId('tenant', tenantId), userId === undefined ? '-' : assertValidId('user', userId)];
+  }
+
+  /**
+   * `<root>/episodes/by-owner/<tenant>/<user>`, or the tenant's folder with `tenantOnly`.
+   * @throws {InvalidIdError} for an unsafe tenant or user id
+   */
+  episodeOwnerDir(tenantId: string | undefined, userId: string | undefined, options: { tenantOnly?: boolean } = {}): string {
+    const [tenant, user] = this.episodeOwnerPath(tenantId, userId);
+    const tenantDir = join(this.episodeIndexDir, tenant);
+    return options.tenantOnly ? tenantDir : join(tenantDir, user);
   }
 
   /** The path proper-lockfile locks for session `id` (its lock folder is this path plus `.lock`). */

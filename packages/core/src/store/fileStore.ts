@@ -9,7 +9,8 @@ import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State }
 import { FileBranchStore } from './fileBranchStore.js';
 import { FileCheckpointStore } from './fileCheckpointStore.js';
 import { FileDocuments, parseMessage } from './fileDocuments.js';
-import { createFileExclusive, fsyncDir, readDirNames } from './fileIo.js';
+import { FileEpisodeStore } from './fileEpisodeStore.js';
+import { fsyncDir, readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import { appendJsonLines } from './jsonLines.js';
 import { SessionLocks } from './sessionLock.js';
@@ -24,7 +25,7 @@ import type {
   TenantScope,
   UpdateOptions,
 } from './store.js';
-import { applySessionChange, assertEpisode, assertMessages, branchLineage, matchesSessionFilter, newSession, planAppend } from './storeRules.js';
+import { applySessionChange, assertMessages, branchLineage, matchesSessionFilter, newSession, planAppend } from './storeRules.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -44,7 +45,8 @@ export interface FileStoreOptions {
  * One folder per session; `session.json` and branch documents are replaced by atomic rename;
  * messages are append-only JSON Lines per branch (`messages/<branchId>.jsonl`), each append flushed
  * with fsync; checkpoints are immutable JSON files with their pending writes in a JSON Lines file
- * beside them; episodes live in `episodes/`. Several `FileStore`s, in one process or many, may
+ * beside them; episodes live in `episodes/`, with an owner index of hard links so `findEpisodes`
+ * reads only the tenant's and user's episodes. Several `FileStore`s, in one process or many, may
  * share a folder: every write to a session holds that session's lock (`proper-lockfile`), updates
  * compare-and-set `version`, and appends check seq continuity against the file under the lock.
  * A line torn by a crash is ignored on read and cut off by the next append. Nothing is cached.
@@ -52,8 +54,8 @@ export interface FileStoreOptions {
  * Every method behaves as the {@link Store} contract says (the conformance suite checks it) and
  * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails or a stored
  * document is damaged; a damaged checkpoint throws {@link CheckpointCorruptError}. Ids are checked
- * before they touch a path. Meant for one machine: `listSessions`, `deleteInactiveSessions`,
- * `deleteCheckpointsOlderThan` and `findEpisodes` read every session or episode document, and on a
+ * before they touch a path. Meant for one machine: `listSessions`, `deleteInactiveSessions` and
+ * `deleteCheckpointsOlderThan` read every session document, and on a
  * case-insensitive file system two session ids differing only in case share a folder.
  *
  * @example
@@ -72,6 +74,7 @@ export class FileStore implements Store {
   readonly #locks: SessionLocks;
   readonly #branches: FileBranchStore;
   readonly #checkpoints: FileCheckpointStore;
+  readonly #episodes: FileEpisodeStore;
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -90,6 +93,7 @@ export class FileStore implements Store {
     this.#locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
     this.#branches = new FileBranchStore(this.#docs, this.#locks);
     this.#checkpoints = new FileCheckpointStore(this.#docs, this.#locks);
+    this.#episodes = new FileEpisodeStore(this.#docs);
   }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
@@ -262,30 +266,15 @@ export class FileStore implements Store {
   }
 
   async saveEpisode(episode: Episode): Promise<boolean> {
-    return this.#run('save an episode', async () => {
-      const valid = assertEpisode(episode);
-      return createFileExclusive(this.#layout.episodeFile(valid.id), JSON.stringify(valid));
-    });
+    return this.#run('save an episode', () => this.#episodes.save(episode));
   }
 
   async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
-    return this.#run('read an episode', async () => {
-      const episode = await this.#docs.readEpisode(id);
-      return episode !== undefined && (scope.tenantId === undefined || episode.tenantId === scope.tenantId) ? episode : undefined;
-    });
+    return this.#run('read an episode', () => this.#episodes.get(id, scope));
   }
 
   async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
-    return this.#run('find episodes', async () => {
-      const found = (await this.#docs.allEpisodes()).filter(
-        (e) =>
-          e.tenantId === filter.tenantId &&
-          (filter.userId === undefined || e.userId === filter.userId) &&
-          (filter.since === undefined || e.endedAt >= filter.since),
-      );
-      found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
-      return filter.limit === undefined ? found : found.slice(0, filter.limit);
-    });
+    return this.#run('find episodes', () => this.#episodes.find(filter));
   }
 
   /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
@@ -325,5 +314,6 @@ export class FileStore implements Store {
     }
     // Sessions whose delete was interrupted after the rename.
     for (const name of await readDirNames(layout.trashDir)) await rm(join(layout.trashDir, name), { recursive: true, force: true });
+    await this.#episodes.ensureIndex();
   }
 }
