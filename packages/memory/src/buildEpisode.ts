@@ -23,6 +23,9 @@ const SUMMARIZER_INPUT_TOKENS = 12_000;
 /**
  * The transcript of a session: its user and assistant text, in order. Tool calls, tool results,
  * system and context messages and empty assistant texts (messages that only called tools) are left out.
+ *
+ * @param messages stored messages, oldest first
+ * @returns `{ role: 'user' | 'assistant', agent?, content }` lines (`agent` on assistant lines that have one)
  */
 export function transcriptOf(messages: readonly Message[]): Episode['transcript'] {
   const out: Episode['transcript'] = [];
@@ -33,7 +36,11 @@ export function transcriptOf(messages: readonly Message[]): Episode['transcript'
   return out;
 }
 
-/** The agents whose assistant messages appear in `messages`, in order of first appearance. */
+/**
+ * The agents whose assistant messages appear in `messages`, in order of first appearance.
+ * @param messages stored messages, oldest first
+ * @returns agent names, each once
+ */
 export function agentsOf(messages: readonly Message[]): string[] {
   const agents: string[] = [];
   for (const m of messages) if (m.role === 'assistant' && m.agent !== undefined && !agents.includes(m.agent)) agents.push(m.agent);
@@ -48,8 +55,10 @@ export function agentsOf(messages: readonly Message[]): string[] {
  * (the transcript's most frequent terms, stop words left out). `metadata.summarizedBy` says which
  * summary it got (`'extractive'` or the model's name).
  *
- * @param args what a runtime passes to `onSessionClose`
+ * @param args what a runtime passes to `onSessionClose`: `{ session, reason, messages, agents }`
+ * @param options `{ summarizer?, keywords?, onError? }` (default: extractive summary, 12 keywords)
  * @returns the episode, not yet saved, without an embedding
+ * @throws nothing of its own: a failed summariser is reported to `onError` and the extractive summary used
  * @example
  * ```ts
  * import { buildEpisode } from '@baton/memory';

@@ -3,6 +3,7 @@ import { agentsOf } from './buildEpisode.js';
 
 /** Options of {@link closeIdleSessions}. */
 export interface CloseIdleSessionsOptions {
+  /** Where the sessions are listed, closed and read. */
   store: Store;
   /** Close sessions with no activity for more than this many milliseconds. */
   idleFor: number;
@@ -20,7 +21,9 @@ export interface CloseIdleSessionsOptions {
 
 /** What a sweep did: sessions it closed, sessions another writer closed or touched first, and failures. */
 export interface CloseIdleSessionsResult {
+  /** Ids of the sessions this sweep closed, in the order the store listed them. */
   closed: string[];
+  /** Ids of idle sessions it left: another writer closed, deleted or touched them first. */
   skipped: string[];
   /** Sessions this sweep closed whose `onSessionClose` threw; the session stays closed. */
   failed: Array<{ sessionId: string; error: unknown }>;
@@ -34,6 +37,7 @@ export interface CloseIdleSessionsResult {
  * the session (as it does when new activity touched the session since the listing). Callable from
  * any scheduler (cron, a queue worker) or through `startIdleSweep`.
  *
+ * @param options `{ store, idleFor, providers, tenantId?, reason?, now?, limit? }`; `idleFor` in milliseconds
  * @returns ids closed, skipped, and those whose providers failed (the sweep goes on with the rest)
  * @throws {InvalidInputError} for a negative or non-finite `idleFor`; the store's errors other than
  *   `ConcurrencyError` / `NotFoundError`
@@ -98,10 +102,13 @@ export interface IdleSweepOptions extends Omit<CloseIdleSessionsOptions, 'now'> 
  * Runs {@link closeIdleSessions} every `every` milliseconds in this process, on an unref'd timer
  * (it never keeps the process alive). A sweep is skipped while the previous one still runs.
  *
+ * @param options {@link CloseIdleSessionsOptions} (without `now`) plus `every` (milliseconds between sweeps), `onSweep`, `onError`
  * @returns a function that stops the timer and resolves when a running sweep has finished
  * @throws {InvalidInputError} for a non-positive `every`
  * @example
  * ```ts
+ * import { EpisodicMemory, startIdleSweep } from '@baton/memory';
+ * const memory = new EpisodicMemory();
  * const stop = startIdleSweep({ store, every: 60_000, idleFor: 30 * 60_000, providers: [memory] });
  * process.on('SIGTERM', () => void stop());
  * ```

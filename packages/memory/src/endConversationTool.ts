@@ -6,6 +6,8 @@ import { z } from 'zod';
  * is resolved and they said goodbye). It returns core's `endConversationControl(reason)`: the agent
  * loop ends with outcome `end_conversation`, the runtime closes the session with that reason and
  * calls its context providers' `onSessionClose`, so episodic memory saves the episode.
+ * Its parameters are `{ reason: string }` (trimmed, 1 to 200 characters); a call with a missing or
+ * empty reason is answered with an error result to the model, and the session stays open.
  *
  * @example
  * ```ts

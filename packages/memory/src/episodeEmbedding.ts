@@ -10,6 +10,7 @@ const embeddingCounter = new TokenCounter({ encoding: 'cl100k_base' });
  * The text an episode is embedded from: its summary, keywords and user/assistant lines, cut to
  * 8 000 tokens (the start is kept).
  *
+ * @param episode a stored or built episode
  * @returns `''` for an episode with no text (nothing to embed)
  */
 export function episodeEmbeddingText(episode: Episode): string {
@@ -20,6 +21,8 @@ export function episodeEmbeddingText(episode: Episode): string {
 /**
  * Whether `episode.embedding` was made by `embedder`'s model (recorded in `metadata.embeddingModel`
  * at save time) and has its dimensions, so it can be compared with the embedder's query vectors.
+ * @param episode a stored episode
+ * @param embedder the embedder queries will be embedded with
  */
 export function hasUsableEmbedding(episode: Episode, embedder: Embedder): episode is Episode & { embedding: number[] } {
   if (episode.embedding === undefined || episode.embedding.length === 0) return false;
@@ -29,6 +32,8 @@ export function hasUsableEmbedding(episode: Episode, embedder: Embedder): episod
 
 /**
  * Cosine similarity of two vectors: 1 same direction, 0 unrelated, -1 opposite.
+ * @param a a vector
+ * @param b a vector of the same length
  * @returns 0 when either vector is all zeros or their lengths differ
  */
 export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {

@@ -46,10 +46,15 @@ const FIELDS: EpisodeField[] = ['user', 'assistant', 'summary', 'keywords'];
  * ```
  */
 export class EpisodeIndex {
+  /** How many episodes it indexes. */
   readonly size: number;
   readonly #search: MiniSearch;
   readonly #options: Required<LexicalRecallOptions>;
 
+  /**
+   * @param episodes the episodes to index (their user and assistant lines, summary and keywords)
+   * @param options `{ fields?, fuzzy?, prefix?, stem?, stopWords? }` ({@link LexicalRecallOptions})
+   */
   constructor(episodes: readonly Episode[], options: LexicalRecallOptions = {}) {
     this.#options = {
       fields: { ...DEFAULT_FIELD_BOOSTS, ...options.fields },
@@ -67,6 +72,8 @@ export class EpisodeIndex {
   /**
    * The `k` best-matching episodes, best first; episodes matching no query term are left out.
    * @param query free text, e.g. the user's new message
+   * @param k the most hits to return
+   * @returns `{ id, score }` hits, best first; `[]` when every field boost is 0
    */
   search(query: string, k: number): LexicalHit[] {
     const boost: Record<string, number> = {};

@@ -25,6 +25,7 @@ export interface RecallSettings {
 export interface RecallQuery {
   /** The tenant; omitted, only episodes without a tenant are searched. */
   tenantId?: string;
+  /** Whose episodes are searched (required: recall never crosses users). */
   userId: string;
   /** Free text, e.g. the user's new message. */
   query: string;
@@ -34,12 +35,15 @@ export interface RecallQuery {
   mode?: RecallMode;
   /** Episode ids to leave out (e.g. the current session's). */
   excludeIds?: readonly string[];
+  /** Cancels the embedder's calls (embedding and hybrid modes). */
   signal?: AbortSignal;
 }
 
 /** A recalled episode with its scores. `score` orders results: BM25+ (lexical), cosine (embedding) or reciprocal-rank fusion (hybrid). */
 export interface RecalledEpisode {
+  /** The episode as stored. */
   episode: Episode;
+  /** The ranking score (see above); higher is better. */
   score: number;
   /** BM25+ score, when the episode matched lexically. */
   lexicalScore?: number;
@@ -65,13 +69,26 @@ const CACHE_SIZE = 100;
  * (so episodes saved by other processes are seen at once); the index built over them is cached per
  * tenant and user and rebuilt only when the set of episode ids changes. Hybrid ranking is
  * reciprocal-rank fusion of the lexical and the embedding ranking (score = Σ 1/(60 + rank)); an
- * episode passes when it passes either threshold.
+ * episode passes when it passes either threshold. `EpisodicMemory` uses one; use it directly to rank
+ * episodes without a context provider.
+ *
+ * @example
+ * ```ts
+ * import { EpisodeRecall } from '@baton/memory';
+ * const recall = new EpisodeRecall({ k: 5, minScore: 1 });
+ * const hits = await recall.recall(store, { userId: 'u-42', query: 'refund for order 1234' });
+ * hits[0]?.episode.id; // the best match, e.g. 'chat-81'; each hit has `score` (and `lexicalScore` / `similarity`)
+ * ```
  */
 export class EpisodeRecall {
   readonly #settings: RecallSettings;
   readonly #embedder: Embedder | undefined;
   readonly #cache = new Map<string, UserIndex>();
 
+  /**
+   * @param settings `{ k?, mode?, minScore?, minSimilarity?, maxEpisodes?, lexical? }` ({@link RecallSettings})
+   * @param embedder needed for modes `'embedding'` and `'hybrid'` (the default mode when given)
+   */
   constructor(settings: RecallSettings = {}, embedder?: Embedder) {
     this.#settings = settings;
     this.#embedder = embedder;
@@ -84,6 +101,8 @@ export class EpisodeRecall {
 
   /**
    * Ranks the user's episodes against `query.query`.
+   * @param store where the user's episodes are read (`findEpisodes`, newest `maxEpisodes`)
+   * @param query `{ tenantId?, userId, query, k?, mode?, excludeIds?, signal? }`
    * @returns at most `k` episodes, best first, each passing its mode's threshold
    * @throws {InvalidInputError} for a missing user id, a non-string query or a bad `k`
    * @throws {ConfigurationError} when mode `'embedding'` or `'hybrid'` is asked for without an embedder

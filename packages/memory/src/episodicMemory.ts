@@ -45,6 +45,7 @@ export interface EpisodicMemoryOptions {
  * `context` message. Recall is lexical (BM25+, offline) by default, embedding-based or hybrid with
  * an {@link Embedder}.
  *
+ * @throws {ConfigurationError} from the constructor when `recall.mode` is `'embedding'` or `'hybrid'` without an `embedder`
  * @example
  * ```ts
  * import { HandoffBuilder } from '@baton/handoff';
@@ -57,10 +58,16 @@ export interface EpisodicMemoryOptions {
  * ```
  */
 export class EpisodicMemory implements ContextProvider {
+  /** The context provider's name, `'episodic-memory'`. */
   readonly name = 'episodic-memory';
   readonly #options: EpisodicMemoryOptions;
   readonly #recall: EpisodeRecall;
 
+  /**
+   * @param options `{ store?, recall?: { k?, mode?, minScore?, minSimilarity?, maxEpisodes?, lexical? }, embedder?, summarizer?, keywords?, onError? }`
+   *   ({@link EpisodicMemoryOptions}); all optional: lexical recall of 3 episodes, extractive summaries, 12 keywords
+   * @throws {ConfigurationError} when `recall.mode` is `'embedding'` or `'hybrid'` without an `embedder`
+   */
   constructor(options: EpisodicMemoryOptions = {}) {
     this.#options = options;
     this.#recall = new EpisodeRecall(options.recall, options.embedder);
@@ -74,6 +81,11 @@ export class EpisodicMemory implements ContextProvider {
    * Recalls the session user's episodes relevant to the new message (the current session's own
    * episode left out) and returns them as one `context` message; nothing when the session has no
    * user or nothing passes the threshold.
+   *
+   * @param args what the runtime passes before a turn: `{ session, branchId, input, store, signal }`
+   * @returns one `context` message headed `RECALLED_EPISODES_HEADING`, or `undefined`
+   * @throws the store's errors; in lexical mode, every recall error. In the embedding modes a failed
+   *   recall is reported to `onError` (stage `'recall'`) and the turn goes on (hybrid falls back to lexical)
    */
   async beforeTurn(args: BeforeTurnArgs): Promise<readonly ModelMessage[] | undefined> {
     const { session } = args;
@@ -96,6 +108,9 @@ export class EpisodicMemory implements ContextProvider {
    * Builds the closed session's episode and saves it (id = session id, so a second close saves
    * nothing; the summary is not even computed when the episode exists). A session without any user
    * or assistant text gets no episode.
+   *
+   * @param args what the runtime passes on close: `{ session, reason, messages, agents, store }` (`messages` of the `main` branch)
+   * @throws the store's errors (a failed summary or embedding is reported to `onError` and the episode is saved without it)
    */
   async onSessionClose(args: SessionCloseArgs): Promise<void> {
     if (transcriptOf(args.messages).length === 0) return;
@@ -108,6 +123,9 @@ export class EpisodicMemory implements ContextProvider {
   /**
    * The episode {@link onSessionClose} would save: {@link buildEpisode} plus, with an embedder, its
    * `embedding` (and `metadata.embeddingModel`).
+   *
+   * @param args `{ session, reason, messages, agents }`
+   * @returns the episode, not saved
    */
   async buildEpisode(args: Omit<SessionCloseArgs, 'store'>): Promise<Episode> {
     const options: Parameters<typeof buildEpisode>[1] = {};
@@ -153,12 +171,34 @@ export class EpisodicMemory implements ContextProvider {
     return this.#recall.recall(this.#store(store, 'recall'), rest);
   }
 
-  /** {@link closeIdleSessions} with this memory as the provider; `store` defaults to the constructor's. */
+  /**
+   * {@link closeIdleSessions} with this memory as the provider; `store` defaults to the constructor's.
+   *
+   * @param options `{ idleFor, store?, tenantId?, reason?, now?, limit?, providers? }`; `idleFor` in milliseconds
+   * @returns `{ closed, skipped, failed }` session ids
+   * @throws {ConfigurationError} when no store is given here or to the constructor; otherwise as {@link closeIdleSessions}
+   * @example
+   * ```ts
+   * const memory = new EpisodicMemory({ store });
+   * const { closed } = await memory.closeIdleSessions({ idleFor: 30 * 60_000 }); // each gets its episode
+   * ```
+   */
   async closeIdleSessions(options: Omit<CloseIdleSessionsOptions, 'providers' | 'store'> & { store?: Store; providers?: readonly ContextProvider[] }): Promise<CloseIdleSessionsResult> {
     return closeIdleSessions({ ...options, store: this.#store(options.store, 'closeIdleSessions'), providers: options.providers ?? [this] });
   }
 
-  /** {@link startIdleSweep} with this memory as the provider; `store` defaults to the constructor's. Returns the stop function. */
+  /**
+   * {@link startIdleSweep} with this memory as the provider; `store` defaults to the constructor's.
+   *
+   * @param options `{ every, idleFor, store?, tenantId?, reason?, limit?, providers?, onSweep?, onError? }`; times in milliseconds
+   * @returns the stop function: it stops the timer and resolves when a running sweep has finished
+   * @throws {ConfigurationError} when no store is given here or to the constructor; otherwise as {@link startIdleSweep}
+   * @example
+   * ```ts
+   * const stop = new EpisodicMemory({ store }).startIdleSweep({ every: 60_000, idleFor: 30 * 60_000 });
+   * await stop();
+   * ```
+   */
   startIdleSweep(options: Omit<IdleSweepOptions, 'providers' | 'store'> & { store?: Store; providers?: readonly ContextProvider[] }): () => Promise<void> {
     return startIdleSweep({ ...options, store: this.#store(options.store, 'startIdleSweep'), providers: options.providers ?? [this] });
   }

@@ -17,6 +17,8 @@ type Line = Episode['transcript'][number];
  * frequency, over the whole transcript, of its terms (stop words left out), so sentences about what
  * the conversation keeps returning to win (Luhn-style frequency extraction).
  *
+ * @param transcript an episode's transcript lines, in order
+ * @param options `{ sentences?, maxChars? }` (defaults 3 sentences, 700 characters)
  * @returns lines `"User: …"` / `"<agent or Assistant>: …"`; `''` for an empty transcript
  * @example
  * ```ts

@@ -15,6 +15,14 @@ const CACHE_SIZE = 64;
  * `'summarize'` strategy. Summaries are cached by the exact messages they cover, and extended
  * incrementally: when the dropped part grows, only the newly dropped messages are sent, with the
  * previous summary. Long inputs are sent in chunks of at most `chunkTokens` tokens.
+ * `WorkingMemory` creates one for strategy `'summarize'`.
+ *
+ * @example
+ * ```ts
+ * import { HistorySummarizer, TokenCounter } from '@baton/memory';
+ * const summarizer = new HistorySummarizer(model, new TokenCounter({ model: model.model }));
+ * const summary = await summarizer.summarize(droppedMessages, 256); // at most 256 tokens
+ * ```
  */
 export class HistorySummarizer {
   readonly #model: ModelClient;
@@ -22,6 +30,11 @@ export class HistorySummarizer {
   readonly #chunkTokens: number;
   readonly #cache = new Map<string, string>();
 
+  /**
+   * @param model the model that writes the summaries
+   * @param counter counts the tokens of chunks and summaries
+   * @param options `{ chunkTokens? }`: the most transcript tokens sent per call (default 6 000)
+   */
   constructor(model: ModelClient, counter: TokenCounter, options: { chunkTokens?: number } = {}) {
     this.#model = model;
     this.#counter = counter;
@@ -37,6 +50,9 @@ export class HistorySummarizer {
 
   /**
    * A summary of `messages` of at most `maxTokens` tokens.
+   * @param messages the model messages to summarise, oldest first
+   * @param maxTokens the longest summary, in tokens (a longer answer is cut)
+   * @returns the summary text; `''` for no messages
    * @throws whatever the model client throws (Baton errors)
    */
   async summarize(messages: readonly ModelMessage[], maxTokens: number): Promise<string> {

@@ -2,6 +2,7 @@ import { MAIN_BRANCH, type Message, NotFoundError, type Store } from '@baton/cor
 
 /** One tool call as an audit sees it, derived from the stored messages (never stored twice). */
 export interface ToolCallRecord {
+  /** The call's id, as the model (or `ScriptedModel`) gave it. */
   toolCallId: string;
   /** The tool's name. */
   name: string;
@@ -9,6 +10,7 @@ export interface ToolCallRecord {
   input: unknown;
   /** The tool result's text as the model saw it (an error text when the call failed). */
   output: string;
+  /** Whether the result is not an error (`isError` not set on the tool result). */
   succeeded: boolean;
   /** The error text, when the call failed (unknown tool, invalid arguments, a throw, a rejected approval). */
   error?: string;
@@ -40,6 +42,10 @@ export interface ListToolCallsOptions {
  * no second copy is kept (DESIGN.md invariant 1). A call still waiting for its result (a pending
  * approval) is not listed until it has one.
  *
+ * @param store the store the session lives in
+ * @param sessionId the session
+ * @param options `{ branchId?, tenantId? }` (default branch `main`)
+ * @returns one {@link ToolCallRecord} per answered call, in call order (`callSeq`, then order within the message)
  * @throws {NotFoundError} when the session does not exist or belongs to another tenant
  * @throws {InvalidIdError} for an unsafe session id
  * @example

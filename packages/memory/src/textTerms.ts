@@ -70,6 +70,8 @@ export function textTerms(text: string): string[] {
  * The `count` most frequent terms of `texts` (words sharing a stem count together and are shown in
  * their most frequent form; ties: first seen first), skipping words shorter than 3 characters.
  *
+ * @param texts the texts to count over
+ * @param count how many terms to return at most
  * @example
  * ```ts
  * topTerms(['I was charged twice for order 1234', 'Refund for the double charge on 1234'], 3); // ['charged', '1234', 'twice']
@@ -95,7 +97,14 @@ export function topTerms(texts: readonly string[], count: number): string[] {
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-/** The sentences of `text` (Unicode sentence boundaries through `Intl.Segmenter`), trimmed, empty ones left out. */
+/**
+ * The sentences of `text` (Unicode sentence boundaries through `Intl.Segmenter`), trimmed, empty ones left out.
+ *
+ * @example
+ * ```ts
+ * sentences('I was charged twice. Can you refund it?'); // ['I was charged twice.', 'Can you refund it?']
+ * ```
+ */
 export function sentences(text: string): string[] {
   return [...segmenter.segment(text)].map((s) => s.segment.trim()).filter((s) => s !== '');
 }

@@ -56,18 +56,23 @@ export function encodingForModel(model: string | undefined): TokenEncoding {
  * ```
  */
 export class TokenCounter {
+  /** The encoding it counts with. */
   readonly encoding: TokenEncoding;
   readonly #api: typeof o200k;
 
   /**
-   * @param options.encoding the encoding to use; else the one of `options.model` ({@link encodingForModel})
+   * @param options `{ model?, encoding? }`: `encoding` wins; else the one of `model` ({@link encodingForModel}); default `o200k_base`
    */
   constructor(options: { model?: string; encoding?: TokenEncoding } = {}) {
     this.encoding = options.encoding ?? encodingForModel(options.model);
     this.#api = this.encoding === 'cl100k_base' ? (cl100k as typeof o200k) : o200k;
   }
 
-  /** Tokens of `text` alone (special-token text such as `<|endoftext|>` is counted as plain text). */
+  /**
+   * Tokens of `text` alone (special-token text such as `<|endoftext|>` is counted as plain text).
+   * @param text any string
+   * @returns its number of tokens (0 for `''`)
+   */
   countText(text: string): number {
     return text === '' ? 0 : this.#api.encode(text, { disallowedSpecial: new Set() }).length;
   }
@@ -76,6 +81,8 @@ export class TokenCounter {
    * Tokens of one message in a model input: 3 per message, its role (a `context` message counts as
    * a `system` one plus {@link CONTEXT_LABEL_TOKENS}), its text, and for each
    * tool call its id, name, arguments and 4 more; a tool result also counts its `toolCallId`.
+   * @param message one model message
+   * @returns its tokens (the 3 tokens that prime the reply are not included; see {@link countMessages})
    */
   countMessage(message: ModelMessage): number {
     let tokens = TOKENS_PER_MESSAGE + this.countText(message.role === 'context' ? 'system' : message.role) + this.countText(message.content);
@@ -87,13 +94,22 @@ export class TokenCounter {
     return tokens;
   }
 
-  /** Tokens of a whole model input: every message plus 3 that prime the reply (0 for no messages). */
+  /**
+   * Tokens of a whole model input: every message plus 3 that prime the reply.
+   * @param messages a model input
+   * @returns tokens (0 for no messages)
+   */
   countMessages(messages: readonly ModelMessage[]): number {
     if (messages.length === 0) return 0;
     return messages.reduce((sum, m) => sum + this.countMessage(m), REPLY_PRIMING_TOKENS);
   }
 
-  /** The longest prefix of `text` that is at most `maxTokens` tokens. */
+  /**
+   * The longest prefix of `text` that is at most `maxTokens` tokens (cut at a token boundary).
+   * @param text any string
+   * @param maxTokens the most tokens to keep; 0 or less gives `''`
+   * @returns `text` itself when it fits, else its first `maxTokens` tokens decoded
+   */
   truncate(text: string, maxTokens: number): string {
     const tokens = this.#api.encode(text, { disallowedSpecial: new Set() });
     return tokens.length <= maxTokens ? text : this.#api.decode(tokens.slice(0, Math.max(0, maxTokens)));

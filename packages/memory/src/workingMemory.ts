@@ -52,8 +52,11 @@ export interface WorkingMemoryOptions {
  * ```
  */
 export class WorkingMemory implements ContextProvider {
+  /** The context provider's name, `'working-memory'`. */
   readonly name = 'working-memory';
+  /** The token budget of a whole model input (tokens, as {@link counter} counts them). */
   readonly maxTokens: number;
+  /** How history that does not fit is handled. */
   readonly strategy: TrimStrategy;
   /** The counter used for the budget. */
   readonly counter: TokenCounter;
@@ -62,6 +65,11 @@ export class WorkingMemory implements ContextProvider {
   readonly #summarizer: HistorySummarizer | undefined;
   readonly #onError: ((error: unknown) => void) | undefined;
 
+  /**
+   * @param options `{ maxTokens, model?, encoding?, pinFirstUserMessage?, strategy?, summarizer?, summaryMaxTokens?, onError? }`
+   *   ({@link WorkingMemoryOptions}); token figures are in tokens of the chosen encoding
+   * @throws {ConfigurationError} for a `maxTokens` that is not a positive integer, or strategy `'summarize'` without `summarizer`
+   */
   constructor(options: WorkingMemoryOptions) {
     if (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0) {
       throw new ConfigurationError(`WorkingMemory maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}.`);
@@ -82,7 +90,11 @@ export class WorkingMemory implements ContextProvider {
     this.#onError = options.onError;
   }
 
-  /** Tokens of a model input as this memory counts them ({@link TokenCounter.countMessages}). */
+  /**
+   * Tokens of a model input as this memory counts them ({@link TokenCounter.countMessages}).
+   * @param messages a model input
+   * @returns tokens, including the chat overhead (0 for no messages)
+   */
   countTokens(messages: readonly ModelMessage[]): number {
     return this.counter.countMessages(messages);
   }
@@ -97,7 +109,8 @@ export class WorkingMemory implements ContextProvider {
    *
    * @param messages `[system, …context, …history]`
    * @returns a new array of the same message objects, plus a summary `context` message when
-   *   strategy `'summarize'` dropped anything
+   *   strategy `'summarize'` dropped anything; the input itself when it already fits (copied)
+   * @throws nothing of its own: a failing summariser is reported to `onError` and the input is built as with `'drop-oldest'`
    */
   async prepareModelInput(messages: readonly ModelMessage[]): Promise<ModelMessage[]> {
     if (this.countTokens(messages) <= this.maxTokens) return [...messages];
