@@ -86,7 +86,10 @@ export function parseConversations(text: string, source: string): AbcdConversati
   return conversations;
 }
 
-/** The customer's messages of a conversation, in order. */
+/**
+ * The customer's messages of a conversation, in order.
+ * @returns the texts of its `customer` turns
+ */
 export function customerMessages(conversation: AbcdConversation): string[] {
   return conversation.turns.filter((turn) => turn.role === 'customer').map((turn) => turn.text);
 }
@@ -94,6 +97,7 @@ export function customerMessages(conversation: AbcdConversation): string[] {
 /**
  * What a conversation's customer says before the agent first acts (its first console action):
  * the text a router learns from. At least the first customer message, at most the first four.
+ * @returns those messages joined by newlines (`''` when the customer never speaks)
  */
 export function openingText(conversation: AbcdConversation): string {
   const parts: string[] = [];

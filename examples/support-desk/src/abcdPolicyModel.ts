@@ -1,5 +1,6 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
-import { REQUEST_USER_INPUT, viewConversation } from './conversationView.js';
+import { REQUEST_USER_INPUT } from '@baton/handoff';
+import { viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { Ontology } from './ontology.js';
 import { decideNextStep } from './specialistPolicy.js';

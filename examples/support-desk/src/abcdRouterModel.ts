@@ -1,6 +1,8 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
-import { REQUEST_USER_INPUT, viewConversation } from './conversationView.js';
+import { REQUEST_USER_INPUT } from '@baton/handoff';
+import { viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
+import { TRIAGE } from './specialists.js';
 import type { NearestNeighbourClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */
@@ -18,7 +20,17 @@ export interface AbcdRouterModelOptions {
 /** The question the router asks when the customer has not said what they need yet. */
 export const HOW_CAN_I_HELP = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
 
-/** The flow a router named in a handoff reason (`"flow order_issue, …"`), or `undefined`. */
+/**
+ * The flow a router named in a handoff reason (`"flow order_issue, …"`), or `undefined`.
+ *
+ * @param reason a handoff's reason
+ * @param flows the flows it may name
+ * @returns the first of `flows` the reason names as a whole word
+ * @example
+ * ```ts
+ * flowInReason('flow order_issue, 0.71 of the vote', ontology.flows); // 'order_issue'
+ * ```
+ */
 export function flowInReason(reason: string | undefined, flows: readonly string[]): string | undefined {
   if (reason === undefined) return undefined;
   return flows.find((flow) => new RegExp(`\\b${flow}\\b`).test(reason));
@@ -52,7 +64,7 @@ export class AbcdRouterModel implements ModelClient {
 
   /** The router's decision for a request (what `stream` streams). */
   decide(request: ModelRequest): ModelDecision {
-    const self = this.#options.self ?? 'triage';
+    const self = this.#options.self ?? TRIAGE;
     const view = viewConversation(request.messages);
     const offered = new Set(request.tools.map((t) => t.name));
     const id = `call_${self}_${view.digest}`;

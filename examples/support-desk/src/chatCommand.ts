@@ -25,6 +25,17 @@ export interface ChatCommandOptions {
  * answered at the prompt (y/n). `/quit` closes the session, which saves its episode.
  * Offline, the router and policies learn from every conversation of `data`; the world is ABCD's
  * ten role-played customers (e.g. Joyce Wu), one order each.
+ *
+ * @param options `{ data, models, user, storeDir?, session? }`: the ABCD file the offline models learn from,
+ *   `'offline'` or `'openai'`, the user id episodes are recalled for, the FileStore folder (default
+ *   `examples/support-desk/.data/chat`), a session id to resume
+ * @throws {SessionClosedError} when `session` names a closed session
+ * @throws {NotFoundError} when the data file is missing (offline models)
+ * @throws {ConfigurationError} for `models: 'openai'` without an API key
+ * @example
+ * ```ts
+ * await chatCommand({ data: DEFAULT_DATA_FILE, models: 'offline', user: 'u-42' }); // reads stdin until /quit or end of input
+ * ```
  */
 export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   const ontology = loadOntology();

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelMessage } from '@baton/core';
+import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { extractSlots, type SlotValues } from './slotExtraction.js';
-
-/** The name of the runtime's built-in tool that asks the user (from `@baton/handoff`). */
-export const REQUEST_USER_INPUT = 'request_user_input';
 
 /** A tool call an agent made, with its result once there is one. */
 export interface ViewedCall {
@@ -38,6 +36,11 @@ export interface ConversationView {
 /**
  * Which slots a question asks for, by its words (works for the offline policy's questions and for
  * an LLM's alike).
+ *
+ * @example
+ * ```ts
+ * slotsAskedBy('Could I have your full name and order ID?'); // ['customer_name', 'order_id']
+ * ```
  */
 export function slotsAskedBy(prompt: string): string[] {
   const p = prompt.toLowerCase();

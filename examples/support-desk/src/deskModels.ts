@@ -56,7 +56,17 @@ export async function createOpenAIModels(options: { model?: string; apiKey?: str
   return { triage: client, specialist: () => client };
 }
 
-/** Wraps every model of a {@link DeskModels} (e.g. with a timer). */
+/**
+ * Wraps every model of a {@link DeskModels} (e.g. with a timer).
+ *
+ * @param models the models to wrap
+ * @param wrap called once for the triage model and once per specialist name, on first use
+ * @returns the wrapped models
+ * @example
+ * ```ts
+ * const timed = mapDeskModels(models, (model) => new TimedModel(model, clock));
+ * ```
+ */
 export function mapDeskModels(models: DeskModels, wrap: (model: ModelClient) => ModelClient): DeskModels {
   const triage = wrap(models.triage);
   const cache = new Map<string, ModelClient>();

@@ -7,6 +7,7 @@ export const FOLDS = 5;
  * The cross-validation fold of a conversation: `sha256("baton-fold:" + id)` read as a number, modulo
  * `folds`. Stable across runs, machines and file orders, so every run evaluates the same split.
  *
+ * @param id the conversation id
  * @param folds how many folds (default {@link FOLDS})
  * @returns 0 … folds-1
  * @example
@@ -21,6 +22,8 @@ export function foldOf(id: string, folds: number = FOLDS): number {
 
 /**
  * Splits items into `folds` cross-validation folds by {@link foldOf} of their id.
+ * @param items anything with an `id`
+ * @param folds how many folds (default {@link FOLDS})
  * @returns for each fold, the items it tests (`test`) and the items its models learn from (`train`)
  */
 export function crossValidationFolds<T extends { id: string }>(items: readonly T[], folds: number = FOLDS): Array<{ fold: number; train: T[]; test: T[] }> {

@@ -24,8 +24,16 @@ export interface ReplayCommandOptions {
  * The `replay` command: loads the conversations, replays them with a progress bar on stderr, and
  * prints the report (text, or JSON with `json`).
  *
+ * @param options what `cli.ts` parsed: `{ data, limit?, restartEvery, storeDir?, json, rejectRefunds, models, progress }`
  * @returns the report
  * @throws {NotFoundError} when the data file is missing (the message says where the data comes from)
+ * @throws {InvalidInputError} when a line of the data file is not an ABCD conversation
+ * @throws {ConfigurationError} when `storeDir` holds files a FileStore does not write (it is not cleared), or
+ *   for `models: 'openai'` without an API key
+ * @example
+ * ```ts
+ * await replayCommand({ data: DEFAULT_DATA_FILE, limit: 20, restartEvery: 0, json: false, rejectRefunds: false, models: 'offline', progress: false });
+ * ```
  */
 export async function replayCommand(options: ReplayCommandOptions): Promise<ReplayReport> {
   const all = await loadConversations(options.data);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ApprovalDecision, type BatonEvent, isValidId, type Request } from '@baton/core';
 import { type AbcdConversation, customerMessages } from './abcdData.js';
 import { flowInReason } from './abcdRouterModel.js';
+import { TRIAGE } from './specialists.js';
 import type { ModelClock } from './timedModel.js';
 
 /** The part of a Baton session the replay drives (a `HandoffSession` has it). */
@@ -71,7 +72,11 @@ export interface ReplayConversationOptions {
  * the pending `user_input` request; approval requests are answered by `decide`; at the end the
  * session is closed (which saves the episode when memory is configured).
  *
- * @returns the conversation's routing outcome, counts and timings
+ * @param conversation the ABCD conversation: its customer turns are replayed, the agent turns are not
+ * @param options `{ open, clock, flows, restartEvery?, decide?, onEvent?, sessionId? }`
+ * @returns the conversation's routing outcome, counts and timings (milliseconds); a failed turn ends
+ *   the conversation and is reported in `failure`, not thrown
+ * @throws the errors of the first `open` and of the final `close` (a failed reopen on restart counts as a failed turn)
  * @example
  * ```ts
  * const outcome = await replayConversation(conversation, { open, clock, flows: ontology.flows });
@@ -92,7 +97,7 @@ export async function replayConversation(conversation: AbcdConversation, options
       switch (event.type) {
         case 'handoff':
           counts.handoffs += 1;
-          if (outcome.routedTo === null && event.from === 'triage') {
+          if (outcome.routedTo === null && event.from === TRIAGE) {
             outcome.routedTo = event.to;
             outcome.predictedFlow = flowInReason(event.reason, options.flows) ?? null;
           }
@@ -150,7 +155,10 @@ export async function replayConversation(conversation: AbcdConversation, options
   return { id: conversation.id, flow: conversation.flow, subflow: conversation.subflow, ...counts, ...outcome, failure };
 }
 
-/** The user a conversation's customer is (a stable id from the conversation id). */
+/**
+ * The user a conversation's customer is (a stable id from the conversation id).
+ * @returns `customer-<conversation id>`, made safe as {@link sessionIdFor} does
+ */
 export function userOf(conversation: AbcdConversation): string {
   return sessionIdFor(`customer-${conversation.id}`);
 }
@@ -158,6 +166,12 @@ export function userOf(conversation: AbcdConversation): string {
 /**
  * The session id of a conversation: its id when that is a safe Baton id (ABCD's are), otherwise
  * `conversation-<first 24 hex digits of its sha256>`, so any file of the format can be replayed.
+ *
+ * @example
+ * ```ts
+ * sessionIdFor('abcd-dev-0061'); // 'abcd-dev-0061'
+ * sessionIdFor('my chat #1'); // 'conversation-' + 24 hex digits
+ * ```
  */
 export function sessionIdFor(conversationId: string): string {
   return isValidId(conversationId) ? conversationId : `conversation-${createHash('sha256').update(conversationId).digest('hex').slice(0, 24)}`;

@@ -43,7 +43,9 @@ export interface ReplayReport {
 /**
  * Adds up conversation outcomes into a {@link ReplayReport}.
  *
- * @param context what the run used and what it measured besides the outcomes
+ * @param outcomes each conversation's outcome, in replay order
+ * @param context what the run used and what it measured besides the outcomes (`storeBytes` in bytes, `wallMs` in milliseconds)
+ * @returns the report; per-turn times are means over all `send`/`respond` calls
  */
 export function summarizeReplay(
   outcomes: readonly ConversationOutcome[],
@@ -86,7 +88,10 @@ export function summarizeReplay(
   };
 }
 
-/** The deterministic part of a report (routing and counts), for comparing runs. */
+/**
+ * The deterministic part of a report (routing and counts), for comparing runs.
+ * @returns `{ routing, counts }` of `report`
+ */
 export function deterministicPart(report: ReplayReport): { routing: RoutingReport; counts: ReplayCountTotals } {
   return { routing: report.routing, counts: report.counts };
 }
@@ -94,6 +99,7 @@ export function deterministicPart(report: ReplayReport): { routing: RoutingRepor
 /**
  * Formats a report for the terminal: what was evaluated how, routing figures with the confusion
  * table, counts, measurements.
+ * @returns the lines of the report, joined by newlines (as `npx --yes pnpm@10.34.8 start` prints it)
  */
 export function formatReplayReport(report: ReplayReport): string {
   const c = report.counts;

@@ -80,6 +80,8 @@ const percent = (a: Accuracy) => `${(a.accuracy * 100).toFixed(1)}%`;
 /**
  * Formats the routing figures as a text table: overall accuracy, then one row per flow that has
  * conversations, with its accuracies and its confusion counts by specialist.
+ * @param report from {@link computeRouting}
+ * @returns the text, lines joined by newlines
  */
 export function formatRouting(report: RoutingReport): string {
   const width = Math.max(4, ...report.perFlow.map((row) => row.flow.length));

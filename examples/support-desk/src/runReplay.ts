@@ -39,7 +39,10 @@ export interface RunReplayOptions {
  * from. Sessions are stored in `deskStore` (cleared first, so runs are repeatable) and closed at the
  * end; episodic memory saves an episode for each.
  *
+ * @param options `{ conversations, ontology, deskStore, training?, models?, restartEvery?, rejectRefunds?, onEvent?, onConversation? }`
  * @returns the report: routing figures, counts, measurements
+ * @throws {ConfigurationError} when the store folder holds files a FileStore does not write (it is not cleared);
+ *   the store's errors. A failed turn stops only its conversation (see `ConversationOutcome.failure`)
  * @example
  * ```ts
  * const report = await runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore() });

@@ -1,8 +1,8 @@
 /** Slot values found in text, by ABCD slot name (`customer_name`, `account_id`, `order_id`, …). */
 export type SlotValues = Partial<Record<string, string>>;
 
-// ABCD's customers are role-played under these ten names (ontology.json, values.enumerable.customer_name).
-const KNOWN_NAMES = [
+/** The ten names ABCD's customers are role-played under (ontology.json, `values.enumerable.customer_name`). */
+export const ABCD_CUSTOMER_NAMES: readonly string[] = [
   'Alessandro Phoenix', 'Joyce Wu', 'Albert Sanders', 'David Williams', 'Sanya Afzal',
   'Crystal Minh', 'Chloe Zhang', 'Rodriguez Domingo', 'Joseph Banter', 'Norman Bouchard',
 ];
@@ -42,7 +42,7 @@ const ONE_OF: Array<[slot: string, values: readonly string[]]> = [
 export function extractSlots(text: string, asked: readonly string[] = []): SlotValues {
   const found: SlotValues = {};
   const lower = text.toLowerCase();
-  for (const name of KNOWN_NAMES) if (lower.includes(name.toLowerCase())) found.customer_name = name;
+  for (const name of ABCD_CUSTOMER_NAMES) if (lower.includes(name.toLowerCase())) found.customer_name = name;
   const introduced = /\bmy name is ([A-Z][a-z]+ [A-Z][a-z]+)/.exec(text);
   if (found.customer_name === undefined && introduced) found.customer_name = introduced[1]!;
   for (const [slot, pattern] of PATTERNS) {

@@ -1,4 +1,5 @@
-import { type ConversationView, REQUEST_USER_INPUT, type ViewedCall } from './conversationView.js';
+import { REQUEST_USER_INPUT } from '@baton/handoff';
+import type { ConversationView, ViewedCall } from './conversationView.js';
 import type { SlotValues } from './slotExtraction.js';
 
 /** The next thing a specialist does: call a console action, ask the customer, or reply. */

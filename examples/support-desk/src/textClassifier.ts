@@ -35,6 +35,10 @@ const STOP_WORDS = new Set(
 /**
  * The words of `text` a classifier looks at: lowercased, without greetings and function words.
  * @returns the remaining terms, in order
+ * @example
+ * ```ts
+ * contentTerms('Hi, I forgot my password!'); // ['forgot', 'password']
+ * ```
  */
 export function contentTerms(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9$]+/g) ?? []).filter((term) => term.length > 1 && !STOP_WORDS.has(term));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AbcdConversation } from './abcdData.js';
-import { extractSlots } from './slotExtraction.js';
+import { ABCD_CUSTOMER_NAMES, extractSlots } from './slotExtraction.js';
 
 /** An order in the example's world. `amount` and `refunded` are in dollars. */
 export interface OrderRecord {
@@ -107,9 +107,8 @@ export class World {
 
   /** A world of ABCD's ten role-played customers, one order each, for the interactive chat. */
   static demo(): World {
-    const names = ['Alessandro Phoenix', 'Joyce Wu', 'Albert Sanders', 'David Williams', 'Sanya Afzal', 'Crystal Minh', 'Chloe Zhang', 'Rodriguez Domingo', 'Joseph Banter', 'Norman Bouchard'];
     return new World(
-      names.map((name, index) => {
+      ABCD_CUSTOMER_NAMES.map((name, index) => {
         const digits = digitsOf(name);
         const [firstName, lastName] = name.toLowerCase().split(' ') as [string, string];
         return {
