@@ -55,6 +55,10 @@ export interface VersionClaimDoc {
   _id: string;
   sessionId: string;
   branchId?: string;
+  /** `<kind>/<doc _id>`: whose claims a sweep deletes. */
+  target: string;
+  /** The claimed version. */
+  version: number;
   digest: string;
   at: Date;
 }

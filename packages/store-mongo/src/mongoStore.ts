@@ -38,13 +38,15 @@ import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoSt
  * Built for one write path without multi-document transactions: appends are idempotent through
  * deterministic `_id`s and a unique `(sessionId, branchId, seq)` index; session and branch updates
  * compare-and-set `version`; checkpoints are immutable documents. A turn costs three round trips
- * (insert the turn's messages, insert the checkpoint, update the session). Every command on
+ * (insert the turn's messages, insert the checkpoint, update the session); four on FerretDB, whose
+ * conditional updates are not atomic, so an update first claims its version (see
+ * {@link MongoStoreOptions.versionClaims}). Every command on
  * messages, branches, checkpoints and pending writes names the session id, so each of those
  * collections can be sharded on `{ sessionId: 'hashed' }` (see the README). Indexes are created on
  * first use, or by {@link MongoStore.init}.
  *
  * @param connection `{ url, clientOptions? }` (the store owns the client) or `{ client }` (yours)
- * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, branchCacheSize? }`
+ * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, versionClaims?, branchCacheSize? }`
  * @throws {ConfigurationError} for a missing url or a bad option
  * @example
  * ```ts

@@ -2,7 +2,7 @@
  * MongoStore specifics beyond the conformance suite: configuration, driver failures, retried
  * updates, round trips per turn, TTL retention.
  */
-import { ConfigurationError, StoreError } from '@baton/core';
+import { ConcurrencyError, ConfigurationError, StoreError } from '@baton/core';
 import { type CommandStartedEvent, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCheckpoint, makeMessage } from '../../../test/conformance/fixtures.js';
@@ -92,6 +92,39 @@ describe('MongoStore', () => {
       }
     });
   }
+
+  it('lets exactly one of five racing updates win, in each of 30 trials (default mode: claims on FerretDB)', async () => {
+    const store = new MongoStore({ client }, { dbName });
+    const outcomes: string[] = [];
+    for (let trial = 0; trial < 30; trial += 1) {
+      const id = `race-${trial}`;
+      await store.createSession({ id });
+      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, writer) => store.updateSession(id, { metadata: { writer } }, { expectedVersion: 1 })));
+      const winners = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const losers = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      const stored = await store.getSession(id);
+      outcomes.push(`${winners.length} won, ${losers.filter((e) => e instanceof ConcurrencyError).length} refused, stored v${stored?.version} by ${JSON.stringify(stored?.metadata)}`);
+      expect(stored?.metadata).toEqual(winners[0]?.metadata);
+    }
+    expect(outcomes).toEqual(Array.from({ length: 30 }, () => expect.stringMatching(/^1 won, 4 refused, stored v2 by \{"writer":\d\}$/)));
+  });
+
+  it('keeps at most a handful of version claims per session however many updates it takes', async () => {
+    const store = new MongoStore({ client }, { dbName, versionClaims: true });
+    const id = 'claims-bounded';
+    await store.createSession({ id });
+    const claimCommands: string[] = [];
+    for (let version = 1; version <= 33; version += 1) {
+      commands.length = 0;
+      await store.updateSession(id, { metadata: { version } }, { expectedVersion: version });
+      if (version + 1 === 16 || version + 1 === 32) claimCommands.push(commands.map((c) => c.commandName).join(','));
+    }
+    // Updates reached versions 2…34; the ones reaching 16 and 32 deleted the claims up to them.
+    expect(claimCommands).toEqual(['insert,findAndModify,delete', 'insert,findAndModify,delete']);
+    const left = await store.collections.versionClaims.find({ sessionId: id }).sort({ version: 1 }).toArray();
+    expect(left.map((claim) => claim.version)).toEqual([33, 34]);
+    expect(await store.getSession(id)).toMatchObject({ version: 34, metadata: { version: 33 } });
+  });
 
   it('picks version claims on FerretDB and atomic updates elsewhere when left on auto', async () => {
     const store = new MongoStore({ client }, { dbName });
