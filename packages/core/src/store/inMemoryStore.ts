@@ -6,6 +6,7 @@ import { assertSafeMetadata } from '../metadata.js';
 import type { Message } from '../message.js';
 import type { Branch, BranchParent, Session, State } from '../session.js';
 import { MAIN_BRANCH } from '../session.js';
+import { cloneData } from './cloneData.js';
 import {
   applySessionChange,
   assertBranchId,
@@ -41,7 +42,7 @@ interface SessionRecord {
   checkpoints: Map<string, Checkpoint[]>;
 }
 
-const clone = <T>(value: T): T => structuredClone(value);
+const clone = cloneData;
 
 /**
  * A {@link Store} in process memory: fast, for tests and for single-process bots that need no

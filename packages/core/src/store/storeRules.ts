@@ -10,6 +10,7 @@ import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../message.js';
 import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
+import { cloneData } from './cloneData.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
 
 /**
@@ -42,8 +43,8 @@ export function newSession(input: CreateSessionInput): Session {
     status: 'active',
     createdAt,
     lastActivityAt: createdAt,
-    metadata: assertSafeMetadata('session.metadata', structuredClone(input.metadata ?? {})),
-    state: assertSafeMetadata('session.state', structuredClone(input.state ?? {})),
+    metadata: assertSafeMetadata('session.metadata', cloneData(input.metadata ?? {})),
+    state: assertSafeMetadata('session.state', cloneData(input.state ?? {})),
     version: 1,
   };
   if (input.tenantId !== undefined) session.tenantId = input.tenantId;
@@ -70,7 +71,7 @@ export function applySessionChange(session: Session, change: SessionChange): Ses
     if (value === undefined) continue;
     if (key === 'metadata' || key === 'state') assertSafeMetadata(`session.${key}`, value);
     if (key === 'userId') assertValidId('user', value);
-    Object.assign(next, { [key]: structuredClone(value) });
+    Object.assign(next, { [key]: cloneData(value) });
   }
   return next;
 }

@@ -1,0 +1,55 @@
+/** Marks a value {@link cloneData}'s fast path does not copy (the whole value then goes to `structuredClone`). */
+const UNSUPPORTED: unique symbol = Symbol('unsupported');
+
+/** Nesting deeper than this goes to `structuredClone` (which also handles cycles, the usual cause). */
+const MAX_DEPTH = 100;
+
+/**
+ * A deep copy with `structuredClone`'s result, several times faster for plain data: JSON-shaped
+ * values (plain objects, dense arrays, primitives) are copied directly; a value holding anything
+ * else (a `Date`, a `Map`, a class instance, a sparse array, a cycle, a function, a `__proto__`
+ * key, …) is handed whole to `structuredClone`, so it is copied (or refused) exactly as before.
+ * The one difference: an object reached twice in a tree is copied twice (`structuredClone` keeps
+ * one shared copy); a copy of plain data never shares anything with the original either way.
+ *
+ * @param value the value to copy
+ * @returns a copy sharing no object with `value`
+ * @throws {DOMException} `DataCloneError` when `structuredClone` cannot copy it (e.g. a function)
+ */
+export function cloneData<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+  const copy = copyPlain(value, 0);
+  return copy === UNSUPPORTED ? structuredClone(value) : (copy as T);
+}
+
+function copyPlain(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? UNSUPPORTED : value;
+  if (value === null) return null;
+  if (depth > MAX_DEPTH) return UNSUPPORTED;
+  if (Array.isArray(value)) return copyArray(value, depth);
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return UNSUPPORTED;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return UNSUPPORTED;
+    const child = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (child === UNSUPPORTED) return UNSUPPORTED;
+    out[key] = child;
+  }
+  return out;
+}
+
+function copyArray(value: unknown[], depth: number): unknown {
+  if (Object.getPrototypeOf(value) !== Array.prototype) return UNSUPPORTED;
+  const length = value.length;
+  const out: unknown[] = [];
+  for (let i = 0; i < length; i += 1) {
+    if (!(i in value)) return UNSUPPORTED;
+    const child = copyPlain(value[i], depth + 1);
+    if (child === UNSUPPORTED) return UNSUPPORTED;
+    out.push(child);
+  }
+  // Named properties on an array (structuredClone copies them too).
+  if (Object.keys(value).length !== length) return UNSUPPORTED;
+  return out;
+}
