@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { isBatonError } from '@baton/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DATA_FILE } from './abcdData.js';
@@ -11,6 +12,12 @@ const count = (name: string) => (value: string) => {
   return n;
 };
 
+/**
+ * A path given on the command line, made absolute against the folder the user ran the command in:
+ * `pnpm start` runs this script in the package's folder and passes the caller's folder as `INIT_CWD`.
+ */
+const callerPath = (value: string) => resolve(process.env.INIT_CWD ?? process.cwd(), value);
+
 const modelsOption = () =>
   new Option('--models <kind>', 'offline (learned from the data) or openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)')
     .choices(['offline', 'openai'])
@@ -23,10 +30,10 @@ const program = new Command()
 program
   .command('replay')
   .description('Replay ABCD conversations through the desk and print a routing report.')
-  .option('--data <file>', 'ABCD conversations, JSON Lines', DEFAULT_DATA_FILE)
+  .option('--data <file>', 'ABCD conversations, JSON Lines', callerPath, DEFAULT_DATA_FILE)
   .option('--limit <n>', 'replay only the first n conversations', count('--limit'))
   .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
-  .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, DEFAULT_STORE_DIR)
+  .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, (dir: string) => (dir === ':memory:' ? dir : callerPath(dir)), DEFAULT_STORE_DIR)
   .option('--json', 'print the report as JSON', false)
   .option('--reject-refunds', 'reject every refund approval instead of approving it', false)
   .option('--no-progress', 'no progress bar')
@@ -47,8 +54,8 @@ program
 program
   .command('chat')
   .description('Chat with the desk in the terminal.')
-  .option('--data <file>', 'ABCD conversations the offline models learn from', DEFAULT_DATA_FILE)
-  .option('--store-dir <dir>', 'folder of the FileStore (MONGODB_URL wins)')
+  .option('--data <file>', 'ABCD conversations the offline models learn from', callerPath, DEFAULT_DATA_FILE)
+  .option('--store-dir <dir>', 'folder of the FileStore (MONGODB_URL wins)', callerPath)
   .option('--session <id>', 'resume or start this session id')
   .option('--user <id>', 'the user id (episodes are recalled per user)', 'chat-user')
   .addOption(modelsOption())
