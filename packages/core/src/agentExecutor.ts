@@ -64,18 +64,20 @@ export class AgentExecutor implements Executor {
     const tools = new Map<string, Tool>();
     for (const t of [...this.agent.tools, ...(input.tools ?? [])]) tools.set(t.name, t);
     const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
-    const history: Message[] = [...input.history];
-    const given = history.length;
+    // `input.history` may be a live array the journal appends to (the handoff runtime's is): this
+    // activation reads its first `given` messages and keeps its own commits apart, without copying it.
+    const given = input.history.length;
+    const own: Message[] = [];
     let usage: Usage = emptyUsage();
     let steps = 0;
 
     for (;;) {
       if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
-      const last = history.at(-1);
+      const last = own.length > 0 ? own[own.length - 1] : input.history[given - 1];
       if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
         const step = yield* this.#answerToolCalls(last.toolCalls, tools, input);
         if (step.requests.length > 0) return { type: 'requests', requests: step.requests, usage };
-        history.push(...step.committed);
+        own.push(...step.committed);
         if (step.control?.kind === 'handoff') {
           return step.control.reason === undefined
             ? { type: 'handoff', target: step.control.target ?? '', usage }
@@ -88,7 +90,7 @@ export class AgentExecutor implements Executor {
         throw new MaxStepsExceededError(`Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`);
       }
       steps += 1;
-      const response = yield* this.#callModel(history, given, definitions, input);
+      const response = yield* this.#callModel(own, given, definitions, input);
       usage = addUsage(usage, response.usage);
       const [message] = await input.journal.commit([
         response.toolCalls.length > 0
@@ -96,14 +98,14 @@ export class AgentExecutor implements Executor {
           : { role: 'assistant', agent: this.agent.name, content: response.text },
       ]);
       if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
-      history.push(message);
+      own.push(message);
       yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
       if (response.toolCalls.length === 0) return { type: 'reply', message, usage };
     }
   }
 
   /** System instructions, context, then the history: `input.history`'s first `given` messages (converted once, see {@link modelMessagesOf}) and this activation's own. */
-  async #modelInput(history: readonly Message[], given: number, input: ExecutorInput): Promise<readonly ModelMessage[]> {
+  async #modelInput(own: readonly Message[], given: number, input: ExecutorInput): Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
@@ -113,12 +115,12 @@ export class AgentExecutor implements Executor {
     const messages = head.concat(
       base.length === given ? base : base.slice(0, given),
     );
-    for (let i = given; i < history.length; i += 1) messages.push(toModelMessage(history[i]!));
+    for (const message of own) messages.push(toModelMessage(message));
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }
 
   async *#callModel(
-    history: readonly Message[],
+    own: readonly Message[],
     given: number,
     tools: ToolDefinition[],
     input: ExecutorInput,
@@ -127,7 +129,7 @@ export class AgentExecutor implements Executor {
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const stream = this.agent.model.stream({ messages: await this.#modelInput(history, given, input), tools, agent: this.agent.name, signal: input.signal });
+    const stream = this.agent.model.stream({ messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal });
     for await (const event of stream) {
       if (event.type === 'text.delta') {
         text += event.delta;
@@ -154,6 +156,9 @@ export class AgentExecutor implements Executor {
     const requests: NewRequest[] = [];
     const running = new Map<string, Promise<{ id: string; outcome: Awaited<ReturnType<typeof runToolCall>> }>>();
     const base = { sessionId: input.sessionId, branchId: input.branchId };
+    // What runToolCall reads, built once (`{ ...input, agent }` is a slow spread in V8).
+    const callInput: Parameters<typeof runToolCall>[2] = { sessionId: input.sessionId, branchId: input.branchId, signal: input.signal, state: input.state, agent: this.agent.name };
+    if (input.approvals !== undefined) callInput.approvals = input.approvals;
 
     for (const call of calls) {
       const done = input.journal.pendingWrites.get(call.id);
@@ -164,7 +169,7 @@ export class AgentExecutor implements Executor {
       yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
       running.set(
         call.id,
-        runToolCall(call, tools, { ...input, agent: this.agent.name }).then((outcome) => ({ id: call.id, outcome })),
+        runToolCall(call, tools, callInput).then((outcome) => ({ id: call.id, outcome })),
       );
     }
 
