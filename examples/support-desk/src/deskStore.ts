@@ -25,7 +25,7 @@ export interface DeskStore {
   readonly reopens: boolean;
   /** Removes what an earlier run of these sessions left, so runs are repeatable. */
   reset(sessionIds: readonly string[]): Promise<void>;
-  /** Bytes the store holds now (files' sizes, or MongoDB's `dataSize`); `undefined` when unknown. */
+  /** Bytes the store holds now (files' sizes, each file once however many hard links it has; or MongoDB's `dataSize`); `undefined` when unknown. */
   bytes(): Promise<number | undefined>;
 }
 
@@ -63,7 +63,7 @@ function fileDeskStore(directory: string): DeskStore {
       }
       await rm(directory, { recursive: true, force: true });
     },
-    bytes: () => folderBytes(directory),
+    bytes: () => folderBytes(directory, new Set()),
   };
 }
 
@@ -107,7 +107,8 @@ function mongoDeskStore(url: string): DeskStore {
   };
 }
 
-async function folderBytes(directory: string): Promise<number> {
+/** The size of the files under `directory`, each counted once: the FileStore indexes episodes by owner with hard links. */
+async function folderBytes(directory: string, seen: Set<string>): Promise<number> {
   let total = 0;
   let entries: import('node:fs').Dirent[];
   try {
@@ -117,8 +118,14 @@ async function folderBytes(directory: string): Promise<number> {
   }
   for (const entry of entries) {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) total += await folderBytes(path);
-    else if (entry.isFile()) total += (await stat(path)).size;
+    if (entry.isDirectory()) total += await folderBytes(path, seen);
+    else if (entry.isFile()) {
+      const info = await stat(path);
+      const file = `${info.dev}:${info.ino}`;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      total += info.size;
+    }
   }
   return total;
 }

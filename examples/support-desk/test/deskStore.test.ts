@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError } from '@baton/core';
@@ -25,6 +25,17 @@ describe('chooseDeskStore', () => {
     await deskStore.reset(['old-run']);
     expect(await readdir(dir)).not.toContain('run');
     expect(await deskStore.bytes()).toBe(0);
+  });
+
+  it('counts a file with several hard links once (the FileStore indexes episodes by owner with hard links)', async () => {
+    const folder = join(dir, 'links');
+    const deskStore = chooseDeskStore({ directory: folder });
+    await mkdir(join(folder, 'episodes'), { recursive: true });
+    await writeFile(join(folder, 'episodes', 'chat-1.json'), 'x'.repeat(1000));
+    expect(await deskStore.bytes()).toBe(1000);
+    await mkdir(join(folder, 'episodes', 'by-owner'));
+    await link(join(folder, 'episodes', 'chat-1.json'), join(folder, 'episodes', 'by-owner', 'chat-1.json'));
+    expect(await deskStore.bytes()).toBe(1000);
   });
 
   it('refuses to clear a folder that holds anything a FileStore does not write, and loses nothing', async () => {
