@@ -36,6 +36,7 @@ export class AbcdPolicyModel implements ModelClient {
     this.#options = options;
   }
 
+  /** Streams the specialist's decision ({@link decide}) the way a real model streams its answer. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return streamDecision(this.decide(request));
   }

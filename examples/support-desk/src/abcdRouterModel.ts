@@ -58,6 +58,7 @@ export class AbcdRouterModel implements ModelClient {
     this.#options = options;
   }
 
+  /** Streams the router's decision ({@link decide}) the way a real model streams its answer. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return streamDecision(this.decide(request));
   }

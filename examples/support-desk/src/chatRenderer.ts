@@ -2,6 +2,7 @@ import type { BatonEvent } from '@baton/core';
 
 /** Where the chat writes (the terminal, or a buffer in tests). */
 export interface ChatOutput {
+  /** Writes `text` as it is (no newline added). */
   write(text: string): void;
 }
 

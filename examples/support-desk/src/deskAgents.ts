@@ -6,7 +6,12 @@ import type { WorldDirectory } from './world.js';
 
 /** The model each participant runs on: the coordinator's and one per specialist. */
 export interface DeskModels {
+  /** The triage coordinator's model. */
   triage: ModelClient;
+  /**
+   * The model of the specialist named `name` (one of `SPECIALISTS`).
+   * @throws {ConfigurationError} for a name it has no model for
+   */
   specialist(name: string): ModelClient;
 }
 

@@ -7,9 +7,13 @@ import type { ModelClock } from './timedModel.js';
 
 /** The part of a Baton session the replay drives (a `HandoffSession` has it). */
 export interface ReplaySession {
+  /** Requests the turn is paused on, oldest first. */
   readonly pendingRequests: readonly Request[];
+  /** Sends a customer message; the events of the turn. */
   send(text: string): AsyncIterable<BatonEvent>;
+  /** Answers a pending request: text for `user_input`, a decision for `tool_approval`; the events of the turn. */
   respond(requestId: string, answer: string | ApprovalDecision): AsyncIterable<BatonEvent>;
+  /** Closes the session (context providers' `onSessionClose` run, e.g. the episode is saved). */
   close(options: { reason?: string }): Promise<void>;
 }
 

@@ -24,10 +24,12 @@ export class TimedModel implements ModelClient {
     readonly clock: ModelClock,
   ) {}
 
+  /** The wrapped model's name. */
   get model(): string {
     return this.inner.model;
   }
 
+  /** The wrapped model's stream, event for event; the time spent waiting for each event goes to the clock. */
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     this.clock.calls += 1;
     let started = performance.now();
