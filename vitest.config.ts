@@ -28,7 +28,7 @@ export default defineConfig({
       project('@baton/memory', './packages/memory'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/test', './test', mongoGlobalSetup),
-      project('@baton/example-support-desk', './examples/support-desk'),
+      project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
     ],
   },
 });

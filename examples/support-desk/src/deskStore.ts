@@ -30,9 +30,9 @@ export interface DeskStore {
 }
 
 /**
- * Chooses the store of a run: MongoDB when `mongoUrl` is given (database `baton_support_desk`),
- * otherwise a `FileStore` in `directory` (default {@link DEFAULT_STORE_DIR}), or memory when
- * `directory` is `':memory:'`. `reset` clears a FileStore folder only when it holds nothing but a
+ * Chooses the store of a run: MongoDB when `mongoUrl` is given (database `mongoDbName`, default
+ * `baton_support_desk`), otherwise a `FileStore` in `directory` (default {@link DEFAULT_STORE_DIR}),
+ * or memory when `directory` is `':memory:'`. `reset` clears a FileStore folder only when it holds nothing but a
  * FileStore's own folders (it throws a `ConfigurationError` otherwise), and deletes only the named
  * sessions from MongoDB or memory.
  *
@@ -42,8 +42,8 @@ export interface DeskStore {
  * const store = await deskStore.open();
  * ```
  */
-export function chooseDeskStore(options: { directory?: string; mongoUrl?: string | undefined } = {}): DeskStore {
-  if (options.mongoUrl !== undefined && options.mongoUrl !== '') return mongoDeskStore(options.mongoUrl);
+export function chooseDeskStore(options: { directory?: string; mongoUrl?: string | undefined; mongoDbName?: string } = {}): DeskStore {
+  if (options.mongoUrl !== undefined && options.mongoUrl !== '') return mongoDeskStore(options.mongoUrl, options.mongoDbName ?? 'baton_support_desk');
   if (options.directory === ':memory:') return memoryDeskStore();
   return fileDeskStore(options.directory ?? DEFAULT_STORE_DIR);
 }
@@ -81,8 +81,7 @@ function memoryDeskStore(): DeskStore {
   };
 }
 
-function mongoDeskStore(url: string): DeskStore {
-  const dbName = 'baton_support_desk';
+function mongoDeskStore(url: string, dbName: string): DeskStore {
   let shared: MongoStore | undefined;
   const get = async () => {
     if (shared === undefined) {
