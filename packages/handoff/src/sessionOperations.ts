@@ -40,9 +40,10 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
 export function turn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  return guarded(runtime, runTurn(runtime, start, signal));
+  return runTurn(runtime, start, signal);
 }
 
+/** Like {@link turn}'s failure handling, for other work that yields events (closing a session on load). */
 async function* guarded(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
   try {
     yield* run;
@@ -55,10 +56,12 @@ async function* guarded(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent,
   }
 }
 
-/** Finishes a turn interrupted by a crash or a failure, if there is one. */
-export async function* resumeUnfinished(runtime: SessionRuntime, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  if (routingState(runtime.snapshot) === 'running') yield* turn(runtime, { kind: 'resume' }, signal);
+/** Finishes a turn interrupted by a crash or a failure, if there is one (an empty stream when there is none). */
+export function resumeUnfinished(runtime: SessionRuntime, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+  return routingState(runtime.snapshot) === 'running' ? turn(runtime, { kind: 'resume' }, signal) : nothing();
 }
+
+async function* nothing(): AsyncGenerator<BatonEvent, void> {}
 
 /** Throws {@link SessionClosedError} when the session is closed. */
 export function assertOpen(runtime: SessionRuntime): void {
@@ -75,22 +78,29 @@ export function assertOpen(runtime: SessionRuntime): void {
  *
  * @throws {InvalidInputError} when an approval (or several requests) is pending: use `respond`
  */
-export async function* sendText(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+export function sendText(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
   if (typeof text !== 'string') throw new InvalidInputError(`send() takes the user's text as a string, not ${JSON.stringify(text)}.`);
   assertOpen(runtime);
+  // Called by withSession inside the lock; the usual case returns the turn itself (no extra generator layer per event).
+  if (routingState(runtime.snapshot) === 'running') return resumeThenSend(runtime, text, signal);
+  return sendNow(runtime, text, signal);
+}
+
+async function* resumeThenSend(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
   yield* resumeUnfinished(runtime, signal);
   assertOpen(runtime);
+  yield* sendNow(runtime, text, signal);
+}
+
+function sendNow(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
   if (runtime.pendingRequests.length > 0) {
     const [only] = runtime.pendingRequests;
-    if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') {
-      yield* turn(runtime, { kind: 'answer', request: only, answer: text }, signal);
-      return;
-    }
+    if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') return turn(runtime, { kind: 'answer', request: only, answer: text }, signal);
     throw new InvalidInputError(
       `Session ${JSON.stringify(runtime.sessionId)} is waiting on ${describe(runtime.pendingRequests)}; answer with session.respond(requestId, answer) instead of send().`,
     );
   }
-  yield* turn(runtime, { kind: 'message', text }, signal);
+  return turn(runtime, { kind: 'message', text }, signal);
 }
 
 /**
@@ -99,7 +109,7 @@ export async function* sendText(runtime: SessionRuntime, text: string, signal: A
  * @throws {NotFoundError} when no pending request has this id
  * @throws {InvalidInputError} when the answer does not fit the request (text for `user_input`, `{ approved }` for `tool_approval`)
  */
-export async function* respondTo(runtime: SessionRuntime, requestId: string, answer: RequestAnswer, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+export function respondTo(runtime: SessionRuntime, requestId: string, answer: RequestAnswer, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
   assertOpen(runtime);
   const request = runtime.pendingRequests.find((r) => r.id === requestId);
   if (request === undefined) {
@@ -114,7 +124,7 @@ export async function* respondTo(runtime: SessionRuntime, requestId: string, ans
       `Request ${JSON.stringify(requestId)} asks for approval of ${request.toolName}; answer with { approved: true } or { approved: false, reason }, not ${JSON.stringify(answer)}.`,
     );
   }
-  yield* turn(runtime, { kind: 'answer', request, answer }, signal);
+  return turn(runtime, { kind: 'answer', request, answer }, signal);
 }
 
 function describe(requests: readonly Request[]): string {

@@ -1,10 +1,12 @@
 import {
   addUsage,
+  BatonError,
   type BatonEvent,
   createId,
   emptyUsage,
   type ExecutorInput,
   type ExecutorOutcome,
+  type Message,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
@@ -34,151 +36,167 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * Runs one turn (or, in autonomous mode, several) on a loaded runtime: the active agent runs, handoffs
  * move control through the routing machine, until an agent answers the user, the turn pauses on
  * requests, or the conversation ends. It ends with `turn.completed`; everything before it is durable.
- * The caller holds the session's lock.
+ * A failure is announced as a fatal `error` event, marks the runtime for a reload on the next call,
+ * and is thrown. The caller holds the session's lock.
  */
 export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
-  const journal = new StoreJournal(runtime);
-  let usage: Usage = emptyUsage();
-  let approvals: ExecutorInput['approvals'];
-  let turnsRun = 1;
-
-  if (start.kind === 'message') {
-    runtime.actor.send({ type: 'USER_TURN' });
-    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-    yield* commitUserMessage(runtime, journal, start.text, undefined);
-  } else {
-    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-    if (start.kind === 'answer') {
-      const { request, answer } = start;
-      runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
-      if (request.type === 'user_input') {
-        const write = answerWrite(request, String(answer));
-        await journal.recordPendingWrite(write);
-        yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
-        if (runtime.pendingRequests.length > 0) {
-          yield* drain(runtime);
-          yield completed(runtime, usage);
-          return;
-        }
-      } else {
-        approvals = new Map([[request.toolCallId, answer as Exclude<RequestAnswer, string>]]);
-      }
-      runtime.actor.send({ type: 'RESUME' });
-    }
-  }
-  let context = await beforeTurn(runtime, signal);
-
-  for (;;) {
-    const agent = runtime.snapshot.context.activeAgent;
-    const executor = runtime.config.participants.get(agent)!;
-    yield { type: 'agent.started', ...base, agent };
-    const input: ExecutorInput = {
-      sessionId: runtime.sessionId,
-      branchId: runtime.branchId,
-      turn: runtime.snapshot.context.turn,
-      history: runtime.history.forAgent(),
-      tools: runtime.toolsFor(agent),
-      journal,
-      state: runtime.state,
-      signal,
-    };
-    if (context !== undefined) input.context = context;
-    if (approvals !== undefined) input.approvals = approvals;
-    if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
-    approvals = undefined;
-    const outcome = yield* forward(runtime, executor.execute(input), agent);
-    usage = addUsage(usage, outcome.usage);
-
-    if (outcome.type === 'handoff') {
-      const before = runtime.snapshot;
-      runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
-      if (runtime.snapshot !== before) {
-        yield outcome.reason === undefined
-          ? { type: 'handoff', ...base, from: agent, to: outcome.target }
-          : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
-        continue;
-      }
-      const refusal = handoffRefusal(before, outcome.target, runtime.core.routing);
-      yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
-      runtime.actor.send({ type: 'REPLY' });
-      await settleTurn(runtime);
-      yield* drain(runtime);
-      yield completed(runtime, usage);
-      return;
-    }
-    if (outcome.type === 'requests') {
-      yield* pause(runtime, outcome.requests);
-      yield completed(runtime, usage);
-      return;
-    }
-    if (outcome.type === 'end_conversation') {
-      await settleTurn(runtime);
-      yield* drain(runtime);
-      yield* closeSession(runtime, outcome.reason);
-      yield completed(runtime, usage);
-      return;
-    }
-
-    runtime.actor.send({ type: 'REPLY' });
-    const closeReason = await terminationReason(runtime, outcome, agent);
-    await settleTurn(runtime);
-    yield* drain(runtime);
-    if (closeReason !== undefined) {
-      yield* closeSession(runtime, closeReason);
-      yield completed(runtime, usage);
-      return;
-    }
-    const autonomous = runtime.config.autonomous;
-    if (autonomous === undefined || turnsRun >= autonomous.maxTurns) {
-      yield completed(runtime, usage);
-      return;
-    }
-    yield completed(runtime, usage);
-    turnsRun += 1;
-    usage = emptyUsage();
-    runtime.actor.send({ type: 'USER_TURN' });
-    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-    yield* commitUserMessage(runtime, journal, autonomous.prompt, { autonomous: true });
-    context = await beforeTurn(runtime, signal);
-  }
-}
-
-async function* commitUserMessage(runtime: SessionRuntime, journal: StoreJournal, text: string, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
-  const [message] = await journal.commit([metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata }]);
-  yield* drain(runtime);
-  yield { type: 'message', sessionId: runtime.sessionId, branchId: runtime.branchId, message: message! };
-}
-
-/** Forwards an executor's events, with the runtime's queued events after each, and returns its outcome. */
-async function* forward(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent, ExecutorOutcome, void>, agent: string): AsyncGenerator<BatonEvent, ExecutorOutcome> {
-  let done = false;
   try {
-    for (;;) {
-      const next = await run.next();
-      if (next.done) {
-        done = true;
-        yield* drain(runtime);
-        return next.value;
+    const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+    const journal = new StoreJournal(runtime);
+    let usage: Usage = emptyUsage();
+    let approvals: ExecutorInput['approvals'];
+    let turnsRun = 1;
+
+    if (start.kind === 'message') {
+      runtime.actor.send({ type: 'USER_TURN' });
+      yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+      const message = await commitUserMessage(journal, start.text, undefined);
+      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+      yield { type: 'message', ...base, message };
+    } else {
+      yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+      if (start.kind === 'answer') {
+        const { request, answer } = start;
+        runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
+        if (request.type === 'user_input') {
+          const write = answerWrite(request, String(answer));
+          await journal.recordPendingWrite(write);
+          yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
+          if (runtime.pendingRequests.length > 0) {
+            while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+            yield completed(runtime, usage);
+            return;
+          }
+        } else {
+          approvals = new Map([[request.toolCallId, answer as Exclude<RequestAnswer, string>]]);
+        }
+        runtime.actor.send({ type: 'RESUME' });
       }
-      const event = next.value;
-      yield event;
-      if (runtime.queue.length === 0 && event.type !== 'tool.result') continue;
-      if (event.type === 'tool.result' && event.isError && isHandoffToolName(event.toolName) && !runtime.toolsFor(agent).some((t) => t.name === event.toolName)) {
-        runtime.queue.push({
-          type: 'error',
-          sessionId: runtime.sessionId,
-          branchId: runtime.branchId,
-          code: 'HANDOFF_REFUSED',
-          message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
-          fatal: false,
-        });
-      }
-      yield* drain(runtime);
     }
-  } finally {
-    if (!done) await run.return(undefined as never).catch(() => undefined);
+    let context = await beforeTurn(runtime, signal);
+
+    for (;;) {
+      const agent = runtime.snapshot.context.activeAgent;
+      const executor = runtime.config.participants.get(agent)!;
+      yield { type: 'agent.started', ...base, agent };
+      const input: ExecutorInput = {
+        sessionId: runtime.sessionId,
+        branchId: runtime.branchId,
+        turn: runtime.snapshot.context.turn,
+        history: runtime.history.forAgent(),
+        tools: runtime.toolsFor(agent),
+        journal,
+        state: runtime.state,
+        signal,
+      };
+      if (context !== undefined) input.context = context;
+      if (approvals !== undefined) input.approvals = approvals;
+      if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+      approvals = undefined;
+      // The executor's events, each followed by the events queued meanwhile (inlined: one generator layer less per event).
+      const run = executor.execute(input);
+      let outcome: ExecutorOutcome;
+      let finished = false;
+      try {
+        for (;;) {
+          const next = await run.next();
+          if (next.done) {
+            finished = true;
+            outcome = next.value;
+            break;
+          }
+          const event = next.value;
+          yield event;
+          if (runtime.queue.length === 0 && event.type !== 'tool.result') continue;
+          if (event.type === 'tool.result') noteRefusedHandoff(runtime, event, agent);
+          while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+        }
+      } finally {
+        if (!finished) await run.return(undefined as never).catch(() => undefined);
+      }
+      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+      usage = addUsage(usage, outcome.usage);
+
+      if (outcome.type === 'handoff') {
+        const before = runtime.snapshot;
+        runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+        if (runtime.snapshot !== before) {
+          yield outcome.reason === undefined
+            ? { type: 'handoff', ...base, from: agent, to: outcome.target }
+            : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
+          continue;
+        }
+        const refusal = handoffRefusal(before, outcome.target, runtime.core.routing);
+        yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
+        runtime.actor.send({ type: 'REPLY' });
+        await settleTurn(runtime);
+        while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+        yield completed(runtime, usage);
+        return;
+      }
+      if (outcome.type === 'requests') {
+        yield* pause(runtime, outcome.requests);
+        yield completed(runtime, usage);
+        return;
+      }
+      if (outcome.type === 'end_conversation') {
+        await settleTurn(runtime);
+        while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+        yield* closeSession(runtime, outcome.reason);
+        yield completed(runtime, usage);
+        return;
+      }
+
+      runtime.actor.send({ type: 'REPLY' });
+      const closeReason = await terminationReason(runtime, outcome, agent);
+      await settleTurn(runtime);
+      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+      if (closeReason !== undefined) {
+        yield* closeSession(runtime, closeReason);
+        yield completed(runtime, usage);
+        return;
+      }
+      const autonomous = runtime.config.autonomous;
+      if (autonomous === undefined || turnsRun >= autonomous.maxTurns) {
+        yield completed(runtime, usage);
+        return;
+      }
+      yield completed(runtime, usage);
+      turnsRun += 1;
+      usage = emptyUsage();
+      runtime.actor.send({ type: 'USER_TURN' });
+      yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+      const prompt = await commitUserMessage(journal, autonomous.prompt, { autonomous: true });
+      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+      yield { type: 'message', ...base, message: prompt };
+      context = await beforeTurn(runtime, signal);
+    }
+  } catch (error) {
+    // A failure is announced as a fatal `error` event; the runtime reloads on the next call.
+    runtime.stale = true;
+    const code = error instanceof BatonError ? error.code : 'INTERNAL';
+    const message = error instanceof Error ? error.message : String(error);
+    yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
+    throw error;
   }
+}
+
+async function commitUserMessage(journal: StoreJournal, text: string, metadata: Record<string, unknown> | undefined): Promise<Message> {
+  const [message] = await journal.commit([metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata }]);
+  return message!;
+}
+
+/** Queues a `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
+function noteRefusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): void {
+  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return;
+  runtime.queue.push({
+    type: 'error',
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    code: 'HANDOFF_REFUSED',
+    message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
+    fatal: false,
+  });
 }
 
 /** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
@@ -196,7 +214,7 @@ async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): A
   runtime.actor.send({ type: 'REQUEST' });
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
-  yield* drain(runtime);
+  while (runtime.queue.length > 0) yield runtime.queue.shift()!;
   for (const request of fresh) yield { type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request };
 }
 
@@ -252,6 +270,3 @@ function completed(runtime: SessionRuntime, usage: Usage): BatonEvent {
   return { type: 'turn.completed', sessionId: runtime.sessionId, branchId: runtime.branchId, turn: context.turn, usage, nextAgent: context.activeAgent };
 }
 
-function* drain(runtime: SessionRuntime): Generator<BatonEvent, void> {
-  while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-}
