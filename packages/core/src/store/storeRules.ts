@@ -11,6 +11,7 @@ import { type Message, MessageSchema } from '../message.js';
 import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
 import { cloneData } from './cloneData.js';
+import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
 
 /**
@@ -79,14 +80,15 @@ export function applySessionChange(session: Session, change: SessionChange): Ses
 }
 
 /**
- * Validates messages before an append: the schema, safe metadata, and strictly ascending `seq`.
+ * Validates messages before an append: the schema (zod, unless {@link fastAcceptsMessage} already
+ * knows it passes), safe metadata, and strictly ascending `seq`.
  * @throws {InvalidInputError} naming the first bad message
  */
 export function assertMessages(messages: readonly Message[]): void {
   let previous = 0;
   for (const message of messages) {
-    const parsed = MessageSchema.safeParse(message);
-    if (!parsed.success) {
+    const parsed = fastAcceptsMessage(message) ? undefined : MessageSchema.safeParse(message);
+    if (parsed !== undefined && !parsed.success) {
       const issue = parsed.error.issues[0];
       throw new InvalidInputError(`Message seq ${String(message?.seq)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
     }
