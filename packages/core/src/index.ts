@@ -57,6 +57,7 @@ export type {
 } from './events.js';
 export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
+export { isoNow } from './clock.js';
 export {
   type Message,
   type MessageRole,

@@ -1,4 +1,5 @@
 import type { PendingWrite } from './checkpoint.js';
+import { isoNow } from './clock.js';
 import type { ExecutorInput } from './executor.js';
 import type { ToolCall } from './message.js';
 import type { NewRequest } from './request.js';
@@ -29,7 +30,7 @@ export async function runToolCall(
       content,
       isError,
       durationMs: Math.max(0, performance.now() - started),
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
     };
     if (control !== undefined) result.control = control;
     return { type: 'write', write: result };

@@ -1,4 +1,4 @@
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId } from '@baton/core';
+import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
 import type { CheckpointKeep } from './handoffTypes.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
@@ -19,7 +19,7 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
     sessionId: runtime.sessionId,
     branchId: runtime.branchId,
     step: (runtime.checkpoint?.step ?? 0) + 1,
-    createdAt: new Date().toISOString(),
+    createdAt: isoNow(),
     throughSeq: runtime.history.headSeq,
     machine: runtime.actor.getPersistedSnapshot(),
     pendingRequests: runtime.pendingRequests,

@@ -1,4 +1,4 @@
-import type { SessionChange } from '@baton/core';
+import { isoNow, type SessionChange } from '@baton/core';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
@@ -22,7 +22,7 @@ export async function settleTurn(runtime: SessionRuntime): Promise<void> {
         { ...scope, expectedVersion: runtime.branch.version },
       );
     }
-    const change: SessionChange = { lastActivityAt: new Date().toISOString() };
+    const change: SessionChange = { lastActivityAt: isoNow() };
     if (patches.session.length > 0) change.state = runtime.state.session;
     runtime.session = await store.updateSession(runtime.sessionId, change, { ...scope, expectedVersion: runtime.session.version });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { ConcurrencyError, createId, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
+import { ConcurrencyError, createId, isoNow, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
 import { isHandoffToolName } from './handoffTools.js';
 import type { SessionRuntime } from './sessionRuntime.js';
@@ -31,7 +31,7 @@ export class StoreJournal implements ExecutorJournal {
   async commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
     const runtime = this.runtime;
     const head = runtime.history.headSeq;
-    const now = new Date().toISOString();
+    const now = isoNow();
     const messages = newMessages.map((message, index) => this.#stored(message, head + index + 1, now));
     try {
       await runtime.config.store.appendMessages(runtime.sessionId, runtime.branchId, messages);
