@@ -21,7 +21,7 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
     step: (runtime.checkpoint?.step ?? 0) + 1,
     createdAt: isoNow(),
     throughSeq: runtime.history.headSeq,
-    machine: runtime.actor.getPersistedSnapshot(),
+    machine: runtime.core.persistRouting(runtime.snapshot),
     pendingRequests: runtime.pendingRequests,
     pendingWrites: [...runtime.pendingWrites.values()],
     statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },

@@ -16,7 +16,7 @@ import type { HandoffConfig, SessionOptions, TurnOptions } from './handoffTypes.
 import { HandoffSession, type SessionHost } from './handoffSession.js';
 import { handoffToolTemplate } from './handoffTools.js';
 import { handoffGraphToMermaid } from './mermaid.js';
-import { createRoutingMachine, type RoutingMachine } from './routingMachine.js';
+import { createRoutingMachine, type RoutingMachine, routingPersister } from './routingMachine.js';
 import { SessionLock } from './sessionLock.js';
 import { withSessionLock } from './sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
@@ -68,10 +68,12 @@ export class HandoffWorkflow {
       returnPolicyOf: (agent: string) => config.returnOverrides.get(agent) ?? config.returnPolicy,
     };
     const shapers = config.contextProviders.flatMap((p) => (p.prepareModelInput ? [p.prepareModelInput.bind(p)] : []));
+    const machine = createRoutingMachine(routing);
     this.#core = {
       config,
       routing,
-      machine: createRoutingMachine(routing),
+      machine,
+      persistRouting: routingPersister(machine),
       handoffTemplates: new Map([...config.participants.values()].map((p) => [p.name, handoffToolTemplate(p)])),
       prepareModelInput:
         shapers.length === 0

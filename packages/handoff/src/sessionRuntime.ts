@@ -18,7 +18,7 @@ import { bindHandoffTool } from './handoffTools.js';
 import { HistoryView } from './historyView.js';
 import { requestUserInputTool } from './requestUserInput.js';
 import { replayHistory } from './replayHistory.js';
-import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingSnapshot, routingState } from './routingMachine.js';
+import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from './routingMachine.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
 const PersistedRoutingSchema = z.object({
@@ -38,6 +38,8 @@ export interface WorkflowCore {
   config: HandoffConfig;
   routing: RoutingConfig;
   machine: RoutingMachine;
+  /** The persisted form of a routing snapshot, for checkpoints (see {@link routingPersister}). */
+  persistRouting: RoutingPersister;
   handoffTemplates: ReadonlyMap<string, Tool>;
   /** Every context provider's `prepareModelInput`, composed in order; `undefined` when none has one. */
   prepareModelInput: ExecutorInput['prepareModelInput'];
