@@ -133,6 +133,8 @@ export class SessionRuntime {
    * @throws {ConfigurationError} when the checkpoint names an agent this workflow does not have
    */
   async load(checkpointId?: string): Promise<void> {
+    // Until this load succeeds, the runtime must not be used as it was: a failed load leaves it to reload on the next call.
+    this.stale = true;
     const { store } = this.config;
     const scope = this.tenantId === undefined ? {} : { tenantId: this.tenantId };
     const session = await store.getSession(this.sessionId, scope);
@@ -146,8 +148,9 @@ export class SessionRuntime {
     if (checkpointId !== undefined && checkpoint === undefined) {
       throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
     }
+    const actor = this.#restoreActor(checkpoint?.machine);
     this.actor?.stop();
-    this.actor = this.#restoreActor(checkpoint?.machine);
+    this.actor = actor;
     this.session = session;
     this.branch = branch;
     this.history = new HistoryView(this.config.handoffHistory);
@@ -200,11 +203,13 @@ export class SessionRuntime {
     actor.subscribe({ error: (error) => (failure = error) });
     actor.start();
     if (failure !== undefined || actor.getSnapshot().status === 'error') {
+      actor.stop();
       throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause: failure });
     }
     const context = actor.getSnapshot().context;
     for (const agent of [context.activeAgent, context.coordinator]) {
       if (agent !== undefined && !config.participants.has(agent)) {
+        actor.stop();
         throw new ConfigurationError(
           `Session ${JSON.stringify(this.sessionId)} was checkpointed with agent ${JSON.stringify(agent)}, which workflow ${JSON.stringify(config.name)} does not have. Add it to participants() to load this session.`,
         );

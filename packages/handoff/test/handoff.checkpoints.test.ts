@@ -105,6 +105,20 @@ describe('checkpoints', () => {
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turn: 2 });
   });
 
+  it('a failed restore of a damaged checkpoint leaves the session usable: the next send continues from the newest checkpoint', async () => {
+    const { triage, billing } = deskAgents();
+    const store = new InMemoryStore();
+    const session = await new HandoffBuilder().participants(triage, billing).checkpoints({ keep: 'all' }).store(store).build().session({ id: 'k-6' });
+    await collect(session.send('a'));
+    await store.saveCheckpoint({ ...(await store.loadCheckpoint('k-6', 'main'))!, id: 'broken', machine: { value: 42 } });
+    await collect(session.send('b'));
+
+    await expect(session.restore('broken')).rejects.toThrow(CheckpointCorruptError);
+    const events = await collect(session.send('c'));
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turn: 3 });
+    expect(ofType(events, 'handoff').map((e) => e.to)).toEqual(['billing']);
+  });
+
   it('state changed by tools is saved at turn end; mid-turn it travels as patches in the checkpoint', async () => {
     const remember = tool({
       name: 'remember',
