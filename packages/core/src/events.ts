@@ -30,7 +30,11 @@ export interface MessageEvent extends EventBase {
   type: 'message';
   message: Message;
 }
-/** An agent called a tool. */
+/**
+ * A tool call starts running in this stream. Each event stream is self-contained: a step resumed
+ * in a later stream (after an approval, an answer or a crash) announces again the calls it runs
+ * there, so a call may be announced once when the model makes it and once when it finally runs.
+ */
 export interface ToolCallEvent extends EventBase {
   type: 'tool.call';
   agent: string;
