@@ -79,5 +79,12 @@ export interface Executor {
   readonly name: string;
   /** What other agents see when they may hand off to it. */
   readonly description: string;
+  /**
+   * Runs one activation: yields events as it works (`message.delta`, `message`, `tool.call`,
+   * `tool.result`, …), commits what it produces through `input.journal`, and returns how it ended.
+   * @param input the history, extra tools, journal, state and signal for this activation
+   * @returns `reply`, `handoff`, `requests` or `end_conversation`, with the usage of the activation
+   * @throws {MaxStepsExceededError | AbortedError} and what the model client or journal throws
+   */
   execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void>;
 }

@@ -64,6 +64,13 @@ export type ModelStreamEvent =
 export interface ModelClient {
   /** The model's name, e.g. `'gpt-4.1-mini'`. */
   readonly model: string;
+  /**
+   * Makes one model call and streams its answer: `text.delta`s as they arrive, each complete
+   * `tool_call`, `usage`, and exactly one `finish` last.
+   * @param request the messages (system instructions first), the tools, and an optional `signal`
+   * @throws {RateLimitError | AuthenticationError | BadRequestError | TimeoutError | ModelProviderError} when the provider fails
+   * @throws {AbortedError} when `request.signal` is aborted
+   */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }
 

@@ -13,7 +13,9 @@ export type StateScope = 'session' | 'branch';
  * checkpoint stores and a resume re-applies.
  */
 export interface StateAccess {
+  /** The session-scoped state, shared by all branches (a frozen snapshot; change it with `update`). */
   readonly session: Readonly<State>;
+  /** The current branch's state (a frozen snapshot; change it with `update`). */
   readonly branch: Readonly<State>;
   /**
    * Changes state through an immer recipe.
@@ -40,6 +42,7 @@ export interface StateAccess {
 export class StateContainer implements StateAccess {
   #session: State;
   #branch: State;
+  /** The immer patches of every change since the last `clearPatches()`, per scope, oldest first. */
   readonly patches: { session: StatePatch[]; branch: StatePatch[] } = { session: [], branch: [] };
 
   constructor(initial: { session: State; branch: State }) {

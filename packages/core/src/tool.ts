@@ -52,7 +52,9 @@ export type JsonSchema = Record<string, unknown>;
 
 /** A tool as agents hold it. Build one with {@link tool}. */
 export interface Tool<TArgs = any, TResult = unknown> {
+  /** The function name the model calls (1–64 characters of `a-z A-Z 0-9 _ -`). */
   readonly name: string;
+  /** What the tool does, for the model. */
   readonly description: string;
   /** The zod schema the model's arguments are validated with. */
   readonly parameters: z.ZodType<TArgs>;
@@ -60,6 +62,10 @@ export interface Tool<TArgs = any, TResult = unknown> {
   readonly jsonSchema: JsonSchema;
   /** Whether a human must approve a call before it runs (a `tool_approval` request). */
   readonly needsApproval: boolean | ((args: TArgs, context: ToolContext) => boolean | Promise<boolean>);
+  /**
+   * Runs the tool with validated arguments. A string result is sent to the model as is, anything
+   * else as JSON; a {@link ToolControl} moves control. A thrown error becomes an error result the model sees.
+   */
   execute(args: TArgs, context: ToolContext): TResult | Promise<TResult>;
 }
 
@@ -67,9 +73,13 @@ export interface Tool<TArgs = any, TResult = unknown> {
 export interface ToolOptions<TSchema extends z.ZodType, TResult> {
   /** 1–64 characters of `a-z A-Z 0-9 _ -` (OpenAI's function-name rule). */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** A zod schema (usually `z.object`) the model's arguments are validated with; the model gets its JSON Schema. */
   parameters: TSchema;
+  /** Runs the tool with validated arguments; see {@link Tool.execute}. */
   execute(args: z.output<TSchema>, context: ToolContext): TResult | Promise<TResult>;
+  /** `true`, or a predicate on the arguments, to pause each call for a human's `tool_approval` (default `false`). */
   needsApproval?: boolean | ((args: z.output<TSchema>, context: ToolContext) => boolean | Promise<boolean>);
 }
 

@@ -92,7 +92,9 @@ export interface BranchStore {
    *   {@link InvalidInputError} when `atSeq` is past the parent's last message
    */
   forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch>;
+  /** The branch, or `undefined` when it does not exist. @throws {InvalidIdError} for unsafe ids */
   getBranch(sessionId: string, branchId: string): Promise<Branch | undefined>;
+  /** Every branch of the session, `main` included. @throws {NotFoundError} when the session does not exist */
   listBranches(sessionId: string): Promise<Branch[]>;
   /**
    * Replaces a branch's state if its version is `expectedVersion`.
@@ -146,6 +148,7 @@ export interface EpisodeFilter extends TenantScope {
 export interface EpisodeStore {
   /** Saves an episode; idempotent by id (a second save of the same id keeps the first). Returns whether it was new. */
   saveEpisode(episode: Episode): Promise<boolean>;
+  /** The episode, or `undefined` when it does not exist or belongs to another tenant. */
   getEpisode(id: string, scope?: TenantScope): Promise<Episode | undefined>;
   /** Episodes of the tenant (and user, when given), newest `endedAt` first. */
   findEpisodes(filter: EpisodeFilter): Promise<Episode[]>;
