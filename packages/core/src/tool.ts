@@ -50,7 +50,11 @@ export function isToolControl(value: unknown): value is ToolControl {
 /** JSON Schema for the model's function definition. */
 export type JsonSchema = Record<string, unknown>;
 
-/** A tool as agents hold it. Build one with {@link tool}. */
+/**
+ * A tool as agents hold it. Build one with {@link tool}. `TArgs` defaults to `any` so tools of
+ * different argument types fit one `Tool[]` (the arguments are validated by `parameters` at run time).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous Tool[] needs a bivariant default; arguments are checked by zod at run time
 export interface Tool<TArgs = any, TResult = unknown> {
   /** The function name the model calls (1–64 characters of `a-z A-Z 0-9 _ -`). */
   readonly name: string;

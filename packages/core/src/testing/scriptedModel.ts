@@ -94,7 +94,7 @@ export class ScriptedModel implements ModelClient {
       checkAborted();
     }
     const calls = response.toolCalls ?? [];
-    for (const [i, call] of calls.entries()) {
+    for (const call of calls) {
       const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
       yield { type: 'tool_call', toolCall: { id: call.id ?? `call_${createId()}`, name: call.name, arguments: args } };
     }
