@@ -124,9 +124,7 @@ export class HandoffWorkflow {
         if (existing === undefined) throw error;
       }
     }
-    if (existing !== undefined && options.userId !== undefined && existing.userId !== undefined && existing.userId !== options.userId) {
-      throw new InvalidInputError(`Session ${JSON.stringify(options.id)} belongs to another user than ${JSON.stringify(options.userId)}; use a new session id.`);
-    }
+    if (existing !== undefined && options.userId !== undefined) await this.#claimUser(existing, options.userId, scope);
     const branchId = options.branch ?? MAIN_BRANCH;
     const key = `${options.id}\u0000${branchId}`;
     let slot = this.#slots.get(key);
@@ -142,6 +140,27 @@ export class HandoffWorkflow {
       await withSessionLock(runtime, this.#locks, async () => undefined);
     }
     return session;
+  }
+
+  /**
+   * Checks that an existing session is the user's; a session opened before its user was known is
+   * given the user now (compare-and-set, so two openers cannot give it two users), so memory can
+   * recall for it.
+   * @throws {InvalidInputError} when the session belongs to another user
+   */
+  async #claimUser(session: Session, userId: string, scope: { tenantId?: string }): Promise<void> {
+    let current: Session | undefined = session;
+    while (current !== undefined && current.userId === undefined) {
+      try {
+        current = await this.config.store.updateSession(current.id, { userId }, { ...scope, expectedVersion: current.version });
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError)) throw error;
+        current = await this.config.store.getSession(session.id, scope);
+      }
+    }
+    if (current !== undefined && current.userId !== userId) {
+      throw new InvalidInputError(`Session ${JSON.stringify(session.id)} belongs to another user than ${JSON.stringify(userId)}; use a new session id.`);
+    }
   }
 
   /**

@@ -141,4 +141,15 @@ describe('HandoffSession', () => {
     await expect(workflow.session({ id: 's-8', userId: 'u-2' })).rejects.toThrow(/belongs to another user/);
     await expect(collect((await workflow.session({ id: 's-8' })).send(42 as never))).rejects.toThrow(InvalidInputError);
   });
+
+  it('gives a session opened without a user the user who opens it next, once', async () => {
+    const { triage, billing } = deskAgents();
+    const store = new InMemoryStore();
+    const workflow = new HandoffBuilder().participants(triage, billing).store(store).build();
+    await workflow.session({ id: 's-9' });
+    expect((await store.getSession('s-9'))?.userId).toBeUndefined();
+    await workflow.session({ id: 's-9', userId: 'u-1' });
+    expect((await store.getSession('s-9'))?.userId).toBe('u-1');
+    await expect(workflow.session({ id: 's-9', userId: 'u-2' })).rejects.toThrow(/belongs to another user/);
+  });
 });
