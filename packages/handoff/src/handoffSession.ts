@@ -27,7 +27,9 @@ export interface SessionHost {
  * iterables of events (DESIGN.md "Events") that end with `turn.completed` once everything of the
  * turn is durable, or with a fatal `error` event followed by the thrown error. Two calls on the same
  * session branch never interleave: within a process the second waits for the first; across
- * processes the loser gets a `ConcurrencyError` and writes nothing.
+ * processes the loser gets a `ConcurrencyError` and writes nothing. A stream holds the session's
+ * lock until it ends: read it to the end, or leave the `for await` loop (`break`, `return`, a throw),
+ * which ends it too; a stream that is neither read to its end nor left keeps later calls waiting.
  *
  * @example
  * ```ts
