@@ -1,4 +1,5 @@
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
+import { flushMessages } from './flushMessages.js';
 import type { CheckpointKeep } from './handoffTypes.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
@@ -6,12 +7,15 @@ import type { SessionRuntime } from './sessionRuntime.js';
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
  * `throughSeq` (the branch head), pending requests, pending writes and the state patches of the
  * unfinished turn. It holds no messages, so its size does not grow with the conversation
- * (DESIGN.md invariant 2). A `checkpoint` event is queued on the runtime.
+ * (DESIGN.md invariant 2). Messages committed but not stored yet are stored first (one append), so
+ * `throughSeq` never points past the stored history. A `checkpoint` event is queued on the runtime.
  *
  * @returns the manifest entry of the saved checkpoint
- * @throws {StoreError} (or what the store throws) when the write fails
+ * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link flushMessages})
+ * @throws {StoreError} (or what the store throws) when a write fails
  */
 export async function saveCheckpoint(runtime: SessionRuntime): Promise<CheckpointManifestEntry> {
+  await flushMessages(runtime);
   const checkpoint: Checkpoint = {
     schemaVersion: CHECKPOINT_SCHEMA_VERSION,
     id: createId(),

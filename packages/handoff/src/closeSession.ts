@@ -1,5 +1,6 @@
 import { type BatonEvent, MAIN_BRANCH, type Message, type NewMessage, type SessionChange } from '@baton/core';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import { flushMessages } from './flushMessages.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { StoreJournal } from './storeJournal.js';
 
@@ -27,8 +28,12 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
         isError: write?.isError ?? true,
       };
     });
-    for (const message of await new StoreJournal(runtime).commit(results)) yield { type: 'message', ...base, message };
+    const committed = await new StoreJournal(runtime).commit(results);
+    await flushMessages(runtime);
+    for (const message of committed) yield { type: 'message', ...base, message };
   }
+  // Every message is stored before context providers see the history (an episode points at stored messages).
+  await flushMessages(runtime);
   runtime.pendingRequests = [];
   const { store, contextProviders } = runtime.config;
   const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH);

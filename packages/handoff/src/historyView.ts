@@ -1,11 +1,13 @@
-import type { Message } from '@baton/core';
+import { InvalidInputError, type Message } from '@baton/core';
 import type { HandoffHistoryMode } from './handoffTypes.js';
 import { isHandoffToolName } from './handoffTools.js';
 
 /**
  * A branch's history held in memory, with the view agents get: by default without handoff tool
  * calls and their results (the stored history keeps them). Both grow incrementally as messages
- * are committed; nothing is re-read or re-filtered per step.
+ * are committed; nothing is re-read or re-filtered per step. It also knows which of its newest
+ * messages are not stored yet (the handoff runtime writes a turn's messages behind, in one append
+ * at each durability point): {@link HistoryView.unstored} and {@link HistoryView.markStored}.
  *
  * @example
  * ```ts
@@ -21,6 +23,8 @@ export class HistoryView {
   readonly #omit: boolean;
   /** Length of the filtered view before the last message was appended. */
   #filteredBeforeLast = 0;
+  /** How many of `messages` (the oldest) are stored. */
+  #storedCount = 0;
 
   constructor(mode: HandoffHistoryMode = 'omit') {
     this.#omit = mode === 'omit';
@@ -37,8 +41,38 @@ export class HistoryView {
     return this.messages.at(-1);
   }
 
-  /** Adds committed messages (in seq order). */
-  append(messages: readonly Message[]): void {
+  /**
+   * Messages appended with `{ stored: false }` and not yet marked stored, oldest first (a copy;
+   * empty when everything is stored).
+   */
+  get unstored(): Message[] {
+    return this.#storedCount === this.messages.length ? [] : this.messages.slice(this.#storedCount);
+  }
+
+  /**
+   * Records that every message through `seq` is stored.
+   * @throws {InvalidInputError} when `seq` is not the seq of a message of this history
+   */
+  markStored(seq: number): void {
+    const index = this.messages.findLastIndex((m) => m.seq === seq);
+    if (index < 0) throw new InvalidInputError(`markStored(${JSON.stringify(seq)}): this history holds no message with that seq; pass the seq of the last stored message.`);
+    this.#storedCount = Math.max(this.#storedCount, index + 1);
+  }
+
+  /**
+   * Adds committed messages (in seq order).
+   * @param options `{ stored }`: whether they are already in the store (default `true`, e.g. read
+   *   from it); `false` for messages to write later (see {@link HistoryView.unstored})
+   * @throws {InvalidInputError} when stored messages would follow unstored ones
+   */
+  append(messages: readonly Message[], options: { stored?: boolean } = {}): void {
+    const stored = options.stored ?? true;
+    if (stored && this.#storedCount < this.messages.length && messages.length > 0) {
+      throw new InvalidInputError(
+        `HistoryView.append: ${messages.length} stored message(s) cannot follow ${this.messages.length - this.#storedCount} unstored one(s); mark those stored first (markStored).`,
+      );
+    }
+    if (stored) this.#storedCount += messages.length;
     for (const message of messages) {
       this.#filteredBeforeLast = this.#filtered.length;
       this.messages.push(message);

@@ -1,15 +1,21 @@
 import { isoNow, type SessionChange } from '@baton/core';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import { flushMessages } from './flushMessages.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
 /**
- * Makes a finished turn durable: state changed during the turn is written to the branch and session
- * documents (the session's `lastActivityAt` moves on every turn), the patches are cleared, the
- * turn-end checkpoint is saved (unless checkpoints are `'manual'`) and old checkpoints are pruned.
+ * Makes a finished turn durable: the turn's messages not stored yet are stored (one append), state
+ * changed during the turn is written to the branch and session documents (the session's
+ * `lastActivityAt` moves on every turn), the patches are cleared, the turn-end checkpoint is saved
+ * (unless checkpoints are `'manual'`) and old checkpoints are pruned when a prune is due
+ * ({@link pruneCheckpoints}). The messages go first: a load compares `lastActivityAt` with the
+ * stored answer to tell whether the state was saved.
  *
- * @throws {ConcurrencyError} when another writer changed the session or branch document; the runtime reloads on the next call
+ * @throws {ConcurrencyError} when another writer took one of the turn's seqs or changed the session
+ *   or branch document; the runtime reloads on the next call
  */
 export async function settleTurn(runtime: SessionRuntime): Promise<void> {
+  await flushMessages(runtime);
   const { store } = runtime.config;
   const { patches } = runtime.state;
   const scope = runtime.tenantId === undefined ? {} : { tenantId: runtime.tenantId };

@@ -1,20 +1,23 @@
-import { ConcurrencyError, createId, isoNow, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
+import { createId, isoNow, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
 import { isHandoffToolName } from './handoffTools.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
 /**
  * Core's {@link ExecutorJournal} over a store, for one session branch. `commit` gives messages the
- * next seqs after the branch head kept in memory, appends them, extends the in-memory history and
- * saves the checkpoints the frequency asks for: always right after an assistant message with tool
- * calls other than handoffs (pending writes attach to it), and after every commit in `'step'` mode. A tool result whose
+ * next seqs after the branch head kept in memory and extends the in-memory history at once (the
+ * executor sees them), but writes them behind: they are stored with one `appendMessages` call per
+ * durability point ({@link flushMessages}: before any checkpoint, and when the turn settles, pauses,
+ * closes the session or fails). It saves the checkpoints the frequency asks for: always right after
+ * an assistant message with tool calls other than handoffs (pending writes attach to it, so the
+ * call is stored before a tool runs), and after every commit in `'step'` mode. A tool result whose
  * call moved control (a handoff, the end of the conversation) is stored with `metadata.control`, so
  * a restore can replay routing from history alone.
  *
  * @example
  * ```ts
  * const journal = new StoreJournal(runtime);
- * const [stored] = await journal.commit([{ role: 'user', content: 'Hi' }]);
+ * const [committed] = await journal.commit([{ role: 'user', content: 'Hi' }]); // seq assigned, stored at the next flush
  * ```
  */
 export class StoreJournal implements ExecutorJournal {
@@ -25,28 +28,16 @@ export class StoreJournal implements ExecutorJournal {
   }
 
   /**
-   * @throws {ConcurrencyError} when another writer (process) already took one of the seqs; the
-   *   runtime is marked stale and reloads on the next call. Nothing is retried blindly.
+   * @throws {ConcurrencyError} when a checkpoint this commit saves flushes the buffered messages and
+   *   another writer (process) already took one of their seqs; the runtime is marked stale and
+   *   reloads on the next call. Nothing is retried blindly.
    */
   async commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
     const runtime = this.runtime;
     const head = runtime.history.headSeq;
     const now = isoNow();
     const messages = newMessages.map((message, index) => this.#stored(message, head + index + 1, now));
-    try {
-      await runtime.config.store.appendMessages(runtime.sessionId, runtime.branchId, messages);
-    } catch (error) {
-      runtime.stale = true;
-      if (error instanceof ConcurrencyError) {
-        throw new ConcurrencyError(
-          `Session ${JSON.stringify(runtime.sessionId)} branch ${JSON.stringify(runtime.branchId)} was written by another writer (seq ${head + 1} is taken). This call was not applied; call again to continue from the stored history.`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    runtime.history.append(messages);
-    runtime.noteWrite();
+    runtime.history.append(messages, { stored: false });
     for (const message of messages) if (message.role === 'tool' && message.toolCallId !== undefined) runtime.pendingWrites.delete(message.toolCallId);
     const last = messages.at(-1);
     if (runtime.config.checkpointEvery === 'step' || (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))) {

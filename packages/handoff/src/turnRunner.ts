@@ -15,6 +15,7 @@ import {
 } from '@baton/core';
 import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
 import { closeSession } from './closeSession.js';
+import { flushAfterFailure } from './flushMessages.js';
 import type { RequestAnswer } from './handoffTypes.js';
 import { isHandoffToolName } from './handoffTools.js';
 import { REQUEST_USER_INPUT } from './requestUserInput.js';
@@ -35,9 +36,10 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
 /**
  * Runs one turn (or, in autonomous mode, several) on a loaded runtime: the active agent runs, handoffs
  * move control through the routing machine, until an agent answers the user, the turn pauses on
- * requests, or the conversation ends. It ends with `turn.completed`; everything before it is durable.
- * A failure is announced as a fatal `error` event, marks the runtime for a reload on the next call,
- * and is thrown. The caller holds the session's lock.
+ * requests, or the conversation ends. It ends with `turn.completed`; everything before it is durable
+ * (messages are written behind, in one append per durability point: see flushMessages.ts).
+ * A failure is announced as a fatal `error` event after what the turn committed is stored, marks
+ * the runtime for a reload on the next call, and is thrown. The caller holds the session's lock.
  */
 export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
   try {
@@ -172,12 +174,17 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
       context = await beforeTurn(runtime, signal);
     }
   } catch (error) {
-    // A failure is announced as a fatal `error` event; the runtime reloads on the next call.
+    // A failure is announced as a fatal `error` event; the runtime reloads on the next call. What the
+    // turn committed before it failed is stored first (a failed flush is not retried).
+    await flushAfterFailure(runtime);
     runtime.stale = true;
     const code = error instanceof BatonError ? error.code : 'INTERNAL';
     const message = error instanceof Error ? error.message : String(error);
     yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
     throw error;
+  } finally {
+    // The caller stopped reading before the turn ended (the turn stays unfinished in memory): keep what it committed.
+    await flushAfterFailure(runtime);
   }
 }
 

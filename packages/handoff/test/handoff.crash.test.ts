@@ -87,16 +87,23 @@ describe('crash mid-step (Done-when 3)', () => {
 
   it('a crash right after the coordinator’s handoff call was committed: the resumed turn hands off once', async () => {
     const inner = new InMemoryStore();
-    let appends = 0;
-    // A store that dies on the third append of the first turn (the handoff's tool result).
+    let written = 0;
+    // A store that dies on the third message of the first turn (the handoff's tool result). The turn's
+    // messages are written in one append, so it stores the first two of that append and then fails,
+    // as a write cut off by a crash can leave it.
     const failing = new Proxy(inner, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (prop !== 'appendMessages') return typeof value === 'function' ? value.bind(target) : value;
-        return async (...args: Parameters<Store['appendMessages']>) => {
-          appends += 1;
-          if (appends === 3) throw new StoreError('disk gone');
-          return target.appendMessages(...args);
+        return async (...[sessionId, branchId, messages]: Parameters<Store['appendMessages']>) => {
+          const room = 2 - written;
+          if (messages.length > room) {
+            if (room > 0) await target.appendMessages(sessionId, branchId, messages.slice(0, room));
+            written = 2;
+            throw new StoreError('disk gone');
+          }
+          written += messages.length;
+          return target.appendMessages(sessionId, branchId, messages);
         };
       },
     }) as Store;
