@@ -12,9 +12,11 @@ import type { Tool } from './tool.js';
  */
 export interface ExecutorJournal {
   /**
-   * Appends messages to the branch in order and returns them stored (with `id`, `seq`,
-   * `createdAt`). Called with an assistant message as soon as the model answers, and with a step's
-   * tool results, in call order, once all of them are known.
+   * Adds messages to the branch in order and returns them with `id`, `seq` and `createdAt`
+   * assigned. Called with an assistant message as soon as the model answers, and with a step's
+   * tool results, in call order, once all of them are known. A runtime may store them at once or
+   * at its next durability point (the handoff runtime writes behind: before a checkpoint, before a
+   * non-handoff tool runs, at turn end).
    */
   commit(messages: readonly NewMessage[]): Promise<Message[]>;
   /** Saves one finished tool result before its sibling calls finish (crash safety). */

@@ -8,18 +8,24 @@ export type ReturnPolicy = 'coordinator' | 'previous';
 export type Participant = Agent | Executor;
 
 /**
- * When checkpoints are saved (see the package README, "Checkpoint modes"):
+ * When checkpoints are saved (see the package README, "Checkpoints and recovery"):
  * - `'turn'` (default): at the end of every turn, plus the mandatory ones;
  * - `'step'`: after every commit (the user message, each model answer, each step's tool results), plus the mandatory ones;
  * - `'manual'`: only the mandatory ones and `session.checkpoint()`.
- * Mandatory in every mode: right after an assistant message with tool calls is committed (pending
- * writes attach to it) and when the turn pauses on requests.
+ * Mandatory in every mode: right after an assistant message with tool calls other than handoffs is
+ * committed (pending writes attach to it; handoff tools are pure and are simply run again after a
+ * crash) and when the turn pauses on requests. Messages are written behind and stored with one
+ * `appendMessages` before each checkpoint and at turn end, so `'turn'` and `'manual'` store a
+ * handoff turn's messages in one write; `'step'` stores each commit before its checkpoint.
  */
 export type CheckpointFrequency = 'turn' | 'step' | 'manual';
 
 /**
  * Which checkpoints a branch keeps: `'latest'`, `'all'`, or `{ last?, maxAgeMs? }` (the newest
- * `last`, and/or those younger than `maxAgeMs` milliseconds). The newest is always kept.
+ * `last`, and/or those younger than `maxAgeMs` milliseconds). The newest is always kept, and it is
+ * the one a session loads. Pruning is amortised: with `last: N` the branch is pruned back to N once
+ * every N checkpoints, so up to 2N − 1 exist between prunes; with `maxAgeMs` a session object
+ * prunes at most once per max(1 s, maxAgeMs / 10).
  */
 export type CheckpointKeep = 'latest' | 'all' | { last?: number; maxAgeMs?: number };
 
