@@ -42,6 +42,12 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * the runtime for a reload on the next call, and is thrown. The caller holds the session's lock.
  */
 export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+  /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
+  let ended = false;
+  const complete = (usage: Usage): BatonEvent => {
+    ended = true;
+    return completed(runtime, usage);
+  };
   try {
     const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
     const journal = new StoreJournal(runtime);
@@ -66,7 +72,7 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
           yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
           if (runtime.pendingRequests.length > 0) {
             while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-            yield completed(runtime, usage);
+            yield complete(usage);
             return;
           }
         } else {
@@ -75,7 +81,9 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
         runtime.actor.send({ type: 'RESUME' });
       }
     }
-    let context = await beforeTurn(runtime, signal);
+    // What the user said last: the new message, or the answer to a user_input request (what memory recalls by).
+    const said = start.kind === 'message' ? start.text : start.kind === 'answer' && start.request.type === 'user_input' ? String(start.answer) : undefined;
+    let context = await beforeTurn(runtime, signal, said);
 
     for (;;) {
       const agent = runtime.snapshot.context.activeAgent;
@@ -133,19 +141,19 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
         runtime.actor.send({ type: 'REPLY' });
         await settleTurn(runtime);
         while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-        yield completed(runtime, usage);
+        yield complete(usage);
         return;
       }
       if (outcome.type === 'requests') {
         yield* pause(runtime, outcome.requests);
-        yield completed(runtime, usage);
+        yield complete(usage);
         return;
       }
       if (outcome.type === 'end_conversation') {
         await settleTurn(runtime);
         while (runtime.queue.length > 0) yield runtime.queue.shift()!;
         yield* closeSession(runtime, outcome.reason);
-        yield completed(runtime, usage);
+        yield complete(usage);
         return;
       }
 
@@ -155,23 +163,24 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
       while (runtime.queue.length > 0) yield runtime.queue.shift()!;
       if (closeReason !== undefined) {
         yield* closeSession(runtime, closeReason);
-        yield completed(runtime, usage);
+        yield complete(usage);
         return;
       }
       const autonomous = runtime.config.autonomous;
       if (autonomous === undefined || turnsRun >= autonomous.maxTurns) {
-        yield completed(runtime, usage);
+        yield complete(usage);
         return;
       }
-      yield completed(runtime, usage);
+      yield complete(usage);
       turnsRun += 1;
       usage = emptyUsage();
+      ended = false;
       runtime.actor.send({ type: 'USER_TURN' });
       yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
       const prompt = await commitUserMessage(journal, autonomous.prompt, { autonomous: true });
       while (runtime.queue.length > 0) yield runtime.queue.shift()!;
       yield { type: 'message', ...base, message: prompt };
-      context = await beforeTurn(runtime, signal);
+      context = await beforeTurn(runtime, signal, autonomous.prompt);
     }
   } catch (error) {
     // A failure is announced as a fatal `error` event; the runtime reloads on the next call. What the
@@ -183,8 +192,13 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
     yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
     throw error;
   } finally {
-    // The caller stopped reading before the turn ended (the turn stays unfinished in memory): keep what it committed.
-    await flushAfterFailure(runtime);
+    if (!ended) {
+      // The caller stopped reading before the turn ended: keep what it committed, and let the next
+      // call reload from the store, which finishes the turn if its user message was stored and
+      // forgets it otherwise.
+      await flushAfterFailure(runtime);
+      runtime.stale = true;
+    }
   }
 }
 
@@ -237,13 +251,16 @@ function answerWrite(request: Request, answer: string): PendingWrite {
   };
 }
 
-/** Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). */
-async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal): Promise<readonly ModelMessage[] | undefined> {
+/**
+ * Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). `said` is
+ * what the user just said; without it (a resumed turn, an approval) the last user message is used.
+ */
+async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, said: string | undefined): Promise<readonly ModelMessage[] | undefined> {
   const providers = runtime.config.contextProviders;
   if (providers.length === 0) return undefined;
+  let input = said ?? '';
   const messages = runtime.history.messages;
-  let input = '';
-  for (let i = messages.length - 1; i >= 0; i -= 1) {
+  for (let i = messages.length - 1; said === undefined && i >= 0; i -= 1) {
     if (messages[i]!.role === 'user') {
       input = messages[i]!.content;
       break;

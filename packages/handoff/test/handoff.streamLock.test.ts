@@ -22,4 +22,18 @@ describe('the session lock held by an event stream', () => {
     expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first', 'second']);
     expect(danglingToolCalls(stored)).toEqual([]);
   });
+
+  it('a turn left before its user message was stored leaves nothing behind', async () => {
+    const { triage, billing } = deskAgents();
+    const store = new InMemoryStore();
+    const session = await new HandoffBuilder().participants(triage, billing).store(store).build().session({ id: 'lock-2' });
+    for await (const event of session.send('never mind')) {
+      if (event.type === 'turn.started') break;
+    }
+    const events = await collect(session.send('hello'));
+    expect(events.filter((e) => e.type === 'turn.completed').map((e) => e.type === 'turn.completed' && e.turn)).toEqual([1]);
+    const stored = await store.readMessages('lock-2', 'main');
+    expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hello']);
+    expect(danglingToolCalls(stored)).toEqual([]);
+  });
 });

@@ -142,6 +142,27 @@ describe('HandoffSession', () => {
     await expect(collect((await workflow.session({ id: 's-8' })).send(42 as never))).rejects.toThrow(InvalidInputError);
   });
 
+  it("context providers hear what the user just said: the new message, or the answer to a request", async () => {
+    const heard: string[] = [];
+    const asker = scriptedAgent('asker', (request) =>
+      lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }] } : { text: 'Thanks.' },
+    );
+    const workflow = new HandoffBuilder()
+      .participants(asker)
+      .contextProviders({
+        name: 'ear',
+        beforeTurn: async ({ input }) => {
+          heard.push(input);
+          return undefined;
+        },
+      })
+      .build();
+    const session = await workflow.session({ id: 's-10' });
+    await collect(session.send('Where is my order?'));
+    await collect(session.respond(session.pendingRequests[0]!.id, 'Order 1234'));
+    expect(heard).toEqual(['Where is my order?', 'Order 1234']);
+  });
+
   it('gives a session opened without a user the user who opens it next, once', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
