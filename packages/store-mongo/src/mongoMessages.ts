@@ -28,13 +28,11 @@ export function messageKey(sessionId: string, branchId: string, seq: number): st
 }
 
 /**
- * Appends with one unordered `insertMany` on the fast path: the branch and its last seq come from
+ * Appends with one ordered `insertMany` on the fast path: the branch and its last seq come from
  * the {@link BranchCache}, so a turn's append needs no read. Seqs at or below the last seq (a retry)
  * are checked against what is stored (one read); a batch that looks like a gap is re-checked
- * against the database before it is refused (another process may have appended). On duplicate
- * keys (a writer racing for the same seqs) the taken seqs are read: the same message id means a
- * retry (skipped); another id means another writer won, and this call's own inserts are removed
- * again before the {@link ConcurrencyError}, so a lost race leaves no half-appended batch.
+ * against the database before it is refused (another process may have appended). Duplicate keys
+ * (a writer racing for the same seqs) are handled by {@link insertFresh}.
  */
 export async function appendMessages(context: MongoContext, sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
   assertSessionId(sessionId);
@@ -66,32 +64,44 @@ async function plan(context: MongoContext, sessionId: string, branchId: string, 
   return planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => stored.get(seq) });
 }
 
+/**
+ * Inserts the new messages with one ordered `insertMany`: the server applies them in seq order and
+ * stops at the first failure, so whatever a failure (or a server crash) leaves stored is a prefix of
+ * the batch, never a batch with a hole. A duplicate key stops the insert at that seq: the same
+ * message id means this is a retry (it is skipped and the rest of the batch is inserted); another id
+ * means another writer won, and this call's own inserts are removed again before the
+ * {@link ConcurrencyError}, so a lost race leaves no half-appended batch.
+ */
 async function insertFresh(context: MongoContext, sessionId: string, branchId: string, fresh: Message[]): Promise<number> {
-  const docs: MessageDoc[] = fresh.map((m) => ({ ...m, _id: messageKey(sessionId, branchId, m.seq), sessionId, branchId }));
   const { messages: collection } = context.collections;
-  try {
-    const result = await collection.insertMany(docs, { ordered: false });
-    return result.insertedCount;
-  } catch (error) {
-    const duplicates = duplicateKeyIndexes(error);
-    if (duplicates === undefined) throw error;
-    const taken = new Set(duplicates);
-    const conflicting = fresh.filter((_, index) => taken.has(index));
-    const stored = await storedIds(context, sessionId, branchId, conflicting.map((m) => m.seq));
-    const rival = conflicting.find((m) => {
-      const existing = stored.get(m.seq);
-      return existing !== undefined && !sameMessage(existing, m);
-    });
-    if (rival === undefined) return fresh.length - duplicates.length;
-    const ours = fresh.filter((_, index) => !taken.has(index));
-    if (ours.length > 0) {
-      await collection.deleteMany({ sessionId, branchId, seq: { $in: ours.map((m) => m.seq) }, id: { $in: ours.map((m) => m.id) } });
+  const ours: Message[] = [];
+  let rest = fresh;
+  while (rest.length > 0) {
+    const docs: MessageDoc[] = rest.map((m) => ({ ...m, _id: messageKey(sessionId, branchId, m.seq), sessionId, branchId }));
+    try {
+      await collection.insertMany(docs, { ordered: true });
+      ours.push(...rest);
+      return ours.length;
+    } catch (error) {
+      const duplicates = duplicateKeyIndexes(error);
+      const at = duplicates?.[0];
+      if (at === undefined) throw error;
+      ours.push(...rest.slice(0, at));
+      const conflicting = rest[at]!;
+      const existing = (await storedIds(context, sessionId, branchId, [conflicting.seq])).get(conflicting.seq);
+      if (existing === undefined || !sameMessage(existing, conflicting)) {
+        if (ours.length > 0) {
+          await collection.deleteMany({ sessionId, branchId, seq: { $in: ours.map((m) => m.seq) }, id: { $in: ours.map((m) => m.id) } });
+        }
+        context.branches.dropLastSeq(sessionId, branchId);
+        throw new ConcurrencyError(
+          `Seq ${conflicting.seq} of branch ${JSON.stringify(branchId)} already holds another message (id ${JSON.stringify(existing?.id)}, not ${JSON.stringify(conflicting.id)}): another writer appended first. Reload the branch and retry.`,
+        );
+      }
+      rest = rest.slice(at + 1);
     }
-    context.branches.dropLastSeq(sessionId, branchId);
-    throw new ConcurrencyError(
-      `Seq ${rival.seq} of branch ${JSON.stringify(branchId)} already holds another message (id ${JSON.stringify(stored.get(rival.seq)?.id)}, not ${JSON.stringify(rival.id)}): another writer appended first. Reload the branch and retry.`,
-    );
   }
+  return ours.length;
 }
 
 /** The stored message ids at these seqs of the branch (one read). */
