@@ -37,11 +37,14 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   runtime.pendingRequests = [];
   const { store, contextProviders } = runtime.config;
   const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH);
-  for (const provider of contextProviders) {
-    await provider.onSessionClose?.({ session: runtime.session, reason, messages, agents: agentsOf(messages), store });
-  }
   const now = new Date().toISOString();
   const change: SessionChange = { status: 'closed', closedAt: now, closedReason: reason, lastActivityAt: now };
+  // Providers see the session as it is about to be stored; it is marked closed only after they all
+  // succeeded, so a failed provider (e.g. an episode that could not be saved) leaves it open for a retried close.
+  const closing = { ...runtime.session, ...change };
+  for (const provider of contextProviders) {
+    await provider.onSessionClose?.({ session: closing, reason, messages, agents: agentsOf(messages), store });
+  }
   if (runtime.state.patches.session.length > 0) change.state = runtime.state.session;
   const scope = runtime.tenantId === undefined ? {} : { tenantId: runtime.tenantId };
   try {

@@ -26,8 +26,8 @@ describe('HandoffSession', () => {
         return [{ role: 'context', content: `Recalled for "${input}"` }];
       },
       prepareModelInput: (messages) => [messages[0]!, { role: 'system', content: 'first' }, ...messages.slice(1)],
-      onSessionClose: async ({ reason, agents }) => {
-        calls.push(`close:${reason}:${agents.join('+')}`);
+      onSessionClose: async ({ reason, agents, session }) => {
+        calls.push(`close:${reason}:${agents.join('+')}:${session.status}:${session.closedReason}:${session.closedAt !== undefined}`);
       },
     };
     const shaper: ContextProvider = { name: 'shaper', prepareModelInput: async (messages) => [messages[0]!, { role: 'system', content: 'second' }, ...messages.slice(1)] };
@@ -39,8 +39,9 @@ describe('HandoffSession', () => {
     expect((await store.readMessages('s-1', 'main')).some((m) => m.role === 'context')).toBe(false);
     await session.close({ reason: 'resolved' });
     await session.close({ reason: 'again' });
-    expect(calls).toEqual(['before:Refund?', 'close:resolved:triage+billing']);
-    expect(await store.getSession('s-1')).toMatchObject({ status: 'closed', closedReason: 'resolved' });
+    expect(calls).toEqual(['before:Refund?', 'close:resolved:triage+billing:closed:resolved:true']);
+    const stored = await store.getSession('s-1');
+    expect(stored).toMatchObject({ status: 'closed', closedReason: 'resolved' });
   });
 
   it('closing while a request is pending answers the waiting call, so no tool call dangles', async () => {
