@@ -3,15 +3,15 @@
  * hands off to a specialist, who asks the user; every restore happens in a fresh "process" (a new
  * MongoStore with its own client, new agents, a new workflow), and the model's next request must
  * hold each stored message exactly once. Mirrors packages/handoff/test/handoff.restore.test.ts and
- * handoff.approval.test.ts, which run on FileStore.
+ * handoff.approval.test.ts, which run the same desks (packages/handoff/test/support/scenarioDesks.ts) on FileStore.
  */
-import { type Message, tool } from '@baton/core';
-import { HandoffBuilder, isHandoffToolName } from '@baton/handoff';
+import type { Message } from '@baton/core';
+import { isHandoffToolName } from '@baton/handoff';
 import { MongoStore } from '@baton/store-mongo';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent } from './support/handoffScenario.js';
+import { collect, danglingToolCalls, ofType } from '../packages/handoff/test/support/helpers.js';
+import { answeringDesk, approvalDesk, askingDesk } from '../packages/handoff/test/support/scenarioDesks.js';
 import { testDatabaseName } from './support/mongoServer.js';
 import { mongoTestUrl } from './support/mongoTestUrl.js';
 
@@ -37,53 +37,10 @@ function requestIds(messages: readonly { role: string; id?: string }[]): (string
   return messages.filter((m) => m.role !== 'system').map((m) => m.id);
 }
 
-/** Triage hands every user message to billing; billing asks the user CYCLES + 1 questions, then answers. */
-function openAskingDesk() {
-  const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] } : { text: 'Anything else?' }));
-  const billing = scriptedAgent('billing', (request) => {
-    const answers = request.messages.filter((m) => m.role === 'tool' && m.toolName === 'request_user_input').length;
-    if (answers < CYCLES + 1) return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: `Question ${answers + 1}?` } }] };
-    return { text: 'All sorted.' };
-  });
-  const store = openStore();
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
-  return { workflow, billing, store };
-}
-
-/** Billing's `refund` tool needs a human's approval; `refunds` records each real run. */
-function openApprovalDesk(refunds: string[]) {
-  const refund = tool({
-    name: 'refund',
-    description: 'Refunds an amount to the customer.',
-    parameters: z.object({ amount: z.number() }),
-    needsApproval: true,
-    execute: ({ amount }) => {
-      refunds.push(`refund ${amount}`);
-      return `Refunded ${amount} EUR.`;
-    },
-  });
-  const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: '?' }));
-  const billing = scriptedAgent(
-    'billing',
-    (request) => {
-      if (lastOf(request)?.role === 'user') return { toolCalls: [{ name: 'refund', arguments: { amount: 40 } }] };
-      return { text: `Done: ${request.messages.filter((m) => m.role === 'tool').map((m) => m.content).join(' | ')}` };
-    },
-    [refund],
-  );
-  const store = openStore();
-  const workflow = new HandoffBuilder().participants(triage, billing).coordinator(triage).store(store).build();
-  return { workflow, billing, store };
-}
-
-/** Triage hands every user message to billing, which answers `Answer to: <text>`; the next turn starts at triage again. */
-function openAnsweringDesk() {
-  const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] } : { text: 'How else can I help?' }));
-  const billing = scriptedAgent('billing', (request) => ({ text: `Answer to: ${request.messages.findLast((m) => m.role === 'user')?.content ?? ''}` }));
-  const store = openStore();
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).returnTo('coordinator').store(store).build();
-  return { workflow, billing, store };
-}
+/** A fresh process's view of each desk: a new MongoStore (own client), new agents, a new workflow. */
+const openAskingDesk = () => askingDesk(openStore(), CYCLES + 1);
+const openApprovalDesk = (refunds: string[]) => approvalDesk(openStore(), refunds);
+const openAnsweringDesk = () => answeringDesk(openStore());
 
 describe('the handoff runtime on MongoStore', () => {
   afterEach(async () => {

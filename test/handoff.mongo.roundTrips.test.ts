@@ -11,7 +11,7 @@ import { HandoffBuilder } from '@baton/handoff';
 import { MongoStore } from '@baton/store-mongo';
 import { type CommandStartedEvent, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, lastOf, scriptedAgent } from './support/handoffScenario.js';
+import { collect, lastOf, scriptedAgent } from '../packages/handoff/test/support/helpers.js';
 import { testDatabaseName } from './support/mongoServer.js';
 import { mongoTestUrl } from './support/mongoTestUrl.js';
 

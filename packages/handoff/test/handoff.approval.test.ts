@@ -1,39 +1,11 @@
-import { FileStore, InvalidInputError, NotFoundError, tool } from '@baton/core';
+import { FileStore, InvalidInputError, NotFoundError } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { HandoffBuilder } from '../src/index.js';
-import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
+import { collect, danglingToolCalls, ofType, tempDir } from './support/helpers.js';
+import { approvalDesk } from './support/scenarioDesks.js';
 
-/** A process's view of the desk: billing's `refund` tool needs a human's approval; `refunds` counts real runs. */
+/** A process's view of the desk: a new FileStore over the same folder, new agents, a new workflow. */
 function openDesk(directory: string, refunds: string[], askToo = false) {
-  const refund = tool({
-    name: 'refund',
-    description: 'Refunds an amount to the customer.',
-    parameters: z.object({ amount: z.number() }),
-    needsApproval: true,
-    execute: ({ amount }) => {
-      refunds.push(`refund ${amount}`);
-      return `Refunded ${amount} EUR.`;
-    },
-  });
-  const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: '?' }));
-  const billing = scriptedAgent(
-    'billing',
-    (request) => {
-      const last = lastOf(request);
-      if (last?.role === 'user') {
-        const calls = [{ id: 'refund_1', name: 'refund', arguments: { amount: 40 } }];
-        if (askToo) calls.unshift({ id: 'ask_1', name: 'request_user_input', arguments: { prompt: 'Which card?' } } as never);
-        return { toolCalls: calls };
-      }
-      const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-      return { text: `Done: ${results.join(' | ')}` };
-    },
-    [refund],
-  );
-  const store = new FileStore({ directory });
-  const workflow = new HandoffBuilder().participants(triage, billing).store(store).build();
-  return { workflow, store, billing };
+  return approvalDesk(new FileStore({ directory }), refunds, askToo);
 }
 
 describe('tool approval across a restore (Done-when 7)', () => {

@@ -2,22 +2,13 @@ import { FileStore, InMemoryStore } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HandoffBuilder, isHandoffToolName } from '../src/index.js';
 import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
+import { askingDesk } from './support/scenarioDesks.js';
 
 const CYCLES = 5;
 
 /** A fresh process's view: new FileStore, new agents, new workflow over the same folder. */
 function openDesk(directory: string) {
-  const triage = scriptedAgent('triage', (request) =>
-    lastOf(request)?.role === 'user' ? { toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] } : { text: 'Anything else?' },
-  );
-  const billing = scriptedAgent('billing', (request) => {
-    const answers = request.messages.filter((m) => m.role === 'tool' && m.toolName === 'request_user_input').length;
-    if (answers < CYCLES + 1) return { toolCalls: [{ id: `ask_${answers + 1}`, name: 'request_user_input', arguments: { prompt: `Question ${answers + 1}?` } }] };
-    return { text: 'All sorted.' };
-  });
-  const store = new FileStore({ directory });
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
-  return { workflow, billing, store };
+  return askingDesk(new FileStore({ directory }), CYCLES + 1);
 }
 
 describe('restore without duplicate context (Done-when 1)', () => {

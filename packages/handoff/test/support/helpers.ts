@@ -21,10 +21,7 @@ export function danglingToolCalls(messages: readonly Message[]): string[] {
   return [...bad, ...orphans];
 }
 
-/**
- * An agent on a responder-driven ScriptedModel. Tool calls without an id get `<agent>_<call>_<index>`,
- * so ids stay unique across agents (as a real model's are).
- */
+/** An agent on a responder-driven ScriptedModel (unscripted tool calls get ScriptedModel's unique `call_<uuidv7>` ids). */
 export function scriptedAgent(
   name: string,
   responder: ScriptedResponder,
@@ -32,12 +29,7 @@ export function scriptedAgent(
   description = `${name} specialist`,
   record = true,
 ): Agent & { model: ScriptedModel } {
-  const unique: ScriptedResponder = (request, index) => {
-    const response = responder(request, index);
-    if (response.toolCalls === undefined) return response;
-    return { ...response, toolCalls: response.toolCalls.map((call, i) => ({ id: `${name}_${index}_${i}`, ...call })) };
-  };
-  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(unique, { record }), tools }) as Agent & { model: ScriptedModel };
+  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(responder, { record }), tools }) as Agent & { model: ScriptedModel };
 }
 
 /** The last message a model request holds (after the system instructions). */
