@@ -7,7 +7,6 @@ import {
   type ModelClient,
   ModelProviderError,
   type ModelRequest,
-  type ModelStreamEvent,
   RateLimitError,
   TimeoutError,
   tool,
@@ -15,6 +14,7 @@ import {
 import { OpenAIChatModel, type OpenAIModelOptions, OpenAIResponsesModel } from '@baton/core/openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { collect } from './support/modelStreams.js';
 import { type OpenAIServer, type RecordedOpenAIRequest, reply, startOpenAIServer } from './support/openaiServer.js';
 import { runExecutor, TestJournal } from './support/testJournal.js';
 
@@ -61,12 +61,6 @@ const request = (signal?: AbortSignal): ModelRequest => ({
   tools: [],
   ...(signal === undefined ? {} : { signal }),
 });
-
-async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 /** An order-desk agent on `model`, with two tools that record the arguments they ran with. */
 function orderDesk(model: ModelClient) {

@@ -1,19 +1,8 @@
-import { ConfigurationError, type ModelMessage, type ModelStreamEvent, type ToolDefinition } from '@baton/core';
+import { ConfigurationError, type ModelMessage, } from '@baton/core';
 import { createOpenAIModel, OpenAIChatModel, OpenAIResponsesModel, RECALLED_CONTEXT_PREFIX } from '@baton/core/openai';
 import { describe, expect, it } from 'vitest';
+import { collect, lookUpOrder } from './support/modelStreams.js';
 import { reply, startOpenAIServer } from './support/openaiServer.js';
-
-async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-const lookUpOrder: ToolDefinition = {
-  name: 'look_up_order',
-  description: 'Finds an order by id.',
-  parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
-};
 
 const conversation: ModelMessage[] = [
   { role: 'system', content: 'You are the billing agent.' },
