@@ -1,4 +1,4 @@
-import { InvalidInputError, type ModelMessage, type ModelRequest, } from '@baton/core';
+import { InvalidInputError, type ModelMessage, type ModelRequest } from '@baton/core';
 import { OpenAIChatModel, RECALLED_CONTEXT_PREFIX } from '@baton/core/openai';
 import { describe, expect, it } from 'vitest';
 import { collect, lookUpOrder } from './support/modelStreams.js';

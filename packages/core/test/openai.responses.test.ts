@@ -1,4 +1,4 @@
-import { ConfigurationError, type ModelMessage, } from '@baton/core';
+import { ConfigurationError, type ModelMessage } from '@baton/core';
 import { createOpenAIModel, OpenAIChatModel, OpenAIResponsesModel, RECALLED_CONTEXT_PREFIX } from '@baton/core/openai';
 import { describe, expect, it } from 'vitest';
 import { collect, lookUpOrder } from './support/modelStreams.js';
