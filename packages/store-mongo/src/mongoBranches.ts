@@ -50,11 +50,13 @@ export async function forkBranch(context: MongoContext, sessionId: string, input
   return branch;
 }
 
+/** One read of the branch document (`undefined` when missing); see `Store.getBranch`. */
 export async function getBranch(context: MongoContext, sessionId: string, branchId: string): Promise<Branch | undefined> {
   const doc = await context.collections.branches.findOne({ _id: branchKey(assertSessionId(sessionId), assertBranchId(branchId)), sessionId });
   return doc === null ? undefined : toBranch(doc);
 }
 
+/** Every branch of the session, `main` included; see `Store.listBranches`. */
 export async function listBranches(context: MongoContext, sessionId: string): Promise<Branch[]> {
   const branches = await loadBranches(context, assertSessionId(sessionId));
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);

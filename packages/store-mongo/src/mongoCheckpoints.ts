@@ -114,6 +114,7 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
   return checkpoint;
 }
 
+/** The branch's checkpoint manifest, oldest first, read with a projection (no machine snapshots); see `Store.listCheckpoints`. */
 export async function listCheckpoints(context: MongoContext, sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
@@ -125,6 +126,7 @@ export async function listCheckpoints(context: MongoContext, sessionId: string, 
   return entries.map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
 }
 
+/** Deletes the branch's checkpoints outside the retention (the newest is kept); see `Store.pruneCheckpoints`. */
 export async function pruneCheckpoints(context: MongoContext, sessionId: string, branchId: string, retentionInput: CheckpointRetention): Promise<number> {
   const input = optionsObject('The checkpoint retention', retentionInput);
   const retention: CheckpointRetention = {};

@@ -24,6 +24,7 @@ export async function saveEpisode(context: MongoContext, input: Episode): Promis
   }
 }
 
+/** One read of the episode, `undefined` when missing or another tenant's; see `Store.getEpisode`. */
 export async function getEpisode(context: MongoContext, id: string, scope?: TenantScope): Promise<Episode | undefined> {
   const doc = await context.collections.episodes.findOne({ _id: assertValidId('episode', id), ...tenantFilter(scope) });
   return doc === null ? undefined : toEpisode(doc);

@@ -64,6 +64,7 @@ export async function createSession(context: MongoContext, input: CreateSessionI
   return session;
 }
 
+/** One read of the session, `undefined` when missing or another tenant's; see `Store.getSession`. */
 export async function getSession(context: MongoContext, id: string, scope?: TenantScope): Promise<Session | undefined> {
   const doc = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenantFilter(scope) });
   return doc === null ? undefined : toSession(doc);
@@ -123,6 +124,7 @@ export function sessionChangeSet(change: SessionChange): SessionChange {
   return set;
 }
 
+/** Sessions matching the filter, most recently active first (uses the `(tenantId, userId, lastActivityAt)` index); see `Store.listSessions`. */
 export async function listSessions(context: MongoContext, filterInput?: SessionFilter): Promise<Session[]> {
   const input = optionsObject('The session filter', filterInput);
   const filter: Filter<SessionDoc> = { ...tenantFilter(input) };
@@ -147,6 +149,7 @@ export async function deleteSession(context: MongoContext, id: string, scope?: T
   return true;
 }
 
+/** Deletes (or with `dryRun` lists) sessions idle longer than `idleFor` ms, with their documents; see `Store.deleteInactiveSessions`. */
 export async function deleteInactiveSessions(context: MongoContext, options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
   const input = optionsObject('deleteInactiveSessions options', options);
   const idleFor = assertMilliseconds('idleFor', input.idleFor);
