@@ -88,7 +88,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
       if (diff !== undefined) result.violations.push({ invariant: 'transcript-differs', detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}` });
       record(summary, result, references, print);
     }
-    print(`reference runs: ${Object.entries(summary.killPoints).map(([key, n]) => `${key} ${n} points`).join(', ')}`);
+    print(`reference runs: ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`);
     const reference: readonly TranscriptEntry[] = first.transcript;
 
     if (options.selfTest) {
@@ -101,12 +101,13 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     }
 
     const points = new Map(Object.entries(summary.killPoints));
+    const durations = new Map([...references].map(([key, result]) => [key, result.lastChildMs]));
     const plans: TrialPlan[] = [];
     if (options.killAt !== undefined) plans.push(...pairs.map(({ store, every }) => fixedPlan(store, every, options.killAt ?? [])));
-    else if (options.replaySeed !== undefined) plans.push(randomPlan(options.replaySeed, options.stores, options.modes, points));
+    else if (options.replaySeed !== undefined) plans.push(randomPlan(options.replaySeed, options.stores, options.modes, points, durations));
     else {
       if (options.exhaustive) for (const { store, every } of pairs) plans.push(...exhaustivePlans(store, every, points.get(pairKey(store, every)) ?? 0));
-      for (let i = 0; i < options.trials; i += 1) plans.push(randomPlan(options.seed + i, options.stores, options.modes, points));
+      for (let i = 0; i < options.trials; i += 1) plans.push(randomPlan(options.seed + i, options.stores, options.modes, points, durations));
     }
     print(`running ${plans.length} trials, ${Math.min(2, options.concurrency ?? 2)} at a time (seed ${options.seed}; modes ${options.modes.join(', ')}; stores ${options.stores.join(', ')}; default retention ${options.modes.map((m) => `${m} ${JSON.stringify(defaultKeep(m))}`).join(', ')})`);
     let done = 0;

@@ -29,6 +29,8 @@ export interface TrialPlan {
   /** The kill point of each child in turn; the child after the last one runs to the end. */
   kills: number[];
   delaySeed?: number;
+  /** The parent SIGKILLs child `child` `afterMs` after starting it (a kill that can land inside a store call). */
+  timedKill?: { child: number; afterMs: number };
   /** SIGKILL and restart FerretDB `afterMs` after child `child` starts (MongoStore trials). */
   bounce?: { child: number; afterMs: number };
   /** Record the label of every kill point (the uninterrupted reference runs). */
@@ -47,6 +49,8 @@ export interface TrialResult {
   retries: number;
   /** Kill points the last child passed (all of them in an uninterrupted run). */
   points: number;
+  /** How long the last child ran, in ms. */
+  lastChildMs: number;
   /** The label of each kill point (with `plan.labels`). */
   labels: string[];
   transcript: TranscriptEntry[];
@@ -83,18 +87,21 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   let crashes = 0;
   let retries = 0;
   let points = 0;
-  for (let child = 0; child < plan.kills.length + 3; child += 1) {
+  let lastChildMs = 0;
+  for (let child = 0; child < plan.kills.length + 4; child += 1) {
     const killAt = plan.kills[child] ?? 0;
     const bounce = plan.bounce?.child === child && env.ferret ? delayed(plan.bounce.afterMs, () => env.ferret?.bounce()) : undefined;
-    const outcome = await runChild(trial, killAt, child);
+    const timed = plan.timedKill?.child === child ? plan.timedKill.afterMs : undefined;
+    const outcome = await runChild(trial, killAt, child, timed);
     await bounce;
-    if (outcome.kind === 'killed' && killAt > 0) {
+    if (outcome.kind === 'killed' && (killAt > 0 || timed !== undefined)) {
       crashes += 1;
       continue;
     }
     if (outcome.kind === 'closed') {
       retries += outcome.retries;
       points = outcome.points;
+      lastChildMs = outcome.durationMs;
       break;
     }
     violations.push({ invariant: 'child-error', detail: outcome.kind === 'error' ? outcome.message : `child ${child} was killed without a kill point` });
@@ -112,11 +119,11 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   const labels = plan.labels ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean) : [];
   if (violations.length > 0) {
     await writeFile(join(dir, 'plan.json'), JSON.stringify({ plan, violations }, null, 2));
-    return { plan, violations, crashes, retries, points, labels, transcript, keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}` };
+    return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript, keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}` };
   }
   await rm(dir, { recursive: true, force: true });
   if (store.kind === 'mongo') await dropDatabase(store);
-  return { plan, violations, crashes, retries, points, labels, transcript };
+  return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript };
 }
 
 function ferretUrl(env: TrialEnvironment): string {

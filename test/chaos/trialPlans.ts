@@ -50,15 +50,23 @@ export function fixedPlan(store: StoreKind, every: CheckpointFrequency, kills: n
 /**
  * The random trial of `seed`: store and mode among those given, a retention, a first kill point
  * among the pair's `points`, in 40% of trials one or two more crashes during recovery, seeded delays,
+ * in 25% of trials a SIGKILL at a random time of one child (which can land inside a store call),
  * and in 30% of MongoStore trials a FerretDB SIGKILL + restart during one of the children.
  *
  * @param points the kill points of each pair's uninterrupted run (`pairKey` → count)
+ * @param durations how long each pair's uninterrupted child ran, in ms (for the timed kills)
  * @example
  * ```ts
  * const plan = randomPlan(17, ['file', 'mongo'], ['turn', 'step', 'manual'], points);
  * ```
  */
-export function randomPlan(seed: number, stores: readonly StoreKind[], modes: readonly CheckpointFrequency[], points: ReadonlyMap<string, number>): TrialPlan {
+export function randomPlan(
+  seed: number,
+  stores: readonly StoreKind[],
+  modes: readonly CheckpointFrequency[],
+  points: ReadonlyMap<string, number>,
+  durations: ReadonlyMap<string, number> = new Map(),
+): TrialPlan {
   const random = mulberry32(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const store = pick(stores);
@@ -80,5 +88,10 @@ export function randomPlan(seed: number, stores: readonly StoreKind[], modes: re
     delaySeed: Math.floor(random() * 2 ** 31),
   };
   if (store === 'mongo' && random() < 0.3) plan.bounce = { child: Math.floor(random() * (kills.length + 1)), afterMs: 50 + Math.floor(random() * 1500) };
+  if (random() < 0.25) {
+    const ms = durations.get(pairKey(store, every)) ?? 1500;
+    plan.timedKill = { child: Math.floor(random() * (kills.length + 1)), afterMs: Math.floor(ms * (0.3 + 0.8 * random())) };
+    plan.label += `, timed kill of child ${plan.timedKill.child} at ${plan.timedKill.afterMs} ms`;
+  }
   return plan;
 }
