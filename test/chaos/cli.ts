@@ -62,4 +62,5 @@ const summary = await runCampaign(options);
 process.stdout.write(`${formatSummary(summary, options)}\n`);
 const violations = Object.values(summary.violations).reduce((a, b) => a + b, 0);
 const missed = summary.selfTest.some((s) => !s.caught);
-process.exitCode = violations > 0 || missed ? 1 : 0;
+// Exit even if a driver socket of a failed trial is still open.
+process.exit(violations > 0 || missed ? 1 : 0);

@@ -109,7 +109,12 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   }
 
   if (plan.damage) await deleteThirdMessage(store);
-  const evidence = await readEvidence(store, trial.sideLog);
+  // Another trial may be restarting the shared FerretDB right now: give the reader a few tries.
+  let evidence = await readEvidence(store, trial.sideLog);
+  for (let attempt = 1; attempt < 10 && 'error' in evidence && store.kind === 'mongo'; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    evidence = await readEvidence(store, trial.sideLog);
+  }
   let transcript: TranscriptEntry[] = [];
   if ('error' in evidence) violations.push({ invariant: 'store-unreadable', detail: evidence.error });
   else {
@@ -122,7 +127,7 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
     return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript, keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}` };
   }
   await rm(dir, { recursive: true, force: true });
-  if (store.kind === 'mongo') await dropDatabase(store);
+  if (store.kind === 'mongo') await dropDatabase(store).catch(() => dropDatabase(store));
   return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript };
 }
 

@@ -24,7 +24,8 @@ export interface TrialConfig {
 }
 
 /**
- * Opens a new store object on the trial's data (as a fresh process would).
+ * Opens a new store object on the trial's data (as a fresh process would); a MongoStore whose
+ * indexes cannot be created is closed again before the error is thrown.
  * @example
  * ```ts
  * const store = await openTrialStore({ kind: 'file', directory: '/tmp/trial-1' });
@@ -33,6 +34,11 @@ export interface TrialConfig {
 export async function openTrialStore(store: TrialStore): Promise<Store> {
   if (store.kind === 'file') return new FileStore({ directory: store.directory });
   const mongo = new MongoStore({ url: store.url, clientOptions: { serverSelectionTimeoutMS: 15_000 } }, { dbName: store.dbName });
-  await mongo.init();
+  try {
+    await mongo.init();
+  } catch (error) {
+    await mongo.close().catch(() => {});
+    throw error;
+  }
   return mongo;
 }
