@@ -1,3 +1,4 @@
+import { raceAbort } from './abort.js';
 import type { Agent } from './agent.js';
 import type { PendingWrite } from './checkpoint.js';
 import { AbortedError, MaxStepsExceededError } from './errors.js';
@@ -130,13 +131,29 @@ export class AgentExecutor implements Executor {
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
     const stream = this.agent.model.stream({ messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal });
-    for await (const event of stream) {
-      if (event.type === 'text.delta') {
-        text += event.delta;
-        yield { type: 'message.delta', sessionId: input.sessionId, branchId: input.branchId, agent: this.agent.name, delta: event.delta };
-      } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
-      else if (event.type === 'usage') usage = addUsage(usage, event.usage);
-      else finishReason = event.finishReason;
+    // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
+    const iterator = stream[Symbol.asyncIterator]();
+    const abort = raceAbort(input.signal);
+    let done = false;
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), abort.promise]);
+        if (next.done === true) {
+          done = true;
+          break;
+        }
+        const event = next.value;
+        if (event.type === 'text.delta') {
+          text += event.delta;
+          yield { type: 'message.delta', sessionId: input.sessionId, branchId: input.branchId, agent: this.agent.name, delta: event.delta };
+        } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
+        else if (event.type === 'usage') usage = addUsage(usage, event.usage);
+        else finishReason = event.finishReason;
+      }
+    } finally {
+      abort.dispose();
+      // Not awaited: a stream that ignores its signal may never answer `return`.
+      if (!done) iterator.return?.().catch(() => undefined);
     }
     if (usage.requests === 0) usage = { ...usage, requests: 1 };
     return { text, toolCalls, usage, finishReason };
@@ -160,38 +177,54 @@ export class AgentExecutor implements Executor {
     const callInput: Parameters<typeof runToolCall>[2] = { sessionId: input.sessionId, branchId: input.branchId, signal: input.signal, state: input.state, agent: this.agent.name };
     if (input.approvals !== undefined) callInput.approvals = input.approvals;
 
-    for (const call of calls) {
-      const done = input.journal.pendingWrites.get(call.id);
-      if (done !== undefined) {
-        results.set(call.id, done);
-        continue;
+    /** Set when this step is left (cancelled, failed, or the caller stopped reading): late results are not journalled. */
+    let left = false;
+    const abort = raceAbort(input.signal);
+    try {
+      for (const call of calls) {
+        const done = input.journal.pendingWrites.get(call.id);
+        if (done !== undefined) {
+          results.set(call.id, done);
+          continue;
+        }
+        yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
+        // Each result is journalled as soon as its tool returns, not behind its siblings: a crash
+        // re-runs only tools whose result was not journalled yet (at-least-once before `tool.result`,
+        // exactly-once after it).
+        running.set(
+          call.id,
+          runToolCall(call, tools, callInput).then(async (outcome) => {
+            if (outcome.type === 'write' && !left) await input.journal.recordPendingWrite(outcome.write);
+            return { id: call.id, outcome };
+          }),
+        );
       }
-      yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
-      running.set(
-        call.id,
-        runToolCall(call, tools, callInput).then((outcome) => ({ id: call.id, outcome })),
-      );
-    }
-
-    while (running.size > 0) {
-      const { id, outcome } = await Promise.race(running.values());
-      running.delete(id);
-      if (outcome.type === 'request') {
-        requests.push(outcome.request);
-        continue;
+      // Raced with the signal, so a tool that ignores it cannot hold a cancelled turn (its result is discarded).
+      while (running.size > 0) {
+        const { id, outcome } = await Promise.race([...running.values(), abort.promise]);
+        running.delete(id);
+        if (outcome.type === 'request') {
+          requests.push(outcome.request);
+          continue;
+        }
+        results.set(id, outcome.write);
+        yield {
+          type: 'tool.result',
+          ...base,
+          agent: this.agent.name,
+          toolCallId: id,
+          toolName: outcome.write.toolName,
+          content: outcome.write.content,
+          isError: outcome.write.isError,
+          durationMs: outcome.write.durationMs,
+        };
       }
-      results.set(id, outcome.write);
-      await input.journal.recordPendingWrite(outcome.write);
-      yield {
-        type: 'tool.result',
-        ...base,
-        agent: this.agent.name,
-        toolCallId: id,
-        toolName: outcome.write.toolName,
-        content: outcome.write.content,
-        isError: outcome.write.isError,
-        durationMs: outcome.write.durationMs,
-      };
+    } finally {
+      abort.dispose();
+      if (running.size > 0) {
+        left = true;
+        for (const pending of running.values()) pending.catch(() => undefined);
+      }
     }
     if (requests.length > 0) {
       requests.sort((a, b) => calls.findIndex((c) => c.id === a.toolCallId) - calls.findIndex((c) => c.id === b.toolCallId));

@@ -16,10 +16,14 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   if (runtime.session.status === 'closed') return;
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   const last = runtime.history.last;
+  runtime.pendingRequests = [];
   if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
-    const results: NewMessage[] = last.toolCalls.map((call) => {
+    // The first result carries the close as its control: committing it closes the routing machine,
+    // so a crash from here on finishes this close on the next load (with this reason) instead of
+    // running the agent again.
+    const results: NewMessage[] = last.toolCalls.map((call, index) => {
       const write = runtime.pendingWrites.get(call.id);
-      return {
+      const result: NewMessage = {
         role: 'tool',
         agent: write?.agent ?? last.agent ?? 'unknown',
         toolCallId: call.id,
@@ -27,6 +31,8 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
         content: write?.content ?? `Cancelled: the session was closed (${reason}) before this call was answered.`,
         isError: write?.isError ?? true,
       };
+      if (index === 0) result.metadata = { control: { kind: 'end_conversation', reason } };
+      return result;
     });
     const committed = await new StoreJournal(runtime).commit(results);
     await flushMessages(runtime);
@@ -34,7 +40,6 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   }
   // Every message is stored before context providers see the history (an episode points at stored messages).
   await flushMessages(runtime);
-  runtime.pendingRequests = [];
   const { store, contextProviders } = runtime.config;
   const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH);
   const now = new Date().toISOString();
