@@ -101,7 +101,7 @@ export {
   type State,
   StateSchema,
 } from './session.js';
-export { type StateAccess, StateContainer, type StateScope } from './state.js';
+export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './state.js';
 export { FileStore, type FileStoreOptions } from './store/fileStore.js';
 export { InMemoryStore } from './store/inMemoryStore.js';
 export type {

@@ -1,12 +1,15 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   type BatonEvent,
   type Branch,
+  branchStateAt,
   type CheckpointManifestEntry,
   InvalidInputError,
   type Message,
   NotFoundError,
   type Request,
   type Session,
+  type State,
 } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
 import { closeSession } from './closeSession.js';
@@ -120,21 +123,33 @@ export class HandoffSession {
 
   /**
    * Forks this branch at `atSeq`: the new branch refers to the first `atSeq` messages (nothing is
-   * copied) and then runs on its own; its branch state starts as a copy of this branch's.
+   * copied) and then runs on its own. It sees the world as of `atSeq`, as a fork from a checkpoint
+   * does in LangGraph: its routing state is replayed from those messages, and its branch state is
+   * the state as of `atSeq`, rebuilt from the state changes the runtime logs on each message
+   * (`metadata.statePatches`, see `branchStateAt` in `@baton/core`). Session-scoped state is shared
+   * by all branches and is not forked.
    *
-   * @param options `{ atSeq, branchId }`; `atSeq` from 0 to the head seq, not between a tool call and its result
+   * @param options `{ atSeq, branchId, state? }`; `atSeq` from 0 to the head seq, not between a tool
+   *   call and its result; `state` sets the new branch's state instead (needed when this branch's
+   *   state was changed outside the runtime, so its messages do not tell its past states)
    * @returns a session object on the new branch
-   * @throws {InvalidInputError} for a seq past the head or one that splits tool calls from their results;
-   *   `ConcurrencyError` when the branch id exists
+   * @throws {InvalidInputError} for a seq past the head or one that splits tool calls from their results,
+   *   or when the state as of `atSeq` cannot be known (this branch's state was changed by other means
+   *   than its turns) and no `state` is given; `ConcurrencyError` when the branch id exists
+   * @example
+   * ```ts
+   * const retry = await session.fork({ atSeq: 4, branchId: 'retry' }); // state as it was after message 4
+   * ```
    */
-  async fork(options: { atSeq: number; branchId: string }): Promise<HandoffSession> {
+  async fork(options: { atSeq: number; branchId: string; state?: State }): Promise<HandoffSession> {
     const runtime = this.#runtime;
     await withSessionLock(runtime, this.#host.locks, async () => {
-      assertForkPoint(runtime.history.messages, options.atSeq);
+      const messages = runtime.history.messages;
+      assertForkPoint(messages, options.atSeq);
       await runtime.config.store.forkBranch(runtime.sessionId, {
         branchId: options.branchId,
         parent: { branchId: runtime.branchId, atSeq: options.atSeq },
-        state: runtime.state.branch,
+        state: options.state ?? forkState(runtime, options.atSeq),
       });
     });
     return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
@@ -205,6 +220,24 @@ const NEVER_ABORTED = new AbortController().signal;
 
 function signalOf(options: TurnOptions): AbortSignal {
   return options.signal ?? NEVER_ABORTED;
+}
+
+/**
+ * The branch state as of `atSeq`: the current state at the head, else the state rebuilt from the
+ * patches logged on the messages, once the log is shown to rebuild the current state.
+ *
+ * @throws {InvalidInputError} when the logged patches do not rebuild the current state
+ */
+function forkState(runtime: SessionRuntime, atSeq: number): State {
+  const current = runtime.state.branch;
+  const messages = runtime.history.messages;
+  if (atSeq === runtime.history.headSeq) return current;
+  if (!isDeepStrictEqual(branchStateAt(messages), current)) {
+    throw new InvalidInputError(
+      `Cannot tell the state of branch ${JSON.stringify(runtime.branchId)} as of seq ${atSeq}: its state was changed other than by its turns, so its messages do not log it. Pass fork({ atSeq, branchId, state }) with the state the new branch should start from.`,
+    );
+  }
+  return branchStateAt(messages, atSeq);
 }
 
 /** @throws {InvalidInputError} when `atSeq` is out of range or splits an assistant's tool calls from their results */

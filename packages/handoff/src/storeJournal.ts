@@ -1,4 +1,4 @@
-import { createId, isoNow, type ExecutorJournal, type Message, type NewMessage, type PendingWrite } from '@baton/core';
+import { createId, isoNow, type ExecutorJournal, type Message, type NewMessage, type PendingWrite, STATE_PATCHES_KEY } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
 import { isHandoffToolName } from './handoffTools.js';
 import { applyRoutingEffect } from './replayHistory.js';
@@ -41,12 +41,16 @@ export class StoreJournal implements ExecutorJournal {
     const head = runtime.history.headSeq;
     const now = isoNow();
     const messages = newMessages.map((message, index) => this.#stored(message, head + index + 1, now));
+    // Branch state changes made since the last commit are logged on this commit's last message, so
+    // the messages tell the branch state as of any seq (what a fork at that seq starts from).
+    const patches = runtime.state.takeNewBranchPatches();
+    const last = messages.at(-1);
+    if (patches.length > 0 && last !== undefined) last.metadata = { ...last.metadata, [STATE_PATCHES_KEY]: patches };
     runtime.history.append(messages, { stored: false });
     for (const message of messages) {
       if (message.role === 'tool' && message.toolCallId !== undefined) runtime.pendingWrites.delete(message.toolCallId);
       applyRoutingEffect(runtime.actor, message);
     }
-    const last = messages.at(-1);
     if (runtime.config.checkpointEvery === 'step' || (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))) {
       await saveCheckpoint(runtime);
     }
