@@ -3,9 +3,9 @@ import type { Agent } from './agent.js';
 import type { PendingWrite } from './checkpoint.js';
 import { AbortedError, MaxStepsExceededError } from './errors.js';
 import type { BatonEvent } from './events.js';
-import type { Executor, ExecutorInput, ExecutorOutcome } from './executor.js';
+import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from './message.js';
-import { addUsage, emptyUsage, type FinishReason, type ToolDefinition, type Usage } from './modelClient.js';
+import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from './modelClient.js';
 import type { NewRequest } from './request.js';
 import { runToolCall } from './toolCall.js';
 import type { Tool } from './tool.js';
@@ -63,7 +63,9 @@ export class AgentExecutor implements Executor {
 
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
     const tools = new Map<string, Tool>();
-    for (const t of [...this.agent.tools, ...(input.tools ?? [])]) tools.set(t.name, t);
+    const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
+    for (const t of this.agent.tools) if (allowed(t.name)) tools.set(t.name, t);
+    for (const t of input.tools ?? []) tools.set(t.name, t);
     const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
     // `input.history` may be a live array the journal appends to (the handoff runtime's is): this
     // activation reads its first `given` messages and keeps its own commits apart, without copying it.
@@ -112,7 +114,10 @@ export class AgentExecutor implements Executor {
         ? this.agent.instructions
         : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
     const base = modelMessagesOf(input.history, given);
-    const head: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? [])];
+    const head: ModelMessage[] = [{ role: 'system', content: instructions }];
+    const extra = input.turnSettings?.instructions;
+    if (extra !== undefined && extra !== '') head.push({ role: 'system', content: extra });
+    if (input.context !== undefined) head.push(...input.context);
     const messages = head.concat(
       base.length === given ? base : base.slice(0, given),
     );
@@ -130,7 +135,9 @@ export class AgentExecutor implements Executor {
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const stream = this.agent.model.stream({ messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal });
+    const request: ModelRequest = { messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal };
+    if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
+    const stream = this.agent.model.stream(request);
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
     const iterator = stream[Symbol.asyncIterator]();
     const abort = raceAbort(input.signal);
@@ -257,4 +264,12 @@ export class AgentExecutor implements Executor {
     for (const message of committed) yield { type: 'message', ...base, message };
     return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
   }
+}
+
+/** The predicate of a {@link TurnSettings.tools} filter for `agent` (everything passes without one). */
+function toolFilter(filter: TurnSettings['tools'], agent: string): (toolName: string) => boolean {
+  if (filter === undefined) return () => true;
+  if (typeof filter === 'function') return (name) => filter(name, agent);
+  const names = new Set(filter);
+  return (name) => names.has(name);
 }

@@ -32,6 +32,7 @@ export const BatonErrorCode = {
   ABORTED: 'ABORTED',
   SESSION_CLOSED: 'SESSION_CLOSED',
   BRANCH_HAS_CHILDREN: 'BRANCH_HAS_CHILDREN',
+  AMBIGUOUS_BRANCH: 'AMBIGUOUS_BRANCH',
 } as const;
 
 /** One of {@link BatonErrorCode}'s values. */
@@ -177,4 +178,28 @@ export function isBatonError(value: unknown): value is BatonError {
 /** A branch cannot be deleted because forks refer to it; pass `{ recursive: true }` to delete them too. */
 export class BranchHasChildrenError extends BatonError {
   readonly code = BatonErrorCode.BRANCH_HAS_CHILDREN;
+}
+
+/**
+ * A session with several branches was opened without naming one: Baton does not guess which
+ * conversation the caller means. `branches` lists the ids to choose from.
+ *
+ * @example
+ * ```ts
+ * try { await workflow.session({ id }); }
+ * catch (error) { if (error instanceof AmbiguousBranchError) await workflow.session({ id, branch: error.branches[0] }); }
+ * ```
+ */
+export class AmbiguousBranchError extends BatonError {
+  readonly code = BatonErrorCode.AMBIGUOUS_BRANCH;
+  constructor(
+    readonly sessionId: string,
+    readonly branches: readonly string[],
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `Session ${JSON.stringify(sessionId)} has ${branches.length} branches (${branches.map((b) => JSON.stringify(b)).join(', ')}); open it with { branch } naming one of them.`,
+      options,
+    );
+  }
 }

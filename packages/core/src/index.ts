@@ -16,6 +16,7 @@ export type { Embedder, EmbedOptions } from './embedder.js';
 export { type Episode, EpisodeSchema } from './episode.js';
 export {
   AbortedError,
+  AmbiguousBranchError,
   AuthenticationError,
   BadRequestError,
   BatonError,
@@ -55,7 +56,7 @@ export type {
   TurnCompletedEvent,
   TurnStartedEvent,
 } from './events.js';
-export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome } from './executor.js';
+export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
 export { isoNow } from './clock.js';
 export {
@@ -78,6 +79,7 @@ export {
   type ModelClient,
   type ModelRequest,
   type ModelResponse,
+  type ModelSettings,
   type ModelStreamEvent,
   type ToolDefinition,
   type Usage,

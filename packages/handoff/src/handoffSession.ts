@@ -16,6 +16,7 @@ import { closeSession } from './closeSession.js';
 import type { RequestAnswer, TurnOptions } from './handoffTypes.js';
 import type { SessionLock } from './sessionLock.js';
 import { respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import type { TurnCall } from './turnRunner.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { routingState, type RoutingStateValue } from './routingMachine.js';
 
@@ -88,12 +89,13 @@ export class HandoffSession {
   }
 
   /**
-   * Sends the user's text. An interrupted turn is finished first; while exactly one `user_input`
-   * request is pending, the text answers it.
+   * Sends the user's text (or several messages the user sent in a row, committed together as one
+   * turn's start). An interrupted turn is finished first; while exactly one `user_input` request is
+   * pending, the text answers it (several messages are joined with newlines).
    * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`)
    */
-  send(text: string, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
-    return this.#locked(() => sendText(this.#runtime, text, signalOf(options)));
+  send(text: string | readonly string[], options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => sendText(this.#runtime, text, callOf(options)));
   }
 
   /**
@@ -102,12 +104,12 @@ export class HandoffSession {
    * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
    */
   respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
-    return this.#locked(() => respondTo(this.#runtime, requestId, answer, signalOf(options)));
+    return this.#locked(() => respondTo(this.#runtime, requestId, answer, callOf(options)));
   }
 
   /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
   resume(options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
-    return this.#locked(() => resumeUnfinished(this.#runtime, signalOf(options)));
+    return this.#locked(() => resumeUnfinished(this.#runtime, callOf(options)));
   }
 
   /**
@@ -218,8 +220,12 @@ export class HandoffSession {
 /** The signal of calls made without one: never aborted, shared (creating one per call is not free). */
 const NEVER_ABORTED = new AbortController().signal;
 
-function signalOf(options: TurnOptions): AbortSignal {
-  return options.signal ?? NEVER_ABORTED;
+/** The signal and the per-turn settings of a call's options. */
+function callOf(options: TurnOptions): TurnCall {
+  const { signal, ...settings } = options;
+  const call: TurnCall = { signal: signal ?? NEVER_ABORTED };
+  if (settings.instructions !== undefined || settings.modelSettings !== undefined || settings.tools !== undefined) call.settings = settings;
+  return call;
 }
 
 /**

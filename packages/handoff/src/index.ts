@@ -37,7 +37,7 @@ export type {
   TerminationContext,
   TurnOptions,
 } from './handoffTypes.js';
-export { type HandoffRunResult, HandoffWorkflow } from './handoffWorkflow.js';
+export { type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './handoffWorkflow.js';
 export { HistoryView } from './historyView.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './mermaid.js';
 export { type ReplayResult, replayHistory, storedControl } from './replayHistory.js';

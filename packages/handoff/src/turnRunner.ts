@@ -11,6 +11,7 @@ import {
   type NewRequest,
   type PendingWrite,
   type Request,
+  type TurnSettings,
   type Usage,
 } from '@baton/core';
 import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
@@ -24,11 +25,17 @@ import type { SessionRuntime } from './sessionRuntime.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 
-/** How a turn starts: a user message, an answer to a pending request, or the resumption of an interrupted turn. */
+/** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
-  | { kind: 'message'; text: string }
+  | { kind: 'message'; texts: readonly string[] }
   | { kind: 'answer'; request: Request; answer: RequestAnswer }
   | { kind: 'resume' };
+
+/** What one call that runs a turn brings: its cancellation signal and the caller's settings for this turn only. */
+export interface TurnCall {
+  signal: AbortSignal;
+  settings?: TurnSettings;
+}
 
 /** The default text of the user message that starts an autonomous turn. */
 export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
@@ -45,11 +52,11 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * what they do, and events raised on the side (a `checkpoint` saved inside a commit, a refused
  * handoff inside a tool) wait in `runtime.queue` and are emitted before the next step event.
  */
-export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
   /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
   let ended = false;
   const { queue } = runtime;
-  const steps = turnSteps(runtime, start, signal);
+  const steps = turnSteps(runtime, start, call);
   try {
     for (;;) {
       const next = await steps.next();
@@ -89,7 +96,7 @@ type TurnEnd =
   | { kind: 'close'; reason: string };
 
 /** The steps of a turn, top to bottom: open it, run agents until one stops the turn, end it (and go on in autonomous mode). */
-async function* turnSteps(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   const journal = new StoreJournal(runtime);
   let approvals: ExecutorInput['approvals'];
@@ -98,8 +105,8 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, signal: Abo
 
   // 1. Open the turn: a user message, an answer to a request, or the resumption of an interrupted turn.
   if (start.kind === 'message') {
-    yield* openWithMessage(runtime, journal, start.text, undefined);
-    said = start.text;
+    yield* openWithMessages(runtime, journal, start.texts, undefined);
+    said = start.texts.join('\n');
   } else {
     yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
     if (start.kind === 'answer') {
@@ -121,8 +128,8 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, signal: Abo
 
   for (let turnsRun = 1; ; turnsRun += 1) {
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
-    const context = await beforeTurn(runtime, signal, said);
-    const { end, usage } = yield* runAgents(runtime, journal, signal, context, approvals);
+    const context = await beforeTurn(runtime, call.signal, said);
+    const { end, usage } = yield* runAgents(runtime, journal, call, context, approvals);
     approvals = undefined;
 
     // 3. End the turn: make it durable, then pause, close or return control to the user.
@@ -146,18 +153,23 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, signal: Abo
     // 4. Autonomous mode: the next turn starts without the user, up to its turn limit.
     const autonomous = runtime.config.autonomous;
     if (end.kind !== 'reply' || autonomous === undefined || turnsRun >= autonomous.maxTurns) return;
-    yield* openWithMessage(runtime, journal, autonomous.prompt, { autonomous: true });
+    yield* openWithMessages(runtime, journal, [autonomous.prompt], { autonomous: true });
     said = autonomous.prompt;
   }
 }
 
-/** Starts a turn with a user message: `turn.started`, then the message, committed. */
-async function* openWithMessage(runtime: SessionRuntime, journal: StoreJournal, text: string, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
+/** Starts a turn with user messages: `turn.started`, then the messages, committed together. */
+async function* openWithMessages(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  texts: readonly string[],
+  metadata: Record<string, unknown> | undefined,
+): AsyncGenerator<BatonEvent, void> {
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   runtime.actor.send({ type: 'USER_TURN' });
   yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-  const [message] = await journal.commit([metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata }]);
-  yield { type: 'message', ...base, message: message! };
+  const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
+  for (const message of messages) yield { type: 'message', ...base, message };
 }
 
 /**
@@ -169,7 +181,7 @@ async function* openWithMessage(runtime: SessionRuntime, journal: StoreJournal, 
 async function* runAgents(
   runtime: SessionRuntime,
   journal: StoreJournal,
-  signal: AbortSignal,
+  call: TurnCall,
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
 ): AsyncGenerator<BatonEvent, { end: TurnEnd; usage: Usage }> {
@@ -179,7 +191,7 @@ async function* runAgents(
     const agent = runtime.snapshot.context.activeAgent;
     const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
     yield { type: 'agent.started', ...base, agent };
-    const outcome = yield* activate(runtime, journal, signal, agent, context, approvals);
+    const outcome = yield* activate(runtime, journal, call, agent, context, approvals);
     approvals = undefined;
     usage = addUsage(usage, outcome.usage);
 
@@ -207,7 +219,7 @@ async function* runAgents(
 async function* activate(
   runtime: SessionRuntime,
   journal: StoreJournal,
-  signal: AbortSignal,
+  call: TurnCall,
   agent: string,
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
@@ -220,8 +232,9 @@ async function* activate(
     tools: runtime.toolsFor(agent),
     journal,
     state: runtime.state,
-    signal,
+    signal: call.signal,
   };
+  if (call.settings !== undefined) input.turnSettings = call.settings;
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
