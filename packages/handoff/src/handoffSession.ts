@@ -17,6 +17,7 @@ import type { RequestAnswer, TurnOptions } from './handoffTypes.js';
 import type { SessionLock } from './sessionLock.js';
 import { respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
 import type { TurnCall } from './turnRunner.js';
+import { rewindTo } from './rewind.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { routingState, type RoutingStateValue } from './routingMachine.js';
 
@@ -154,6 +155,32 @@ export class HandoffSession {
         state: options.state ?? forkState(runtime, options.atSeq),
       });
     });
+    return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
+  }
+
+  /**
+   * Goes back to checkpoint `checkpointId` of this branch and takes another path from there, on a
+   * new branch (nothing of this branch changes or is lost): the new branch refers to the messages the
+   * checkpoint covers, starts from the branch state and routing state of that moment, and keeps its
+   * unfinished work as it was saved — a turn paused on an approval there is paused again and can be
+   * answered differently; what happened after the checkpoint on this branch (tools that finished
+   * later, answers) is done again on the new one. Where `fork({ atSeq })` starts a branch
+   * between turns, `rewind` starts it at any checkpoint, mid-turn included.
+   *
+   * @param options `{ branchId }`: the new branch's id
+   * @returns a session object on the new branch
+   * @throws {NotFoundError} when this branch has no such checkpoint (see `checkpoints()`);
+   *   `ConcurrencyError` when the branch id exists; `CheckpointCorruptError` when the checkpoint is damaged
+   * @example
+   * ```ts
+   * const [paused] = (await session.checkpoints()).filter((c) => c.throughSeq === 4);
+   * const other = await session.rewind(paused!.id, { branchId: 'reject-instead' });
+   * for await (const _ of other.respond(other.pendingRequests[0]!.id, { approved: false, reason: 'too much' })) {}
+   * ```
+   */
+  async rewind(checkpointId: string, options: { branchId: string }): Promise<HandoffSession> {
+    const runtime = this.#runtime;
+    await withSessionLock(runtime, this.#host.locks, () => rewindTo(runtime, checkpointId, options.branchId));
     return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
   }
 

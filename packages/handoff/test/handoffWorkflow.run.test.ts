@@ -1,12 +1,14 @@
-import { AmbiguousBranchError, InMemoryStore, NotFoundError, tool } from '@baton/core';
-import { describe, expect, it } from 'vitest';
+import { AmbiguousBranchError, NotFoundError, tool } from '@baton/core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder } from '../src/index.js';
-import { collect, deskAgents, lastOf, scriptedAgent } from './support/helpers.js';
+import { collect, deskAgents, disposeStores, embeddedStores, lastOf, scriptedAgent } from './support/helpers.js';
 
-describe('workflow.run({ sessionId, input })', () => {
+afterAll(disposeStores);
+
+describe.each(embeddedStores())('workflow.run({ sessionId, input }) on %s', (_, makeStore) => {
   it('creates the session on the first call, continues it on the next, and persists every turn', async () => {
-    const store = new InMemoryStore();
+    const store = await makeStore();
     const { triage, billing } = deskAgents();
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).build();
     const first = await workflow.run({ sessionId: 'run-1', userId: 'u-1', input: 'I was charged twice' });
@@ -20,7 +22,7 @@ describe('workflow.run({ sessionId, input })', () => {
   });
 
   it('takes several user messages sent in a row as one turn', async () => {
-    const store = new InMemoryStore();
+    const store = await makeStore();
     const { triage, billing } = deskAgents();
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).build();
     const result = await workflow.run({ sessionId: 'run-2', input: ['hi', 'my card was charged twice'] });
@@ -36,7 +38,7 @@ describe('workflow.run({ sessionId, input })', () => {
     const lookUp = tool({ name: 'look_up_order', description: 'Looks up an order.', parameters: z.object({ id: z.string() }), execute: async () => 'shipped' });
     const refund = tool({ name: 'refund_order', description: 'Refunds an order.', parameters: z.object({ id: z.string() }), execute: async () => 'refunded' });
     const billing = scriptedAgent('billing', (request) => (lastOf(request)?.role === 'tool' ? { text: 'Done.' } : { text: 'Hello.' }), [lookUp, refund]);
-    const workflow = new HandoffBuilder({ name: 'desk' }).participants(billing).store(new InMemoryStore()).build();
+    const workflow = new HandoffBuilder({ name: 'desk' }).participants(billing).store(await makeStore()).build();
     await workflow.run({ sessionId: 'run-3', input: 'hi', instructions: 'Answer in French.', modelSettings: { temperature: 0, maxOutputTokens: 50 }, tools: ['look_up_order'] });
     const withSettings = billing.model.requests.at(-1)!;
     expect(withSettings.messages.slice(0, 2)).toEqual([
@@ -56,7 +58,7 @@ describe('workflow.run({ sessionId, input })', () => {
   });
 
   it('with create: false refuses an unknown session id and creates nothing', async () => {
-    const store = new InMemoryStore();
+    const store = await makeStore();
     const { triage, billing } = deskAgents();
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).build();
     await expect(workflow.run({ sessionId: 'typo', input: 'hi', create: false })).rejects.toThrow(NotFoundError);
@@ -65,9 +67,9 @@ describe('workflow.run({ sessionId, input })', () => {
   });
 });
 
-describe('opening a forked session without naming a branch', () => {
+describe.each(embeddedStores())('opening a forked session without naming a branch on %s', (_, makeStore) => {
   it('throws AmbiguousBranchError listing the branches; naming one opens it; a session with only main opens as before', async () => {
-    const store = new InMemoryStore();
+    const store = await makeStore();
     const { triage, billing } = deskAgents();
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).build();
     const session = await workflow.session({ id: 'amb-1' });
