@@ -15,7 +15,8 @@ import { saveCheckpoint } from './checkpointer.js';
 import { closeSession } from './closeSession.js';
 import type { RequestAnswer, TurnOptions } from './handoffTypes.js';
 import type { SessionLock } from './sessionLock.js';
-import { respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import { discardTurn } from './discardTurn.js';
+import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
 import type { TurnCall } from './turnRunner.js';
 import { rewindTo } from './rewind.js';
 import type { SessionRuntime } from './sessionRuntime.js';
@@ -111,6 +112,25 @@ export class HandoffSession {
   /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
   resume(options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
     return this.#locked(() => resumeUnfinished(this.#runtime, callOf(options)));
+  }
+
+  /**
+   * Gives up the unfinished turn (interrupted, cancelled, or paused on requests) instead of resuming
+   * it: open tool calls get a result ("Discarded" unless the step had finished them), pending requests
+   * are dropped, and the next `send` starts a fresh turn. Nothing stored is removed.
+   *
+   * @throws {InvalidInputError} when no turn is unfinished; {@link SessionClosedError} when the session is closed
+   * @example
+   * ```ts
+   * if (session.routingState !== 'idle') await session.discard(); // start over instead of finishing it
+   * ```
+   */
+  discard(): Promise<void> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, async () => {
+      assertOpen(runtime);
+      await discardTurn(runtime);
+    });
   }
 
   /**

@@ -15,6 +15,15 @@ export function storedControl(message: Message): PendingWrite['control'] {
   return control !== undefined && typeof control === 'object' && typeof control.kind === 'string' ? control : undefined;
 }
 
+/** The `metadata.control` of the first tool result that `session.discard()` commits: the turn was given up. */
+export const DISCARD_CONTROL = { kind: 'discard_turn' } as const;
+
+/** Whether a stored tool result carries {@link DISCARD_CONTROL}. */
+function isDiscardResult(message: Message): boolean {
+  const control = message.metadata?.control as { kind?: unknown } | undefined;
+  return typeof control === 'object' && control !== null && control.kind === DISCARD_CONTROL.kind;
+}
+
 /**
  * Applies the routing effect of one committed message to the routing machine. This is the only place
  * where committed history moves the machine, live and on load alike, so a checkpoint's machine is always
@@ -22,7 +31,8 @@ export function storedControl(message: Message): PendingWrite['control'] {
  * - a user message starts a turn when the machine is idle;
  * - an assistant message without tool calls answers the user (`REPLY`) while an agent is running;
  * - a tool result resumes a paused step (`RESUME`); one whose `metadata.control` is a handoff hands off
- *   (`HANDOFF`), one that ends the conversation closes the machine (`CLOSE`).
+ *   (`HANDOFF`), one that ends the conversation closes the machine (`CLOSE`), one that discards the
+ *   turn ends it without an answer (`DISCARD`).
  * Nothing happens once the machine is closed.
  *
  * @param actor a started routing actor
@@ -43,6 +53,10 @@ export function applyRoutingEffect(actor: RoutingActor, message: Message): 'repl
   }
   if (message.role !== 'tool') return undefined;
   if (state === 'awaitingRequest') actor.send({ type: 'RESUME' });
+  if (isDiscardResult(message)) {
+    actor.send({ type: 'DISCARD' });
+    return undefined;
+  }
   const control = storedControl(message);
   if (control?.kind === 'handoff' && control.target !== undefined) actor.send({ type: 'HANDOFF', target: control.target });
   if (control?.kind !== 'end_conversation') return undefined;
