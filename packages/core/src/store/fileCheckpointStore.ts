@@ -91,7 +91,10 @@ export class FileCheckpointStore {
     });
   }
 
-  /** Deletes every checkpoint created before `before`, in every session of the tenant. A damaged document is kept (its age is unknown). */
+  /**
+   * Deletes every checkpoint created before `before`, in every session of the tenant, except the
+   * newest of each branch (a paused turn's). A damaged document is kept (its age is unknown).
+   */
   async deleteOlderThan(before: string, scope: TenantScope): Promise<number> {
     let deleted = 0;
     for (const session of await this.#docs.allSessions()) {
@@ -101,7 +104,7 @@ export class FileCheckpointStore {
         const root = this.#layout.checkpointsRoot(session.id);
         for (const branchId of await readDirNames(root)) {
           const dir = join(root, branchId);
-          const entries = await listCheckpointFiles(dir);
+          const entries = (await listCheckpointFiles(dir)).slice(0, -1); // the newest stays
           const old = await mapInBatches(entries, async (entry) => {
             const checkpoint = await readCheckpointDocument(entry, session.id, branchId).catch((error: unknown) => {
               if (error instanceof CheckpointCorruptError) return undefined;

@@ -133,7 +133,12 @@ export interface CheckpointStore {
   listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]>;
   /** Deletes the branch's checkpoints outside the retention; the newest is always kept. Returns how many were deleted. */
   pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number>;
-  /** Deletes every checkpoint created before `before` (ISO-8601), across sessions. Returns how many. */
+  /**
+   * Deletes every checkpoint created before `before` (ISO-8601), across sessions (of the tenant,
+   * when given), except the newest checkpoint of each branch, however old: it is where a paused
+   * turn stands (its pending requests and finished tool results), so deleting it would invalidate
+   * the request ids and run finished tools again. Returns how many were deleted.
+   */
   deleteCheckpointsOlderThan(before: string, scope?: TenantScope): Promise<number>;
 }
 
