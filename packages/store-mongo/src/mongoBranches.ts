@@ -88,13 +88,9 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
     sessionId,
     branchId,
     expectedVersion: version,
+    set: { state },
     digest,
-    update: () =>
-      branches.findOneAndUpdate(
-        { ...filter, version },
-        { $set: { state, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ),
+    apply: (fields, lastChange) => branches.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
     read: () => branches.findOne(filter),
     notFound: () => new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`),
     stale: (current) => new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${current.version}, not ${version}, or another writer is updating it. Reload and retry.`),

@@ -84,13 +84,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
     key: id,
     sessionId: id,
     expectedVersion: version,
+    set,
     digest,
-    update: () =>
-      sessions.findOneAndUpdate(
-        { ...filter, version },
-        { $set: { ...set, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ),
+    apply: (fields, lastChange) => sessions.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
     read: () => sessions.findOne(filter),
     notFound: () => new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`),
     stale: (current) =>
