@@ -15,7 +15,7 @@ await store.init();
 const claims = store.collections.versionClaims;
 const insertOne = claims.insertOne.bind(claims);
 claims.insertOne = (async (...args: Parameters<typeof insertOne>) => {
-  const result = await insertOne(...args);
+  await insertOne(...args);
   process.stdout.write('claimed\n');
   setInterval(() => {}, 60_000); // keep the process alive until the parent kills it
   return new Promise<never>(() => {});
