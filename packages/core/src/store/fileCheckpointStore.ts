@@ -77,7 +77,8 @@ export class FileCheckpointStore {
 
   /**
    * The manifest, oldest first, from each file's manifest fields only: a file whose manifest
-   * fields cannot be read (not JSON, or missing them) is left out; one whose other fields are
+   * fields cannot be read (not JSON, missing or bad fields, or naming another session, branch or
+   * id) is left out; one whose other fields are
    * damaged is listed and throws `CheckpointCorruptError` when loaded.
    */
   async list(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
