@@ -144,7 +144,9 @@ export async function pruneCheckpoints(context: MongoContext, sessionId: string,
 
 /**
  * Sweeps the (tenant's) sessions in batches; each delete names its batch's session ids, so on a
- * sharded cluster it is routed to the shards that hold them.
+ * sharded cluster it is routed to the shards that hold them. The newest checkpoint of each branch
+ * is kept however old (a paused turn stands there): per batch, one read finds the branches with
+ * old checkpoints, one read per such branch finds its newest, and the deletes exclude those.
  */
 export async function deleteCheckpointsOlderThan(context: MongoContext, before: string, scope?: TenantScope): Promise<number> {
   const bound = assertTimestamp('before', before);
@@ -155,12 +157,21 @@ export async function deleteCheckpointsOlderThan(context: MongoContext, before: 
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const sessionId = { $in: batch };
+    batch = [];
+    const old = await collections.checkpoints.find({ sessionId, createdAt: { $lt: bound } }, { projection: { _id: 0, sessionId: 1, branchId: 1 } }).toArray();
+    if (old.length === 0) return;
+    const branches = new Map(old.map((c) => [JSON.stringify([c.sessionId, c.branchId]), c]));
+    const newest = await Promise.all(
+      [...branches.values()].map((c) =>
+        collections.checkpoints.findOne({ sessionId: c.sessionId, branchId: c.branchId }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 1, id: 1 } }),
+      ),
+    );
+    const kept = newest.filter((c) => c !== null);
     const [result] = await Promise.all([
-      collections.checkpoints.deleteMany({ sessionId, createdAt: { $lt: bound } }),
-      collections.pendingWrites.deleteMany({ sessionId, checkpointCreatedAt: { $lt: bound } }),
+      collections.checkpoints.deleteMany({ sessionId, createdAt: { $lt: bound }, _id: { $nin: kept.map((c) => c._id) } }),
+      collections.pendingWrites.deleteMany({ sessionId, checkpointCreatedAt: { $lt: bound }, checkpointId: { $nin: kept.map((c) => c.id) } }),
     ]);
     deleted += result.deletedCount;
-    batch = [];
   };
   for await (const session of sessions) {
     batch.push(session._id);

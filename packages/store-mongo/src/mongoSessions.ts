@@ -13,7 +13,7 @@ import {
   SessionSchema,
   type TenantScope,
   type UpdateOptions,
-  assertSafeMetadata,
+  assertSessionChange,
   assertSessionId,
   assertValidId,
 } from '@baton/core';
@@ -84,13 +84,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
     key: id,
     sessionId: id,
     expectedVersion: version,
+    set,
     digest,
-    update: () =>
-      sessions.findOneAndUpdate(
-        { ...filter, version },
-        { $set: { ...set, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ),
+    apply: (fields, lastChange) => sessions.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
     read: () => sessions.findOne(filter),
     notFound: () => new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`),
     stale: (current) =>
@@ -109,7 +105,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
  * @throws {InvalidInputError} for a wrong type, or unsafe metadata/state keys; {@link InvalidIdError} for an unsafe userId
  */
 export function sessionChangeSet(change: SessionChange): SessionChange {
-  const parsed = ChangeSchema.safeParse(optionsObject('The session change', change));
+  const input = optionsObject('The session change', change);
+  assertSessionChange(input);
+  const parsed = ChangeSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new InvalidInputError(`The session change is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Changeable fields: status, closedAt, closedReason, lastActivityAt, metadata, state, userId.`);
@@ -117,8 +115,6 @@ export function sessionChangeSet(change: SessionChange): SessionChange {
   const set: SessionChange = {};
   for (const [key, value] of Object.entries(parsed.data) as [keyof SessionChange, unknown][]) {
     if (value === undefined) continue;
-    if (key === 'userId') assertValidId('user', value);
-    if (key === 'metadata' || key === 'state') assertSafeMetadata(`session change ${key}`, value);
     Object.assign(set, { [key]: value });
   }
   return set;

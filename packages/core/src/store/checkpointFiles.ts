@@ -3,9 +3,10 @@
  * `<000000000001>-<checkpointId>.json` (the number is the save order, so names sort oldest first),
  * its pending writes in `<same name>.pending.jsonl`, appended one line per tool result.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
+import { z } from 'zod';
+import { type Checkpoint, type CheckpointManifestEntry, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
 import { CheckpointCorruptError, StoreError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, writeFileAtomic } from './fileIo.js';
@@ -60,6 +61,59 @@ export async function readCheckpointDocument(entry: CheckpointFile, sessionId: s
     );
   }
   return checkpoint;
+}
+
+/** The manifest fields of a checkpoint document, and where it belongs; the rest of the document is not looked at. */
+const ManifestFieldsSchema = z.object({
+  id: z.string(),
+  parentId: z.string().nullable(),
+  sessionId: z.string(),
+  branchId: z.string(),
+  step: z.number().int().nonnegative(),
+  throughSeq: z.number().int().nonnegative(),
+  createdAt: z.string(),
+});
+
+/** A checkpoint file as the manifest and retention see it. */
+export interface CheckpointFileManifest {
+  entry: CheckpointFile;
+  /** The manifest entry; `undefined` when the file is damaged so that its manifest fields cannot be read. */
+  manifest: CheckpointManifestEntry | undefined;
+  /** `manifest.createdAt`, or for a damaged file its modification time (the file is written once). */
+  createdAt: string;
+}
+
+/**
+ * Reads a checkpoint file's manifest fields without validating the rest of the document, so a
+ * damaged checkpoint never blocks the manifest or pruning of the others (it throws
+ * `CheckpointCorruptError` only when it is loaded).
+ * @returns `undefined` when the file is gone (deleted by a concurrent prune)
+ */
+export async function readCheckpointManifest(entry: CheckpointFile, sessionId: string, branchId: string): Promise<CheckpointFileManifest | undefined> {
+  let text: string;
+  try {
+    text = await readFile(entry.file, 'utf8');
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = undefined;
+  }
+  const parsed = ManifestFieldsSchema.safeParse(data);
+  if (parsed.success && parsed.data.id === entry.id && parsed.data.sessionId === sessionId && parsed.data.branchId === branchId) {
+    const { id, parentId, step, throughSeq, createdAt } = parsed.data;
+    return { entry, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
+  }
+  try {
+    return { entry, manifest: undefined, createdAt: (await stat(entry.file)).mtime.toISOString() };
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
 }
 
 /** Parses one pending-write line. */

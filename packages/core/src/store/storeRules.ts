@@ -9,7 +9,7 @@ import { BranchHasChildrenError, ConcurrencyError, InvalidInputError, NotFoundEr
 import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../message.js';
 import { assertSafeMetadata } from '../metadata.js';
-import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
+import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
@@ -53,8 +53,32 @@ export function newSession(input: CreateSessionInput): Session {
   return session;
 }
 
+/**
+ * Validates branch state for `forkBranch` and `updateBranch` (the same key rules as metadata:
+ * no `$` or `.` keys, no `__proto__`, `constructor` or `prototype` at any depth).
+ * @param where names the field, for the message (`'branch.state'`)
+ * @returns a copy of `state`, sharing nothing with it
+ * @throws {InvalidInputError} naming the first bad key
+ */
+export function branchState(state: State, where = 'branch.state'): State {
+  return cloneData(assertSafeMetadata(where, state));
+}
+
 /** The fields `updateSession` may change; anything else in a change object is ignored. */
 const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivityAt', 'metadata', 'state', 'userId'] as const;
+
+/**
+ * Validates the keys of a session change that every store checks the same way, on the caller's
+ * object as given (before any schema parse could drop a key): safe metadata and state keys (see
+ * {@link assertSafeMetadata}) and a safe `userId`.
+ * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
+ */
+export function assertSessionChange(change: SessionChange): void {
+  if (change === null || typeof change !== 'object') return;
+  if (change.metadata !== undefined) assertSafeMetadata('session.metadata', change.metadata);
+  if (change.state !== undefined) assertSafeMetadata('session.state', change.state);
+  if (change.userId !== undefined) assertValidId('user', change.userId);
+}
 
 /**
  * The session after `change`: only the changeable fields are taken (never `id`, `tenantId` or
@@ -66,14 +90,13 @@ const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivity
  * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
  */
 export function applySessionChange(session: Session, change: SessionChange): Session {
+  assertSessionChange(change);
   // `{ ...session, version }` in two steps: V8 runs a spread followed by more keys in a slow path.
   const next: Session = Object.hasOwn(session, '__proto__') ? { ...session } : Object.assign({}, session);
   next.version = session.version + 1;
   for (const key of SESSION_CHANGE_KEYS) {
     const value = change[key];
     if (value === undefined) continue;
-    if (key === 'metadata' || key === 'state') assertSafeMetadata(`session.${key}`, value);
-    if (key === 'userId') assertValidId('user', value);
     (next as unknown as Record<string, unknown>)[key] = cloneData(value);
   }
   return next;
