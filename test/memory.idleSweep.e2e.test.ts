@@ -117,4 +117,30 @@ describe.each(stores)('the idle sweep on sessions paused by the handoff runtime 
     expect(await store.getSession('waiting')).toMatchObject({ status: 'active' });
     expect(await store.readMessages('waiting', 'main')).toEqual(before);
   });
+  it('a sweep that answered the open calls but failed to close: the next opener closes the session instead of running the agent again', async () => {
+    const store = await open();
+    const { workflow } = askingDesk(store, 2);
+    const session = await workflow.session({ id: 'half-swept', userId: 'u-1' });
+    await collect(session.send('I was charged twice for order 1234'));
+    // The sweep's close write fails after its results were appended (a crash between the two).
+    const failingClose = new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop !== 'updateSession') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<Store['updateSession']>) => {
+          if (args[1].status === 'closed') throw new Error('lost the connection');
+          return (value as Store['updateSession']).apply(target, args);
+        };
+      },
+    });
+    await expect(sweep(failingClose)).rejects.toThrow('lost the connection');
+    expect((await store.getSession('half-swept'))?.status).toBe('active');
+    const before = (await store.readMessages('half-swept', 'main')).length;
+
+    const reopened = await askingDesk(store, 2).workflow.session({ id: 'half-swept', userId: 'u-1' });
+    await collect(reopened.resume());
+    expect((await store.getSession('half-swept'))?.status).toBe('closed');
+    expect((await store.readMessages('half-swept', 'main')).length).toBe(before); // no agent ran
+    expect(danglingToolCalls(await store.readMessages('half-swept', 'main'))).toEqual([]);
+  });
 });

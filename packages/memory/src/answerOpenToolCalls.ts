@@ -31,7 +31,7 @@ export async function findOpenToolCalls(store: Store, sessionId: string): Promis
 
 /**
  * Gives each open tool call a result before the session is closed, so committed history keeps
- * every tool call answered (DESIGN.md invariant 3): the call's finished result when the branch's
+ * every tool call answered (docs/architecture.md invariant 3): the call's finished result when the branch's
  * newest checkpoint holds one (a pending write: the tool ran, so it is kept and never runs again),
  * otherwise an error result `The conversation was closed before this was answered (<reason>).`
  * (a question the user never answered, an approval nobody gave: the tool did not run).
@@ -61,6 +61,9 @@ export async function answerOpenToolCalls(store: Store, sessionId: string, open:
         createdAt: now.toISOString(),
       };
       if (write !== undefined) result.durationMs = write.durationMs;
+      // The close travels with the results: a handoff runtime that loads the session before the
+      // sweep has closed it (a crash in between) closes it instead of running the agent again.
+      if (index === 0) result.metadata = { control: { kind: 'end_conversation', reason } };
       return result;
     });
     await store.appendMessages(sessionId, branch.branchId, results);
