@@ -16,7 +16,7 @@ export function storedControl(message: Message): PendingWrite['control'] {
 }
 
 /**
- * Brings the routing machine up to date with messages committed after its snapshot (DESIGN.md
+ * Brings the routing machine up to date with messages committed after its snapshot (docs/architecture.md
  * invariant 6, deterministic replay): a user message starts a turn, a tool result with
  * `metadata.control` of kind `handoff` hands off, an assistant message without tool calls answers
  * the user, and tool results after a paused step resume it. Used when loading a session whose newest
