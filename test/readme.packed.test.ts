@@ -4,8 +4,9 @@
  * their `workspace:*` ranges to the real versions), a new project is made with `npm init -y` and
  * `npm pkg set type=module`, the tarballs, zod and tsx are installed with npm, and the README's code
  * block, extracted from README.md, is run with tsx. Without `"type": "module"` the same file fails
- * on its top-level await, as the README warns. This installs from the npm registry (or npm's cache)
- * and takes about a minute.
+ * on its top-level await, as the README warns. Each package (and core's subpaths) also loads under
+ * plain Node from its `dist`. This installs from the npm registry (or npm's cache) and takes one to
+ * two minutes.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -99,4 +100,21 @@ test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewro
   expect(existsSync(join(app, 'node_modules', '@baton', 'handoff', 'node_modules', '@baton', 'core'))).toBe(false);
   const core = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'core', 'package.json'), 'utf8')) as { version: string };
   expect(core.version).toBe('0.1.0');
+});
+
+test('every packed package loads under plain Node from its built dist, subpaths included', async () => {
+  const probe = [
+    "const core = await import('@baton/core');",
+    "const openai = await import('@baton/core/openai');",
+    "const testing = await import('@baton/core/testing');",
+    "const handoff = await import('@baton/handoff');",
+    "const memory = await import('@baton/memory');",
+    "const mongo = await import('@baton/store-mongo');",
+    'console.log([typeof core.FileStore, typeof openai.OpenAIChatModel, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder, typeof memory.EpisodicMemory, typeof mongo.MongoStore].join());',
+    "console.log(import.meta.resolve('@baton/handoff'));",
+  ].join('\n');
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
+  const [types, resolved] = stdout.trim().split('\n');
+  expect(types).toBe('function,function,function,function,function,function');
+  expect(resolved).toMatch(/\/node_modules\/@baton\/handoff\/dist\/index\.js$/);
 });
