@@ -41,7 +41,7 @@ function modelMessagesOf(history: readonly Message[], length: number): readonly 
  * Runs an {@link Agent}: model → tool calls (several in one response run concurrently; results are
  * committed in call order) → model … until a final answer, a handoff, a request or the end of the
  * conversation. A step interrupted by a crash resumes from the history and the journal's pending
- * writes: a finished tool call is never run again (DESIGN.md invariant 4).
+ * writes: a finished tool call is never run again (docs/architecture.md invariant 4).
  *
  * @example
  * ```ts

@@ -4,7 +4,7 @@ import { RequestSchema } from './request.js';
 
 /**
  * A tool result finished in the current, unfinished step, saved before its sibling calls finish so
- * that recovery never runs a finished tool again (DESIGN.md invariant 4).
+ * that recovery never runs a finished tool again (docs/architecture.md invariant 4).
  */
 export const PendingWriteSchema = z.object({
   toolCallId: z.string(),
@@ -36,7 +36,7 @@ export type StatePatch = z.infer<typeof StatePatchSchema>;
 export const CHECKPOINT_SCHEMA_VERSION = 1;
 
 /**
- * Where an unfinished turn stands (DESIGN.md). `machine` is the routing machine's persisted
+ * Where an unfinished turn stands (docs/architecture.md). `machine` is the routing machine's persisted
  * snapshot (JSON); `throughSeq` is the last message of the branch the checkpoint covers; messages
  * are never copied into it, so its size does not grow with the conversation.
  */

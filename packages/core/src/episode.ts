@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What episodic memory keeps of a closed session (DESIGN.md): who, when, why it closed, which
+ * What episodic memory keeps of a closed session (docs/architecture.md): who, when, why it closed, which
  * agents took part, a user/assistant transcript, a summary, keywords, optionally an embedding.
  * One episode per session: its `id` is conventionally the session id, so a repeated save is a no-op.
  */

@@ -21,7 +21,7 @@ export const ToolCallSchema = z.object({
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 /**
- * A stored message (DESIGN.md vocabulary). `seq` is its position in its branch, from 1; the store
+ * A stored message (docs/architecture.md vocabulary). `seq` is its position in its branch, from 1; the store
  * keeps each `(sessionId, branchId, seq)` once. Tool results carry `toolCallId`, `toolName` and
  * `isError`. `createdAt` is an ISO-8601 UTC timestamp.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Where a paused turn stands in its branch: the first `throughSeq` messages of `branchId`.
- * A request holds this reference, never a copy of the messages (DESIGN.md invariant 1).
+ * A request holds this reference, never a copy of the messages (docs/architecture.md invariant 1).
  */
 export const ConversationRefSchema = z.object({ branchId: z.string(), throughSeq: z.number().int().nonnegative() });
 /** `{ branchId, throughSeq }`. */

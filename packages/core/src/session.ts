@@ -6,7 +6,7 @@ export const StateSchema = z.record(z.string(), z.unknown());
 export type State = z.infer<typeof StateSchema>;
 
 /**
- * One conversation (DESIGN.md). `version` starts at 1 and grows by one with each update; updates
+ * One conversation (docs/architecture.md). `version` starts at 1 and grows by one with each update; updates
  * compare-and-set it. Timestamps are ISO-8601 UTC strings.
  */
 export const SessionSchema = z.object({

@@ -30,7 +30,7 @@ export interface SessionHost {
 
 /**
  * One conversation on one branch, from `workflow.session()`. Calls that run turns return async
- * iterables of events (DESIGN.md "Events") that end with `turn.completed` once everything of the
+ * iterables of events (docs/architecture.md "Events") that end with `turn.completed` once everything of the
  * turn is durable, or with a fatal `error` event followed by the thrown error. Two calls on the same
  * session branch never interleave: within a process the second waits for the first; across
  * processes the loser gets a `ConcurrencyError` and writes nothing. A stream holds the session's

@@ -38,7 +38,7 @@ export interface RoutingConfig {
 }
 
 /**
- * Builds the routing machine of DESIGN.md: `idle` → `running` → (`running` after a `HANDOFF`,
+ * Builds the routing machine of docs/architecture.md: `idle` → `running` → (`running` after a `HANDOFF`,
  * `awaitingRequest`, or `idle` after a `REPLY`); `closed` is final. It is pure: no I/O, no model
  * calls. Guards and the return policy close over `config`, so the persisted snapshot holds only
  * the five context fields and the state value (about 200 bytes).

@@ -11,7 +11,7 @@ export async function collect(stream: AsyncIterable<BatonEvent>): Promise<BatonE
   return events;
 }
 
-/** Tool call ids in `messages` that do not have exactly one tool result (DESIGN.md invariant 3). */
+/** Tool call ids in `messages` that do not have exactly one tool result (docs/architecture.md invariant 3). */
 export function danglingToolCalls(messages: readonly Message[]): string[] {
   const results = new Map<string, number>();
   for (const m of messages) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, (results.get(m.toolCallId) ?? 0) + 1);
