@@ -1,7 +1,7 @@
 /**
  * The idle sweep (`closeIdleSessions`) on sessions the real handoff runtime paused on a request:
  * a question to the user (`user_input`) or a tool waiting for a human's approval (`tool_approval`).
- * Closing such a session must not leave the request's tool call without a result (DESIGN.md
+ * Closing such a session must not leave the request's tool call without a result (docs/architecture.md
  * invariant 3): by default the sweep answers each open call with an error result ("the
  * conversation was closed before this was answered") and then closes; with
  * `pendingRequests: 'skip'` it leaves such sessions open.
