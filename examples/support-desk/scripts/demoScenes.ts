@@ -50,16 +50,12 @@ export const SCENES: readonly Scene[] = [
   {
     flow: 'manage_account',
     subflow: 'status_service_added',
-    count: 2,
+    count: 3,
     openings: [
-      'This is Crystal Minh. There is a premium service on my account that I never signed up for, and I am being billed for it.',
+      'This is Crystal Minh. A premium service was added to my account without asking me, and now I am being charged for the service.',
       'Somebody added an extra service to my account and now I see a charge for it. I did not ask for that service.',
+      'A service got added to my account without my permission and I was billed for it. Please remove the service.',
     ],
-  },
-  {
-    flow: 'manage_account',
-    subflow: 'status_service_removed',
-    openings: ['A service I pay for has disappeared from my account. I want it put back on.'],
   },
   {
     flow: 'manage_account',
