@@ -3,6 +3,8 @@ import { isBatonError } from '@baton/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { chatCommand } from './chatCommand.js';
 import { DEFAULT_STORE_DIR } from './deskStore.js';
+import { ABCD_SPLITS } from './abcdImport.js';
+import { importCommand } from './importCommand.js';
 import { replayCommand } from './replayCommand.js';
 
 const count = (name: string) => (value: string) => {
@@ -77,6 +79,23 @@ program
       user: options.user,
       ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
       ...(options.session === undefined ? {} : { session: options.session }),
+    });
+  });
+
+program
+  .command('import')
+  .description("Convert one split of ABCD's public release (abcd_v1.1.json.gz, github.com/asappresearch/abcd) into the desk's JSON Lines format.")
+  .argument('<file>', 'abcd_v1.1.json.gz', callerPath)
+  .addOption(new Option('--split <split>', 'which split').choices([...ABCD_SPLITS]).makeOptionMandatory())
+  .option('--per-flow <n>', 'keep n conversations per flow (a deterministic sample by sha256 of the id)', count('--per-flow'))
+  .option('--out <file>', 'where to write (default abcd-<split>.jsonl, or abcd-<split>-<count>.jsonl with --per-flow, in the current folder)', callerPath)
+  .action(async (file: string, options) => {
+    await importCommand({
+      file,
+      split: options.split,
+      directory: process.env.INIT_CWD ?? process.cwd(),
+      ...(options.perFlow === undefined ? {} : { perFlow: options.perFlow }),
+      ...(options.out === undefined ? {} : { out: options.out }),
     });
   });
 
