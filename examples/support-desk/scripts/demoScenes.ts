@@ -59,81 +59,57 @@ export const SCENES: readonly Scene[] = [
   },
   {
     flow: 'manage_account',
-    subflow: 'status_shipping_question',
-    openings: ['My account still shows the standard shipping plan but I upgraded it last week. Can you check my account settings?'],
-  },
-  {
-    flow: 'manage_account',
-    subflow: 'status_credit_missing',
-    openings: ['I was promised store credit on my account for a late delivery and it is not showing up in my account balance.'],
-  },
-  {
-    flow: 'manage_account',
     subflow: 'manage_change_address',
-    openings: ['I moved recently and I need to change the address on my account.'],
-  },
-  {
-    flow: 'manage_account',
-    subflow: 'manage_payment_method',
-    openings: ['I want to switch the payment method on my account from my credit card to paypal.'],
+    count: 3,
+    openings: [
+      'I moved recently and I need to change the address on my account.',
+      'Can you update my account with my new home address? I just moved.',
+      'The address on my account profile is old, I want to change it to where I live now.',
+    ],
   },
   {
     flow: 'manage_account',
     subflow: 'manage_change_phone',
-    openings: ['Can you update the phone number on my account? My old number is disconnected.'],
+    count: 2,
+    openings: ['Can you update the phone number on my account? My old number is disconnected.', 'I got a new phone number and want to change it on my account.'],
   },
   // order_issue
   {
     flow: 'order_issue',
-    subflow: 'status_mystery_fee',
-    openings: ['There is an extra fee on my order that nobody explained. What is this charge on my order for?'],
+    subflow: 'manage_cancel',
+    count: 3,
+    openings: [
+      'I need to cancel an order I placed yesterday, I ordered the wrong thing.',
+      'Please cancel my order, I changed my mind and want my money back.',
+      'Is it too late to cancel the order I just placed? I do not want it anymore.',
+    ],
   },
   {
     flow: 'order_issue',
     subflow: 'status_delivery_time',
-    openings: ['I placed an order a few days ago and I want to know when the order will be delivered.'],
+    count: 3,
+    openings: [
+      'I placed an order a few days ago and I want to know when the order will be delivered.',
+      'When will my order arrive? I need it before the weekend.',
+      'How long until my order gets here? The order page does not show a delivery date.',
+    ],
   },
   {
     flow: 'order_issue',
     subflow: 'status_payment_method',
-    openings: ['I paid for my order with my debit card but the order says paypal. Can you fix the payment on the order?'],
-  },
-  {
-    flow: 'order_issue',
-    subflow: 'status_quantity',
-    openings: ['I only wanted one {product} but my order went through for two of them.'],
-  },
-  {
-    flow: 'order_issue',
-    subflow: 'manage_upgrade',
-    openings: ['I would like to upgrade my order to faster shipping, is it too late to change the order?'],
-  },
-  {
-    flow: 'order_issue',
-    subflow: 'manage_downgrade',
-    openings: ['Please take the express option off my order, regular shipping is fine for this order.'],
-  },
-  {
-    flow: 'order_issue',
-    subflow: 'manage_create',
-    openings: ['I want to add a {product} to the order I placed this morning, can you change my order?'],
-  },
-  {
-    flow: 'order_issue',
-    subflow: 'manage_cancel',
-    openings: ['I need to cancel an order I placed yesterday, I ordered the wrong thing.'],
+    count: 2,
+    openings: ['I paid for my order with my debit card but the order says paypal. Can you fix the payment on the order?', 'The wrong payment method is on my order, I meant to use my credit card.'],
   },
   // product_defect
   {
     flow: 'product_defect',
     subflow: 'refund_initiate',
-    count: 2,
-    openings: ['I want my money back for the {product} I bought, it fell apart after one wear.', 'The {product} I received is damaged and I would like a refund please.'],
-  },
-  {
-    flow: 'product_defect',
-    subflow: 'refund_update',
-    openings: ['I asked for a refund on a {product} but I want it to go to my credit card instead of a gift card.'],
+    count: 3,
+    openings: [
+      'I want my money back for the {product} I bought, it fell apart after one wear.',
+      'The {product} I received is damaged and I would like a refund please.',
+      'The zipper on my {product} broke the first day. I want a refund for it.',
+    ],
   },
   {
     flow: 'product_defect',
@@ -143,59 +119,40 @@ export const SCENES: readonly Scene[] = [
   },
   {
     flow: 'product_defect',
-    subflow: 'return_stain',
-    openings: ['The {product} arrived with a big stain on it. I want to return it.'],
-  },
-  {
-    flow: 'product_defect',
-    subflow: 'return_color',
-    openings: ['The {product} I got is a totally different color from the picture, so I want to send it back.'],
-  },
-  {
-    flow: 'product_defect',
     subflow: 'return_size',
-    openings: ['The {product} I ordered is the wrong size, way too small. How do I return it?'],
+    count: 3,
+    openings: [
+      'The {product} I ordered is the wrong size, way too small. How do I return it?',
+      'I need to return a {product}, it is two sizes too big.',
+      'The {product} does not fit at all. Can I send it back for a return?',
+    ],
   },
   // purchase_dispute
   {
     flow: 'purchase_dispute',
     subflow: 'bad_price_competitor',
-    openings: ['I just saw the same {product} for a lot less at another store. Can you match the competitor price?'],
-  },
-  {
-    flow: 'purchase_dispute',
-    subflow: 'bad_price_yesterday',
-    openings: ['I bought a {product} yesterday and today the price dropped. I want the difference back.'],
-  },
-  {
-    flow: 'purchase_dispute',
-    subflow: 'out_of_stock_general',
-    openings: ['Everything I want to buy is out of stock. When will you have things in stock again?'],
-  },
-  {
-    flow: 'purchase_dispute',
-    subflow: 'out_of_stock_one_item',
-    openings: ['The {product} I want is sold out in my size. Can you get me one anyway?'],
+    count: 3,
+    openings: [
+      'I just saw the same {product} for a lot less at another store. Can you match the competitor price?',
+      'A competitor sells this {product} cheaper than you do. I want a price match.',
+      'Why is your price so much higher than the other shop down the street? Do you match prices?',
+    ],
   },
   {
     flow: 'purchase_dispute',
     subflow: 'promo_code_invalid',
-    openings: ['The promo code I got by email says invalid when I try it at checkout.'],
+    count: 3,
+    openings: [
+      'The promo code I got by email says invalid when I try it at checkout.',
+      'My discount code is not being accepted, it keeps saying the promo code is invalid.',
+      'I have a coupon code from your newsletter but checkout rejects the code.',
+    ],
   },
   {
     flow: 'purchase_dispute',
-    subflow: 'promo_code_out_of_date',
-    openings: ['My discount code expired before I could use it. Can I still get the discount on my purchase?'],
-  },
-  {
-    flow: 'purchase_dispute',
-    subflow: 'mistimed_billing_already_returned',
-    openings: ['I was billed for a {product} that I already returned. Why was I charged for it?'],
-  },
-  {
-    flow: 'purchase_dispute',
-    subflow: 'mistimed_billing_never_bought',
-    openings: ['There is a charge on my statement for something I never bought from you. I want the charge removed.'],
+    subflow: 'out_of_stock_one_item',
+    count: 2,
+    openings: ['The {product} I want is sold out in my size. Can you get me one anyway?', 'Your site says the {product} is out of stock. Will it come back or can you order it for me?'],
   },
   // shipping_issue
   {
@@ -275,35 +232,25 @@ export const SCENES: readonly Scene[] = [
   // subscription_inquiry
   {
     flow: 'subscription_inquiry',
-    subflow: 'status_active',
-    openings: ['Is my subscription still active? I am not sure if it renewed.'],
-  },
-  {
-    flow: 'subscription_inquiry',
     subflow: 'status_due_amount',
-    count: 2,
-    openings: ['How much do I owe on my subscription this month?', 'What is the amount due on my annual subscription bill?'],
-  },
-  {
-    flow: 'subscription_inquiry',
-    subflow: 'status_due_date',
-    openings: ['When is my next subscription payment due?'],
-  },
-  {
-    flow: 'subscription_inquiry',
-    subflow: 'manage_pay_bill',
-    openings: ['I would like to pay my subscription bill now, can you take the payment?'],
-  },
-  {
-    flow: 'subscription_inquiry',
-    subflow: 'manage_extension',
-    openings: ['Can I get a few more days to pay my subscription? I get paid next week.'],
+    count: 3,
+    openings: ['How much do I owe on my subscription this month?', 'What is the amount due on my annual subscription bill?', 'Can you tell me how much my subscription payment will be?'],
   },
   {
     flow: 'subscription_inquiry',
     subflow: 'manage_dispute_bill',
+    count: 3,
+    openings: [
+      'My subscription bill is higher than it should be, I want to dispute the bill.',
+      'I was charged twice for my subscription this month.',
+      'The subscription fee on my bill is wrong and I want that charge refunded.',
+    ],
+  },
+  {
+    flow: 'subscription_inquiry',
+    subflow: 'manage_pay_bill',
     count: 2,
-    openings: ['My subscription bill is higher than it should be, I want to dispute the bill.', 'I was charged twice for my subscription this month.'],
+    openings: ['I would like to pay my subscription bill now, can you take the payment?', 'Can I pay off my subscription balance over the chat?'],
   },
   // troubleshoot_site
   {

@@ -28,7 +28,7 @@ describe('loadConversations', () => {
     expect([...perFlow.keys()].sort()).toEqual([...ontology.flows].sort());
     expect([...perFlow.values()]).toEqual(Array(10).fill(8));
     expect(conversations.every((c) => ontology.flowOf(c.subflow) === c.flow)).toBe(true);
-    expect(new Set(conversations.map((c) => c.subflow)).size).toBeGreaterThanOrEqual(45);
+    expect(new Set(conversations.map((c) => c.subflow)).size).toBeGreaterThanOrEqual(30);
     // Some customers only greet at first and say what they need in their second message.
     const greetingFirst = conversations.filter((c) => /^(hi|hello|hey)\b/i.test(customerMessages(c)[0] ?? '') && customerMessages(c)[0]!.length < 20);
     expect(greetingFirst.length).toBeGreaterThanOrEqual(5);
