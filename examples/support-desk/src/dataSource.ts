@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '@baton/core';
 
@@ -30,6 +30,8 @@ export interface ResolveDataOptions {
   env?: string | undefined;
   /** The repository root the ABCD sample is looked for beside (default {@link REPOSITORY_ROOT}). */
   root?: string;
+  /** The folder a relative `BATON_ABCD` is taken from (default: `INIT_CWD`, the folder `pnpm` was run in, else the current folder). */
+  cwd?: string;
 }
 
 const exists = async (path: string) => stat(path).catch(() => undefined);
@@ -46,7 +48,7 @@ function labelOf(file: string, origin: DataSource['origin']): string {
  * sample kept beside the repository by the project's CI, when it is there; else the demo
  * conversations shipped with the example ({@link DEMO_DATA_FILE}).
  *
- * @param options `{ data?, env?, root? }`
+ * @param options `{ data?, env?, root?, cwd? }`
  * @returns `{ file, origin, label }`; a `--data` file is returned as given (loading it reports a missing file)
  * @throws {NotFoundError} when `BATON_ABCD` names nothing, or a folder without `abcd-dev-400.jsonl`
  *   and with no or several `*.jsonl` files
@@ -59,7 +61,7 @@ export async function resolveDataSource(options: ResolveDataOptions = {}): Promi
   if (options.data !== undefined) return { file: options.data, origin: 'option', label: labelOf(options.data, 'option') };
   const env = 'env' in options ? options.env : process.env.BATON_ABCD;
   if (env !== undefined && env.trim() !== '') {
-    const file = await fileInEnv(env);
+    const file = await fileInEnv(resolve(options.cwd ?? process.env.INIT_CWD ?? process.cwd(), env));
     return { file, origin: 'env', label: labelOf(file, 'env') };
   }
   const sample = join(options.root ?? REPOSITORY_ROOT, '..', 'shared', 'data', 'abcd', ABCD_SAMPLE_NAME);

@@ -49,6 +49,8 @@ describe('resolveDataSource', () => {
     await writeFile(join(single, 'notes.txt'), 'not data');
     await writeFile(join(single, 'abcd-test-100.jsonl'), '');
     expect(await resolveDataSource({ env: single, root: bare })).toMatchObject({ file: join(single, 'abcd-test-100.jsonl'), origin: 'env' });
+    // A relative BATON_ABCD is taken from the folder the command was run in.
+    expect(await resolveDataSource({ env: 'single', cwd: dir, root: bare })).toMatchObject({ file: join(single, 'abcd-test-100.jsonl'), origin: 'env' });
   });
 
   it('refuses a BATON_ABCD that names nothing usable, saying what it should name', async () => {
