@@ -25,6 +25,7 @@ export {
   CheckpointCorruptError,
   ConcurrencyError,
   ConfigurationError,
+  DocumentCorruptError,
   InvalidIdError,
   InvalidInputError,
   isBatonError,
@@ -58,6 +59,7 @@ export type {
 export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
 export { isoNow } from './clock.js';
+export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {
   type Message,
   type MessageRole,
@@ -104,6 +106,22 @@ export {
 export { type StateAccess, StateContainer, type StateScope } from './state.js';
 export { FileStore, type FileStoreOptions } from './store/fileStore.js';
 export { InMemoryStore } from './store/inMemoryStore.js';
+export {
+  assertSessionChange,
+  assertWritable,
+  type CheckedDocument,
+  checkBranch,
+  checkEpisode,
+  checkMessage,
+  checkSession,
+  type DocumentProblem,
+  parseStoredBranch,
+  parseStoredCheckpoint,
+  parseStoredEpisode,
+  parseStoredMessage,
+  parseStoredPendingWrite,
+  parseStoredSession,
+} from './store/storedDocuments.js';
 export type {
   BranchStore,
   CheckpointRetention,

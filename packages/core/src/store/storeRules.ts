@@ -12,6 +12,7 @@ import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
+import { assertSessionChange, assertWritable, checkSession } from './storedDocuments.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
 
 /**
@@ -32,7 +33,8 @@ export function assertBranchId(id: unknown): string {
 
 /**
  * Builds a new session document from `createSession` input: ids and metadata validated, version 1.
- * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys
+ * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys or a
+ *   `createdAt` that is not an ISO-8601 UTC timestamp
  */
 export function newSession(input: CreateSessionInput): Session {
   assertSessionId(input.id);
@@ -50,6 +52,7 @@ export function newSession(input: CreateSessionInput): Session {
   };
   if (input.tenantId !== undefined) session.tenantId = input.tenantId;
   if (input.userId !== undefined) session.userId = input.userId;
+  assertWritable(checkSession(session), `session ${JSON.stringify(input.id)}`);
   return session;
 }
 
@@ -63,7 +66,8 @@ const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivity
  * @param session the stored session
  * @param change the caller's change
  * @returns a new session object (`session` is not modified)
- * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
+ * @throws {InvalidInputError} for unsafe metadata or state keys or a field of the wrong type (a non-ISO `lastActivityAt`);
+ *   {@link InvalidIdError} for an unsafe `userId`
  */
 export function applySessionChange(session: Session, change: SessionChange): Session {
   // `{ ...session, version }` in two steps: V8 runs a spread followed by more keys in a slow path.
@@ -76,6 +80,7 @@ export function applySessionChange(session: Session, change: SessionChange): Ses
     if (key === 'userId') assertValidId('user', value);
     (next as unknown as Record<string, unknown>)[key] = cloneData(value);
   }
+  assertSessionChange(change);
   return next;
 }
 
@@ -163,6 +168,7 @@ export function assertCheckpoint(checkpoint: Checkpoint): Checkpoint {
   assertSessionId(valid.sessionId);
   assertBranchId(valid.branchId);
   assertValidId('checkpoint', valid.id);
+  if (valid.parentId !== null) assertValidId('checkpoint', valid.parentId);
   return valid;
 }
 
