@@ -96,7 +96,9 @@ async function claim<TDoc extends { version: number; lastChange?: LastChange }>(
     if (existing.digest === op.digest) return false;
     const current = await op.read();
     if (current === null) throw op.notFound();
-    const abandoned = current.version === op.expectedVersion && Date.now() - existing.at.getTime() > ABANDONED_CLAIM_MS;
+    // A claim whose time is damaged (not a date) has an unknown age: it is treated as abandoned.
+    const claimedAt = existing.at instanceof Date ? existing.at.getTime() : Number.NaN;
+    const abandoned = current.version === op.expectedVersion && !(Date.now() - claimedAt <= ABANDONED_CLAIM_MS);
     if (!abandoned) throw op.stale(current);
     await claims.deleteOne({ _id: claimId, sessionId: op.sessionId, at: existing.at });
   }
