@@ -11,6 +11,7 @@ export {
   type StatePatch,
   StatePatchSchema,
 } from './checkpoint.js';
+export { isoNow } from './clock.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './contextProvider.js';
 export type { Embedder, EmbedOptions } from './embedder.js';
 export { type Episode, EpisodeSchema } from './episode.js';
@@ -58,8 +59,6 @@ export type {
 } from './events.js';
 export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
-export { isoNow } from './clock.js';
-export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {
   type Message,
   type MessageRole,
@@ -106,22 +105,6 @@ export {
 export { type StateAccess, StateContainer, type StateScope } from './state.js';
 export { FileStore, type FileStoreOptions } from './store/fileStore.js';
 export { InMemoryStore } from './store/inMemoryStore.js';
-export {
-  assertSessionChange,
-  assertWritable,
-  type CheckedDocument,
-  checkBranch,
-  checkEpisode,
-  checkMessage,
-  checkSession,
-  type DocumentProblem,
-  parseStoredBranch,
-  parseStoredCheckpoint,
-  parseStoredEpisode,
-  parseStoredMessage,
-  parseStoredPendingWrite,
-  parseStoredSession,
-} from './store/storedDocuments.js';
 export type {
   BranchStore,
   CheckpointRetention,
@@ -138,6 +121,22 @@ export type {
   TenantScope,
   UpdateOptions,
 } from './store/store.js';
+export {
+  assertSessionChange,
+  assertWritable,
+  type CheckedDocument,
+  checkBranch,
+  checkEpisode,
+  checkMessage,
+  checkSession,
+  type DocumentProblem,
+  parseStoredBranch,
+  parseStoredCheckpoint,
+  parseStoredEpisode,
+  parseStoredMessage,
+  parseStoredPendingWrite,
+  parseStoredSession,
+} from './store/storedDocuments.js';
 export {
   applySessionChange,
   assertBranchId,
@@ -156,6 +155,7 @@ export {
   planAppend,
   sameMessage,
 } from './store/storeRules.js';
+export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {
   endConversationControl,
   handoffControl,

@@ -8,11 +8,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  assertCheckpoint,
+  assertEpisode,
+  assertMessages,
+  type Branch,
   CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,
   CheckpointCorruptError,
   DocumentCorruptError,
   type Episode,
+  isValidId,
   type Message,
   MessageSchema,
   type PendingWrite,
@@ -24,11 +29,6 @@ import {
   parseStoredSession,
   type Request,
   type Session,
-  type Branch,
-  isValidId,
-  assertCheckpoint,
-  assertEpisode,
-  assertMessages,
 } from '../src/index.js';
 import { fastAcceptsMessage } from '../src/store/messageFastCheck.js';
 

@@ -2,9 +2,10 @@
  * Reading and writing the JSON documents of a `FileStore` session: `session.json` and the branch
  * documents, validated on read so a damaged file is reported, never half-used.
  */
+
+import type { Episode } from '../episode.js';
 import { DocumentCorruptError, NotFoundError } from '../errors.js';
 import { isValidId } from '../ids.js';
-import type { Episode } from '../episode.js';
 import type { Message } from '../message.js';
 import type { Branch, Session } from '../session.js';
 import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fileIo.js';

@@ -12,8 +12,8 @@ import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
-import { assertSessionChange, assertWritable, checkSession } from './storedDocuments.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
+import { assertSessionChange, assertWritable, checkSession } from './storedDocuments.js';
 
 /**
  * Validates a session id.
