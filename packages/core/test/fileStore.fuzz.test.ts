@@ -8,6 +8,7 @@
  *
  *   CI: 200 runs per document type, fixed seed.
  *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/core test/fileStore.fuzz.test.ts
+ *   all fuzz tests at 1,000 runs per type: npx --yes pnpm@10.34.8 fuzz
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@
  * are well-formed.
  *
  *   CI: 200 runs, fixed seed.
- *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/handoff test/handoff.checkpointFuzz.test.ts
+ *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/handoff test/handoff.checkpoint.fuzz.test.ts
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
