@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CheckpointCorruptError } from './errors.js';
 import { RequestSchema } from './request.js';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * A tool result finished in the current, unfinished step, saved before its sibling calls finish so
@@ -14,7 +15,7 @@ export const PendingWriteSchema = z.object({
   isError: z.boolean(),
   /** Wall time the tool took, in milliseconds. */
   durationMs: z.number().nonnegative(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   /** Set when the tool moved control (a handoff or the end of the conversation), so a resumed step still does. */
   control: z
     .object({ kind: z.enum(['handoff', 'end_conversation']), target: z.string().optional(), reason: z.string().optional() })
@@ -47,7 +48,7 @@ export const CheckpointSchema = z.object({
   sessionId: z.string(),
   branchId: z.string(),
   step: z.number().int().nonnegative(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   throughSeq: z.number().int().nonnegative(),
   machine: z.unknown(),
   pendingRequests: z.array(RequestSchema),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * What episodic memory keeps of a closed session (docs/architecture.md): who, when, why it closed, which
@@ -10,8 +11,8 @@ export const EpisodeSchema = z.object({
   sessionId: z.string(),
   tenantId: z.string().optional(),
   userId: z.string().optional(),
-  startedAt: z.string(),
-  endedAt: z.string(),
+  startedAt: IsoTimestampSchema,
+  endedAt: IsoTimestampSchema,
   closedReason: z.string(),
   agents: z.array(z.string()),
   transcript: z.array(z.object({ role: z.enum(['user', 'assistant']), agent: z.string().optional(), content: z.string() })),

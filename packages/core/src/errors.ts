@@ -21,6 +21,7 @@ export const BatonErrorCode = {
   NOT_FOUND: 'NOT_FOUND',
   CONCURRENCY: 'CONCURRENCY',
   CHECKPOINT_CORRUPT: 'CHECKPOINT_CORRUPT',
+  DOCUMENT_CORRUPT: 'DOCUMENT_CORRUPT',
   STORE: 'STORE',
   MODEL_BEHAVIOR: 'MODEL_BEHAVIOR',
   MODEL_PROVIDER: 'MODEL_PROVIDER',
@@ -107,7 +108,37 @@ export class CheckpointCorruptError extends BatonError {
 
 /** The store failed (I/O error, lost database connection). The write may be retried: writes are idempotent. */
 export class StoreError extends BatonError {
-  readonly code = BatonErrorCode.STORE;
+  readonly code: BatonErrorCode = BatonErrorCode.STORE;
+}
+
+/**
+ * A stored session, branch, message or episode fails the rules its write had to pass (its schema,
+ * id rules, ISO-8601 timestamps, metadata keys): it was damaged or written by something else.
+ * Nothing is returned from it, and retrying does not help: restore the document from a backup.
+ * A `StoreError` (code `DOCUMENT_CORRUPT`), so code that catches store failures catches it too.
+ *
+ * @example
+ * ```ts
+ * import { DocumentCorruptError } from '@baton/core';
+ * try { await store.getSession('chat-1'); }
+ * catch (error) { if (error instanceof DocumentCorruptError) console.error(error.document, error.field); }
+ * ```
+ */
+export class DocumentCorruptError extends StoreError {
+  override readonly code = BatonErrorCode.DOCUMENT_CORRUPT;
+  /**
+   * @param message the whole sentence, naming the document and the field
+   * @param document which document (`'session "chat-1"'`, a file path)
+   * @param field the path of the first bad field (`'createdAt'`, `'metadata.a'`, `'(root)'`)
+   */
+  constructor(
+    message: string,
+    readonly document: string,
+    readonly field: string,
+    options: BatonErrorOptions = {},
+  ) {
+    super(message, options);
+  }
 }
 
 /** The model did something the protocol does not allow and that cannot be answered with a tool error. */

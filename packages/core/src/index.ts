@@ -11,6 +11,7 @@ export {
   type StatePatch,
   StatePatchSchema,
 } from './checkpoint.js';
+export { isoNow } from './clock.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './contextProvider.js';
 export type { Embedder, EmbedOptions } from './embedder.js';
 export { type Episode, EpisodeSchema } from './episode.js';
@@ -26,6 +27,7 @@ export {
   CheckpointCorruptError,
   ConcurrencyError,
   ConfigurationError,
+  DocumentCorruptError,
   InvalidIdError,
   InvalidInputError,
   isBatonError,
@@ -58,7 +60,6 @@ export type {
 } from './events.js';
 export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
-export { isoNow } from './clock.js';
 export {
   type Message,
   type MessageRole,
@@ -123,6 +124,21 @@ export type {
   UpdateOptions,
 } from './store/store.js';
 export {
+  assertWritable,
+  type CheckedDocument,
+  checkBranch,
+  checkEpisode,
+  checkMessage,
+  checkSession,
+  type DocumentProblem,
+  parseStoredBranch,
+  parseStoredCheckpoint,
+  parseStoredEpisode,
+  parseStoredMessage,
+  parseStoredPendingWrite,
+  parseStoredSession,
+} from './store/storedDocuments.js';
+export {
   applySessionChange,
   assertBranchId,
   assertCheckpoint,
@@ -142,6 +158,7 @@ export {
   planAppend,
   sameMessage,
 } from './store/storeRules.js';
+export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {
   endConversationControl,
   handoffControl,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * Who wrote a message: `system`, `user`, `assistant`, `tool` (a tool result), or `context`
@@ -37,7 +38,7 @@ export const MessageSchema = z.object({
   isError: z.boolean().optional(),
   /** How long the tool call took, in milliseconds (tool results only). */
   durationMs: z.number().nonnegative().optional(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 /** A stored message: `{ id, seq, role, content, agent?, toolCalls?, toolCallId?, toolName?, isError?, durationMs?, createdAt, metadata? }`. */

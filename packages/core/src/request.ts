@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * Where a paused turn stands in its branch: the first `throughSeq` messages of `branchId`.
@@ -21,7 +22,7 @@ export const RequestSchema = z.discriminatedUnion('type', [
     toolCallId: z.string(),
     prompt: z.string(),
     conversationRef: ConversationRefSchema,
-    createdAt: z.string(),
+    createdAt: IsoTimestampSchema,
   }),
   z.object({
     type: z.literal('tool_approval'),
@@ -32,7 +33,7 @@ export const RequestSchema = z.discriminatedUnion('type', [
     /** The arguments the model wrote, as JSON text. */
     arguments: z.string(),
     conversationRef: ConversationRefSchema,
-    createdAt: z.string(),
+    createdAt: IsoTimestampSchema,
   }),
 ]);
 /** A pending `user_input` or `tool_approval` request. */

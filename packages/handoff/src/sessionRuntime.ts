@@ -31,6 +31,9 @@ const PersistedRoutingSchema = z.object({
     turn: z.number().int().nonnegative(),
     handoffsThisTurn: z.number().int().nonnegative(),
   }),
+  // The routing machine has no child actors and no history states: anything here is damage, and XState would fail on it with a TypeError.
+  children: z.strictObject({}),
+  historyValue: z.strictObject({}),
 });
 
 /** What every session runtime of one workflow shares: the configuration, the machine, tool templates, per-session locks. */

@@ -122,14 +122,17 @@ async function claim<TDoc extends { version: number; lastChange?: LastChange }>(
     if (existing.digest === op.digest) return false;
     const current = await op.read();
     if (current === null) throw op.notFound();
-    const age = Date.now() - existing.at.getTime();
+    // A claim whose time is damaged (not a date) has an unknown age: it counts as past its lease.
+    const claimedAt = existing.at instanceof Date ? existing.at.getTime() : Number.NaN;
+    const expired = (limit: number) => !(Date.now() - claimedAt <= limit);
     if (current.version !== op.expectedVersion) throw op.stale(current);
-    if (existing.change !== undefined && age > CLAIM_LEASE_MS) {
+    const change = parseClaimedChange(existing.change);
+    if (change !== undefined && expired(CLAIM_LEASE_MS)) {
       // The claimant did not update within its lease (it died, most likely): apply its update for it.
-      const completed = await op.apply(JSON.parse(existing.change) as Record<string, unknown>, { version, digest: existing.digest });
+      const completed = await op.apply(change, { version, digest: existing.digest });
       throw op.stale(completed ?? (await op.read()) ?? current);
     }
-    if (existing.change !== undefined || age <= ABANDONED_CLAIM_MS) throw op.stale(current);
+    if (change !== undefined || !expired(ABANDONED_CLAIM_MS)) throw op.stale(current);
     await claims.deleteOne({ _id: claimId, sessionId: op.sessionId, at: existing.at });
   }
   throw op.stale((await op.read()) ?? ({ version: op.expectedVersion } as TDoc));
@@ -145,5 +148,16 @@ async function sweepClaims(context: MongoContext, op: CompareAndSet<{ version: n
     await context.collections.versionClaims.deleteMany({ sessionId: op.sessionId, target: `${op.kind}/${op.key}`, version: { $lte: version } });
   } catch {
     // Housekeeping only; see above.
+  }
+}
+
+/** The update a claim carries, or `undefined` when it carries none or a damaged one (such a claim is voided after its time, like an old one). */
+function parseClaimedChange(change: unknown): Record<string, unknown> | undefined {
+  if (typeof change !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(change);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -16,13 +16,14 @@ import {
   assertSessionChange,
   assertSessionId,
   assertValidId,
+  parseStoredSession,
 } from '@baton/core';
 import { type Filter, ObjectId } from 'mongodb';
 import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
 import type { SessionDoc } from './mongoCollections.js';
 import { branchKey, type MongoContext } from './mongoContext.js';
-import { isDuplicateKeyError } from './mongoErrors.js';
+import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
 
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
@@ -38,9 +39,15 @@ const ChangeSchema = SessionSchema.pick({
 })
   .partial();
 
-/** A session as the API returns it. */
+/**
+ * A session as the API returns it: the document checked as strictly as `createSession` checks it
+ * (bookkeeping fields dropped).
+ * @throws {DocumentCorruptError} when a field fails the rules or `id` is not the document's `_id`
+ */
 export function toSession(doc: SessionDoc): Session {
-  const { _id, order, lastChange, ...session } = doc;
+  const document = `session document ${JSON.stringify(doc._id)}`;
+  const session = parseStoredSession(doc, document);
+  if (session.id !== doc._id) throw misplacedDocument(document, 'id', session.id);
   return session;
 }
 

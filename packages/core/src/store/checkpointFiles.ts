@@ -6,11 +6,12 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type Checkpoint, type CheckpointManifestEntry, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
 import { CheckpointCorruptError, StoreError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, writeFileAtomic } from './fileIo.js';
 import { appendJsonLines, readJsonLines } from './jsonLines.js';
+import { parseStoredCheckpoint, parseStoredPendingWrite } from './storedDocuments.js';
 
 const NAME = /^(\d{12})-(.+)\.json$/;
 
@@ -49,12 +50,7 @@ export async function readCheckpointDocument(entry: CheckpointFile, sessionId: s
     if (hasErrorCode(error, 'ENOENT')) return undefined;
     throw error;
   }
-  let checkpoint: Checkpoint;
-  try {
-    checkpoint = parseCheckpoint(text);
-  } catch (error) {
-    throw new CheckpointCorruptError(`${(error as Error).message} File: ${entry.file}. Restore it from a backup or delete it.`, { cause: error });
-  }
+  const checkpoint = parseStoredCheckpoint(text, entry.file);
   if (checkpoint.id !== entry.id || checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId) {
     throw new CheckpointCorruptError(
       `The checkpoint file ${entry.file} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Move it back where it belongs or delete it.`,
@@ -116,8 +112,8 @@ export async function readCheckpointManifest(entry: CheckpointFile, sessionId: s
   }
 }
 
-/** Parses one pending-write line. */
-const parsePendingWrite = (value: unknown): PendingWrite => PendingWriteSchema.parse(value);
+/** Parses one pending-write line, as strictly as `putPendingWrites` checks it. */
+const parsePendingWrite = (value: unknown, document: string): PendingWrite => parseStoredPendingWrite(value, document);
 
 /**
  * The pending writes appended to a checkpoint (a torn last line is ignored).

@@ -13,6 +13,7 @@ import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.j
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
+import { assertSessionChangeShape, assertWritable, checkSession } from './storedDocuments.js';
 
 /**
  * Validates a session id.
@@ -32,7 +33,8 @@ export function assertBranchId(id: unknown): string {
 
 /**
  * Builds a new session document from `createSession` input: ids and metadata validated, version 1.
- * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys
+ * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys or a
+ *   `createdAt` that is not an ISO-8601 UTC timestamp
  */
 export function newSession(input: CreateSessionInput): Session {
   assertSessionId(input.id);
@@ -50,6 +52,7 @@ export function newSession(input: CreateSessionInput): Session {
   };
   if (input.tenantId !== undefined) session.tenantId = input.tenantId;
   if (input.userId !== undefined) session.userId = input.userId;
+  assertWritable(checkSession(session), `session ${JSON.stringify(input.id)}`);
   return session;
 }
 
@@ -68,16 +71,23 @@ export function branchState(state: State, where = 'branch.state'): State {
 const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivityAt', 'metadata', 'state', 'userId'] as const;
 
 /**
- * Validates the keys of a session change that every store checks the same way, on the caller's
- * object as given (before any schema parse could drop a key): safe metadata and state keys (see
- * {@link assertSafeMetadata}) and a safe `userId`.
- * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
+ * Validates a session change the same way in every store: first the keys, on the caller's object as
+ * given (before any schema parse could drop a key): safe metadata and state keys (see
+ * {@link assertSafeMetadata}) and a safe `userId`; then the fields with the session schema, so an
+ * update cannot store what a read would refuse (`lastActivityAt: 'yesterday'`, `status: 'paused'`).
+ * @throws {InvalidInputError} for unsafe metadata or state keys or a field of the wrong type; {@link InvalidIdError} for an unsafe `userId`
+ * @example
+ * ```ts
+ * import { assertSessionChange } from '@baton/core';
+ * assertSessionChange({ lastActivityAt: 'yesterday' }); // throws InvalidInputError
+ * ```
  */
 export function assertSessionChange(change: SessionChange): void {
   if (change === null || typeof change !== 'object') return;
   if (change.metadata !== undefined) assertSafeMetadata('session.metadata', change.metadata);
   if (change.state !== undefined) assertSafeMetadata('session.state', change.state);
   if (change.userId !== undefined) assertValidId('user', change.userId);
+  assertSessionChangeShape(change);
 }
 
 /**
@@ -87,7 +97,8 @@ export function assertSessionChange(change: SessionChange): void {
  * @param session the stored session
  * @param change the caller's change
  * @returns a new session object (`session` is not modified)
- * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
+ * @throws {InvalidInputError} for unsafe metadata or state keys or a field of the wrong type (a non-ISO `lastActivityAt`);
+ *   {@link InvalidIdError} for an unsafe `userId`
  */
 export function applySessionChange(session: Session, change: SessionChange): Session {
   assertSessionChange(change);
@@ -99,6 +110,7 @@ export function applySessionChange(session: Session, change: SessionChange): Ses
     if (value === undefined) continue;
     (next as unknown as Record<string, unknown>)[key] = cloneData(value);
   }
+  assertSessionChange(change);
   return next;
 }
 
@@ -186,6 +198,7 @@ export function assertCheckpoint(checkpoint: Checkpoint): Checkpoint {
   assertSessionId(valid.sessionId);
   assertBranchId(valid.branchId);
   assertValidId('checkpoint', valid.id);
+  if (valid.parentId !== null) assertValidId('checkpoint', valid.parentId);
   return valid;
 }
 
