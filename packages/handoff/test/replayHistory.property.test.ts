@@ -1,5 +1,5 @@
 /**
- * Property test of replayHistory (DESIGN.md invariant 6): replaying a history in one go, or split
+ * Property test of replayHistory (docs/architecture.md invariant 6): replaying a history in one go, or split
  * at any point with the routing snapshot persisted (through JSON, as a checkpoint stores it) and
  * restored at the split, gives the same machine state, on random graphs and random histories
  * (user messages, replies, tool calls, handoff results to any name, ended conversations).

@@ -2,7 +2,7 @@
  * A model of the routing machine for property tests: random handoff graphs (a coordinator,
  * specialists, edges, return policies, a handoff limit), random routing events (handoffs to any
  * name, unknown and forbidden ones included), and the transition function the machine must follow,
- * written from DESIGN.md's description rather than from the machine's code.
+ * written from docs/architecture.md's description rather than from the machine's code.
  */
 import fc from 'fast-check';
 import type { ReturnPolicy, RoutingConfig, RoutingContext, RoutingEvent, RoutingStateValue } from '../../src/index.js';
