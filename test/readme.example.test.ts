@@ -6,21 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { expect, test, vi } from 'vitest';
+import { codeBlockAfter } from './support/readmeCode.js';
 
-const readmeUrl = new URL('../README.md', import.meta.url);
 const exampleUrl = new URL('./examples/readmeExample.ts', import.meta.url);
 
-/** The body of the first ```ts block after the "## A small example" heading. */
-function exampleBlock(readme: string): string {
-  const section = readme.indexOf('\n## A small example');
-  expect(section, 'README.md has a "## A small example" section').toBeGreaterThan(-1);
-  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(section));
-  expect(match, 'the section has a ```ts code block').not.toBeNull();
-  return match![1]!;
-}
-
 test('the README example is the file the test runs, and stays about 30 lines', async () => {
-  const block = exampleBlock(await readFile(readmeUrl, 'utf8'));
+  const block = await codeBlockAfter(new URL('../README.md', import.meta.url), '## A small example', 'ts');
   expect(await readFile(exampleUrl, 'utf8')).toBe(block);
   expect(block.trimEnd().split('\n').length).toBeLessThanOrEqual(35);
 });

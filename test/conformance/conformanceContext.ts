@@ -1,9 +1,12 @@
 import type { CreateSessionInput, Message, Session, Store } from '@baton/core';
+import type { DamageCheckpoint } from './checkpointDamage.js';
 import { makeMessages, uniqueId } from './fixtures.js';
 
 /** What each part of the conformance suite sees: the store under test (created before the suite runs). */
 export interface ConformanceContext {
   readonly store: Store;
+  /** Rewrites a stored checkpoint with damage; set for stores that keep breakable documents. */
+  readonly damageCheckpoint?: DamageCheckpoint | undefined;
 }
 
 /** Creates a session with a unique id (and the given fields). */

@@ -14,6 +14,8 @@ import type { Store } from '@baton/core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { describeBranchConformance } from './branchConformance.js';
 import { describeCheckpointConformance } from './checkpointConformance.js';
+import type { DamageCheckpoint } from './checkpointDamage.js';
+import { describeCheckpointDamageConformance } from './checkpointDamageConformance.js';
 import type { ConformanceContext } from './conformanceContext.js';
 import { describeEpisodeConformance } from './episodeConformance.js';
 import { describeMessageConformance } from './messageConformance.js';
@@ -25,6 +27,18 @@ export interface ConformanceStore {
   store: Store;
   /** Runs after the suite, after `store.close()` (e.g. removes a temp dir, stops a server). */
   cleanup?: () => Promise<void>;
+  /** Damages a stored checkpoint in place; required when the run is declared `damageable`. */
+  damageCheckpoint?: DamageCheckpoint;
+}
+
+/** What a store run declares about its store. */
+export interface ConformanceOptions {
+  /**
+   * The store keeps documents a disk fault or a hand edit can damage (FileStore, MongoStore): the
+   * suite then checks that a damaged checkpoint blocks neither older checkpoints, nor the manifest,
+   * nor pruning. The factory must return `damageCheckpoint`.
+   */
+  damageable?: boolean;
 }
 
 /**
@@ -32,14 +46,18 @@ export interface ConformanceStore {
  *
  * @param name shown in the test names, e.g. `'FileStore'`
  * @param createStore called once before the suite; the store is closed (and `cleanup` run) after it
+ * @param options what the store supports beyond the contract's minimum (see {@link ConformanceOptions})
  */
-export function describeStoreConformance(name: string, createStore: () => Promise<ConformanceStore>): void {
+export function describeStoreConformance(name: string, createStore: () => Promise<ConformanceStore>, options: ConformanceOptions = {}): void {
   describe(`${name} store conformance`, () => {
     let created: ConformanceStore | undefined;
     const context: ConformanceContext = {
       get store(): Store {
         if (created === undefined) throw new Error(`The ${name} store was not created; see the beforeAll error.`);
         return created.store;
+      },
+      get damageCheckpoint(): DamageCheckpoint | undefined {
+        return created?.damageCheckpoint;
       },
     };
 
@@ -57,6 +75,7 @@ export function describeStoreConformance(name: string, createStore: () => Promis
     describeMessageConformance(context);
     describeBranchConformance(context);
     describeCheckpointConformance(context);
+    if (options.damageable) describeCheckpointDamageConformance(context);
     describeEpisodeConformance(context);
     describeValidationConformance(context);
   });

@@ -1,6 +1,6 @@
 import { ConcurrencyError, InvalidIdError, InvalidInputError, NotFoundError, type Store } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { type ConformanceContext, createSessionWithMessages, createTestSession } from './conformanceContext.js';
+import { type ConformanceContext, createSessionWithMessages, createTestSession, seqs } from './conformanceContext.js';
 import { BAD_IDS, makeCheckpoint, makeEpisode, makeMessage, makePendingWrite, uniqueId } from './fixtures.js';
 
 /** Every store call that takes a session id, called with `id`. */
@@ -95,6 +95,50 @@ export function describeValidationConformance(context: ConformanceContext): void
         InvalidInputError,
       );
       expect(await store.getSession(session.id)).toEqual(session);
+    });
+
+    it('refuses __proto__, constructor and prototype keys at any depth with InvalidInputError, writing nothing', async () => {
+      const { store } = context;
+      const hostile = [
+        JSON.parse('{"__proto__":{"admin":true}}'),
+        JSON.parse('{"profile":{"constructor":{"prototype":{"admin":true}}}}'),
+        JSON.parse('{"list":[{"ok":1},{"prototype":1}]}'),
+      ] as Record<string, unknown>[];
+      const userId = uniqueId('u');
+      for (const [index, bad] of hostile.entries()) {
+        const id = uniqueId('s');
+        await expect(store.createSession({ id, metadata: bad }), `createSession metadata #${index}`).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(store.createSession({ id, state: bad }), `createSession state #${index}`).rejects.toBeInstanceOf(InvalidInputError);
+        expect(await store.getSession(id)).toBeUndefined();
+
+        const { session } = await createSessionWithMessages(store, 1);
+        await expect(store.updateSession(session.id, { metadata: bad }, { expectedVersion: 1 }), `updateSession metadata #${index}`).rejects.toBeInstanceOf(
+          InvalidInputError,
+        );
+        await expect(store.updateSession(session.id, { state: bad }, { expectedVersion: 1 }), `updateSession state #${index}`).rejects.toBeInstanceOf(
+          InvalidInputError,
+        );
+        expect(await store.getSession(session.id)).toEqual(session);
+
+        await expect(store.updateBranch(session.id, 'main', { state: bad }, { expectedVersion: 1 }), `updateBranch #${index}`).rejects.toBeInstanceOf(
+          InvalidInputError,
+        );
+        await expect(
+          store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: bad }),
+          `forkBranch #${index}`,
+        ).rejects.toBeInstanceOf(InvalidInputError);
+        expect(await store.listBranches(session.id)).toEqual([expect.objectContaining({ id: 'main', version: 1, state: {} })]);
+
+        await expect(store.appendMessages(session.id, 'main', [makeMessage(2, { metadata: bad })]), `appendMessages #${index}`).rejects.toBeInstanceOf(
+          InvalidInputError,
+        );
+        expect(seqs(await store.readMessages(session.id, 'main'))).toEqual([1]);
+
+        const episode = { ...makeEpisode({ sessionId: session.id, userId }), metadata: bad };
+        await expect(store.saveEpisode(episode), `saveEpisode #${index}`).rejects.toBeInstanceOf(InvalidInputError);
+        expect(await store.getEpisode(episode.id)).toBeUndefined();
+      }
+      expect(await store.findEpisodes({ userId })).toEqual([]);
     });
 
     it('never returns or changes another tenant data', async () => {

@@ -2,7 +2,9 @@
  * Finds or builds the FerretDB v1.24.2 binary the MongoDB tests run against (no mongod can be
  * downloaded in CI). The binary is cached in `$BATON_CACHE_DIR/ferretdb-v1.24.2/ferretdb`
  * (default cache dir `~/.cache/baton`); a missing or broken one is built from the Go module with
- * `go mod download` + `go build` (about a minute), under a lock so that parallel runs build once.
+ * `go mod download` + `go build` (about two minutes; needs Go ≥ 1.24), under a lock so that parallel
+ * runs build once. A build prints one line to stderr when it starts and one when it ends, with the
+ * seconds it took, so a first test run does not look stuck.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -59,7 +61,15 @@ export async function ensureFerretdbBinary(cacheDir?: string): Promise<string> {
   });
   try {
     if (await works(binary)) return binary;
-    await buildFerretdb(binary);
+    const started = performance.now();
+    process.stderr.write(`Building FerretDB ${FERRETDB_VERSION} with Go into ${binary} for the MongoDB tests (once; about two minutes)…\n`);
+    try {
+      await buildFerretdb(binary);
+    } catch (error) {
+      process.stderr.write(`Building FerretDB ${FERRETDB_VERSION} failed after ${seconds(started)} s.\n`);
+      throw error;
+    }
+    process.stderr.write(`Built FerretDB ${FERRETDB_VERSION} in ${seconds(started)} s.\n`);
     if (!(await works(binary))) throw new Error(`The FerretDB binary built at ${binary} does not run or does not report ${FERRETDB_VERSION}.`);
     return binary;
   } finally {
@@ -76,7 +86,7 @@ async function buildFerretdb(binary: string): Promise<void> {
     moduleDir = (JSON.parse(stdout) as { Dir?: string }).Dir ?? '';
     if (moduleDir === '') throw new Error(`no "Dir" in the output: ${stdout}`);
   } catch (cause) {
-    throw new Error(`Cannot download ${MODULE}@${FERRETDB_VERSION} with "${go} mod download": ${describe(cause)}. Install Go (https://go.dev/dl) or set MONGODB_URL to a running MongoDB.`, { cause });
+    throw new Error(`Cannot download ${MODULE}@${FERRETDB_VERSION} with "${go} mod download": ${describe(cause)}. Install Go ≥ 1.24 (https://go.dev/dl) or set MONGODB_URL to a running MongoDB.`, { cause });
   }
   const source = await mkdtemp(join(tmpdir(), 'baton-ferretdb-src-'));
   try {
@@ -99,6 +109,11 @@ async function buildFerretdb(binary: string): Promise<void> {
 async function makeWritable(dir: string): Promise<void> {
   await run('chmod', ['-R', 'u+w', dir]);
   await chmod(dir, 0o755);
+}
+
+/** Seconds since `start` (a `performance.now()` reading), to one decimal. */
+function seconds(start: number): string {
+  return ((performance.now() - start) / 1000).toFixed(1);
 }
 
 function describe(error: unknown): string {

@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     server = await startMongoServer();
   } catch (cause) {
     throw new Error(
-      `The MongoDB tests need a server and none could start: ${(cause as Error).message}\nSet MONGODB_URL to a running MongoDB, or make Go available so FerretDB can be built.`,
+      `The MongoDB tests need a server and none could start: ${(cause as Error).message}\nSet MONGODB_URL to a running MongoDB, or make Go ≥ 1.24 available so FerretDB can be built (once, about two minutes).`,
       { cause },
     );
   }

@@ -48,7 +48,8 @@ process.once('exit', () => {
 });
 
 /**
- * Builds FerretDB if needed, starts it and waits until it answers a ping.
+ * Builds FerretDB if needed (with Go ≥ 1.24, about two minutes, once per cache dir; the build says so
+ * on stderr when it starts and when it ends), starts it and waits until it answers a ping.
  * @throws {Error} with FerretDB's last log lines when it does not start
  */
 export async function startMongoServer(options: StartMongoServerOptions = {}): Promise<MongoServer> {

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { InvalidInputError, NotFoundError } from '@baton/core';
 import { z } from 'zod';
 
@@ -11,7 +10,11 @@ export const AbcdTurnSchema = z.object({
 /** `{ role: 'customer' | 'agent' | 'action', text }`. */
 export type AbcdTurn = z.infer<typeof AbcdTurnSchema>;
 
-/** One line of an ABCD JSON Lines file (see `../shared/data/abcd/README.md`). */
+/**
+ * One line of a conversations file in ABCD's JSON Lines format (the desk's demo conversations,
+ * ABCD conversations imported with `pnpm abcd:import`, or any file of the same shape):
+ * `{ id, flow, subflow, turns: [{ role, text }] }` with an ABCD flow and subflow (`abcd/ontology.json`).
+ */
 export const AbcdConversationSchema = z.object({
   id: z.string().min(1),
   flow: z.string().min(1),
@@ -21,26 +24,23 @@ export const AbcdConversationSchema = z.object({
 /** `{ id, flow, subflow, turns }`; other fields of the line are ignored. */
 export type AbcdConversation = z.infer<typeof AbcdConversationSchema>;
 
-/** The 400-conversation sample, relative to the repository root (`../shared/data/abcd/`). */
-export const DEFAULT_DATA_FILE = fileURLToPath(new URL('../../../../shared/data/abcd/abcd-dev-400.jsonl', import.meta.url));
-
-const WHERE_FROM =
-  'The conversations come from ASAPP\'s Action-Based Conversations Dataset (ABCD, MIT license, github.com/asappresearch/abcd); ' +
-  'Baton expects a 400-conversation sample of its dev split at ../shared/data/abcd/abcd-dev-400.jsonl next to the repository ' +
-  '(see that folder\'s README). Put the file there, or pass --data FILE with any JSON Lines file of the same format: ' +
-  'one {"id", "flow", "subflow", "turns": [{"role": "customer" | "agent" | "action", "text"}]} object per line.';
+/** What a conversations file must hold, for error messages. */
+export const EXPECTED_FORMAT =
+  'Expected JSON Lines: one {"id", "flow", "subflow", "turns": [{"role": "customer" | "agent" | "action", "text"}]} object per line, ' +
+  'flow and subflow named as in ABCD (examples/support-desk/abcd/ontology.json). `pnpm abcd:import` converts ABCD\'s public release ' +
+  '(github.com/asappresearch/abcd) to this format.';
 
 /**
  * Reads an ABCD JSON Lines file and validates every line.
  *
  * @param file path of the `.jsonl` file
  * @returns the conversations in file order
- * @throws {NotFoundError} when the file does not exist (the message says where the data comes from)
+ * @throws {NotFoundError} when the file does not exist (the message says what format is expected)
  * @throws {InvalidInputError} naming the line of the first line that is not valid JSON or not a conversation,
  *   or when two lines share an id, or when the file holds no conversation
  * @example
  * ```ts
- * const conversations = await loadConversations(DEFAULT_DATA_FILE);
+ * const conversations = await loadConversations(DEMO_DATA_FILE); // from './dataSource.js'
  * ```
  */
 export async function loadConversations(file: string): Promise<AbcdConversation[]> {
@@ -49,7 +49,7 @@ export async function loadConversations(file: string): Promise<AbcdConversation[
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new NotFoundError(`No conversation file at ${file}. ${WHERE_FROM}`, { cause: error });
+      throw new NotFoundError(`No conversation file at ${file}. ${EXPECTED_FORMAT}`, { cause: error });
     }
     throw error;
   }
@@ -71,18 +71,18 @@ export function parseConversations(text: string, source: string): AbcdConversati
     try {
       raw = JSON.parse(line);
     } catch (error) {
-      throw new InvalidInputError(`${source}:${index + 1} is not valid JSON (${(error as Error).message}): ${JSON.stringify(line.slice(0, 80))}. ${WHERE_FROM}`);
+      throw new InvalidInputError(`${source}:${index + 1} is not valid JSON (${(error as Error).message}): ${JSON.stringify(line.slice(0, 80))}. ${EXPECTED_FORMAT}`);
     }
     const parsed = AbcdConversationSchema.safeParse(raw);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-      throw new InvalidInputError(`${source}:${index + 1} is not an ABCD conversation (${issues}). ${WHERE_FROM}`);
+      throw new InvalidInputError(`${source}:${index + 1} is not an ABCD conversation (${issues}). ${EXPECTED_FORMAT}`);
     }
     if (seen.has(parsed.data.id)) throw new InvalidInputError(`${source}:${index + 1} repeats the conversation id ${JSON.stringify(parsed.data.id)}; ids must be unique.`);
     seen.add(parsed.data.id);
     conversations.push(parsed.data);
   }
-  if (conversations.length === 0) throw new InvalidInputError(`${source} holds no conversation. ${WHERE_FROM}`);
+  if (conversations.length === 0) throw new InvalidInputError(`${source} holds no conversation. ${EXPECTED_FORMAT}`);
   return conversations;
 }
 

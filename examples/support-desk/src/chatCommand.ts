@@ -3,6 +3,7 @@ import { type BatonEvent, createId, SessionClosedError } from '@baton/core';
 import { EpisodicMemory } from '@baton/memory';
 import { loadConversations } from './abcdData.js';
 import { createChatRenderer } from './chatRenderer.js';
+import { displayPath, resolveDataSource } from './dataSource.js';
 import { createDeskAgents, type DeskModels } from './deskAgents.js';
 import { createOfflineModels, createOpenAIModels } from './deskModels.js';
 import { chooseDeskStore, DEFAULT_CHAT_STORE_DIR } from './deskStore.js';
@@ -12,7 +13,8 @@ import { WorldDirectory } from './world.js';
 
 /** Options of the `chat` command (see `cli.ts`). */
 export interface ChatCommandOptions {
-  data: string;
+  /** `--data FILE` (absolute); otherwise the data is looked up as for `replay` (see `resolveDataSource`). */
+  data?: string;
   storeDir?: string;
   models: 'offline' | 'openai';
   session?: string;
@@ -23,23 +25,30 @@ export interface ChatCommandOptions {
  * The `chat` command: an interactive terminal chat with the desk. Output is streamed and shows
  * which agent speaks, each handoff, each console action and each pending request; an approval is
  * answered at the prompt (y/n). `/quit` closes the session, which saves its episode.
- * Offline, the router and policies learn from every conversation of `data`; the world is ABCD's
+ * Offline, the router and policies learn from every conversation of the data (the first line printed names it); the world is ABCD's
  * ten role-played customers (e.g. Joyce Wu), one order each.
  *
- * @param options `{ data, models, user, storeDir?, session? }`: the ABCD file the offline models learn from,
+ * @param options `{ data?, models, user, storeDir?, session? }`: the conversations file the offline models learn from (looked up when not given),
  *   `'offline'` or `'openai'`, the user id episodes are recalled for, the FileStore folder (default
  *   `examples/support-desk/.data/chat`), a session id to resume
  * @throws {SessionClosedError} when `session` names a closed session
- * @throws {NotFoundError} when the data file is missing (offline models)
+ * @throws {NotFoundError} when the data file is missing, or `BATON_ABCD` names nothing usable (offline models)
  * @throws {ConfigurationError} for `models: 'openai'` without an API key
  * @example
  * ```ts
- * await chatCommand({ data: DEFAULT_DATA_FILE, models: 'offline', user: 'u-42' }); // reads stdin until /quit or end of input
+ * await chatCommand({ models: 'offline', user: 'u-42' }); // reads stdin until /quit or end of input
  * ```
  */
 export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   const ontology = loadOntology();
-  const models: DeskModels = options.models === 'openai' ? await createOpenAIModels() : createOfflineModels(await loadConversations(options.data), ontology);
+  let models: DeskModels;
+  if (options.models === 'openai') models = await createOpenAIModels();
+  else {
+    const source = await resolveDataSource({ data: options.data });
+    const conversations = await loadConversations(source.file);
+    console.log(`Data: ${source.label} (${conversations.length}, ${displayPath(source.file)}), what the offline models learn from`);
+    models = createOfflineModels(conversations, ontology);
+  }
   const worlds = new WorldDirectory();
   const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_CHAT_STORE_DIR, mongoUrl: process.env.MONGODB_URL });
   const store = await deskStore.open();
@@ -62,11 +71,14 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   const customers = worlds.fallback.customers.slice(0, 3).map((c) => `${c.name} (account ${c.accountIds[0]}, order ${c.orders[0]?.orderId})`);
   console.log(`Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`);
   console.log(`Customers on file include ${customers.join(', ')}. Type /quit to close the session.\n`);
-  // Lines are read through the async iterator, which buffers them, so piped input works too.
-  const rl = createInterface({ input: process.stdin, terminal: Boolean(process.stdin.isTTY) });
+  // Lines are read through the async iterator, which buffers them, so piped input works too. In a
+  // terminal, readline echoes what the user types to `output` (and handles editing keys).
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
+  rl.on('SIGINT', () => rl.close()); // Ctrl-C in a terminal ends the chat like Ctrl-D: the session is closed and saved
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (prompt: string): Promise<string | undefined> => {
-    process.stdout.write(prompt);
+    rl.setPrompt(prompt);
+    rl.prompt();
     const next = await lines.next();
     if (!process.stdin.isTTY && !next.done) process.stdout.write(`${next.value}\n`);
     return next.done ? undefined : String(next.value);

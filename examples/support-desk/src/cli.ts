@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { isBatonError } from '@baton/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DATA_FILE } from './abcdData.js';
 import { chatCommand } from './chatCommand.js';
 import { DEFAULT_STORE_DIR } from './deskStore.js';
+import { ABCD_SPLITS } from './abcdImport.js';
+import { importCommand } from './importCommand.js';
 import { replayCommand } from './replayCommand.js';
 
 const count = (name: string) => (value: string) => {
@@ -25,13 +26,22 @@ const modelsOption = () =>
 
 const program = new Command()
   .name('support-desk')
-  .description("Baton's support desk: a triage coordinator and six specialists on real ABCD customer-support conversations.");
+  .description("Baton's support desk: a triage coordinator and six specialists, replaying customer-support conversations in ABCD's format.")
+  .addHelpText(
+    'after',
+    `
+Data (start and chat): --data FILE; else BATON_ABCD (a file, or a folder holding abcd-dev-400.jsonl or one *.jsonl);
+else an ABCD sample kept beside the repository by the project's CI; else the demo conversations shipped with the example
+(examples/support-desk/conversations/demo.jsonl). Convert ABCD's public release with \`pnpm abcd:import\`.`,
+  );
 
 program
   .command('replay')
-  .description('Replay ABCD conversations through the desk and print a routing report.')
-  .option('--data <file>', 'ABCD conversations, JSON Lines', callerPath, DEFAULT_DATA_FILE)
-  .option('--limit <n>', 'replay only the first n conversations', count('--limit'))
+  .description('Replay conversations through the desk and print a routing report (5-fold cross-validation, or --train/--eval).')
+  .option('--data <file>', 'conversations, JSON Lines (default: BATON_ABCD, else the demo conversations)', callerPath)
+  .option('--train <file>', 'the offline models learn from this file (with --eval; no cross-validation)', callerPath)
+  .option('--eval <file>', 'replay this file with models learned from --train', callerPath)
+  .option('--limit <n>', 'replay a sample of n conversations, stratified by flow (deterministic)', count('--limit'))
   .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
   .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, (dir: string) => (dir === ':memory:' ? dir : callerPath(dir)), DEFAULT_STORE_DIR)
   .option('--json', 'print the report as JSON', false)
@@ -39,8 +49,10 @@ program
   .option('--no-progress', 'no progress bar')
   .addOption(modelsOption())
   .action(async (options) => {
-    await replayCommand({
-      data: options.data,
+    const report = await replayCommand({
+      ...(options.data === undefined ? {} : { data: options.data }),
+      ...(options.train === undefined ? {} : { train: options.train }),
+      ...(options.eval === undefined ? {} : { eval: options.eval }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
       restartEvery: options.restartEvery,
       storeDir: options.storeDir,
@@ -49,19 +61,20 @@ program
       models: options.models,
       progress: options.progress && !options.json,
     });
+    if (report.counts.failed > 0) process.exitCode = 1;
   });
 
 program
   .command('chat')
   .description('Chat with the desk in the terminal.')
-  .option('--data <file>', 'ABCD conversations the offline models learn from', callerPath, DEFAULT_DATA_FILE)
+  .option('--data <file>', 'conversations the offline models learn from (default: BATON_ABCD, else the demo conversations)', callerPath)
   .option('--store-dir <dir>', 'folder of the FileStore (MONGODB_URL wins)', callerPath)
   .option('--session <id>', 'resume or start this session id')
   .option('--user <id>', 'the user id (episodes are recalled per user)', 'chat-user')
   .addOption(modelsOption())
   .action(async (options) => {
     await chatCommand({
-      data: options.data,
+      ...(options.data === undefined ? {} : { data: options.data }),
       models: options.models,
       user: options.user,
       ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
@@ -69,8 +82,30 @@ program
     });
   });
 
+program
+  .command('import')
+  .description("Convert one split of ABCD's public release (abcd_v1.1.json.gz, github.com/asappresearch/abcd) into the desk's JSON Lines format.")
+  .argument('<file>', 'abcd_v1.1.json.gz', callerPath)
+  .addOption(new Option('--split <split>', 'which split').choices([...ABCD_SPLITS]).makeOptionMandatory())
+  .option('--per-flow <n>', 'keep n conversations per flow (a deterministic sample by sha256 of the id)', count('--per-flow'))
+  .option('--out <file>', 'where to write (default abcd-<split>.jsonl, or abcd-<split>-<count>.jsonl with --per-flow, in the current folder)', callerPath)
+  .action(async (file: string, options) => {
+    await importCommand({
+      file,
+      split: options.split,
+      directory: process.env.INIT_CWD ?? process.cwd(),
+      ...(options.perFlow === undefined ? {} : { perFlow: options.perFlow }),
+      ...(options.out === undefined ? {} : { out: options.out }),
+    });
+  });
+
+// `pnpm start -- --help` passes the `--` on: drop it when it comes right after the command's name.
+const argv = process.argv.slice();
+if (argv[3] === '--') argv.splice(3, 1);
+else if (argv[2] === '--') argv.splice(2, 1);
+
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(argv);
 } catch (error) {
   if (isBatonError(error)) {
     console.error(`${error.name}: ${error.message}`);

@@ -1,5 +1,7 @@
+import { ConfigurationError } from '@baton/core';
 import cliProgress from 'cli-progress';
 import { type AbcdConversation, loadConversations } from './abcdData.js';
+import { displayPath, resolveDataSource } from './dataSource.js';
 import type { DeskModels } from './deskAgents.js';
 import { createOpenAIModels } from './deskModels.js';
 import { chooseDeskStore } from './deskStore.js';
@@ -7,10 +9,17 @@ import { loadOntology } from './ontology.js';
 import { formatReplayReport, type ReplayReport } from './replayReport.js';
 import { runReplay } from './runReplay.js';
 import { specialistForFlow } from './specialists.js';
+import { stratifiedSample } from './stratifiedSample.js';
 
 /** Options of the `replay` command (see `cli.ts`). */
 export interface ReplayCommandOptions {
-  data: string;
+  /** `--data FILE` (absolute); when neither this nor `train`/`eval` is given, the data is looked up (see `resolveDataSource`). */
+  data?: string;
+  /** `--train FILE`: the offline models learn from this file and `eval` is replayed (held out, no cross-validation). */
+  train?: string;
+  /** `--eval FILE`: the conversations replayed with models learned from `train`. */
+  eval?: string;
+  /** Replay a sample of this many conversations, stratified by flow (deterministic). */
   limit?: number;
   restartEvery: number;
   storeDir?: string;
@@ -20,24 +29,57 @@ export interface ReplayCommandOptions {
   progress: boolean;
 }
 
+/** The conversations of a run and the `Data:` line that names them. */
+interface RunData {
+  replayed: AbcdConversation[];
+  training: AbcdConversation[];
+  evaluation: 'cross-validation' | 'held-out';
+  line: string;
+}
+
+async function runData(options: ReplayCommandOptions): Promise<RunData> {
+  const sampled = (all: AbcdConversation[]) => {
+    const replayed = options.limit === undefined ? all : stratifiedSample(all, options.limit, (c) => c.flow);
+    return { replayed, note: replayed.length < all.length ? `, a sample of ${replayed.length} stratified by flow` : '' };
+  };
+  if (options.train !== undefined || options.eval !== undefined) {
+    if (options.train === undefined || options.eval === undefined || options.data !== undefined) {
+      throw new ConfigurationError('Use --train FILE together with --eval FILE (and without --data): the models learn from the one and replay the other.');
+    }
+    const [training, all] = await Promise.all([loadConversations(options.train), loadConversations(options.eval)]);
+    const [trainSource, evalSource] = await Promise.all([resolveDataSource({ data: options.train }), resolveDataSource({ data: options.eval })]);
+    const { replayed, note } = sampled(all);
+    const line = `Data: trained on ${trainSource.label} (${training.length}, ${displayPath(options.train)}), replaying ${evalSource.label} (${all.length}, ${displayPath(options.eval)})${note}`;
+    return { replayed, training, evaluation: 'held-out', line };
+  }
+  const source = await resolveDataSource({ data: options.data });
+  const all = await loadConversations(source.file);
+  const { replayed, note } = sampled(all);
+  return { replayed, training: all, evaluation: 'cross-validation', line: `Data: ${source.label} (${all.length}, ${displayPath(source.file)})${note}` };
+}
+
 /**
- * The `replay` command: loads the conversations, replays them with a progress bar on stderr, and
- * prints the report (text, or JSON with `json`).
+ * The `replay` command: finds and loads the conversations, prints a first line naming them
+ * (`Data: demo conversations (80, examples/support-desk/conversations/demo.jsonl)`; on stderr with
+ * `json`), replays them with a progress bar on stderr, and prints the report (text, or JSON with
+ * `json`). When a conversation failed, the first failure is printed on stderr above the report.
  *
- * @param options what `cli.ts` parsed: `{ data, limit?, restartEvery, storeDir?, json, rejectRefunds, models, progress }`
- * @returns the report
- * @throws {NotFoundError} when the data file is missing (the message says where the data comes from)
- * @throws {InvalidInputError} when a line of the data file is not an ABCD conversation
- * @throws {ConfigurationError} when `storeDir` holds files a FileStore does not write (it is not cleared), or
- *   for `models: 'openai'` without an API key
+ * @param options what `cli.ts` parsed: `{ data?, train?, eval?, limit?, restartEvery, storeDir?, json, rejectRefunds, models, progress }`
+ * @returns the report (`report.counts.failed` > 0 when a conversation failed; the CLI then exits with 1)
+ * @throws {NotFoundError} when a data file is missing (the message says what format is expected), or `BATON_ABCD` names nothing usable
+ * @throws {InvalidInputError} when a line of a data file is not an ABCD conversation
+ * @throws {ConfigurationError} when `storeDir` holds files a FileStore does not write (it is not cleared), for
+ *   `models: 'openai'` without an API key, or for `train` without `eval` (or with `data`)
  * @example
  * ```ts
- * await replayCommand({ data: DEFAULT_DATA_FILE, limit: 20, restartEvery: 0, json: false, rejectRefunds: false, models: 'offline', progress: false });
+ * await replayCommand({ limit: 20, restartEvery: 0, json: false, rejectRefunds: false, models: 'offline', progress: false });
  * ```
  */
 export async function replayCommand(options: ReplayCommandOptions): Promise<ReplayReport> {
-  const all = await loadConversations(options.data);
-  const conversations: AbcdConversation[] = options.limit === undefined ? all : all.slice(0, options.limit);
+  const data = await runData(options);
+  if (options.json) console.error(data.line);
+  else console.log(data.line);
+  const conversations = data.replayed;
   const deskStore = chooseDeskStore({ ...(options.storeDir === undefined ? {} : { directory: options.storeDir }), mongoUrl: process.env.MONGODB_URL });
   const models: DeskModels | undefined = options.models === 'openai' ? await createOpenAIModels() : undefined;
   const bar = options.progress
@@ -51,7 +93,8 @@ export async function replayCommand(options: ReplayCommandOptions): Promise<Repl
   try {
     const report = await runReplay({
       conversations,
-      training: all,
+      training: data.training,
+      evaluation: data.evaluation,
       ontology: loadOntology(),
       deskStore,
       restartEvery: options.restartEvery,
@@ -63,8 +106,12 @@ export async function replayCommand(options: ReplayCommandOptions): Promise<Repl
       },
     });
     bar?.stop();
+    const failed = report.conversations.find((outcome) => outcome.failure !== null);
+    if (failed !== undefined) {
+      console.error(`${report.counts.failed} of ${report.counts.conversations} conversations failed; the first, ${failed.id}: ${failed.failure}`);
+    }
     const { conversations: _each, ...summary } = report;
-    console.log(options.json ? JSON.stringify(summary, null, 2) : formatReplayReport(report));
+    console.log(options.json ? JSON.stringify({ data: data.line.slice('Data: '.length), ...summary }, null, 2) : formatReplayReport(report));
     return report;
   } finally {
     bar?.stop();

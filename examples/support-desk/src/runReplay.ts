@@ -16,8 +16,14 @@ import { World, WorldDirectory } from './world.js';
 /** Options of {@link runReplay}. */
 export interface RunReplayOptions {
   conversations: readonly AbcdConversation[];
-  /** What the offline models learn from (default `conversations`); a conversation's own fold is always left out. */
+  /** What the offline models learn from (default `conversations`); with cross-validation a conversation's own fold is left out. */
   training?: readonly AbcdConversation[];
+  /**
+   * `'cross-validation'` (default): each conversation is handled by offline models learned from the
+   * other folds of `training`; `'held-out'`: by offline models learned from all of `training` (a
+   * separate file, as `start --train FILE --eval FILE` gives).
+   */
+  evaluation?: 'cross-validation' | 'held-out';
   ontology: Ontology;
   deskStore: DeskStore;
   /** `undefined`: the offline models, learned per cross-validation fold; otherwise these models for every conversation. */
@@ -55,12 +61,14 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
   const clock = new ModelClock();
   const worlds = new WorldDirectory();
+  const heldOut = options.evaluation === 'held-out';
+  const training = options.training ?? conversations;
   const agentsByFold = new Map<number, DeskAgents>();
   const agentsFor = (conversation: AbcdConversation): DeskAgents => {
-    const fold = options.models === undefined ? foldOf(conversation.id) : 0;
+    const fold = options.models === undefined && !heldOut ? foldOf(conversation.id) : -1;
     let agents = agentsByFold.get(fold);
     if (agents === undefined) {
-      const models = options.models ?? createOfflineModels((options.training ?? conversations).filter((c) => foldOf(c.id) !== fold), ontology);
+      const models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
       agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(model, clock)), worlds);
       agentsByFold.set(fold, agents);
     }
@@ -101,14 +109,21 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages, episodes };
   return summarizeReplay(outcomes, {
     ontology,
-    evaluation:
-      options.models === undefined
-        ? `${FOLDS}-fold cross-validation by sha256 of the conversation id: each conversation routed by models learned from the other ${FOLDS - 1} folds`
-        : 'no training: the given models handle every conversation',
+    evaluation: describeEvaluation(options, training),
     store: `${deskStore.kind} (${deskStore.location})`,
     models: options.models === undefined ? 'offline (abcd-router-knn, abcd-policy-kb)' : options.models.triage.model,
     storeBytes,
     wallMs: performance.now() - started,
     ...extra,
   });
+}
+
+function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[]): string {
+  if (options.models !== undefined) return 'no training: the given models handle every conversation';
+  if (options.evaluation !== 'held-out') {
+    return `${FOLDS}-fold cross-validation by sha256 of the conversation id: each conversation routed by models learned from the other ${FOLDS - 1} folds`;
+  }
+  const learned = new Set(training.map((c) => c.id));
+  const overlap = options.conversations.filter((c) => learned.has(c.id)).length;
+  return `held out: models learned from ${training.length.toLocaleString('en-US')} training conversations; ${overlap === 0 ? 'none of the replayed conversations is among them' : `${overlap} of the replayed conversations are among them (same id)`}`;
 }

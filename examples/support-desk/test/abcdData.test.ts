@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidInputError, NotFoundError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customerMessages, DEFAULT_DATA_FILE, loadConversations, openingText } from '../src/abcdData.js';
+import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
+import { loadOntology } from '../src/ontology.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -17,21 +19,34 @@ const line = (id: string, turns: Array<[string, string]> = [['customer', 'Hi']])
   JSON.stringify({ id, flow: 'order_issue', subflow: 'manage_cancel', turns: turns.map(([role, text]) => ({ role, text })) });
 
 describe('loadConversations', () => {
-  it('reads the 400 ABCD conversations, 40 per flow', async () => {
-    const conversations = await loadConversations(DEFAULT_DATA_FILE);
-    expect(conversations).toHaveLength(400);
+  it('reads the demo conversations shipped with the example: 80, 8 per flow, on subflows the ontology knows', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    expect(conversations).toHaveLength(80);
+    const ontology = loadOntology();
     const perFlow = new Map<string, number>();
     for (const c of conversations) perFlow.set(c.flow, (perFlow.get(c.flow) ?? 0) + 1);
-    expect([...perFlow.values()]).toEqual(Array(10).fill(40));
+    expect([...perFlow.keys()].sort()).toEqual([...ontology.flows].sort());
+    expect([...perFlow.values()]).toEqual(Array(10).fill(8));
+    expect(conversations.every((c) => ontology.flowOf(c.subflow) === c.flow)).toBe(true);
+    expect(new Set(conversations.map((c) => c.subflow)).size).toBeGreaterThanOrEqual(30);
+    // Some customers only greet at first and say what they need in their second message.
+    const greetingFirst = conversations.filter((c) => /^(hi|hello|hey)\b/i.test(customerMessages(c)[0] ?? '') && customerMessages(c)[0]!.length < 20);
+    expect(greetingFirst.length).toBeGreaterThanOrEqual(5);
+    // Refunds, identity checks and account look-ups are logged as the agent console's actions.
+    const actions = conversations.flatMap((c) => c.turns.filter((t) => t.role === 'action').map((t) => t.text));
+    for (const log of ['Account has been pulled up for', 'Identity verification in progress', 'Purchase validation in progress', 'A refund has been made for the amount of $']) {
+      expect(actions.some((text) => text.startsWith(log))).toBe(true);
+    }
   });
 
-  it('says where the data comes from when the file is missing', async () => {
+  it('says what format it expects when the file is missing, and nothing about where a sample might be kept', async () => {
     const missing = join(dir, 'nope.jsonl');
     const error = await loadConversations(missing).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
-    expect((error as Error).message).toContain(missing);
-    expect((error as Error).message).toContain('github.com/asappresearch/abcd');
-    expect((error as Error).message).toContain('--data FILE');
+    expect((error as Error).message).toContain(`No conversation file at ${missing}.`);
+    expect((error as Error).message).toContain('one {"id", "flow", "subflow", "turns": [{"role": "customer" | "agent" | "action", "text"}]} object per line');
+    expect((error as Error).message).toContain('pnpm abcd:import');
+    expect((error as Error).message).not.toContain('shared');
   });
 
   it('names the line that is not JSON', async () => {

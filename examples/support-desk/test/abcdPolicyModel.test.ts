@@ -1,6 +1,7 @@
 import { collectModelResponse, type ModelMessage, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
+import { loadConversations } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import type { AbcdPolicyModel } from '../src/abcdPolicyModel.js';
 import { createOfflineModels } from '../src/deskModels.js';
 import { loadOntology } from '../src/ontology.js';
@@ -12,7 +13,7 @@ const toolNames = [...new Set(ontology.sequences.refund_initiate!.concat(ontolog
 const tools = toolNames.map((name) => ({ name, description: name, parameters: {} }));
 
 beforeAll(async () => {
-  returns = createOfflineModels(await loadConversations(DEFAULT_DATA_FILE), ontology).specialist('returns') as AbcdPolicyModel;
+  returns = createOfflineModels(await loadConversations(DEMO_DATA_FILE), ontology).specialist('returns') as AbcdPolicyModel;
 });
 
 /** Runs the policy as the agent loop would, answering each tool call from `results`, until it asks or replies. */

@@ -1,6 +1,7 @@
 import { InMemoryStore } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
+import { loadConversations } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { createChatRenderer } from '../src/chatRenderer.js';
 import { createDeskAgents } from '../src/deskAgents.js';
 import { createOfflineModels } from '../src/deskModels.js';
@@ -12,7 +13,7 @@ let output = '';
 beforeAll(async () => {
   const ontology = loadOntology();
   const worlds = new WorldDirectory();
-  const agents = createDeskAgents(ontology, createOfflineModels(await loadConversations(DEFAULT_DATA_FILE), ontology), worlds);
+  const agents = createDeskAgents(ontology, createOfflineModels(await loadConversations(DEMO_DATA_FILE), ontology), worlds);
   const desk = buildDeskWorkflow({ agents, store: new InMemoryStore() });
   const session = await desk.session({ id: 'chat-test', userId: 'u-1' });
   const render = createChatRenderer({ write: (text) => (output += text) });

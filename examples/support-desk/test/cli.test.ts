@@ -1,60 +1,137 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DATA_FILE } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
+import { foldOf } from '../src/folds.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
-// The package's own scripts run the CLI this way (see package.json "start").
+type Failed = { code: number; stdout: string; stderr: string };
+// The package's own scripts run the CLI this way (see package.json "start"). BATON_ABCD is set per test.
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  run(tsx, ['--conditions=source', 'src/cli.ts', ...args], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', ...env } });
+  run(tsx, ['--conditions=source', 'src/cli.ts', ...args], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE, ...env } });
+const failing = (args: string[], env: Record<string, string> = {}) => cli(args, env).then(() => expect.unreachable('the command should fail'), (e: unknown) => e as Failed);
 
 let dir: string;
+let demoLines: string[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'support-desk-cli-'));
+  demoLines = (await readFile(DEMO_DATA_FILE, 'utf8')).split('\n').filter((line) => line !== '');
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
 describe('support-desk CLI', () => {
-  it('replays conversations offline into a FileStore and prints the report as JSON', async () => {
-    const { stdout } = await cli(['replay', '--limit', '3', '--json', '--store-dir', join(dir, 'store')]);
+  it('names its data on the first line, replays a sample stratified by flow into a FileStore and prints the report as JSON', async () => {
+    const { stdout, stderr } = await cli(['replay', '--limit', '10', '--json', '--store-dir', join(dir, 'store')]);
+    expect(stderr.split('\n')[0]).toBe('Data: demo conversations (80, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
     const report = JSON.parse(stdout);
-    expect(report.counts.conversations).toBe(3);
-    expect(report.routing.specialist.total).toBe(3);
+    expect(report.data).toBe('demo conversations (80, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
+    expect(report.counts.conversations).toBe(10);
+    // One conversation of each of the ten flows, not the first ten lines (which are all account_access and manage_account).
+    expect(report.routing.perFlow.map((row: { specialist: { total: number } }) => row.specialist.total)).toEqual(Array(10).fill(1));
     expect(report.evaluation).toContain('5-fold cross-validation');
     expect(report.store).toContain('file');
     expect(report.measurements.bytesPerMessage).toBeGreaterThan(0);
     expect((await readdir(join(dir, 'store'))).length).toBeGreaterThan(0);
   }, 60_000);
 
-  it('says where the data comes from when --data names a missing file', async () => {
+  it('prints the text report below the Data line', async () => {
+    const { stdout } = await cli(['replay', '--limit', '3', '--no-progress', '--store-dir', ':memory:']);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toMatch(/^Data: demo conversations \(80, .*demo\.jsonl\), a sample of 3 stratified by flow$/);
+    expect(lines[1]).toMatch(/^Support desk replay: 3 conversations/);
+    expect(stdout).toContain('Routing accuracy (right specialist):');
+  }, 60_000);
+
+  it('says what format it expects when --data names a missing file, and sends nobody to a folder beside the repository', async () => {
     const missing = join(dir, 'missing.jsonl');
-    const error = (await cli(['replay', '--data', missing]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const error = await failing(['replay', '--data', missing]);
     expect(error.code).toBe(1);
-    expect(error.stderr).toContain(`NotFoundError: No conversation file at ${missing}`);
-    expect(error.stderr).toContain('ABCD');
+    expect(error.stderr).toContain(`NotFoundError: No conversation file at ${missing}. Expected JSON Lines: one {"id", "flow", "subflow", "turns"`);
+    expect(error.stderr).not.toContain('shared');
   }, 60_000);
 
   it('reads --data and --store-dir relative to the folder the command was run in (INIT_CWD under pnpm), not the package folder', async () => {
     const caller = join(dir, 'caller');
     await mkdir(caller);
-    const lines = (await readFile(DEFAULT_DATA_FILE, 'utf8')).split('\n').slice(0, 2).join('\n');
-    await writeFile(join(caller, 'two.jsonl'), `${lines}\n`);
-    const { stdout } = await cli(['replay', '--data', 'two.jsonl', '--store-dir', 'relative-store', '--json'], { INIT_CWD: caller });
+    await writeFile(join(caller, 'two.jsonl'), `${demoLines.slice(0, 2).join('\n')}\n`);
+    const { stdout, stderr } = await cli(['replay', '--data', 'two.jsonl', '--store-dir', 'relative-store', '--json'], { INIT_CWD: caller });
+    expect(stderr.split('\n')[0]).toBe(`Data: conversations (2, ${join(caller, 'two.jsonl')})`);
     expect(JSON.parse(stdout).counts.conversations).toBe(2);
     expect((await readdir(join(caller, 'relative-store'))).length).toBeGreaterThan(0);
   }, 60_000);
 
+  it('trains on --train and replays --eval, without cross-validation', async () => {
+    const train = join(dir, 'train.jsonl');
+    const evaluate = join(dir, 'eval.jsonl');
+    const inFold0 = (line: string) => foldOf(JSON.parse(line).id) === 0;
+    await writeFile(train, `${demoLines.filter((line) => !inFold0(line)).join('\n')}\n`);
+    await writeFile(evaluate, `${demoLines.filter(inFold0).join('\n')}\n`);
+    const trainCount = demoLines.filter((line) => !inFold0(line)).length;
+    const evalCount = demoLines.length - trainCount;
+    const { stdout, stderr } = await cli(['replay', '--train', train, '--eval', evaluate, '--json', '--store-dir', ':memory:']);
+    expect(stderr.split('\n')[0]).toBe(`Data: trained on conversations (${trainCount}, ${train}), replaying conversations (${evalCount}, ${evaluate})`);
+    const report = JSON.parse(stdout);
+    expect(report.evaluation).toBe(`held out: models learned from ${trainCount} training conversations; none of the replayed conversations is among them`);
+    expect(report.counts.conversations).toBe(evalCount);
+    expect(report.routing.specialist.total).toBe(evalCount);
+  }, 120_000);
+
+  it('refuses --train without --eval', async () => {
+    const error = await failing(['replay', '--train', DEMO_DATA_FILE]);
+    expect(error.code).toBe(1);
+    expect(error.stderr).toContain('ConfigurationError: Use --train FILE together with --eval FILE');
+  }, 60_000);
+
   it('refuses a --restart-every that is not a whole number', async () => {
-    const error = (await cli(['replay', '--restart-every', 'often']).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const error = await failing(['replay', '--restart-every', 'often']);
     expect(error.code).not.toBe(0);
     expect(error.stderr).toContain('--restart-every must be a whole number ≥ 0, not "often"');
+  }, 60_000);
+
+  it('prints help and exits 0, also when pnpm passes a "--" before --help', async () => {
+    const direct = await cli(['replay', '--help']);
+    expect(direct.stdout).toContain('Usage: support-desk replay [options]');
+    expect(direct.stdout).toContain('--train <file>');
+    const throughPnpm = await cli(['replay', '--', '--help']);
+    expect(throughPnpm.stdout).toBe(direct.stdout);
+    const top = await cli(['--help']);
+    expect(top.stdout).toContain('BATON_ABCD');
+  }, 60_000);
+});
+
+describe('a replay where conversations fail', () => {
+  let server: Server;
+  let baseURL: string;
+  beforeAll(async () => {
+    // A Chat Completions endpoint on loopback that refuses the API key.
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-wrong.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('prints the first error above the report and exits 1', async () => {
+    const error = await failing(['replay', '--models', 'openai', '--limit', '2', '--no-progress', '--store-dir', ':memory:'], { OPENAI_API_KEY: 'sk-wrong', OPENAI_BASE_URL: baseURL });
+    expect(error.code).toBe(1);
+    expect(error.stderr).toMatch(/^2 of 2 conversations failed; the first, demo-\d+: AuthenticationError: .*Incorrect API key/m);
+    expect(error.stdout).toContain('Conversations stopped by a failed turn: 2');
   }, 60_000);
 });

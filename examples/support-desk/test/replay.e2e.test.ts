@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BatonEvent, FileStore, MAIN_BRANCH, type Message } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AbcdConversation, customerMessages, DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { chooseDeskStore } from '../src/deskStore.js';
 import { loadOntology } from '../src/ontology.js';
 import type { ReplayReport } from '../src/replayReport.js';
 import { runReplay } from '../src/runReplay.js';
 
-// abcd-dev-0002 (manage_account / status_service_added): Crystal Minh was charged $40 for a
-// subscription she never asked for. Replayed offline, with models learned from the other folds.
-const ID = 'abcd-dev-0002';
+// demo-009 (manage_account / status_service_added): Crystal Minh is billed $40 for a service she
+// never signed up for. Replayed offline, held out: the models learn from every other demo conversation.
+const ID = 'demo-009';
 
 let dir: string;
 let conversation: AbcdConversation;
@@ -22,9 +23,10 @@ let store: FileStore;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'support-desk-e2e-'));
-  const all = await loadConversations(DEFAULT_DATA_FILE);
+  const all = await loadConversations(DEMO_DATA_FILE);
   conversation = all.find((c) => c.id === ID)!;
-  report = await runReplay({ conversations: [conversation], training: all, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: dir }), onEvent: (e) => events.push(e) });
+  const others = all.filter((c) => c.id !== ID);
+  report = await runReplay({ conversations: [conversation], training: others, evaluation: 'held-out', ontology: loadOntology(), deskStore: chooseDeskStore({ directory: dir }), onEvent: (e) => events.push(e) });
   store = new FileStore({ directory: dir });
   messages = await store.readMessages(ID, MAIN_BRANCH);
 });

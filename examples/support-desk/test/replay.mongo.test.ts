@@ -1,6 +1,6 @@
 /**
  * The replay on MongoDB (the run's FerretDB, or MONGODB_URL; see test/support/mongoGlobalSetup.ts):
- * five real ABCD conversations, one from each of five flows, replayed once into a FileStore and
+ * five demo conversations, the longest of each of five flows, replayed once into a FileStore and
  * once into a MongoStore, must give the same routing figures, counts, outcomes and stored messages.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,8 @@ import { MongoStore } from '@baton/store-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseName } from '../../../test/support/mongoServer.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
-import { type AbcdConversation, DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { chooseDeskStore } from '../src/deskStore.js';
 import { loadOntology } from '../src/ontology.js';
 import { sessionIdFor } from '../src/replayConversation.js';
@@ -26,9 +27,9 @@ let onMongo: ReplayReport;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'support-desk-mongo-'));
-  const all = await loadConversations(DEFAULT_DATA_FILE);
+  const all = await loadConversations(DEMO_DATA_FILE);
   const flows = [...new Set(all.map((c) => c.flow))].sort().slice(0, 5);
-  conversations = flows.map((flow) => all.find((c) => c.flow === flow && c.turns.length > 12)!);
+  conversations = flows.map((flow) => all.filter((c) => c.flow === flow).reduce((a, b) => (customerMessages(b).length > customerMessages(a).length ? b : a)));
   const ontology = loadOntology();
   onFiles = await runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ directory: dir }) });
   onMongo = await runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ mongoUrl: mongoTestUrl(), mongoDbName: dbName }) });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type AbcdConversation, DEFAULT_DATA_FILE, loadConversations } from '../src/abcdData.js';
+import { type AbcdConversation, loadConversations } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { chooseDeskStore } from '../src/deskStore.js';
 import { loadOntology } from '../src/ontology.js';
 import { sessionIdFor } from '../src/replayConversation.js';
@@ -27,7 +28,7 @@ describe('replaying any conversation of the format', () => {
   });
 
   it('asks a greeting customer how to help, routes on the answer and stores the session under the safe id', async () => {
-    const report = await runReplay({ conversations: [mine], training: await loadConversations(DEFAULT_DATA_FILE), ontology: loadOntology(), deskStore: chooseDeskStore({ directory: ':memory:' }) });
+    const report = await runReplay({ conversations: [mine], training: await loadConversations(DEMO_DATA_FILE), ontology: loadOntology(), deskStore: chooseDeskStore({ directory: ':memory:' }) });
     const [outcome] = report.conversations;
     // "hello" → triage asks how it can help, answered by the next message; orders then asks for the
     // name (answered: "David Williams") and for the ids verification needs (answered: "thanks, bye"),

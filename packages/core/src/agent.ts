@@ -5,7 +5,7 @@ import type { Tool } from './tool.js';
 /** An agent's instructions: fixed text, or text built per call from the session's state. */
 export type Instructions = string | ((context: { sessionId: string; branchId: string; state: Readonly<Record<string, unknown>> }) => string);
 
-/** An agent (DESIGN.md): what it is, what it is told, which tools it has, which model it runs on. */
+/** An agent (docs/architecture.md): what it is, what it is told, which tools it has, which model it runs on. */
 export interface Agent {
   /** 1–64 characters of `a-z A-Z 0-9 _ -`; unique among a workflow's participants. */
   readonly name: string;

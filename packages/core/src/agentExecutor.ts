@@ -1,10 +1,11 @@
+import { raceAbort } from './abort.js';
 import type { Agent } from './agent.js';
 import type { PendingWrite } from './checkpoint.js';
 import { AbortedError, MaxStepsExceededError } from './errors.js';
 import type { BatonEvent } from './events.js';
-import type { Executor, ExecutorInput, ExecutorOutcome } from './executor.js';
+import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from './message.js';
-import { addUsage, emptyUsage, type FinishReason, type ToolDefinition, type Usage } from './modelClient.js';
+import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from './modelClient.js';
 import type { NewRequest } from './request.js';
 import { runToolCall } from './toolCall.js';
 import type { Tool } from './tool.js';
@@ -40,7 +41,7 @@ function modelMessagesOf(history: readonly Message[], length: number): readonly 
  * Runs an {@link Agent}: model → tool calls (several in one response run concurrently; results are
  * committed in call order) → model … until a final answer, a handoff, a request or the end of the
  * conversation. A step interrupted by a crash resumes from the history and the journal's pending
- * writes: a finished tool call is never run again (DESIGN.md invariant 4).
+ * writes: a finished tool call is never run again (docs/architecture.md invariant 4).
  *
  * @example
  * ```ts
@@ -62,7 +63,9 @@ export class AgentExecutor implements Executor {
 
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
     const tools = new Map<string, Tool>();
-    for (const t of [...this.agent.tools, ...(input.tools ?? [])]) tools.set(t.name, t);
+    const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
+    for (const t of this.agent.tools) if (allowed(t.name)) tools.set(t.name, t);
+    for (const t of input.tools ?? []) tools.set(t.name, t);
     const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
     // `input.history` may be a live array the journal appends to (the handoff runtime's is): this
     // activation reads its first `given` messages and keeps its own commits apart, without copying it.
@@ -111,7 +114,10 @@ export class AgentExecutor implements Executor {
         ? this.agent.instructions
         : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
     const base = modelMessagesOf(input.history, given);
-    const head: ModelMessage[] = [{ role: 'system', content: instructions }, ...(input.context ?? [])];
+    const head: ModelMessage[] = [{ role: 'system', content: instructions }];
+    const extra = input.turnSettings?.instructions;
+    if (extra !== undefined && extra !== '') head.push({ role: 'system', content: extra });
+    if (input.context !== undefined) head.push(...input.context);
     const messages = head.concat(
       base.length === given ? base : base.slice(0, given),
     );
@@ -129,14 +135,32 @@ export class AgentExecutor implements Executor {
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const stream = this.agent.model.stream({ messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal });
-    for await (const event of stream) {
-      if (event.type === 'text.delta') {
-        text += event.delta;
-        yield { type: 'message.delta', sessionId: input.sessionId, branchId: input.branchId, agent: this.agent.name, delta: event.delta };
-      } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
-      else if (event.type === 'usage') usage = addUsage(usage, event.usage);
-      else finishReason = event.finishReason;
+    const request: ModelRequest = { messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal };
+    if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
+    const stream = this.agent.model.stream(request);
+    // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
+    const iterator = stream[Symbol.asyncIterator]();
+    const abort = raceAbort(input.signal);
+    let done = false;
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), abort.promise]);
+        if (next.done === true) {
+          done = true;
+          break;
+        }
+        const event = next.value;
+        if (event.type === 'text.delta') {
+          text += event.delta;
+          yield { type: 'message.delta', sessionId: input.sessionId, branchId: input.branchId, agent: this.agent.name, delta: event.delta };
+        } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
+        else if (event.type === 'usage') usage = addUsage(usage, event.usage);
+        else finishReason = event.finishReason;
+      }
+    } finally {
+      abort.dispose();
+      // Not awaited: a stream that ignores its signal may never answer `return`.
+      if (!done) iterator.return?.().catch(() => undefined);
     }
     if (usage.requests === 0) usage = { ...usage, requests: 1 };
     return { text, toolCalls, usage, finishReason };
@@ -160,38 +184,54 @@ export class AgentExecutor implements Executor {
     const callInput: Parameters<typeof runToolCall>[2] = { sessionId: input.sessionId, branchId: input.branchId, signal: input.signal, state: input.state, agent: this.agent.name };
     if (input.approvals !== undefined) callInput.approvals = input.approvals;
 
-    for (const call of calls) {
-      const done = input.journal.pendingWrites.get(call.id);
-      if (done !== undefined) {
-        results.set(call.id, done);
-        continue;
+    /** Set when this step is left (cancelled, failed, or the caller stopped reading): late results are not journalled. */
+    let left = false;
+    const abort = raceAbort(input.signal);
+    try {
+      for (const call of calls) {
+        const done = input.journal.pendingWrites.get(call.id);
+        if (done !== undefined) {
+          results.set(call.id, done);
+          continue;
+        }
+        yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
+        // Each result is journalled as soon as its tool returns, not behind its siblings: a crash
+        // re-runs only tools whose result was not journalled yet (at-least-once before `tool.result`,
+        // exactly-once after it).
+        running.set(
+          call.id,
+          runToolCall(call, tools, callInput).then(async (outcome) => {
+            if (outcome.type === 'write' && !left) await input.journal.recordPendingWrite(outcome.write);
+            return { id: call.id, outcome };
+          }),
+        );
       }
-      yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
-      running.set(
-        call.id,
-        runToolCall(call, tools, callInput).then((outcome) => ({ id: call.id, outcome })),
-      );
-    }
-
-    while (running.size > 0) {
-      const { id, outcome } = await Promise.race(running.values());
-      running.delete(id);
-      if (outcome.type === 'request') {
-        requests.push(outcome.request);
-        continue;
+      // Raced with the signal, so a tool that ignores it cannot hold a cancelled turn (its result is discarded).
+      while (running.size > 0) {
+        const { id, outcome } = await Promise.race([...running.values(), abort.promise]);
+        running.delete(id);
+        if (outcome.type === 'request') {
+          requests.push(outcome.request);
+          continue;
+        }
+        results.set(id, outcome.write);
+        yield {
+          type: 'tool.result',
+          ...base,
+          agent: this.agent.name,
+          toolCallId: id,
+          toolName: outcome.write.toolName,
+          content: outcome.write.content,
+          isError: outcome.write.isError,
+          durationMs: outcome.write.durationMs,
+        };
       }
-      results.set(id, outcome.write);
-      await input.journal.recordPendingWrite(outcome.write);
-      yield {
-        type: 'tool.result',
-        ...base,
-        agent: this.agent.name,
-        toolCallId: id,
-        toolName: outcome.write.toolName,
-        content: outcome.write.content,
-        isError: outcome.write.isError,
-        durationMs: outcome.write.durationMs,
-      };
+    } finally {
+      abort.dispose();
+      if (running.size > 0) {
+        left = true;
+        for (const pending of running.values()) pending.catch(() => undefined);
+      }
     }
     if (requests.length > 0) {
       requests.sort((a, b) => calls.findIndex((c) => c.id === a.toolCallId) - calls.findIndex((c) => c.id === b.toolCallId));
@@ -224,4 +264,12 @@ export class AgentExecutor implements Executor {
     for (const message of committed) yield { type: 'message', ...base, message };
     return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
   }
+}
+
+/** The predicate of a {@link TurnSettings.tools} filter for `agent` (everything passes without one). */
+function toolFilter(filter: TurnSettings['tools'], agent: string): (toolName: string) => boolean {
+  if (filter === undefined) return () => true;
+  if (typeof filter === 'function') return (name) => filter(name, agent);
+  const names = new Set(filter);
+  return (name) => names.has(name);
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { CheckpointCorruptError } from './errors.js';
 import { RequestSchema } from './request.js';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * A tool result finished in the current, unfinished step, saved before its sibling calls finish so
- * that recovery never runs a finished tool again (DESIGN.md invariant 4).
+ * that recovery never runs a finished tool again (docs/architecture.md invariant 4).
  */
 export const PendingWriteSchema = z.object({
   toolCallId: z.string(),
@@ -14,7 +15,7 @@ export const PendingWriteSchema = z.object({
   isError: z.boolean(),
   /** Wall time the tool took, in milliseconds. */
   durationMs: z.number().nonnegative(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   /** Set when the tool moved control (a handoff or the end of the conversation), so a resumed step still does. */
   control: z
     .object({ kind: z.enum(['handoff', 'end_conversation']), target: z.string().optional(), reason: z.string().optional() })
@@ -36,7 +37,7 @@ export type StatePatch = z.infer<typeof StatePatchSchema>;
 export const CHECKPOINT_SCHEMA_VERSION = 1;
 
 /**
- * Where an unfinished turn stands (DESIGN.md). `machine` is the routing machine's persisted
+ * Where an unfinished turn stands (docs/architecture.md). `machine` is the routing machine's persisted
  * snapshot (JSON); `throughSeq` is the last message of the branch the checkpoint covers; messages
  * are never copied into it, so its size does not grow with the conversation.
  */
@@ -47,7 +48,7 @@ export const CheckpointSchema = z.object({
   sessionId: z.string(),
   branchId: z.string(),
   step: z.number().int().nonnegative(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   throughSeq: z.number().int().nonnegative(),
   machine: z.unknown(),
   pendingRequests: z.array(RequestSchema),

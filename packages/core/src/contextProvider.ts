@@ -25,7 +25,7 @@ export interface SessionCloseArgs {
 
 /**
  * The contract through which memory (or anything else) plugs into a runtime without either
- * importing the other (DESIGN.md "Memory"). Every hook is optional.
+ * importing the other (docs/architecture.md "Memory"). Every hook is optional.
  *
  * @example
  * ```ts

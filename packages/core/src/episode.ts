@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
- * What episodic memory keeps of a closed session (DESIGN.md): who, when, why it closed, which
+ * What episodic memory keeps of a closed session (docs/architecture.md): who, when, why it closed, which
  * agents took part, a user/assistant transcript, a summary, keywords, optionally an embedding.
  * One episode per session: its `id` is conventionally the session id, so a repeated save is a no-op.
  */
@@ -10,8 +11,8 @@ export const EpisodeSchema = z.object({
   sessionId: z.string(),
   tenantId: z.string().optional(),
   userId: z.string().optional(),
-  startedAt: z.string(),
-  endedAt: z.string(),
+  startedAt: IsoTimestampSchema,
+  endedAt: IsoTimestampSchema,
   closedReason: z.string(),
   agents: z.array(z.string()),
   transcript: z.array(z.object({ role: z.enum(['user', 'assistant']), agent: z.string().optional(), content: z.string() })),

@@ -21,6 +21,7 @@ export const BatonErrorCode = {
   NOT_FOUND: 'NOT_FOUND',
   CONCURRENCY: 'CONCURRENCY',
   CHECKPOINT_CORRUPT: 'CHECKPOINT_CORRUPT',
+  DOCUMENT_CORRUPT: 'DOCUMENT_CORRUPT',
   STORE: 'STORE',
   MODEL_BEHAVIOR: 'MODEL_BEHAVIOR',
   MODEL_PROVIDER: 'MODEL_PROVIDER',
@@ -32,6 +33,7 @@ export const BatonErrorCode = {
   ABORTED: 'ABORTED',
   SESSION_CLOSED: 'SESSION_CLOSED',
   BRANCH_HAS_CHILDREN: 'BRANCH_HAS_CHILDREN',
+  AMBIGUOUS_BRANCH: 'AMBIGUOUS_BRANCH',
 } as const;
 
 /** One of {@link BatonErrorCode}'s values. */
@@ -106,7 +108,37 @@ export class CheckpointCorruptError extends BatonError {
 
 /** The store failed (I/O error, lost database connection). The write may be retried: writes are idempotent. */
 export class StoreError extends BatonError {
-  readonly code = BatonErrorCode.STORE;
+  readonly code: BatonErrorCode = BatonErrorCode.STORE;
+}
+
+/**
+ * A stored session, branch, message or episode fails the rules its write had to pass (its schema,
+ * id rules, ISO-8601 timestamps, metadata keys): it was damaged or written by something else.
+ * Nothing is returned from it, and retrying does not help: restore the document from a backup.
+ * A `StoreError` (code `DOCUMENT_CORRUPT`), so code that catches store failures catches it too.
+ *
+ * @example
+ * ```ts
+ * import { DocumentCorruptError } from '@baton/core';
+ * try { await store.getSession('chat-1'); }
+ * catch (error) { if (error instanceof DocumentCorruptError) console.error(error.document, error.field); }
+ * ```
+ */
+export class DocumentCorruptError extends StoreError {
+  override readonly code = BatonErrorCode.DOCUMENT_CORRUPT;
+  /**
+   * @param message the whole sentence, naming the document and the field
+   * @param document which document (`'session "chat-1"'`, a file path)
+   * @param field the path of the first bad field (`'createdAt'`, `'metadata.a'`, `'(root)'`)
+   */
+  constructor(
+    message: string,
+    readonly document: string,
+    readonly field: string,
+    options: BatonErrorOptions = {},
+  ) {
+    super(message, options);
+  }
 }
 
 /** The model did something the protocol does not allow and that cannot be answered with a tool error. */
@@ -177,4 +209,28 @@ export function isBatonError(value: unknown): value is BatonError {
 /** A branch cannot be deleted because forks refer to it; pass `{ recursive: true }` to delete them too. */
 export class BranchHasChildrenError extends BatonError {
   readonly code = BatonErrorCode.BRANCH_HAS_CHILDREN;
+}
+
+/**
+ * A session with several branches was opened without naming one: Baton does not guess which
+ * conversation the caller means. `branches` lists the ids to choose from.
+ *
+ * @example
+ * ```ts
+ * try { await workflow.session({ id }); }
+ * catch (error) { if (error instanceof AmbiguousBranchError) await workflow.session({ id, branch: error.branches[0] }); }
+ * ```
+ */
+export class AmbiguousBranchError extends BatonError {
+  readonly code = BatonErrorCode.AMBIGUOUS_BRANCH;
+  constructor(
+    readonly sessionId: string,
+    readonly branches: readonly string[],
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `Session ${JSON.stringify(sessionId)} has ${branches.length} branches (${branches.map((b) => JSON.stringify(b)).join(', ')}); open it with { branch } naming one of them.`,
+      options,
+    );
+  }
 }

@@ -67,7 +67,7 @@ export interface CheckpointEvent extends EventBase {
   type: 'checkpoint';
   checkpoint: CheckpointManifestEntry;
 }
-/** Control returned to the user; everything of the turn is durable (DESIGN.md invariant 4). */
+/** Control returned to the user; everything of the turn is durable (docs/architecture.md invariant 4). */
 export interface TurnCompletedEvent extends EventBase {
   type: 'turn.completed';
   turn: number;
@@ -88,7 +88,7 @@ export interface ErrorEvent extends EventBase {
   fatal: boolean;
 }
 
-/** Every event a turn emits, discriminated by `type` (DESIGN.md "Events"). */
+/** Every event a turn emits, discriminated by `type` (docs/architecture.md "Events"). */
 export type BatonEvent =
   | TurnStartedEvent
   | AgentStartedEvent

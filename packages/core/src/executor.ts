@@ -1,7 +1,7 @@
 import type { PendingWrite } from './checkpoint.js';
 import type { BatonEvent } from './events.js';
 import type { Message, ModelMessage, NewMessage } from './message.js';
-import type { Usage } from './modelClient.js';
+import type { ModelSettings, Usage } from './modelClient.js';
 import type { ApprovalDecision, NewRequest } from './request.js';
 import type { StateAccess } from './state.js';
 import type { Tool } from './tool.js';
@@ -47,6 +47,24 @@ export interface ExecutorInput {
   journal: ExecutorJournal;
   state: StateAccess;
   signal: AbortSignal;
+  /** Settings the caller gave for this turn only (extra instructions, model settings, a tool filter). */
+  turnSettings?: TurnSettings;
+}
+
+/**
+ * Per-turn settings a caller passes with one call (`session.send(text, { instructions, … })`,
+ * `workflow.run({ … })`); they apply to every agent of that turn and to nothing after it.
+ */
+export interface TurnSettings {
+  /** Added after each agent's own instructions, as a second system message. */
+  instructions?: string;
+  /** Sampling settings for every model call of the turn (they win over the model client's options). */
+  modelSettings?: ModelSettings;
+  /**
+   * Which of an agent's own tools it may use in this turn (handoffs and `request_user_input` stay):
+   * a list of tool names, or a predicate.
+   */
+  tools?: readonly string[] | ((toolName: string, agent: string) => boolean);
 }
 
 /**

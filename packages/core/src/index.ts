@@ -11,11 +11,13 @@ export {
   type StatePatch,
   StatePatchSchema,
 } from './checkpoint.js';
+export { isoNow } from './clock.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './contextProvider.js';
 export type { Embedder, EmbedOptions } from './embedder.js';
 export { type Episode, EpisodeSchema } from './episode.js';
 export {
   AbortedError,
+  AmbiguousBranchError,
   AuthenticationError,
   BadRequestError,
   BatonError,
@@ -25,6 +27,7 @@ export {
   CheckpointCorruptError,
   ConcurrencyError,
   ConfigurationError,
+  DocumentCorruptError,
   InvalidIdError,
   InvalidInputError,
   isBatonError,
@@ -55,9 +58,8 @@ export type {
   TurnCompletedEvent,
   TurnStartedEvent,
 } from './events.js';
-export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome } from './executor.js';
+export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
-export { isoNow } from './clock.js';
 export {
   type Message,
   type MessageRole,
@@ -78,6 +80,7 @@ export {
   type ModelClient,
   type ModelRequest,
   type ModelResponse,
+  type ModelSettings,
   type ModelStreamEvent,
   type ToolDefinition,
   type Usage,
@@ -101,7 +104,7 @@ export {
   type State,
   StateSchema,
 } from './session.js';
-export { type StateAccess, StateContainer, type StateScope } from './state.js';
+export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './state.js';
 export { FileStore, type FileStoreOptions } from './store/fileStore.js';
 export { InMemoryStore } from './store/inMemoryStore.js';
 export type {
@@ -121,15 +124,32 @@ export type {
   UpdateOptions,
 } from './store/store.js';
 export {
+  assertWritable,
+  type CheckedDocument,
+  checkBranch,
+  checkEpisode,
+  checkMessage,
+  checkSession,
+  type DocumentProblem,
+  parseStoredBranch,
+  parseStoredCheckpoint,
+  parseStoredEpisode,
+  parseStoredMessage,
+  parseStoredPendingWrite,
+  parseStoredSession,
+} from './store/storedDocuments.js';
+export {
   applySessionChange,
   assertBranchId,
   assertCheckpoint,
   assertEpisode,
   assertMessages,
   assertPendingWrites,
+  assertSessionChange,
   assertSessionId,
   type BranchEnd,
   branchLineage,
+  branchState,
   checkpointsToPrune,
   ensureBranchDeletable,
   type LineageSegment,
@@ -138,6 +158,7 @@ export {
   planAppend,
   sameMessage,
 } from './store/storeRules.js';
+export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {
   endConversationControl,
   handoffControl,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * Who wrote a message: `system`, `user`, `assistant`, `tool` (a tool result), or `context`
@@ -21,7 +22,7 @@ export const ToolCallSchema = z.object({
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
 /**
- * A stored message (DESIGN.md vocabulary). `seq` is its position in its branch, from 1; the store
+ * A stored message (docs/architecture.md vocabulary). `seq` is its position in its branch, from 1; the store
  * keeps each `(sessionId, branchId, seq)` once. Tool results carry `toolCallId`, `toolName` and
  * `isError`. `createdAt` is an ISO-8601 UTC timestamp.
  */
@@ -37,7 +38,7 @@ export const MessageSchema = z.object({
   isError: z.boolean().optional(),
   /** How long the tool call took, in milliseconds (tool results only). */
   durationMs: z.number().nonnegative().optional(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 /** A stored message: `{ id, seq, role, content, agent?, toolCalls?, toolCallId?, toolName?, isError?, durationMs?, createdAt, metadata? }`. */

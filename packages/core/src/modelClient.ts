@@ -38,9 +38,24 @@ export interface ModelRequest {
   tools: readonly ToolDefinition[];
   /** Whether the model may return several tool calls in one response (default true). */
   parallelToolCalls?: boolean;
+  /** Sampling settings for this call only; they win over the client's own options. */
+  settings?: ModelSettings;
   /** The agent making the call (for logs and scripted replies). */
   agent?: string;
   signal?: AbortSignal;
+}
+
+/**
+ * Sampling settings of one model call (OpenAI's names in camelCase; each client maps them to its
+ * wire format and leaves out what is not set).
+ */
+export interface ModelSettings {
+  /** Sampling temperature, 0–2. */
+  temperature?: number;
+  /** Nucleus sampling, 0–1. */
+  topP?: number;
+  /** The most tokens the answer may have. */
+  maxOutputTokens?: number;
 }
 
 /** Why the model stopped: a final answer (`stop`), tool calls, the token limit, or a content filter. */

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /**
  * Where a paused turn stands in its branch: the first `throughSeq` messages of `branchId`.
- * A request holds this reference, never a copy of the messages (DESIGN.md invariant 1).
+ * A request holds this reference, never a copy of the messages (docs/architecture.md invariant 1).
  */
 export const ConversationRefSchema = z.object({ branchId: z.string(), throughSeq: z.number().int().nonnegative() });
 /** `{ branchId, throughSeq }`. */
@@ -21,7 +22,7 @@ export const RequestSchema = z.discriminatedUnion('type', [
     toolCallId: z.string(),
     prompt: z.string(),
     conversationRef: ConversationRefSchema,
-    createdAt: z.string(),
+    createdAt: IsoTimestampSchema,
   }),
   z.object({
     type: z.literal('tool_approval'),
@@ -32,7 +33,7 @@ export const RequestSchema = z.discriminatedUnion('type', [
     /** The arguments the model wrote, as JSON text. */
     arguments: z.string(),
     conversationRef: ConversationRefSchema,
-    createdAt: z.string(),
+    createdAt: IsoTimestampSchema,
   }),
 ]);
 /** A pending `user_input` or `tool_approval` request. */

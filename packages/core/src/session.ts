@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IsoTimestampSchema } from './timestamp.js';
 
 /** Session- or branch-scoped key/value state (JSON). Changed only through immer; see {@link StateContainer}. */
 export const StateSchema = z.record(z.string(), z.unknown());
@@ -6,7 +7,7 @@ export const StateSchema = z.record(z.string(), z.unknown());
 export type State = z.infer<typeof StateSchema>;
 
 /**
- * One conversation (DESIGN.md). `version` starts at 1 and grows by one with each update; updates
+ * One conversation (docs/architecture.md). `version` starts at 1 and grows by one with each update; updates
  * compare-and-set it. Timestamps are ISO-8601 UTC strings.
  */
 export const SessionSchema = z.object({
@@ -14,9 +15,9 @@ export const SessionSchema = z.object({
   tenantId: z.string().optional(),
   userId: z.string().optional(),
   status: z.enum(['active', 'closed']),
-  createdAt: z.string(),
-  lastActivityAt: z.string(),
-  closedAt: z.string().optional(),
+  createdAt: IsoTimestampSchema,
+  lastActivityAt: IsoTimestampSchema,
+  closedAt: IsoTimestampSchema.optional(),
   closedReason: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()),
   state: StateSchema,
@@ -38,7 +39,7 @@ export const BranchSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
   parent: BranchParentSchema.optional(),
-  createdAt: z.string(),
+  createdAt: IsoTimestampSchema,
   state: StateSchema,
   version: z.number().int().positive(),
 });

@@ -1,5 +1,6 @@
 import { applyPatches, enablePatches, type Draft, type Patch, produceWithPatches } from 'immer';
 import type { StatePatch } from './checkpoint.js';
+import type { Message } from './message.js';
 import type { State } from './session.js';
 
 enablePatches();
@@ -44,6 +45,8 @@ export class StateContainer implements StateAccess {
   #branch: State;
   /** The immer patches of every change since the last `clearPatches()`, per scope, oldest first. */
   readonly patches: { session: StatePatch[]; branch: StatePatch[] } = { session: [], branch: [] };
+  /** How many of `patches.branch` {@link takeNewBranchPatches} has handed out. */
+  #takenBranch = 0;
 
   constructor(initial: { session: State; branch: State }) {
     this.#session = initial.session;
@@ -71,11 +74,51 @@ export class StateContainer implements StateAccess {
     if (patches.branch.length > 0) this.#branch = applyPatches(this.#branch, patches.branch as Patch[]);
     this.patches.session.push(...patches.session);
     this.patches.branch.push(...patches.branch);
+    // Saved patches were recorded where they were made (see takeNewBranchPatches): not new.
+    this.#takenBranch = this.patches.branch.length;
+  }
+
+  /**
+   * The branch patches recorded since the last call (or since the last `clearPatches()`/`apply()`),
+   * oldest first. The handoff runtime stores them on the message committed next, so a branch's
+   * messages are a log of its state: the state as of seq k is every such patch through k applied
+   * to `{}` (see {@link branchStateAt}).
+   */
+  takeNewBranchPatches(): StatePatch[] {
+    if (this.#takenBranch === this.patches.branch.length) return [];
+    const taken = this.patches.branch.slice(this.#takenBranch);
+    this.#takenBranch = this.patches.branch.length;
+    return taken;
   }
 
   /** Forgets recorded patches (after the state they describe has been saved). */
   clearPatches(): void {
     this.patches.session.length = 0;
     this.patches.branch.length = 0;
+    this.#takenBranch = 0;
   }
+}
+
+/** The key of a message's metadata under which the handoff runtime logs the branch state patches made before it was committed. */
+export const STATE_PATCHES_KEY = 'statePatches';
+
+/**
+ * A branch's state as of seq `throughSeq`: the branch state patches logged on its messages
+ * (`metadata.statePatches`, oldest first, fork parents included) applied to `{}`.
+ *
+ * @param messages the branch's history as `readMessages` returns it (fork parents first), oldest first
+ * @returns the state, or `{}` when no message through `throughSeq` logged a change
+ * @example
+ * ```ts
+ * const state = branchStateAt(await store.readMessages(sessionId, 'main'), 12);
+ * ```
+ */
+export function branchStateAt(messages: readonly Message[], throughSeq = Number.POSITIVE_INFINITY): State {
+  let state: State = {};
+  for (const message of messages) {
+    if (message.seq > throughSeq) break;
+    const patches = message.metadata?.[STATE_PATCHES_KEY];
+    if (Array.isArray(patches) && patches.length > 0) state = applyPatches(state, patches as Patch[]);
+  }
+  return state;
 }

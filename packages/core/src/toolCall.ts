@@ -11,7 +11,7 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 /**
  * Runs one tool call the model made, never throwing: an unknown tool, malformed JSON, arguments
  * that fail the tool's zod schema, a rejected approval and an exception in `execute` each become
- * an error result the model sees (DESIGN.md invariant 5).
+ * an error result the model sees (docs/architecture.md invariant 5).
  *
  * @param input the executor input, plus the calling agent's name
  * @returns a finished result (`write`), or a `user_input` / `tool_approval` request

@@ -153,7 +153,8 @@ describe('FileStore damaged documents', () => {
     await writeFile(newestFile, original.slice(0, 40));
     await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toBeInstanceOf(CheckpointCorruptError);
     await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toThrow(newestFile);
-    await expect(store.listCheckpoints('chat-1', 'main')).rejects.toBeInstanceOf(CheckpointCorruptError);
+    // The manifest leaves out a file whose manifest fields cannot be read, and does not throw.
+    expect((await store.listCheckpoints('chat-1', 'main')).map((c) => c.id)).toEqual([older.id]);
     expect(await store.loadCheckpoint('chat-1', 'main', older.id)).toEqual(older);
 
     await writeFile(newestFile, JSON.stringify({ ...JSON.parse(original), pendingRequests: 'lost' }));

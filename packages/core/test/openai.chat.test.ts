@@ -41,6 +41,15 @@ describe('OpenAIChatModel request mapping', () => {
     expect(body.tools).toEqual([{ type: 'function', function: lookUpOrder }]);
   });
 
+  it('per-call settings win over the client options: temperature, top_p, max_completion_tokens', async () => {
+    await using server = await startOpenAIServer();
+    server.enqueue(reply.text('a'));
+    const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test', temperature: 0.9, maxOutputTokens: 300 });
+    await collect(model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [], settings: { temperature: 0, topP: 0.5, maxOutputTokens: 40 } }));
+    const body = server.requests[0]?.body;
+    expect([body.temperature, body.top_p, body.max_completion_tokens]).toEqual([0, 0.5, 40]);
+  });
+
   it('leaves tools and parallel_tool_calls out when there are no tools, and honours parallelToolCalls: false', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.text('a'), reply.text('b'));

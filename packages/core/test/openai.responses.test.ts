@@ -16,6 +16,15 @@ const conversation: ModelMessage[] = [
 ];
 
 describe('OpenAIResponsesModel request mapping', () => {
+  it('per-call settings win over the client options: temperature, top_p, max_output_tokens', async () => {
+    await using server = await startOpenAIServer();
+    server.enqueue(reply.text('a'));
+    const model = new OpenAIResponsesModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test', temperature: 0.9, maxOutputTokens: 300 });
+    await collect(model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [], settings: { temperature: 0, topP: 0.5, maxOutputTokens: 40 } }));
+    const body = server.requests[0]?.body;
+    expect([body.temperature, body.top_p, body.max_output_tokens]).toEqual([0, 0.5, 40]);
+  });
+
   it('sends instructions, recalled context as developer input, function_call and function_call_output items, and tools', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.text('Refunded.'));

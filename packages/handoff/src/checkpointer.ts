@@ -7,7 +7,7 @@ import type { SessionRuntime } from './sessionRuntime.js';
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
  * `throughSeq` (the branch head), pending requests, pending writes and the state patches of the
  * unfinished turn. It holds no messages, so its size does not grow with the conversation
- * (DESIGN.md invariant 2). Messages committed but not stored yet are stored first (one append), so
+ * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored first (one append), so
  * `throughSeq` never points past the stored history. A `checkpoint` event is queued on the runtime.
  *
  * @returns the manifest entry of the saved checkpoint

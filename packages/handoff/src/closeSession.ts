@@ -1,8 +1,8 @@
-import { type BatonEvent, MAIN_BRANCH, type Message, type NewMessage, type SessionChange } from '@baton/core';
+import { type BatonEvent, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushMessages } from './flushMessages.js';
 import type { SessionRuntime } from './sessionRuntime.js';
-import { StoreJournal } from './storeJournal.js';
+import { answerOpenToolCalls } from './openToolCalls.js';
 
 /**
  * Closes the session: tool calls still waiting (pending requests) get a result (their finished
@@ -15,26 +15,17 @@ import { StoreJournal } from './storeJournal.js';
 export async function* closeSession(runtime: SessionRuntime, reason: string): AsyncGenerator<BatonEvent, void> {
   if (runtime.session.status === 'closed') return;
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
-  const last = runtime.history.last;
-  if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
-    const results: NewMessage[] = last.toolCalls.map((call) => {
-      const write = runtime.pendingWrites.get(call.id);
-      return {
-        role: 'tool',
-        agent: write?.agent ?? last.agent ?? 'unknown',
-        toolCallId: call.id,
-        toolName: call.name,
-        content: write?.content ?? `Cancelled: the session was closed (${reason}) before this call was answered.`,
-        isError: write?.isError ?? true,
-      };
-    });
-    const committed = await new StoreJournal(runtime).commit(results);
+  runtime.pendingRequests = [];
+  // The first result carries the close as its control: committing it closes the routing machine,
+  // so a crash from here on finishes this close on the next load (with this reason) instead of
+  // running the agent again.
+  const committed = await answerOpenToolCalls(runtime, `Cancelled: the session was closed (${reason}) before this call was answered.`, { kind: 'end_conversation', reason });
+  if (committed.length > 0) {
     await flushMessages(runtime);
     for (const message of committed) yield { type: 'message', ...base, message };
   }
   // Every message is stored before context providers see the history (an episode points at stored messages).
   await flushMessages(runtime);
-  runtime.pendingRequests = [];
   const { store, contextProviders } = runtime.config;
   const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH);
   const now = new Date().toISOString();

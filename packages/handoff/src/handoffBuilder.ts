@@ -18,7 +18,7 @@ const nameOf = (ref: Ref): string => (typeof ref === 'string' ? ref : ref.name);
 
 /**
  * Configures a handoff workflow: a coordinator agent takes each turn and hands off to specialists
- * along allowed edges (DESIGN.md). Every method returns the builder; `build()` validates and returns
+ * along allowed edges (docs/architecture.md). Every method returns the builder; `build()` validates and returns
  * a {@link HandoffWorkflow}.
  *
  * Defaults: the first participant coordinates; edges go from the coordinator to every specialist and

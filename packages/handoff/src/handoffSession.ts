@@ -1,18 +1,24 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   type BatonEvent,
   type Branch,
+  branchStateAt,
   type CheckpointManifestEntry,
   InvalidInputError,
   type Message,
   NotFoundError,
   type Request,
   type Session,
+  type State,
 } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
 import { closeSession } from './closeSession.js';
 import type { RequestAnswer, TurnOptions } from './handoffTypes.js';
 import type { SessionLock } from './sessionLock.js';
-import { respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import { discardTurn } from './discardTurn.js';
+import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import type { TurnCall } from './turnRunner.js';
+import { rewindTo } from './rewind.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { routingState, type RoutingStateValue } from './routingMachine.js';
 
@@ -24,7 +30,7 @@ export interface SessionHost {
 
 /**
  * One conversation on one branch, from `workflow.session()`. Calls that run turns return async
- * iterables of events (DESIGN.md "Events") that end with `turn.completed` once everything of the
+ * iterables of events (docs/architecture.md "Events") that end with `turn.completed` once everything of the
  * turn is durable, or with a fatal `error` event followed by the thrown error. Two calls on the same
  * session branch never interleave: within a process the second waits for the first; across
  * processes the loser gets a `ConcurrencyError` and writes nothing. A stream holds the session's
@@ -85,12 +91,13 @@ export class HandoffSession {
   }
 
   /**
-   * Sends the user's text. An interrupted turn is finished first; while exactly one `user_input`
-   * request is pending, the text answers it.
+   * Sends the user's text (or several messages the user sent in a row, committed together as one
+   * turn's start). An interrupted turn is finished first; while exactly one `user_input` request is
+   * pending, the text answers it (several messages are joined with newlines).
    * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`)
    */
-  send(text: string, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
-    return this.#locked(() => sendText(this.#runtime, text, signalOf(options)));
+  send(text: string | readonly string[], options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => sendText(this.#runtime, text, callOf(options)));
   }
 
   /**
@@ -99,12 +106,31 @@ export class HandoffSession {
    * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
    */
   respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
-    return this.#locked(() => respondTo(this.#runtime, requestId, answer, signalOf(options)));
+    return this.#locked(() => respondTo(this.#runtime, requestId, answer, callOf(options)));
   }
 
   /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
   resume(options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
-    return this.#locked(() => resumeUnfinished(this.#runtime, signalOf(options)));
+    return this.#locked(() => resumeUnfinished(this.#runtime, callOf(options)));
+  }
+
+  /**
+   * Gives up the unfinished turn (interrupted, cancelled, or paused on requests) instead of resuming
+   * it: open tool calls get a result ("Discarded" unless the step had finished them), pending requests
+   * are dropped, and the next `send` starts a fresh turn. Nothing stored is removed.
+   *
+   * @throws {InvalidInputError} when no turn is unfinished; {@link SessionClosedError} when the session is closed
+   * @example
+   * ```ts
+   * if (session.routingState !== 'idle') await session.discard(); // start over instead of finishing it
+   * ```
+   */
+  discard(): Promise<void> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, async () => {
+      assertOpen(runtime);
+      await discardTurn(runtime);
+    });
   }
 
   /**
@@ -120,23 +146,61 @@ export class HandoffSession {
 
   /**
    * Forks this branch at `atSeq`: the new branch refers to the first `atSeq` messages (nothing is
-   * copied) and then runs on its own; its branch state starts as a copy of this branch's.
+   * copied) and then runs on its own. It sees the world as of `atSeq`, as a fork from a checkpoint
+   * does in LangGraph: its routing state is replayed from those messages, and its branch state is
+   * the state as of `atSeq`, rebuilt from the state changes the runtime logs on each message
+   * (`metadata.statePatches`, see `branchStateAt` in `@baton/core`). Session-scoped state is shared
+   * by all branches and is not forked.
    *
-   * @param options `{ atSeq, branchId }`; `atSeq` from 0 to the head seq, not between a tool call and its result
+   * @param options `{ atSeq, branchId, state? }`; `atSeq` from 0 to the head seq, not between a tool
+   *   call and its result; `state` sets the new branch's state instead (needed when this branch's
+   *   state was changed outside the runtime, so its messages do not tell its past states)
    * @returns a session object on the new branch
-   * @throws {InvalidInputError} for a seq past the head or one that splits tool calls from their results;
-   *   `ConcurrencyError` when the branch id exists
+   * @throws {InvalidInputError} for a seq past the head or one that splits tool calls from their results,
+   *   or when the state as of `atSeq` cannot be known (this branch's state was changed by other means
+   *   than its turns) and no `state` is given; `ConcurrencyError` when the branch id exists
+   * @example
+   * ```ts
+   * const retry = await session.fork({ atSeq: 4, branchId: 'retry' }); // state as it was after message 4
+   * ```
    */
-  async fork(options: { atSeq: number; branchId: string }): Promise<HandoffSession> {
+  async fork(options: { atSeq: number; branchId: string; state?: State }): Promise<HandoffSession> {
     const runtime = this.#runtime;
     await withSessionLock(runtime, this.#host.locks, async () => {
-      assertForkPoint(runtime.history.messages, options.atSeq);
+      const messages = runtime.history.messages;
+      assertForkPoint(messages, options.atSeq);
       await runtime.config.store.forkBranch(runtime.sessionId, {
         branchId: options.branchId,
         parent: { branchId: runtime.branchId, atSeq: options.atSeq },
-        state: runtime.state.branch,
+        state: options.state ?? forkState(runtime, options.atSeq),
       });
     });
+    return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
+  }
+
+  /**
+   * Goes back to checkpoint `checkpointId` of this branch and takes another path from there, on a
+   * new branch (nothing of this branch changes or is lost): the new branch refers to the messages the
+   * checkpoint covers, starts from the branch state and routing state of that moment, and keeps its
+   * unfinished work as it was saved — a turn paused on an approval there is paused again and can be
+   * answered differently; what happened after the checkpoint on this branch (tools that finished
+   * later, answers) is done again on the new one. Where `fork({ atSeq })` starts a branch
+   * between turns, `rewind` starts it at any checkpoint, mid-turn included.
+   *
+   * @param options `{ branchId }`: the new branch's id
+   * @returns a session object on the new branch
+   * @throws {NotFoundError} when this branch has no such checkpoint (see `checkpoints()`);
+   *   `ConcurrencyError` when the branch id exists; `CheckpointCorruptError` when the checkpoint is damaged
+   * @example
+   * ```ts
+   * const [paused] = (await session.checkpoints()).filter((c) => c.throughSeq === 4);
+   * const other = await session.rewind(paused!.id, { branchId: 'reject-instead' });
+   * for await (const _ of other.respond(other.pendingRequests[0]!.id, { approved: false, reason: 'too much' })) {}
+   * ```
+   */
+  async rewind(checkpointId: string, options: { branchId: string }): Promise<HandoffSession> {
+    const runtime = this.#runtime;
+    await withSessionLock(runtime, this.#host.locks, () => rewindTo(runtime, checkpointId, options.branchId));
     return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
   }
 
@@ -203,8 +267,30 @@ export class HandoffSession {
 /** The signal of calls made without one: never aborted, shared (creating one per call is not free). */
 const NEVER_ABORTED = new AbortController().signal;
 
-function signalOf(options: TurnOptions): AbortSignal {
-  return options.signal ?? NEVER_ABORTED;
+/** The signal and the per-turn settings of a call's options. */
+function callOf(options: TurnOptions): TurnCall {
+  const { signal, ...settings } = options;
+  const call: TurnCall = { signal: signal ?? NEVER_ABORTED };
+  if (settings.instructions !== undefined || settings.modelSettings !== undefined || settings.tools !== undefined) call.settings = settings;
+  return call;
+}
+
+/**
+ * The branch state as of `atSeq`: the current state at the head, else the state rebuilt from the
+ * patches logged on the messages, once the log is shown to rebuild the current state.
+ *
+ * @throws {InvalidInputError} when the logged patches do not rebuild the current state
+ */
+function forkState(runtime: SessionRuntime, atSeq: number): State {
+  const current = runtime.state.branch;
+  const messages = runtime.history.messages;
+  if (atSeq === runtime.history.headSeq) return current;
+  if (!isDeepStrictEqual(branchStateAt(messages), current)) {
+    throw new InvalidInputError(
+      `Cannot tell the state of branch ${JSON.stringify(runtime.branchId)} as of seq ${atSeq}: its state was changed other than by its turns, so its messages do not log it. Pass fork({ atSeq, branchId, state }) with the state the new branch should start from.`,
+    );
+  }
+  return branchStateAt(messages, atSeq);
 }
 
 /** @throws {InvalidInputError} when `atSeq` is out of range or splits an assistant's tool calls from their results */

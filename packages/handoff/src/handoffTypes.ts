@@ -1,4 +1,4 @@
-import type { Agent, ContextProvider, Executor, Message, Session, Store } from '@baton/core';
+import type { Agent, ContextProvider, Executor, Message, Session, Store, TurnSettings } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
@@ -76,13 +76,26 @@ export interface SessionOptions {
   metadata?: Record<string, unknown>;
   /** Load from this checkpoint instead of the newest (explicit recovery, as `session.restore(checkpointId)`). */
   checkpointId?: string;
+  /**
+   * Whether an unknown id creates a session (`true`, the default: get-or-create) or is refused with
+   * `NotFoundError` (`false`: a typo in an id does not silently start a new conversation).
+   */
+  create?: boolean;
 }
 
 /** An answer to a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason? }` for `tool_approval`. */
 export type RequestAnswer = string | { approved: true } | { approved: false; reason?: string };
 
-/** Options of every call that runs a turn. */
-export interface TurnOptions {
+/**
+ * Options of every call that runs a turn: a cancellation signal, and settings for this turn only
+ * (extra instructions, model settings, a tool filter: see core's `TurnSettings`).
+ *
+ * @example
+ * ```ts
+ * session.send('Summarise my orders', { instructions: 'Answer in French.', modelSettings: { temperature: 0 }, tools: ['look_up_order'] });
+ * ```
+ */
+export interface TurnOptions extends TurnSettings {
   /** Cancels the turn; the unfinished turn is resumed by the next call. */
   signal?: AbortSignal;
 }

@@ -1,4 +1,5 @@
 import {
+  AmbiguousBranchError,
   type BatonEvent,
   ConcurrencyError,
   createId,
@@ -6,6 +7,7 @@ import {
   InvalidInputError,
   MAIN_BRANCH,
   type Message,
+  NotFoundError,
   type Request,
   type Session,
   type Usage,
@@ -21,17 +23,34 @@ import { SessionLock } from './sessionLock.js';
 import { withSessionLock } from './sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
 
-/** What the stateless {@link HandoffWorkflow.run} returns. */
+/**
+ * What `workflow.run({ sessionId, input })` takes: the session to load or create, the user's input,
+ * and the options of the call (signal and per-turn settings).
+ */
+export interface HandoffRunRequest extends TurnOptions {
+  /** The session to run in: loaded when it exists, created otherwise (unless `create: false`). */
+  sessionId: string;
+  /** The user's message, or several messages sent in a row (committed together). While one `user_input` request is pending, it answers it. */
+  input: string | readonly string[];
+  /** The branch (default `'main'`; required once the session has been forked). */
+  branch?: string;
+  userId?: string;
+  tenantId?: string;
+  /** `false` refuses an unknown `sessionId` with `NotFoundError` instead of creating it. */
+  create?: boolean;
+}
+
+/** What {@link HandoffWorkflow.run} returns. */
 export interface HandoffRunResult {
-  /** The id of the throwaway session it ran in. */
+  /** The id of the session it ran in (a throwaway one for the stateless form). */
   sessionId: string;
   /** The text of the last answer to the user, if the turn ended with one. */
   output: string | undefined;
   /** The agent that gave it. */
   agent: string | undefined;
-  /** Every committed message of the run, oldest first. */
+  /** Every message the call committed, oldest first. */
   messages: readonly Message[];
-  /** Requests the run paused on (it cannot be resumed: use a session for that). */
+  /** Requests the run paused on (the stateless form cannot be resumed; by id, answer them with another `run` or a session). */
   pendingRequests: readonly Request[];
   /** Every event, in order. */
   events: readonly BatonEvent[];
@@ -101,15 +120,25 @@ export class HandoffWorkflow {
    * Opens a session: loads it when it exists (finishing nothing yet: an interrupted turn is resumed
    * by the next call or by `resume()`), creates it otherwise.
    *
-   * @param options `{ id, userId?, tenantId?, branch?, metadata?, checkpointId? }`
-   * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} for a missing branch;
-   *   {@link InvalidInputError} when the session belongs to another user;
+   * @param options `{ id, userId?, tenantId?, branch?, metadata?, checkpointId?, create? }`; without
+   *   `branch`, a session that has been forked is refused (which branch is meant?), one with only
+   *   `main` opens it
+   * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} for a missing branch, or for an
+   *   unknown id with `create: false`; {@link AmbiguousBranchError} for a forked session opened
+   *   without `branch`; {@link InvalidInputError} when the session belongs to another user;
    *   {@link CheckpointCorruptError} when its newest checkpoint is damaged (open it with `checkpointId` to recover)
    */
   async session(options: SessionOptions): Promise<HandoffSession> {
     const { store } = this.config;
     const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
     let existing: Session | undefined = await store.getSession(options.id, scope);
+    if (existing === undefined && options.create === false) {
+      throw new NotFoundError(`Session ${JSON.stringify(options.id)} does not exist (opened with create: false).`);
+    }
+    if (existing !== undefined && options.branch === undefined) {
+      const branches = await store.listBranches(options.id);
+      if (branches.length > 1) throw new AmbiguousBranchError(options.id, branches.map((b) => b.id));
+    }
     if (existing === undefined) {
       try {
         await store.createSession({
@@ -164,38 +193,63 @@ export class HandoffWorkflow {
   }
 
   /**
-   * Runs one turn in a throwaway in-memory session (nothing is kept) and collects it.
+   * Runs one turn and collects it, in one of two forms:
+   * - `run(input, options?)`: stateless, in a throwaway in-memory session (nothing is kept);
+   * - `run({ sessionId, input, branch?, userId?, tenantId?, create?, signal?, …settings })`: loads the
+   *   session (or creates it), finishes an interrupted turn first, runs the turn, persists it in the
+   *   workflow's store, and returns it. Per-turn settings (`instructions`, `modelSettings`, `tools`)
+   *   apply to this turn only.
    *
-   * @param input the user's text
-   * @returns the answer, the messages, requests it paused on, every event and the usage
+   * @returns the answer, the messages the call committed, requests it paused on, every event and the usage
+   * @throws what {@link HandoffWorkflow.session} and `session.send` throw (e.g. `NotFoundError` with
+   *   `create: false`, `AmbiguousBranchError`, `SessionClosedError`, `InvalidInputError` while an approval waits)
    * @example
    * ```ts
    * const { output, agent } = await workflow.run('I was charged twice for order 1234');
+   * const turn = await workflow.run({ sessionId: 'chat-81', userId: 'u-42', input: ['hi', 'my order is late'], modelSettings: { temperature: 0 } });
    * ```
    */
-  async run(input: string, options: TurnOptions = {}): Promise<HandoffRunResult> {
-    const scratch = new HandoffWorkflow({ ...this.config, store: new InMemoryStore() });
-    const session = await scratch.session({ id: createId() });
-    const events: BatonEvent[] = [];
-    let usage = emptyUsage();
-    for await (const event of session.send(input, options)) {
-      events.push(event);
-      if (event.type === 'turn.completed') usage = addUsage(usage, event.usage);
+  async run(input: string, options?: TurnOptions): Promise<HandoffRunResult>;
+  async run(request: HandoffRunRequest): Promise<HandoffRunResult>;
+  async run(input: string | HandoffRunRequest, options: TurnOptions = {}): Promise<HandoffRunResult> {
+    if (typeof input === 'string') {
+      const scratch = new HandoffWorkflow({ ...this.config, store: new InMemoryStore() });
+      const session = await scratch.session({ id: createId() });
+      return collectRun(session, input, options);
     }
-    const reply = session.messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0);
-    return {
-      sessionId: session.id,
-      output: reply?.content,
-      agent: reply?.agent,
-      messages: session.messages,
-      pendingRequests: session.pendingRequests,
-      events,
-      usage,
-    };
+    const { sessionId, input: text, branch, userId, tenantId, create, ...turnOptions } = input;
+    const sessionOptions: SessionOptions = { id: sessionId };
+    if (branch !== undefined) sessionOptions.branch = branch;
+    if (userId !== undefined) sessionOptions.userId = userId;
+    if (tenantId !== undefined) sessionOptions.tenantId = tenantId;
+    if (create !== undefined) sessionOptions.create = create;
+    return collectRun(await this.session(sessionOptions), text, turnOptions);
   }
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */
   toMermaid(): string {
     return handoffGraphToMermaid({ participants: [...this.config.participants.keys()], coordinator: this.config.coordinator, edges: this.config.edges });
   }
+}
+
+/** Sends `input` on `session`, collects the events, and returns what the call committed. */
+async function collectRun(session: HandoffSession, input: string | readonly string[], options: TurnOptions): Promise<HandoffRunResult> {
+  const before = session.messages.at(-1)?.seq ?? 0;
+  const events: BatonEvent[] = [];
+  let usage = emptyUsage();
+  for await (const event of session.send(input, options)) {
+    events.push(event);
+    if (event.type === 'turn.completed') usage = addUsage(usage, event.usage);
+  }
+  const messages = session.messages.filter((m) => m.seq > before);
+  const reply = messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0);
+  return {
+    sessionId: session.id,
+    output: reply?.content,
+    agent: reply?.agent,
+    messages,
+    pendingRequests: session.pendingRequests,
+    events,
+    usage,
+  };
 }

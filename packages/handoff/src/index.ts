@@ -37,10 +37,11 @@ export type {
   TerminationContext,
   TurnOptions,
 } from './handoffTypes.js';
-export { type HandoffRunResult, HandoffWorkflow } from './handoffWorkflow.js';
+export { type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './handoffWorkflow.js';
 export { HistoryView } from './historyView.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './mermaid.js';
-export { type ReplayResult, replayHistory, storedControl } from './replayHistory.js';
+export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './replayHistory.js';
+export { replaySession, type SessionReplay } from './replaySession.js';
 export { REQUEST_USER_INPUT, requestUserInputTool } from './requestUserInput.js';
 export {
   createRoutingMachine,

@@ -15,7 +15,8 @@ export interface RoutingContext {
 /**
  * Events of the routing machine. `USER_TURN` starts a turn, `HANDOFF` moves control, `REPLY` ends
  * the turn with an answer to the user, `REQUEST` pauses on pending requests, `RESUME` continues
- * after they are answered, `CLOSE` ends the conversation.
+ * after they are answered, `DISCARD` gives up an unfinished turn (control returns as after an
+ * answer), `CLOSE` ends the conversation.
  */
 export type RoutingEvent =
   | { type: 'USER_TURN' }
@@ -23,6 +24,7 @@ export type RoutingEvent =
   | { type: 'REPLY' }
   | { type: 'REQUEST' }
   | { type: 'RESUME' }
+  | { type: 'DISCARD' }
   | { type: 'CLOSE' };
 
 /** The graph and limits the machine's guards close over (so they never enter the persisted snapshot). */
@@ -36,7 +38,7 @@ export interface RoutingConfig {
 }
 
 /**
- * Builds the routing machine of DESIGN.md: `idle` → `running` → (`running` after a `HANDOFF`,
+ * Builds the routing machine of docs/architecture.md: `idle` → `running` → (`running` after a `HANDOFF`,
  * `awaitingRequest`, or `idle` after a `REPLY`); `closed` is final. It is pure: no I/O, no model
  * calls. Guards and the return policy close over `config`, so the persisted snapshot holds only
  * the five context fields and the state value (about 200 bytes).
@@ -91,10 +93,11 @@ export function createRoutingMachine(config: RoutingConfig) {
           HANDOFF: { guard: and(['edgeAllowed', 'underHandoffLimit']), actions: 'handOff' },
           REPLY: { target: 'idle', actions: 'returnControl' },
           REQUEST: 'awaitingRequest',
+          DISCARD: { target: 'idle', actions: 'returnControl' },
           CLOSE: 'closed',
         },
       },
-      awaitingRequest: { on: { RESUME: 'running', CLOSE: 'closed' } },
+      awaitingRequest: { on: { RESUME: 'running', DISCARD: { target: 'idle', actions: 'returnControl' }, CLOSE: 'closed' } },
       closed: { type: 'final' },
     },
   });

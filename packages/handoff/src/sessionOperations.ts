@@ -5,7 +5,7 @@ import { routingState } from './routingMachine.js';
 import type { SessionLock } from './sessionLock.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { settleTurn } from './settleTurn.js';
-import { runTurn, type TurnStart } from './turnRunner.js';
+import { runTurn, type TurnCall, type TurnStart } from './turnRunner.js';
 
 /**
  * Runs `body` holding the session branch's lock: reloads the runtime first when it is stale (another
@@ -39,8 +39,8 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 }
 
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
-export function turn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  return runTurn(runtime, start, signal);
+export function turn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  return runTurn(runtime, start, call);
 }
 
 /** Like {@link turn}'s failure handling, for other work that yields events (closing a session on load). */
@@ -57,8 +57,8 @@ async function* guarded(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent,
 }
 
 /** Finishes a turn interrupted by a crash or a failure, if there is one (an empty stream when there is none). */
-export function resumeUnfinished(runtime: SessionRuntime, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  return routingState(runtime.snapshot) === 'running' ? turn(runtime, { kind: 'resume' }, signal) : nothing();
+export function resumeUnfinished(runtime: SessionRuntime, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  return routingState(runtime.snapshot) === 'running' ? turn(runtime, { kind: 'resume' }, call) : nothing();
 }
 
 async function* nothing(): AsyncGenerator<BatonEvent, void> {}
@@ -78,29 +78,32 @@ export function assertOpen(runtime: SessionRuntime): void {
  *
  * @throws {InvalidInputError} when an approval (or several requests) is pending: use `respond`
  */
-export function sendText(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  if (typeof text !== 'string') throw new InvalidInputError(`send() takes the user's text as a string, not ${JSON.stringify(text)}.`);
+export function sendText(runtime: SessionRuntime, text: string | readonly string[], call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  const texts = typeof text === 'string' ? [text] : text;
+  if (!Array.isArray(texts) || texts.length === 0 || texts.some((t) => typeof t !== 'string')) {
+    throw new InvalidInputError(`send() takes the user's text as a string (or a non-empty array of strings), not ${JSON.stringify(text)}.`);
+  }
   assertOpen(runtime);
   // Called by withSession inside the lock; the usual case returns the turn itself (no extra generator layer per event).
-  if (routingState(runtime.snapshot) === 'running') return resumeThenSend(runtime, text, signal);
-  return sendNow(runtime, text, signal);
+  if (routingState(runtime.snapshot) === 'running') return resumeThenSend(runtime, texts, call);
+  return sendNow(runtime, texts, call);
 }
 
-async function* resumeThenSend(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
-  yield* resumeUnfinished(runtime, signal);
+async function* resumeThenSend(runtime: SessionRuntime, texts: readonly string[], call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  yield* resumeUnfinished(runtime, call);
   assertOpen(runtime);
-  yield* sendNow(runtime, text, signal);
+  yield* sendNow(runtime, texts, call);
 }
 
-function sendNow(runtime: SessionRuntime, text: string, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+function sendNow(runtime: SessionRuntime, texts: readonly string[], call: TurnCall): AsyncGenerator<BatonEvent, void> {
   if (runtime.pendingRequests.length > 0) {
     const [only] = runtime.pendingRequests;
-    if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') return turn(runtime, { kind: 'answer', request: only, answer: text }, signal);
+    if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') return turn(runtime, { kind: 'answer', request: only, answer: texts.join('\n') }, call);
     throw new InvalidInputError(
       `Session ${JSON.stringify(runtime.sessionId)} is waiting on ${describe(runtime.pendingRequests)}; answer with session.respond(requestId, answer) instead of send().`,
     );
   }
-  return turn(runtime, { kind: 'message', text }, signal);
+  return turn(runtime, { kind: 'message', texts }, call);
 }
 
 /**
@@ -109,7 +112,7 @@ function sendNow(runtime: SessionRuntime, text: string, signal: AbortSignal): As
  * @throws {NotFoundError} when no pending request has this id
  * @throws {InvalidInputError} when the answer does not fit the request (text for `user_input`, `{ approved }` for `tool_approval`)
  */
-export function respondTo(runtime: SessionRuntime, requestId: string, answer: RequestAnswer, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+export function respondTo(runtime: SessionRuntime, requestId: string, answer: RequestAnswer, call: TurnCall): AsyncGenerator<BatonEvent, void> {
   assertOpen(runtime);
   const request = runtime.pendingRequests.find((r) => r.id === requestId);
   if (request === undefined) {
@@ -124,7 +127,7 @@ export function respondTo(runtime: SessionRuntime, requestId: string, answer: Re
       `Request ${JSON.stringify(requestId)} asks for approval of ${request.toolName}; answer with { approved: true } or { approved: false, reason }, not ${JSON.stringify(answer)}.`,
     );
   }
-  return turn(runtime, { kind: 'answer', request, answer }, signal);
+  return turn(runtime, { kind: 'answer', request, answer }, call);
 }
 
 function describe(requests: readonly Request[]): string {

@@ -17,7 +17,7 @@ import type { HandoffConfig } from './handoffTypes.js';
 import { bindHandoffTool } from './handoffTools.js';
 import { HistoryView } from './historyView.js';
 import { requestUserInputTool } from './requestUserInput.js';
-import { replayHistory } from './replayHistory.js';
+import { replayHistory, storedControl } from './replayHistory.js';
 import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from './routingMachine.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
@@ -31,6 +31,9 @@ const PersistedRoutingSchema = z.object({
     turn: z.number().int().nonnegative(),
     handoffsThisTurn: z.number().int().nonnegative(),
   }),
+  // The routing machine has no child actors and no history states: anything here is damage, and XState would fail on it with a TypeError.
+  children: z.strictObject({}),
+  historyValue: z.strictObject({}),
 });
 
 /** What every session runtime of one workflow shares: the configuration, the machine, tool templates, per-session locks. */
@@ -163,26 +166,33 @@ export class SessionRuntime {
     this.unsettled = { persistState: false };
     this.queue.length = 0;
 
-    const midTurn = checkpoint !== undefined && ['running', 'awaitingRequest'].includes(routingState(this.snapshot));
+    // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
     const after = checkpoint === undefined ? messages : messages.filter((m) => m.seq > checkpoint.throughSeq);
     for (const message of after) {
       if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
     }
     const answered = new Set(after.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
     this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(r.toolCallId) && !this.pendingWrites.has(r.toolCallId));
-    const replay = replayHistory(this.actor, after);
+    replayHistory(this.actor, after);
     // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
     if (routingState(this.snapshot) === 'awaitingRequest' && this.pendingRequests.length === 0) this.actor.send({ type: 'RESUME' });
+    // State patches in a checkpoint belong to a turn that was not settled when it was saved: apply
+    // them unless that turn has ended and its settle wrote them to the documents since.
     const patches = checkpoint?.statePatches;
-    if (midTurn && patches !== undefined && patches.session.length + patches.branch.length > 0) {
-      const turnFinished = routingState(this.snapshot) === 'idle';
-      const alreadySaved = turnFinished && replay.lastReply !== undefined && session.lastActivityAt >= replay.lastReply.createdAt;
+    if (patches !== undefined && patches.session.length + patches.branch.length > 0) {
+      const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
+      const lastReply = turnFinished ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0) : undefined;
+      const alreadySaved = lastReply !== undefined && (checkpoint?.throughSeq ?? 0) <= lastReply.seq && session.lastActivityAt >= lastReply.createdAt;
       if (!alreadySaved) {
         this.state.apply(patches);
         this.unsettled.persistState = turnFinished;
       }
     }
-    if (replay.endConversation !== undefined) this.unsettled.endConversation = replay.endConversation;
+    // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
+    if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
+      const ended = messages.findLast((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
+      this.unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
+    }
     if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
     this.stale = false;
     this.#generation = this.slot.generation;

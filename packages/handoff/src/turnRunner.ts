@@ -11,6 +11,7 @@ import {
   type NewRequest,
   type PendingWrite,
   type Request,
+  type TurnSettings,
   type Usage,
 } from '@baton/core';
 import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
@@ -19,16 +20,22 @@ import { flushAfterFailure } from './flushMessages.js';
 import type { RequestAnswer } from './handoffTypes.js';
 import { isHandoffToolName } from './handoffTools.js';
 import { REQUEST_USER_INPUT } from './requestUserInput.js';
-import { handoffRefusal } from './routingMachine.js';
+import { handoffRefusal, routingState } from './routingMachine.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 
-/** How a turn starts: a user message, an answer to a pending request, or the resumption of an interrupted turn. */
+/** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
-  | { kind: 'message'; text: string }
+  | { kind: 'message'; texts: readonly string[] }
   | { kind: 'answer'; request: Request; answer: RequestAnswer }
   | { kind: 'resume' };
+
+/** What one call that runs a turn brings: its cancellation signal and the caller's settings for this turn only. */
+export interface TurnCall {
+  signal: AbortSignal;
+  settings?: TurnSettings;
+}
 
 /** The default text of the user message that starts an autonomous turn. */
 export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
@@ -40,151 +47,29 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * (messages are written behind, in one append per durability point: see flushMessages.ts).
  * A failure is announced as a fatal `error` event after what the turn committed is stored, marks
  * the runtime for a reload on the next call, and is thrown. The caller holds the session's lock.
+ *
+ * This is the one place a turn's events come out: the steps of the turn ({@link turnSteps}) yield
+ * what they do, and events raised on the side (a `checkpoint` saved inside a commit, a refused
+ * handoff inside a tool) wait in `runtime.queue` and are emitted before the next step event.
  */
-export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal: AbortSignal): AsyncGenerator<BatonEvent, void> {
+export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
   /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
   let ended = false;
-  const complete = (usage: Usage): BatonEvent => {
-    ended = true;
-    return completed(runtime, usage);
-  };
+  const { queue } = runtime;
+  const steps = turnSteps(runtime, start, call);
   try {
-    const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
-    const journal = new StoreJournal(runtime);
-    let usage: Usage = emptyUsage();
-    let approvals: ExecutorInput['approvals'];
-    let turnsRun = 1;
-
-    if (start.kind === 'message') {
-      runtime.actor.send({ type: 'USER_TURN' });
-      yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-      const message = await commitUserMessage(journal, start.text, undefined);
-      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-      yield { type: 'message', ...base, message };
-    } else {
-      yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-      if (start.kind === 'answer') {
-        const { request, answer } = start;
-        runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
-        if (request.type === 'user_input') {
-          const write = answerWrite(request, String(answer));
-          await journal.recordPendingWrite(write);
-          yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
-          if (runtime.pendingRequests.length > 0) {
-            while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-            yield complete(usage);
-            return;
-          }
-        } else {
-          approvals = new Map([[request.toolCallId, answer as Exclude<RequestAnswer, string>]]);
-        }
-        runtime.actor.send({ type: 'RESUME' });
-      }
-    }
-    // What the user said last: the new message, or the answer to a user_input request (what memory recalls by).
-    const said = start.kind === 'message' ? start.text : start.kind === 'answer' && start.request.type === 'user_input' ? String(start.answer) : undefined;
-    let context = await beforeTurn(runtime, signal, said);
-
     for (;;) {
-      const agent = runtime.snapshot.context.activeAgent;
-      const executor = runtime.config.participants.get(agent)!;
-      yield { type: 'agent.started', ...base, agent };
-      const input: ExecutorInput = {
-        sessionId: runtime.sessionId,
-        branchId: runtime.branchId,
-        turn: runtime.snapshot.context.turn,
-        history: runtime.history.forAgent(),
-        tools: runtime.toolsFor(agent),
-        journal,
-        state: runtime.state,
-        signal,
-      };
-      if (context !== undefined) input.context = context;
-      if (approvals !== undefined) input.approvals = approvals;
-      if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
-      approvals = undefined;
-      // The executor's events, each followed by the events queued meanwhile (inlined: one generator layer less per event).
-      const run = executor.execute(input);
-      let outcome: ExecutorOutcome;
-      let finished = false;
-      try {
-        for (;;) {
-          const next = await run.next();
-          if (next.done) {
-            finished = true;
-            outcome = next.value;
-            break;
-          }
-          const event = next.value;
-          yield event;
-          if (runtime.queue.length === 0 && event.type !== 'tool.result') continue;
-          if (event.type === 'tool.result') noteRefusedHandoff(runtime, event, agent);
-          while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-        }
-      } finally {
-        if (!finished) await run.return(undefined as never).catch(() => undefined);
-      }
-      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-      usage = addUsage(usage, outcome.usage);
-
-      if (outcome.type === 'handoff') {
-        const before = runtime.snapshot;
-        runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
-        if (runtime.snapshot !== before) {
-          yield outcome.reason === undefined
-            ? { type: 'handoff', ...base, from: agent, to: outcome.target }
-            : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
-          continue;
-        }
-        const refusal = handoffRefusal(before, outcome.target, runtime.core.routing);
-        yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
-        runtime.actor.send({ type: 'REPLY' });
-        await settleTurn(runtime);
-        while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-        yield complete(usage);
-        return;
-      }
-      if (outcome.type === 'requests') {
-        yield* pause(runtime, outcome.requests);
-        yield complete(usage);
-        return;
-      }
-      if (outcome.type === 'end_conversation') {
-        await settleTurn(runtime);
-        while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-        yield* closeSession(runtime, outcome.reason);
-        yield complete(usage);
-        return;
-      }
-
-      runtime.actor.send({ type: 'REPLY' });
-      const closeReason = await terminationReason(runtime, outcome, agent);
-      await settleTurn(runtime);
-      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-      if (closeReason !== undefined) {
-        yield* closeSession(runtime, closeReason);
-        yield complete(usage);
-        return;
-      }
-      const autonomous = runtime.config.autonomous;
-      if (autonomous === undefined || turnsRun >= autonomous.maxTurns) {
-        yield complete(usage);
-        return;
-      }
-      yield complete(usage);
-      turnsRun += 1;
-      usage = emptyUsage();
-      ended = false;
-      runtime.actor.send({ type: 'USER_TURN' });
-      yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
-      const prompt = await commitUserMessage(journal, autonomous.prompt, { autonomous: true });
-      while (runtime.queue.length > 0) yield runtime.queue.shift()!;
-      yield { type: 'message', ...base, message: prompt };
-      context = await beforeTurn(runtime, signal, autonomous.prompt);
+      const next = await steps.next();
+      while (queue.length > 0) yield queue.shift()!;
+      if (next.done === true) return;
+      const event = next.value;
+      if (event.type === 'turn.completed') ended = true;
+      else if (event.type === 'turn.started') ended = false;
+      yield event;
     }
   } catch (error) {
-    // A failure is announced as a fatal `error` event; the runtime reloads on the next call. What the
-    // turn committed before it failed is stored first (a failed flush is not retried).
+    // What the turn committed before it failed is stored first (a failed flush is not retried); the
+    // runtime reloads on the next call.
     await flushAfterFailure(runtime);
     runtime.stale = true;
     const code = error instanceof BatonError ? error.code : 'INTERNAL';
@@ -192,6 +77,7 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
     yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
     throw error;
   } finally {
+    await steps.return(undefined).catch(() => undefined);
     if (!ended) {
       // The caller stopped reading before the turn ended: keep what it committed, and let the next
       // call reload from the store, which finishes the turn if its user message was stored and
@@ -202,22 +88,187 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, signal
   }
 }
 
-async function commitUserMessage(journal: StoreJournal, text: string, metadata: Record<string, unknown> | undefined): Promise<Message> {
-  const [message] = await journal.commit([metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata }]);
-  return message!;
+/** How the agents of a turn stopped: what the turn must do to end. */
+type TurnEnd =
+  | { kind: 'reply'; outcome: Extract<ExecutorOutcome, { type: 'reply' }>; agent: string }
+  | { kind: 'refused' }
+  | { kind: 'pause'; requests: readonly NewRequest[] }
+  | { kind: 'close'; reason: string };
+
+/** The steps of a turn, top to bottom: open it, run agents until one stops the turn, end it (and go on in autonomous mode). */
+async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const journal = new StoreJournal(runtime);
+  let approvals: ExecutorInput['approvals'];
+  // What the user said last: the new message, or the answer to a user_input request (what memory recalls by).
+  let said: string | undefined;
+
+  // 1. Open the turn: a user message, an answer to a request, or the resumption of an interrupted turn.
+  if (start.kind === 'message') {
+    yield* openWithMessages(runtime, journal, start.texts, undefined);
+    said = start.texts.join('\n');
+  } else {
+    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+    if (start.kind === 'answer') {
+      const { request, answer } = start;
+      runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
+      if (request.type === 'user_input') {
+        const write = answerWrite(request, String(answer));
+        await journal.recordPendingWrite(write);
+        yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
+        // Other requests of the same step still wait: the turn stays paused.
+        if (runtime.pendingRequests.length > 0) return yield completed(runtime, emptyUsage());
+        said = write.content;
+      } else {
+        approvals = new Map([[request.toolCallId, answer as Exclude<RequestAnswer, string>]]);
+      }
+      runtime.actor.send({ type: 'RESUME' });
+    }
+  }
+
+  for (let turnsRun = 1; ; turnsRun += 1) {
+    // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
+    const context = await beforeTurn(runtime, call.signal, said);
+    const { end, usage } = yield* runAgents(runtime, journal, call, context, approvals);
+    approvals = undefined;
+
+    // 3. End the turn: make it durable, then pause, close or return control to the user.
+    if (end.kind === 'pause') {
+      yield* pause(runtime, end.requests);
+      return yield completed(runtime, usage);
+    }
+    if (end.kind === 'close') {
+      await settleTurn(runtime);
+      yield* closeSession(runtime, end.reason);
+      return yield completed(runtime, usage);
+    }
+    const closeReason = end.kind === 'reply' ? await terminationReason(runtime, end.outcome, end.agent) : undefined;
+    await settleTurn(runtime);
+    if (closeReason !== undefined) {
+      yield* closeSession(runtime, closeReason);
+      return yield completed(runtime, usage);
+    }
+    yield completed(runtime, usage);
+
+    // 4. Autonomous mode: the next turn starts without the user, up to its turn limit.
+    const autonomous = runtime.config.autonomous;
+    if (end.kind !== 'reply' || autonomous === undefined || turnsRun >= autonomous.maxTurns) return;
+    yield* openWithMessages(runtime, journal, [autonomous.prompt], { autonomous: true });
+    said = autonomous.prompt;
+  }
 }
 
-/** Queues a `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
-function noteRefusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): void {
-  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return;
-  runtime.queue.push({
+/** Starts a turn with user messages: `turn.started`, then the messages, committed together. */
+async function* openWithMessages(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  texts: readonly string[],
+  metadata: Record<string, unknown> | undefined,
+): AsyncGenerator<BatonEvent, void> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  runtime.actor.send({ type: 'USER_TURN' });
+  yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+  const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
+  for (const message of messages) yield { type: 'message', ...base, message };
+}
+
+/**
+ * Runs the active agent, and the next one after each handoff, until one stops the turn. The routing
+ * machine has already applied what the agents committed (a handoff result hands off, an answer ends
+ * the turn: {@link StoreJournal.commit}); this only announces it, and moves control itself for an
+ * executor that reported a handoff without committing a handoff result.
+ */
+async function* runAgents(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  call: TurnCall,
+  context: readonly ModelMessage[] | undefined,
+  approvals: ExecutorInput['approvals'],
+): AsyncGenerator<BatonEvent, { end: TurnEnd; usage: Usage }> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  let usage: Usage = emptyUsage();
+  for (;;) {
+    const agent = runtime.snapshot.context.activeAgent;
+    const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
+    yield { type: 'agent.started', ...base, agent };
+    const outcome = yield* activate(runtime, journal, call, agent, context, approvals);
+    approvals = undefined;
+    usage = addUsage(usage, outcome.usage);
+
+    if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests }, usage };
+    if (outcome.type === 'end_conversation') return { end: { kind: 'close', reason: outcome.reason }, usage };
+    if (outcome.type === 'reply') {
+      if (routingState(runtime.snapshot) === 'running') runtime.actor.send({ type: 'REPLY' });
+      return { end: { kind: 'reply', outcome, agent }, usage };
+    }
+    // A handoff: applied by the commit of its result, or here for an executor that committed none.
+    if (runtime.snapshot.context.handoffsThisTurn === handoffsBefore) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+    if (runtime.snapshot.context.handoffsThisTurn === handoffsBefore) {
+      const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
+      yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
+      runtime.actor.send({ type: 'REPLY' });
+      return { end: { kind: 'refused' }, usage };
+    }
+    yield outcome.reason === undefined
+      ? { type: 'handoff', ...base, from: agent, to: outcome.target }
+      : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
+  }
+}
+
+/** One activation of `agent`'s executor: its events (plus a `HANDOFF_REFUSED` error after a forbidden handoff call), then its outcome. */
+async function* activate(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  call: TurnCall,
+  agent: string,
+  context: readonly ModelMessage[] | undefined,
+  approvals: ExecutorInput['approvals'],
+): AsyncGenerator<BatonEvent, ExecutorOutcome> {
+  const input: ExecutorInput = {
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    turn: runtime.snapshot.context.turn,
+    history: runtime.history.forAgent(),
+    tools: runtime.toolsFor(agent),
+    journal,
+    state: runtime.state,
+    signal: call.signal,
+  };
+  if (call.settings !== undefined) input.turnSettings = call.settings;
+  if (context !== undefined) input.context = context;
+  if (approvals !== undefined) input.approvals = approvals;
+  if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+  const run = runtime.config.participants.get(agent)!.execute(input);
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await run.next();
+      if (next.done === true) {
+        finished = true;
+        return next.value;
+      }
+      yield next.value;
+      if (next.value.type === 'tool.result') {
+        const refused = refusedHandoff(runtime, next.value, agent);
+        if (refused !== undefined) yield refused;
+      }
+    }
+  } finally {
+    if (!finished) await run.return(undefined as never).catch(() => undefined);
+  }
+}
+
+/** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
+function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): BatonEvent | undefined {
+  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
+  return {
     type: 'error',
     sessionId: runtime.sessionId,
     branchId: runtime.branchId,
     code: 'HANDOFF_REFUSED',
     message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
     fatal: false,
-  });
+  };
 }
 
 /** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
@@ -235,7 +286,6 @@ async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): A
   runtime.actor.send({ type: 'REQUEST' });
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
-  while (runtime.queue.length > 0) yield runtime.queue.shift()!;
   for (const request of fresh) yield { type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request };
 }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { HandoffBuilder } from '../src/index.js';
 import { collect, danglingToolCalls, lastOf, scriptedAgent } from './support/helpers.js';
 
-/** Saved stores of earlier versions: each must keep loading and resuming (STYLE.md "Persisted formats"). */
+/** Saved stores of earlier versions: each must keep loading and resuming. */
 const CORPUS = ['checkpoint.v1.pausedOnUserInput.json'];
 
 describe('persisted checkpoint corpus', () => {

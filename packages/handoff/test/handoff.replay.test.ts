@@ -1,5 +1,5 @@
 /**
- * DESIGN.md invariant 6, deterministic replay: the same model outputs give the same events and the
+ * docs/architecture.md invariant 6, deterministic replay: the same model outputs give the same events and the
  * same stored documents, ids and clocks aside. The conversation runs twice on fresh stores and
  * fresh models with the same script: a handoff, a tool call, a question to the user, an approval.
  */
@@ -68,7 +68,7 @@ async function run(): Promise<{ events: BatonEvent[]; stored: unknown }> {
   return { events, stored };
 }
 
-describe('deterministic replay (DESIGN.md invariant 6)', () => {
+describe('deterministic replay (docs/architecture.md invariant 6)', () => {
   it('the same model outputs give the same events and the same stored documents, ids and clocks aside', async () => {
     const first = await run();
     const second = await run();

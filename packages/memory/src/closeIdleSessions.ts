@@ -1,4 +1,5 @@
-import { ConcurrencyError, type ContextProvider, InvalidInputError, MAIN_BRANCH, NotFoundError, type SessionFilter, type Store } from '@baton/core';
+import { ConcurrencyError, type ContextProvider, InvalidInputError, MAIN_BRANCH, NotFoundError, type Session, type SessionFilter, type Store } from '@baton/core';
+import { answerOpenToolCalls, findOpenToolCalls } from './answerOpenToolCalls.js';
 import { agentsOf } from './buildEpisode.js';
 
 /** Options of {@link closeIdleSessions}. */
@@ -17,27 +18,44 @@ export interface CloseIdleSessionsOptions {
   now?: Date;
   /** Close at most this many sessions per sweep (the most recently active idle ones first, as the store lists them). */
   limit?: number;
+  /**
+   * What to do with an idle session paused on a request (a question to the user, a tool waiting
+   * for approval), i.e. with tool calls that have no result yet:
+   * - `'answer'` (default): give each open call a result, then close. A call whose tool already
+   *   ran keeps its finished result (from the newest checkpoint); the others get an error result
+   *   `The conversation was closed before this was answered (<reason>).` The tool never runs.
+   *   What a support desk wants: a customer who walked away from a question is closed and
+   *   remembered like any idle conversation, and no tool call is left dangling.
+   * - `'skip'`: leave such sessions open and untouched (listed in `skipped`), e.g. when approvals
+   *   may take longer than `idleFor`.
+   */
+  pendingRequests?: 'answer' | 'skip';
 }
 
 /** What a sweep did: sessions it closed, sessions another writer closed or touched first, and failures. */
 export interface CloseIdleSessionsResult {
   /** Ids of the sessions this sweep closed, in the order the store listed them. */
   closed: string[];
-  /** Ids of idle sessions it left: another writer closed, deleted or touched them first. */
+  /** Ids of idle sessions it left: another writer closed, deleted or touched them first, or (with `pendingRequests: 'skip'`) paused on a request. */
   skipped: string[];
-  /** Sessions this sweep closed whose `onSessionClose` threw; the session stays closed. */
+  /**
+   * Sessions this sweep closed whose `onSessionClose` threw (the session stays closed), and
+   * sessions whose open tool calls could not be answered, e.g. a damaged checkpoint (the session stays open).
+   */
   failed: Array<{ sessionId: string; error: unknown }>;
 }
 
 /**
- * Closes every active session idle longer than `idleFor` and tells `providers`. Each close is a
+ * Closes every active session idle longer than `idleFor` and tells `providers`. A session paused
+ * on a request first gets a result for each open tool call (see `pendingRequests`), so no tool call
+ * is left dangling. Each close is a
  * compare-and-set on the session's version (`updateSession(…, { expectedVersion })`): when two sweeps
  * (in one process or many) race for a session, exactly one wins and only the winner calls
  * `onSessionClose`, with the `main` branch's messages; the loser gets a `ConcurrencyError` and skips
  * the session (as it does when new activity touched the session since the listing). Callable from
  * any scheduler (cron, a queue worker) or through `startIdleSweep`.
  *
- * @param options `{ store, idleFor, providers, tenantId?, reason?, now?, limit? }`; `idleFor` in milliseconds
+ * @param options `{ store, idleFor, providers, tenantId?, reason?, now?, limit?, pendingRequests? }`; `idleFor` in milliseconds
  * @returns ids closed, skipped, and those whose providers failed (the sweep goes on with the rest)
  * @throws {InvalidInputError} for a negative or non-finite `idleFor`; the store's errors other than
  *   `ConcurrencyError` / `NotFoundError`
@@ -61,14 +79,28 @@ export async function closeIdleSessions(options: CloseIdleSessionsOptions): Prom
   const result: CloseIdleSessionsResult = { closed: [], skipped: [], failed: [] };
 
   for (const idle of await store.listSessions(filter)) {
-    let session: typeof idle;
+    const scope = idle.tenantId === undefined ? {} : { tenantId: idle.tenantId };
+    let session: Session;
     try {
-      const scope = idle.tenantId === undefined ? {} : { tenantId: idle.tenantId };
-      session = await store.updateSession(
-        idle.id,
-        { status: 'closed', closedAt: now.toISOString(), closedReason: reason },
-        { expectedVersion: idle.version, ...scope },
-      );
+      // Open tool calls are answered before the close, so a crash in between leaves an idle session
+      // with no dangling call (the next sweep closes it), never a closed one with a dangling call.
+      const open = await findOpenToolCalls(store, idle.id);
+      if (open.length > 0) {
+        if (options.pendingRequests === 'skip') {
+          result.skipped.push(idle.id);
+          continue;
+        }
+        const current = await store.getSession(idle.id, scope);
+        if (current?.version !== idle.version) throw new ConcurrencyError(`Session ${JSON.stringify(idle.id)} changed since it was listed.`);
+        try {
+          await answerOpenToolCalls(store, idle.id, open, reason, now);
+        } catch (error) {
+          if (error instanceof ConcurrencyError || error instanceof NotFoundError) throw error;
+          result.failed.push({ sessionId: idle.id, error });
+          continue;
+        }
+      }
+      session = await store.updateSession(idle.id, { status: 'closed', closedAt: now.toISOString(), closedReason: reason }, { expectedVersion: idle.version, ...scope });
     } catch (error) {
       if (error instanceof ConcurrencyError || error instanceof NotFoundError) {
         result.skipped.push(idle.id);

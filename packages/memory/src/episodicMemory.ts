@@ -39,7 +39,7 @@ export interface EpisodicMemoryOptions {
 }
 
 /**
- * Episodic memory (DESIGN.md "Memory"), a context provider: when a session closes it saves one
+ * Episodic memory (docs/architecture.md "Memory"), a context provider: when a session closes it saves one
  * {@link Episode} through the store; before each turn it recalls the user's past episodes that are
  * relevant to the new message (in the same tenant, never another user's) and injects them as one
  * `context` message. Recall is lexical (BM25+, offline) by default, embedding-based or hybrid with

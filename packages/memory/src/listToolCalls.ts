@@ -39,7 +39,7 @@ export interface ListToolCallsOptions {
  * Every answered tool call of a session's branch, in call order, for audit: name, input, output,
  * whether it succeeded, the error, when it ran and how long it took, and the agent. Derived from the
  * stored messages (each assistant message's `toolCalls` and the tool results that answer them), so
- * no second copy is kept (DESIGN.md invariant 1). A call still waiting for its result (a pending
+ * no second copy is kept (docs/architecture.md invariant 1). A call still waiting for its result (a pending
  * approval) is not listed until it has one.
  *
  * @param store the store the session lives in

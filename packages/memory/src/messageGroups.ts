@@ -2,7 +2,7 @@ import type { ModelMessage } from '@baton/core';
 
 /**
  * A run of history messages that is kept or dropped as a whole: one message, or an assistant
- * message with tool calls together with every tool result answering it (DESIGN.md: a tool call and
+ * message with tool calls together with every tool result answering it (docs/architecture.md: a tool call and
  * its result are never separated).
  */
 export interface MessageGroup {

@@ -4,9 +4,20 @@
  * On MongoDB one `findOneAndUpdate({ _id, version: expected })` is atomic. FerretDB 1.x evaluates
  * the filter and writes the document in separate steps, so two writers from the same version can
  * both succeed; there the update first inserts a claim `<kind>/<_id>/<version + 1>` into
- * `versionClaims`, and only the writer whose insert wins (a unique `_id` is atomic everywhere) may
- * update. Each update records a digest of its change, so a retry whose first attempt landed (the
- * acknowledgement was lost) returns the updated document instead of a ConcurrencyError.
+ * `versionClaims`, and only the writer whose insert wins may update. Each update records a digest
+ * of its change, so a retry whose first attempt landed (the acknowledgement was lost) returns the
+ * updated document instead of a ConcurrencyError.
+ *
+ * A claim carries its update (the `$set`, as JSON), so a claimant that dies between its claim and
+ * its update (a crash, a SIGKILL) blocks nobody for long: a writer that finds a claim older than
+ * {@link CLAIM_LEASE_MS} on a document still at the claimed version minus one applies the claimed
+ * update itself (completing the dead writer's change, exactly as it would have), then reports its
+ * own update as stale, so its caller reloads and retries on top. Completing is safe even when the
+ * claimant is alive but slow: both apply the same change from the same version, and the claimant
+ * recognises it by its digest and returns success. (On FerretDB, the one case left is a completion
+ * whose filter matched before and whose write landed after a third writer's update: that update is
+ * then overwritten. It needs a claimant paused longer than the lease racing within one write.)
+ * Claims of older versions, which carry no update, are voided after {@link ABANDONED_CLAIM_MS}.
  *
  * Claims do not accumulate: a claim on version `n` only matters while the document may still be
  * below `n` (a claimant from an older version reads the document after claiming, so once it is at
@@ -15,11 +26,17 @@
  * most that many claims per document stay, at the cost of one delete every so many updates.
  */
 import { hash } from 'node:crypto';
-import type { LastChange } from './mongoCollections.js';
+import type { LastChange, VersionClaimDoc } from './mongoCollections.js';
 import type { MongoContext } from './mongoContext.js';
 import { isDuplicateKeyError } from './mongoErrors.js';
 
-/** A claim older than this whose writer never updated (it crashed) may be taken over, in ms. */
+/**
+ * A claim older than this (in ms, by the claimant's clock) whose update was not applied is
+ * completed by the next writer. Normally an update follows its claim within one round trip.
+ */
+export const CLAIM_LEASE_MS = 1000;
+
+/** A claim without its update (written by an older version of this store) is voided after this many ms. */
 const ABANDONED_CLAIM_MS = 30_000;
 
 /** Every this many versions, the writer that reached the version deletes the document's older claims. */
@@ -43,9 +60,16 @@ export interface CompareAndSet<TDoc> {
   sessionId: string;
   branchId?: string;
   expectedVersion: number;
+  /** The fields the update sets (JSON data); stored in the claim so another writer can complete it. */
+  set: Record<string, unknown>;
+  /** `changeDigest` of `set`. */
   digest: string;
-  /** The conditional update (`findOneAndUpdate` on `{ _id, version: expectedVersion }`); `null` when it did not match. */
-  update(): Promise<TDoc | null>;
+  /**
+   * The conditional update: `findOneAndUpdate({ _id, version: expectedVersion }, { $set: { ...set,
+   * lastChange }, $inc: { version: 1 } })`; `null` when it did not match. Also used to complete
+   * another writer's claim, with that claim's `set` and `lastChange`.
+   */
+  apply(set: Record<string, unknown>, lastChange: LastChange): Promise<TDoc | null>;
   /** Reads the document (`null` when missing). */
   read(): Promise<TDoc | null>;
   notFound(): Error;
@@ -60,7 +84,7 @@ export interface CompareAndSet<TDoc> {
 export async function compareAndSet<TDoc extends { version: number; lastChange?: LastChange }>(context: MongoContext, op: CompareAndSet<TDoc>): Promise<TDoc> {
   const claimId = `${op.kind}/${op.key}/${op.expectedVersion + 1}`;
   const claimed = context.versionClaims ? await claim(context, claimId, op) : false;
-  const updated = await op.update();
+  const updated = await op.apply(op.set, { version: op.expectedVersion + 1, digest: op.digest });
   if (updated !== null) {
     if (context.versionClaims && updated.version % CLAIM_SWEEP_EVERY === 0) await sweepClaims(context, op, updated.version);
     return updated;
@@ -75,14 +99,16 @@ export async function compareAndSet<TDoc extends { version: number; lastChange?:
 /** Inserts the claim; `true` when this call made it, `false` when an earlier attempt of the same change did. */
 async function claim<TDoc extends { version: number; lastChange?: LastChange }>(context: MongoContext, claimId: string, op: CompareAndSet<TDoc>): Promise<boolean> {
   const claims = context.collections.versionClaims;
+  const version = op.expectedVersion + 1;
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const doc = {
+    const doc: VersionClaimDoc = {
       _id: claimId,
       sessionId: op.sessionId,
       ...(op.branchId === undefined ? {} : { branchId: op.branchId }),
       target: `${op.kind}/${op.key}`,
-      version: op.expectedVersion + 1,
+      version,
       digest: op.digest,
+      change: JSON.stringify(op.set),
       at: new Date(),
     };
     try {
@@ -96,8 +122,17 @@ async function claim<TDoc extends { version: number; lastChange?: LastChange }>(
     if (existing.digest === op.digest) return false;
     const current = await op.read();
     if (current === null) throw op.notFound();
-    const abandoned = current.version === op.expectedVersion && Date.now() - existing.at.getTime() > ABANDONED_CLAIM_MS;
-    if (!abandoned) throw op.stale(current);
+    // A claim whose time is damaged (not a date) has an unknown age: it counts as past its lease.
+    const claimedAt = existing.at instanceof Date ? existing.at.getTime() : Number.NaN;
+    const expired = (limit: number) => !(Date.now() - claimedAt <= limit);
+    if (current.version !== op.expectedVersion) throw op.stale(current);
+    const change = parseClaimedChange(existing.change);
+    if (change !== undefined && expired(CLAIM_LEASE_MS)) {
+      // The claimant did not update within its lease (it died, most likely): apply its update for it.
+      const completed = await op.apply(change, { version, digest: existing.digest });
+      throw op.stale(completed ?? (await op.read()) ?? current);
+    }
+    if (change !== undefined || !expired(ABANDONED_CLAIM_MS)) throw op.stale(current);
     await claims.deleteOne({ _id: claimId, sessionId: op.sessionId, at: existing.at });
   }
   throw op.stale((await op.read()) ?? ({ version: op.expectedVersion } as TDoc));
@@ -113,5 +148,16 @@ async function sweepClaims(context: MongoContext, op: CompareAndSet<{ version: n
     await context.collections.versionClaims.deleteMany({ sessionId: op.sessionId, target: `${op.kind}/${op.key}`, version: { $lte: version } });
   } catch {
     // Housekeeping only; see above.
+  }
+}
+
+/** The update a claim carries, or `undefined` when it carries none or a damaged one (such a claim is voided after its time, like an old one). */
+function parseClaimedChange(change: unknown): Record<string, unknown> | undefined {
+  if (typeof change !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(change);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }

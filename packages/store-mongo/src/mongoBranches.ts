@@ -1,6 +1,6 @@
 /** MongoStore's branch operations (collection `branches`, `_id` = `<sessionId>/<branchId>`). */
 import {
-  assertSafeMetadata,
+  branchState,
   assertSessionId,
   type Branch,
   type BranchParent,
@@ -29,7 +29,7 @@ export async function forkBranch(context: MongoContext, sessionId: string, input
     throw new InvalidInputError(`forkBranch parent must be { branchId, atSeq } with atSeq a whole number >= 0, not ${JSON.stringify(fork.parent)}.`);
   }
   const parent = { branchId: assertBranchId(parentCheck.data.branchId), atSeq: parentCheck.data.atSeq };
-  const state = assertSafeMetadata('branch state', structuredClone(fork.state ?? {}));
+  const state = branchState(fork.state ?? {}, 'branch state');
   const branches = await loadBranches(context, sessionId);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   if (branches.some((b) => b.id === branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
@@ -73,7 +73,7 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
   if (state === null || typeof state !== 'object' || Array.isArray(state)) {
     throw new InvalidInputError(`updateBranch change must be { state: { … } }, not ${JSON.stringify(change)}.`);
   }
-  assertSafeMetadata('branch state', state);
+  branchState(state, 'branch state');
   const tenant = tenantFilter(scope);
   if (tenant.tenantId !== undefined) {
     const owner = await context.collections.sessions.findOne({ _id: sessionId, ...tenant }, { projection: { _id: 1 } });
@@ -88,13 +88,9 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
     sessionId,
     branchId,
     expectedVersion: version,
+    set: { state },
     digest,
-    update: () =>
-      branches.findOneAndUpdate(
-        { ...filter, version },
-        { $set: { state, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ),
+    apply: (fields, lastChange) => branches.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
     read: () => branches.findOne(filter),
     notFound: () => new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`),
     stale: (current) => new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${current.version}, not ${version}, or another writer is updating it. Reload and retry.`),

@@ -13,10 +13,12 @@ import {
   type CheckpointRetention,
   checkpointsToPrune,
   InvalidInputError,
+  isIsoTimestamp,
+  isValidId,
   NotFoundError,
   type PendingWrite,
-  PendingWriteSchema,
-  parseCheckpoint,
+  parseStoredCheckpoint,
+  parseStoredPendingWrite,
   type TenantScope,
 } from '@baton/core';
 import { ObjectId } from 'mongodb';
@@ -98,18 +100,23 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
     await requireBranch(context, sessionId, branchId);
     return undefined;
   }
-  const checkpoint = parseCheckpoint(doc.body);
+  const document = `checkpoint document ${JSON.stringify(doc._id)}`;
+  const checkpoint = parseStoredCheckpoint(doc.body, document);
+  if (checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId || checkpoint.id !== doc.id || (id !== undefined && checkpoint.id !== id)) {
+    throw new CheckpointCorruptError(
+      `The ${document} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Restore it from a backup or delete it.`,
+    );
+  }
   const later = await context.collections.pendingWrites
     .find({ sessionId, branchId, checkpointId: checkpoint.id })
     .sort({ order: 1 })
     .toArray();
   const known = new Set(checkpoint.pendingWrites.map((w) => w.toolCallId));
-  for (const { write } of later) {
+  for (const doc of later) {
+    const write = parseStoredPendingWrite(doc.write, `pending write document ${JSON.stringify(doc._id)} of checkpoint ${JSON.stringify(checkpoint.id)}`);
     if (known.has(write.toolCallId)) continue;
     known.add(write.toolCallId);
-    const parsed = PendingWriteSchema.safeParse(write);
-    if (!parsed.success) throw new CheckpointCorruptError(`A pending write of checkpoint ${JSON.stringify(checkpoint.id)} fails its schema; the checkpoint was not loaded.`, { cause: parsed.error });
-    checkpoint.pendingWrites.push(parsed.data);
+    checkpoint.pendingWrites.push(write);
   }
   return checkpoint;
 }
@@ -123,7 +130,33 @@ export async function listCheckpoints(context: MongoContext, sessionId: string, 
     .sort({ createdAt: 1, order: 1 })
     .toArray();
   if (entries.length === 0) await requireBranch(context, sessionId, branchId);
-  return entries.map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
+  return entries.map((entry) => manifestEntry(entry, sessionId, branchId));
+}
+
+/**
+ * A manifest entry as read (with a projection) from a checkpoint document, checked with the
+ * checkpoint schema's rules for these fields.
+ * @throws {CheckpointCorruptError} naming the checkpoint and the field
+ */
+function manifestEntry(entry: Partial<CheckpointManifestEntry>, sessionId: string, branchId: string): CheckpointManifestEntry {
+  const { id, parentId, step, throughSeq, createdAt } = entry;
+  const broken = !isValidId(id)
+    ? 'id'
+    : parentId !== null && !isValidId(parentId)
+      ? 'parentId'
+      : !Number.isSafeInteger(step) || (step as number) < 0
+        ? 'step'
+        : !Number.isSafeInteger(throughSeq) || (throughSeq as number) < 0
+          ? 'throughSeq'
+          : !isIsoTimestamp(createdAt)
+            ? 'createdAt'
+            : undefined;
+  if (broken !== undefined) {
+    throw new CheckpointCorruptError(
+      `A checkpoint document of session ${JSON.stringify(sessionId)}, branch ${JSON.stringify(branchId)} (id ${JSON.stringify(id)}) fails its schema at ${broken}: ${JSON.stringify(entry[broken])}; the manifest was not read. Restore it from a backup or delete it.`,
+    );
+  }
+  return { id: id as string, parentId: parentId as string | null, step: step as number, throughSeq: throughSeq as number, createdAt: createdAt as string };
 }
 
 /** Deletes the branch's checkpoints outside the retention (the newest is kept); see `Store.pruneCheckpoints`. */
@@ -144,7 +177,9 @@ export async function pruneCheckpoints(context: MongoContext, sessionId: string,
 
 /**
  * Sweeps the (tenant's) sessions in batches; each delete names its batch's session ids, so on a
- * sharded cluster it is routed to the shards that hold them.
+ * sharded cluster it is routed to the shards that hold them. The newest checkpoint of each branch
+ * is kept however old (a paused turn stands there): per batch, one read finds the branches with
+ * old checkpoints, one read per such branch finds its newest, and the deletes exclude those.
  */
 export async function deleteCheckpointsOlderThan(context: MongoContext, before: string, scope?: TenantScope): Promise<number> {
   const bound = assertTimestamp('before', before);
@@ -155,12 +190,21 @@ export async function deleteCheckpointsOlderThan(context: MongoContext, before: 
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const sessionId = { $in: batch };
+    batch = [];
+    const old = await collections.checkpoints.find({ sessionId, createdAt: { $lt: bound } }, { projection: { _id: 0, sessionId: 1, branchId: 1 } }).toArray();
+    if (old.length === 0) return;
+    const branches = new Map(old.map((c) => [JSON.stringify([c.sessionId, c.branchId]), c]));
+    const newest = await Promise.all(
+      [...branches.values()].map((c) =>
+        collections.checkpoints.findOne({ sessionId: c.sessionId, branchId: c.branchId }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 1, id: 1 } }),
+      ),
+    );
+    const kept = newest.filter((c) => c !== null);
     const [result] = await Promise.all([
-      collections.checkpoints.deleteMany({ sessionId, createdAt: { $lt: bound } }),
-      collections.pendingWrites.deleteMany({ sessionId, checkpointCreatedAt: { $lt: bound } }),
+      collections.checkpoints.deleteMany({ sessionId, createdAt: { $lt: bound }, _id: { $nin: kept.map((c) => c._id) } }),
+      collections.pendingWrites.deleteMany({ sessionId, checkpointCreatedAt: { $lt: bound }, checkpointId: { $nin: kept.map((c) => c.id) } }),
     ]);
     deleted += result.deletedCount;
-    batch = [];
   };
   for await (const session of sessions) {
     batch.push(session._id);

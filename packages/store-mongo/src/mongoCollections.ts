@@ -60,6 +60,9 @@ export interface VersionClaimDoc {
   /** The claimed version. */
   version: number;
   digest: string;
+  /** The update's `$set` as JSON, so another writer can complete it when the claimant died (absent in claims of older versions). */
+  change?: string;
+  /** When the claim was made (the claimant's clock). */
   at: Date;
 }
 /** An episode document: `_id` = episode id. */

@@ -1,6 +1,7 @@
-import { type Branch, NotFoundError } from '@baton/core';
+import { type Branch, NotFoundError, parseStoredBranch } from '@baton/core';
 import type { BranchCache } from './branchCache.js';
 import type { BranchDoc, MongoCollections } from './mongoCollections.js';
+import { misplacedDocument } from './mongoErrors.js';
 
 /** What every MongoStore operation works with: the collections and the branch cache. */
 export interface MongoContext {
@@ -13,9 +14,15 @@ export interface MongoContext {
   versionClaims: boolean;
 }
 
-/** A branch as the API returns it: the document without `_id` and bookkeeping fields. */
+/**
+ * A branch as the API returns it: the document checked as strictly as `forkBranch` checks it,
+ * without `_id` and bookkeeping fields.
+ * @throws {DocumentCorruptError} when a field fails the rules or disagrees with `_id`
+ */
 export function toBranch(doc: BranchDoc): Branch {
-  const { _id, order, lastChange, ...branch } = doc;
+  const document = `branch document ${JSON.stringify(doc._id)}`;
+  const branch = parseStoredBranch(doc, document);
+  if (doc._id !== branchKey(branch.sessionId, branch.id)) throw misplacedDocument(document, 'id', branch.id);
   return branch;
 }
 

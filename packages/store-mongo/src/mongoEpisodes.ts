@@ -1,14 +1,19 @@
 /** MongoStore's episode operations (collection `episodes`, `_id` = episode id). */
-import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, type TenantScope } from '@baton/core';
+import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, parseStoredEpisode, type TenantScope } from '@baton/core';
 import { type Filter, ObjectId } from 'mongodb';
 import { assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
 import type { EpisodeDoc } from './mongoCollections.js';
 import type { MongoContext } from './mongoContext.js';
-import { isDuplicateKeyError } from './mongoErrors.js';
+import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
 
-/** An episode as the API returns it. */
+/**
+ * An episode as the API returns it: checked as strictly as `saveEpisode` checks it, without `_id` and `order`.
+ * @throws {DocumentCorruptError} when a field fails the rules or `id` is not the document's `_id`
+ */
 export function toEpisode(doc: EpisodeDoc): Episode {
-  const { _id, order, ...episode } = doc;
+  const document = `episode document ${JSON.stringify(doc._id)}`;
+  const episode = parseStoredEpisode(doc, document);
+  if (episode.id !== doc._id) throw misplacedDocument(document, 'id', episode.id);
   return episode;
 }
 

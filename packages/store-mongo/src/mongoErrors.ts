@@ -1,8 +1,22 @@
-import { BatonError, StoreError } from '@baton/core';
+import { BatonError, DocumentCorruptError, StoreError } from '@baton/core';
 import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 
 /** MongoDB's duplicate-key error code. */
 const DUPLICATE_KEY = 11000;
+
+/**
+ * The error for a document whose fields disagree with its `_id` (edited or copied by hand): it is
+ * not returned, since it may belong to another session.
+ * @param document names the document (`'session document "chat-1"'`)
+ * @param field the field that disagrees with `_id`
+ */
+export function misplacedDocument(document: string, field: string, found: unknown): DocumentCorruptError {
+  return new DocumentCorruptError(
+    `The ${document} holds ${field} ${JSON.stringify(found)}, which does not match its _id; it was not loaded. Restore it from a backup or delete it.`,
+    document,
+    field,
+  );
+}
 
 /** Whether `error` is a single duplicate-key error (`E11000`), e.g. from `insertOne`. */
 export function isDuplicateKeyError(error: unknown): boolean {

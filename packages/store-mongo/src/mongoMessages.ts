@@ -6,6 +6,7 @@ import {
   ConcurrencyError,
   InvalidInputError,
   type Message,
+  parseStoredMessage,
   planAppend,
   type ReadMessagesOptions,
   sameMessage,
@@ -14,11 +15,17 @@ import type { Filter } from 'mongodb';
 import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
 import type { MessageDoc } from './mongoCollections.js';
 import { branchLookup, type MongoContext, requireBranch } from './mongoContext.js';
-import { duplicateKeyIndexes } from './mongoErrors.js';
+import { duplicateKeyIndexes, misplacedDocument } from './mongoErrors.js';
 
-/** A message as the API returns it. */
+/**
+ * A message as the API returns it: checked as strictly as `appendMessages` checks it (the fast
+ * pre-check first, so a read of 1,000 messages runs no zod), without `_id`, `sessionId` and `branchId`.
+ * @throws {DocumentCorruptError} when a field fails the rules or the seq disagrees with `_id`
+ */
 export function toMessage(doc: MessageDoc): Message {
-  const { _id, sessionId, branchId, ...message } = doc;
+  const { _id, sessionId, branchId, ...rest } = doc;
+  const message = parseStoredMessage(rest, `message document ${JSON.stringify(_id)}`);
+  if (_id !== messageKey(sessionId, branchId, message.seq)) throw misplacedDocument(`message document ${JSON.stringify(_id)}`, 'seq', message.seq);
   return message;
 }
 

@@ -13,16 +13,17 @@ import {
   SessionSchema,
   type TenantScope,
   type UpdateOptions,
-  assertSafeMetadata,
+  assertSessionChange,
   assertSessionId,
   assertValidId,
+  parseStoredSession,
 } from '@baton/core';
 import { type Filter, ObjectId } from 'mongodb';
 import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
 import type { SessionDoc } from './mongoCollections.js';
 import { branchKey, type MongoContext } from './mongoContext.js';
-import { isDuplicateKeyError } from './mongoErrors.js';
+import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
 
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
@@ -38,9 +39,15 @@ const ChangeSchema = SessionSchema.pick({
 })
   .partial();
 
-/** A session as the API returns it. */
+/**
+ * A session as the API returns it: the document checked as strictly as `createSession` checks it
+ * (bookkeeping fields dropped).
+ * @throws {DocumentCorruptError} when a field fails the rules or `id` is not the document's `_id`
+ */
 export function toSession(doc: SessionDoc): Session {
-  const { _id, order, lastChange, ...session } = doc;
+  const document = `session document ${JSON.stringify(doc._id)}`;
+  const session = parseStoredSession(doc, document);
+  if (session.id !== doc._id) throw misplacedDocument(document, 'id', session.id);
   return session;
 }
 
@@ -84,13 +91,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
     key: id,
     sessionId: id,
     expectedVersion: version,
+    set,
     digest,
-    update: () =>
-      sessions.findOneAndUpdate(
-        { ...filter, version },
-        { $set: { ...set, lastChange: { version: version + 1, digest } }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ),
+    apply: (fields, lastChange) => sessions.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
     read: () => sessions.findOne(filter),
     notFound: () => new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`),
     stale: (current) =>
@@ -109,7 +112,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
  * @throws {InvalidInputError} for a wrong type, or unsafe metadata/state keys; {@link InvalidIdError} for an unsafe userId
  */
 export function sessionChangeSet(change: SessionChange): SessionChange {
-  const parsed = ChangeSchema.safeParse(optionsObject('The session change', change));
+  const input = optionsObject('The session change', change);
+  assertSessionChange(input);
+  const parsed = ChangeSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new InvalidInputError(`The session change is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Changeable fields: status, closedAt, closedReason, lastActivityAt, metadata, state, userId.`);
@@ -117,8 +122,6 @@ export function sessionChangeSet(change: SessionChange): SessionChange {
   const set: SessionChange = {};
   for (const [key, value] of Object.entries(parsed.data) as [keyof SessionChange, unknown][]) {
     if (value === undefined) continue;
-    if (key === 'userId') assertValidId('user', value);
-    if (key === 'metadata' || key === 'state') assertSafeMetadata(`session change ${key}`, value);
     Object.assign(set, { [key]: value });
   }
   return set;

@@ -48,8 +48,9 @@ export interface MongoStoreOptions {
    * How session and branch updates compare-and-set their `version`: `false` with one atomic
    * `findOneAndUpdate` (MongoDB); `true` by first inserting a version claim (needed on FerretDB 1.x,
    * whose conditional updates are not atomic; one more round trip per update, plus a delete of the
-   * document's old claims every 16th version); `'auto'` (default) asks the server's `buildInfo` and
-   * claims on FerretDB.
+   * document's old claims every 16th version; a claim whose writer died before its update is
+   * completed by the next writer after a 1 s lease); `'auto'` (default) asks the server's
+   * `buildInfo` and claims on FerretDB.
    */
   versionClaims?: 'auto' | boolean;
   /** How many sessions' branch lists the store keeps in memory (so a turn needs no extra reads). Default 10,000. */

@@ -105,8 +105,12 @@ export class OpenAIChatModel implements ModelClient {
       params.tools = toChatTools(request.tools);
       params.parallel_tool_calls = request.parallelToolCalls ?? options.parallelToolCalls ?? true;
     }
-    if (options.temperature !== undefined) params.temperature = options.temperature;
-    if (options.maxOutputTokens !== undefined) params.max_completion_tokens = options.maxOutputTokens;
+    const settings = request.settings;
+    const temperature = settings?.temperature ?? options.temperature;
+    const maxOutputTokens = settings?.maxOutputTokens ?? options.maxOutputTokens;
+    if (temperature !== undefined) params.temperature = temperature;
+    if (settings?.topP !== undefined) params.top_p = settings.topP;
+    if (maxOutputTokens !== undefined) params.max_completion_tokens = maxOutputTokens;
     return params;
   }
 }

@@ -119,8 +119,12 @@ export class OpenAIResponsesModel implements ModelClient {
       params.tools = toResponsesTools(request.tools);
       params.parallel_tool_calls = request.parallelToolCalls ?? options.parallelToolCalls ?? true;
     }
-    if (options.temperature !== undefined) params.temperature = options.temperature;
-    if (options.maxOutputTokens !== undefined) params.max_output_tokens = options.maxOutputTokens;
+    const settings = request.settings;
+    const temperature = settings?.temperature ?? options.temperature;
+    const maxOutputTokens = settings?.maxOutputTokens ?? options.maxOutputTokens;
+    if (temperature !== undefined) params.temperature = temperature;
+    if (settings?.topP !== undefined) params.top_p = settings.topP;
+    if (maxOutputTokens !== undefined) params.max_output_tokens = maxOutputTokens;
     if (options.store !== undefined) params.store = options.store;
     return params;
   }

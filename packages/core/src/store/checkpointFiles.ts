@@ -3,13 +3,15 @@
  * `<000000000001>-<checkpointId>.json` (the number is the save order, so names sort oldest first),
  * its pending writes in `<same name>.pending.jsonl`, appended one line per tool result.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
+import { z } from 'zod';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
 import { CheckpointCorruptError, StoreError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, writeFileAtomic } from './fileIo.js';
 import { appendJsonLines, readJsonLines } from './jsonLines.js';
+import { parseStoredCheckpoint, parseStoredPendingWrite } from './storedDocuments.js';
 
 const NAME = /^(\d{12})-(.+)\.json$/;
 
@@ -48,12 +50,7 @@ export async function readCheckpointDocument(entry: CheckpointFile, sessionId: s
     if (hasErrorCode(error, 'ENOENT')) return undefined;
     throw error;
   }
-  let checkpoint: Checkpoint;
-  try {
-    checkpoint = parseCheckpoint(text);
-  } catch (error) {
-    throw new CheckpointCorruptError(`${(error as Error).message} File: ${entry.file}. Restore it from a backup or delete it.`, { cause: error });
-  }
+  const checkpoint = parseStoredCheckpoint(text, entry.file);
   if (checkpoint.id !== entry.id || checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId) {
     throw new CheckpointCorruptError(
       `The checkpoint file ${entry.file} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Move it back where it belongs or delete it.`,
@@ -62,8 +59,61 @@ export async function readCheckpointDocument(entry: CheckpointFile, sessionId: s
   return checkpoint;
 }
 
-/** Parses one pending-write line. */
-const parsePendingWrite = (value: unknown): PendingWrite => PendingWriteSchema.parse(value);
+/** The manifest fields of a checkpoint document, and where it belongs; the rest of the document is not looked at. */
+const ManifestFieldsSchema = z.object({
+  id: z.string(),
+  parentId: z.string().nullable(),
+  sessionId: z.string(),
+  branchId: z.string(),
+  step: z.number().int().nonnegative(),
+  throughSeq: z.number().int().nonnegative(),
+  createdAt: z.string(),
+});
+
+/** A checkpoint file as the manifest and retention see it. */
+export interface CheckpointFileManifest {
+  entry: CheckpointFile;
+  /** The manifest entry; `undefined` when the file is damaged so that its manifest fields cannot be read. */
+  manifest: CheckpointManifestEntry | undefined;
+  /** `manifest.createdAt`, or for a damaged file its modification time (the file is written once). */
+  createdAt: string;
+}
+
+/**
+ * Reads a checkpoint file's manifest fields without validating the rest of the document, so a
+ * damaged checkpoint never blocks the manifest or pruning of the others (it throws
+ * `CheckpointCorruptError` only when it is loaded).
+ * @returns `undefined` when the file is gone (deleted by a concurrent prune)
+ */
+export async function readCheckpointManifest(entry: CheckpointFile, sessionId: string, branchId: string): Promise<CheckpointFileManifest | undefined> {
+  let text: string;
+  try {
+    text = await readFile(entry.file, 'utf8');
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = undefined;
+  }
+  const parsed = ManifestFieldsSchema.safeParse(data);
+  if (parsed.success && parsed.data.id === entry.id && parsed.data.sessionId === sessionId && parsed.data.branchId === branchId) {
+    const { id, parentId, step, throughSeq, createdAt } = parsed.data;
+    return { entry, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
+  }
+  try {
+    return { entry, manifest: undefined, createdAt: (await stat(entry.file)).mtime.toISOString() };
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
+/** Parses one pending-write line, as strictly as `putPendingWrites` checks it. */
+const parsePendingWrite = (value: unknown, document: string): PendingWrite => parseStoredPendingWrite(value, document);
 
 /**
  * The pending writes appended to a checkpoint (a torn last line is ignored).

@@ -1,13 +1,12 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { ConcurrencyError, InvalidInputError } from '../errors.js';
-import { assertSafeMetadata } from '../metadata.js';
 import type { Branch, BranchParent, State } from '../session.js';
 import { type FileDocuments, parseMessage } from './fileDocuments.js';
 import { fsyncDir } from './fileIo.js';
 import { readLastJsonLine } from './jsonLines.js';
 import type { SessionLocks } from './sessionLock.js';
 import type { UpdateOptions } from './store.js';
-import { assertBranchId, ensureBranchDeletable } from './storeRules.js';
+import { assertBranchId, branchState, ensureBranchDeletable } from './storeRules.js';
 
 /**
  * The branch writes of `FileStore`: forks (a branch document plus an empty messages file; nothing
@@ -32,7 +31,7 @@ export class FileBranchStore {
     const { branchId, parent } = input;
     this.#layout.branchFile(sessionId, branchId);
     assertBranchId(parent.branchId);
-    const state = assertSafeMetadata('branch.state', structuredClone(input.state ?? {}));
+    const state = branchState(input.state ?? {});
     return this.#locks.run(sessionId, async () => {
       await this.#docs.requireSession(sessionId);
       if ((await this.#docs.readBranch(sessionId, branchId)) !== undefined) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
@@ -60,7 +59,7 @@ export class FileBranchStore {
   /** Replaces the branch's state if its version is `expectedVersion`. */
   async update(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
     this.#layout.branchFile(sessionId, branchId);
-    const state = assertSafeMetadata('branch.state', structuredClone(change.state));
+    const state = branchState(change.state);
     return this.#locks.run(sessionId, async () => {
       await this.#docs.requireSession(sessionId, options.tenantId);
       const branch = await this.#docs.requireBranch(sessionId, branchId);

@@ -4,11 +4,12 @@ import { CheckpointCorruptError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import {
   appendPendingWriteLines,
-  type CheckpointFile,
+  type CheckpointFileManifest,
   deleteCheckpointFiles,
   listCheckpointFiles,
   loadCheckpointFile,
   readCheckpointDocument,
+  readCheckpointManifest,
   saveCheckpointFile,
 } from './checkpointFiles.js';
 import type { FileDocuments } from './fileDocuments.js';
@@ -74,24 +75,35 @@ export class FileCheckpointStore {
     return undefined;
   }
 
-  /** The manifest, oldest first. */
+  /**
+   * The manifest, oldest first, from each file's manifest fields only: a file whose manifest
+   * fields cannot be read (not JSON, missing or bad fields, or naming another session, branch or
+   * id) is left out; one whose other fields are
+   * damaged is listed and throws `CheckpointCorruptError` when loaded.
+   */
   async list(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
-    const documents = await this.#documents(sessionId, branchId);
-    return documents.map(({ checkpoint: { id, parentId, step, throughSeq, createdAt } }) => ({ id, parentId, step, throughSeq, createdAt }));
+    const files = await this.#manifests(sessionId, branchId);
+    return files.flatMap((f) => (f.manifest === undefined ? [] : [f.manifest]));
   }
 
-  /** Deletes the checkpoints outside the retention (never the newest). */
+  /**
+   * Deletes the checkpoints outside the retention (never the newest). Damaged files count too: by
+   * their save order for `last`, by their modification time for `maxAgeMs`.
+   */
   async prune(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
     const dir = this.#layout.checkpointsDir(sessionId, branchId);
     return this.#locks.run(sessionId, async () => {
-      const documents = await this.#documents(sessionId, branchId);
-      const doomed = new Set(checkpointsToPrune(documents.map((d) => d.checkpoint), retention));
-      await deleteCheckpointFiles(documents.filter((d) => doomed.has(d.entry.id)).map((d) => d.entry), dir);
+      const files = await this.#manifests(sessionId, branchId);
+      const doomed = new Set(checkpointsToPrune(files.map((f) => ({ id: f.entry.id, createdAt: f.createdAt })), retention));
+      await deleteCheckpointFiles(files.filter((f) => doomed.has(f.entry.id)).map((f) => f.entry), dir);
       return doomed.size;
     });
   }
 
-  /** Deletes every checkpoint created before `before`, in every session of the tenant. A damaged document is kept (its age is unknown). */
+  /**
+   * Deletes every checkpoint created before `before`, in every session of the tenant, except the
+   * newest of each branch (a paused turn's). A damaged document is kept (its age is unknown).
+   */
   async deleteOlderThan(before: string, scope: TenantScope): Promise<number> {
     let deleted = 0;
     for (const session of await this.#docs.allSessions()) {
@@ -101,7 +113,7 @@ export class FileCheckpointStore {
         const root = this.#layout.checkpointsRoot(session.id);
         for (const branchId of await readDirNames(root)) {
           const dir = join(root, branchId);
-          const entries = await listCheckpointFiles(dir);
+          const entries = (await listCheckpointFiles(dir)).slice(0, -1); // the newest stays
           const old = await mapInBatches(entries, async (entry) => {
             const checkpoint = await readCheckpointDocument(entry, session.id, branchId).catch((error: unknown) => {
               if (error instanceof CheckpointCorruptError) return undefined;
@@ -119,12 +131,12 @@ export class FileCheckpointStore {
     return deleted;
   }
 
-  /** The branch's checkpoint documents with their files, oldest first. */
-  async #documents(sessionId: string, branchId: string): Promise<{ entry: CheckpointFile; checkpoint: Checkpoint }[]> {
+  /** The branch's checkpoint files with their manifest fields, oldest first (files deleted meanwhile left out). */
+  async #manifests(sessionId: string, branchId: string): Promise<CheckpointFileManifest[]> {
     const dir = this.#layout.checkpointsDir(sessionId, branchId);
     await this.#docs.requireBranch(sessionId, branchId);
     const entries = await listCheckpointFiles(dir);
-    const documents = await mapInBatches(entries, async (entry) => ({ entry, checkpoint: await readCheckpointDocument(entry, sessionId, branchId) }));
-    return documents.filter((d): d is { entry: CheckpointFile; checkpoint: Checkpoint } => d.checkpoint !== undefined);
+    const files = await mapInBatches(entries, (entry) => readCheckpointManifest(entry, sessionId, branchId));
+    return files.filter((f): f is CheckpointFileManifest => f !== undefined);
   }
 }

@@ -2,22 +2,24 @@
  * Reading and writing the JSON documents of a `FileStore` session: `session.json` and the branch
  * documents, validated on read so a damaged file is reported, never half-used.
  */
-import type { z } from 'zod';
-import { NotFoundError, StoreError } from '../errors.js';
+
+import type { Episode } from '../episode.js';
+import { DocumentCorruptError, NotFoundError } from '../errors.js';
 import { isValidId } from '../ids.js';
-import { type Episode, EpisodeSchema } from '../episode.js';
-import { type Message, MessageSchema } from '../message.js';
-import { type Branch, BranchSchema, type Session, SessionSchema } from '../session.js';
+import type { Message } from '../message.js';
+import type { Branch, Session } from '../session.js';
 import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { readJsonLines } from './jsonLines.js';
+import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from './storedDocuments.js';
 
-/** Validates a parsed document, or throws a StoreError naming the file. */
-function validate<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new StoreError(`The document ${path} fails its schema at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message}. Restore it from a backup.`);
+/** The error for a valid document found where another belongs (a file moved or copied by hand). */
+function misplaced(path: string, field: string, found: unknown, wanted: string): DocumentCorruptError {
+  return new DocumentCorruptError(
+    `The document ${path} holds ${field} ${JSON.stringify(found)}, not ${JSON.stringify(wanted)}; it was not loaded. Move it back where it belongs.`,
+    path,
+    field,
+  );
 }
 
 /** The documents of a `FileStore`, by id. Callers validate ids first (the layout does too). */
@@ -29,8 +31,8 @@ export class FileDocuments {
     const path = this.layout.sessionFile(id);
     const value = await readJsonFile(path);
     if (value === undefined) return undefined;
-    const session = validate(SessionSchema, value, path);
-    if (session.id !== id) throw new StoreError(`The document ${path} holds session ${JSON.stringify(session.id)}, not ${JSON.stringify(id)}; move it back.`);
+    const session = parseStoredSession(value, `document ${path}`);
+    if (session.id !== id) throw misplaced(path, 'id', session.id, id);
     return session;
   }
 
@@ -55,7 +57,11 @@ export class FileDocuments {
   async readBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
     const path = this.layout.branchFile(sessionId, branchId);
     const value = await readJsonFile(path);
-    return value === undefined ? undefined : validate(BranchSchema, value, path);
+    if (value === undefined) return undefined;
+    const branch = parseStoredBranch(value, `document ${path}`);
+    if (branch.id !== branchId) throw misplaced(path, 'id', branch.id, branchId);
+    if (branch.sessionId !== sessionId) throw misplaced(path, 'sessionId', branch.sessionId, sessionId);
+    return branch;
   }
 
   /**
@@ -117,7 +123,10 @@ export class FileDocuments {
   async readEpisode(id: string): Promise<Episode | undefined> {
     const path = this.layout.episodeFile(id);
     const value = await readJsonFile(path);
-    return value === undefined ? undefined : validate(EpisodeSchema, value, path);
+    if (value === undefined) return undefined;
+    const episode = parseStoredEpisode(value, `document ${path}`);
+    if (episode.id !== id) throw misplaced(path, 'id', episode.id, id);
+    return episode;
   }
 
   /** Every stored episode. */
@@ -131,7 +140,7 @@ export class FileDocuments {
   }
 }
 
-/** Parses a stored message line. */
-export const parseMessage = (value: unknown): Message => MessageSchema.parse(value);
+/** Parses a stored message line, as strictly as `appendMessages` checks it. */
+export const parseMessage = (value: unknown, document: string): Message => parseStoredMessage(value, document);
 
 const rank = (branch: Branch): number => (branch.parent === undefined ? 0 : 1);

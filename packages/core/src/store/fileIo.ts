@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { StoreError } from '../errors.js';
+import { DocumentCorruptError } from '../errors.js';
 
 /** Whether `error` is a Node.js system error with this `code` (`'ENOENT'`, `'EEXIST'`, …). */
 export function hasErrorCode(error: unknown, code: string): boolean {
@@ -94,7 +94,7 @@ export async function createFileExclusive(path: string, data: string): Promise<b
 /**
  * Reads and parses a JSON document.
  * @returns the parsed value, or `undefined` when the file does not exist
- * @throws {StoreError} when the file is not valid JSON (naming the file)
+ * @throws {DocumentCorruptError} when the file is not valid JSON (naming the file)
  */
 export async function readJsonFile(path: string): Promise<unknown> {
   let text: string;
@@ -107,7 +107,7 @@ export async function readJsonFile(path: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new StoreError(`The document ${path} is not valid JSON; restore it from a backup or delete it.`, { cause });
+    throw new DocumentCorruptError(`The document ${path} is not valid JSON; restore it from a backup or delete it.`, path, '(root)', { cause });
   }
 }
 

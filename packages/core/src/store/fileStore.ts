@@ -53,7 +53,9 @@ export interface FileStoreOptions {
  *
  * Every method behaves as the {@link Store} contract says (the conformance suite checks it) and
  * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails or a stored
- * document is damaged; a damaged checkpoint throws {@link CheckpointCorruptError}. Ids are checked
+ * document is damaged; a damaged checkpoint throws {@link CheckpointCorruptError} when it is the one
+ * loaded, and blocks neither loading an older one, nor `listCheckpoints` (which leaves out a file
+ * whose manifest fields cannot be read), nor pruning (which may delete it). Ids are checked
  * before they touch a path. Meant for one machine: `listSessions`, `deleteInactiveSessions` and
  * `deleteCheckpointsOlderThan` read every session document, and on a
  * case-insensitive file system two session ids differing only in case share a folder.

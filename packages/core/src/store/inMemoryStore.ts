@@ -2,7 +2,6 @@ import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../check
 import type { Episode } from '../episode.js';
 import { ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
-import { assertSafeMetadata } from '../metadata.js';
 import type { Message } from '../message.js';
 import type { Branch, BranchParent, Session, State } from '../session.js';
 import { MAIN_BRANCH } from '../session.js';
@@ -16,6 +15,7 @@ import {
   assertPendingWrites,
   assertSessionId,
   branchLineage,
+  branchState,
   checkpointsToPrune,
   ensureBranchDeletable,
   matchesSessionFilter,
@@ -152,7 +152,7 @@ export class InMemoryStore implements Store {
       sessionId,
       parent: { ...input.parent },
       createdAt: new Date().toISOString(),
-      state: assertSafeMetadata('branch.state', clone(input.state ?? {})),
+      state: branchState(input.state ?? {}),
       version: 1,
     };
     record.branches.set(branch.id, branch);
@@ -179,7 +179,7 @@ export class InMemoryStore implements Store {
     if (branch.version !== options.expectedVersion) {
       throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
     }
-    const next = { ...branch, state: assertSafeMetadata('branch.state', clone(change.state)), version: branch.version + 1 };
+    const next = { ...branch, state: branchState(change.state), version: branch.version + 1 };
     record.branches.set(branchId, next);
     return clone(next);
   }
@@ -236,7 +236,7 @@ export class InMemoryStore implements Store {
     for (const record of this.#sessions.values()) {
       if (scope.tenantId !== undefined && record.session.tenantId !== scope.tenantId) continue;
       for (const [branchId, list] of record.checkpoints) {
-        const kept = list.filter((c) => c.createdAt >= before);
+        const kept = list.filter((c, index) => c.createdAt >= before || index === list.length - 1); // the newest stays
         deleted += list.length - kept.length;
         record.checkpoints.set(branchId, kept);
       }

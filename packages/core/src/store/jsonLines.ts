@@ -5,7 +5,7 @@
  */
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreError } from '../errors.js';
+import { BatonError, DocumentCorruptError, StoreError } from '../errors.js';
 import { fsyncDir, hasErrorCode } from './fileIo.js';
 
 const NEWLINE = 0x0a;
@@ -21,16 +21,27 @@ export interface JsonLinesContent<T> {
   size: number;
 }
 
+/** Validates one parsed record; `document` names it (`'line 3 of <path>'`) for the error it throws. */
+export type ParseRecord<T> = (value: unknown, document: string) => T;
+
 /**
  * Parses one complete line.
- * @param parse validates the parsed JSON (throw to reject it)
- * @throws {StoreError} naming the file and line when it is not valid JSON or `parse` throws
+ * @param parse validates the parsed JSON (throw a Baton error naming `document` to reject it)
+ * @throws {DocumentCorruptError} naming the file and line when it is not valid JSON; what `parse`
+ *   throws (any other error is wrapped as a {@link StoreError} naming the line)
  */
-function parseLine<T>(path: string, line: string, where: string, parse: (value: unknown) => T): T {
+function parseLine<T>(path: string, line: string, where: string, parse: ParseRecord<T>): T {
+  let value: unknown;
   try {
-    return parse(JSON.parse(line));
+    value = JSON.parse(line);
   } catch (cause) {
-    throw new StoreError(`The ${where} of ${path} is damaged (${(cause as Error).message}); restore the file from a backup.`, { cause });
+    throw new DocumentCorruptError(`The ${where} of ${path} is damaged (${(cause as Error).message}); restore the file from a backup.`, `${where} of ${path}`, '(root)', { cause });
+  }
+  try {
+    return parse(value, `${where} of ${path}`);
+  } catch (cause) {
+    if (cause instanceof BatonError) throw cause;
+    throw new StoreError(`The ${where} of ${path} is damaged (${(cause as Error)?.message}); restore the file from a backup.`, { cause });
   }
 }
 
@@ -39,7 +50,7 @@ function parseLine<T>(path: string, line: string, where: string, parse: (value: 
  * @returns the records (empty when the file does not exist)
  * @throws {StoreError} when a complete line is damaged
  */
-export async function readJsonLines<T>(path: string, parse: (value: unknown) => T): Promise<JsonLinesContent<T>> {
+export async function readJsonLines<T>(path: string, parse: ParseRecord<T>): Promise<JsonLinesContent<T>> {
   let buffer: Buffer;
   try {
     buffer = await readFile(path);
@@ -97,7 +108,7 @@ async function readTailLines(handle: FileHandle, size: number, enough: (lines: s
  */
 export async function appendJsonLines<T>(
   path: string,
-  parse: (value: unknown) => T,
+  parse: ParseRecord<T>,
   reachesBack: ((record: T) => boolean) | undefined,
   plan: (tail: T[]) => unknown[],
 ): Promise<number> {
@@ -138,7 +149,7 @@ export async function appendJsonLines<T>(
  * @returns `undefined` when the file is missing or holds no complete record
  * @throws {StoreError} when that line is damaged
  */
-export async function readLastJsonLine<T>(path: string, parse: (value: unknown) => T): Promise<T | undefined> {
+export async function readLastJsonLine<T>(path: string, parse: ParseRecord<T>): Promise<T | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');

@@ -1,4 +1,5 @@
 import { MessageRoleSchema, MessageSchema, ToolCallSchema } from '../message.js';
+import { isIsoTimestamp } from '../timestamp.js';
 
 const ROLES: ReadonlySet<unknown> = new Set(MessageRoleSchema.options);
 
@@ -36,7 +37,7 @@ export function fastAcceptsMessage(value: unknown): boolean {
     optionalString(m.toolName) &&
     (m.isError === undefined || typeof m.isError === 'boolean') &&
     (durationMs === undefined || (typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs >= 0)) &&
-    typeof m.createdAt === 'string' &&
+    isIsoTimestamp(m.createdAt) &&
     (m.metadata === undefined || plainRecord(m.metadata))
   );
 }

@@ -126,14 +126,30 @@ export interface CheckpointStore {
   putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void>;
   /**
    * The checkpoint `id`, or the newest of the branch when `id` is omitted; `undefined` when none.
-   * @throws {CheckpointCorruptError} when the stored document is damaged
+   * Only that checkpoint is read: a damaged other checkpoint never blocks it, so when the newest
+   * is damaged, loading an older one by id recovers.
+   * @throws {CheckpointCorruptError} when the stored document of the checkpoint loaded is damaged
    */
   loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined>;
-  /** The branch's checkpoints, oldest first. */
+  /**
+   * The branch's checkpoints, oldest first. Read from the manifest fields only, so a damaged
+   * checkpoint never makes it throw: one whose manifest fields cannot be read (a `FileStore` file
+   * that is not JSON or lacks them) is left out; one whose manifest is intact is listed even when
+   * the rest of its document is damaged, and `loadCheckpoint` of it throws `CheckpointCorruptError`.
+   */
   listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]>;
-  /** Deletes the branch's checkpoints outside the retention; the newest is always kept. Returns how many were deleted. */
+  /**
+   * Deletes the branch's checkpoints outside the retention; the newest is always kept. Returns how
+   * many were deleted. Damaged checkpoints count like the others (by save order; by age from their
+   * manifest, or when that cannot be read, from when they were written) and may be deleted.
+   */
   pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number>;
-  /** Deletes every checkpoint created before `before` (ISO-8601), across sessions. Returns how many. */
+  /**
+   * Deletes every checkpoint created before `before` (ISO-8601), across sessions (of the tenant,
+   * when given), except the newest checkpoint of each branch, however old: it is where a paused
+   * turn stands (its pending requests and finished tool results), so deleting it would invalidate
+   * the request ids and run finished tools again. Returns how many were deleted.
+   */
   deleteCheckpointsOlderThan(before: string, scope?: TenantScope): Promise<number>;
 }
 

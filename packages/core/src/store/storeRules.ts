@@ -9,10 +9,11 @@ import { BranchHasChildrenError, ConcurrencyError, InvalidInputError, NotFoundEr
 import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../message.js';
 import { assertSafeMetadata } from '../metadata.js';
-import { type Branch, MAIN_BRANCH, type Session } from '../session.js';
+import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
+import { assertSessionChangeShape, assertWritable, checkSession } from './storedDocuments.js';
 
 /**
  * Validates a session id.
@@ -32,7 +33,8 @@ export function assertBranchId(id: unknown): string {
 
 /**
  * Builds a new session document from `createSession` input: ids and metadata validated, version 1.
- * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys
+ * @throws {InvalidIdError} for an unsafe session, tenant or user id; {@link InvalidInputError} for unsafe metadata keys or a
+ *   `createdAt` that is not an ISO-8601 UTC timestamp
  */
 export function newSession(input: CreateSessionInput): Session {
   assertSessionId(input.id);
@@ -50,11 +52,43 @@ export function newSession(input: CreateSessionInput): Session {
   };
   if (input.tenantId !== undefined) session.tenantId = input.tenantId;
   if (input.userId !== undefined) session.userId = input.userId;
+  assertWritable(checkSession(session), `session ${JSON.stringify(input.id)}`);
   return session;
+}
+
+/**
+ * Validates branch state for `forkBranch` and `updateBranch` (the same key rules as metadata:
+ * no `$` or `.` keys, no `__proto__`, `constructor` or `prototype` at any depth).
+ * @param where names the field, for the message (`'branch.state'`)
+ * @returns a copy of `state`, sharing nothing with it
+ * @throws {InvalidInputError} naming the first bad key
+ */
+export function branchState(state: State, where = 'branch.state'): State {
+  return cloneData(assertSafeMetadata(where, state));
 }
 
 /** The fields `updateSession` may change; anything else in a change object is ignored. */
 const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivityAt', 'metadata', 'state', 'userId'] as const;
+
+/**
+ * Validates a session change the same way in every store: first the keys, on the caller's object as
+ * given (before any schema parse could drop a key): safe metadata and state keys (see
+ * {@link assertSafeMetadata}) and a safe `userId`; then the fields with the session schema, so an
+ * update cannot store what a read would refuse (`lastActivityAt: 'yesterday'`, `status: 'paused'`).
+ * @throws {InvalidInputError} for unsafe metadata or state keys or a field of the wrong type; {@link InvalidIdError} for an unsafe `userId`
+ * @example
+ * ```ts
+ * import { assertSessionChange } from '@baton/core';
+ * assertSessionChange({ lastActivityAt: 'yesterday' }); // throws InvalidInputError
+ * ```
+ */
+export function assertSessionChange(change: SessionChange): void {
+  if (change === null || typeof change !== 'object') return;
+  if (change.metadata !== undefined) assertSafeMetadata('session.metadata', change.metadata);
+  if (change.state !== undefined) assertSafeMetadata('session.state', change.state);
+  if (change.userId !== undefined) assertValidId('user', change.userId);
+  assertSessionChangeShape(change);
+}
 
 /**
  * The session after `change`: only the changeable fields are taken (never `id`, `tenantId` or
@@ -63,19 +97,20 @@ const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivity
  * @param session the stored session
  * @param change the caller's change
  * @returns a new session object (`session` is not modified)
- * @throws {InvalidInputError} for unsafe metadata or state keys; {@link InvalidIdError} for an unsafe `userId`
+ * @throws {InvalidInputError} for unsafe metadata or state keys or a field of the wrong type (a non-ISO `lastActivityAt`);
+ *   {@link InvalidIdError} for an unsafe `userId`
  */
 export function applySessionChange(session: Session, change: SessionChange): Session {
+  assertSessionChange(change);
   // `{ ...session, version }` in two steps: V8 runs a spread followed by more keys in a slow path.
   const next: Session = Object.hasOwn(session, '__proto__') ? { ...session } : Object.assign({}, session);
   next.version = session.version + 1;
   for (const key of SESSION_CHANGE_KEYS) {
     const value = change[key];
     if (value === undefined) continue;
-    if (key === 'metadata' || key === 'state') assertSafeMetadata(`session.${key}`, value);
-    if (key === 'userId') assertValidId('user', value);
     (next as unknown as Record<string, unknown>)[key] = cloneData(value);
   }
+  assertSessionChange(change);
   return next;
 }
 
@@ -163,6 +198,7 @@ export function assertCheckpoint(checkpoint: Checkpoint): Checkpoint {
   assertSessionId(valid.sessionId);
   assertBranchId(valid.branchId);
   assertValidId('checkpoint', valid.id);
+  if (valid.parentId !== null) assertValidId('checkpoint', valid.parentId);
   return valid;
 }
 

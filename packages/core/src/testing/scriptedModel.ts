@@ -1,7 +1,7 @@
 import { AbortedError, ConfigurationError } from '../errors.js';
 import { createId } from '../ids.js';
 import type { ModelMessage } from '../message.js';
-import type { ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../modelClient.js';
+import type { ModelClient, ModelRequest, ModelSettings, ModelStreamEvent, Usage } from '../modelClient.js';
 
 /** One scripted model response: text, tool calls, or an error to throw. */
 export interface ScriptedResponse {
@@ -31,6 +31,8 @@ export interface RecordedRequest {
   agent: string | undefined;
   messages: ModelMessage[];
   toolNames: string[];
+  /** The call's sampling settings, when it had any. */
+  settings?: ModelSettings;
 }
 
 /**
@@ -73,11 +75,13 @@ export class ScriptedModel implements ModelClient {
     const index = this.#calls;
     this.#calls += 1;
     if (this.#record) {
-      this.requests.push({
+      const recorded: RecordedRequest = {
         agent: request.agent,
         messages: request.messages.map((m) => ({ ...m })),
         toolNames: request.tools.map((t) => t.name),
-      });
+      };
+      if (request.settings !== undefined) recorded.settings = { ...request.settings };
+      this.requests.push(recorded);
     }
     const response = typeof this.#script === 'function' ? this.#script(request, index) : this.#script[index];
     if (response === undefined) {

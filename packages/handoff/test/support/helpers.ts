@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Agent, agent, type BatonEvent, type Message, type Tool } from '@baton/core';
+import { type Agent, agent, type BatonEvent, FileStore, InMemoryStore, type Message, type Store, type Tool } from '@baton/core';
 import { type ScriptedResponder, ScriptedModel } from '@baton/core/testing';
 
 /** Reads an event stream to its end. */
@@ -11,7 +11,7 @@ export async function collect(stream: AsyncIterable<BatonEvent>): Promise<BatonE
   return events;
 }
 
-/** Tool call ids in `messages` that do not have exactly one tool result (DESIGN.md invariant 3). */
+/** Tool call ids in `messages` that do not have exactly one tool result (docs/architecture.md invariant 3). */
 export function danglingToolCalls(messages: readonly Message[]): string[] {
   const results = new Map<string, number>();
   for (const m of messages) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, (results.get(m.toolCallId) ?? 0) + 1);
@@ -63,4 +63,29 @@ export function deskAgents(target = 'billing', record = true) {
     return { text: `Answer to: ${lastUser?.content ?? ''}` };
   }, [], 'Refunds, charges, invoices.', record);
   return { triage, billing };
+}
+
+/**
+ * The embedded stores, each made fresh per call (FileStore in a temp folder removed by `disposeStores`),
+ * for `describe.each(embeddedStores())`.
+ */
+export function embeddedStores(): [string, () => Promise<Store>][] {
+  return [
+    ['InMemoryStore', async () => new InMemoryStore()],
+    [
+      'FileStore',
+      async () => {
+        const dir = await tempDir();
+        storeDirs.push(dir);
+        return new FileStore({ directory: dir.path });
+      },
+    ],
+  ];
+}
+
+const storeDirs: { dispose(): Promise<void> }[] = [];
+
+/** Removes the temp folders of the FileStores {@link embeddedStores} made (call it in `afterAll`). */
+export async function disposeStores(): Promise<void> {
+  for (const dir of storeDirs.splice(0)) await dir.dispose();
 }

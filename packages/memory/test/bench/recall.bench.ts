@@ -1,11 +1,14 @@
 /**
- * Recall on real conversations: ABCD's 400 dev conversations (../shared/data/abcd), each closed
+ * Recall on real conversations: ABCD's dev conversations (ASAPP's Action-Based Conversations
+ * Dataset, github.com/asappresearch/abcd, MIT; 400 of them in our runs), read from `$BATON_ABCD`
+ * (a JSON Lines file in the support desk's format, or a folder holding `abcd-dev-400.jsonl`; see
+ * examples/support-desk/README.md for making one from the public release), each closed
  * after the first half of its turns so that it becomes an episode, all under one user id; then,
  * per conversation, a customer message from its second half (text its episode does not contain)
  * is the query. Prints recall@1 and recall@3 of the right episode for lexical recall (several
  * settings), and for embeddings and hybrid when OPENAI_API_KEY is set.
  *
- * Run: npx vitest bench --run --project @baton/memory test/bench/recall.bench.ts
+ * Run: BATON_ABCD=<file or folder> npx vitest bench --run --project @baton/memory test/bench/recall.bench.ts
  *
  * Mapping: customer → user message, agent → assistant message (agent "agent"); ABCD's `action`
  * turns (the agent console's log lines) are skipped: an episode's transcript holds user and
@@ -15,8 +18,8 @@
  * words. A conversation whose second half has no customer turn, or whose query text also occurs in
  * its first half, is left out of the figures.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { InMemoryStore, MAIN_BRANCH, type Message, type NewMessage } from '@baton/core';
 import { OpenAIEmbedder } from '@baton/core/openai';
 import { bench, describe } from 'vitest';
@@ -30,17 +33,25 @@ interface AbcdConversation {
   turns: Array<{ role: 'customer' | 'agent' | 'action'; text: string }>;
 }
 
-const DATA = fileURLToPath(new URL('../../../../../shared/data/abcd/abcd-dev-400.jsonl', import.meta.url));
 const USER = 'u-abcd';
 
-function loadConversations(): AbcdConversation[] {
-  if (!existsSync(DATA)) {
+/** The conversations file: `$BATON_ABCD`, or `abcd-dev-400.jsonl` in it when it is a folder. */
+function dataFile(): string {
+  const given = process.env.BATON_ABCD;
+  if (given === undefined || given === '') {
     throw new Error(
-      `The ABCD benchmark data is missing at ${DATA}. It is ../shared/data/abcd/abcd-dev-400.jsonl next to the repository ` +
-        '(400 dev conversations of ASAPP\'s ABCD v1.1, github.com/asappresearch/abcd, MIT); see ../shared/data/abcd/README.md.',
+      'The recall bench runs on ABCD conversations: set BATON_ABCD to a JSON Lines file of them ' +
+        '({"id","flow","subflow","turns":[{"role":"customer"|"agent"|"action","text"}]} per line), or to a folder holding abcd-dev-400.jsonl ' +
+        '(ABCD v1.1 is at github.com/asappresearch/abcd, MIT; examples/support-desk/README.md shows how to convert it).',
     );
   }
-  return readFileSync(DATA, 'utf8')
+  const file = existsSync(given) && statSync(given).isDirectory() ? join(given, 'abcd-dev-400.jsonl') : given;
+  if (!existsSync(file)) throw new Error(`BATON_ABCD names ${file}, which does not exist.`);
+  return file;
+}
+
+function loadConversations(): AbcdConversation[] {
+  return readFileSync(dataFile(), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as AbcdConversation);

@@ -1,0 +1,191 @@
+/**
+ * Byte-mutation fuzzing of every document FileStore writes: the session document, branch
+ * documents (main and a fork), a messages JSON Lines file, a checkpoint file, its pending writes
+ * and an episode (the owner index of episodes is hard links to the same bytes, so it is fuzzed with
+ * them). Each run writes one damaged copy where the store reads it (a real file in a temp dir),
+ * calls the store's reads, and restores the file. Every read must end in a named Baton error (not
+ * one wrapping a TypeError or RangeError) or return documents that pass their write rules.
+ *
+ *   CI: 200 runs per document type, fixed seed.
+ *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/core test/fileStore.fuzz.test.ts
+ *   all fuzz tests at 1,000 runs per type: npx --yes pnpm@10.34.8 fuzz
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from './support/documentMutations.js';
+import { checkBranch, checkEpisode, checkMessage, checkSession, FileStore, isBatonError, parseStoredCheckpoint, type Store } from '../src/index.js';
+import { makeCheckpoint, makeMessages, makePendingWrite } from './support/storeFixtures.js';
+
+/** What a successful read may return: documents that pass their write rules. */
+type Expect = 'session?' | 'sessions' | 'branch?' | 'branches' | 'messages' | 'checkpoint?' | 'manifest' | 'episode?' | 'episodes' | 'ids';
+
+const each = (value: unknown, check: (item: unknown) => boolean): boolean => Array.isArray(value) && value.every(check);
+const checkpointOk = (value: unknown): boolean => {
+  try {
+    parseStoredCheckpoint(value, 'result');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function passes(expect: Expect, value: unknown): boolean {
+  switch (expect) {
+    case 'session?':
+      return value === undefined || checkSession(value).ok;
+    case 'sessions':
+      return each(value, (v) => checkSession(v).ok);
+    case 'branch?':
+      return value === undefined || checkBranch(value).ok;
+    case 'branches':
+      return each(value, (v) => checkBranch(v).ok);
+    case 'messages':
+      return each(value, (v) => checkMessage(v).ok) && (value as { seq: number }[]).every((m, i, all) => i === 0 || m.seq > all[i - 1]!.seq);
+    case 'checkpoint?':
+      return value === undefined || checkpointOk(value);
+    case 'manifest':
+      return each(value, (v) => typeof (v as { id?: unknown }).id === 'string');
+    case 'episode?':
+      return value === undefined || checkEpisode(value).ok;
+    case 'episodes':
+      return each(value, (v) => checkEpisode(v).ok);
+    case 'ids':
+      return each(value, (v) => typeof v === 'string');
+  }
+}
+
+interface Target {
+  /** The file, relative to the store's folder. */
+  file: () => string;
+  reads: [string, Expect, (store: Store) => Promise<unknown>][];
+}
+
+const tally = new FuzzTally();
+let directory: string;
+let store: FileStore;
+let checkpointId: string;
+
+const targets: Record<string, Target> = {
+  'session document': {
+    file: () => 'sessions/chat-1/session.json',
+    reads: [
+      ['getSession', 'session?', (s) => s.getSession('chat-1')],
+      ['getSession (tenant)', 'session?', (s) => s.getSession('chat-1', { tenantId: 'acme' })],
+      ['listSessions', 'sessions', (s) => s.listSessions({ tenantId: 'acme' })],
+      ['deleteInactiveSessions (dry run)', 'ids', (s) => s.deleteInactiveSessions({ idleFor: 0, dryRun: true })],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
+    ],
+  },
+  'branch document (main)': {
+    file: () => 'sessions/chat-1/branches/main.json',
+    reads: [
+      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'main')],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
+      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')],
+    ],
+  },
+  'branch document (fork)': {
+    file: () => 'sessions/chat-1/branches/alt.json',
+    reads: [
+      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'alt')],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
+      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+    ],
+  },
+  'messages (JSON Lines)': {
+    file: () => 'sessions/chat-1/messages/main.jsonl',
+    reads: [
+      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'main')],
+      ['readMessages (range)', 'messages', (s) => s.readMessages('chat-1', 'main', { fromSeq: 2, throughSeq: 3 })],
+      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+    ],
+  },
+  'checkpoint document': {
+    file: () => `sessions/chat-1/checkpoints/main/000000000001-${checkpointId}.json`,
+    reads: [
+      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')],
+      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', checkpointId)],
+      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints('chat-1', 'main')],
+    ],
+  },
+  'pending writes (JSON Lines)': {
+    file: () => `sessions/chat-1/checkpoints/main/000000000001-${checkpointId}.pending.jsonl`,
+    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')]],
+  },
+  'episode document': {
+    file: () => 'episodes/chat-1.json',
+    reads: [
+      ['getEpisode', 'episode?', (s) => s.getEpisode('chat-1')],
+      ['findEpisodes (tenant)', 'episodes', (s) => s.findEpisodes({ tenantId: 'acme' })],
+      ['findEpisodes (user)', 'episodes', (s) => s.findEpisodes({ tenantId: 'acme', userId: 'u-1' })],
+    ],
+  },
+};
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'baton-fuzz-'));
+  store = new FileStore({ directory });
+  await store.createSession({ id: 'chat-1', tenantId: 'acme', userId: 'u-1', metadata: { channel: 'web', tags: ['a', 'b'] }, state: { verified: true } });
+  const messages = makeMessages(1, 4);
+  messages[1] = { ...messages[1]!, role: 'assistant', agent: 'triage', toolCalls: [{ id: 'call-1', name: 'handoff_to_billing', arguments: '{}' }] };
+  messages[2] = { ...messages[2]!, role: 'tool', toolCallId: 'call-1', toolName: 'handoff_to_billing', isError: false, durationMs: 1.5, metadata: { control: { kind: 'handoff', target: 'billing' } } };
+  await store.appendMessages('chat-1', 'main', messages);
+  await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 }, state: { plan: 'b' } });
+  await store.appendMessages('chat-1', 'alt', makeMessages(3, 1));
+  const checkpoint = makeCheckpoint('chat-1', { pendingWrites: [makePendingWrite('call-0')], statePatches: { session: [{ op: 'replace', path: ['verified'], value: false }], branch: [] } });
+  checkpointId = checkpoint.id;
+  await store.saveCheckpoint(checkpoint);
+  await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1'), makePendingWrite('call-2')]);
+  await store.saveEpisode({
+    id: 'chat-1',
+    sessionId: 'chat-1',
+    tenantId: 'acme',
+    userId: 'u-1',
+    startedAt: '2025-01-01T12:00:00.000Z',
+    endedAt: '2025-01-01T12:30:00.000Z',
+    closedReason: 'resolved',
+    agents: ['triage', 'billing'],
+    transcript: [{ role: 'user', content: 'charged twice' }, { role: 'assistant', agent: 'billing', content: 'refunded' }],
+    summary: 'A refund.',
+    keywords: ['refund'],
+    embedding: [0.25, -1],
+    metadata: { score: 5 },
+  });
+});
+
+afterAll(async () => {
+  console.log(`\nFileStore fuzz (${fuzzRuns()} mutations per document type, seed ${fuzzSeed()}), outcomes of every read:\n  ${tally.lines().join('\n  ')}`);
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe('FileStore reads of damaged documents', () => {
+  it.each(Object.keys(targets))('%s: every mutation gives a named Baton error or documents that pass their write rules', async (type) => {
+    const target = targets[type]!;
+    const file = join(directory, target.file());
+    const original = await readFile(file, 'utf8');
+    expect(original.length).toBeGreaterThan(0);
+    await fc.assert(
+      fc.asyncProperty(aimedMutationArbitrary, async ({ mutation, line }) => {
+        await writeFile(file, applyMutation(original, mutation, line));
+        try {
+          for (const [name, expected, read] of target.reads) {
+            const outcome = await readOutcome(() => read(store), isBatonError);
+            if (outcome.kind === 'bug') throw new Error(`${name} failed with a non-Baton error: ${String(outcome.error)}`, { cause: outcome.error });
+            if (outcome.kind === 'value' && !passes(expected, outcome.value)) {
+              throw new Error(`${name} returned what its write would refuse: ${JSON.stringify(outcome.value).slice(0, 400)}`);
+            }
+            tally.add(type, outcome.kind === 'value' ? (outcome.value === undefined ? 'undefined' : 'value') : outcome.name);
+          }
+        } finally {
+          await writeFile(file, original);
+        }
+      }),
+      { seed: fuzzSeed(), numRuns: fuzzRuns(), endOnFailure: true },
+    );
+    expect(await readFile(file, 'utf8')).toBe(original);
+  });
+});

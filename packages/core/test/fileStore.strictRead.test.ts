@@ -1,0 +1,137 @@
+/**
+ * Reads are as strict as writes: a stored document whose fields a write would refuse (a non-ISO
+ * timestamp, an id that fails the id rule, an operator key in metadata) is refused on read with an
+ * error naming the document and the field, and the writes refuse the same values.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CheckpointCorruptError, DocumentCorruptError, FileStore, InMemoryStore, InvalidInputError, StoreError } from '../src/index.js';
+import { makeCheckpoint, makeMessages } from './support/storeFixtures.js';
+import { useTempDirs } from './support/tempDirs.js';
+
+const tempDir = useTempDirs('strict-read');
+
+async function storeWithSession() {
+  const directory = await tempDir();
+  const store = new FileStore({ directory });
+  await store.createSession({ id: 'chat-1', tenantId: 'acme', userId: 'u-1' });
+  const sessionFile = join(directory, 'sessions/chat-1/session.json');
+  return { directory, store, sessionFile };
+}
+
+async function editJson(file: string, edit: (doc: Record<string, unknown>) => void): Promise<void> {
+  const doc = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  edit(doc);
+  await writeFile(file, JSON.stringify(doc));
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.fail('the read should have been refused'),
+    (error: unknown) => error,
+  );
+}
+
+describe('FileStore reads sessions as strictly as it writes them', () => {
+  it.each([
+    ['createdAt', 'yesterday'],
+    ['lastActivityAt', '2025-01-01 10:00:00'],
+    ['closedAt', '2025-13-01T00:00:00Z'],
+    ['tenantId', '../other-tenant'],
+    ['userId', '$gt'],
+    ['id', 'chat-1/../x'],
+  ])('refuses a session.json whose %s is %j with a DocumentCorruptError naming the file and field', async (field, value) => {
+    const { store, sessionFile } = await storeWithSession();
+    await editJson(sessionFile, (doc) => {
+      doc[field] = value;
+    });
+    const error = await failure(store.getSession('chat-1'));
+    expect(error).toBeInstanceOf(DocumentCorruptError);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as DocumentCorruptError).field).toBe(field);
+    expect((error as Error).message).toContain(sessionFile);
+    expect((error as Error).message).toContain(field);
+    await expect(store.listSessions()).rejects.toBeInstanceOf(DocumentCorruptError);
+  });
+
+  it('refuses metadata with an operator key, as createSession does', async () => {
+    const { store, sessionFile } = await storeWithSession();
+    await expect(store.createSession({ id: 'chat-2', metadata: { $where: '1' } })).rejects.toBeInstanceOf(InvalidInputError);
+    await editJson(sessionFile, (doc) => {
+      doc.metadata = { nested: { $where: '1' } };
+    });
+    await expect(store.getSession('chat-1')).rejects.toThrow(/metadata.*\$where/);
+  });
+
+  it('loads a session stored without userId (created without one) and a valid one unchanged', async () => {
+    const { store } = await storeWithSession();
+    const anonymous = await store.createSession({ id: 'chat-2' });
+    expect(await store.getSession('chat-2')).toEqual(anonymous);
+    expect((await store.getSession('chat-1'))?.userId).toBe('u-1');
+  });
+
+  it('refuses a branch document with a non-ISO createdAt or a parent id that fails the id rule', async () => {
+    const { directory, store } = await storeWithSession();
+    await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
+    await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 } });
+    const file = join(directory, 'sessions/chat-1/branches/alt.json');
+    await editJson(file, (doc) => {
+      doc.parent = { branchId: '../main', atSeq: 1 };
+    });
+    await expect(store.getBranch('chat-1', 'alt')).rejects.toThrow(/parent\.branchId/);
+    await editJson(file, (doc) => {
+      doc.parent = { branchId: 'main', atSeq: 1 };
+      doc.createdAt = 1735689600000;
+    });
+    await expect(store.readMessages('chat-1', 'alt')).rejects.toBeInstanceOf(DocumentCorruptError);
+  });
+
+  it('refuses a message line with a non-ISO createdAt, naming the line', async () => {
+    const { directory, store } = await storeWithSession();
+    await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
+    const file = join(directory, 'sessions/chat-1/messages/main.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines[1] = JSON.stringify({ ...JSON.parse(lines[1]!), createdAt: 'now' });
+    await writeFile(file, lines.join('\n'));
+    const error = await failure(store.readMessages('chat-1', 'main'));
+    expect(error).toBeInstanceOf(DocumentCorruptError);
+    expect((error as DocumentCorruptError).field).toBe('createdAt');
+    expect((error as Error).message).toMatch(/line 2 of .*main\.jsonl/);
+  });
+});
+
+describe('FileStore reads checkpoints as strictly as it writes them', () => {
+  it.each([
+    ['createdAt', 'Tue, 01 Jan 2025 00:00:00 GMT'],
+    ['parentId', '../cp'],
+  ])('refuses a checkpoint whose %s is %j with CheckpointCorruptError naming the field', async (field, value) => {
+    const { directory, store } = await storeWithSession();
+    const checkpoint = makeCheckpoint('chat-1');
+    await store.saveCheckpoint(checkpoint);
+    await expect(store.saveCheckpoint(makeCheckpoint('chat-1', { [field]: value }))).rejects.toThrow();
+    const file = join(directory, 'sessions/chat-1/checkpoints/main', `000000000001-${checkpoint.id}.json`);
+    await editJson(file, (doc) => {
+      doc[field] = value;
+    });
+    const error = await failure(store.loadCheckpoint('chat-1', 'main'));
+    expect(error).toBeInstanceOf(CheckpointCorruptError);
+    expect((error as Error).message).toContain(field);
+    expect((error as Error).message).toContain(file);
+  });
+});
+
+describe('every store refuses on write what reads refuse', () => {
+  it.each([
+    ['InMemoryStore', async () => new InMemoryStore()],
+    ['FileStore', async () => new FileStore({ directory: await tempDir() })],
+  ])('%s refuses non-ISO timestamps in createSession and updateSession', async (_name, create) => {
+    const store = await create();
+    await expect(store.createSession({ id: 'chat-1', createdAt: 'today' })).rejects.toBeInstanceOf(InvalidInputError);
+    await store.createSession({ id: 'chat-1' });
+    await expect(store.updateSession('chat-1', { lastActivityAt: '2025-01-01' }, { expectedVersion: 1 })).rejects.toThrow(/lastActivityAt/);
+    // biome-ignore lint/suspicious/noExplicitAny: a caller bypassing the types
+    await expect(store.updateSession('chat-1', { status: 'paused' as any }, { expectedVersion: 1 })).rejects.toBeInstanceOf(InvalidInputError);
+    expect((await store.getSession('chat-1'))?.version).toBe(1);
+  });
+});

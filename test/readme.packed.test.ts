@@ -1,0 +1,120 @@
+/**
+ * The root README's example runs in a fresh project outside this repository, the way its "Using Baton
+ * in another project" section says: the packages are built and packed with pnpm (which rewrites
+ * their `workspace:*` ranges to the real versions), a new project is made with `npm init -y` and
+ * `npm pkg set type=module`, the tarballs, zod and tsx are installed with npm, and the README's code
+ * block, extracted from README.md, is run with tsx. Without `"type": "module"` the same file fails
+ * on its top-level await, as the README warns. Each package (and core's subpaths) also loads under
+ * plain Node from its `dist`. This installs from the npm registry (or npm's cache) and takes one to
+ * two minutes.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { codeBlockAfter } from './support/readmeCode.js';
+
+const execFileAsync = promisify(execFile);
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const PNPM = ['--yes', 'pnpm@10.34.8'];
+const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo'];
+
+/** Runs a command and returns what it printed; on failure, throws with its stdout and stderr. */
+async function run(command: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await execFileAsync(command, args, { cwd, env: childEnv(), maxBuffer: 16 << 20, timeout: 300_000 });
+  } catch (error) {
+    const e = error as { message: string; stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: error });
+  }
+}
+
+/** The environment without the npm_* variables of a surrounding `pnpm test` (its package, its lifecycle). */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_(package_|lifecycle_|command$|execpath$|node_execpath$)/.test(key)) env[key] = value;
+  }
+  return env;
+}
+
+let work: string;
+let app: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'baton-readme-packed-'));
+  const packs = join(work, 'packs');
+  app = join(work, 'app');
+  await run('npx', [...PNPM, '--filter', './packages/*', 'build'], repoRoot);
+  for (const name of PACKAGES) {
+    await run('npx', [...PNPM, 'pack', '--pack-destination', packs], join(repoRoot, 'packages', name));
+  }
+  const tarballs = (await readdir(packs)).filter((file) => file.endsWith('.tgz')).map((file) => join(packs, file));
+  expect(tarballs).toHaveLength(PACKAGES.length);
+
+  await mkdir(app);
+  await run('npm', ['init', '-y'], app);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, 'zod', 'tsx'], app);
+  await writeFile(join(app, 'example.ts'), await codeBlockAfter(new URL('../README.md', import.meta.url), '## A small example', 'ts'));
+}, 600_000);
+
+afterAll(async () => {
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+test('under npm init\'s default "type": "commonjs" the example fails on its top-level await, as the README says', async () => {
+  await run('npm', ['pkg', 'delete', 'type'], app);
+  const failed = await run('npx', ['tsx', 'example.ts'], app).then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  expect(failed?.message).toMatch(/Top-level await is currently not supported with the "cjs" output format/);
+});
+
+test('after `npm pkg set type=module` the example runs from the installed tarballs and prints the turn, the approval, the transcript and "closed"', async () => {
+  await run('npm', ['pkg', 'set', 'type=module'], app);
+  const { stdout } = await run('npx', ['tsx', 'example.ts'], app);
+  const lines = stdout.trimEnd().split('\n');
+
+  for (const type of ['turn.started', 'handoff', 'tool.call', 'request', 'turn.completed']) expect(lines).toContain(type);
+  expect(lines).not.toContain('error');
+  expect(stdout).toMatch(/type: 'tool_approval'[\s\S]*toolName: 'refund_order'/);
+  expect(lines.slice(-7)).toEqual([
+    'user - I was charged twice for order 1234',
+    'assistant triage handoff_to_billing',
+    'tool triage Transferred to billing.',
+    'assistant billing refund_order',
+    'tool billing {"orderId":"1234","refunded":true}',
+    'assistant billing Refunded.',
+    'closed',
+  ]);
+});
+
+test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewrote workspace:*) and shares the installed core', async () => {
+  const handoff = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'handoff', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  expect(handoff.dependencies['@baton/core']).toBe('0.1.0');
+  expect(existsSync(join(app, 'node_modules', '@baton', 'handoff', 'node_modules', '@baton', 'core'))).toBe(false);
+  const core = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'core', 'package.json'), 'utf8')) as { version: string };
+  expect(core.version).toBe('0.1.0');
+});
+
+test('every packed package loads under plain Node from its built dist, subpaths included', async () => {
+  const probe = [
+    "const core = await import('@baton/core');",
+    "const openai = await import('@baton/core/openai');",
+    "const testing = await import('@baton/core/testing');",
+    "const handoff = await import('@baton/handoff');",
+    "const memory = await import('@baton/memory');",
+    "const mongo = await import('@baton/store-mongo');",
+    'console.log([typeof core.FileStore, typeof openai.OpenAIChatModel, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder, typeof memory.EpisodicMemory, typeof mongo.MongoStore].join());',
+    "console.log(import.meta.resolve('@baton/handoff'));",
+  ].join('\n');
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
+  const [types, resolved] = stdout.trim().split('\n');
+  expect(types).toBe('function,function,function,function,function,function');
+  expect(resolved).toMatch(/\/node_modules\/@baton\/handoff\/dist\/index\.js$/);
+});
