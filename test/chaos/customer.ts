@@ -59,6 +59,7 @@ async function step(session: HandoffSession, options: CustomerOptions, hooks: Ch
   if (session.info.status === 'closed' || session.routingState === 'closed') return true;
   const [request] = session.pendingRequests;
   if (request !== undefined) {
+    hooks.log.append({ t: 'answer', requestId: request.id, toolCallId: request.toolCallId });
     const answer = request.type === 'tool_approval' ? { approved: true as const } : (ANSWERS[request.prompt] ?? `no scripted answer to ${request.prompt}`);
     await drain(session, session.respond(request.id, answer), hooks);
   } else {
@@ -74,11 +75,17 @@ async function step(session: HandoffSession, options: CustomerOptions, hooks: Ch
   return false;
 }
 
-/** Reads a stream to its end: a kill point per event, the side log told of each tool result and of each acknowledged history. */
+/** Reads a stream to its end: a kill point per event, the side log told of each tool result and of each acknowledged history and pending requests. */
 async function drain(session: HandoffSession, stream: AsyncGenerator<BatonEvent, void>, { kill, log }: ChaosHooks): Promise<void> {
   for await (const event of stream) {
     if (event.type === 'tool.result') log.append({ t: 'tool.result', toolCallId: event.toolCallId, agent: event.agent, tool: event.toolName });
-    if (event.type === 'turn.completed') log.append({ t: 'ack', messages: session.messages.map((m) => ({ id: m.id, seq: m.seq })) });
+    if (event.type === 'turn.completed') {
+      log.append({
+        t: 'ack',
+        messages: session.messages.map((m) => ({ id: m.id, seq: m.seq })),
+        requests: session.pendingRequests.map((r) => ({ id: r.id, toolCallId: r.toolCallId })),
+      });
+    }
     await kill.point(`event.${event.type}`);
   }
 }

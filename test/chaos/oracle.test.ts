@@ -22,7 +22,9 @@ const sideLog: SideLogRecord[] = [
   { t: 'tool.start', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
   { t: 'tool.end', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
   { t: 'tool.result', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
-  { t: 'ack', messages: history.map((m) => ({ id: m.id, seq: m.seq })) },
+  { t: 'ack', messages: history.slice(0, 4).map((m) => ({ id: m.id, seq: m.seq })), requests: [{ id: 'r1', toolCallId: 'c2' }] },
+  { t: 'answer', requestId: 'r1', toolCallId: 'c2' },
+  { t: 'ack', messages: history.map((m) => ({ id: m.id, seq: m.seq })), requests: [] },
 ];
 const reference = transcriptOf(history);
 const renumber = (messages: Message[]) => messages.map((m, index) => ({ ...m, seq: index + 1 }));
@@ -55,6 +57,11 @@ describe('judgeTrial', () => {
       { t: 'model', agent: 'billing', hash: 'h2', ids: ['m1', 'm1'], markers: ['[u1]', '[u1]'], toolCallIds: [], resultIds: [] },
     ];
     expect(invariantsOf(history, log)).toEqual(['model-input-duplicate', 'tool-rerun-after-result']);
+  });
+
+  it('reports a paused request answered under another id than the one acknowledged', () => {
+    const log: SideLogRecord[] = sideLog.map((r) => (r.t === 'answer' ? { ...r, requestId: 'r2' } : r));
+    expect(invariantsOf(history, log)).toEqual(['request-changed']);
   });
 
   it('reports a session left open', () => {

@@ -13,6 +13,7 @@ export const INVARIANTS = [
   'tool-result-wrong-agent',
   'tool-rerun-after-result',
   'model-input-duplicate',
+  'request-changed',
   'transcript-differs',
   'not-closed',
   'child-error',
@@ -136,6 +137,16 @@ export function judgeTrial(evidence: TrialEvidence, reference: readonly Transcri
     ] as const) {
       const dup = keys.find((key, index) => keys.indexOf(key) !== index);
       if (dup !== undefined) add('model-input-duplicate', `${record.agent}'s model input ${record.hash} holds ${label} ${dup} twice`);
+    }
+  }
+
+  // A request acknowledged at a turn.completed keeps its id until it is answered, in any process.
+  const acknowledged = new Map<string, string>();
+  for (const record of sideLog) {
+    if (record.t === 'ack') for (const request of record.requests ?? []) if (!acknowledged.has(request.toolCallId)) acknowledged.set(request.toolCallId, request.id);
+    if (record.t === 'answer') {
+      const id = acknowledged.get(record.toolCallId);
+      if (id !== undefined && id !== record.requestId) add('request-changed', `the request for tool call ${record.toolCallId} was acknowledged as ${id} and answered as ${record.requestId}`);
     }
   }
 
