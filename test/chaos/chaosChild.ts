@@ -2,8 +2,10 @@
  * A chaos child process: runs the customer on the trial's store until the session is closed, or
  * until the kill switch SIGKILLs it at point `CHAOS_KILL_AT`. Run by the campaign as
  * `node --import tsx --conditions=source test/chaos/chaosChild.ts` with `CHAOS_TRIAL` set.
+ * A store that cannot be reached yet is retried (up to 60 s), like the customer's calls.
  * Exit codes: 0 when the session is closed (stdout: `{"points":…,"retries":…}`), 2 on an error (stderr).
  */
+import { type Store, StoreError } from '@baton/core';
 import { chaosStore } from './chaosStore.js';
 import { createChaosDesk } from './chaosDesk.js';
 import { driveCustomer } from './customer.js';
@@ -16,11 +18,13 @@ const killAt = Number(process.env.CHAOS_KILL_AT ?? 0);
 const child = Number(process.env.CHAOS_CHILD ?? 0);
 const log = new SideLog(trial.sideLog);
 log.append({ t: 'child', pid: process.pid, child, killAt });
+let openRetries = 0;
 const kill = new KillSwitch({ killAt, labelsFile: trial.labelsFile, delaySeed: trial.delaySeed });
-const store = await openTrialStore(trial.store);
+const store = await openStore();
 try {
   const workflow = createChaosDesk(chaosStore(store, kill), { every: trial.every, keep: trial.keep }, { kill, log });
-  const { retries } = await driveCustomer(workflow, { sessionId: trial.sessionId, userId: 'customer-1', every: trial.every }, { kill, log });
+  const { retries: driveRetries } = await driveCustomer(workflow, { sessionId: trial.sessionId, userId: 'customer-1', every: trial.every }, { kill, log });
+  const retries = openRetries + driveRetries;
   log.append({ t: 'done', points: kill.count });
   process.stdout.write(`${JSON.stringify({ points: kill.count, retries })}\n`);
 } catch (error) {
@@ -29,4 +33,19 @@ try {
 } finally {
   log.close();
   await store.close();
+}
+
+/** Opens the store, retrying for up to 60 s while the database is unreachable (the campaign may be restarting FerretDB). */
+async function openStore(): Promise<Store> {
+  const since = Date.now();
+  for (;;) {
+    try {
+      return await openTrialStore(trial.store);
+    } catch (error) {
+      if (!(error instanceof StoreError) || Date.now() - since > 60_000) throw error;
+      openRetries += 1;
+      log.append({ t: 'retry', code: error.code, message: error.message.slice(0, 200) });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }

@@ -45,7 +45,7 @@ export interface TrialResult {
   violations: Violation[];
   /** Children that died at their kill point. */
   crashes: number;
-  /** ConcurrencyError / StoreError retries of the children. */
+  /** ConcurrencyError / StoreError retries of all the trial's children (from the side log). */
   retries: number;
   /** Kill points the last child passed (all of them in an uninterrupted run). */
   points: number;
@@ -99,7 +99,6 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
       continue;
     }
     if (outcome.kind === 'closed') {
-      retries += outcome.retries;
       points = outcome.points;
       lastChildMs = outcome.durationMs;
       break;
@@ -121,6 +120,8 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
     transcript = transcriptOf(evidence.messages);
     violations.push(...judgeTrial(evidence, reference ?? transcript));
   }
+  // Retries of every child, killed ones included.
+  retries = readSideLog(trial.sideLog).filter((r) => r.t === 'retry').length;
   const labels = plan.labels ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean) : [];
   if (violations.length > 0) {
     await writeFile(join(dir, 'plan.json'), JSON.stringify({ plan, violations }, null, 2));
