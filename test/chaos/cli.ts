@@ -46,6 +46,9 @@ function integer(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
+// On Ctrl-C or a timeout's SIGTERM, exit through process.exit so the 'exit' hook stops the campaign's FerretDB.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 const seed = integer(values.seed, 'seed');
 const trials = integer(values.trials, 'trials');
 const options: CampaignOptions = {
