@@ -15,6 +15,8 @@ export interface FerretServer {
   readonly url: string;
   /** SIGKILLs the server and starts it again on the same port and data; waits for a ping. Calls are serialised. */
   bounce(): Promise<void>;
+  /** Runs `work` while no restart is under way (queued with the restarts). */
+  whileUp<T>(work: () => Promise<T>): Promise<T>;
   /** How many times it was killed and restarted. */
   readonly bounces: number;
   /** Stops it and removes its data. */
@@ -76,6 +78,14 @@ export async function startFerretServer(): Promise<FerretServer> {
         await start();
       });
       return queue;
+    },
+    whileUp<T>(work: () => Promise<T>): Promise<T> {
+      const result = queue.then(work);
+      queue = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      return result;
     },
     async close() {
       await queue.catch(() => {});

@@ -83,6 +83,10 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   if (plan.labels) trial.labelsFile = join(dir, 'labels.txt');
   if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
 
+  // FerretDB 1.24 killed while it creates a collection keeps the SQLite table but not its metadata, and every
+  // later createIndexes on that database fails ("table … already exists"): create the trial's collections
+  // and indexes before any restart can happen, with no restart under way.
+  if (store.kind === 'mongo' && env.ferret) await env.ferret.whileUp(async () => (await openTrialStore(store)).close());
   const violations: Violation[] = [];
   let crashes = 0;
   let retries = 0;
