@@ -49,6 +49,21 @@ export interface ExecutorInput {
   signal: AbortSignal;
   /** Settings the caller gave for this turn only (extra instructions, model settings, a tool filter). */
   turnSettings?: TurnSettings;
+  /**
+   * The whole branch as the runtime holds it (handoff tool calls included) and a fresh agent view of
+   * it, both live: they grow as the journal commits. For executors that run several agents in one
+   * activation and derive where they stand from stored messages (a nested workflow,
+   * `workflow.asExecutor()` in `@baton/handoff`). Absent when the runtime offers none.
+   */
+  branchHistory?: BranchHistory;
+}
+
+/** A live view of a branch's committed history (see {@link ExecutorInput.branchHistory}). */
+export interface BranchHistory {
+  /** Every committed message of the branch, oldest first, handoff calls and results included. */
+  readonly messages: readonly Message[];
+  /** The history an agent sees now (the runtime's handoff-history mode applied). */
+  forAgent(): readonly Message[];
 }
 
 /**

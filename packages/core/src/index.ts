@@ -56,7 +56,7 @@ export type {
   TurnCompletedEvent,
   TurnStartedEvent,
 } from './events.js';
-export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
+export type { BranchHistory, Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
 export { isoNow } from './clock.js';
 export {

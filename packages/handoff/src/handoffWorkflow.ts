@@ -22,6 +22,7 @@ import { createRoutingMachine, type RoutingMachine, routingPersister } from './r
 import { SessionLock } from './sessionLock.js';
 import { withSessionLock } from './sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
+import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
 
 /**
  * What `workflow.run({ sessionId, input })` takes: the session to load or create, the user's input,
@@ -224,6 +225,22 @@ export class HandoffWorkflow {
     if (tenantId !== undefined) sessionOptions.tenantId = tenantId;
     if (create !== undefined) sessionOptions.create = create;
     return collectRun(await this.session(sessionOptions), text, turnOptions);
+  }
+
+  /**
+   * This workflow as one participant of another workflow: its agents run inside the outer turn and
+   * commit to the outer session (stored once, no inner session); its requests are the outer
+   * session's. See {@link WorkflowExecutor}.
+   *
+   * @param options `{ name?, description? }` of the participant (default: this workflow's name)
+   * @returns an `Executor` to pass to the outer builder's `participants()`
+   * @example
+   * ```ts
+   * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billingTeam.asExecutor({ name: 'billing' })).coordinator(triage).build();
+   * ```
+   */
+  asExecutor(options: WorkflowExecutorOptions = {}): WorkflowExecutor {
+    return new WorkflowExecutor(this, options);
   }
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */

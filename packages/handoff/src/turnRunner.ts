@@ -233,6 +233,7 @@ async function* activate(
     journal,
     state: runtime.state,
     signal: call.signal,
+    branchHistory: runtime.history,
   };
   if (call.settings !== undefined) input.turnSettings = call.settings;
   if (context !== undefined) input.context = context;
