@@ -2,7 +2,7 @@ import type { PendingWrite } from './checkpoint.js';
 import type { BatonEvent } from './events.js';
 import type { Message, ModelMessage, NewMessage } from './message.js';
 import type { ModelSettings, Usage } from './modelClient.js';
-import type { ApprovalDecision, NewRequest } from './request.js';
+import type { ApprovalDecision, HumanStepAnswer, NewRequest } from './request.js';
 import type { StateAccess } from './state.js';
 import type { Tool } from './tool.js';
 
@@ -42,6 +42,8 @@ export interface ExecutorInput {
   tools?: readonly Tool[];
   /** Decisions on pending `tool_approval` requests, by tool call id. */
   approvals?: ReadonlyMap<string, ApprovalDecision>;
+  /** Operators' answers to this participant's pending `human_step` requests, by step id. */
+  humanAnswers?: ReadonlyMap<string, HumanStepAnswer>;
   /** Shapes each model input (e.g. working memory trimming to a token budget). Default: identity. */
   prepareModelInput?: (messages: readonly ModelMessage[]) => readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   journal: ExecutorJournal;

@@ -88,10 +88,14 @@ export {
   type ApprovalDecision,
   type ConversationRef,
   ConversationRefSchema,
+  type HumanStepAnswer,
   type NewRequest,
   type Request,
+  requestKey,
   RequestSchema,
 } from './request.js';
+export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecutor.js';
+export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
 export {
   type Branch,
   type BranchParent,
