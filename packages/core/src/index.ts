@@ -35,6 +35,9 @@ export {
   type ModelProviderErrorOptions,
   NotFoundError,
   RateLimitError,
+  RemoteExecutorError,
+  type RemoteExecutorErrorOptions,
+  type RemoteFailure,
   SessionClosedError,
   StoreError,
   TimeoutError,
@@ -96,6 +99,8 @@ export {
 } from './request.js';
 export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecutor.js';
 export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
+export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
+export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
 export {
   type Branch,
   type BranchParent,
