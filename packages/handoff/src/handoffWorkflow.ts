@@ -10,6 +10,7 @@ import {
   NotFoundError,
   type Request,
   type Session,
+  type Tool,
   type Usage,
   addUsage,
   emptyUsage,
@@ -23,6 +24,7 @@ import { SessionLock } from './sessionLock.js';
 import { withSessionLock } from './sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
+import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 
 /**
  * What `workflow.run({ sessionId, input })` takes: the session to load or create, the user's input,
@@ -241,6 +243,21 @@ export class HandoffWorkflow {
    */
   asExecutor(options: WorkflowExecutorOptions = {}): WorkflowExecutor {
     return new WorkflowExecutor(this, options);
+  }
+
+  /**
+   * This workflow as a tool an agent can call with `{ message }`; the result is the inner answer. Each
+   * call runs in a throwaway session; a request raised inside ends the call with an error result.
+   * See {@link workflowTool}.
+   *
+   * @param options `{ name, description }` of the tool
+   * @example
+   * ```ts
+   * const askBilling = billingTeam.asTool({ name: 'ask_billing', description: 'Asks the billing team a question.' });
+   * ```
+   */
+  asTool(options: WorkflowToolOptions): Tool<{ message: string }, string> {
+    return workflowTool(this, options);
   }
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */
