@@ -151,6 +151,11 @@ export class WorkflowExecutor implements Executor {
  * @param messages the outer branch, oldest first (handoff calls and results included)
  * @param participant the nested workflow's name in the outer workflow
  * @returns the inner active agent, the previous one and the inner handoffs of this turn
+ * @example
+ * ```ts
+ * import { innerPosition } from '@baton/handoff';
+ * const { activeAgent } = innerPosition(session.messages, 'billing', routing, billingTeam.config.participants); // e.g. 'refunds'
+ * ```
  */
 export function innerPosition(messages: readonly Message[], participant: string, routing: RoutingConfig, inner: ReadonlyMap<string, unknown>): InnerPosition {
   const start = messages.findLastIndex((m) => m.role === 'user') + 1;

@@ -22,6 +22,17 @@ export interface HumanTask {
  * request whose `stepId` is `task.id` through the session (`session.respond(request.id, answer)`);
  * the executor removes the task when it applies the answer. Implement it over any queue service;
  * {@link InMemoryHumanQueue} keeps tasks in memory.
+ *
+ * @example
+ * ```ts
+ * import type { HumanQueue, HumanTask } from '@baton/core';
+ * const tasks = new Map<string, HumanTask>();
+ * const queue: HumanQueue = {
+ *   async enqueue(task) { if (!tasks.has(task.id)) tasks.set(task.id, task); },
+ *   async list() { return [...tasks.values()]; },
+ *   async remove(id) { tasks.delete(id); },
+ * };
+ * ```
  */
 export interface HumanQueue {
   /** Adds a task; a task with the same id already queued is kept as it is (idempotent). */

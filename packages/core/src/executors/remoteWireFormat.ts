@@ -27,6 +27,13 @@ export interface RemoteStepRequest {
  * line, `\n`-separated, blank lines ignored). `delta` streams text; `usage` reports tokens; the step
  * ends with exactly one of `reply` (the answer to the user), `handoff` (to another participant) or
  * `end_conversation`. Lines after the ending one are ignored.
+ *
+ * @example
+ * ```ts
+ * import { RemoteStepEventSchema } from '@baton/core';
+ * // A service validating what it is about to send:
+ * const line = JSON.stringify(RemoteStepEventSchema.parse({ type: 'reply', text: 'Your parcel ships today.' }));
+ * ```
  */
 export const RemoteStepEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('delta'), text: z.string() }),
