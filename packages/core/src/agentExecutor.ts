@@ -6,7 +6,7 @@ import type { BatonEvent } from './events.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from './message.js';
 import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from './modelClient.js';
-import type { NewRequest } from './request.js';
+import { type NewRequest, requestKey } from './request.js';
 import { runToolCall } from './toolCall.js';
 import type { Tool } from './tool.js';
 
@@ -234,7 +234,7 @@ export class AgentExecutor implements Executor {
       }
     }
     if (requests.length > 0) {
-      requests.sort((a, b) => calls.findIndex((c) => c.id === a.toolCallId) - calls.findIndex((c) => c.id === b.toolCallId));
+      requests.sort((a, b) => calls.findIndex((c) => c.id === requestKey(a)) - calls.findIndex((c) => c.id === requestKey(b)));
       return { committed: [], requests };
     }
 

@@ -2,7 +2,7 @@ import type { PendingWrite } from './checkpoint.js';
 import type { BatonEvent } from './events.js';
 import type { Message, ModelMessage, NewMessage } from './message.js';
 import type { ModelSettings, Usage } from './modelClient.js';
-import type { ApprovalDecision, NewRequest } from './request.js';
+import type { ApprovalDecision, HumanStepAnswer, NewRequest } from './request.js';
 import type { StateAccess } from './state.js';
 import type { Tool } from './tool.js';
 
@@ -42,6 +42,8 @@ export interface ExecutorInput {
   tools?: readonly Tool[];
   /** Decisions on pending `tool_approval` requests, by tool call id. */
   approvals?: ReadonlyMap<string, ApprovalDecision>;
+  /** Operators' answers to this participant's pending `human_step` requests, by step id. */
+  humanAnswers?: ReadonlyMap<string, HumanStepAnswer>;
   /** Shapes each model input (e.g. working memory trimming to a token budget). Default: identity. */
   prepareModelInput?: (messages: readonly ModelMessage[]) => readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   journal: ExecutorJournal;
@@ -49,6 +51,21 @@ export interface ExecutorInput {
   signal: AbortSignal;
   /** Settings the caller gave for this turn only (extra instructions, model settings, a tool filter). */
   turnSettings?: TurnSettings;
+  /**
+   * The whole branch as the runtime holds it (handoff tool calls included) and a fresh agent view of
+   * it, both live: they grow as the journal commits. For executors that run several agents in one
+   * activation and derive where they stand from stored messages (a nested workflow,
+   * `workflow.asExecutor()` in `@baton/handoff`). Absent when the runtime offers none.
+   */
+  branchHistory?: BranchHistory;
+}
+
+/** A live view of a branch's committed history (see {@link ExecutorInput.branchHistory}). */
+export interface BranchHistory {
+  /** Every committed message of the branch, oldest first, handoff calls and results included. */
+  readonly messages: readonly Message[];
+  /** The history an agent sees now (the runtime's handoff-history mode applied). */
+  forAgent(): readonly Message[];
 }
 
 /**

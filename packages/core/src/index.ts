@@ -37,6 +37,9 @@ export {
   type ModelProviderErrorOptions,
   NotFoundError,
   RateLimitError,
+  RemoteExecutorError,
+  type RemoteExecutorErrorOptions,
+  type RemoteFailure,
   SessionClosedError,
   StoreError,
   TimeoutError,
@@ -58,7 +61,7 @@ export type {
   TurnCompletedEvent,
   TurnStartedEvent,
 } from './events.js';
-export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
+export type { BranchHistory, Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
 export {
   type Message,
@@ -89,10 +92,16 @@ export {
   type ApprovalDecision,
   type ConversationRef,
   ConversationRefSchema,
+  type HumanStepAnswer,
   type NewRequest,
   type Request,
+  requestKey,
   RequestSchema,
 } from './request.js';
+export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecutor.js';
+export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
+export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
+export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
 export {
   type Branch,
   type BranchParent,

@@ -83,8 +83,12 @@ export interface SessionOptions {
   create?: boolean;
 }
 
-/** An answer to a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason? }` for `tool_approval`. */
-export type RequestAnswer = string | { approved: true } | { approved: false; reason?: string };
+/**
+ * An answer to a pending request: text for `user_input`; `{ approved: true }` or
+ * `{ approved: false, reason? }` for `tool_approval`; for `human_step`, the operator's reply (text or
+ * `{ reply }`) or `{ handoff, reason? }`.
+ */
+export type RequestAnswer = string | { approved: true } | { approved: false; reason?: string } | { reply: string } | { handoff: string; reason?: string };
 
 /**
  * Options of every call that runs a turn: a cancellation signal, and settings for this turn only

@@ -10,6 +10,7 @@ import {
   NotFoundError,
   type Request,
   type Session,
+  type Tool,
   type Usage,
   addUsage,
   emptyUsage,
@@ -22,6 +23,8 @@ import { createRoutingMachine, type RoutingMachine, routingPersister } from './r
 import { SessionLock } from './sessionLock.js';
 import { withSessionLock } from './sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from './sessionRuntime.js';
+import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
+import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 
 /**
  * What `workflow.run({ sessionId, input })` takes: the session to load or create, the user's input,
@@ -224,6 +227,37 @@ export class HandoffWorkflow {
     if (tenantId !== undefined) sessionOptions.tenantId = tenantId;
     if (create !== undefined) sessionOptions.create = create;
     return collectRun(await this.session(sessionOptions), text, turnOptions);
+  }
+
+  /**
+   * This workflow as one participant of another workflow: its agents run inside the outer turn and
+   * commit to the outer session (stored once, no inner session); its requests are the outer
+   * session's. See {@link WorkflowExecutor}.
+   *
+   * @param options `{ name?, description? }` of the participant (default: this workflow's name)
+   * @returns an `Executor` to pass to the outer builder's `participants()`
+   * @example
+   * ```ts
+   * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billingTeam.asExecutor({ name: 'billing' })).coordinator(triage).build();
+   * ```
+   */
+  asExecutor(options: WorkflowExecutorOptions = {}): WorkflowExecutor {
+    return new WorkflowExecutor(this, options);
+  }
+
+  /**
+   * This workflow as a tool an agent can call with `{ message }`; the result is the inner answer. Each
+   * call runs in a throwaway session; a request raised inside ends the call with an error result.
+   * See {@link workflowTool}.
+   *
+   * @param options `{ name, description }` of the tool
+   * @example
+   * ```ts
+   * const askBilling = billingTeam.asTool({ name: 'ask_billing', description: 'Asks the billing team a question.' });
+   * ```
+   */
+  asTool(options: WorkflowToolOptions): Tool<{ message: string }, string> {
+    return workflowTool(this, options);
   }
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */

@@ -57,3 +57,5 @@ export {
 } from './routingMachine.js';
 export { SessionLock } from './sessionLock.js';
 export { DEFAULT_AUTONOMOUS_PROMPT } from './turnRunner.js';
+export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
+export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflowTool.js';

@@ -15,6 +15,12 @@ export function storedControl(message: Message): PendingWrite['control'] {
   return control !== undefined && typeof control === 'object' && typeof control.kind === 'string' ? control : undefined;
 }
 
+/** The step id an operator's answer (an assistant message a `HumanExecutor` committed) carries in `metadata.humanStep`, if any. */
+export function humanStepOf(message: Message): string | undefined {
+  const step = message.role === 'assistant' ? message.metadata?.humanStep : undefined;
+  return typeof step === 'string' ? step : undefined;
+}
+
 /** The `metadata.control` of the first tool result that `session.discard()` commits: the turn was given up. */
 export const DISCARD_CONTROL = { kind: 'discard_turn' } as const;
 
@@ -29,7 +35,8 @@ function isDiscardResult(message: Message): boolean {
  * where committed history moves the machine, live and on load alike, so a checkpoint's machine is always
  * the machine after every message through its `throughSeq` (docs/architecture.md invariant 7):
  * - a user message starts a turn when the machine is idle;
- * - an assistant message without tool calls answers the user (`REPLY`) while an agent is running;
+ * - an assistant message without tool calls answers the user (`REPLY`) while an agent is running
+ *   (an operator's answer to a `human_step` request, `metadata.humanStep`, resumes the paused step first);
  * - a tool result resumes a paused step (`RESUME`); one whose `metadata.control` is a handoff hands off
  *   (`HANDOFF`), one that ends the conversation closes the machine (`CLOSE`), one that discards the
  *   turn ends it without an answer (`DISCARD`).
@@ -47,7 +54,9 @@ export function applyRoutingEffect(actor: RoutingActor, message: Message): 'repl
     return undefined;
   }
   if (message.role === 'assistant') {
-    if (state !== 'running' || (message.toolCalls?.length ?? 0) > 0) return undefined;
+    // An operator's answer to a `human_step` request resumes the paused step it answers.
+    if (state === 'awaitingRequest' && humanStepOf(message) !== undefined) actor.send({ type: 'RESUME' });
+    if (routingState(actor.getSnapshot()) !== 'running' || (message.toolCalls?.length ?? 0) > 0) return undefined;
     actor.send({ type: 'REPLY' });
     return 'reply';
   }

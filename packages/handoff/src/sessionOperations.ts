@@ -122,12 +122,23 @@ export function respondTo(runtime: SessionRuntime, requestId: string, answer: Re
   if (request.type === 'user_input' && typeof answer !== 'string') {
     throw new InvalidInputError(`Request ${JSON.stringify(requestId)} asks the user for text ("${request.prompt}"); answer with a string, not ${JSON.stringify(answer)}.`);
   }
-  if (request.type === 'tool_approval' && (typeof answer !== 'object' || answer === null || typeof answer.approved !== 'boolean')) {
+  if (request.type === 'human_step' && !isHumanStepAnswer(answer)) {
+    throw new InvalidInputError(
+      `Request ${JSON.stringify(requestId)} waits for a human step of ${request.agent}; answer with the reply text, { reply } or { handoff, reason? }, not ${JSON.stringify(answer)}.`,
+    );
+  }
+  if (request.type === 'tool_approval' && (typeof answer !== 'object' || answer === null || !('approved' in answer) || typeof answer.approved !== 'boolean')) {
     throw new InvalidInputError(
       `Request ${JSON.stringify(requestId)} asks for approval of ${request.toolName}; answer with { approved: true } or { approved: false, reason }, not ${JSON.stringify(answer)}.`,
     );
   }
   return turn(runtime, { kind: 'answer', request, answer }, call);
+}
+
+function isHumanStepAnswer(answer: RequestAnswer): boolean {
+  if (typeof answer === 'string') return true;
+  if (typeof answer !== 'object' || answer === null) return false;
+  return ('reply' in answer && typeof answer.reply === 'string') || ('handoff' in answer && typeof answer.handoff === 'string');
 }
 
 function describe(requests: readonly Request[]): string {

@@ -7,6 +7,7 @@ import {
   NotFoundError,
   type PendingWrite,
   type Request,
+  requestKey,
   type Session,
   StateContainer,
   type Tool,
@@ -17,7 +18,7 @@ import type { HandoffConfig } from './handoffTypes.js';
 import { bindHandoffTool } from './handoffTools.js';
 import { HistoryView } from './historyView.js';
 import { requestUserInputTool } from './requestUserInput.js';
-import { replayHistory, storedControl } from './replayHistory.js';
+import { humanStepOf, replayHistory, storedControl } from './replayHistory.js';
 import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from './routingMachine.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
@@ -171,8 +172,8 @@ export class SessionRuntime {
     for (const message of after) {
       if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
     }
-    const answered = new Set(after.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-    this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(r.toolCallId) && !this.pendingWrites.has(r.toolCallId));
+    const answered = new Set(after.map((m) => (m.role === 'tool' ? m.toolCallId : humanStepOf(m))));
+    this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)));
     replayHistory(this.actor, after);
     // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
     if (routingState(this.snapshot) === 'awaitingRequest' && this.pendingRequests.length === 0) this.actor.send({ type: 'RESUME' });

@@ -1,5 +1,6 @@
 import {
   addUsage,
+  type ApprovalDecision,
   BatonError,
   type BatonEvent,
   createId,
@@ -11,6 +12,7 @@ import {
   type NewRequest,
   type PendingWrite,
   type Request,
+  requestKey,
   type TurnSettings,
   type Usage,
 } from '@baton/core';
@@ -100,6 +102,7 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   const journal = new StoreJournal(runtime);
   let approvals: ExecutorInput['approvals'];
+  let humanAnswers: ExecutorInput['humanAnswers'];
   // What the user said last: the new message, or the answer to a user_input request (what memory recalls by).
   let said: string | undefined;
 
@@ -119,8 +122,10 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
         // Other requests of the same step still wait: the turn stays paused.
         if (runtime.pendingRequests.length > 0) return yield completed(runtime, emptyUsage());
         said = write.content;
+      } else if (request.type === 'human_step') {
+        humanAnswers = new Map([[request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }]]);
       } else {
-        approvals = new Map([[request.toolCallId, answer as Exclude<RequestAnswer, string>]]);
+        approvals = new Map([[request.toolCallId, answer as ApprovalDecision]]);
       }
       runtime.actor.send({ type: 'RESUME' });
     }
@@ -129,8 +134,9 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
   for (let turnsRun = 1; ; turnsRun += 1) {
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
     const context = await beforeTurn(runtime, call.signal, said);
-    const { end, usage } = yield* runAgents(runtime, journal, call, context, approvals);
+    const { end, usage } = yield* runAgents(runtime, journal, call, context, approvals, humanAnswers);
     approvals = undefined;
+    humanAnswers = undefined;
 
     // 3. End the turn: make it durable, then pause, close or return control to the user.
     if (end.kind === 'pause') {
@@ -184,6 +190,7 @@ async function* runAgents(
   call: TurnCall,
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
+  humanAnswers: ExecutorInput['humanAnswers'],
 ): AsyncGenerator<BatonEvent, { end: TurnEnd; usage: Usage }> {
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   let usage: Usage = emptyUsage();
@@ -191,8 +198,9 @@ async function* runAgents(
     const agent = runtime.snapshot.context.activeAgent;
     const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
     yield { type: 'agent.started', ...base, agent };
-    const outcome = yield* activate(runtime, journal, call, agent, context, approvals);
+    const outcome = yield* activate(runtime, journal, call, agent, context, approvals, humanAnswers);
     approvals = undefined;
+    humanAnswers = undefined;
     usage = addUsage(usage, outcome.usage);
 
     if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests }, usage };
@@ -223,6 +231,7 @@ async function* activate(
   agent: string,
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
+  humanAnswers?: ExecutorInput['humanAnswers'],
 ): AsyncGenerator<BatonEvent, ExecutorOutcome> {
   const input: ExecutorInput = {
     sessionId: runtime.sessionId,
@@ -233,10 +242,12 @@ async function* activate(
     journal,
     state: runtime.state,
     signal: call.signal,
+    branchHistory: runtime.history,
   };
   if (call.settings !== undefined) input.turnSettings = call.settings;
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
+  if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
   const run = runtime.config.participants.get(agent)!.execute(input);
   let finished = false;
@@ -273,11 +284,11 @@ function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { ty
 
 /** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
 async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): AsyncGenerator<BatonEvent, void> {
-  const known = new Map(runtime.pendingRequests.map((r) => [r.toolCallId, r]));
+  const known = new Map(runtime.pendingRequests.map((r) => [requestKey(r), r]));
   const fresh: Request[] = [];
   const conversationRef = { branchId: runtime.branchId, throughSeq: runtime.history.headSeq };
   runtime.pendingRequests = raised.map((raw) => {
-    const existing = known.get(raw.toolCallId);
+    const existing = known.get(requestKey(raw));
     if (existing !== undefined) return existing;
     const request: Request = { ...raw, id: createId(), conversationRef, createdAt: new Date().toISOString() };
     fresh.push(request);
@@ -289,7 +300,7 @@ async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): A
   for (const request of fresh) yield { type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request };
 }
 
-function answerWrite(request: Request, answer: string): PendingWrite {
+function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: string): PendingWrite {
   return {
     toolCallId: request.toolCallId,
     toolName: REQUEST_USER_INPUT,
