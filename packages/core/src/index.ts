@@ -146,6 +146,7 @@ export {
   parseStoredMessage,
   parseStoredPendingWrite,
   parseStoredSession,
+  SessionChangeSchema,
 } from './store/storedDocuments.js';
 export {
   applySessionChange,

@@ -10,7 +10,7 @@ import {
   type Session,
   type SessionChange,
   type SessionFilter,
-  SessionSchema,
+  SessionChangeSchema,
   type TenantScope,
   type UpdateOptions,
   assertSessionChange,
@@ -28,16 +28,6 @@ import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
 
-const ChangeSchema = SessionSchema.pick({
-  status: true,
-  closedAt: true,
-  closedReason: true,
-  lastActivityAt: true,
-  metadata: true,
-  state: true,
-  userId: true,
-})
-  .partial();
 
 /**
  * A session as the API returns it: the document checked as strictly as `createSession` checks it
@@ -113,14 +103,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
  */
 export function sessionChangeSet(change: SessionChange): SessionChange {
   const input = optionsObject('The session change', change);
-  assertSessionChange(input);
-  const parsed = ChangeSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InvalidInputError(`The session change is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Changeable fields: status, closedAt, closedReason, lastActivityAt, metadata, state, userId.`);
-  }
+  assertSessionChange(input); // the keys, then the fields (a wrong type is an InvalidInputError)
   const set: SessionChange = {};
-  for (const [key, value] of Object.entries(parsed.data) as [keyof SessionChange, unknown][]) {
+  for (const [key, value] of Object.entries(SessionChangeSchema.parse(input)) as [keyof SessionChange, unknown][]) {
     if (value === undefined) continue;
     Object.assign(set, { [key]: value });
   }

@@ -3,13 +3,13 @@
  * `<000000000001>-<checkpointId>.json` (the number is the save order, so names sort oldest first),
  * its pending writes in `<same name>.pending.jsonl`, appended one line per tool result.
  */
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
 import { CheckpointCorruptError, StoreError } from '../errors.js';
 import { isValidId } from '../ids.js';
-import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, writeFileAtomic } from './fileIo.js';
+import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, readTextIfPresent, writeFileAtomic } from './fileIo.js';
 import { appendJsonLines, readJsonLines } from './jsonLines.js';
 import { parseStoredCheckpoint, parseStoredPendingWrite } from './storedDocuments.js';
 
@@ -43,13 +43,8 @@ export async function listCheckpointFiles(dir: string): Promise<CheckpointFile[]
  *   belongs to another session, branch or id
  */
 export async function readCheckpointDocument(entry: CheckpointFile, sessionId: string, branchId: string): Promise<Checkpoint | undefined> {
-  let text: string;
-  try {
-    text = await readFile(entry.file, 'utf8');
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const text = await readTextIfPresent(entry.file);
+  if (text === undefined) return undefined;
   const checkpoint = parseStoredCheckpoint(text, entry.file);
   if (checkpoint.id !== entry.id || checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId) {
     throw new CheckpointCorruptError(
@@ -86,13 +81,8 @@ export interface CheckpointFileManifest {
  * @returns `undefined` when the file is gone (deleted by a concurrent prune)
  */
 export async function readCheckpointManifest(entry: CheckpointFile, sessionId: string, branchId: string): Promise<CheckpointFileManifest | undefined> {
-  let text: string;
-  try {
-    text = await readFile(entry.file, 'utf8');
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const text = await readTextIfPresent(entry.file);
+  if (text === undefined) return undefined;
   let data: unknown;
   try {
     data = JSON.parse(text);

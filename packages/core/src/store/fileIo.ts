@@ -97,17 +97,22 @@ export async function createFileExclusive(path: string, data: string): Promise<b
  * @throws {DocumentCorruptError} when the file is not valid JSON (naming the file)
  */
 export async function readJsonFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const text = await readTextIfPresent(path);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch (cause) {
     throw new DocumentCorruptError(`The document ${path} is not valid JSON; restore it from a backup or delete it.`, path, '(root)', { cause });
+  }
+}
+
+/** Reads a UTF-8 file; `undefined` when it does not exist (e.g. deleted by a concurrent prune). */
+export async function readTextIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
   }
 }
 

@@ -236,7 +236,8 @@ export function parseStoredPendingWrite(value: unknown, document: string): Pendi
   );
 }
 
-const SessionChangeSchema = SessionSchema.pick({
+/** The fields `updateSession` may change, each optional, with the session schema's rules (unknown keys are dropped by `parse`). */
+export const SessionChangeSchema = SessionSchema.pick({
   status: true,
   closedAt: true,
   closedReason: true,
