@@ -47,7 +47,7 @@ describe.each(embeddedStores())('a fork sees the branch state as of its seq (%s)
     expect(answer?.type === 'message' && answer.message.content).toBe('Plan: book flight → take train');
 
     const now = await session.fork({ atSeq: session.messages.at(-1)!.seq, branchId: 'now' });
-    expect((await store.getBranch('plan-1', 'now'))?.state.plan).toEqual(['book flight', 'book hotel', 'rent car']);
+    expect((await store.getBranch('plan-1', now.branchId))?.state.plan).toEqual(['book flight', 'book hotel', 'rent car']);
     // A fork of a fork at a seq inside the parent's part of the history: the state as of that seq.
     const pastOfPast = await past.fork({ atSeq: afterFirst, branchId: 'past-of-past' });
     expect((await store.getBranch('plan-1', pastOfPast.branchId))?.state.plan).toEqual(['book flight']);
