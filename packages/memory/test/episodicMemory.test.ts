@@ -21,8 +21,9 @@ const lateParcel: NewMessage[] = [
 
 async function closedSession(store: Store, id: string, who: { userId: string; tenantId?: string }, messages: NewMessage[], memory: EpisodicMemory): Promise<Session> {
   await store.createSession({ id, ...who });
-  await appendConversation(store, id, messages);
-  return closeSession(store, id, 'resolved', [memory]);
+  const scope = who.tenantId === undefined ? {} : { tenantId: who.tenantId };
+  await appendConversation(store, id, messages, scope);
+  return closeSession(store, id, 'resolved', [memory], scope);
 }
 
 async function turnContext(memory: EpisodicMemory, store: Store, session: Session, input: string): Promise<string | undefined> {

@@ -11,6 +11,8 @@ import { type Branch, BranchSchema, type Session, SessionSchema } from '../sessi
 import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { readJsonLines } from './jsonLines.js';
+import type { TenantScope } from './store.js';
+import { inTenant } from './storeRules.js';
 
 /** Validates a parsed document, or throws a StoreError naming the file. */
 function validate<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
@@ -35,12 +37,13 @@ export class FileDocuments {
   }
 
   /**
-   * Session `id` if it exists and belongs to the tenant (when one is given).
+   * Session `id` if it exists in the scope's tenant (see `TenantScope`: no tenant id matches only
+   * sessions without one).
    * @throws {NotFoundError} otherwise
    */
-  async requireSession(id: string, tenantId?: string): Promise<Session> {
+  async requireSession(id: string, scope: TenantScope = {}): Promise<Session> {
     const session = await this.readSession(id);
-    if (session === undefined || (tenantId !== undefined && session.tenantId !== tenantId)) {
+    if (session === undefined || !inTenant(session, scope)) {
       throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
     }
     return session;
@@ -59,13 +62,13 @@ export class FileDocuments {
   }
 
   /**
-   * Branch `branchId` of the session.
-   * @throws {NotFoundError} naming the session when it is missing, else the branch
+   * Branch `branchId` of the session, after checking the session is in the scope's tenant.
+   * @throws {NotFoundError} naming the session when it is missing (for this tenant), else the branch
    */
-  async requireBranch(sessionId: string, branchId: string): Promise<Branch> {
+  async requireBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch> {
+    await this.requireSession(sessionId, scope);
     const branch = await this.readBranch(sessionId, branchId);
     if (branch !== undefined) return branch;
-    if ((await this.readSession(sessionId)) === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
     throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
   }
 

@@ -5,14 +5,14 @@
  */
 import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
 import { type Episode, EpisodeSchema } from '../episode.js';
-import { BranchHasChildrenError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../message.js';
 import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
-import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
+import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter, TenantScope } from './store.js';
 
 /**
  * Validates a session id.
@@ -281,6 +281,29 @@ export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' |
       return tooMany || tooOld;
     })
     .map((c) => c.id);
+}
+
+/**
+ * Whether a session (or episode) is in the scope's tenant: the tenant ids are equal, and a scope
+ * without `tenantId` holds exactly the sessions created without one (see `TenantScope`).
+ * @throws {InvalidIdError} for an unsafe scope tenant id
+ */
+export function inTenant(owner: { tenantId?: string | undefined }, scope: TenantScope | undefined): boolean {
+  const tenantId = scope?.tenantId;
+  if (tenantId !== undefined) assertValidId('tenant', tenantId);
+  return owner.tenantId === tenantId;
+}
+
+/**
+ * Checks that checkpoint `id` may be deleted from a branch: it must not be the newest (a paused
+ * turn resumes from it).
+ * @param manifest the branch's checkpoints, oldest first
+ * @returns whether the branch holds checkpoint `id`
+ * @throws {CheckpointInUseError} when `id` is the branch's newest checkpoint
+ */
+export function ensureCheckpointDeletable(branchId: string, id: string, manifest: readonly Pick<Checkpoint, 'id'>[]): boolean {
+  if (manifest.at(-1)?.id === id) throw new CheckpointInUseError(id, branchId);
+  return manifest.some((c) => c.id === id);
 }
 
 /** Whether a session passes a `listSessions` filter. */
