@@ -5,7 +5,8 @@ import { makeCheckpointChain, makeEpisode, makeMessages, makePendingWrite, uniqu
 
 /** A session of `owner` with a fork, messages on both branches, two checkpoints (one with a pending write) and an episode. */
 async function ownedSession(store: Store, owner: TenantScope) {
-  const session = await store.createSession({ id: uniqueId('s'), userId: uniqueId('u'), ...owner });
+  const userId = uniqueId('u');
+  const session = await store.createSession({ id: uniqueId('s'), userId, ...owner });
   await store.appendMessages(session.id, 'main', makeMessages(1, 4), owner);
   await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, owner);
   await store.appendMessages(session.id, 'alt', makeMessages(3, 1), owner);
@@ -13,7 +14,7 @@ async function ownedSession(store: Store, owner: TenantScope) {
   await store.saveCheckpoint(older, owner);
   await store.saveCheckpoint(newest, owner);
   await store.putPendingWrites(session.id, 'main', newest.id, [makePendingWrite('call-1')], owner);
-  const episode = makeEpisode({ sessionId: session.id, userId: session.userId, ...owner });
+  const episode = makeEpisode({ sessionId: session.id, userId, ...owner });
   await store.saveEpisode(episode);
   return { session, older, newest, episode };
 }
@@ -79,9 +80,7 @@ export function describeTenancyConformance(context: ConformanceContext): void {
         expect(await store.getEpisode(episode.id, intruder)).toBeUndefined();
         expect(await store.deleteEpisode(episode.id, intruder)).toBe(false);
         expect(await store.deleteSession(id, intruder)).toBe(false);
-        if (session.userId !== undefined) {
-          expect(await store.eraseUser({ ...intruder, userId: session.userId })).toEqual({ sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 });
-        }
+        expect(await store.eraseUser({ ...intruder, userId: session.userId! })).toEqual({ sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 });
 
         expect(await ownerView(store, id, episode.id, owner)).toEqual(before);
       });

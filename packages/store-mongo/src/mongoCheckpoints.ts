@@ -103,8 +103,8 @@ export async function putPendingWrites(
 export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
-  await requireTenant(context, sessionId, scope);
   const filter = id === undefined ? { sessionId, branchId } : { sessionId, branchId, id: assertCheckpointId(id) };
+  await requireTenant(context, sessionId, scope);
   const doc = await context.collections.checkpoints.findOne(filter, { sort: { createdAt: -1, order: -1 } });
   if (doc === null) {
     await requireBranch(context, sessionId, branchId);

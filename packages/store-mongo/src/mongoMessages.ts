@@ -132,10 +132,10 @@ export async function readMessages(context: MongoContext, sessionId: string, bra
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const input = optionsObject('readMessages options', optionsInput);
-  await requireTenant(context, sessionId, input);
   const options: ReadMessagesOptions = {};
   if (input.fromSeq !== undefined) options.fromSeq = assertWholeNumber('fromSeq', input.fromSeq, 0);
   if (input.throughSeq !== undefined) options.throughSeq = assertWholeNumber('throughSeq', input.throughSeq, 0);
+  await requireTenant(context, sessionId, input);
   const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId), sessionId, options);
   if (segments.length === 0) return [];
   const docs = await context.collections.messages.find(lineageFilter(sessionId, segments)).sort({ seq: 1 }).toArray();
