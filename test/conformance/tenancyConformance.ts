@@ -1,7 +1,7 @@
-import { type Checkpoint, NotFoundError, type Store, type TenantScope } from '@baton/core';
+import { type Checkpoint, InvalidIdError, NotFoundError, type Store, type TenantScope } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceContext } from './conformanceContext.js';
-import { makeCheckpointChain, makeEpisode, makeMessages, makePendingWrite, uniqueId } from './fixtures.js';
+import { BAD_IDS, makeCheckpointChain, makeEpisode, makeMessages, makePendingWrite, uniqueId } from './fixtures.js';
 
 /** A session of `owner` with a fork, messages on both branches, two checkpoints (one with a pending write) and an episode. */
 async function ownedSession(store: Store, owner: TenantScope) {
@@ -85,5 +85,34 @@ export function describeTenancyConformance(context: ConformanceContext): void {
         expect(await ownerView(store, id, episode.id, owner)).toEqual(before);
       });
     }
+
+    it('refuses an unsafe tenant id in a scope with InvalidIdError, whether or not the session exists, changing nothing', async () => {
+      const { store } = context;
+      const owner = { tenantId: uniqueId('t') };
+      const { session, older, episode } = await ownedSession(store, owner);
+      const before = await ownerView(store, session.id, episode.id, owner);
+      for (const bad of BAD_IDS) {
+        const scope = { tenantId: bad };
+        for (const id of [session.id, uniqueId('missing')]) {
+          const calls: [string, () => Promise<unknown>][] = [
+            ['getSession', () => store.getSession(id, scope)],
+            ['deleteSession', () => store.deleteSession(id, scope)],
+            ['getBranch', () => store.getBranch(id, 'main', scope)],
+            ['listBranches', () => store.listBranches(id, scope)],
+            ['readMessages', () => store.readMessages(id, 'main', scope)],
+            ['appendMessages', () => store.appendMessages(id, 'main', makeMessages(5, 1), scope)],
+            ['loadCheckpoint', () => store.loadCheckpoint(id, 'main', undefined, scope)],
+            ['deleteCheckpoint', () => store.deleteCheckpoint(id, 'main', older.id, scope)],
+            ['getEpisode', () => store.getEpisode(id === session.id ? episode.id : id, scope)],
+            ['deleteEpisode', () => store.deleteEpisode(id === session.id ? episode.id : id, scope)],
+            ['eraseUser', () => store.eraseUser({ ...scope, userId: session.userId! })],
+          ];
+          for (const [call, run] of calls) {
+            await expect(run(), `${call} with tenant ${JSON.stringify(bad)} must throw InvalidIdError`).rejects.toBeInstanceOf(InvalidIdError);
+          }
+        }
+      }
+      expect(await ownerView(store, session.id, episode.id, owner)).toEqual(before);
+    });
   });
 }

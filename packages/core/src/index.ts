@@ -141,13 +141,13 @@ export {
   checkpointsToPrune,
   ensureBranchDeletable,
   ensureCheckpointDeletable,
-  inTenant,
   type LineageSegment,
   matchesSessionFilter,
   newSession,
   planAppend,
   sameMessage,
 } from './store/storeRules.js';
+export { assertTenantScope, inTenant } from './store/tenantScope.js';
 export {
   endConversationControl,
   handoffControl,

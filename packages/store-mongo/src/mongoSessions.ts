@@ -142,13 +142,16 @@ export async function listSessions(context: MongoContext, filterInput?: SessionF
   return (await cursor.toArray()).map(toSession);
 }
 
-/** Deletes the session's messages, branches, checkpoints and pending writes, then the session, then its episodes. */
+/**
+ * Deletes the session's episodes, then its messages, branches, checkpoints and pending writes, then
+ * the session (the session last, so a retry after a failure finds it and finishes the delete).
+ */
 export async function deleteSession(context: MongoContext, id: string, scope?: TenantScope): Promise<boolean> {
   const tenant = tenantMatch(scope);
   const found = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenant }, { projection: { _id: 1 } });
   if (found === null) return false;
-  await deleteSessions(context, [id]);
   await context.collections.episodes.deleteMany({ sessionId: id, ...tenant });
+  await deleteSessions(context, [id]);
   return true;
 }
 

@@ -12,7 +12,7 @@ import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fil
 import type { FileLayout } from './fileLayout.js';
 import { readJsonLines } from './jsonLines.js';
 import type { TenantScope } from './store.js';
-import { inTenant } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 
 /** Validates a parsed document, or throws a StoreError naming the file. */
 function validate<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
@@ -42,6 +42,7 @@ export class FileDocuments {
    * @throws {NotFoundError} otherwise
    */
   async requireSession(id: string, scope: TenantScope = {}): Promise<Session> {
+    assertTenantScope(scope);
     const session = await this.readSession(id);
     if (session === undefined || !inTenant(session, scope)) {
       throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);

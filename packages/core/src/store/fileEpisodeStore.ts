@@ -6,7 +6,8 @@ import { isValidId } from '../ids.js';
 import type { FileDocuments } from './fileDocuments.js';
 import { createFileExclusive, fsyncDir, hasErrorCode, mapInBatches, readDirNames } from './fileIo.js';
 import type { EpisodeFilter, TenantScope } from './store.js';
-import { assertEpisode, inTenant } from './storeRules.js';
+import { assertEpisode } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 
 /**
  * The episodes of `FileStore`. Each episode is one immutable file, `episodes/<id>.json`, created
@@ -39,6 +40,7 @@ export class FileEpisodeStore {
 
   /** The episode, unless it belongs to another tenant. */
   async get(id: string, scope: TenantScope): Promise<Episode | undefined> {
+    assertTenantScope(scope);
     const episode = await this.#docs.readEpisode(id);
     return episode !== undefined && inTenant(episode, scope) ? episode : undefined;
   }

@@ -4,7 +4,7 @@ import type { FileDocuments } from './fileDocuments.js';
 import type { FileEpisodeStore } from './fileEpisodeStore.js';
 import type { SessionLocks } from './sessionLock.js';
 import type { EraseUserInput, EraseUserResult } from './store.js';
-import { inTenant } from './storeRules.js';
+import { inTenant } from './tenantScope.js';
 
 /** What {@link eraseFileUser} works with: the parts of one `FileStore`. */
 export interface FileErasureParts {

@@ -28,7 +28,8 @@ import type {
   TenantScope,
   UpdateOptions,
 } from './store.js';
-import { applySessionChange, assertMessages, branchLineage, inTenant, matchesSessionFilter, newSession, planAppend } from './storeRules.js';
+import { applySessionChange, assertMessages, branchLineage, matchesSessionFilter, newSession, planAppend } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -122,6 +123,7 @@ export class FileStore implements Store {
 
   async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
     return this.#run('read a session', async () => {
+      assertTenantScope(scope);
       const session = await this.#docs.readSession(id);
       return session !== undefined && inTenant(session, scope) ? session : undefined;
     });
@@ -155,17 +157,17 @@ export class FileStore implements Store {
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
     return this.#run('delete a session', async () => {
       this.#layout.sessionDir(id);
-      const session = await this.#locks.run(id, async () => {
-        const found = await this.#docs.readSession(id);
-        if (found === undefined || !inTenant(found, scope)) return undefined;
+      assertTenantScope(scope);
+      return this.#locks.run(id, async () => {
+        const session = await this.#docs.readSession(id);
+        if (session === undefined || !inTenant(session, scope)) return false;
+        // Its episodes first (the one named after it, the default id, and any other in its owner's
+        // index), so a crash before the folder is gone leaves a session a retried delete finds.
+        if ((await this.#episodes.get(id, scope))?.sessionId === id) await this.#episodes.delete(id, scope);
+        await this.#episodes.deleteOwned(scope, session.userId, id);
         await this.#removeSessionFolder(id);
-        return found;
+        return true;
       });
-      if (session === undefined) return false;
-      // Its episodes: the one named after it (the default id) and any other in its owner's index.
-      if ((await this.#episodes.get(id, scope))?.sessionId === id) await this.#episodes.delete(id, scope);
-      await this.#episodes.deleteOwned(scope, session.userId, id);
-      return true;
     });
   }
 
@@ -236,6 +238,7 @@ export class FileStore implements Store {
   async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
     return this.#run('read a branch', async () => {
       this.#layout.branchFile(sessionId, branchId);
+      assertTenantScope(scope);
       const session = await this.#docs.readSession(sessionId);
       return session !== undefined && inTenant(session, scope) ? this.#docs.readBranch(sessionId, branchId) : undefined;
     });

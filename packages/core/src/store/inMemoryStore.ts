@@ -6,6 +6,7 @@ import type { Message } from '../message.js';
 import type { Branch, BranchParent, Session, State } from '../session.js';
 import { MAIN_BRANCH } from '../session.js';
 import { cloneData } from './cloneData.js';
+import { eraseUserRecords, type SessionRecord } from './inMemoryRecords.js';
 import {
   applySessionChange,
   assertBranchId,
@@ -19,11 +20,11 @@ import {
   checkpointsToPrune,
   ensureBranchDeletable,
   ensureCheckpointDeletable,
-  inTenant,
   matchesSessionFilter,
   newSession,
   planAppend,
 } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -38,13 +39,6 @@ import type {
   UpdateOptions,
 } from './store.js';
 
-interface SessionRecord {
-  session: Session;
-  branches: Map<string, Branch>;
-  /** Own messages of each branch, by seq. */
-  messages: Map<string, Map<number, Message>>;
-  checkpoints: Map<string, Checkpoint[]>;
-}
 
 const clone = cloneData;
 
@@ -243,10 +237,7 @@ export class InMemoryStore implements Store {
     const list = this.#checkpoints(sessionId, branchId, scope);
     assertValidId('checkpoint', id);
     if (!ensureCheckpointDeletable(branchId, id, list)) return false;
-    this.#required(sessionId, scope).checkpoints.set(
-      branchId,
-      list.filter((c) => c.id !== id),
-    );
+    this.#required(sessionId, scope).checkpoints.set(branchId, list.filter((c) => c.id !== id));
     return true;
   }
 
@@ -272,6 +263,7 @@ export class InMemoryStore implements Store {
 
   async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
     assertValidId('episode', id);
+    assertTenantScope(scope);
     const episode = this.#episodes.get(id);
     if (episode === undefined || !inTenant(episode, scope)) return undefined;
     return clone(episode);
@@ -279,27 +271,13 @@ export class InMemoryStore implements Store {
 
   async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
     assertValidId('episode', id);
+    assertTenantScope(scope);
     const episode = this.#episodes.get(id);
     return episode !== undefined && inTenant(episode, scope) && this.#episodes.delete(id);
   }
 
   async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
-    const userId = assertValidId('user', input?.userId);
-    const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
-    for (const record of [...this.#sessions.values()]) {
-      if (record.session.userId !== userId || !inTenant(record.session, input)) continue;
-      erased.sessions += 1;
-      erased.branches += record.branches.size;
-      for (const own of record.messages.values()) erased.messages += own.size;
-      for (const list of record.checkpoints.values()) erased.checkpoints += list.length;
-      this.#sessions.delete(record.session.id);
-    }
-    for (const episode of [...this.#episodes.values()]) {
-      if (episode.userId !== userId || !inTenant(episode, input)) continue;
-      this.#episodes.delete(episode.id);
-      erased.episodes += 1;
-    }
-    return erased;
+    return eraseUserRecords(this.#sessions, this.#episodes, input);
   }
 
   async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
@@ -318,6 +296,7 @@ export class InMemoryStore implements Store {
   #record(id: string, scope: TenantScope = {}): SessionRecord | undefined {
     assertSessionId(id);
     const record = this.#sessions.get(id);
+    assertTenantScope(scope);
     if (record === undefined || !inTenant(record.session, scope)) return undefined;
     return record;
   }

@@ -12,7 +12,7 @@ import { assertSafeMetadata } from '../metadata.js';
 import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
-import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter, TenantScope } from './store.js';
+import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
 
 /**
  * Validates a session id.
@@ -281,17 +281,6 @@ export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' |
       return tooMany || tooOld;
     })
     .map((c) => c.id);
-}
-
-/**
- * Whether a session (or episode) is in the scope's tenant: the tenant ids are equal, and a scope
- * without `tenantId` holds exactly the sessions created without one (see `TenantScope`).
- * @throws {InvalidIdError} for an unsafe scope tenant id
- */
-export function inTenant(owner: { tenantId?: string | undefined }, scope: TenantScope | undefined): boolean {
-  const tenantId = scope?.tenantId;
-  if (tenantId !== undefined) assertValidId('tenant', tenantId);
-  return owner.tenantId === tenantId;
 }
 
 /**
