@@ -108,10 +108,7 @@ export class FileCheckpointStore {
       await this.#docs.requireBranch(sessionId, branchId, scope);
       const entries = await listCheckpointFiles(dir);
       if (!ensureCheckpointDeletable(branchId, id, entries)) return false;
-      await deleteCheckpointFiles(
-        entries.filter((e) => e.id === id),
-        dir,
-      );
+      await deleteCheckpointFiles(entries.filter((e) => e.id === id), dir);
       return true;
     });
   }

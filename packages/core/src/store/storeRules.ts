@@ -289,6 +289,12 @@ export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' |
  * @param manifest the branch's checkpoints, oldest first
  * @returns whether the branch holds checkpoint `id`
  * @throws {CheckpointInUseError} when `id` is the branch's newest checkpoint
+ * @example
+ * ```ts
+ * import { ensureCheckpointDeletable } from '@baton/core';
+ * ensureCheckpointDeletable('main', 'cp-1', [{ id: 'cp-1' }, { id: 'cp-2' }]); // true
+ * ensureCheckpointDeletable('main', 'cp-2', [{ id: 'cp-1' }, { id: 'cp-2' }]); // throws CheckpointInUseError
+ * ```
  */
 export function ensureCheckpointDeletable(branchId: string, id: string, manifest: readonly Pick<Checkpoint, 'id'>[]): boolean {
   if (manifest.at(-1)?.id === id) throw new CheckpointInUseError(id, branchId);
