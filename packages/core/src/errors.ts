@@ -35,6 +35,7 @@ export const BatonErrorCode = {
   BRANCH_HAS_CHILDREN: 'BRANCH_HAS_CHILDREN',
   AMBIGUOUS_BRANCH: 'AMBIGUOUS_BRANCH',
   REMOTE_EXECUTOR: 'REMOTE_EXECUTOR',
+  CHECKPOINT_IN_USE: 'CHECKPOINT_IN_USE',
 } as const;
 
 /** One of {@link BatonErrorCode}'s values. */
@@ -210,6 +211,31 @@ export function isBatonError(value: unknown): value is BatonError {
 /** A branch cannot be deleted because forks refer to it; pass `{ recursive: true }` to delete them too. */
 export class BranchHasChildrenError extends BatonError {
   readonly code = BatonErrorCode.BRANCH_HAS_CHILDREN;
+}
+
+/**
+ * A checkpoint cannot be deleted because a paused turn stands on it: it is its branch's newest, and
+ * its pending requests and finished tool results are what a resume needs. Delete older checkpoints,
+ * or let the turn finish first.
+ *
+ * @example
+ * ```ts
+ * try { await store.deleteCheckpoint('chat-1', 'main', newest.id); }
+ * catch (error) { if (error instanceof CheckpointInUseError) console.log(error.checkpointId); }
+ * ```
+ */
+export class CheckpointInUseError extends BatonError {
+  readonly code = BatonErrorCode.CHECKPOINT_IN_USE;
+  constructor(
+    readonly checkpointId: string,
+    readonly branchId: string,
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `Checkpoint ${JSON.stringify(checkpointId)} is the newest of branch ${JSON.stringify(branchId)}: a paused turn resumes from it, so it cannot be deleted. Delete an older checkpoint, or finish the turn first.`,
+      options,
+    );
+  }
 }
 
 /**

@@ -25,6 +25,7 @@ export {
   type BatonErrorOptions,
   BranchHasChildrenError,
   CheckpointCorruptError,
+  CheckpointInUseError,
   ConcurrencyError,
   ConfigurationError,
   DocumentCorruptError,
@@ -123,6 +124,9 @@ export type {
   CreateSessionInput,
   EpisodeFilter,
   EpisodeStore,
+  EraseUserInput,
+  EraseUserResult,
+  ErasureStore,
   MessageStore,
   ReadMessagesOptions,
   SessionChange,
@@ -162,6 +166,7 @@ export {
   branchState,
   checkpointsToPrune,
   ensureBranchDeletable,
+  ensureCheckpointDeletable,
   type LineageSegment,
   matchesSessionFilter,
   newSession,
@@ -169,6 +174,7 @@ export {
   sameMessage,
 } from './store/storeRules.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
+export { assertTenantScope, inTenant } from './store/tenantScope.js';
 export {
   endConversationControl,
   handoffControl,

@@ -30,7 +30,7 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
     pendingWrites: [...runtime.pendingWrites.values()],
     statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
   };
-  await runtime.config.store.saveCheckpoint(checkpoint);
+  await runtime.config.store.saveCheckpoint(checkpoint, runtime.scope);
   runtime.checkpoint = { id: checkpoint.id, step: checkpoint.step };
   notePruneDue(runtime, checkpoint.step);
   const entry: CheckpointManifestEntry = {
@@ -98,7 +98,7 @@ export async function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
   const ageDue =
     retention.maxAgeMs !== undefined && (clock.lastAt === undefined || now - clock.lastAt >= Math.max(MIN_AGE_PRUNE_INTERVAL_MS, retention.maxAgeMs / 10));
   if (!clock.due && !ageDue) return;
-  await runtime.config.store.pruneCheckpoints(runtime.sessionId, runtime.branchId, retention);
+  await runtime.config.store.pruneCheckpoints(runtime.sessionId, runtime.branchId, retention, runtime.scope);
   clock.due = false;
   clock.lastAt = now;
 }

@@ -27,7 +27,7 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   // Every message is stored before context providers see the history (an episode points at stored messages).
   await flushMessages(runtime);
   const { store, contextProviders } = runtime.config;
-  const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH);
+  const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
   const now = new Date().toISOString();
   const change: SessionChange = { status: 'closed', closedAt: now, closedReason: reason, lastActivityAt: now };
   // Providers see the session as it is about to be stored; it is marked closed only after they all
@@ -37,7 +37,7 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
     await provider.onSessionClose?.({ session: closing, reason, messages, agents: agentsOf(messages), store });
   }
   if (runtime.state.patches.session.length > 0) change.state = runtime.state.session;
-  const scope = runtime.tenantId === undefined ? {} : { tenantId: runtime.tenantId };
+  const { scope } = runtime;
   try {
     runtime.session = await store.updateSession(runtime.sessionId, change, { ...scope, expectedVersion: runtime.session.version });
   } catch (error) {

@@ -23,7 +23,7 @@ export async function flushMessages(runtime: SessionRuntime): Promise<void> {
   if (first === undefined) return;
   const last = batch.at(-1)!;
   try {
-    await runtime.config.store.appendMessages(runtime.sessionId, runtime.branchId, batch);
+    await runtime.config.store.appendMessages(runtime.sessionId, runtime.branchId, batch, runtime.scope);
   } catch (error) {
     runtime.stale = true;
     if (error instanceof ConcurrencyError) {

@@ -169,11 +169,15 @@ export class HandoffSession {
     await withSessionLock(runtime, this.#host.locks, async () => {
       const messages = runtime.history.messages;
       assertForkPoint(messages, options.atSeq);
-      await runtime.config.store.forkBranch(runtime.sessionId, {
-        branchId: options.branchId,
-        parent: { branchId: runtime.branchId, atSeq: options.atSeq },
-        state: options.state ?? forkState(runtime, options.atSeq),
-      });
+      await runtime.config.store.forkBranch(
+        runtime.sessionId,
+        {
+          branchId: options.branchId,
+          parent: { branchId: runtime.branchId, atSeq: options.atSeq },
+          state: options.state ?? forkState(runtime, options.atSeq),
+        },
+        runtime.scope,
+      );
     });
     return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
   }
@@ -206,7 +210,7 @@ export class HandoffSession {
 
   /** Every branch of the session. */
   branches(): Promise<Branch[]> {
-    return this.#runtime.config.store.listBranches(this.#runtime.sessionId);
+    return this.#runtime.config.store.listBranches(this.#runtime.sessionId, this.#runtime.scope);
   }
 
   /**
@@ -214,12 +218,28 @@ export class HandoffSession {
    * @throws {BranchHasChildrenError} when forks refer to it and `recursive` is not set; {@link InvalidInputError} for `main`
    */
   deleteBranch(branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
-    return this.#runtime.config.store.deleteBranch(this.#runtime.sessionId, branchId, options);
+    return this.#runtime.config.store.deleteBranch(this.#runtime.sessionId, branchId, { ...options, ...this.#runtime.scope });
   }
 
   /** The branch's checkpoint manifest (id, parentId, step, throughSeq, createdAt), oldest first. */
   checkpoints(): Promise<CheckpointManifestEntry[]> {
-    return this.#runtime.config.store.listCheckpoints(this.#runtime.sessionId, this.#runtime.branchId);
+    return this.#runtime.config.store.listCheckpoints(this.#runtime.sessionId, this.#runtime.branchId, this.#runtime.scope);
+  }
+
+  /**
+   * Deletes checkpoint `id` of this branch (e.g. one holding data that must go); the branch's newest
+   * checkpoint is where a paused turn resumes, so it is refused.
+   * @returns whether the branch had it
+   * @throws `CheckpointInUseError` for the branch's newest checkpoint
+   * @example
+   * ```ts
+   * const [oldest] = await session.checkpoints();
+   * await session.deleteCheckpoint(oldest!.id); // true
+   * ```
+   */
+  deleteCheckpoint(id: string): Promise<boolean> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, () => runtime.config.store.deleteCheckpoint(runtime.sessionId, runtime.branchId, id, runtime.scope), { load: false });
   }
 
   /** Saves a checkpoint now (for `'manual'` checkpoints). */
@@ -245,7 +265,7 @@ export class HandoffSession {
       runtime,
       this.#host.locks,
       async () => {
-        const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId);
+        const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId, runtime.scope);
         if (!manifest.some((c) => c.id === checkpointId)) {
           throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
         }

@@ -128,7 +128,8 @@ export class HandoffWorkflow {
    *   `main` opens it
    * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} for a missing branch, or for an
    *   unknown id with `create: false`; {@link AmbiguousBranchError} for a forked session opened
-   *   without `branch`; {@link InvalidInputError} when the session belongs to another user;
+   *   without `branch`; {@link InvalidInputError} when the session belongs to another user or another
+   *   tenant (every store call of the session carries `tenantId`, so no call can reach another tenant's data);
    *   {@link CheckpointCorruptError} when its newest checkpoint is damaged (open it with `checkpointId` to recover)
    */
   async session(options: SessionOptions): Promise<HandoffSession> {
@@ -139,7 +140,7 @@ export class HandoffWorkflow {
       throw new NotFoundError(`Session ${JSON.stringify(options.id)} does not exist (opened with create: false).`);
     }
     if (existing !== undefined && options.branch === undefined) {
-      const branches = await store.listBranches(options.id);
+      const branches = await store.listBranches(options.id, scope);
       if (branches.length > 1) throw new AmbiguousBranchError(options.id, branches.map((b) => b.id));
     }
     if (existing === undefined) {
@@ -153,7 +154,12 @@ export class HandoffWorkflow {
       } catch (error) {
         if (!(error instanceof ConcurrencyError)) throw error;
         existing = await store.getSession(options.id, scope);
-        if (existing === undefined) throw error;
+        if (existing === undefined) {
+          // The id exists, yet not for this tenant: refused like another user's session, and nothing of it is read.
+          throw new InvalidInputError(`Session ${JSON.stringify(options.id)} belongs to another tenant than ${JSON.stringify(options.tenantId ?? null)}; use a new session id.`, {
+            cause: error,
+          });
+        }
       }
     }
     if (existing !== undefined && options.userId !== undefined) await this.#claimUser(existing, options.userId, scope);

@@ -44,12 +44,13 @@ export async function replaySession(
 ): Promise<SessionReplay> {
   const { store } = workflow.config;
   const branchId = options.branch ?? MAIN_BRANCH;
-  const session = await store.getSession(sessionId, options.tenantId === undefined ? {} : { tenantId: options.tenantId });
+  const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
+  const session = await store.getSession(sessionId, scope);
   if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
-  if ((await store.getBranch(sessionId, branchId)) === undefined) {
+  if ((await store.getBranch(sessionId, branchId, scope)) === undefined) {
     throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
   }
-  const messages = await store.readMessages(sessionId, branchId);
+  const messages = await store.readMessages(sessionId, branchId, scope);
   const actor = createActor(workflow.machine).start();
   const base = { sessionId, branchId };
   const events: BatonEvent[] = [];

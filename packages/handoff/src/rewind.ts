@@ -27,7 +27,7 @@ import type { SessionRuntime } from './sessionRuntime.js';
  */
 export async function rewindTo(runtime: SessionRuntime, checkpointId: string, branchId: string): Promise<string> {
   const { store } = runtime.config;
-  const checkpoint = await store.loadCheckpoint(runtime.sessionId, runtime.branchId, checkpointId);
+  const checkpoint = await store.loadCheckpoint(runtime.sessionId, runtime.branchId, checkpointId, runtime.scope);
   if (checkpoint === undefined) {
     throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
   }
@@ -36,7 +36,7 @@ export async function rewindTo(runtime: SessionRuntime, checkpointId: string, br
   // The branch document holds the state as of the last settled turn; the checkpoint's patches are
   // the unfinished turn's and are applied on load. At a turn's end every change is on the messages.
   const state: State = midTurn ? branchStateAt(messages, turnStartSeq(messages, checkpoint.throughSeq) - 1) : branchStateAt(messages, checkpoint.throughSeq);
-  await store.forkBranch(runtime.sessionId, { branchId, parent: { branchId: runtime.branchId, atSeq: checkpoint.throughSeq }, state });
+  await store.forkBranch(runtime.sessionId, { branchId, parent: { branchId: runtime.branchId, atSeq: checkpoint.throughSeq }, state }, runtime.scope);
   const id = createId();
   const copy: Checkpoint = {
     ...checkpoint,
@@ -56,7 +56,7 @@ export async function rewindTo(runtime: SessionRuntime, checkpointId: string, br
     pendingWrites: checkpoint.pendingWrites.filter((write) => write.createdAt <= checkpoint.createdAt),
     statePatches: { session: [], branch: midTurn ? checkpoint.statePatches.branch : [] },
   };
-  await store.saveCheckpoint(copy);
+  await store.saveCheckpoint(copy, runtime.scope);
   return id;
 }
 

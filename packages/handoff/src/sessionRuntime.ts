@@ -10,6 +10,7 @@ import {
   requestKey,
   type Session,
   StateContainer,
+  type TenantScope,
   type Tool,
 } from '@baton/core';
 import { createActor } from 'xstate';
@@ -94,6 +95,11 @@ export class SessionRuntime {
     return this.core.config;
   }
 
+  /** The tenant scope every store call of this session carries (`{}` for a session without a tenant). */
+  get scope(): TenantScope {
+    return this.tenantId === undefined ? {} : { tenantId: this.tenantId };
+  }
+
   get snapshot(): RoutingSnapshot {
     return this.actor.getSnapshot();
   }
@@ -140,15 +146,15 @@ export class SessionRuntime {
     // Until this load succeeds, the runtime must not be used as it was: a failed load leaves it to reload on the next call.
     this.stale = true;
     const { store } = this.config;
-    const scope = this.tenantId === undefined ? {} : { tenantId: this.tenantId };
+    const { scope } = this;
     const session = await store.getSession(this.sessionId, scope);
     if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(this.sessionId)} does not exist.`);
-    const branch = await store.getBranch(this.sessionId, this.branchId);
+    const branch = await store.getBranch(this.sessionId, this.branchId, scope);
     if (branch === undefined) {
       throw new NotFoundError(`Branch ${JSON.stringify(this.branchId)} of session ${JSON.stringify(this.sessionId)} does not exist; create it with session.fork().`);
     }
-    const messages = await store.readMessages(this.sessionId, this.branchId);
-    const checkpoint = await store.loadCheckpoint(this.sessionId, this.branchId, checkpointId);
+    const messages = await store.readMessages(this.sessionId, this.branchId, scope);
+    const checkpoint = await store.loadCheckpoint(this.sessionId, this.branchId, checkpointId, scope);
     if (checkpointId !== undefined && checkpoint === undefined) {
       throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
     }

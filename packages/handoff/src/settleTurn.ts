@@ -18,7 +18,7 @@ export async function settleTurn(runtime: SessionRuntime): Promise<void> {
   await flushMessages(runtime);
   const { store } = runtime.config;
   const { patches } = runtime.state;
-  const scope = runtime.tenantId === undefined ? {} : { tenantId: runtime.tenantId };
+  const { scope } = runtime;
   try {
     if (patches.branch.length > 0) {
       runtime.branch = await store.updateBranch(

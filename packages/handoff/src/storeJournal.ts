@@ -90,7 +90,7 @@ export class StoreJournal implements ExecutorJournal {
       this.#nextWrite = undefined;
       const runtime = this.runtime;
       if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);
-      await runtime.config.store.putPendingWrites(runtime.sessionId, runtime.branchId, runtime.checkpoint!.id, batch);
+      await runtime.config.store.putPendingWrites(runtime.sessionId, runtime.branchId, runtime.checkpoint!.id, batch, runtime.scope);
     })();
     this.#inFlight = mine;
     return mine;

@@ -5,7 +5,7 @@ import { type FileDocuments, parseMessage } from './fileDocuments.js';
 import { fsyncDir } from './fileIo.js';
 import { readLastJsonLine } from './jsonLines.js';
 import type { SessionLocks } from './sessionLock.js';
-import type { UpdateOptions } from './store.js';
+import type { TenantScope, UpdateOptions } from './store.js';
 import { assertBranchId, branchState, ensureBranchDeletable } from './storeRules.js';
 
 /**
@@ -27,15 +27,15 @@ export class FileBranchStore {
   }
 
   /** Creates a fork referring to the first `parent.atSeq` messages of its parent. */
-  async fork(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
+  async fork(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope): Promise<Branch> {
     const { branchId, parent } = input;
     this.#layout.branchFile(sessionId, branchId);
     assertBranchId(parent.branchId);
     const state = branchState(input.state ?? {});
     return this.#locks.run(sessionId, async () => {
-      await this.#docs.requireSession(sessionId);
+      await this.#docs.requireSession(sessionId, scope);
       if ((await this.#docs.readBranch(sessionId, branchId)) !== undefined) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
-      const from = await this.#docs.requireBranch(sessionId, parent.branchId);
+      const from = await this.#docs.requireBranch(sessionId, parent.branchId, scope);
       const end = (await readLastJsonLine(this.#layout.messagesFile(sessionId, from.id), parseMessage))?.seq ?? from.parent?.atSeq ?? 0;
       if (parent.atSeq > end) {
         throw new InvalidInputError(`Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${end} messages.`);
@@ -61,8 +61,7 @@ export class FileBranchStore {
     this.#layout.branchFile(sessionId, branchId);
     const state = branchState(change.state);
     return this.#locks.run(sessionId, async () => {
-      await this.#docs.requireSession(sessionId, options.tenantId);
-      const branch = await this.#docs.requireBranch(sessionId, branchId);
+      const branch = await this.#docs.requireBranch(sessionId, branchId, options);
       if (branch.version !== options.expectedVersion) {
         throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
       }
@@ -73,10 +72,10 @@ export class FileBranchStore {
   }
 
   /** Deletes the branch (and, when recursive, its forks) with messages and checkpoints. */
-  async delete(sessionId: string, branchId: string, options: { recursive?: boolean }): Promise<void> {
+  async delete(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope): Promise<void> {
     this.#layout.branchFile(sessionId, branchId);
     await this.#locks.run(sessionId, async () => {
-      await this.#docs.requireSession(sessionId);
+      await this.#docs.requireSession(sessionId, options);
       const doomed = ensureBranchDeletable(branchId, await this.#docs.listBranches(sessionId), options);
       // The documents go first: once they are gone the branches no longer exist, whatever a crash leaves.
       for (const id of doomed) await rm(this.#layout.branchFile(sessionId, id), { force: true });

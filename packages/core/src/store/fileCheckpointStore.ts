@@ -16,7 +16,7 @@ import type { FileDocuments } from './fileDocuments.js';
 import { mapInBatches, readDirNames } from './fileIo.js';
 import type { SessionLocks } from './sessionLock.js';
 import type { CheckpointRetention, TenantScope } from './store.js';
-import { assertCheckpoint, assertPendingWrites, checkpointsToPrune } from './storeRules.js';
+import { assertCheckpoint, assertPendingWrites, checkpointsToPrune, ensureCheckpointDeletable } from './storeRules.js';
 
 /**
  * The checkpoint half of `FileStore` (see `checkpointFiles.ts` for the file format). Writes hold
@@ -37,21 +37,21 @@ export class FileCheckpointStore {
   }
 
   /** Saves a checkpoint unless its id is stored already. */
-  async save(checkpoint: Checkpoint): Promise<void> {
+  async save(checkpoint: Checkpoint, scope: TenantScope): Promise<void> {
     const valid = assertCheckpoint(checkpoint);
     await this.#locks.run(valid.sessionId, async () => {
-      await this.#docs.requireBranch(valid.sessionId, valid.branchId);
+      await this.#docs.requireBranch(valid.sessionId, valid.branchId, scope);
       await saveCheckpointFile(this.#layout.checkpointsDir(valid.sessionId, valid.branchId), valid);
     });
   }
 
   /** Appends the writes whose `toolCallId` the checkpoint does not hold yet. */
-  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope): Promise<void> {
     const dir = this.#layout.checkpointsDir(sessionId, branchId);
     assertValidId('checkpoint', checkpointId);
     const valid = assertPendingWrites(writes);
     await this.#locks.run(sessionId, async () => {
-      await this.#docs.requireBranch(sessionId, branchId);
+      await this.#docs.requireBranch(sessionId, branchId, scope);
       const entry = (await listCheckpointFiles(dir)).find((e) => e.id === checkpointId);
       const document = entry && (await readCheckpointDocument(entry, sessionId, branchId));
       if (entry === undefined || document === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
@@ -60,10 +60,10 @@ export class FileCheckpointStore {
   }
 
   /** Checkpoint `id`, or the newest of the branch. */
-  async load(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+  async load(sessionId: string, branchId: string, id: string | undefined, scope: TenantScope): Promise<Checkpoint | undefined> {
     const dir = this.#layout.checkpointsDir(sessionId, branchId);
     if (id !== undefined) assertValidId('checkpoint', id);
-    await this.#docs.requireBranch(sessionId, branchId);
+    await this.#docs.requireBranch(sessionId, branchId, scope);
     // A concurrent prune may delete the newest file between listing and reading: list again once.
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const entries = await listCheckpointFiles(dir);
@@ -81,8 +81,8 @@ export class FileCheckpointStore {
    * id) is left out; one whose other fields are
    * damaged is listed and throws `CheckpointCorruptError` when loaded.
    */
-  async list(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
-    const files = await this.#manifests(sessionId, branchId);
+  async list(sessionId: string, branchId: string, scope: TenantScope): Promise<CheckpointManifestEntry[]> {
+    const files = await this.#manifests(sessionId, branchId, scope);
     return files.flatMap((f) => (f.manifest === undefined ? [] : [f.manifest]));
   }
 
@@ -90,13 +90,26 @@ export class FileCheckpointStore {
    * Deletes the checkpoints outside the retention (never the newest). Damaged files count too: by
    * their save order for `last`, by their modification time for `maxAgeMs`.
    */
-  async prune(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
+  async prune(sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope): Promise<number> {
     const dir = this.#layout.checkpointsDir(sessionId, branchId);
     return this.#locks.run(sessionId, async () => {
-      const files = await this.#manifests(sessionId, branchId);
+      const files = await this.#manifests(sessionId, branchId, scope);
       const doomed = new Set(checkpointsToPrune(files.map((f) => ({ id: f.entry.id, createdAt: f.createdAt })), retention));
       await deleteCheckpointFiles(files.filter((f) => doomed.has(f.entry.id)).map((f) => f.entry), dir);
       return doomed.size;
+    });
+  }
+
+  /** Deletes checkpoint `id` with its pending writes, unless it is the branch's newest file (a paused turn's). */
+  async delete(sessionId: string, branchId: string, id: string, scope: TenantScope): Promise<boolean> {
+    const dir = this.#layout.checkpointsDir(sessionId, branchId);
+    assertValidId('checkpoint', id);
+    return this.#locks.run(sessionId, async () => {
+      await this.#docs.requireBranch(sessionId, branchId, scope);
+      const entries = await listCheckpointFiles(dir);
+      if (!ensureCheckpointDeletable(branchId, id, entries)) return false;
+      await deleteCheckpointFiles(entries.filter((e) => e.id === id), dir);
+      return true;
     });
   }
 
@@ -132,9 +145,9 @@ export class FileCheckpointStore {
   }
 
   /** The branch's checkpoint files with their manifest fields, oldest first (files deleted meanwhile left out). */
-  async #manifests(sessionId: string, branchId: string): Promise<CheckpointFileManifest[]> {
+  async #manifests(sessionId: string, branchId: string, scope: TenantScope): Promise<CheckpointFileManifest[]> {
     const dir = this.#layout.checkpointsDir(sessionId, branchId);
-    await this.#docs.requireBranch(sessionId, branchId);
+    await this.#docs.requireBranch(sessionId, branchId, scope);
     const entries = await listCheckpointFiles(dir);
     const files = await mapInBatches(entries, (entry) => readCheckpointManifest(entry, sessionId, branchId));
     return files.filter((f): f is CheckpointFileManifest => f !== undefined);

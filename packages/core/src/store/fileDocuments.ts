@@ -12,6 +12,8 @@ import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fil
 import type { FileLayout } from './fileLayout.js';
 import { readJsonLines } from './jsonLines.js';
 import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from './storedDocuments.js';
+import type { TenantScope } from './store.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 
 /** The error for a valid document found where another belongs (a file moved or copied by hand). */
 function misplaced(path: string, field: string, found: unknown, wanted: string): DocumentCorruptError {
@@ -37,12 +39,14 @@ export class FileDocuments {
   }
 
   /**
-   * Session `id` if it exists and belongs to the tenant (when one is given).
+   * Session `id` if it exists in the scope's tenant (see `TenantScope`: no tenant id matches only
+   * sessions without one).
    * @throws {NotFoundError} otherwise
    */
-  async requireSession(id: string, tenantId?: string): Promise<Session> {
+  async requireSession(id: string, scope: TenantScope = {}): Promise<Session> {
+    assertTenantScope(scope);
     const session = await this.readSession(id);
-    if (session === undefined || (tenantId !== undefined && session.tenantId !== tenantId)) {
+    if (session === undefined || !inTenant(session, scope)) {
       throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
     }
     return session;
@@ -65,13 +69,13 @@ export class FileDocuments {
   }
 
   /**
-   * Branch `branchId` of the session.
-   * @throws {NotFoundError} naming the session when it is missing, else the branch
+   * Branch `branchId` of the session, after checking the session is in the scope's tenant.
+   * @throws {NotFoundError} naming the session when it is missing (for this tenant), else the branch
    */
-  async requireBranch(sessionId: string, branchId: string): Promise<Branch> {
+  async requireBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch> {
+    await this.requireSession(sessionId, scope);
     const branch = await this.readBranch(sessionId, branchId);
     if (branch !== undefined) return branch;
-    if ((await this.readSession(sessionId)) === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
     throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
   }
 

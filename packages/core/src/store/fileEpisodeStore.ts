@@ -7,6 +7,7 @@ import type { FileDocuments } from './fileDocuments.js';
 import { createFileExclusive, fsyncDir, hasErrorCode, mapInBatches, readDirNames } from './fileIo.js';
 import type { EpisodeFilter, TenantScope } from './store.js';
 import { assertEpisode } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 
 /**
  * The episodes of `FileStore`. Each episode is one immutable file, `episodes/<id>.json`, created
@@ -39,8 +40,39 @@ export class FileEpisodeStore {
 
   /** The episode, unless it belongs to another tenant. */
   async get(id: string, scope: TenantScope): Promise<Episode | undefined> {
+    assertTenantScope(scope);
     const episode = await this.#docs.readEpisode(id);
-    return episode !== undefined && (scope.tenantId === undefined || episode.tenantId === scope.tenantId) ? episode : undefined;
+    return episode !== undefined && inTenant(episode, scope) ? episode : undefined;
+  }
+
+  /**
+   * Deletes the episode (of this tenant): its owner-index link first, then the file, so a crash in
+   * between leaves a file `getEpisode` still finds and a retried delete removes.
+   */
+  async delete(id: string, scope: TenantScope): Promise<boolean> {
+    const episode = await this.get(id, scope);
+    if (episode === undefined) return false;
+    const ownerDir = this.#layout.episodeOwnerDir(episode.tenantId, episode.userId);
+    await rm(join(ownerDir, `${episode.id}.json`), { force: true });
+    await rm(this.#layout.episodeFile(episode.id), { force: true });
+    await fsyncDir(this.#layout.episodesDir);
+    return true;
+  }
+
+  /**
+   * Deletes every episode of the user in the tenant (`userId` undefined: the tenant's episodes
+   * without a user), and with `sessionId`, only those of that session. Returns how many.
+   */
+  async deleteOwned(scope: TenantScope, userId: string | undefined, sessionId?: string): Promise<number> {
+    let deleted = 0;
+    for (const name of await readDirNames(this.#layout.episodeOwnerDir(scope.tenantId, userId))) {
+      const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
+      if (!isValidId(id)) continue;
+      const episode = await this.get(id, scope);
+      if (episode === undefined || episode.userId !== userId || (sessionId !== undefined && episode.sessionId !== sessionId)) continue;
+      if (await this.delete(id, scope)) deleted += 1;
+    }
+    return deleted;
   }
 
   /** The tenant's (and user's) episodes, newest `endedAt` first, reading only their index folders. */

@@ -10,6 +10,7 @@ import { FileBranchStore } from './fileBranchStore.js';
 import { FileCheckpointStore } from './fileCheckpointStore.js';
 import { FileDocuments, parseMessage } from './fileDocuments.js';
 import { FileEpisodeStore } from './fileEpisodeStore.js';
+import { eraseFileUser } from './fileErasure.js';
 import { fsyncDir, readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import { appendJsonLines } from './jsonLines.js';
@@ -18,6 +19,8 @@ import type {
   CheckpointRetention,
   CreateSessionInput,
   EpisodeFilter,
+  EraseUserInput,
+  EraseUserResult,
   ReadMessagesOptions,
   SessionChange,
   SessionFilter,
@@ -26,6 +29,7 @@ import type {
   UpdateOptions,
 } from './store.js';
 import { applySessionChange, assertMessages, branchLineage, matchesSessionFilter, newSession, planAppend } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -119,8 +123,9 @@ export class FileStore implements Store {
 
   async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
     return this.#run('read a session', async () => {
+      assertTenantScope(scope);
       const session = await this.#docs.readSession(id);
-      return session !== undefined && (scope.tenantId === undefined || session.tenantId === scope.tenantId) ? session : undefined;
+      return session !== undefined && inTenant(session, scope) ? session : undefined;
     });
   }
 
@@ -128,7 +133,7 @@ export class FileStore implements Store {
     return this.#run('update a session', async () => {
       this.#layout.sessionDir(id);
       return this.#locks.run(id, async () => {
-        const current = await this.#docs.requireSession(id, options.tenantId);
+        const current = await this.#docs.requireSession(id, options);
         if (current.version !== options.expectedVersion) {
           throw new ConcurrencyError(
             `Session ${JSON.stringify(id)} is at version ${current.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
@@ -152,9 +157,14 @@ export class FileStore implements Store {
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
     return this.#run('delete a session', async () => {
       this.#layout.sessionDir(id);
+      assertTenantScope(scope);
       return this.#locks.run(id, async () => {
         const session = await this.#docs.readSession(id);
-        if (session === undefined || (scope.tenantId !== undefined && session.tenantId !== scope.tenantId)) return false;
+        if (session === undefined || !inTenant(session, scope)) return false;
+        // Its episodes first (the one named after it, the default id, and any other in its owner's
+        // index), so a crash before the folder is gone leaves a session a retried delete finds.
+        if ((await this.#episodes.get(id, scope))?.sessionId === id) await this.#episodes.delete(id, scope);
+        await this.#episodes.deleteOwned(scope, session.userId, id);
         await this.#removeSessionFolder(id);
         return true;
       });
@@ -181,12 +191,12 @@ export class FileStore implements Store {
     });
   }
 
-  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
+  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope: TenantScope = {}): Promise<{ inserted: number }> {
     return this.#run('append messages', async () => {
       const file = this.#layout.messagesFile(sessionId, branchId);
       assertMessages(messages);
       return this.#locks.run(sessionId, async () => {
-        const branch = await this.#docs.requireBranch(sessionId, branchId);
+        const branch = await this.#docs.requireBranch(sessionId, branchId, scope);
         const first = messages[0];
         if (first === undefined) return { inserted: 0 };
         const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
@@ -208,8 +218,9 @@ export class FileStore implements Store {
   async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
     return this.#run('read messages', async () => {
       this.#layout.messagesFile(sessionId, branchId);
+      await this.#docs.requireSession(sessionId, options);
       const lineage = await this.#docs.lineage(sessionId, branchId);
-      if (!lineage.has(branchId)) await this.#docs.requireBranch(sessionId, branchId);
+      if (!lineage.has(branchId)) await this.#docs.requireBranch(sessionId, branchId, options);
       const out: Message[] = [];
       for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => lineage.get(id), sessionId, options)) {
         for (const message of await this.#docs.readOwnMessages(sessionId, branch.id)) {
@@ -220,17 +231,22 @@ export class FileStore implements Store {
     });
   }
 
-  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
-    return this.#run('fork a branch', () => this.#branches.fork(sessionId, input));
+  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope = {}): Promise<Branch> {
+    return this.#run('fork a branch', () => this.#branches.fork(sessionId, input, scope));
   }
 
-  async getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
-    return this.#run('read a branch', () => this.#docs.readBranch(sessionId, branchId));
+  async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
+    return this.#run('read a branch', async () => {
+      this.#layout.branchFile(sessionId, branchId);
+      assertTenantScope(scope);
+      const session = await this.#docs.readSession(sessionId);
+      return session !== undefined && inTenant(session, scope) ? this.#docs.readBranch(sessionId, branchId) : undefined;
+    });
   }
 
-  async listBranches(sessionId: string): Promise<Branch[]> {
+  async listBranches(sessionId: string, scope: TenantScope = {}): Promise<Branch[]> {
     return this.#run('list branches', async () => {
-      await this.#docs.requireSession(sessionId);
+      await this.#docs.requireSession(sessionId, scope);
       return this.#docs.listBranches(sessionId);
     });
   }
@@ -239,28 +255,32 @@ export class FileStore implements Store {
     return this.#run('update a branch', () => this.#branches.update(sessionId, branchId, change, options));
   }
 
-  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
+  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope = {}): Promise<void> {
     return this.#run('delete a branch', () => this.#branches.delete(sessionId, branchId, options));
   }
 
-  async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    return this.#run('save a checkpoint', () => this.#checkpoints.save(checkpoint));
+  async saveCheckpoint(checkpoint: Checkpoint, scope: TenantScope = {}): Promise<void> {
+    return this.#run('save a checkpoint', () => this.#checkpoints.save(checkpoint, scope));
   }
 
-  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
-    return this.#run('save pending writes', () => this.#checkpoints.putPendingWrites(sessionId, branchId, checkpointId, writes));
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
+    return this.#run('save pending writes', () => this.#checkpoints.putPendingWrites(sessionId, branchId, checkpointId, writes, scope));
   }
 
-  async loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
-    return this.#run('load a checkpoint', () => this.#checkpoints.load(sessionId, branchId, id));
+  async loadCheckpoint(sessionId: string, branchId: string, id?: string, scope: TenantScope = {}): Promise<Checkpoint | undefined> {
+    return this.#run('load a checkpoint', () => this.#checkpoints.load(sessionId, branchId, id, scope));
   }
 
-  async listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
-    return this.#run('list checkpoints', () => this.#checkpoints.list(sessionId, branchId));
+  async listCheckpoints(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<CheckpointManifestEntry[]> {
+    return this.#run('list checkpoints', () => this.#checkpoints.list(sessionId, branchId, scope));
   }
 
-  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
-    return this.#run('prune checkpoints', () => this.#checkpoints.prune(sessionId, branchId, retention));
+  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope = {}): Promise<number> {
+    return this.#run('prune checkpoints', () => this.#checkpoints.prune(sessionId, branchId, retention, scope));
+  }
+
+  async deleteCheckpoint(sessionId: string, branchId: string, id: string, scope: TenantScope = {}): Promise<boolean> {
+    return this.#run('delete a checkpoint', () => this.#checkpoints.delete(sessionId, branchId, id, scope));
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
@@ -277,6 +297,16 @@ export class FileStore implements Store {
 
   async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
     return this.#run('find episodes', () => this.#episodes.find(filter));
+  }
+
+  async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
+    return this.#run('delete an episode', () => this.#episodes.delete(id, scope));
+  }
+
+  async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
+    return this.#run("erase a user's data", () =>
+      eraseFileUser(input, { docs: this.#docs, locks: this.#locks, episodes: this.#episodes, removeSession: (id) => this.#removeSessionFolder(id) }),
+    );
   }
 
   /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */

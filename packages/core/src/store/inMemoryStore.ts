@@ -6,6 +6,7 @@ import type { Message } from '../message.js';
 import type { Branch, BranchParent, Session, State } from '../session.js';
 import { MAIN_BRANCH } from '../session.js';
 import { cloneData } from './cloneData.js';
+import { eraseUserRecords, type SessionRecord } from './inMemoryRecords.js';
 import {
   applySessionChange,
   assertBranchId,
@@ -18,14 +19,18 @@ import {
   branchState,
   checkpointsToPrune,
   ensureBranchDeletable,
+  ensureCheckpointDeletable,
   matchesSessionFilter,
   newSession,
   planAppend,
 } from './storeRules.js';
+import { assertTenantScope, inTenant } from './tenantScope.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
   EpisodeFilter,
+  EraseUserInput,
+  EraseUserResult,
   ReadMessagesOptions,
   SessionChange,
   SessionFilter,
@@ -34,13 +39,6 @@ import type {
   UpdateOptions,
 } from './store.js';
 
-interface SessionRecord {
-  session: Session;
-  branches: Map<string, Branch>;
-  /** Own messages of each branch, by seq. */
-  messages: Map<string, Map<number, Message>>;
-  checkpoints: Map<string, Checkpoint[]>;
-}
 
 const clone = cloneData;
 
@@ -96,7 +94,11 @@ export class InMemoryStore implements Store {
   }
 
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
-    if (!this.#record(id, scope)) return false;
+    const record = this.#record(id, scope);
+    if (!record) return false;
+    for (const episode of this.#episodes.values()) {
+      if (episode.sessionId === id && inTenant(episode, scope)) this.#episodes.delete(episode.id);
+    }
     return this.#sessions.delete(id);
   }
 
@@ -109,8 +111,8 @@ export class InMemoryStore implements Store {
     return ids;
   }
 
-  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
-    const record = this.#required(sessionId);
+  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope: TenantScope = {}): Promise<{ inserted: number }> {
+    const record = this.#required(sessionId, scope);
     assertBranchId(branchId);
     assertMessages(messages);
     const own = record.messages.get(branchId);
@@ -126,7 +128,7 @@ export class InMemoryStore implements Store {
   }
 
   async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
-    const record = this.#required(sessionId);
+    const record = this.#required(sessionId, options);
     assertBranchId(branchId);
     const out: Message[] = [];
     for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
@@ -137,13 +139,13 @@ export class InMemoryStore implements Store {
     return out;
   }
 
-  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
-    const record = this.#required(sessionId);
+  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope = {}): Promise<Branch> {
+    const record = this.#required(sessionId, scope);
     assertBranchId(input.branchId);
     assertBranchId(input.parent.branchId);
     if (record.branches.has(input.branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
     if (!record.branches.has(input.parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
-    const parentLength = (await this.readMessages(sessionId, input.parent.branchId)).length;
+    const parentLength = (await this.readMessages(sessionId, input.parent.branchId, scope)).length;
     if (input.parent.atSeq > parentLength) {
       throw new InvalidInputError(`Cannot fork at seq ${input.parent.atSeq}: branch ${JSON.stringify(input.parent.branchId)} has ${parentLength} messages.`);
     }
@@ -160,15 +162,15 @@ export class InMemoryStore implements Store {
     return clone(branch);
   }
 
-  async getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
-    const record = this.#record(sessionId);
+  async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
+    const record = this.#record(sessionId, scope);
     assertBranchId(branchId);
     const branch = record?.branches.get(branchId);
     return branch && clone(branch);
   }
 
-  async listBranches(sessionId: string): Promise<Branch[]> {
-    return clone([...this.#required(sessionId).branches.values()]);
+  async listBranches(sessionId: string, scope: TenantScope = {}): Promise<Branch[]> {
+    return clone([...this.#required(sessionId, scope).branches.values()]);
   }
 
   async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
@@ -184,8 +186,8 @@ export class InMemoryStore implements Store {
     return clone(next);
   }
 
-  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
-    const record = this.#required(sessionId);
+  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope = {}): Promise<void> {
+    const record = this.#required(sessionId, options);
     assertBranchId(branchId);
     for (const id of ensureBranchDeletable(branchId, [...record.branches.values()], options)) {
       record.branches.delete(id);
@@ -194,15 +196,15 @@ export class InMemoryStore implements Store {
     }
   }
 
-  async saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+  async saveCheckpoint(checkpoint: Checkpoint, scope: TenantScope = {}): Promise<void> {
     const valid = assertCheckpoint(checkpoint);
-    const list = this.#checkpoints(valid.sessionId, valid.branchId);
+    const list = this.#checkpoints(valid.sessionId, valid.branchId, scope);
     if (list.some((c) => c.id === valid.id)) return;
     list.push(clone(valid));
   }
 
-  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
-    const list = this.#checkpoints(sessionId, branchId);
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
     assertValidId('checkpoint', checkpointId);
     const valid = assertPendingWrites(writes);
     const checkpoint = list.find((c) => c.id === checkpointId);
@@ -212,23 +214,31 @@ export class InMemoryStore implements Store {
     }
   }
 
-  async loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
-    const list = this.#checkpoints(sessionId, branchId);
+  async loadCheckpoint(sessionId: string, branchId: string, id?: string, scope: TenantScope = {}): Promise<Checkpoint | undefined> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
     if (id !== undefined) assertValidId('checkpoint', id);
     const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
     return found && clone(found);
   }
 
-  async listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
-    return this.#checkpoints(sessionId, branchId).map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
+  async listCheckpoints(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<CheckpointManifestEntry[]> {
+    return this.#checkpoints(sessionId, branchId, scope).map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
   }
 
-  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
-    const list = this.#checkpoints(sessionId, branchId);
+  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope = {}): Promise<number> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
     const doomed = new Set(checkpointsToPrune(list, retention));
     const kept = list.filter((c) => !doomed.has(c.id));
-    this.#required(sessionId).checkpoints.set(branchId, kept);
+    this.#required(sessionId, scope).checkpoints.set(branchId, kept);
     return list.length - kept.length;
+  }
+
+  async deleteCheckpoint(sessionId: string, branchId: string, id: string, scope: TenantScope = {}): Promise<boolean> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
+    assertValidId('checkpoint', id);
+    if (!ensureCheckpointDeletable(branchId, id, list)) return false;
+    this.#required(sessionId, scope).checkpoints.set(branchId, list.filter((c) => c.id !== id));
+    return true;
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
@@ -253,9 +263,21 @@ export class InMemoryStore implements Store {
 
   async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
     assertValidId('episode', id);
+    assertTenantScope(scope);
     const episode = this.#episodes.get(id);
-    if (episode === undefined || (scope.tenantId !== undefined && episode.tenantId !== scope.tenantId)) return undefined;
+    if (episode === undefined || !inTenant(episode, scope)) return undefined;
     return clone(episode);
+  }
+
+  async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
+    assertValidId('episode', id);
+    assertTenantScope(scope);
+    const episode = this.#episodes.get(id);
+    return episode !== undefined && inTenant(episode, scope) && this.#episodes.delete(id);
+  }
+
+  async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
+    return eraseUserRecords(this.#sessions, this.#episodes, input);
   }
 
   async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
@@ -274,8 +296,8 @@ export class InMemoryStore implements Store {
   #record(id: string, scope: TenantScope = {}): SessionRecord | undefined {
     assertSessionId(id);
     const record = this.#sessions.get(id);
-    if (record === undefined) return undefined;
-    if (scope.tenantId !== undefined && record.session.tenantId !== scope.tenantId) return undefined;
+    assertTenantScope(scope);
+    if (record === undefined || !inTenant(record.session, scope)) return undefined;
     return record;
   }
 
@@ -285,8 +307,8 @@ export class InMemoryStore implements Store {
     return record;
   }
 
-  #checkpoints(sessionId: string, branchId: string): Checkpoint[] {
-    const record = this.#required(sessionId);
+  #checkpoints(sessionId: string, branchId: string, scope: TenantScope): Checkpoint[] {
+    const record = this.#required(sessionId, scope);
     assertBranchId(branchId);
     if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
     let list = record.checkpoints.get(branchId);
