@@ -11,8 +11,8 @@
  * for await (const event of session.send('I was charged twice')) console.log(event.type);
  * ```
  */
-export { HandoffBuilder } from './handoffBuilder.js';
-export { HandoffSession, type SessionHost } from './handoffSession.js';
+export { HandoffBuilder } from './workflow/handoffBuilder.js';
+export { HandoffSession, type SessionHost } from './session/handoffSession.js';
 export {
   bindHandoffTool,
   createHandoffTool,
@@ -21,7 +21,7 @@ export {
   handoffToolName,
   handoffToolTemplate,
   isHandoffToolName,
-} from './handoffTools.js';
+} from './routing/handoffTools.js';
 export type {
   AutonomousOptions,
   CheckpointFrequency,
@@ -36,13 +36,13 @@ export type {
   TerminationCondition,
   TerminationContext,
   TurnOptions,
-} from './handoffTypes.js';
-export { type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './handoffWorkflow.js';
-export { HistoryView } from './historyView.js';
-export { type HandoffGraph, handoffGraphToMermaid } from './mermaid.js';
-export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './replayHistory.js';
-export { replaySession, type SessionReplay } from './replaySession.js';
-export { REQUEST_USER_INPUT, requestUserInputTool } from './requestUserInput.js';
+} from './workflow/handoffTypes.js';
+export { type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+export { HistoryView } from './session/historyView.js';
+export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
+export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
+export { replaySession, type SessionReplay } from './session/replaySession.js';
+export { REQUEST_USER_INPUT, requestUserInputTool } from './routing/requestUserInput.js';
 export {
   createRoutingMachine,
   handoffRefusal,
@@ -54,8 +54,8 @@ export {
   type RoutingSnapshot,
   type RoutingStateValue,
   routingState,
-} from './routingMachine.js';
-export { SessionLock } from './sessionLock.js';
-export { DEFAULT_AUTONOMOUS_PROMPT } from './turnRunner.js';
-export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
-export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflowTool.js';
+} from './routing/routingMachine.js';
+export { SessionLock } from './session/sessionLock.js';
+export { DEFAULT_AUTONOMOUS_PROMPT } from './turn/turnRunner.js';
+export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflow/workflowExecutor.js';
+export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflow/workflowTool.js';

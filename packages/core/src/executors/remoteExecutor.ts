@@ -1,9 +1,9 @@
 import pRetry, { AbortError as StopRetrying } from 'p-retry';
 import { AbortedError, RemoteExecutorError, type RemoteFailure } from '../errors.js';
-import type { BatonEvent } from '../events.js';
-import type { Executor, ExecutorInput, ExecutorOutcome } from '../executor.js';
-import { toModelMessage } from '../message.js';
-import { addUsage, emptyUsage, type Usage } from '../modelClient.js';
+import type { BatonEvent } from '../conversation/events.js';
+import type { Executor, ExecutorInput, ExecutorOutcome } from './executor.js';
+import { toModelMessage } from '../conversation/message.js';
+import { addUsage, emptyUsage, type Usage } from '../models/modelClient.js';
 import { REMOTE_WIRE_VERSION, readLines, RemoteStepEventSchema, type RemoteStepRequest } from './remoteWireFormat.js';
 
 /** What `new RemoteExecutor(…)` takes. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelMessage } from '../message.js';
+import type { ModelMessage } from '../conversation/message.js';
 
 /** The wire format's version, sent as `version` in every request. */
 export const REMOTE_WIRE_VERSION = 1;

@@ -1,8 +1,8 @@
-import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../checkpoint.js';
-import type { Episode } from '../episode.js';
-import type { Message } from '../message.js';
-import type { Metadata } from '../metadata.js';
-import type { Branch, BranchParent, Session, State } from '../session.js';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../conversation/checkpoint.js';
+import type { Episode } from '../conversation/episode.js';
+import type { Message } from '../conversation/message.js';
+import type { Metadata } from '../conversation/metadata.js';
+import type { Branch, BranchParent, Session, State } from '../conversation/session.js';
 
 /**
  * Restricts a read or write to one tenant: a store never returns, changes or deletes another

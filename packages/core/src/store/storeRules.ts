@@ -3,13 +3,13 @@
  * id and metadata validation, how a branch's parent reference is followed, which branches a delete
  * takes, which checkpoints retention drops.
  */
-import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
-import { type Episode, EpisodeSchema } from '../episode.js';
+import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
+import { type Episode, EpisodeSchema } from '../conversation/episode.js';
 import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
-import { type Message, MessageSchema } from '../message.js';
-import { assertSafeMetadata } from '../metadata.js';
-import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.js';
+import { type Message, MessageSchema } from '../conversation/message.js';
+import { assertSafeMetadata } from '../conversation/metadata.js';
+import { type Branch, MAIN_BRANCH, type Session, type State } from '../conversation/session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
