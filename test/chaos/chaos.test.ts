@@ -1,0 +1,32 @@
+/**
+ * A short crash campaign in CI: reference runs per (store, mode), the self-test (a stored message
+ * deleted after a clean run must be reported), then ~50 seeded random trials over FileStore and
+ * MongoStore (a private FerretDB, killed and restarted in some trials) in every checkpoint mode,
+ * with SIGKILLed child processes; the oracle must find no violation. `CHAOS_SEED` picks another seed.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CampaignOptions, formatSummary, runCampaign } from './campaign.js';
+
+const options: CampaignOptions = {
+  stores: ['file', 'mongo'],
+  modes: ['turn', 'step', 'manual'],
+  exhaustive: false,
+  trials: 48,
+  seed: Number(process.env.CHAOS_SEED ?? 20261123),
+  selfTest: true,
+};
+
+describe('the crash campaign', () => {
+  it('finds no violation in 48 random trials with 1-3 SIGKILLs each, and catches a deleted message', { timeout: 240_000 }, async () => {
+    const lines: string[] = [];
+    const summary = await runCampaign({ ...options, print: (line) => lines.push(line) });
+    const report = `${lines.join('\n')}\n${formatSummary(summary, options)}`;
+    expect(summary.selfTest.map((s) => [s.store, s.caught]), report).toEqual([
+      ['file', true],
+      ['mongo', true],
+    ]);
+    expect(summary.trials, report).toBe(48 + 6);
+    expect(summary.crashes, report).toBeGreaterThanOrEqual(48);
+    expect(summary.failures.map((f) => f.plan.label), report).toEqual([]);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * Runs one chaos trial: children one after another (each but the last killed at its kill point, the
+ * later ones recovering), optionally a FerretDB SIGKILL + restart during one of them, then the oracle
+ * on what a fresh store object reads. A trial that breaks an invariant keeps its data for inspection.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
+import { MongoClient } from 'mongodb';
+import type { FerretServer } from './ferretServer.js';
+import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
+import { runChild } from './runChild.js';
+import { readSideLog } from './sideLog.js';
+import { openTrialStore, type TrialConfig, type TrialStore } from './trialConfig.js';
+
+/** The conversation's session id in every trial. */
+export const SESSION_ID = 'chaos-chat';
+
+/** What one trial does. */
+export interface TrialPlan {
+  /** For reports, e.g. `random seed 17` or `exhaustive file/step k=37`. */
+  label: string;
+  /** The command-line arguments that replay this trial. */
+  replay: string;
+  store: 'file' | 'mongo';
+  every: CheckpointFrequency;
+  keep: CheckpointKeep;
+  /** The kill point of each child in turn; the child after the last one runs to the end. */
+  kills: number[];
+  delaySeed?: number;
+  /** The parent SIGKILLs child `child` `afterMs` after starting it (a kill that can land inside a store call). */
+  timedKill?: { child: number; afterMs: number };
+  /** SIGKILL and restart FerretDB `afterMs` after child `child` starts (MongoStore trials). */
+  bounce?: { child: number; afterMs: number };
+  /** Record the label of every kill point (the uninterrupted reference runs). */
+  labels?: boolean;
+  /** Self-test: delete the stored message at seq 3 before the oracle looks. */
+  damage?: boolean;
+}
+
+/** What a trial found. */
+export interface TrialResult {
+  plan: TrialPlan;
+  violations: Violation[];
+  /** Children that died at their kill point. */
+  crashes: number;
+  /** ConcurrencyError / StoreError retries of the children. */
+  retries: number;
+  /** Kill points the last child passed (all of them in an uninterrupted run). */
+  points: number;
+  /** How long the last child ran, in ms. */
+  lastChildMs: number;
+  /** The label of each kill point (with `plan.labels`). */
+  labels: string[];
+  transcript: TranscriptEntry[];
+  /** Where the trial's data was kept (when it broke an invariant). */
+  keptAt?: string;
+}
+
+/** What trials share: a work folder and, for MongoStore trials, the campaign's FerretDB. */
+export interface TrialEnvironment {
+  workDir: string;
+  ferret?: FerretServer | undefined;
+}
+
+/**
+ * Runs a trial to its end and judges it.
+ *
+ * @param reference the uninterrupted run's transcript; without one the trial is its own reference
+ * @example
+ * ```ts
+ * const result = await runTrial({ label: 'k=3', replay: '', store: 'file', every: 'step', keep: 'latest', kills: [3] }, env, reference);
+ * ```
+ */
+export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference?: readonly TranscriptEntry[]): Promise<TrialResult> {
+  const name = `t-${randomBytes(5).toString('hex')}`;
+  const dir = join(env.workDir, name);
+  await mkdir(dir, { recursive: true });
+  const store: TrialStore =
+    plan.store === 'file' ? { kind: 'file', directory: join(dir, 'store') } : { kind: 'mongo', url: ferretUrl(env), dbName: `chaos_${name.replace('-', '_')}` };
+  const trial: TrialConfig = { store, every: plan.every, keep: plan.keep, sessionId: SESSION_ID, sideLog: join(dir, 'side.jsonl') };
+  if (plan.labels) trial.labelsFile = join(dir, 'labels.txt');
+  if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
+
+  const violations: Violation[] = [];
+  let crashes = 0;
+  let retries = 0;
+  let points = 0;
+  let lastChildMs = 0;
+  for (let child = 0; child < plan.kills.length + 4; child += 1) {
+    const killAt = plan.kills[child] ?? 0;
+    const bounce = plan.bounce?.child === child && env.ferret ? delayed(plan.bounce.afterMs, () => env.ferret?.bounce()) : undefined;
+    const timed = plan.timedKill?.child === child ? plan.timedKill.afterMs : undefined;
+    const outcome = await runChild(trial, killAt, child, timed);
+    await bounce;
+    if (outcome.kind === 'killed' && (killAt > 0 || timed !== undefined)) {
+      crashes += 1;
+      continue;
+    }
+    if (outcome.kind === 'closed') {
+      retries += outcome.retries;
+      points = outcome.points;
+      lastChildMs = outcome.durationMs;
+      break;
+    }
+    violations.push({ invariant: 'child-error', detail: outcome.kind === 'error' ? outcome.message : `child ${child} was killed without a kill point` });
+    break;
+  }
+
+  if (plan.damage) await deleteThirdMessage(store);
+  // Another trial may be restarting the shared FerretDB right now: give the reader a few tries.
+  let evidence = await readEvidence(store, trial.sideLog);
+  for (let attempt = 1; attempt < 10 && 'error' in evidence && store.kind === 'mongo'; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    evidence = await readEvidence(store, trial.sideLog);
+  }
+  let transcript: TranscriptEntry[] = [];
+  if ('error' in evidence) violations.push({ invariant: 'store-unreadable', detail: evidence.error });
+  else {
+    transcript = transcriptOf(evidence.messages);
+    violations.push(...judgeTrial(evidence, reference ?? transcript));
+  }
+  const labels = plan.labels ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean) : [];
+  if (violations.length > 0) {
+    await writeFile(join(dir, 'plan.json'), JSON.stringify({ plan, violations }, null, 2));
+    return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript, keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}` };
+  }
+  await rm(dir, { recursive: true, force: true });
+  if (store.kind === 'mongo') await dropDatabase(store).catch(() => dropDatabase(store));
+  return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript };
+}
+
+function ferretUrl(env: TrialEnvironment): string {
+  if (env.ferret === undefined) throw new Error('A MongoStore trial needs the campaign FerretDB.');
+  return env.ferret.url;
+}
+
+async function delayed(ms: number, action: () => Promise<void> | undefined): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  await action();
+}
+
+/** The stored history and session, read by a new store object, with the side log. */
+async function readEvidence(store: TrialStore, sideLog: string) {
+  try {
+    const reader = await openTrialStore(store);
+    try {
+      const messages = await reader.readMessages(SESSION_ID, 'main');
+      const session = await reader.getSession(SESSION_ID);
+      return { messages, session, sideLog: readSideLog(sideLog) };
+    } finally {
+      await reader.close();
+    }
+  } catch (error) {
+    return { error: `the store cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}` };
+  }
+}
+
+/** The self-test's damage: the stored message at seq 3 disappears (a line of the FileStore's jsonl, a MongoDB document). */
+async function deleteThirdMessage(store: TrialStore): Promise<void> {
+  if (store.kind === 'file') {
+    const path = join(store.directory, 'sessions', SESSION_ID, 'messages', 'main.jsonl');
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const index = lines.findIndex((line) => line.includes('"seq":3'));
+    if (index < 0) throw new Error(`No message at seq 3 in ${path}: the self-test cannot damage it.`);
+    lines.splice(index, 1);
+    await writeFile(path, lines.join('\n'));
+    return;
+  }
+  const client = new MongoClient(store.url);
+  try {
+    const { deletedCount } = await client.db(store.dbName).collection('baton_messages').deleteOne({ sessionId: SESSION_ID, seq: 3 });
+    if (deletedCount !== 1) throw new Error('No message document at seq 3: the self-test cannot damage it.');
+  } finally {
+    await client.close();
+  }
+}
+
+async function dropDatabase(store: Extract<TrialStore, { kind: 'mongo' }>): Promise<void> {
+  const client = new MongoClient(store.url, { serverSelectionTimeoutMS: 15_000 });
+  try {
+    await client.db(store.dbName).dropDatabase();
+  } finally {
+    await client.close();
+  }
+}
