@@ -116,7 +116,7 @@ export {
 } from './conversation/session.js';
 export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
-export { InMemoryStore } from './store/memory/inMemoryStore.js';
+export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
   BranchStore,
   CheckpointRetention,

@@ -11,7 +11,7 @@
  * for await (const event of session.send('I was charged twice')) console.log(event.type);
  * ```
  */
-export { HandoffBuilder } from './workflow/handoffBuilder.js';
+export { DEFAULT_STORE_LIMITS, HandoffBuilder } from './workflow/handoffBuilder.js';
 export { HandoffSession, type SessionHost } from './session/handoffSession.js';
 export {
   bindHandoffTool,

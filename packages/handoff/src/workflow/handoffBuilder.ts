@@ -13,6 +13,9 @@ import type {
 } from './handoffTypes.js';
 import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 
+/** The limits of the default store: 10,000 sessions, removing closed or 1-hour-idle ones first when full (see `InMemoryStore`). */
+export const DEFAULT_STORE_LIMITS = { maxSessions: 10_000, idleTtlMs: 60 * 60_000 } as const;
+
 type Ref = Participant | string;
 const nameOf = (ref: Ref): string => (typeof ref === 'string' ? ref : ref.name);
 
@@ -196,7 +199,7 @@ export class HandoffBuilder {
       maxHandoffsPerTurn: this.#maxHandoffsPerTurn,
       autonomous: autonomous && { maxTurns: autonomous.maxTurns, prompt: autonomous.prompt ?? DEFAULT_AUTONOMOUS_PROMPT },
       terminateWhen: this.#terminateWhen,
-      store: this.#store ?? new InMemoryStore(),
+      store: this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS),
       checkpointEvery: every,
       checkpointKeep: keep,
       contextProviders: [...this.#providers],

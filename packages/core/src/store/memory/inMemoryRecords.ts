@@ -13,6 +13,44 @@ export interface SessionRecord {
   /** Own messages of each branch, by seq. */
   messages: Map<string, Map<number, Message>>;
   checkpoints: Map<string, Checkpoint[]>;
+  /** When the store last read or wrote this session (`Date.now()` ms). */
+  touchedAt: number;
+}
+
+/** Limits of an `InMemoryStore` (see {@link InMemoryStoreOptions}). */
+export interface SessionLimits {
+  maxSessions: number;
+  idleTtlMs: number;
+}
+
+/**
+ * Marks a session as just used: its record moves to the end of the map, so the map stays ordered
+ * from least to most recently used and eviction looks at the oldest first.
+ */
+export function touchRecord(sessions: Map<string, SessionRecord>, record: SessionRecord, now: number): void {
+  record.touchedAt = now;
+  sessions.delete(record.session.id);
+  sessions.set(record.session.id, record);
+}
+
+/**
+ * Makes room for one more session when the store holds `maxSessions`: removes the least recently
+ * used sessions that are closed or idle (not read or written for `idleTtlMs`), oldest first, and
+ * never one in use (a turn reads or writes its session at every durability point). When no session
+ * can go, the store holds more than `maxSessions` rather than lose an active conversation. Episodes
+ * are kept (they are the memory of closed sessions).
+ *
+ * @returns the ids removed
+ */
+export function evictForRoom(sessions: Map<string, SessionRecord>, limits: SessionLimits, now: number): string[] {
+  const evicted: string[] = [];
+  if (sessions.size < limits.maxSessions) return evicted;
+  for (const record of sessions.values()) {
+    if (sessions.size - evicted.length < limits.maxSessions) break;
+    if (record.session.status === 'closed' || now - record.touchedAt >= limits.idleTtlMs) evicted.push(record.session.id);
+  }
+  for (const id of evicted) sessions.delete(id);
+  return evicted;
 }
 
 /**

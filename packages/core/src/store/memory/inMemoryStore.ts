@@ -1,12 +1,12 @@
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
-import { ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
 import { MAIN_BRANCH } from '../../conversation/session.js';
 import { cloneData } from '../cloneData.js';
-import { eraseUserRecords, type SessionRecord } from './inMemoryRecords.js';
+import { evictForRoom, eraseUserRecords, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 import {
   applySessionChange,
   assertBranchId,
@@ -42,14 +42,30 @@ import type {
 
 const clone = cloneData;
 
+/** Options of {@link InMemoryStore}. */
+export interface InMemoryStoreOptions {
+  /**
+   * Sessions the store holds before it makes room for a new one by removing closed or idle ones
+   * (least recently used first). Default: unlimited. `HandoffBuilder`'s default store uses 10,000.
+   */
+  maxSessions?: number;
+  /** How long a session must go unread and unwritten before it counts as idle and may be removed to make room, in ms (default 1 hour). */
+  idleTtlMs?: number;
+}
+
 /**
  * A {@link Store} in process memory: fast, for tests and for single-process bots that need no
  * durability. Values are copied in and out, so callers can never change stored data by reference.
+ * With `maxSessions` it stays bounded in a long-running server: creating a session beyond the limit
+ * first removes closed sessions and sessions idle for `idleTtlMs` (least recently used first; never
+ * one in use, so never an active turn), with their messages and checkpoints; episodes stay.
  *
+ * @param options `{ maxSessions?, idleTtlMs? }`
+ * @throws {ConfigurationError} for a `maxSessions` or `idleTtlMs` that is not a positive number
  * @example
  * ```ts
  * import { InMemoryStore } from '@baton/core';
- * const store = new InMemoryStore();
+ * const store = new InMemoryStore({ maxSessions: 10_000, idleTtlMs: 60 * 60_000 });
  * await store.createSession({ id: 'chat-1', userId: 'u-1' });
  * ```
  */
@@ -57,16 +73,33 @@ export class InMemoryStore implements Store {
   readonly kind = 'memory';
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #episodes = new Map<string, Episode>();
+  readonly #limits: SessionLimits;
+
+  constructor(options: InMemoryStoreOptions = {}) {
+    const maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
+    const idleTtlMs = options.idleTtlMs ?? 60 * 60_000;
+    if (!(maxSessions > 0) || !(idleTtlMs > 0)) {
+      throw new ConfigurationError(`InMemoryStore needs a positive maxSessions and idleTtlMs, got ${JSON.stringify({ maxSessions: options.maxSessions, idleTtlMs: options.idleTtlMs })}.`);
+    }
+    this.#limits = { maxSessions, idleTtlMs };
+  }
+
+  /** How many sessions the store holds now. */
+  get size(): number {
+    return this.#sessions.size;
+  }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
     const session = newSession(input);
     if (this.#sessions.has(session.id)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
+    evictForRoom(this.#sessions, this.#limits, Date.now());
     const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
     this.#sessions.set(session.id, {
       session,
       branches: new Map([[MAIN_BRANCH, main]]),
       messages: new Map([[MAIN_BRANCH, new Map()]]),
       checkpoints: new Map(),
+      touchedAt: Date.now(),
     });
     return clone(session);
   }
@@ -298,6 +331,7 @@ export class InMemoryStore implements Store {
     const record = this.#sessions.get(id);
     assertTenantScope(scope);
     if (record === undefined || !inTenant(record.session, scope)) return undefined;
+    touchRecord(this.#sessions, record, Date.now());
     return record;
   }
 
