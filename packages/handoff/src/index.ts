@@ -33,11 +33,13 @@ export type {
   RequestAnswer,
   ReturnPolicy,
   SessionOptions,
+  SessionSettings,
+  SessionTarget,
   TerminationCondition,
   TerminationContext,
   TurnOptions,
 } from './workflow/handoffTypes.js';
-export { type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
 export { HistoryView } from './session/historyView.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
 export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';

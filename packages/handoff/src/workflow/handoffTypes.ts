@@ -64,10 +64,21 @@ export type TerminationCondition = (context: TerminationContext) => boolean | st
 /** Whether the receiving agent's input shows earlier handoff tool calls and their results (`'keep'`) or leaves them out (`'omit'`, default). Stored history always keeps them. */
 export type HandoffHistoryMode = 'omit' | 'keep';
 
-/** What `workflow.session()` takes. */
-export interface SessionOptions {
-  /** The session id (1–128 of `A–Z a–z 0–9 _ - : .`). Loaded when it exists, created otherwise. */
-  id: string;
+/**
+ * Which session `workflow.session()` opens: by its `id` (1–128 of `A–Z a–z 0–9 _ - : .`), or by the
+ * `conversationId` of a conversation several workflows may share — then the session is this
+ * workflow's thread of that conversation, stored under `workflow.sessionIdOf(conversationId)`
+ * (`<workflow name>:<conversationId>`), so two workflows on one store and one conversation id never
+ * collide (the thread store of Microsoft Agent Framework keys threads the same way, by conversation
+ * and agent).
+ */
+export type SessionTarget = { id: string; conversationId?: never } | { conversationId: string; id?: never };
+
+/** What `workflow.session()` takes: a {@link SessionTarget} and {@link SessionSettings}. */
+export type SessionOptions = SessionTarget & SessionSettings;
+
+/** The options of `workflow.session()` besides which session it opens. */
+export interface SessionSettings {
   userId?: string;
   tenantId?: string;
   /** The branch to work on (default `'main'`); it must exist (create one with `session.fork`). */

@@ -1,9 +1,11 @@
 import {
   AmbiguousBranchError,
+  assertValidId,
   type BatonEvent,
   ConcurrencyError,
   createId,
   InMemoryStore,
+  InvalidIdError,
   InvalidInputError,
   MAIN_BRANCH,
   type Message,
@@ -15,7 +17,7 @@ import {
   addUsage,
   emptyUsage,
 } from '@baton/core';
-import type { HandoffConfig, SessionOptions, TurnOptions } from './handoffTypes.js';
+import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { handoffToolTemplate } from '../routing/handoffTools.js';
 import { handoffGraphToMermaid } from './mermaid.js';
@@ -27,12 +29,14 @@ import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecut
 import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 
 /**
- * What `workflow.run({ sessionId, input })` takes: the session to load or create, the user's input,
- * and the options of the call (signal and per-turn settings).
+ * What `workflow.run({ sessionId | conversationId, input })` takes: the session to load or create
+ * (by its id, or as this workflow's thread of a conversation: see `workflow.sessionIdOf`), the user's
+ * input, and the options of the call (signal and per-turn settings).
  */
-export interface HandoffRunRequest extends TurnOptions {
-  /** The session to run in: loaded when it exists, created otherwise (unless `create: false`). */
-  sessionId: string;
+export type HandoffRunRequest = ({ sessionId: string; conversationId?: never } | { conversationId: string; sessionId?: never }) & HandoffRunOptions;
+
+/** The options of `workflow.run({ … })` besides which session it runs in. */
+export interface HandoffRunOptions extends TurnOptions {
   /** The user's message, or several messages sent in a row (committed together). While one `user_input` request is pending, it answers it. */
   input: string | readonly string[];
   /** The branch (default `'main'`; required once the session has been forked). */
@@ -120,10 +124,36 @@ export class HandoffWorkflow {
   }
 
   /**
+   * The id under which this workflow stores its thread of conversation `conversationId`:
+   * `<workflow name>:<conversationId>`. Two workflows with different names never share a session,
+   * even on one store and one conversation id.
+   *
+   * @throws {InvalidIdError} when the result is not a valid session id (too long, or unsafe characters)
+   * @example
+   * ```ts
+   * new HandoffBuilder({ name: 'billing-desk' }).participants(agent).build().sessionIdOf('chat-81'); // 'billing-desk:chat-81'
+   * ```
+   */
+  sessionIdOf(conversationId: string): string {
+    if (typeof conversationId !== 'string' || conversationId === '') throw new InvalidIdError('conversation', conversationId);
+    return assertValidId('session', `${this.name}:${conversationId}`);
+  }
+
+  /** The stored id of the session `options` name. @throws {InvalidInputError} when they name it by both `id` and `conversationId`, or by neither */
+  #sessionIdOf(options: SessionTarget): string {
+    const { id, conversationId } = options as { id?: string; conversationId?: string };
+    if ((id === undefined) === (conversationId === undefined)) {
+      throw new InvalidInputError(`Open a session by its id or by its conversationId, exactly one of them; got ${JSON.stringify({ id, conversationId })}.`);
+    }
+    return id ?? this.sessionIdOf(conversationId!);
+  }
+
+  /**
    * Opens a session: loads it when it exists (finishing nothing yet: an interrupted turn is resumed
    * by the next call or by `resume()`), creates it otherwise.
    *
-   * @param options `{ id, userId?, tenantId?, branch?, metadata?, checkpointId?, create? }`; without
+   * @param options `{ id | conversationId, userId?, tenantId?, branch?, metadata?, checkpointId?, create? }`
+   *   (by `conversationId`, the session is this workflow's thread of a conversation: see {@link sessionIdOf}); without
    *   `branch`, a session that has been forked is refused (which branch is meant?), one with only
    *   `main` opens it
    * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} for a missing branch, or for an
@@ -134,29 +164,30 @@ export class HandoffWorkflow {
    */
   async session(options: SessionOptions): Promise<HandoffSession> {
     const { store } = this.config;
+    const id = this.#sessionIdOf(options);
     const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
-    let existing: Session | undefined = await store.getSession(options.id, scope);
+    let existing: Session | undefined = await store.getSession(id, scope);
     if (existing === undefined && options.create === false) {
-      throw new NotFoundError(`Session ${JSON.stringify(options.id)} does not exist (opened with create: false).`);
+      throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist (opened with create: false).`);
     }
     if (existing !== undefined && options.branch === undefined) {
-      const branches = await store.listBranches(options.id, scope);
-      if (branches.length > 1) throw new AmbiguousBranchError(options.id, branches.map((b) => b.id));
+      const branches = await store.listBranches(id, scope);
+      if (branches.length > 1) throw new AmbiguousBranchError(id, branches.map((b) => b.id));
     }
     if (existing === undefined) {
       try {
         await store.createSession({
-          id: options.id,
+          id: id,
           ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
           ...(options.userId === undefined ? {} : { userId: options.userId }),
           ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
         });
       } catch (error) {
         if (!(error instanceof ConcurrencyError)) throw error;
-        existing = await store.getSession(options.id, scope);
+        existing = await store.getSession(id, scope);
         if (existing === undefined) {
           // The id exists, yet not for this tenant: refused like another user's session, and nothing of it is read.
-          throw new InvalidInputError(`Session ${JSON.stringify(options.id)} belongs to another tenant than ${JSON.stringify(options.tenantId ?? null)}; use a new session id.`, {
+          throw new InvalidInputError(`Session ${JSON.stringify(id)} belongs to another tenant than ${JSON.stringify(options.tenantId ?? null)}; use a new session id.`, {
             cause: error,
           });
         }
@@ -164,13 +195,13 @@ export class HandoffWorkflow {
     }
     if (existing !== undefined && options.userId !== undefined) await this.#claimUser(existing, options.userId, scope);
     const branchId = options.branch ?? MAIN_BRANCH;
-    const key = `${options.id}\u0000${branchId}`;
+    const key = `${id}\u0000${branchId}`;
     let slot = this.#slots.get(key);
     if (slot === undefined) {
       slot = { generation: 0 };
       this.#slots.set(key, slot);
     }
-    const runtime = new SessionRuntime(this.#core, slot, options.id, branchId, options.tenantId);
+    const runtime = new SessionRuntime(this.#core, slot, id, branchId, options.tenantId);
     const session = new HandoffSession(runtime, this.#host);
     if (options.checkpointId !== undefined) {
       await session.restore(options.checkpointId);
@@ -226,8 +257,8 @@ export class HandoffWorkflow {
       const session = await scratch.session({ id: createId() });
       return collectRun(session, input, options);
     }
-    const { sessionId, input: text, branch, userId, tenantId, create, ...turnOptions } = input;
-    const sessionOptions: SessionOptions = { id: sessionId };
+    const { sessionId, conversationId, input: text, branch, userId, tenantId, create, ...turnOptions } = input;
+    const sessionOptions: SessionOptions = sessionId !== undefined ? { id: sessionId } : { conversationId: conversationId! };
     if (branch !== undefined) sessionOptions.branch = branch;
     if (userId !== undefined) sessionOptions.userId = userId;
     if (tenantId !== undefined) sessionOptions.tenantId = tenantId;
