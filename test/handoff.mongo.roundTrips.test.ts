@@ -56,7 +56,9 @@ describe('MongoStore round trips of a handoff turn', () => {
     const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] } : { text: 'Anything else?' }));
     const billing = scriptedAgent('billing', (request) => ({ text: `Answer to: ${request.messages.findLast((m) => m.role === 'user')?.content ?? ''}` }));
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
-    const session = await workflow.session({ id: 'mongo-round-trips' });
+    // A tenant's session: the store checks its tenant when the session opens and remembers it, so no turn pays a round trip for it.
+    const acme = { tenantId: 'acme' };
+    const session = await workflow.session({ id: 'mongo-round-trips', ...acme });
     const perTurn: Record<string, number>[] = [];
     for (let turn = 1; turn <= TURNS; turn += 1) {
       commands = [];
@@ -79,9 +81,9 @@ describe('MongoStore round trips of a handoff turn', () => {
     const roundTrips = perTurn.map((counts) => Object.values(counts).reduce((a, b) => a + b, 0));
     console.log(`MongoStore (${ferretDb ? 'FerretDB, version claims' : 'MongoDB'}) round trips per handoff turn: ${roundTrips.join(' ')}`);
 
-    const stored = await store.readMessages('mongo-round-trips', 'main');
+    const stored = await store.readMessages('mongo-round-trips', 'main', acme);
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 4 * TURNS }, (_, index) => index + 1));
-    expect((await store.listCheckpoints('mongo-round-trips', 'main')).length).toBe(7);
+    expect((await store.listCheckpoints('mongo-round-trips', 'main', acme)).length).toBe(7);
     await store.close();
   });
 });

@@ -6,7 +6,7 @@
  * `ConcurrencyError` or `StoreError` (a stale claim of a dead writer, a database restarting) is
  * retried with a fresh session object, within a bounded time, and counted.
  */
-import { type BatonEvent, ConcurrencyError, StoreError } from '@baton/core';
+import { type BatonEvent, ConcurrencyError, requestKey, StoreError } from '@baton/core';
 import type { CheckpointFrequency, HandoffSession, HandoffWorkflow } from '@baton/handoff';
 import type { ChaosHooks } from './chaosDesk.js';
 import { ANSWERS, scriptedMessagesSent, USER_MESSAGES } from './conversationScript.js';
@@ -59,7 +59,7 @@ async function step(session: HandoffSession, options: CustomerOptions, hooks: Ch
   if (session.info.status === 'closed' || session.routingState === 'closed') return true;
   const [request] = session.pendingRequests;
   if (request !== undefined) {
-    hooks.log.append({ t: 'answer', requestId: request.id, toolCallId: request.toolCallId });
+    hooks.log.append({ t: 'answer', requestId: request.id, toolCallId: requestKey(request) });
     const answer = request.type === 'tool_approval' ? { approved: true as const } : (ANSWERS[request.prompt] ?? `no scripted answer to ${request.prompt}`);
     await drain(session, session.respond(request.id, answer), hooks);
   } else {
@@ -83,7 +83,7 @@ async function drain(session: HandoffSession, stream: AsyncGenerator<BatonEvent,
       log.append({
         t: 'ack',
         messages: session.messages.map((m) => ({ id: m.id, seq: m.seq })),
-        requests: session.pendingRequests.map((r) => ({ id: r.id, toolCallId: r.toolCallId })),
+        requests: session.pendingRequests.map((r) => ({ id: r.id, toolCallId: requestKey(r) })),
       });
     }
     await kill.point(`event.${event.type}`);

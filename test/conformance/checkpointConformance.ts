@@ -145,38 +145,40 @@ export function describeCheckpointConformance(context: ConformanceContext): void
       const { store } = context;
       const tenantId = uniqueId('t');
       const { session } = await createSessionWithMessages(store, 2, { tenantId });
-      await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } });
-      const otherTenant = await createTestSession(store, { tenantId: uniqueId('t') });
+      await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, { tenantId });
+      const otherScope = { tenantId: uniqueId('t') };
+      const otherTenant = await createTestSession(store, otherScope);
       const at = (day: number) => `2001-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
       const oldMain = makeCheckpoint({ sessionId: session.id, createdAt: at(1) });
       const newMain = makeCheckpoint({ sessionId: session.id, createdAt: at(20), step: 2 });
       const oldAlt = makeCheckpoint({ sessionId: session.id, branchId: 'alt', createdAt: at(2) });
       const newestAlt = makeCheckpoint({ sessionId: session.id, branchId: 'alt', createdAt: at(3), step: 2 });
       const otherOld = makeCheckpoint({ sessionId: otherTenant.id, createdAt: at(1) });
-      for (const checkpoint of [oldMain, newMain, oldAlt, newestAlt, otherOld]) await store.saveCheckpoint(checkpoint);
+      for (const checkpoint of [oldMain, newMain, oldAlt, newestAlt]) await store.saveCheckpoint(checkpoint, { tenantId });
+      await store.saveCheckpoint(otherOld, otherScope);
 
       expect(await store.deleteCheckpointsOlderThan(at(10), { tenantId })).toBe(2);
-      expect(await store.listCheckpoints(session.id, 'main')).toEqual([manifest(newMain)]);
-      expect(await store.listCheckpoints(session.id, 'alt')).toEqual([manifest(newestAlt)]);
-      expect(await store.listCheckpoints(otherTenant.id, 'main')).toEqual([manifest(otherOld)]);
+      expect(await store.listCheckpoints(session.id, 'main', { tenantId })).toEqual([manifest(newMain)]);
+      expect(await store.listCheckpoints(session.id, 'alt', { tenantId })).toEqual([manifest(newestAlt)]);
+      expect(await store.listCheckpoints(otherTenant.id, 'main', otherScope)).toEqual([manifest(otherOld)]);
     });
 
     it('never deletes the newest checkpoint of a branch by age, so a paused turn keeps its requests and pending writes', async () => {
       const { store } = context;
       const tenantId = uniqueId('t');
       const { session } = await createSessionWithMessages(store, 2, { tenantId });
-      await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } });
+      await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, { tenantId });
       const at = (day: number) => `2001-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
       const [older, paused] = makeCheckpointChain(session.id, 2, { endAgoMs: Date.now() - Date.parse(at(3)) });
       const onlyAlt = makeCheckpoint({ sessionId: session.id, branchId: 'alt', createdAt: at(1) });
-      for (const checkpoint of [older!, paused!, onlyAlt]) await store.saveCheckpoint(checkpoint);
+      for (const checkpoint of [older!, paused!, onlyAlt]) await store.saveCheckpoint(checkpoint, { tenantId });
       const write = makePendingWrite('call-finished');
-      await store.putPendingWrites(session.id, 'main', paused!.id, [write]);
+      await store.putPendingWrites(session.id, 'main', paused!.id, [write], { tenantId });
 
       expect(await store.deleteCheckpointsOlderThan(at(10), { tenantId })).toBe(1);
-      expect(await store.listCheckpoints(session.id, 'main')).toEqual([manifest(paused!)]);
-      expect(await store.loadCheckpoint(session.id, 'main')).toEqual({ ...paused!, pendingWrites: [write] });
-      expect(await store.loadCheckpoint(session.id, 'alt')).toEqual(onlyAlt);
+      expect(await store.listCheckpoints(session.id, 'main', { tenantId })).toEqual([manifest(paused!)]);
+      expect(await store.loadCheckpoint(session.id, 'main', undefined, { tenantId })).toEqual({ ...paused!, pendingWrites: [write] });
+      expect(await store.loadCheckpoint(session.id, 'alt', undefined, { tenantId })).toEqual(onlyAlt);
       expect(await store.deleteCheckpointsOlderThan(at(10), { tenantId })).toBe(0);
     });
   });

@@ -18,7 +18,7 @@ export function createTestSession(store: Store, input: Partial<CreateSessionInpu
 export async function createSessionWithMessages(store: Store, count: number, input: Partial<CreateSessionInput> = {}): Promise<{ session: Session; messages: Message[] }> {
   const session = await createTestSession(store, input);
   const messages = makeMessages(1, count);
-  if (count > 0) await store.appendMessages(session.id, 'main', messages);
+  if (count > 0) await store.appendMessages(session.id, 'main', messages, input.tenantId === undefined ? {} : { tenantId: input.tenantId });
   return { session, messages };
 }
 

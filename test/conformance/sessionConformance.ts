@@ -27,9 +27,9 @@ export function describeSessionConformance(context: ConformanceContext): void {
         metadata: { channel: 'web', tags: ['vip'] },
         state: { verified: false },
       });
-      expect(await store.getSession(created.id)).toEqual(created);
       expect(await store.getSession(created.id, { tenantId })).toEqual(created);
-      const branches = await store.listBranches(created.id);
+      expect(await store.getSession(created.id)).toBeUndefined(); // no tenant given: only sessions without one
+      const branches = await store.listBranches(created.id, { tenantId });
       expect(branches.map((b) => b.id)).toEqual(['main']);
       expect(branches[0]).toMatchObject({ sessionId: created.id, version: 1, state: {} });
       expect(branches[0]?.parent).toBeUndefined();
@@ -97,9 +97,9 @@ export function describeSessionConformance(context: ConformanceContext): void {
       const created = await createTestSession(store, { tenantId });
       const otherId = uniqueId('other');
       const sneaky = { state: { a: 1 }, id: otherId, tenantId: uniqueId('t'), version: 99 } as Parameters<typeof store.updateSession>[1];
-      const updated = await store.updateSession(created.id, sneaky, { expectedVersion: 1 });
+      const updated = await store.updateSession(created.id, sneaky, { expectedVersion: 1, tenantId });
       expect(updated).toMatchObject({ id: created.id, tenantId, version: 2, state: { a: 1 } });
-      expect(await store.getSession(created.id)).toEqual(updated);
+      expect(await store.getSession(created.id, { tenantId })).toEqual(updated);
       expect(await store.getSession(otherId)).toBeUndefined();
     });
 
@@ -121,7 +121,7 @@ export function describeSessionConformance(context: ConformanceContext): void {
       const middle = await createTestSession(store, { tenantId, userId, createdAt: '2024-06-01T00:00:00.000Z' });
       const recent = await createTestSession(store, { tenantId, userId, createdAt: '2025-01-01T00:00:00.000Z' });
       const otherUser = await createTestSession(store, { tenantId, userId: uniqueId('u'), createdAt: '2025-03-01T00:00:00.000Z' });
-      await store.updateSession(middle.id, { status: 'closed', lastActivityAt: '2025-02-01T00:00:00.000Z' }, { expectedVersion: 1 });
+      await store.updateSession(middle.id, { status: 'closed', lastActivityAt: '2025-02-01T00:00:00.000Z' }, { expectedVersion: 1, tenantId });
 
       const byTenant = await store.listSessions({ tenantId });
       expect(byTenant.map((s) => s.id)).toEqual([otherUser.id, middle.id, recent.id, old.id]);
@@ -130,7 +130,7 @@ export function describeSessionConformance(context: ConformanceContext): void {
       expect((await store.listSessions({ tenantId, status: 'closed' })).map((s) => s.id)).toEqual([middle.id]);
       expect((await store.listSessions({ tenantId, activeBefore: '2025-01-15T00:00:00.000Z' })).map((s) => s.id)).toEqual([recent.id, old.id]);
       expect((await store.listSessions({ tenantId, limit: 2 })).map((s) => s.id)).toEqual([otherUser.id, middle.id]);
-      expect(byTenant[1]).toEqual(await store.getSession(middle.id));
+      expect(byTenant[1]).toEqual(await store.getSession(middle.id, { tenantId }));
     });
 
     it('deletes a session with its messages and checkpoints; a new session may then take the id', async () => {
@@ -156,18 +156,19 @@ export function describeSessionConformance(context: ConformanceContext): void {
       const idle1 = await createTestSession(store, { tenantId, createdAt: isoFromNow(-3 * 3_600_000) });
       const idle2 = await createTestSession(store, { tenantId, createdAt: isoFromNow(-2 * 3_600_000) });
       const active = await createTestSession(store, { tenantId });
-      const otherTenantIdle = await createTestSession(store, { tenantId: uniqueId('t'), createdAt: isoFromNow(-3 * 3_600_000) });
+      const otherTenant = { tenantId: uniqueId('t') };
+      const otherTenantIdle = await createTestSession(store, { ...otherTenant, createdAt: isoFromNow(-3 * 3_600_000) });
 
       const planned = await store.deleteInactiveSessions({ idleFor: 3_600_000, dryRun: true, tenantId });
       expect([...planned].sort()).toEqual([idle1.id, idle2.id].sort());
-      for (const id of [idle1.id, idle2.id, active.id]) expect(await store.getSession(id)).toBeDefined();
+      for (const id of [idle1.id, idle2.id, active.id]) expect(await store.getSession(id, { tenantId })).toBeDefined();
 
       const deleted = await store.deleteInactiveSessions({ idleFor: 3_600_000, tenantId });
       expect([...deleted].sort()).toEqual([idle1.id, idle2.id].sort());
-      expect(await store.getSession(idle1.id)).toBeUndefined();
-      expect(await store.getSession(idle2.id)).toBeUndefined();
-      expect(await store.getSession(active.id)).toBeDefined();
-      expect(await store.getSession(otherTenantIdle.id)).toBeDefined();
+      expect(await store.getSession(idle1.id, { tenantId })).toBeUndefined();
+      expect(await store.getSession(idle2.id, { tenantId })).toBeUndefined();
+      expect(await store.getSession(active.id, { tenantId })).toBeDefined();
+      expect(await store.getSession(otherTenantIdle.id, otherTenant)).toBeDefined();
     });
   });
 }

@@ -16,10 +16,13 @@ import { describeBranchConformance } from './branchConformance.js';
 import { describeCheckpointConformance } from './checkpointConformance.js';
 import type { DamageCheckpoint } from './checkpointDamage.js';
 import { describeCheckpointDamageConformance } from './checkpointDamageConformance.js';
+import { describeCheckpointDeleteConformance } from './checkpointDeleteConformance.js';
 import type { ConformanceContext } from './conformanceContext.js';
 import { describeEpisodeConformance } from './episodeConformance.js';
+import { describeErasureConformance } from './erasureConformance.js';
 import { describeMessageConformance } from './messageConformance.js';
 import { describeSessionConformance } from './sessionConformance.js';
+import { describeTenancyConformance } from './tenancyConformance.js';
 import { describeValidationConformance } from './validationConformance.js';
 
 /** What a conformance run's factory returns: the store, and how to dispose of what it made. */
@@ -75,8 +78,11 @@ export function describeStoreConformance(name: string, createStore: () => Promis
     describeMessageConformance(context);
     describeBranchConformance(context);
     describeCheckpointConformance(context);
+    describeCheckpointDeleteConformance(context);
     if (options.damageable) describeCheckpointDamageConformance(context);
     describeEpisodeConformance(context);
+    describeTenancyConformance(context);
+    describeErasureConformance(context);
     describeValidationConformance(context);
   });
 }

@@ -166,7 +166,7 @@ export function describeValidationConformance(context: ConformanceContext): void
       expect(await store.deleteInactiveSessions({ idleFor: 0, tenantId: tenantB })).toEqual([]);
 
       expect(await store.getSession(session.id, { tenantId: tenantA })).toMatchObject({ version: 1, state: {} });
-      expect((await store.getBranch(session.id, 'main'))?.version).toBe(1);
+      expect((await store.getBranch(session.id, 'main', { tenantId: tenantA }))?.version).toBe(1);
       expect((await store.findEpisodes({ tenantId: tenantA, userId })).map((e) => e.id)).toEqual([episode.id]);
       expect(await store.deleteSession(session.id, { tenantId: tenantA })).toBe(true);
     });
@@ -175,7 +175,7 @@ export function describeValidationConformance(context: ConformanceContext): void
       const { store } = context;
       const session = await createTestSession(store, { tenantId: uniqueId('t') });
       await expect(store.createSession({ id: session.id, tenantId: uniqueId('t') })).rejects.toBeInstanceOf(ConcurrencyError);
-      expect(await store.getSession(session.id)).toEqual(session);
+      expect(await store.getSession(session.id, { tenantId: session.tenantId! })).toEqual(session);
     });
   });
 }

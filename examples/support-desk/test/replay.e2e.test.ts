@@ -46,7 +46,7 @@ describe(`replaying ${ID} end to end`, () => {
   it("asks the customer for the amount, and the customer's next message answers it", () => {
     const request = events.find((e) => e.type === 'request' && e.request.type === 'user_input');
     expect(request).toMatchObject({ request: { agent: 'account', prompt: 'How much were you charged (the amount in dollars)?' } });
-    const toolCallId = request?.type === 'request' ? request.request.toolCallId : '';
+    const toolCallId = request?.type === 'request' && request.request.type === 'user_input' ? request.request.toolCallId : '';
     const answer = messages.find((m) => m.role === 'tool' && m.toolCallId === toolCallId);
     expect(answer?.content).toBe(customerMessages(conversation)[1]);
     expect(answer?.content).toContain('$40');

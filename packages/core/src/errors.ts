@@ -34,6 +34,8 @@ export const BatonErrorCode = {
   SESSION_CLOSED: 'SESSION_CLOSED',
   BRANCH_HAS_CHILDREN: 'BRANCH_HAS_CHILDREN',
   AMBIGUOUS_BRANCH: 'AMBIGUOUS_BRANCH',
+  REMOTE_EXECUTOR: 'REMOTE_EXECUTOR',
+  CHECKPOINT_IN_USE: 'CHECKPOINT_IN_USE',
 } as const;
 
 /** One of {@link BatonErrorCode}'s values. */
@@ -212,6 +214,31 @@ export class BranchHasChildrenError extends BatonError {
 }
 
 /**
+ * A checkpoint cannot be deleted because a paused turn stands on it: it is its branch's newest, and
+ * its pending requests and finished tool results are what a resume needs. Delete older checkpoints,
+ * or let the turn finish first.
+ *
+ * @example
+ * ```ts
+ * try { await store.deleteCheckpoint('chat-1', 'main', newest.id); }
+ * catch (error) { if (error instanceof CheckpointInUseError) console.log(error.checkpointId); }
+ * ```
+ */
+export class CheckpointInUseError extends BatonError {
+  readonly code = BatonErrorCode.CHECKPOINT_IN_USE;
+  constructor(
+    readonly checkpointId: string,
+    readonly branchId: string,
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `Checkpoint ${JSON.stringify(checkpointId)} is the newest of branch ${JSON.stringify(branchId)}: a paused turn resumes from it, so it cannot be deleted. Delete an older checkpoint, or finish the turn first.`,
+      options,
+    );
+  }
+}
+
+/**
  * A session with several branches was opened without naming one: Baton does not guess which
  * conversation the caller means. `branches` lists the ids to choose from.
  *
@@ -232,5 +259,47 @@ export class AmbiguousBranchError extends BatonError {
       `Session ${JSON.stringify(sessionId)} has ${branches.length} branches (${branches.map((b) => JSON.stringify(b)).join(', ')}); open it with { branch } naming one of them.`,
       options,
     );
+  }
+}
+
+/** Why a {@link RemoteExecutorError} was thrown. */
+export type RemoteFailure = 'status' | 'timeout' | 'network' | 'protocol';
+
+/** Options of {@link RemoteExecutorError}. */
+export interface RemoteExecutorErrorOptions extends BatonErrorOptions {
+  /** What failed: an HTTP status, the time limit, the connection, or the answer's format. */
+  failure: RemoteFailure;
+  /** The service's URL. */
+  url: string;
+  /** The HTTP status the service answered with, when there was one. */
+  status?: number;
+  /** Attempts made (1 + retries). */
+  attempts: number;
+}
+
+/**
+ * A `RemoteExecutor`'s service failed the step (after its retries): it answered with an error
+ * status, did not answer in time, could not be reached, or answered with a line that is not the
+ * wire format. The turn fails with it; what the turn committed before stays stored.
+ *
+ * @example
+ * ```ts
+ * import { RemoteExecutorError } from '@baton/core';
+ * try { for await (const _ of session.send('hi')) {} }
+ * catch (error) { if (error instanceof RemoteExecutorError && error.failure === 'timeout') console.log(error.url); }
+ * ```
+ */
+export class RemoteExecutorError extends BatonError {
+  readonly code = BatonErrorCode.REMOTE_EXECUTOR;
+  readonly failure: RemoteFailure;
+  readonly url: string;
+  readonly status: number | undefined;
+  readonly attempts: number;
+  constructor(message: string, options: RemoteExecutorErrorOptions) {
+    super(message, options);
+    this.failure = options.failure;
+    this.url = options.url;
+    this.status = options.status;
+    this.attempts = options.attempts;
   }
 }

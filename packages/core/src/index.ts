@@ -1,5 +1,5 @@
-export { type Agent, type AgentOptions, agent, type Instructions } from './agent.js';
-export { AgentExecutor } from './agentExecutor.js';
+export { type Agent, type AgentOptions, agent, type Instructions } from './agents/agent.js';
+export { AgentExecutor } from './executors/agentExecutor.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,
@@ -10,11 +10,11 @@ export {
   parseCheckpoint,
   type StatePatch,
   StatePatchSchema,
-} from './checkpoint.js';
+} from './conversation/checkpoint.js';
 export { isoNow } from './clock.js';
-export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './contextProvider.js';
-export type { Embedder, EmbedOptions } from './embedder.js';
-export { type Episode, EpisodeSchema } from './episode.js';
+export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './conversation/contextProvider.js';
+export type { Embedder, EmbedOptions } from './models/embedder.js';
+export { type Episode, EpisodeSchema } from './conversation/episode.js';
 export {
   AbortedError,
   AmbiguousBranchError,
@@ -25,6 +25,7 @@ export {
   type BatonErrorOptions,
   BranchHasChildrenError,
   CheckpointCorruptError,
+  CheckpointInUseError,
   ConcurrencyError,
   ConfigurationError,
   DocumentCorruptError,
@@ -37,6 +38,9 @@ export {
   type ModelProviderErrorOptions,
   NotFoundError,
   RateLimitError,
+  RemoteExecutorError,
+  type RemoteExecutorErrorOptions,
+  type RemoteFailure,
   SessionClosedError,
   StoreError,
   TimeoutError,
@@ -57,8 +61,8 @@ export type {
   ToolResultEvent,
   TurnCompletedEvent,
   TurnStartedEvent,
-} from './events.js';
-export type { Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executor.js';
+} from './conversation/events.js';
+export type { BranchHistory, Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executors/executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
 export {
   type Message,
@@ -70,8 +74,8 @@ export {
   type ToolCall,
   ToolCallSchema,
   toModelMessage,
-} from './message.js';
-export { assertSafeMetadata, type Metadata } from './metadata.js';
+} from './conversation/message.js';
+export { assertSafeMetadata, type Metadata } from './conversation/metadata.js';
 export {
   addUsage,
   collectModelResponse,
@@ -84,15 +88,21 @@ export {
   type ModelStreamEvent,
   type ToolDefinition,
   type Usage,
-} from './modelClient.js';
+} from './models/modelClient.js';
 export {
   type ApprovalDecision,
   type ConversationRef,
   ConversationRefSchema,
+  type HumanStepAnswer,
   type NewRequest,
   type Request,
+  requestKey,
   RequestSchema,
-} from './request.js';
+} from './conversation/request.js';
+export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecutor.js';
+export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
+export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
+export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
 export {
   type Branch,
   type BranchParent,
@@ -103,10 +113,10 @@ export {
   SessionSchema,
   type State,
   StateSchema,
-} from './session.js';
-export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './state.js';
-export { FileStore, type FileStoreOptions } from './store/fileStore.js';
-export { InMemoryStore } from './store/inMemoryStore.js';
+} from './conversation/session.js';
+export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
+export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
+export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
   BranchStore,
   CheckpointRetention,
@@ -114,6 +124,9 @@ export type {
   CreateSessionInput,
   EpisodeFilter,
   EpisodeStore,
+  EraseUserInput,
+  EraseUserResult,
+  ErasureStore,
   MessageStore,
   ReadMessagesOptions,
   SessionChange,
@@ -137,6 +150,7 @@ export {
   parseStoredMessage,
   parseStoredPendingWrite,
   parseStoredSession,
+  SessionChangeSchema,
 } from './store/storedDocuments.js';
 export {
   applySessionChange,
@@ -152,6 +166,7 @@ export {
   branchState,
   checkpointsToPrune,
   ensureBranchDeletable,
+  ensureCheckpointDeletable,
   type LineageSegment,
   matchesSessionFilter,
   newSession,
@@ -159,6 +174,7 @@ export {
   sameMessage,
 } from './store/storeRules.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
+export { assertTenantScope, inTenant } from './store/tenantScope.js';
 export {
   endConversationControl,
   handoffControl,
@@ -171,5 +187,5 @@ export {
   type ToolOptions,
   tool,
   userInputControl,
-} from './tool.js';
-export { runToolCall, type ToolCallOutcome } from './toolCall.js';
+} from './agents/tool.js';
+export { runToolCall, type ToolCallOutcome } from './agents/toolCall.js';

@@ -63,6 +63,8 @@ interface Target {
   reads: [string, Expect, (store: Store) => Promise<unknown>][];
 }
 
+/** The tenant of the fuzzed session: every session-scoped call names it. */
+const acme = { tenantId: 'acme' };
 const tally = new FuzzTally();
 let directory: string;
 let store: FileStore;
@@ -76,50 +78,50 @@ const targets: Record<string, Target> = {
       ['getSession (tenant)', 'session?', (s) => s.getSession('chat-1', { tenantId: 'acme' })],
       ['listSessions', 'sessions', (s) => s.listSessions({ tenantId: 'acme' })],
       ['deleteInactiveSessions (dry run)', 'ids', (s) => s.deleteInactiveSessions({ idleFor: 0, dryRun: true })],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
     ],
   },
   'branch document (main)': {
     file: () => 'sessions/chat-1/branches/main.json',
     reads: [
-      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'main')],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
-      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt')],
-      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')],
+      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'main', acme)],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
+      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
+      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)],
     ],
   },
   'branch document (fork)': {
     file: () => 'sessions/chat-1/branches/alt.json',
     reads: [
-      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'alt')],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
-      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'alt', acme)],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
+      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
     ],
   },
   'messages (JSON Lines)': {
     file: () => 'sessions/chat-1/messages/main.jsonl',
     reads: [
-      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'main')],
-      ['readMessages (range)', 'messages', (s) => s.readMessages('chat-1', 'main', { fromSeq: 2, throughSeq: 3 })],
-      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'main', acme)],
+      ['readMessages (range)', 'messages', (s) => s.readMessages('chat-1', 'main', { fromSeq: 2, throughSeq: 3, ...acme })],
+      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
     ],
   },
   'checkpoint document': {
     file: () => `sessions/chat-1/checkpoints/main/000000000001-${checkpointId}.json`,
     reads: [
-      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')],
-      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', checkpointId)],
-      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints('chat-1', 'main')],
+      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)],
+      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', checkpointId, acme)],
+      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints('chat-1', 'main', acme)],
     ],
   },
   'pending writes (JSON Lines)': {
     file: () => `sessions/chat-1/checkpoints/main/000000000001-${checkpointId}.pending.jsonl`,
-    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')]],
+    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)]],
   },
   'episode document': {
     file: () => 'episodes/chat-1.json',
     reads: [
-      ['getEpisode', 'episode?', (s) => s.getEpisode('chat-1')],
+      ['getEpisode', 'episode?', (s) => s.getEpisode('chat-1', acme)],
       ['findEpisodes (tenant)', 'episodes', (s) => s.findEpisodes({ tenantId: 'acme' })],
       ['findEpisodes (user)', 'episodes', (s) => s.findEpisodes({ tenantId: 'acme', userId: 'u-1' })],
     ],
@@ -133,13 +135,13 @@ beforeAll(async () => {
   const messages = makeMessages(1, 4);
   messages[1] = { ...messages[1]!, role: 'assistant', agent: 'triage', toolCalls: [{ id: 'call-1', name: 'handoff_to_billing', arguments: '{}' }] };
   messages[2] = { ...messages[2]!, role: 'tool', toolCallId: 'call-1', toolName: 'handoff_to_billing', isError: false, durationMs: 1.5, metadata: { control: { kind: 'handoff', target: 'billing' } } };
-  await store.appendMessages('chat-1', 'main', messages);
-  await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 }, state: { plan: 'b' } });
-  await store.appendMessages('chat-1', 'alt', makeMessages(3, 1));
+  await store.appendMessages('chat-1', 'main', messages, acme);
+  await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 }, state: { plan: 'b' } }, acme);
+  await store.appendMessages('chat-1', 'alt', makeMessages(3, 1), acme);
   const checkpoint = makeCheckpoint('chat-1', { pendingWrites: [makePendingWrite('call-0')], statePatches: { session: [{ op: 'replace', path: ['verified'], value: false }], branch: [] } });
   checkpointId = checkpoint.id;
-  await store.saveCheckpoint(checkpoint);
-  await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1'), makePendingWrite('call-2')]);
+  await store.saveCheckpoint(checkpoint, acme);
+  await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1'), makePendingWrite('call-2')], acme);
   await store.saveEpisode({
     id: 'chat-1',
     sessionId: 'chat-1',

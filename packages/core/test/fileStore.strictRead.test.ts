@@ -15,7 +15,7 @@ const tempDir = useTempDirs('strict-read');
 async function storeWithSession() {
   const directory = await tempDir();
   const store = new FileStore({ directory });
-  await store.createSession({ id: 'chat-1', tenantId: 'acme', userId: 'u-1' });
+  await store.createSession({ id: 'chat-1', userId: 'u-1' });
   const sessionFile = join(directory, 'sessions/chat-1/session.json');
   return { directory, store, sessionFile };
 }

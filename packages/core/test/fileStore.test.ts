@@ -16,7 +16,7 @@ async function listFiles(dir: string): Promise<string[]> {
 async function storeWithSession(id = 'chat-1') {
   const directory = await tempDir();
   const store = new FileStore({ directory });
-  await store.createSession({ id, tenantId: 'acme', userId: 'u-1' });
+  await store.createSession({ id, userId: 'u-1' });
   const messagesFile = join(directory, 'sessions', id, 'messages', 'main.jsonl');
   return { directory, store, messagesFile };
 }

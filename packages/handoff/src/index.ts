@@ -11,8 +11,8 @@
  * for await (const event of session.send('I was charged twice')) console.log(event.type);
  * ```
  */
-export { HandoffBuilder } from './handoffBuilder.js';
-export { HandoffSession, type SessionHost } from './handoffSession.js';
+export { DEFAULT_STORE_LIMITS, HandoffBuilder } from './workflow/handoffBuilder.js';
+export { HandoffSession, type SessionHost } from './session/handoffSession.js';
 export {
   bindHandoffTool,
   createHandoffTool,
@@ -21,7 +21,7 @@ export {
   handoffToolName,
   handoffToolTemplate,
   isHandoffToolName,
-} from './handoffTools.js';
+} from './routing/handoffTools.js';
 export type {
   AutonomousOptions,
   CheckpointFrequency,
@@ -33,16 +33,18 @@ export type {
   RequestAnswer,
   ReturnPolicy,
   SessionOptions,
+  SessionSettings,
+  SessionTarget,
   TerminationCondition,
   TerminationContext,
   TurnOptions,
-} from './handoffTypes.js';
-export { type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './handoffWorkflow.js';
-export { HistoryView } from './historyView.js';
-export { type HandoffGraph, handoffGraphToMermaid } from './mermaid.js';
-export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './replayHistory.js';
-export { replaySession, type SessionReplay } from './replaySession.js';
-export { REQUEST_USER_INPUT, requestUserInputTool } from './requestUserInput.js';
+} from './workflow/handoffTypes.js';
+export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+export { HistoryView } from './session/historyView.js';
+export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
+export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
+export { replaySession, type SessionReplay } from './session/replaySession.js';
+export { REQUEST_USER_INPUT, requestUserInputTool } from './routing/requestUserInput.js';
 export {
   createRoutingMachine,
   handoffRefusal,
@@ -54,6 +56,8 @@ export {
   type RoutingSnapshot,
   type RoutingStateValue,
   routingState,
-} from './routingMachine.js';
-export { SessionLock } from './sessionLock.js';
-export { DEFAULT_AUTONOMOUS_PROMPT } from './turnRunner.js';
+} from './routing/routingMachine.js';
+export { SessionLock } from './session/sessionLock.js';
+export { DEFAULT_AUTONOMOUS_PROMPT } from './turn/turnRunner.js';
+export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflow/workflowExecutor.js';
+export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflow/workflowTool.js';

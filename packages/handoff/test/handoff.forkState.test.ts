@@ -1,13 +1,10 @@
-import { FileStore, InMemoryStore, InvalidInputError, type Store, tool } from '@baton/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidInputError, type Store, tool } from '@baton/core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder } from '../src/index.js';
-import { collect, lastOf, scriptedAgent, tempDir } from './support/helpers.js';
+import { collect, disposeStores, embeddedStores, lastOf, scriptedAgent } from './support/helpers.js';
 
-const dirs: { dispose(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await dir.dispose();
-});
+afterAll(disposeStores);
 
 /** A planner whose tool appends each user request to the branch state's `plan`, and answers with the plan so far. */
 function planner(store: Store) {
@@ -33,19 +30,7 @@ function planner(store: Store) {
   return new HandoffBuilder({ name: 'plans' }).participants(agent).store(store).build();
 }
 
-const stores: [string, () => Promise<Store>][] = [
-  ['InMemoryStore', async () => new InMemoryStore()],
-  [
-    'FileStore',
-    async () => {
-      const dir = await tempDir();
-      dirs.push(dir);
-      return new FileStore({ directory: dir.path });
-    },
-  ],
-];
-
-describe.each(stores)('a fork sees the branch state as of its seq (%s)', (_, makeStore) => {
+describe.each(embeddedStores())('a fork sees the branch state as of its seq (%s)', (_, makeStore) => {
   it('forks after turn 1 start from the plan of turn 1, not from the plan of today; a fork at the head takes today’s', async () => {
     const store = await makeStore();
     const session = await planner(store).session({ id: 'plan-1' });
@@ -62,7 +47,7 @@ describe.each(stores)('a fork sees the branch state as of its seq (%s)', (_, mak
     expect(answer?.type === 'message' && answer.message.content).toBe('Plan: book flight → take train');
 
     const now = await session.fork({ atSeq: session.messages.at(-1)!.seq, branchId: 'now' });
-    expect((await store.getBranch('plan-1', 'now'))?.state.plan).toEqual(['book flight', 'book hotel', 'rent car']);
+    expect((await store.getBranch('plan-1', now.branchId))?.state.plan).toEqual(['book flight', 'book hotel', 'rent car']);
     // A fork of a fork at a seq inside the parent's part of the history: the state as of that seq.
     const pastOfPast = await past.fork({ atSeq: afterFirst, branchId: 'past-of-past' });
     expect((await store.getBranch('plan-1', pastOfPast.branchId))?.state.plan).toEqual(['book flight']);

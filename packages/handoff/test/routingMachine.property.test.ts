@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { createRoutingMachine, handoffRefusal, routingState } from '../src/index.js';
-import { routingPersister } from '../src/routingMachine.js';
+import { routingPersister } from '../src/routing/routingMachine.js';
 import { edgeAllowed, eventArbitrary, graphArbitrary, initialModel, routingConfigOf, stepModel } from './support/routingModel.js';
 
 const scenario = graphArbitrary.chain((graph) =>

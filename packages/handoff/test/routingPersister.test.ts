@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { createRoutingMachine, type RoutingEvent, routingPersister } from '../src/routingMachine.js';
+import { createRoutingMachine, type RoutingEvent, routingPersister } from '../src/routing/routingMachine.js';
 
 const machine = createRoutingMachine({
   coordinator: 'triage',

@@ -1,4 +1,4 @@
-import { type Checkpoint, createId, type Message, type Store, type ToolCall } from '@baton/core';
+import { type Checkpoint, createId, type Message, type Store, type TenantScope, type ToolCall } from '@baton/core';
 
 /** The tool calls of one branch that have no result yet (a paused step: a pending request, or results not yet committed). */
 export interface OpenToolCalls {
@@ -12,13 +12,14 @@ export interface OpenToolCalls {
  * The tool calls left without a result on each branch of the session, read from the stored
  * history (a fork's parent prefix included: a fork never splits calls from their results).
  *
+ * @param scope the session's tenant (every store call carries it)
  * @returns one entry per branch that has open calls (none when every call has its result)
- * @throws {NotFoundError} when the session does not exist; the store's errors
+ * @throws {NotFoundError} when the session does not exist (for this tenant); the store's errors
  */
-export async function findOpenToolCalls(store: Store, sessionId: string): Promise<OpenToolCalls[]> {
+export async function findOpenToolCalls(store: Store, sessionId: string, scope: TenantScope = {}): Promise<OpenToolCalls[]> {
   const found: OpenToolCalls[] = [];
-  for (const branch of await store.listBranches(sessionId)) {
-    const messages = await store.readMessages(sessionId, branch.id);
+  for (const branch of await store.listBranches(sessionId, scope)) {
+    const messages = await store.readMessages(sessionId, branch.id, scope);
     const open = new Map<string, { call: ToolCall; agent: string | undefined }>();
     for (const message of messages) {
       for (const call of message.toolCalls ?? []) open.set(call.id, { call, agent: message.agent });
@@ -39,14 +40,22 @@ export async function findOpenToolCalls(store: Store, sessionId: string): Promis
  * @param open from {@link findOpenToolCalls}
  * @param reason the close reason, quoted in the error results
  * @param now the results' `createdAt`
+ * @param scope the session's tenant (every store call carries it)
  * @returns the messages appended
  * @throws {ConcurrencyError} when another writer appended to a branch meanwhile (the session is
  *   active again); {@link CheckpointCorruptError} when a branch's newest checkpoint is damaged
  */
-export async function answerOpenToolCalls(store: Store, sessionId: string, open: readonly OpenToolCalls[], reason: string, now: Date): Promise<Message[]> {
+export async function answerOpenToolCalls(
+  store: Store,
+  sessionId: string,
+  open: readonly OpenToolCalls[],
+  reason: string,
+  now: Date,
+  scope: TenantScope = {},
+): Promise<Message[]> {
   const appended: Message[] = [];
   for (const branch of open) {
-    const checkpoint: Checkpoint | undefined = await store.loadCheckpoint(sessionId, branch.branchId);
+    const checkpoint: Checkpoint | undefined = await store.loadCheckpoint(sessionId, branch.branchId, undefined, scope);
     const results = branch.calls.map(({ call, agent }, index): Message => {
       const write = checkpoint?.pendingWrites.find((w) => w.toolCallId === call.id);
       const result: Message = {
@@ -66,7 +75,7 @@ export async function answerOpenToolCalls(store: Store, sessionId: string, open:
       if (index === 0) result.metadata = { control: { kind: 'end_conversation', reason } };
       return result;
     });
-    await store.appendMessages(sessionId, branch.branchId, results);
+    await store.appendMessages(sessionId, branch.branchId, results, scope);
     appended.push(...results);
   }
   return appended;

@@ -84,7 +84,7 @@ export async function closeIdleSessions(options: CloseIdleSessionsOptions): Prom
     try {
       // Open tool calls are answered before the close, so a crash in between leaves an idle session
       // with no dangling call (the next sweep closes it), never a closed one with a dangling call.
-      const open = await findOpenToolCalls(store, idle.id);
+      const open = await findOpenToolCalls(store, idle.id, scope);
       if (open.length > 0) {
         if (options.pendingRequests === 'skip') {
           result.skipped.push(idle.id);
@@ -93,7 +93,7 @@ export async function closeIdleSessions(options: CloseIdleSessionsOptions): Prom
         const current = await store.getSession(idle.id, scope);
         if (current?.version !== idle.version) throw new ConcurrencyError(`Session ${JSON.stringify(idle.id)} changed since it was listed.`);
         try {
-          await answerOpenToolCalls(store, idle.id, open, reason, now);
+          await answerOpenToolCalls(store, idle.id, open, reason, now, scope);
         } catch (error) {
           if (error instanceof ConcurrencyError || error instanceof NotFoundError) throw error;
           result.failed.push({ sessionId: idle.id, error });
@@ -110,7 +110,7 @@ export async function closeIdleSessions(options: CloseIdleSessionsOptions): Prom
     }
     result.closed.push(session.id);
     try {
-      const messages = await store.readMessages(session.id, MAIN_BRANCH);
+      const messages = await store.readMessages(session.id, MAIN_BRANCH, scope);
       const agents = agentsOf(messages);
       for (const provider of providers) await provider.onSessionClose?.({ session, reason, messages, agents, store });
     } catch (error) {

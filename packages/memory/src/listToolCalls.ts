@@ -61,7 +61,7 @@ export async function listToolCalls(store: Store, sessionId: string, options: Li
       `Session ${JSON.stringify(sessionId)} does not exist${options.tenantId === undefined ? '' : ` in tenant ${JSON.stringify(options.tenantId)}`}.`,
     );
   }
-  const messages = await store.readMessages(sessionId, options.branchId ?? MAIN_BRANCH);
+  const messages = await store.readMessages(sessionId, options.branchId ?? MAIN_BRANCH, scope);
   const results = new Map<string, Message>();
   for (const m of messages) if (m.role === 'tool' && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
 

@@ -24,10 +24,15 @@ async function idleSessions(store: Store, count: number, extra: { tenantId?: str
   for (let i = 0; i < count; i++) {
     const id = `${extra.tenantId ?? 'plain'}-idle-${i}`;
     await store.createSession({ id, userId: `u-${i % 3}`, createdAt: twoHoursAgo, ...extra });
-    await appendConversation(store, id, [
-      { role: 'user', content: `My order ${5000 + i} arrived damaged.` },
-      { role: 'assistant', agent: 'shipping', content: `Sorry about order ${5000 + i}; a replacement is on its way.` },
-    ]);
+    await appendConversation(
+      store,
+      id,
+      [
+        { role: 'user', content: `My order ${5000 + i} arrived damaged.` },
+        { role: 'assistant', agent: 'shipping', content: `Sorry about order ${5000 + i}; a replacement is on its way.` },
+      ],
+      extra,
+    );
     ids.push(id);
   }
   return ids;
@@ -99,7 +104,7 @@ describe('closeIdleSessions', () => {
     const result = await closeIdleSessions({ store, idleFor: HOUR, tenantId: 'acme', providers: [failing] });
     expect(result.closed.sort()).toEqual([...acme].sort());
     expect(result.failed.map((f) => [f.sessionId, (f.error as Error).message]).sort()).toEqual(acme.map((id) => [id, 'disk full']).sort());
-    for (const id of globex) expect((await store.getSession(id))?.status).toBe('active');
+    for (const id of globex) expect((await store.getSession(id, { tenantId: 'globex' }))?.status).toBe('active');
   });
 
   it('closes at most `limit` sessions per sweep', async () => {

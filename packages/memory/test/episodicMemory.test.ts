@@ -21,8 +21,9 @@ const lateParcel: NewMessage[] = [
 
 async function closedSession(store: Store, id: string, who: { userId: string; tenantId?: string }, messages: NewMessage[], memory: EpisodicMemory): Promise<Session> {
   await store.createSession({ id, ...who });
-  await appendConversation(store, id, messages);
-  return closeSession(store, id, 'resolved', [memory]);
+  const scope = who.tenantId === undefined ? {} : { tenantId: who.tenantId };
+  await appendConversation(store, id, messages, scope);
+  return closeSession(store, id, 'resolved', [memory], scope);
 }
 
 async function turnContext(memory: EpisodicMemory, store: Store, session: Session, input: string): Promise<string | undefined> {
@@ -74,6 +75,22 @@ describe('EpisodicMemory', () => {
     expect(await turnContext(memory, store, globex, 'what happened with my refund?')).toBeUndefined();
     expect(await turnContext(memory, store, untenanted, 'what happened with my refund?')).toBeUndefined();
     expect(await turnContext(memory, store, acme, 'what happened with my refund?')).toContain('Conversation acme-chat-1');
+  });
+
+  it('recalls nothing of a customer once the store erased them, or deleted the session', async () => {
+    const store = new InMemoryStore();
+    const memory = new EpisodicMemory();
+    const acme = { tenantId: 'acme' };
+    await closedSession(store, 'chat-81', { tenantId: 'acme', userId: 'u-42' }, doubleCharge, memory);
+    await closedSession(store, 'chat-82', { tenantId: 'acme', userId: 'u-7' }, doubleCharge, memory);
+    const query = 'refund charged twice order 1234';
+    expect((await memory.recall({ store, ...acme, userId: 'u-42', query })).map((r) => r.episode.id)).toEqual(['chat-81']);
+
+    expect(await store.eraseUser({ ...acme, userId: 'u-42' })).toMatchObject({ sessions: 1, episodes: 1 });
+    expect(await memory.recall({ store, ...acme, userId: 'u-42', query })).toEqual([]);
+    expect((await memory.recall({ store, ...acme, userId: 'u-7', query })).map((r) => r.episode.id)).toEqual(['chat-82']);
+    expect(await store.deleteSession('chat-82', acme)).toBe(true);
+    expect(await memory.recall({ store, ...acme, userId: 'u-7', query })).toEqual([]);
   });
 
   it('injects nothing when no episode matches, and for sessions without a user', async () => {

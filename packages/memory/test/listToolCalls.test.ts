@@ -18,7 +18,7 @@ const lookUpOrder = tool({
 async function sessionWithToolCalls() {
   const store = new InMemoryStore();
   await store.createSession({ id: 'chat-9', tenantId: 'acme', userId: 'u-1' });
-  await appendConversation(store, 'chat-9', [{ role: 'user', content: 'Where are orders 1234 and 0?' }]);
+  await appendConversation(store, 'chat-9', [{ role: 'user', content: 'Where are orders 1234 and 0?' }], { tenantId: 'acme' });
   const model = new ScriptedModel([
     {
       toolCalls: [
@@ -29,7 +29,7 @@ async function sessionWithToolCalls() {
     },
     { text: 'Order 1234 has shipped; I could not find order 0.' },
   ]);
-  await runOnStore(new AgentExecutor(agent({ name: 'shipping', description: 'Shipping.', instructions: 'Help.', model, tools: [lookUpOrder] })), store, 'chat-9');
+  await runOnStore(new AgentExecutor(agent({ name: 'shipping', description: 'Shipping.', instructions: 'Help.', model, tools: [lookUpOrder] })), store, 'chat-9', { tenantId: 'acme' });
   return store;
 }
 
@@ -54,14 +54,14 @@ describe('listToolCalls', () => {
       expect(call.resultSeq).toBeGreaterThan(call.callSeq);
     }
     // Derived, not stored twice: the store holds the calls only inside the messages.
-    const messages = await store.readMessages('chat-9', 'main');
+    const messages = await store.readMessages('chat-9', 'main', { tenantId: 'acme' });
     expect(messages.filter((m) => m.role === 'tool')).toHaveLength(3);
   });
 
   it("includes a fork's inherited calls and lists nothing for a session without tools", async () => {
     const store = await sessionWithToolCalls();
-    await store.forkBranch('chat-9', { branchId: 'retry', parent: { branchId: 'main', atSeq: 5 } });
-    expect((await listToolCalls(store, 'chat-9', { branchId: 'retry' })).map((c) => c.toolCallId)).toEqual(['c1', 'c2', 'c3']);
+    await store.forkBranch('chat-9', { branchId: 'retry', parent: { branchId: 'main', atSeq: 5 } }, { tenantId: 'acme' });
+    expect((await listToolCalls(store, 'chat-9', { branchId: 'retry', tenantId: 'acme' })).map((c) => c.toolCallId)).toEqual(['c1', 'c2', 'c3']);
     await store.createSession({ id: 'quiet' });
     expect(await listToolCalls(store, 'quiet')).toEqual([]);
   });

@@ -23,6 +23,16 @@ export function tenantFilter(scope: TenantScope | undefined): { tenantId?: strin
 }
 
 /**
+ * The filter fragment that matches exactly the scope's tenant: `{ tenantId }`, or, without a
+ * tenant id, `{ tenantId: { $exists: false } }` (sessions and episodes created without one), as
+ * `TenantScope` says for calls that name a session or an episode.
+ * @throws {InvalidIdError} for an unsafe tenant id; {@link InvalidInputError} when the scope is not an object
+ */
+export function tenantMatch(scope: TenantScope | undefined): { tenantId: string | { $exists: false } } {
+  return { tenantId: tenantFilter(scope).tenantId ?? { $exists: false } };
+}
+
+/**
  * Checks a whole number (a seq, a version, a limit).
  * @throws {InvalidInputError} naming the field and the value
  */

@@ -10,17 +10,24 @@ import {
   InvalidInputError,
   NotFoundError,
   type State,
+  type TenantScope,
   type UpdateOptions,
 } from '@baton/core';
 import { ObjectId } from 'mongodb';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
-import { assertBranchId, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
 import { branchKey, loadBranches, type MongoContext, toBranch } from './mongoContext.js';
 import { isDuplicateKeyError } from './mongoErrors.js';
 import { countMessages } from './mongoMessages.js';
+import { requireTenant } from './sessionTenants.js';
 
 /** Forks by reference: reads the branch list and the parent's length, then inserts the branch. */
-export async function forkBranch(context: MongoContext, sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
+export async function forkBranch(
+  context: MongoContext,
+  sessionId: string,
+  input: { branchId: string; parent: BranchParent; state?: State },
+  scope?: TenantScope,
+): Promise<Branch> {
   assertSessionId(sessionId);
   const fork = optionsObject('forkBranch input', input);
   const branchId = assertBranchId(fork.branchId);
@@ -30,6 +37,7 @@ export async function forkBranch(context: MongoContext, sessionId: string, input
   }
   const parent = { branchId: assertBranchId(parentCheck.data.branchId), atSeq: parentCheck.data.atSeq };
   const state = branchState(fork.state ?? {}, 'branch state');
+  await requireTenant(context, sessionId, scope);
   const branches = await loadBranches(context, sessionId);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   if (branches.some((b) => b.id === branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
@@ -50,15 +58,23 @@ export async function forkBranch(context: MongoContext, sessionId: string, input
   return branch;
 }
 
-/** One read of the branch document (`undefined` when missing); see `Store.getBranch`. */
-export async function getBranch(context: MongoContext, sessionId: string, branchId: string): Promise<Branch | undefined> {
-  const doc = await context.collections.branches.findOne({ _id: branchKey(assertSessionId(sessionId), assertBranchId(branchId)), sessionId });
+/** One read of the branch document (`undefined` when missing, or the session is another tenant's); see `Store.getBranch`. */
+export async function getBranch(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined> {
+  const _id = branchKey(assertSessionId(sessionId), assertBranchId(branchId));
+  try {
+    await requireTenant(context, sessionId, scope);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  const doc = await context.collections.branches.findOne({ _id, sessionId });
   return doc === null ? undefined : toBranch(doc);
 }
 
 /** Every branch of the session, `main` included; see `Store.listBranches`. */
-export async function listBranches(context: MongoContext, sessionId: string): Promise<Branch[]> {
-  const branches = await loadBranches(context, assertSessionId(sessionId));
+export async function listBranches(context: MongoContext, sessionId: string, scope?: TenantScope): Promise<Branch[]> {
+  await requireTenant(context, assertSessionId(sessionId), scope);
+  const branches = await loadBranches(context, sessionId);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   return branches;
 }
@@ -74,11 +90,7 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
     throw new InvalidInputError(`updateBranch change must be { state: { … } }, not ${JSON.stringify(change)}.`);
   }
   branchState(state, 'branch state');
-  const tenant = tenantFilter(scope);
-  if (tenant.tenantId !== undefined) {
-    const owner = await context.collections.sessions.findOne({ _id: sessionId, ...tenant }, { projection: { _id: 1 } });
-    if (owner === null) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
-  }
+  await requireTenant(context, sessionId, scope);
   const digest = changeDigest({ state });
   const filter = { _id: branchKey(sessionId, branchId), sessionId };
   const { branches } = context.collections;
@@ -99,10 +111,12 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
 }
 
 /** Deletes the branch (and, with `recursive`, its forks): their messages, checkpoints and pending writes first, the branch documents last. */
-export async function deleteBranch(context: MongoContext, sessionId: string, branchId: string, options?: { recursive?: boolean }): Promise<void> {
+export async function deleteBranch(context: MongoContext, sessionId: string, branchId: string, options?: { recursive?: boolean } & TenantScope): Promise<void> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
-  const recursive = optionsObject('deleteBranch options', options).recursive === true;
+  const input = optionsObject('deleteBranch options', options);
+  const recursive = input.recursive === true;
+  await requireTenant(context, sessionId, input);
   const branches = await loadBranches(context, sessionId);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   const doomed = ensureBranchDeletable(branchId, branches, { recursive });

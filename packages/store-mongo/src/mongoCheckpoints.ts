@@ -11,6 +11,7 @@ import {
   CheckpointCorruptError,
   type CheckpointManifestEntry,
   type CheckpointRetention,
+  CheckpointInUseError,
   checkpointsToPrune,
   InvalidInputError,
   isIsoTimestamp,
@@ -26,6 +27,7 @@ import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp
 import type { CheckpointDoc, PendingWriteDoc } from './mongoCollections.js';
 import { type MongoContext, requireBranch } from './mongoContext.js';
 import { duplicateKeyIndexes, isDuplicateKeyError } from './mongoErrors.js';
+import { requireTenant } from './sessionTenants.js';
 
 /** How many session ids one sweep delete names. */
 const SWEEP_BATCH = 500;
@@ -37,9 +39,10 @@ export function checkpointKey(sessionId: string, branchId: string, id: string): 
 }
 
 /** One `insertOne` (no read when the branch is cached); a duplicate id is a no-op. */
-export async function saveCheckpoint(context: MongoContext, input: Checkpoint): Promise<void> {
+export async function saveCheckpoint(context: MongoContext, input: Checkpoint, scope?: TenantScope): Promise<void> {
   const checkpoint = assertCheckpoint(input);
   const { sessionId, branchId, id } = checkpoint;
+  await requireTenant(context, sessionId, scope);
   await requireBranch(context, sessionId, branchId);
   const doc: CheckpointDoc = {
     _id: checkpointKey(sessionId, branchId, id),
@@ -62,12 +65,20 @@ export async function saveCheckpoint(context: MongoContext, input: Checkpoint): 
 }
 
 /** Reads the checkpoint's `createdAt` (it must exist), then one unordered insert; a tool call already written is skipped. */
-export async function putPendingWrites(context: MongoContext, sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
+export async function putPendingWrites(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  checkpointId: string,
+  writes: readonly PendingWrite[],
+  scope?: TenantScope,
+): Promise<void> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   assertCheckpointId(checkpointId);
   if (!Array.isArray(writes)) throw new InvalidInputError(`putPendingWrites takes an array of pending writes, not ${JSON.stringify(writes)}.`);
   const valid = assertPendingWrites(writes);
+  await requireTenant(context, sessionId, scope);
   await requireBranch(context, sessionId, branchId);
   const checkpoint = await context.collections.checkpoints.findOne({ sessionId, branchId, id: checkpointId }, { projection: { createdAt: 1 } });
   if (checkpoint === null) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist.`);
@@ -91,10 +102,11 @@ export async function putPendingWrites(context: MongoContext, sessionId: string,
 }
 
 /** One read for the checkpoint and one for its later pending writes. */
-export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
+export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const filter = id === undefined ? { sessionId, branchId } : { sessionId, branchId, id: assertCheckpointId(id) };
+  await requireTenant(context, sessionId, scope);
   const doc = await context.collections.checkpoints.findOne(filter, { sort: { createdAt: -1, order: -1 } });
   if (doc === null) {
     await requireBranch(context, sessionId, branchId);
@@ -122,9 +134,10 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
 }
 
 /** The branch's checkpoint manifest, oldest first, read with a projection (no machine snapshots); see `Store.listCheckpoints`. */
-export async function listCheckpoints(context: MongoContext, sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
+export async function listCheckpoints(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<CheckpointManifestEntry[]> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
+  await requireTenant(context, sessionId, scope);
   const entries = await context.collections.checkpoints
     .find({ sessionId, branchId }, { projection: MANIFEST })
     .sort({ createdAt: 1, order: 1 })
@@ -160,12 +173,18 @@ function manifestEntry(entry: Partial<CheckpointManifestEntry>, sessionId: strin
 }
 
 /** Deletes the branch's checkpoints outside the retention (the newest is kept); see `Store.pruneCheckpoints`. */
-export async function pruneCheckpoints(context: MongoContext, sessionId: string, branchId: string, retentionInput: CheckpointRetention): Promise<number> {
+export async function pruneCheckpoints(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  retentionInput: CheckpointRetention,
+  scope?: TenantScope,
+): Promise<number> {
   const input = optionsObject('The checkpoint retention', retentionInput);
   const retention: CheckpointRetention = {};
   if (input.last !== undefined) retention.last = assertWholeNumber('retention.last', input.last, 0);
   if (input.maxAgeMs !== undefined) retention.maxAgeMs = assertMilliseconds('retention.maxAgeMs', input.maxAgeMs);
-  const doomed = checkpointsToPrune(await listCheckpoints(context, sessionId, branchId), retention);
+  const doomed = checkpointsToPrune(await listCheckpoints(context, sessionId, branchId, scope), retention);
   if (doomed.length === 0) return 0;
   const { collections } = context;
   const [deleted] = await Promise.all([
@@ -173,6 +192,23 @@ export async function pruneCheckpoints(context: MongoContext, sessionId: string,
     collections.pendingWrites.deleteMany({ sessionId, branchId, checkpointId: { $in: doomed } }),
   ]);
   return deleted.deletedCount;
+}
+
+/**
+ * Deletes one checkpoint and its later pending writes, unless it is the branch's newest (by
+ * `createdAt`, then save order, as `loadCheckpoint` picks it); see `Store.deleteCheckpoint`.
+ */
+export async function deleteCheckpoint(context: MongoContext, sessionId: string, branchId: string, id: string, scope?: TenantScope): Promise<boolean> {
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  assertCheckpointId(id);
+  await requireTenant(context, sessionId, scope);
+  await requireBranch(context, sessionId, branchId);
+  const { checkpoints, pendingWrites } = context.collections;
+  const newest = await checkpoints.findOne({ sessionId, branchId }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 0, id: 1 } });
+  if (newest?.id === id) throw new CheckpointInUseError(id, branchId);
+  const [deleted] = await Promise.all([checkpoints.deleteOne({ sessionId, branchId, id }), pendingWrites.deleteMany({ sessionId, branchId, checkpointId: id })]);
+  return deleted.deletedCount > 0;
 }
 
 /**

@@ -2,11 +2,14 @@ import { type Branch, NotFoundError, parseStoredBranch } from '@baton/core';
 import type { BranchCache } from './branchCache.js';
 import type { BranchDoc, MongoCollections } from './mongoCollections.js';
 import { misplacedDocument } from './mongoErrors.js';
+import type { SessionTenants } from './sessionTenants.js';
 
 /** What every MongoStore operation works with: the collections and the branch cache. */
 export interface MongoContext {
   readonly collections: MongoCollections;
   readonly branches: BranchCache;
+  /** The tenants of recently used sessions (see `requireTenant`). */
+  readonly tenants: SessionTenants;
   /**
    * Whether compare-and-set updates first claim their version with an insert (see
    * `compareAndSet`): needed where a conditional update is not atomic (FerretDB). Set by `init()`.

@@ -1,7 +1,7 @@
 /** MongoStore's episode operations (collection `episodes`, `_id` = episode id). */
 import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, parseStoredEpisode, type TenantScope } from '@baton/core';
 import { type Filter, ObjectId } from 'mongodb';
-import { assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import { assertTimestamp, assertWholeNumber, optionsObject, tenantMatch } from './inputGuards.js';
 import type { EpisodeDoc } from './mongoCollections.js';
 import type { MongoContext } from './mongoContext.js';
 import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
@@ -31,14 +31,20 @@ export async function saveEpisode(context: MongoContext, input: Episode): Promis
 
 /** One read of the episode, `undefined` when missing or another tenant's; see `Store.getEpisode`. */
 export async function getEpisode(context: MongoContext, id: string, scope?: TenantScope): Promise<Episode | undefined> {
-  const doc = await context.collections.episodes.findOne({ _id: assertValidId('episode', id), ...tenantFilter(scope) });
+  const doc = await context.collections.episodes.findOne({ _id: assertValidId('episode', id), ...tenantMatch(scope) });
   return doc === null ? undefined : toEpisode(doc);
+}
+
+/** One `deleteOne` with the tenant in its filter; see `Store.deleteEpisode`. */
+export async function deleteEpisode(context: MongoContext, id: string, scope?: TenantScope): Promise<boolean> {
+  const result = await context.collections.episodes.deleteOne({ _id: assertValidId('episode', id), ...tenantMatch(scope) });
+  return result.deletedCount > 0;
 }
 
 /** Episodes of exactly this tenant (no tenant: episodes without one), newest `endedAt` first. */
 export async function findEpisodes(context: MongoContext, filterInput: EpisodeFilter): Promise<Episode[]> {
   const input = optionsObject('The episode filter', filterInput);
-  const filter: Filter<EpisodeDoc> = { tenantId: tenantFilter(input).tenantId ?? { $exists: false } };
+  const filter: Filter<EpisodeDoc> = { ...tenantMatch(input) };
   if (input.userId !== undefined) filter.userId = assertValidId('user', input.userId);
   if (input.since !== undefined) filter.endedAt = { $gte: assertTimestamp('since', input.since) };
   const limit = input.limit === undefined ? undefined : assertWholeNumber('limit', input.limit, 0);

@@ -10,12 +10,14 @@ import {
   planAppend,
   type ReadMessagesOptions,
   sameMessage,
+  type TenantScope,
 } from '@baton/core';
 import type { Filter } from 'mongodb';
 import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
 import type { MessageDoc } from './mongoCollections.js';
 import { branchLookup, type MongoContext, requireBranch } from './mongoContext.js';
 import { duplicateKeyIndexes, misplacedDocument } from './mongoErrors.js';
+import { requireTenant } from './sessionTenants.js';
 
 /**
  * A message as the API returns it: checked as strictly as `appendMessages` checks it (the fast
@@ -36,16 +38,23 @@ export function messageKey(sessionId: string, branchId: string, seq: number): st
 
 /**
  * Appends with one ordered `insertMany` on the fast path: the branch and its last seq come from
- * the {@link BranchCache}, so a turn's append needs no read. Seqs at or below the last seq (a retry)
+ * the {@link BranchCache} and the session's tenant from `SessionTenants`, so a turn's append needs no read. Seqs at or below the last seq (a retry)
  * are checked against what is stored (one read); a batch that looks like a gap is re-checked
  * against the database before it is refused (another process may have appended). Duplicate keys
  * (a writer racing for the same seqs) are handled by {@link insertFresh}.
  */
-export async function appendMessages(context: MongoContext, sessionId: string, branchId: string, messages: readonly Message[]): Promise<{ inserted: number }> {
+export async function appendMessages(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  messages: readonly Message[],
+  scope?: TenantScope,
+): Promise<{ inserted: number }> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   if (!Array.isArray(messages)) throw new InvalidInputError(`appendMessages takes an array of messages, not ${JSON.stringify(messages)}.`);
   assertMessages(messages);
+  await requireTenant(context, sessionId, scope);
   const branch = await requireBranch(context, sessionId, branchId);
   if (messages.length === 0) return { inserted: 0 };
   const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
@@ -133,6 +142,7 @@ export async function readMessages(context: MongoContext, sessionId: string, bra
   const options: ReadMessagesOptions = {};
   if (input.fromSeq !== undefined) options.fromSeq = assertWholeNumber('fromSeq', input.fromSeq, 0);
   if (input.throughSeq !== undefined) options.throughSeq = assertWholeNumber('throughSeq', input.throughSeq, 0);
+  await requireTenant(context, sessionId, input);
   const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId), sessionId, options);
   if (segments.length === 0) return [];
   const docs = await context.collections.messages.find(lineageFilter(sessionId, segments)).sort({ seq: 1 }).toArray();

@@ -3,6 +3,8 @@ import {
   type Branch,
   ConcurrencyError,
   type CreateSessionInput,
+  type EraseUserInput,
+  type EraseUserResult,
   InvalidInputError,
   MAIN_BRANCH,
   NotFoundError,
@@ -10,7 +12,7 @@ import {
   type Session,
   type SessionChange,
   type SessionFilter,
-  SessionSchema,
+  SessionChangeSchema,
   type TenantScope,
   type UpdateOptions,
   assertSessionChange,
@@ -19,7 +21,7 @@ import {
   parseStoredSession,
 } from '@baton/core';
 import { type Filter, ObjectId } from 'mongodb';
-import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
 import type { SessionDoc } from './mongoCollections.js';
 import { branchKey, type MongoContext } from './mongoContext.js';
@@ -28,16 +30,6 @@ import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
 
-const ChangeSchema = SessionSchema.pick({
-  status: true,
-  closedAt: true,
-  closedReason: true,
-  lastActivityAt: true,
-  metadata: true,
-  state: true,
-  userId: true,
-})
-  .partial();
 
 /**
  * A session as the API returns it: the document checked as strictly as `createSession` checks it
@@ -68,13 +60,16 @@ export async function createSession(context: MongoContext, input: CreateSessionI
   }
   context.branches.replace(session.id, [main]);
   context.branches.setLastSeq(session.id, MAIN_BRANCH, 0);
+  context.tenants.set(session.id, session.tenantId);
   return session;
 }
 
-/** One read of the session, `undefined` when missing or another tenant's; see `Store.getSession`. */
+/** One read of the session (the tenant in its filter), `undefined` when missing or another tenant's; see `Store.getSession`. */
 export async function getSession(context: MongoContext, id: string, scope?: TenantScope): Promise<Session | undefined> {
-  const doc = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenantFilter(scope) });
-  return doc === null ? undefined : toSession(doc);
+  const doc = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenantMatch(scope) });
+  if (doc === null) return undefined;
+  context.tenants.set(doc._id, doc.tenantId);
+  return toSession(doc);
 }
 
 /** Compare-and-set update: one `findAndModify` (plus a version claim on FerretDB); a read only when it did not match. */
@@ -84,7 +79,7 @@ export async function updateSession(context: MongoContext, id: string, change: S
   const version = assertWholeNumber('expectedVersion', expectedVersion, 1);
   const set = sessionChangeSet(change);
   const digest = changeDigest(set);
-  const filter = { _id: id, ...tenantFilter(scope) };
+  const filter = { _id: id, ...tenantMatch(scope) };
   const { sessions } = context.collections;
   const updated = await compareAndSet(context, {
     kind: 'session',
@@ -113,14 +108,9 @@ export async function updateSession(context: MongoContext, id: string, change: S
  */
 export function sessionChangeSet(change: SessionChange): SessionChange {
   const input = optionsObject('The session change', change);
-  assertSessionChange(input);
-  const parsed = ChangeSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InvalidInputError(`The session change is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Changeable fields: status, closedAt, closedReason, lastActivityAt, metadata, state, userId.`);
-  }
+  assertSessionChange(input); // the keys, then the fields (a wrong type is an InvalidInputError)
   const set: SessionChange = {};
-  for (const [key, value] of Object.entries(parsed.data) as [keyof SessionChange, unknown][]) {
+  for (const [key, value] of Object.entries(SessionChangeSchema.parse(input)) as [keyof SessionChange, unknown][]) {
     if (value === undefined) continue;
     Object.assign(set, { [key]: value });
   }
@@ -144,12 +134,36 @@ export async function listSessions(context: MongoContext, filterInput?: SessionF
   return (await cursor.toArray()).map(toSession);
 }
 
-/** Deletes the session's messages, branches, checkpoints and pending writes, then the session. */
+/**
+ * Deletes the session's episodes, then its messages, branches, checkpoints and pending writes, then
+ * the session (the session last, so a retry after a failure finds it and finishes the delete).
+ */
 export async function deleteSession(context: MongoContext, id: string, scope?: TenantScope): Promise<boolean> {
-  const found = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenantFilter(scope) }, { projection: { _id: 1 } });
+  const tenant = tenantMatch(scope);
+  const found = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenant }, { projection: { _id: 1 } });
   if (found === null) return false;
+  await context.collections.episodes.deleteMany({ sessionId: id, ...tenant });
   await deleteSessions(context, [id]);
   return true;
+}
+
+/**
+ * Erases a user of a tenant: their sessions with everything they own (in batches, each delete
+ * naming its session ids), then their episodes; counts come from the deletes themselves.
+ */
+export async function eraseUser(context: MongoContext, input: EraseUserInput): Promise<EraseUserResult> {
+  const options = optionsObject('eraseUser input', input);
+  const userId = assertValidId('user', options.userId);
+  const tenant = tenantMatch(options);
+  const docs = await context.collections.sessions.find({ userId, ...tenant }, { projection: { _id: 1 } }).toArray();
+  const ids = docs.map((d) => d._id);
+  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
+  for (let start = 0; start < ids.length; start += DELETE_BATCH) {
+    const counts = await deleteSessions(context, ids.slice(start, start + DELETE_BATCH));
+    for (const key of ['sessions', 'branches', 'messages', 'checkpoints'] as const) erased[key] += counts[key];
+  }
+  erased.episodes = (await context.collections.episodes.deleteMany({ userId, ...tenant })).deletedCount;
+  return erased;
 }
 
 /** Deletes (or with `dryRun` lists) sessions idle longer than `idleFor` ms, with their documents; see `Store.deleteInactiveSessions`. */
@@ -168,17 +182,24 @@ export async function deleteInactiveSessions(context: MongoContext, options: { i
   return ids;
 }
 
-/** Deletes sessions with everything they own; every delete names the session ids (shard-targeted). Children go first, so a retry finishes a half-done delete. */
-async function deleteSessions(context: MongoContext, ids: string[]): Promise<void> {
+/**
+ * Deletes sessions with everything they own; every delete names the session ids (shard-targeted).
+ * Children go first, so a retry finishes a half-done delete. Returns what each delete removed.
+ */
+async function deleteSessions(context: MongoContext, ids: string[]): Promise<Omit<EraseUserResult, 'episodes'>> {
   const { collections } = context;
   const bySession = { sessionId: { $in: ids } };
-  await Promise.all([
+  const [messages, checkpoints] = await Promise.all([
     collections.messages.deleteMany(bySession),
     collections.checkpoints.deleteMany(bySession),
     collections.pendingWrites.deleteMany(bySession),
     collections.versionClaims.deleteMany(bySession),
   ]);
-  await collections.branches.deleteMany(bySession);
-  for (const id of ids) context.branches.forget(id);
-  await collections.sessions.deleteMany({ _id: { $in: ids } });
+  const branches = await collections.branches.deleteMany(bySession);
+  for (const id of ids) {
+    context.branches.forget(id);
+    context.tenants.forget(id);
+  }
+  const sessions = await collections.sessions.deleteMany({ _id: { $in: ids } });
+  return { sessions: sessions.deletedCount, branches: branches.deletedCount, messages: messages.deletedCount, checkpoints: checkpoints.deletedCount };
 }

@@ -7,6 +7,8 @@ import type {
   CreateSessionInput,
   Episode,
   EpisodeFilter,
+  EraseUserInput,
+  EraseUserResult,
   Message,
   PendingWrite,
   ReadMessagesOptions,
@@ -30,6 +32,7 @@ import { toStoreError, withStoreErrors } from './mongoErrors.js';
 import * as messages from './mongoMessages.js';
 import * as sessions from './mongoSessions.js';
 import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
+import { SessionTenants } from './sessionTenants.js';
 
 /**
  * A {@link Store} on MongoDB (or a MongoDB-compatible server such as FerretDB): sessions, messages,
@@ -42,8 +45,10 @@ import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoSt
  * conditional updates are not atomic, so an update first claims its version (see
  * {@link MongoStoreOptions.versionClaims}). Every command on
  * messages, branches, checkpoints and pending writes names the session id, so each of those
- * collections can be sharded on `{ sessionId: 'hashed' }` (see the README). Indexes are created on
- * first use, or by {@link MongoStore.init}.
+ * collections can be sharded on `{ sessionId: 'hashed' }` (see the README). Every call that names a
+ * session is scoped to its tenant (see `TenantScope`): the session's tenant is checked with the
+ * tenant in the session filter, once, then remembered (a tenant never changes), so the turn's three
+ * round trips stay three. Indexes are created on first use, or by {@link MongoStore.init}.
  *
  * @param connection `{ url, clientOptions? }` (the store owns the client) or `{ client }` (yours)
  * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, versionClaims?, branchCacheSize? }`
@@ -85,7 +90,12 @@ export class MongoStore implements Store {
     }
     this.db = this.#client.db(this.#options.dbName);
     const collections = openCollections(this.db, this.#options.collectionPrefix);
-    this.#context = { collections, branches: new BranchCache(this.#options.branchCacheSize), versionClaims: this.#options.versionClaims === true };
+    this.#context = {
+      collections,
+      branches: new BranchCache(this.#options.branchCacheSize),
+      tenants: new SessionTenants(this.#options.branchCacheSize),
+      versionClaims: this.#options.versionClaims === true,
+    };
   }
 
   /** The six collections, for inspection and administration (e.g. sharding them). */
@@ -139,43 +149,46 @@ export class MongoStore implements Store {
     return this.#run('delete inactive sessions', () => sessions.deleteInactiveSessions(this.#context, options));
   }
 
-  appendMessages(sessionId: string, branchId: string, list: readonly Message[]): Promise<{ inserted: number }> {
-    return this.#run('append messages', () => messages.appendMessages(this.#context, sessionId, branchId, list));
+  appendMessages(sessionId: string, branchId: string, list: readonly Message[], scope?: TenantScope): Promise<{ inserted: number }> {
+    return this.#run('append messages', () => messages.appendMessages(this.#context, sessionId, branchId, list, scope));
   }
   readMessages(sessionId: string, branchId: string, options?: ReadMessagesOptions): Promise<Message[]> {
     return this.#run('read messages', () => messages.readMessages(this.#context, sessionId, branchId, options));
   }
 
-  forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }): Promise<Branch> {
-    return this.#run('fork a branch', () => branches.forkBranch(this.#context, sessionId, input));
+  forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope?: TenantScope): Promise<Branch> {
+    return this.#run('fork a branch', () => branches.forkBranch(this.#context, sessionId, input, scope));
   }
-  getBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
-    return this.#run('read a branch', () => branches.getBranch(this.#context, sessionId, branchId));
+  getBranch(sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined> {
+    return this.#run('read a branch', () => branches.getBranch(this.#context, sessionId, branchId, scope));
   }
-  listBranches(sessionId: string): Promise<Branch[]> {
-    return this.#run('list branches', () => branches.listBranches(this.#context, sessionId));
+  listBranches(sessionId: string, scope?: TenantScope): Promise<Branch[]> {
+    return this.#run('list branches', () => branches.listBranches(this.#context, sessionId, scope));
   }
   updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
     return this.#run('update a branch', () => branches.updateBranch(this.#context, sessionId, branchId, change, options));
   }
-  deleteBranch(sessionId: string, branchId: string, options?: { recursive?: boolean }): Promise<void> {
+  deleteBranch(sessionId: string, branchId: string, options?: { recursive?: boolean } & TenantScope): Promise<void> {
     return this.#run('delete a branch', () => branches.deleteBranch(this.#context, sessionId, branchId, options));
   }
 
-  saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    return this.#run('save a checkpoint', () => checkpoints.saveCheckpoint(this.#context, checkpoint));
+  saveCheckpoint(checkpoint: Checkpoint, scope?: TenantScope): Promise<void> {
+    return this.#run('save a checkpoint', () => checkpoints.saveCheckpoint(this.#context, checkpoint, scope));
   }
-  putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[]): Promise<void> {
-    return this.#run('save pending writes', () => checkpoints.putPendingWrites(this.#context, sessionId, branchId, checkpointId, writes));
+  putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope?: TenantScope): Promise<void> {
+    return this.#run('save pending writes', () => checkpoints.putPendingWrites(this.#context, sessionId, branchId, checkpointId, writes, scope));
   }
-  loadCheckpoint(sessionId: string, branchId: string, id?: string): Promise<Checkpoint | undefined> {
-    return this.#run('load a checkpoint', () => checkpoints.loadCheckpoint(this.#context, sessionId, branchId, id));
+  loadCheckpoint(sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
+    return this.#run('load a checkpoint', () => checkpoints.loadCheckpoint(this.#context, sessionId, branchId, id, scope));
   }
-  listCheckpoints(sessionId: string, branchId: string): Promise<CheckpointManifestEntry[]> {
-    return this.#run('list checkpoints', () => checkpoints.listCheckpoints(this.#context, sessionId, branchId));
+  listCheckpoints(sessionId: string, branchId: string, scope?: TenantScope): Promise<CheckpointManifestEntry[]> {
+    return this.#run('list checkpoints', () => checkpoints.listCheckpoints(this.#context, sessionId, branchId, scope));
   }
-  pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention): Promise<number> {
-    return this.#run('prune checkpoints', () => checkpoints.pruneCheckpoints(this.#context, sessionId, branchId, retention));
+  pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope?: TenantScope): Promise<number> {
+    return this.#run('prune checkpoints', () => checkpoints.pruneCheckpoints(this.#context, sessionId, branchId, retention, scope));
+  }
+  deleteCheckpoint(sessionId: string, branchId: string, id: string, scope?: TenantScope): Promise<boolean> {
+    return this.#run('delete a checkpoint', () => checkpoints.deleteCheckpoint(this.#context, sessionId, branchId, id, scope));
   }
   deleteCheckpointsOlderThan(before: string, scope?: TenantScope): Promise<number> {
     return this.#run('delete old checkpoints', () => checkpoints.deleteCheckpointsOlderThan(this.#context, before, scope));
@@ -189,6 +202,12 @@ export class MongoStore implements Store {
   }
   findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
     return this.#run('find episodes', () => episodes.findEpisodes(this.#context, filter));
+  }
+  deleteEpisode(id: string, scope?: TenantScope): Promise<boolean> {
+    return this.#run('delete an episode', () => episodes.deleteEpisode(this.#context, id, scope));
+  }
+  eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
+    return this.#run("erase a user's data", () => sessions.eraseUser(this.#context, input));
   }
 
   /** Closes the client when the store created it (`{ url }`); a client you passed stays open. */

@@ -65,6 +65,8 @@ interface Target {
   reset?: () => Promise<void>;
 }
 
+/** The tenant of the fuzzed session: every session-scoped call names it. */
+const acme = { tenantId: 'acme' };
 const tally = new FuzzTally();
 let test: TestMongoStore;
 let checkpointId: string;
@@ -88,39 +90,39 @@ const targets: Record<string, Target> = {
     collection: (s) => s.collections.branches as unknown as Collection<Document>,
     ids: () => ['chat-1/main', 'chat-1/alt'],
     reads: [
-      ['getBranch (main)', 'branch?', (s) => s.getBranch('chat-1', 'main')],
-      ['getBranch (fork)', 'branch?', (s) => s.getBranch('chat-1', 'alt')],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1')],
-      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+      ['getBranch (main)', 'branch?', (s) => s.getBranch('chat-1', 'main', acme)],
+      ['getBranch (fork)', 'branch?', (s) => s.getBranch('chat-1', 'alt', acme)],
+      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
+      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
     ],
   },
   messages: {
     collection: (s) => s.collections.messages as unknown as Collection<Document>,
     ids: () => ['chat-1/main/1', 'chat-1/main/2', 'chat-1/main/3', 'chat-1/main/4', 'chat-1/alt/3'],
     reads: [
-      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'main')],
-      ['readMessages (range)', 'messages', (s) => s.readMessages('chat-1', 'main', { fromSeq: 2, throughSeq: 3 })],
-      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt')],
+      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'main', acme)],
+      ['readMessages (range)', 'messages', (s) => s.readMessages('chat-1', 'main', { fromSeq: 2, throughSeq: 3, ...acme })],
+      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
     ],
   },
   checkpoints: {
     collection: (s) => s.collections.checkpoints as unknown as Collection<Document>,
     ids: () => [`chat-1/main/${checkpointId}`],
     reads: [
-      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')],
-      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', checkpointId)],
-      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints('chat-1', 'main')],
+      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)],
+      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', checkpointId, acme)],
+      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints('chat-1', 'main', acme)],
     ],
   },
   pendingWrites: {
     collection: (s) => s.collections.pendingWrites as unknown as Collection<Document>,
     ids: () => pendingIds,
-    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main')]],
+    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)]],
   },
   versionClaims: {
     collection: (s) => s.collections.versionClaims as unknown as Collection<Document>,
     ids: () => [`session/chat-1/${sessionVersion + 1}`],
-    reads: [['updateSession (meets the claim)', 'session', (s) => s.updateSession('chat-1', { metadata: { fuzz: true } }, { expectedVersion: sessionVersion })]],
+    reads: [['updateSession (meets the claim)', 'session', (s) => s.updateSession('chat-1', { metadata: { fuzz: true } }, { expectedVersion: sessionVersion, ...acme })]],
     reset: async () => {
       const { sessions, versionClaims } = test.store.collections;
       await sessions.replaceOne({ _id: 'chat-1' }, originalSession as never);
@@ -131,7 +133,7 @@ const targets: Record<string, Target> = {
     collection: (s) => s.collections.episodes as unknown as Collection<Document>,
     ids: () => ['chat-1'],
     reads: [
-      ['getEpisode', 'episode?', (s) => s.getEpisode('chat-1')],
+      ['getEpisode', 'episode?', (s) => s.getEpisode('chat-1', acme)],
       ['findEpisodes (tenant)', 'episodes', (s) => s.findEpisodes({ tenantId: 'acme' })],
       ['findEpisodes (user)', 'episodes', (s) => s.findEpisodes({ tenantId: 'acme', userId: 'u-1' })],
     ],
@@ -168,14 +170,14 @@ beforeAll(async () => {
   const messages = makeMessages(1, 4);
   messages[1] = { ...messages[1]!, toolCalls: [{ id: 'call-1', name: 'handoff_to_billing', arguments: '{}' }] };
   messages[2] = { ...messages[2]!, role: 'tool', toolCallId: 'call-1', toolName: 'handoff_to_billing', isError: false, durationMs: 1.5, metadata: { control: { kind: 'handoff', target: 'billing' } } };
-  await store.appendMessages('chat-1', 'main', messages);
-  await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } });
-  await store.appendMessages('chat-1', 'alt', makeMessages(3, 1));
+  await store.appendMessages('chat-1', 'main', messages, acme);
+  await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, acme);
+  await store.appendMessages('chat-1', 'alt', makeMessages(3, 1), acme);
   const write = (toolCallId: string) => ({ toolCallId, toolName: 'look_up', agent: 'billing', content: '{"ok":true}', isError: false, durationMs: 5, createdAt: new Date().toISOString() });
   const checkpoint = makeCheckpoint({ sessionId: 'chat-1', pendingWrites: [write('call-0')] });
   checkpointId = checkpoint.id;
-  await store.saveCheckpoint(checkpoint);
-  await store.putPendingWrites('chat-1', 'main', checkpoint.id, [write('call-1'), write('call-2')]);
+  await store.saveCheckpoint(checkpoint, acme);
+  await store.putPendingWrites('chat-1', 'main', checkpoint.id, [write('call-1'), write('call-2')], acme);
   pendingIds = (await store.collections.pendingWrites.find({ sessionId: 'chat-1' }).toArray()).map((d) => d._id);
   await store.saveEpisode({
     id: 'chat-1',
@@ -192,7 +194,7 @@ beforeAll(async () => {
     embedding: [0.25, -1],
     metadata: { score: 5 },
   });
-  sessionVersion = (await store.updateSession('chat-1', { lastActivityAt: new Date().toISOString() }, { expectedVersion: 1 })).version;
+  sessionVersion = (await store.updateSession('chat-1', { lastActivityAt: new Date().toISOString() }, { expectedVersion: 1, ...acme })).version;
   // A claim on the next version left by a writer that died: the update meets it and must judge it.
   await store.collections.versionClaims.insertOne({
     _id: `session/chat-1/${sessionVersion + 1}`,

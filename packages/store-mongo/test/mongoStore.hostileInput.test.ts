@@ -13,6 +13,8 @@ const operator = { $gt: '' } as any;
 describe('MongoStore hostile input', () => {
   let test: TestMongoStore;
   let sessionId: string;
+  /** The victim's tenant: calls that name the session carry it, so they reach the input checks they test. */
+  const acme = { tenantId: 'acme' };
 
   /** Every document in every collection, to prove a refused call wrote nothing. */
   const snapshot = async (): Promise<unknown[]> => {
@@ -24,8 +26,8 @@ describe('MongoStore hostile input', () => {
   beforeAll(async () => {
     test = await createTestMongoStore('hostile');
     sessionId = (await test.store.createSession({ id: 'victim', tenantId: 'acme', metadata: { plan: 'gold' } })).id;
-    await test.store.appendMessages(sessionId, 'main', [makeMessage(1), makeMessage(2)]);
-    await test.store.saveCheckpoint(makeCheckpoint({ sessionId }));
+    await test.store.appendMessages(sessionId, 'main', [makeMessage(1), makeMessage(2)], acme);
+    await test.store.saveCheckpoint(makeCheckpoint({ sessionId }), acme);
   });
 
   afterAll(async () => {
@@ -98,6 +100,6 @@ describe('MongoStore hostile input', () => {
     await expect(store.pruneCheckpoints(sessionId, 'main', { last: operator })).rejects.toThrow(/retention.last must be a whole number/);
     await expect(store.forkBranch(sessionId, { branchId: 'f', parent: operator })).rejects.toThrow(/parent must be \{ branchId, atSeq \}/);
     expect(await snapshot()).toEqual(before);
-    expect(await store.getSession(sessionId)).toMatchObject({ version: 1, metadata: { plan: 'gold' } });
+    expect(await store.getSession(sessionId, acme)).toMatchObject({ version: 1, metadata: { plan: 'gold' } });
   });
 });

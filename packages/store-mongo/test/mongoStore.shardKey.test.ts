@@ -2,6 +2,7 @@
  * Shard-readiness: every command MongoStore sends to the session-keyed collections (messages,
  * branches, checkpoints, pending writes, version claims) names the session id, so a cluster
  * sharded on `{ sessionId: 'hashed' }` routes it to one shard (or to the shards of an `$in` list).
+ * Tenancy: every read or update of one session document carries the caller's tenant in its filter.
  */
 import { createId } from '@baton/core';
 import { type CommandStartedEvent, MongoClient } from 'mongodb';
@@ -49,6 +50,7 @@ describe('MongoStore shard keys', () => {
   const keyed = new Map<string, string>(KEYED.map((k) => [names[k], k]));
   const seen = new Set<string>();
   const offenders: string[] = [];
+  const untenanted: string[] = [];
   let client: MongoClient;
   let store: MongoStore;
 
@@ -57,6 +59,10 @@ describe('MongoStore shard keys', () => {
     client.on('commandStarted', (event: CommandStartedEvent) => {
       if (event.databaseName !== dbName) return;
       const command = event.command as Record<string, unknown>;
+      if (command[event.commandName] === names.sessions && (event.commandName === 'find' || event.commandName === 'findAndModify')) {
+        const filter = (command.filter ?? command.query) as Record<string, unknown>;
+        if (typeof filter._id === 'string' && !('tenantId' in filter)) untenanted.push(`${event.commandName}: ${JSON.stringify(filter)}`);
+      }
       const collection = keyed.get(String(command[event.commandName]));
       if (collection === undefined) return;
       const parts = selectors(event.commandName, command);
@@ -73,42 +79,50 @@ describe('MongoStore shard keys', () => {
     await client.close();
   });
 
-  it('names the session id in every command on messages, branches, checkpoints, pending writes and claims', async () => {
+  it('names the session id in every command on messages, branches, checkpoints, pending writes and claims, and the tenant in every filter on one session', async () => {
+    const acme = { tenantId: 'acme' };
     const message = (seq: number, id = createId()) => ({ id, seq, role: 'user' as const, content: `m${seq}`, createdAt: new Date().toISOString() });
     const session = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', userId: 'u-1' });
     const m = [message(1), message(2), message(3), message(4)];
-    await store.appendMessages(session.id, 'main', m.slice(0, 2));
-    await store.appendMessages(session.id, 'main', m.slice(0, 4)); // a retry overlapping what is stored
-    await expect(store.appendMessages(session.id, 'main', [message(4), message(5)])).rejects.toThrow(/another writer/);
-    await store.readMessages(session.id, 'main', { fromSeq: 2 });
-    const fork = await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } });
-    await store.appendMessages(session.id, 'alt', [message(3)]);
-    await store.readMessages(session.id, 'alt');
-    await store.getBranch(session.id, 'alt');
-    await store.listBranches(session.id);
-    await store.updateBranch(session.id, 'alt', { state: { plan: 1 } }, { expectedVersion: fork.version });
-    await expect(store.updateBranch(session.id, 'alt', { state: { plan: 2 } }, { expectedVersion: fork.version })).rejects.toThrow(/version/);
+    await store.appendMessages(session.id, 'main', m.slice(0, 2), acme);
+    await store.appendMessages(session.id, 'main', m.slice(0, 4), acme); // a retry overlapping what is stored
+    await expect(store.appendMessages(session.id, 'main', [message(4), message(5)], acme)).rejects.toThrow(/another writer/);
+    await store.readMessages(session.id, 'main', { fromSeq: 2, ...acme });
+    const fork = await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, acme);
+    await store.appendMessages(session.id, 'alt', [message(3)], acme);
+    await store.readMessages(session.id, 'alt', acme);
+    await store.getBranch(session.id, 'alt', acme);
+    await store.listBranches(session.id, acme);
+    await store.updateBranch(session.id, 'alt', { state: { plan: 1 } }, { expectedVersion: fork.version, ...acme });
+    await expect(store.updateBranch(session.id, 'alt', { state: { plan: 2 } }, { expectedVersion: fork.version, ...acme })).rejects.toThrow(/version/);
     const first = makeCheckpoint({ sessionId: session.id, step: 1, createdAt: new Date(Date.now() - 1000).toISOString() });
     const second = makeCheckpoint({ sessionId: session.id, parentId: first.id, step: 2 });
-    await store.saveCheckpoint(first);
-    await store.saveCheckpoint(second);
-    await store.saveCheckpoint(second);
+    await store.saveCheckpoint(first, acme);
+    await store.saveCheckpoint(second, acme);
+    await store.saveCheckpoint(second, acme);
     await store.putPendingWrites(session.id, 'main', second.id, [
       { toolCallId: 'call-1', toolName: 'lookup', agent: 'billing', content: '{}', isError: false, durationMs: 3, createdAt: new Date().toISOString() },
-    ]);
-    await store.loadCheckpoint(session.id, 'main');
-    await store.loadCheckpoint(session.id, 'main', first.id);
-    await store.listCheckpoints(session.id, 'main');
-    await store.pruneCheckpoints(session.id, 'main', { last: 1 });
+    ], acme);
+    await store.loadCheckpoint(session.id, 'main', undefined, acme);
+    await store.loadCheckpoint(session.id, 'main', first.id, acme);
+    await store.listCheckpoints(session.id, 'main', acme);
+    await store.deleteCheckpoint(session.id, 'main', first.id, acme);
+    await store.pruneCheckpoints(session.id, 'main', { last: 1 }, acme);
     await store.deleteCheckpointsOlderThan(new Date(Date.now() + 60_000).toISOString(), { tenantId: 'acme' });
-    await store.updateSession(session.id, { metadata: { turn: 1 } }, { expectedVersion: 1 });
-    await store.deleteBranch(session.id, 'alt');
-    await store.deleteSession(session.id);
+    await store.getSession(session.id, acme);
+    await expect(store.listBranches(session.id, { tenantId: 'globex' })).rejects.toThrow(/does not exist/);
+    await store.updateSession(session.id, { metadata: { turn: 1 } }, { expectedVersion: 1, ...acme });
+    await store.deleteBranch(session.id, 'alt', acme);
+    await store.deleteSession(session.id, acme);
     const idle = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', createdAt: '2020-01-01T00:00:00.000Z' });
-    await store.appendMessages(idle.id, 'main', [message(1)]);
+    await store.appendMessages(idle.id, 'main', [message(1)], acme);
+    const erased = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', userId: 'u-9' });
+    await store.appendMessages(erased.id, 'main', [message(1)], acme);
+    expect(await store.eraseUser({ ...acme, userId: 'u-9' })).toMatchObject({ sessions: 1, messages: 1 });
     expect(await store.deleteInactiveSessions({ idleFor: 1_000, tenantId: 'acme' })).toEqual([idle.id]);
 
     expect(offenders).toEqual([]);
+    expect(untenanted).toEqual([]);
     for (const expected of ['messages.insert', 'messages.find', 'messages.delete', 'messages.aggregate', 'branches.insert', 'branches.find', 'branches.findAndModify', 'branches.delete', 'checkpoints.insert', 'checkpoints.find', 'checkpoints.delete', 'pendingWrites.insert', 'pendingWrites.find', 'pendingWrites.delete', 'versionClaims.insert', 'versionClaims.find', 'versionClaims.delete']) {
       expect(seen, `no ${expected} command was observed`).toContain(expected);
     }

@@ -29,7 +29,6 @@ describe('MongoStore strict reads', () => {
   it.each([
     ['createdAt', 'yesterday'],
     ['lastActivityAt', '2025-01-01 10:00'],
-    ['tenantId', '../other'],
     ['userId', '$gt'],
     ['status', 'paused'],
     ['version', 0],
@@ -49,7 +48,15 @@ describe('MongoStore strict reads', () => {
     const { store } = test;
     await store.createSession({ id: 's-moved', tenantId: 'acme' });
     await store.collections.sessions.updateOne({ _id: 's-moved' }, { $set: { id: 's-other' } });
-    await expect(store.getSession('s-moved')).rejects.toThrow(/does not match its _id/);
+    await expect(store.getSession('s-moved', { tenantId: 'acme' })).rejects.toThrow(/does not match its _id/);
+  });
+
+  it('never returns a session whose tenantId is damaged: reads filter by tenant, and no valid scope matches it', async () => {
+    const { store } = test;
+    await store.createSession({ id: 's-tenant', tenantId: 'acme' });
+    await store.collections.sessions.updateOne({ _id: 's-tenant' }, { $set: { tenantId: '../other' } });
+    expect(await store.getSession('s-tenant', { tenantId: 'acme' })).toBeUndefined();
+    expect(await store.getSession('s-tenant')).toBeUndefined();
   });
 
   it('loads a session stored without userId', async () => {

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors.js';
-import type { ModelClient } from '../modelClient.js';
+import type { ModelClient } from '../models/modelClient.js';
 import { OpenAIChatModel } from './openAIChatModel.js';
 import { OpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openAIResponsesModel.js';
 

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { AbortedError, ModelBehaviorError, ModelProviderError } from '../errors.js';
 import { createId } from '../ids.js';
-import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../modelClient.js';
+import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../models/modelClient.js';
 import { toChatMessages, toChatTools } from './chatMessages.js';
 import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
 import { toBatonError } from './toBatonError.js';

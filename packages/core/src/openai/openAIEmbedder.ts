@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { Embedder, EmbedOptions } from '../embedder.js';
+import type { Embedder, EmbedOptions } from '../models/embedder.js';
 import { ConfigurationError, InvalidInputError, ModelProviderError } from '../errors.js';
 import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
 import { toBatonError } from './toBatonError.js';

@@ -1,7 +1,7 @@
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { InvalidInputError } from '../errors.js';
-import type { ModelMessage } from '../message.js';
-import type { ToolDefinition } from '../modelClient.js';
+import type { ModelMessage } from '../conversation/message.js';
+import type { ToolDefinition } from '../models/modelClient.js';
 import { unknownRole } from './chatMessages.js';
 import { recalledContext } from './recalledContext.js';
 

@@ -1,4 +1,4 @@
-import { MessageRoleSchema, MessageSchema, ToolCallSchema } from '../message.js';
+import { MessageRoleSchema, MessageSchema, ToolCallSchema } from '../conversation/message.js';
 import { isIsoTimestamp } from '../timestamp.js';
 
 const ROLES: ReadonlySet<unknown> = new Set(MessageRoleSchema.options);

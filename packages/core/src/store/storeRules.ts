@@ -3,13 +3,13 @@
  * id and metadata validation, how a branch's parent reference is followed, which branches a delete
  * takes, which checkpoints retention drops.
  */
-import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
-import { type Episode, EpisodeSchema } from '../episode.js';
-import { BranchHasChildrenError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
+import { type Episode, EpisodeSchema } from '../conversation/episode.js';
+import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
-import { type Message, MessageSchema } from '../message.js';
-import { assertSafeMetadata } from '../metadata.js';
-import { type Branch, MAIN_BRANCH, type Session, type State } from '../session.js';
+import { type Message, MessageSchema } from '../conversation/message.js';
+import { assertSafeMetadata } from '../conversation/metadata.js';
+import { type Branch, MAIN_BRANCH, type Session, type State } from '../conversation/session.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
@@ -294,6 +294,24 @@ export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' |
       return tooMany || tooOld;
     })
     .map((c) => c.id);
+}
+
+/**
+ * Checks that checkpoint `id` may be deleted from a branch: it must not be the newest (a paused
+ * turn resumes from it).
+ * @param manifest the branch's checkpoints, oldest first
+ * @returns whether the branch holds checkpoint `id`
+ * @throws {CheckpointInUseError} when `id` is the branch's newest checkpoint
+ * @example
+ * ```ts
+ * import { ensureCheckpointDeletable } from '@baton/core';
+ * ensureCheckpointDeletable('main', 'cp-1', [{ id: 'cp-1' }, { id: 'cp-2' }]); // true
+ * ensureCheckpointDeletable('main', 'cp-2', [{ id: 'cp-1' }, { id: 'cp-2' }]); // throws CheckpointInUseError
+ * ```
+ */
+export function ensureCheckpointDeletable(branchId: string, id: string, manifest: readonly Pick<Checkpoint, 'id'>[]): boolean {
+  if (manifest.at(-1)?.id === id) throw new CheckpointInUseError(id, branchId);
+  return manifest.some((c) => c.id === id);
 }
 
 /** Whether a session passes a `listSessions` filter. */

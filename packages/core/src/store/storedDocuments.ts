@@ -5,13 +5,13 @@
  * the document and its first bad field, and nothing of it is returned.
  */
 import type { z } from 'zod';
-import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../checkpoint.js';
-import { type Episode, EpisodeSchema } from '../episode.js';
+import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
+import { type Episode, EpisodeSchema } from '../conversation/episode.js';
 import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
 import { isValidId } from '../ids.js';
-import { type Message, MessageSchema } from '../message.js';
-import { assertSafeMetadata } from '../metadata.js';
-import { type Branch, BranchSchema, type Session, SessionSchema } from '../session.js';
+import { type Message, MessageSchema } from '../conversation/message.js';
+import { assertSafeMetadata } from '../conversation/metadata.js';
+import { type Branch, BranchSchema, type Session, SessionSchema } from '../conversation/session.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 
 /** The first rule a document breaks: the field's path and what is wrong with it. */
@@ -236,7 +236,8 @@ export function parseStoredPendingWrite(value: unknown, document: string): Pendi
   );
 }
 
-const SessionChangeSchema = SessionSchema.pick({
+/** The fields `updateSession` may change, each optional, with the session schema's rules (unknown keys are dropped by `parse`). */
+export const SessionChangeSchema = SessionSchema.pick({
   status: true,
   closedAt: true,
   closedReason: true,

@@ -11,7 +11,7 @@
  *   retries. Prints `committed <seq> <id>` per message and `conflicts <n>` at the end.
  */
 import { ConcurrencyError, createId, type Message } from '../../src/index.js';
-import { FileStore } from '../../src/store/fileStore.js';
+import { FileStore } from '../../src/store/file/fileStore.js';
 
 const [mode, directory, sessionId, countText, payloadText] = process.argv.slice(2);
 if (directory === undefined || sessionId === undefined) throw new Error('usage: fileStoreWriter.ts <mode> <directory> <sessionId> <count> <payloadBytes>');

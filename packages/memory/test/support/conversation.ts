@@ -24,10 +24,11 @@ export async function appendConversation(
   store: Store,
   sessionId: string,
   messages: readonly NewMessage[],
-  options: { branchId?: string; startAt?: Date } = {},
+  options: { branchId?: string; startAt?: Date; tenantId?: string } = {},
 ): Promise<Message[]> {
   const branchId = options.branchId ?? MAIN_BRANCH;
-  const existing = await store.readMessages(sessionId, branchId);
+  const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
+  const existing = await store.readMessages(sessionId, branchId, scope);
   let seq = existing.at(-1)?.seq ?? 0;
   const start = options.startAt?.getTime() ?? Date.now();
   const stored = messages.map((m, i) => {
@@ -35,7 +36,7 @@ export async function appendConversation(
     seq += 1;
     return { ...rest, id: id ?? createId(), seq, createdAt: createdAt ?? new Date(start + i).toISOString() } as Message;
   });
-  await store.appendMessages(sessionId, branchId, stored);
+  await store.appendMessages(sessionId, branchId, stored, scope);
   return stored;
 }
 
@@ -48,14 +49,15 @@ export async function closeSession(
   sessionId: string,
   reason: string,
   providers: readonly ContextProvider[],
+  scope: { tenantId?: string } = {},
 ): Promise<Session> {
-  const current = (await store.getSession(sessionId))!;
+  const current = (await store.getSession(sessionId, scope))!;
   const session = await store.updateSession(
     sessionId,
     { status: 'closed', closedAt: new Date().toISOString(), closedReason: reason },
-    { expectedVersion: current.version },
+    { expectedVersion: current.version, ...scope },
   );
-  const messages = await store.readMessages(sessionId, MAIN_BRANCH);
+  const messages = await store.readMessages(sessionId, MAIN_BRANCH, scope);
   const agents = [...new Set(messages.filter((m) => m.role === 'assistant' && m.agent !== undefined).map((m) => m.agent!))];
   for (const provider of providers) await provider.onSessionClose?.({ session, reason, messages, agents, store });
   return session;
@@ -67,9 +69,10 @@ export class StoreJournal implements ExecutorJournal {
   constructor(
     readonly store: Store,
     readonly sessionId: string,
+    readonly scope: { tenantId?: string } = {},
   ) {}
   commit(messages: readonly NewMessage[]): Promise<Message[]> {
-    return appendConversation(this.store, this.sessionId, messages);
+    return appendConversation(this.store, this.sessionId, messages, this.scope);
   }
   async recordPendingWrite(write: PendingWrite): Promise<void> {
     this.pendingWrites.set(write.toolCallId, write);
@@ -81,13 +84,14 @@ export async function runOnStore(
   executor: Executor,
   store: Store,
   sessionId: string,
+  scope: { tenantId?: string } = {},
 ): Promise<{ events: BatonEvent[]; outcome: ExecutorOutcome }> {
   const generator = executor.execute({
     sessionId,
     branchId: MAIN_BRANCH,
     turn: 1,
-    history: await store.readMessages(sessionId, MAIN_BRANCH),
-    journal: new StoreJournal(store, sessionId),
+    history: await store.readMessages(sessionId, MAIN_BRANCH, scope),
+    journal: new StoreJournal(store, sessionId, scope),
     state: new StateContainer({ session: {}, branch: {} }),
     signal: new AbortController().signal,
   });

@@ -1,0 +1,47 @@
+import type { Message, ModelMessage } from './message.js';
+import type { Session } from './session.js';
+import type { Store } from '../store/store.js';
+
+/** What a context provider learns before a turn. */
+export interface BeforeTurnArgs {
+  session: Session;
+  branchId: string;
+  /** The new user message's text. */
+  input: string;
+  store: Store;
+  signal: AbortSignal;
+}
+
+/** What a context provider learns when a session closes. */
+export interface SessionCloseArgs {
+  session: Session;
+  reason: string;
+  /** The `main` branch's committed messages. */
+  messages: readonly Message[];
+  /** The agents that took part, in order of first appearance. */
+  agents: readonly string[];
+  store: Store;
+}
+
+/**
+ * The contract through which memory (or anything else) plugs into a runtime without either
+ * importing the other (docs/architecture.md "Memory"). Every hook is optional.
+ *
+ * @example
+ * ```ts
+ * import type { ContextProvider } from '@baton/core';
+ * const clock: ContextProvider = {
+ *   name: 'clock',
+ *   beforeTurn: async () => [{ role: 'context', content: `Now: ${new Date().toISOString()}` }],
+ * };
+ * ```
+ */
+export interface ContextProvider {
+  readonly name: string;
+  /** Context to inject before the turn's history (e.g. recalled episodes), as `context` messages. */
+  beforeTurn?(args: BeforeTurnArgs): Promise<readonly ModelMessage[] | undefined>;
+  /** Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its result. */
+  prepareModelInput?(messages: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
+  /** Called once when a session closes (e.g. to save an episode). */
+  onSessionClose?(args: SessionCloseArgs): Promise<void>;
+}

@@ -1,0 +1,119 @@
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { InvalidIdError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import { assertBranchId, assertSessionId } from '../storeRules.js';
+
+/**
+ * Where `FileStore` keeps each document under its root directory:
+ *
+ * ```
+ * <root>/sessions/<sessionId>/session.json
+ *                            /branches/<branchId>.json
+ *                            /messages/<branchId>.jsonl
+ *                            /checkpoints/<branchId>/<000000000001>-<checkpointId>.json (+ .pending.jsonl)
+ * <root>/episodes/<episodeId>.json
+ * <root>/episodes/by-owner/<tenantId|->/<userId|->/<episodeId>.json   (hard links: the owner index)
+ * <root>/locks/<sessionId>.lock      (held while a session is written; proper-lockfile)
+ * <root>/trash/                       (sessions being deleted)
+ * ```
+ *
+ * Every id is validated before it becomes part of a path, and every resulting path is checked to
+ * stay inside its folder, so no id can name a file outside the root.
+ */
+export class FileLayout {
+  readonly root: string;
+  readonly sessionsDir: string;
+  readonly episodesDir: string;
+  readonly locksDir: string;
+  readonly trashDir: string;
+
+  /** @param directory the store's root folder (relative paths resolve against the working directory) */
+  constructor(directory: string) {
+    this.root = resolve(directory);
+    this.sessionsDir = join(this.root, 'sessions');
+    this.episodesDir = join(this.root, 'episodes');
+    this.locksDir = join(this.root, 'locks');
+    this.trashDir = join(this.root, 'trash');
+  }
+
+  /**
+   * The folder of session `id`.
+   * @throws {InvalidIdError} for an unsafe id
+   */
+  sessionDir(id: string): string {
+    return inside(this.sessionsDir, assertSessionId(id), 'session', id);
+  }
+
+  /** `<session>/session.json`. */
+  sessionFile(id: string): string {
+    return join(this.sessionDir(id), 'session.json');
+  }
+
+  /** `<session>/branches`. */
+  branchesDir(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'branches');
+  }
+
+  /** `<session>/branches/<branchId>.json`. */
+  branchFile(sessionId: string, branchId: string): string {
+    return inside(this.branchesDir(sessionId), `${assertBranchId(branchId)}.json`, 'branch', branchId);
+  }
+
+  /** `<session>/messages`. */
+  messagesDir(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'messages');
+  }
+
+  /** `<session>/messages/<branchId>.jsonl`: the branch's own messages, one JSON object per line. */
+  messagesFile(sessionId: string, branchId: string): string {
+    return inside(this.messagesDir(sessionId), `${assertBranchId(branchId)}.jsonl`, 'branch', branchId);
+  }
+
+  /** `<session>/checkpoints`. */
+  checkpointsRoot(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'checkpoints');
+  }
+
+  /** `<session>/checkpoints/<branchId>`: the branch's checkpoint documents and pending writes. */
+  checkpointsDir(sessionId: string, branchId: string): string {
+    return inside(this.checkpointsRoot(sessionId), assertBranchId(branchId), 'branch', branchId);
+  }
+
+  /** `<root>/episodes/<id>.json`. */
+  episodeFile(id: string): string {
+    return inside(this.episodesDir, `${assertValidId('episode', id)}.json`, 'episode', id);
+  }
+
+  /** `<root>/episodes/by-owner`: the owner index of episodes. */
+  get episodeIndexDir(): string {
+    return join(this.episodesDir, 'by-owner');
+  }
+
+  /** The index path segments of an owner: the tenant and user ids, `-` for an absent one (no valid id is `-`). */
+  episodeOwnerPath(tenantId: string | undefined, userId: string | undefined): [string, string] {
+    return [tenantId === undefined ? '-' : assertValidId('tenant', tenantId), userId === undefined ? '-' : assertValidId('user', userId)];
+  }
+
+  /**
+   * `<root>/episodes/by-owner/<tenant>/<user>`, or the tenant's folder with `tenantOnly`.
+   * @throws {InvalidIdError} for an unsafe tenant or user id
+   */
+  episodeOwnerDir(tenantId: string | undefined, userId: string | undefined, options: { tenantOnly?: boolean } = {}): string {
+    const [tenant, user] = this.episodeOwnerPath(tenantId, userId);
+    const tenantDir = join(this.episodeIndexDir, tenant);
+    return options.tenantOnly ? tenantDir : join(tenantDir, user);
+  }
+
+  /** The path proper-lockfile locks for session `id` (its lock folder is this path plus `.lock`). */
+  lockTarget(id: string): string {
+    return inside(this.locksDir, assertSessionId(id), 'session', id);
+  }
+}
+
+/** `join(parent, name)`, refusing anything that would not be a direct child of `parent`. */
+function inside(parent: string, name: string, kind: string, id: string): string {
+  const path = resolve(parent, name);
+  const rel = relative(parent, path);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.includes(sep)) throw new InvalidIdError(kind, id);
+  return path;
+}

@@ -1,0 +1,104 @@
+import { mkdir } from 'node:fs/promises';
+import lockfile, { type LockOptions } from 'proper-lockfile';
+import { ConcurrencyError, StoreError } from '../../errors.js';
+import { hasErrorCode } from './fileIo.js';
+import type { FileLayout } from './fileLayout.js';
+
+/** Timing of {@link SessionLocks}. */
+export interface SessionLockOptions {
+  /** A lock not refreshed for this long belongs to a crashed process and is broken (ms, at least 2000). */
+  staleMs: number;
+  /** How long a write waits for another writer's lock before giving up with `ConcurrencyError` (ms). */
+  waitMs: number;
+}
+
+/**
+ * One writer per session at a time, across processes: a `proper-lockfile` lock (an atomic `mkdir`
+ * of `<root>/locks/<sessionId>.lock`, refreshed while held, broken when stale after a crash), with
+ * an in-process queue in front so that writers of one process take turns without polling.
+ */
+export class SessionLocks {
+  readonly #layout: FileLayout;
+  readonly #options: SessionLockOptions;
+  readonly #queues = new Map<string, Promise<void>>();
+
+  constructor(layout: FileLayout, options: SessionLockOptions) {
+    this.#layout = layout;
+    this.#options = options;
+  }
+
+  /**
+   * Runs `work` while holding session `sessionId`'s lock.
+   * @throws {ConcurrencyError} when another writer holds the lock for longer than `waitMs`, or the
+   *   lock was lost while `work` ran (the process stalled for longer than `staleMs`)
+   */
+  async run<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const target = this.#layout.lockTarget(sessionId);
+    const previous = this.#queues.get(sessionId) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
+    this.#queues.set(sessionId, mine);
+    await previous;
+    try {
+      return await this.#withFileLock(sessionId, target, work);
+    } finally {
+      done();
+      if (this.#queues.get(sessionId) === mine) this.#queues.delete(sessionId);
+    }
+  }
+
+  /** Resolves once every queued writer of this process has finished. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#queues.values()]);
+  }
+
+  async #withFileLock<T>(sessionId: string, target: string, work: () => Promise<T>): Promise<T> {
+    let lost: Error | undefined;
+    const release = await this.#acquire(sessionId, target, (error) => {
+      lost = error;
+    });
+    let result: T;
+    try {
+      result = await work();
+    } finally {
+      await release().catch(() => {});
+    }
+    if (lost !== undefined) {
+      throw new ConcurrencyError(
+        `The lock of session ${JSON.stringify(sessionId)} was lost while writing (the process stalled for more than ${this.#options.staleMs} ms, so another writer may have broken it). Reload the session and check the write.`,
+        { cause: lost },
+      );
+    }
+    return result;
+  }
+
+  async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+    const { staleMs, waitMs } = this.#options;
+    const options: LockOptions = {
+      realpath: false,
+      lockfilePath: `${target}.lock`,
+      stale: staleMs,
+      retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 },
+      onCompromised,
+    };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await lockfile.lock(target, options);
+      } catch (error) {
+        if (hasErrorCode(error, 'ENOENT') && attempt === 0) {
+          await mkdir(this.#layout.locksDir, { recursive: true });
+          continue;
+        }
+        if (hasErrorCode(error, 'ELOCKED')) {
+          throw new ConcurrencyError(
+            `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${waitMs} ms). Retry later.`,
+            { cause: error },
+          );
+        }
+        throw new StoreError(`Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+}

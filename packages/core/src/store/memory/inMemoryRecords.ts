@@ -1,0 +1,79 @@
+import type { Checkpoint } from '../../conversation/checkpoint.js';
+import type { Episode } from '../../conversation/episode.js';
+import { assertValidId } from '../../ids.js';
+import type { Message } from '../../conversation/message.js';
+import type { Branch, Session } from '../../conversation/session.js';
+import type { EraseUserInput, EraseUserResult } from '../store.js';
+import { assertTenantScope, inTenant } from '../tenantScope.js';
+
+/** What `InMemoryStore` keeps of one session. */
+export interface SessionRecord {
+  session: Session;
+  branches: Map<string, Branch>;
+  /** Own messages of each branch, by seq. */
+  messages: Map<string, Map<number, Message>>;
+  checkpoints: Map<string, Checkpoint[]>;
+  /** When the store last read or wrote this session (`Date.now()` ms). */
+  touchedAt: number;
+}
+
+/** Limits of an `InMemoryStore` (see {@link InMemoryStoreOptions}). */
+export interface SessionLimits {
+  maxSessions: number;
+  idleTtlMs: number;
+}
+
+/**
+ * Marks a session as just used: its record moves to the end of the map, so the map stays ordered
+ * from least to most recently used and eviction looks at the oldest first.
+ */
+export function touchRecord(sessions: Map<string, SessionRecord>, record: SessionRecord, now: number): void {
+  record.touchedAt = now;
+  sessions.delete(record.session.id);
+  sessions.set(record.session.id, record);
+}
+
+/**
+ * Makes room for one more session when the store holds `maxSessions`: removes the least recently
+ * used sessions that are closed or idle (not read or written for `idleTtlMs`), oldest first, and
+ * never one in use (a turn reads or writes its session at every durability point). When no session
+ * can go, the store holds more than `maxSessions` rather than lose an active conversation. Episodes
+ * are kept (they are the memory of closed sessions).
+ *
+ * @returns the ids removed
+ */
+export function evictForRoom(sessions: Map<string, SessionRecord>, limits: SessionLimits, now: number): string[] {
+  const evicted: string[] = [];
+  if (sessions.size < limits.maxSessions) return evicted;
+  for (const record of sessions.values()) {
+    if (sessions.size - evicted.length < limits.maxSessions) break;
+    if (record.session.status === 'closed' || now - record.touchedAt >= limits.idleTtlMs) evicted.push(record.session.id);
+  }
+  for (const id of evicted) sessions.delete(id);
+  return evicted;
+}
+
+/**
+ * `InMemoryStore.eraseUser`: removes the user's sessions (of the tenant) and episodes from the
+ * maps, counting what each held.
+ * @throws {InvalidIdError} for an unsafe tenant or user id
+ */
+export function eraseUserRecords(sessions: Map<string, SessionRecord>, episodes: Map<string, Episode>, input: EraseUserInput): EraseUserResult {
+  const userId = assertValidId('user', input?.userId);
+  assertTenantScope(input);
+  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
+  for (const record of [...sessions.values()]) {
+    if (record.session.userId !== userId || !inTenant(record.session, input)) continue;
+    erased.sessions += 1;
+    erased.branches += record.branches.size;
+    for (const own of record.messages.values()) erased.messages += own.size;
+    for (const list of record.checkpoints.values()) erased.checkpoints += list.length;
+    sessions.delete(record.session.id);
+  }
+  for (const episode of [...episodes.values()]) {
+    if (episode.userId !== userId || !inTenant(episode, input)) continue;
+    episodes.delete(episode.id);
+    erased.episodes += 1;
+  }
+  return erased;
+}

@@ -1,0 +1,355 @@
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
+import type { Episode } from '../../conversation/episode.js';
+import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
+import type { Message } from '../../conversation/message.js';
+import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
+import { MAIN_BRANCH } from '../../conversation/session.js';
+import { cloneData } from '../cloneData.js';
+import { evictForRoom, eraseUserRecords, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
+import {
+  applySessionChange,
+  assertBranchId,
+  assertCheckpoint,
+  assertEpisode,
+  assertMessages,
+  assertPendingWrites,
+  assertSessionId,
+  branchLineage,
+  branchState,
+  checkpointsToPrune,
+  ensureBranchDeletable,
+  ensureCheckpointDeletable,
+  matchesSessionFilter,
+  newSession,
+  planAppend,
+} from '../storeRules.js';
+import { assertTenantScope, inTenant } from '../tenantScope.js';
+import type {
+  CheckpointRetention,
+  CreateSessionInput,
+  EpisodeFilter,
+  EraseUserInput,
+  EraseUserResult,
+  ReadMessagesOptions,
+  SessionChange,
+  SessionFilter,
+  Store,
+  TenantScope,
+  UpdateOptions,
+} from '../store.js';
+
+
+const clone = cloneData;
+
+/** Options of {@link InMemoryStore}. */
+export interface InMemoryStoreOptions {
+  /**
+   * Sessions the store holds before it makes room for a new one by removing closed or idle ones
+   * (least recently used first). Default: unlimited. `HandoffBuilder`'s default store uses 10,000.
+   */
+  maxSessions?: number;
+  /** How long a session must go unread and unwritten before it counts as idle and may be removed to make room, in ms (default 1 hour). */
+  idleTtlMs?: number;
+}
+
+/**
+ * A {@link Store} in process memory: fast, for tests and for single-process bots that need no
+ * durability. Values are copied in and out, so callers can never change stored data by reference.
+ * With `maxSessions` it stays bounded in a long-running server: creating a session beyond the limit
+ * first removes closed sessions and sessions idle for `idleTtlMs` (least recently used first; never
+ * one in use, so never an active turn), with their messages and checkpoints; episodes stay.
+ *
+ * @param options `{ maxSessions?, idleTtlMs? }`
+ * @throws {ConfigurationError} for a `maxSessions` or `idleTtlMs` that is not a positive number
+ * @example
+ * ```ts
+ * import { InMemoryStore } from '@baton/core';
+ * const store = new InMemoryStore({ maxSessions: 10_000, idleTtlMs: 60 * 60_000 });
+ * await store.createSession({ id: 'chat-1', userId: 'u-1' });
+ * ```
+ */
+export class InMemoryStore implements Store {
+  readonly kind = 'memory';
+  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #episodes = new Map<string, Episode>();
+  readonly #limits: SessionLimits;
+
+  constructor(options: InMemoryStoreOptions = {}) {
+    const maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
+    const idleTtlMs = options.idleTtlMs ?? 60 * 60_000;
+    if (!(maxSessions > 0) || !(idleTtlMs > 0)) {
+      throw new ConfigurationError(`InMemoryStore needs a positive maxSessions and idleTtlMs, got ${JSON.stringify({ maxSessions: options.maxSessions, idleTtlMs: options.idleTtlMs })}.`);
+    }
+    this.#limits = { maxSessions, idleTtlMs };
+  }
+
+  /** How many sessions the store holds now. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  async createSession(input: CreateSessionInput): Promise<Session> {
+    const session = newSession(input);
+    if (this.#sessions.has(session.id)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
+    evictForRoom(this.#sessions, this.#limits, Date.now());
+    const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
+    this.#sessions.set(session.id, {
+      session,
+      branches: new Map([[MAIN_BRANCH, main]]),
+      messages: new Map([[MAIN_BRANCH, new Map()]]),
+      checkpoints: new Map(),
+      touchedAt: Date.now(),
+    });
+    return clone(session);
+  }
+
+  async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
+    const record = this.#record(id, scope);
+    return record && clone(record.session);
+  }
+
+  async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
+    const record = this.#required(id, options);
+    if (record.session.version !== options.expectedVersion) {
+      throw new ConcurrencyError(
+        `Session ${JSON.stringify(id)} is at version ${record.session.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
+      );
+    }
+    record.session = applySessionChange(record.session, change);
+    return clone(record.session);
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
+    const found = [...this.#sessions.values()].map((r) => r.session).filter((s) => matchesSessionFilter(s, filter));
+    found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
+    return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+  }
+
+  async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
+    const record = this.#record(id, scope);
+    if (!record) return false;
+    for (const episode of this.#episodes.values()) {
+      if (episode.sessionId === id && inTenant(episode, scope)) this.#episodes.delete(episode.id);
+    }
+    return this.#sessions.delete(id);
+  }
+
+  async deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
+    const before = new Date(Date.now() - options.idleFor).toISOString();
+    const filter: SessionFilter = { activeBefore: before };
+    if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
+    const ids = (await this.listSessions(filter)).map((s) => s.id);
+    if (!options.dryRun) for (const id of ids) this.#sessions.delete(id);
+    return ids;
+  }
+
+  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope: TenantScope = {}): Promise<{ inserted: number }> {
+    const record = this.#required(sessionId, scope);
+    assertBranchId(branchId);
+    assertMessages(messages);
+    const own = record.messages.get(branchId);
+    const branch = record.branches.get(branchId);
+    if (own === undefined || branch === undefined) {
+      throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    }
+    const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+    const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
+    const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
+    for (const message of fresh) own.set(message.seq, clone(message));
+    return { inserted: fresh.length };
+  }
+
+  async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
+    const record = this.#required(sessionId, options);
+    assertBranchId(branchId);
+    const out: Message[] = [];
+    for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
+      const own = record.messages.get(branch.id)!;
+      const seqs = [...own.keys()].filter((seq) => seq >= fromSeq && seq <= throughSeq).sort((a, b) => a - b);
+      for (const seq of seqs) out.push(clone(own.get(seq)!));
+    }
+    return out;
+  }
+
+  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope = {}): Promise<Branch> {
+    const record = this.#required(sessionId, scope);
+    assertBranchId(input.branchId);
+    assertBranchId(input.parent.branchId);
+    if (record.branches.has(input.branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
+    if (!record.branches.has(input.parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
+    const parentLength = (await this.readMessages(sessionId, input.parent.branchId, scope)).length;
+    if (input.parent.atSeq > parentLength) {
+      throw new InvalidInputError(`Cannot fork at seq ${input.parent.atSeq}: branch ${JSON.stringify(input.parent.branchId)} has ${parentLength} messages.`);
+    }
+    const branch: Branch = {
+      id: input.branchId,
+      sessionId,
+      parent: { ...input.parent },
+      createdAt: new Date().toISOString(),
+      state: branchState(input.state ?? {}),
+      version: 1,
+    };
+    record.branches.set(branch.id, branch);
+    record.messages.set(branch.id, new Map());
+    return clone(branch);
+  }
+
+  async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
+    const record = this.#record(sessionId, scope);
+    assertBranchId(branchId);
+    const branch = record?.branches.get(branchId);
+    return branch && clone(branch);
+  }
+
+  async listBranches(sessionId: string, scope: TenantScope = {}): Promise<Branch[]> {
+    return clone([...this.#required(sessionId, scope).branches.values()]);
+  }
+
+  async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+    const record = this.#required(sessionId, options);
+    assertBranchId(branchId);
+    const branch = record.branches.get(branchId);
+    if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+    if (branch.version !== options.expectedVersion) {
+      throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
+    }
+    const next = { ...branch, state: branchState(change.state), version: branch.version + 1 };
+    record.branches.set(branchId, next);
+    return clone(next);
+  }
+
+  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope = {}): Promise<void> {
+    const record = this.#required(sessionId, options);
+    assertBranchId(branchId);
+    for (const id of ensureBranchDeletable(branchId, [...record.branches.values()], options)) {
+      record.branches.delete(id);
+      record.messages.delete(id);
+      record.checkpoints.delete(id);
+    }
+  }
+
+  async saveCheckpoint(checkpoint: Checkpoint, scope: TenantScope = {}): Promise<void> {
+    const valid = assertCheckpoint(checkpoint);
+    const list = this.#checkpoints(valid.sessionId, valid.branchId, scope);
+    if (list.some((c) => c.id === valid.id)) return;
+    list.push(clone(valid));
+  }
+
+  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
+    assertValidId('checkpoint', checkpointId);
+    const valid = assertPendingWrites(writes);
+    const checkpoint = list.find((c) => c.id === checkpointId);
+    if (checkpoint === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
+    for (const write of valid) {
+      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId)) checkpoint.pendingWrites.push(clone(write));
+    }
+  }
+
+  async loadCheckpoint(sessionId: string, branchId: string, id?: string, scope: TenantScope = {}): Promise<Checkpoint | undefined> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
+    if (id !== undefined) assertValidId('checkpoint', id);
+    const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
+    return found && clone(found);
+  }
+
+  async listCheckpoints(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<CheckpointManifestEntry[]> {
+    return this.#checkpoints(sessionId, branchId, scope).map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
+  }
+
+  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope = {}): Promise<number> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
+    const doomed = new Set(checkpointsToPrune(list, retention));
+    const kept = list.filter((c) => !doomed.has(c.id));
+    this.#required(sessionId, scope).checkpoints.set(branchId, kept);
+    return list.length - kept.length;
+  }
+
+  async deleteCheckpoint(sessionId: string, branchId: string, id: string, scope: TenantScope = {}): Promise<boolean> {
+    const list = this.#checkpoints(sessionId, branchId, scope);
+    assertValidId('checkpoint', id);
+    if (!ensureCheckpointDeletable(branchId, id, list)) return false;
+    this.#required(sessionId, scope).checkpoints.set(branchId, list.filter((c) => c.id !== id));
+    return true;
+  }
+
+  async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
+    let deleted = 0;
+    for (const record of this.#sessions.values()) {
+      if (scope.tenantId !== undefined && record.session.tenantId !== scope.tenantId) continue;
+      for (const [branchId, list] of record.checkpoints) {
+        const kept = list.filter((c, index) => c.createdAt >= before || index === list.length - 1); // the newest stays
+        deleted += list.length - kept.length;
+        record.checkpoints.set(branchId, kept);
+      }
+    }
+    return deleted;
+  }
+
+  async saveEpisode(episode: Episode): Promise<boolean> {
+    const valid = assertEpisode(episode);
+    if (this.#episodes.has(valid.id)) return false;
+    this.#episodes.set(valid.id, clone(valid));
+    return true;
+  }
+
+  async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
+    assertValidId('episode', id);
+    assertTenantScope(scope);
+    const episode = this.#episodes.get(id);
+    if (episode === undefined || !inTenant(episode, scope)) return undefined;
+    return clone(episode);
+  }
+
+  async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
+    assertValidId('episode', id);
+    assertTenantScope(scope);
+    const episode = this.#episodes.get(id);
+    return episode !== undefined && inTenant(episode, scope) && this.#episodes.delete(id);
+  }
+
+  async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
+    return eraseUserRecords(this.#sessions, this.#episodes, input);
+  }
+
+  async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
+    const found = [...this.#episodes.values()].filter(
+      (e) =>
+        e.tenantId === filter.tenantId &&
+        (filter.userId === undefined || e.userId === filter.userId) &&
+        (filter.since === undefined || e.endedAt >= filter.since),
+    );
+    found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
+    return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+  }
+
+  async close(): Promise<void> {}
+
+  #record(id: string, scope: TenantScope = {}): SessionRecord | undefined {
+    assertSessionId(id);
+    const record = this.#sessions.get(id);
+    assertTenantScope(scope);
+    if (record === undefined || !inTenant(record.session, scope)) return undefined;
+    touchRecord(this.#sessions, record, Date.now());
+    return record;
+  }
+
+  #required(id: string, scope: TenantScope = {}): SessionRecord {
+    const record = this.#record(id, scope);
+    if (record === undefined) throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
+    return record;
+  }
+
+  #checkpoints(sessionId: string, branchId: string, scope: TenantScope): Checkpoint[] {
+    const record = this.#required(sessionId, scope);
+    assertBranchId(branchId);
+    if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+    let list = record.checkpoints.get(branchId);
+    if (list === undefined) {
+      list = [];
+      record.checkpoints.set(branchId, list);
+    }
+    return list;
+  }
+}

@@ -1,0 +1,61 @@
+import { type BatonEvent, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
+import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
+import { flushMessages } from '../turn/flushMessages.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { answerOpenToolCalls } from '../turn/openToolCalls.js';
+
+/**
+ * Closes the session: tool calls still waiting (pending requests) get a result (their finished
+ * pending write, or a "cancelled" error) so no tool call is left dangling; every context provider's
+ * `onSessionClose` runs once; the session document becomes `closed`; the routing machine reaches its
+ * final state and a last checkpoint is saved. Does nothing when the session is already closed.
+ *
+ * @returns yields the `message` events of the results it committed, then `session.closed`
+ */
+export async function* closeSession(runtime: SessionRuntime, reason: string): AsyncGenerator<BatonEvent, void> {
+  if (runtime.session.status === 'closed') return;
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  runtime.pendingRequests = [];
+  // The first result carries the close as its control: committing it closes the routing machine,
+  // so a crash from here on finishes this close on the next load (with this reason) instead of
+  // running the agent again.
+  const committed = await answerOpenToolCalls(runtime, `Cancelled: the session was closed (${reason}) before this call was answered.`, { kind: 'end_conversation', reason });
+  if (committed.length > 0) {
+    await flushMessages(runtime);
+    for (const message of committed) yield { type: 'message', ...base, message };
+  }
+  // Every message is stored before context providers see the history (an episode points at stored messages).
+  await flushMessages(runtime);
+  const { store, contextProviders } = runtime.config;
+  const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
+  const now = new Date().toISOString();
+  const change: SessionChange = { status: 'closed', closedAt: now, closedReason: reason, lastActivityAt: now };
+  // Providers see the session as it is about to be stored; it is marked closed only after they all
+  // succeeded, so a failed provider (e.g. an episode that could not be saved) leaves it open for a retried close.
+  const closing = { ...runtime.session, ...change };
+  for (const provider of contextProviders) {
+    await provider.onSessionClose?.({ session: closing, reason, messages, agents: agentsOf(messages), store });
+  }
+  if (runtime.state.patches.session.length > 0) change.state = runtime.state.session;
+  const { scope } = runtime;
+  try {
+    runtime.session = await store.updateSession(runtime.sessionId, change, { ...scope, expectedVersion: runtime.session.version });
+  } catch (error) {
+    runtime.stale = true;
+    throw error;
+  }
+  runtime.noteWrite();
+  runtime.unsettled = { persistState: false };
+  runtime.actor.send({ type: 'CLOSE' });
+  await saveCheckpoint(runtime);
+  await pruneCheckpoints(runtime);
+  while (runtime.queue.length > 0) yield runtime.queue.shift()!;
+  yield { type: 'session.closed', ...base, reason };
+}
+
+/** The agents that wrote assistant messages, in order of first appearance. */
+function agentsOf(messages: readonly Message[]): string[] {
+  const agents = new Set<string>();
+  for (const message of messages) if (message.role === 'assistant' && message.agent !== undefined) agents.add(message.agent);
+  return [...agents];
+}

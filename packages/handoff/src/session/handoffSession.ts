@@ -1,0 +1,334 @@
+import { isDeepStrictEqual } from 'node:util';
+import {
+  type BatonEvent,
+  type Branch,
+  branchStateAt,
+  type CheckpointManifestEntry,
+  InvalidInputError,
+  type Message,
+  NotFoundError,
+  type Request,
+  type Session,
+  type State,
+} from '@baton/core';
+import { saveCheckpoint } from '../turn/checkpointer.js';
+import { closeSession } from './closeSession.js';
+import type { RequestAnswer, TurnOptions } from '../workflow/handoffTypes.js';
+import type { SessionLock } from './sessionLock.js';
+import { discardTurn } from './discardTurn.js';
+import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import type { TurnCall } from '../turn/turnRunner.js';
+import { rewindTo } from './rewind.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { routingState, type RoutingStateValue } from '../routing/routingMachine.js';
+
+/** What a session needs from its workflow: the locks and a way to open another branch. */
+export interface SessionHost {
+  locks: SessionLock;
+  openBranch(sessionId: string, branchId: string, tenantId: string | undefined): Promise<HandoffSession>;
+}
+
+/**
+ * One conversation on one branch, from `workflow.session()`. Calls that run turns return async
+ * iterables of events (docs/architecture.md "Events") that end with `turn.completed` once everything of the
+ * turn is durable, or with a fatal `error` event followed by the thrown error. Two calls on the same
+ * session branch never interleave: within a process the second waits for the first; across
+ * processes the loser gets a `ConcurrencyError` and writes nothing. A stream holds the session's
+ * lock until it ends: read it to the end, or leave the `for await` loop (`break`, `return`, a throw),
+ * which ends it too; a stream that is neither read to its end nor left keeps later calls waiting.
+ *
+ * @example
+ * ```ts
+ * const session = await workflow.session({ id: 'chat-81', userId: 'u-42' });
+ * for await (const event of session.send('I was charged twice')) if (event.type === 'message') console.log(event.message.content);
+ * const [request] = session.pendingRequests;
+ * if (request) for await (const event of session.respond(request.id, 'AC-99812')) {}
+ * await session.close({ reason: 'resolved' });
+ * ```
+ */
+export class HandoffSession {
+  readonly #runtime: SessionRuntime;
+  readonly #host: SessionHost;
+
+  constructor(runtime: SessionRuntime, host: SessionHost) {
+    this.#runtime = runtime;
+    this.#host = host;
+  }
+
+  /** The session id. */
+  get id(): string {
+    return this.#runtime.sessionId;
+  }
+
+  /** The branch this object works on (`'main'` unless opened on a fork). */
+  get branchId(): string {
+    return this.#runtime.branchId;
+  }
+
+  /** The session document as last loaded or written (status, version, state, …). */
+  get info(): Readonly<Session> {
+    return this.#runtime.session;
+  }
+
+  /** Requests the turn is paused on, oldest call first. */
+  get pendingRequests(): readonly Request[] {
+    return this.#runtime.pendingRequests;
+  }
+
+  /** The branch's committed history as this object knows it, oldest first (fork parents included). Do not change it. */
+  get messages(): readonly Message[] {
+    return this.#runtime.history.messages;
+  }
+
+  /** The agent that acts next. */
+  get activeAgent(): string {
+    return this.#runtime.snapshot.context.activeAgent;
+  }
+
+  /** The routing machine's state: `idle`, `running` (a turn was interrupted), `awaitingRequest` or `closed`. */
+  get routingState(): RoutingStateValue {
+    return routingState(this.#runtime.snapshot);
+  }
+
+  /**
+   * Sends the user's text (or several messages the user sent in a row, committed together as one
+   * turn's start). An interrupted turn is finished first; while exactly one `user_input` request is
+   * pending, the text answers it (several messages are joined with newlines).
+   * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`)
+   */
+  send(text: string | readonly string[], options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => sendText(this.#runtime, text, callOf(options)));
+  }
+
+  /**
+   * Answers a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason }`
+   * for `tool_approval`. Each answer is durable at once; the step continues when all its requests are answered.
+   * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
+   */
+  respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => respondTo(this.#runtime, requestId, answer, callOf(options)));
+  }
+
+  /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
+  resume(options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+    return this.#locked(() => resumeUnfinished(this.#runtime, callOf(options)));
+  }
+
+  /**
+   * Gives up the unfinished turn (interrupted, cancelled, or paused on requests) instead of resuming
+   * it: open tool calls get a result ("Discarded" unless the step had finished them), pending requests
+   * are dropped, and the next `send` starts a fresh turn. Nothing stored is removed.
+   *
+   * @throws {InvalidInputError} when no turn is unfinished; {@link SessionClosedError} when the session is closed
+   * @example
+   * ```ts
+   * if (session.routingState !== 'idle') await session.discard(); // start over instead of finishing it
+   * ```
+   */
+  discard(): Promise<void> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, async () => {
+      assertOpen(runtime);
+      await discardTurn(runtime);
+    });
+  }
+
+  /**
+   * Closes the session: pending requests are cancelled (their tool calls get a result), context
+   * providers' `onSessionClose` run once (e.g. memory saves the episode). Closing twice is a no-op.
+   */
+  async close(options: { reason?: string } = {}): Promise<void> {
+    const reason = options.reason ?? 'closed';
+    for await (const _ of this.#locked(() => closeSession(this.#runtime, reason))) {
+      // events of a close outside a turn are not streamed
+    }
+  }
+
+  /**
+   * Forks this branch at `atSeq`: the new branch refers to the first `atSeq` messages (nothing is
+   * copied) and then runs on its own. It sees the world as of `atSeq`, as a fork from a checkpoint
+   * does in LangGraph: its routing state is replayed from those messages, and its branch state is
+   * the state as of `atSeq`, rebuilt from the state changes the runtime logs on each message
+   * (`metadata.statePatches`, see `branchStateAt` in `@baton/core`). Session-scoped state is shared
+   * by all branches and is not forked.
+   *
+   * @param options `{ atSeq, branchId, state? }`; `atSeq` from 0 to the head seq, not between a tool
+   *   call and its result; `state` sets the new branch's state instead (needed when this branch's
+   *   state was changed outside the runtime, so its messages do not tell its past states)
+   * @returns a session object on the new branch
+   * @throws {InvalidInputError} for a seq past the head or one that splits tool calls from their results,
+   *   or when the state as of `atSeq` cannot be known (this branch's state was changed by other means
+   *   than its turns) and no `state` is given; `ConcurrencyError` when the branch id exists
+   * @example
+   * ```ts
+   * const retry = await session.fork({ atSeq: 4, branchId: 'retry' }); // state as it was after message 4
+   * ```
+   */
+  async fork(options: { atSeq: number; branchId: string; state?: State }): Promise<HandoffSession> {
+    const runtime = this.#runtime;
+    await withSessionLock(runtime, this.#host.locks, async () => {
+      const messages = runtime.history.messages;
+      assertForkPoint(messages, options.atSeq);
+      await runtime.config.store.forkBranch(
+        runtime.sessionId,
+        {
+          branchId: options.branchId,
+          parent: { branchId: runtime.branchId, atSeq: options.atSeq },
+          state: options.state ?? forkState(runtime, options.atSeq),
+        },
+        runtime.scope,
+      );
+    });
+    return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
+  }
+
+  /**
+   * Goes back to checkpoint `checkpointId` of this branch and takes another path from there, on a
+   * new branch (nothing of this branch changes or is lost): the new branch refers to the messages the
+   * checkpoint covers, starts from the branch state and routing state of that moment, and keeps its
+   * unfinished work as it was saved — a turn paused on an approval there is paused again and can be
+   * answered differently; what happened after the checkpoint on this branch (tools that finished
+   * later, answers) is done again on the new one. Where `fork({ atSeq })` starts a branch
+   * between turns, `rewind` starts it at any checkpoint, mid-turn included.
+   *
+   * @param options `{ branchId }`: the new branch's id
+   * @returns a session object on the new branch
+   * @throws {NotFoundError} when this branch has no such checkpoint (see `checkpoints()`);
+   *   `ConcurrencyError` when the branch id exists; `CheckpointCorruptError` when the checkpoint is damaged
+   * @example
+   * ```ts
+   * const [paused] = (await session.checkpoints()).filter((c) => c.throughSeq === 4);
+   * const other = await session.rewind(paused!.id, { branchId: 'reject-instead' });
+   * for await (const _ of other.respond(other.pendingRequests[0]!.id, { approved: false, reason: 'too much' })) {}
+   * ```
+   */
+  async rewind(checkpointId: string, options: { branchId: string }): Promise<HandoffSession> {
+    const runtime = this.#runtime;
+    await withSessionLock(runtime, this.#host.locks, () => rewindTo(runtime, checkpointId, options.branchId));
+    return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
+  }
+
+  /** Every branch of the session. */
+  branches(): Promise<Branch[]> {
+    return this.#runtime.config.store.listBranches(this.#runtime.sessionId, this.#runtime.scope);
+  }
+
+  /**
+   * Deletes a branch of this session with its messages and checkpoints.
+   * @throws {BranchHasChildrenError} when forks refer to it and `recursive` is not set; {@link InvalidInputError} for `main`
+   */
+  deleteBranch(branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
+    return this.#runtime.config.store.deleteBranch(this.#runtime.sessionId, branchId, { ...options, ...this.#runtime.scope });
+  }
+
+  /** The branch's checkpoint manifest (id, parentId, step, throughSeq, createdAt), oldest first. */
+  checkpoints(): Promise<CheckpointManifestEntry[]> {
+    return this.#runtime.config.store.listCheckpoints(this.#runtime.sessionId, this.#runtime.branchId, this.#runtime.scope);
+  }
+
+  /**
+   * Deletes checkpoint `id` of this branch (e.g. one holding data that must go); the branch's newest
+   * checkpoint is where a paused turn resumes, so it is refused.
+   * @returns whether the branch had it
+   * @throws `CheckpointInUseError` for the branch's newest checkpoint
+   * @example
+   * ```ts
+   * const [oldest] = await session.checkpoints();
+   * await session.deleteCheckpoint(oldest!.id); // true
+   * ```
+   */
+  deleteCheckpoint(id: string): Promise<boolean> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, () => runtime.config.store.deleteCheckpoint(runtime.sessionId, runtime.branchId, id, runtime.scope), { load: false });
+  }
+
+  /** Saves a checkpoint now (for `'manual'` checkpoints). */
+  checkpoint(): Promise<CheckpointManifestEntry> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, async () => {
+      const entry = await saveCheckpoint(runtime);
+      runtime.queue.length = 0;
+      return entry;
+    });
+  }
+
+  /**
+   * Explicit recovery: loads checkpoint `checkpointId` of this branch (e.g. when the newest one is
+   * damaged), replays the history committed after it, and saves the result as the newest checkpoint.
+   * To go back in time instead, `fork({ atSeq: checkpoint.throughSeq, … })`.
+   *
+   * @throws {NotFoundError} when the branch has no such checkpoint; {@link CheckpointCorruptError} when it is damaged too
+   */
+  async restore(checkpointId: string): Promise<void> {
+    const runtime = this.#runtime;
+    await withSessionLock(
+      runtime,
+      this.#host.locks,
+      async () => {
+        const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId, runtime.scope);
+        if (!manifest.some((c) => c.id === checkpointId)) {
+          throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
+        }
+        await runtime.load(checkpointId);
+        runtime.checkpoint = { id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) };
+        await saveCheckpoint(runtime);
+        runtime.queue.length = 0;
+        runtime.noteWrite();
+      },
+      { load: false },
+    );
+  }
+
+  #locked(body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+    return withSession(this.#runtime, this.#host.locks, body);
+  }
+}
+
+/** The signal of calls made without one: never aborted, shared (creating one per call is not free). */
+const NEVER_ABORTED = new AbortController().signal;
+
+/** The signal and the per-turn settings of a call's options. */
+function callOf(options: TurnOptions): TurnCall {
+  const { signal, ...settings } = options;
+  const call: TurnCall = { signal: signal ?? NEVER_ABORTED };
+  if (settings.instructions !== undefined || settings.modelSettings !== undefined || settings.tools !== undefined) call.settings = settings;
+  return call;
+}
+
+/**
+ * The branch state as of `atSeq`: the current state at the head, else the state rebuilt from the
+ * patches logged on the messages, once the log is shown to rebuild the current state.
+ *
+ * @throws {InvalidInputError} when the logged patches do not rebuild the current state
+ */
+function forkState(runtime: SessionRuntime, atSeq: number): State {
+  const current = runtime.state.branch;
+  const messages = runtime.history.messages;
+  if (atSeq === runtime.history.headSeq) return current;
+  if (!isDeepStrictEqual(branchStateAt(messages), current)) {
+    throw new InvalidInputError(
+      `Cannot tell the state of branch ${JSON.stringify(runtime.branchId)} as of seq ${atSeq}: its state was changed other than by its turns, so its messages do not log it. Pass fork({ atSeq, branchId, state }) with the state the new branch should start from.`,
+    );
+  }
+  return branchStateAt(messages, atSeq);
+}
+
+/** @throws {InvalidInputError} when `atSeq` is out of range or splits an assistant's tool calls from their results */
+function assertForkPoint(messages: readonly Message[], atSeq: number): void {
+  const head = messages.at(-1)?.seq ?? 0;
+  if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq > head) {
+    throw new InvalidInputError(`Cannot fork at seq ${JSON.stringify(atSeq)}: use an integer from 0 to ${head} (the branch head).`);
+  }
+  const open = new Map<string, number>();
+  for (const message of messages) {
+    if (message.seq > atSeq) break;
+    for (const call of message.toolCalls ?? []) open.set(call.id, message.seq);
+    if (message.role === 'tool' && message.toolCallId !== undefined) open.delete(message.toolCallId);
+  }
+  const [split] = open.values();
+  if (split !== undefined) {
+    throw new InvalidInputError(
+      `Cannot fork at seq ${atSeq}: it falls between the tool calls of message ${split} and their results. Fork at ${split - 1} or after the results.`,
+    );
+  }
+}

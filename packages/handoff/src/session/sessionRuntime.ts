@@ -1,0 +1,237 @@
+import {
+  type BatonEvent,
+  type Branch,
+  type ExecutorInput,
+  CheckpointCorruptError,
+  ConfigurationError,
+  NotFoundError,
+  type PendingWrite,
+  type Request,
+  requestKey,
+  type Session,
+  StateContainer,
+  type TenantScope,
+  type Tool,
+} from '@baton/core';
+import { createActor } from 'xstate';
+import { z } from 'zod';
+import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import { bindHandoffTool } from '../routing/handoffTools.js';
+import { HistoryView } from './historyView.js';
+import { requestUserInputTool } from '../routing/requestUserInput.js';
+import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
+import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
+
+/** The shape a persisted routing snapshot must have before XState is asked to restore it. */
+const PersistedRoutingSchema = z.object({
+  status: z.enum(['active', 'done']),
+  value: z.enum(['idle', 'running', 'awaitingRequest', 'closed']),
+  context: z.object({
+    coordinator: z.string(),
+    activeAgent: z.string(),
+    previousAgent: z.string().nullable(),
+    turn: z.number().int().nonnegative(),
+    handoffsThisTurn: z.number().int().nonnegative(),
+  }),
+  // The routing machine has no child actors and no history states: anything here is damage, and XState would fail on it with a TypeError.
+  children: z.strictObject({}),
+  historyValue: z.strictObject({}),
+});
+
+/** What every session runtime of one workflow shares: the configuration, the machine, tool templates, per-session locks. */
+export interface WorkflowCore {
+  config: HandoffConfig;
+  routing: RoutingConfig;
+  machine: RoutingMachine;
+  /** The persisted form of a routing snapshot, for checkpoints (see {@link routingPersister}). */
+  persistRouting: RoutingPersister;
+  handoffTemplates: ReadonlyMap<string, Tool>;
+  /** Every context provider's `prepareModelInput`, composed in order; `undefined` when none has one. */
+  prepareModelInput: ExecutorInput['prepareModelInput'];
+}
+
+/** Shared by every session object of one workflow for one session branch: who wrote last (to spot stale copies). */
+export interface SessionSlot {
+  generation: number;
+}
+
+/** Work a load found left over: a finished turn whose state is not saved yet, or an `end_conversation` not yet applied. */
+export interface Unsettled {
+  persistState: boolean;
+  endConversation?: string;
+}
+
+/**
+ * The loaded state of one session branch: session and branch documents, the history in memory (read
+ * once per load, then extended on commit), the routing actor, state, pending requests and writes,
+ * and the newest checkpoint's id. Internal to the package; `HandoffSession` is its public face.
+ */
+export class SessionRuntime {
+  /** Events raised outside an executor's stream (checkpoints, refused handoffs), drained by the turn runner. */
+  readonly queue: BatonEvent[] = [];
+  session!: Session;
+  branch!: Branch;
+  history!: HistoryView;
+  actor!: RoutingActor;
+  state!: StateContainer;
+  pendingRequests: Request[] = [];
+  readonly pendingWrites = new Map<string, PendingWrite>();
+  checkpoint: { id: string; step: number } | undefined;
+  unsettled: Unsettled = { persistState: false };
+  /** When set, the next call reloads everything from the store first. */
+  stale = true;
+  #generation = -1;
+  readonly #tools = new Map<string, Tool[]>();
+
+  constructor(
+    readonly core: WorkflowCore,
+    readonly slot: SessionSlot,
+    readonly sessionId: string,
+    readonly branchId: string,
+    readonly tenantId: string | undefined,
+  ) {}
+
+  get config(): HandoffConfig {
+    return this.core.config;
+  }
+
+  /** The tenant scope every store call of this session carries (`{}` for a session without a tenant). */
+  get scope(): TenantScope {
+    return this.tenantId === undefined ? {} : { tenantId: this.tenantId };
+  }
+
+  get snapshot(): RoutingSnapshot {
+    return this.actor.getSnapshot();
+  }
+
+  /** Whether another session object of this workflow wrote since this one loaded. */
+  get outdated(): boolean {
+    return this.stale || this.slot.generation !== this.#generation;
+  }
+
+  /** Records that this runtime just wrote (other copies become outdated). */
+  noteWrite(): void {
+    this.slot.generation += 1;
+    this.#generation = this.slot.generation;
+  }
+
+  /** The tools the runtime adds for `agent`: one handoff tool per allowed edge, and `request_user_input`. */
+  toolsFor(agent: string): Tool[] {
+    let tools = this.#tools.get(agent);
+    if (tools === undefined) {
+      tools = [...(this.core.routing.edges.get(agent) ?? [])].map((target) =>
+        bindHandoffTool(
+          this.core.handoffTemplates.get(target)!,
+          target,
+          (to) => handoffRefusal(this.snapshot, to, this.core.routing),
+          (refusal) => this.queue.push({ type: 'error', sessionId: this.sessionId, branchId: this.branchId, code: 'HANDOFF_REFUSED', message: refusal, fatal: false }),
+        ),
+      );
+      tools.push(requestUserInputTool);
+      this.#tools.set(agent, tools);
+    }
+    return tools;
+  }
+
+  /**
+   * Loads the session branch from the store: documents, the whole history (one read), the newest
+   * checkpoint (or `checkpointId`), and replays messages committed after it through the routing
+   * machine.
+   *
+   * @throws {NotFoundError} when the session, branch or checkpoint does not exist
+   * @throws {CheckpointCorruptError} when the checkpoint's machine snapshot cannot be restored
+   * @throws {ConfigurationError} when the checkpoint names an agent this workflow does not have
+   */
+  async load(checkpointId?: string): Promise<void> {
+    // Until this load succeeds, the runtime must not be used as it was: a failed load leaves it to reload on the next call.
+    this.stale = true;
+    const { store } = this.config;
+    const { scope } = this;
+    const session = await store.getSession(this.sessionId, scope);
+    if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(this.sessionId)} does not exist.`);
+    const branch = await store.getBranch(this.sessionId, this.branchId, scope);
+    if (branch === undefined) {
+      throw new NotFoundError(`Branch ${JSON.stringify(this.branchId)} of session ${JSON.stringify(this.sessionId)} does not exist; create it with session.fork().`);
+    }
+    const messages = await store.readMessages(this.sessionId, this.branchId, scope);
+    const checkpoint = await store.loadCheckpoint(this.sessionId, this.branchId, checkpointId, scope);
+    if (checkpointId !== undefined && checkpoint === undefined) {
+      throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
+    }
+    const actor = this.#restoreActor(checkpoint?.machine);
+    this.actor?.stop();
+    this.actor = actor;
+    this.session = session;
+    this.branch = branch;
+    this.history = new HistoryView(this.config.handoffHistory);
+    this.history.append(messages);
+    this.state = new StateContainer({ session: session.state, branch: branch.state });
+    this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
+    this.pendingWrites.clear();
+    for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
+    this.checkpoint = checkpoint && { id: checkpoint.id, step: checkpoint.step };
+    this.unsettled = { persistState: false };
+    this.queue.length = 0;
+
+    // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
+    const after = checkpoint === undefined ? messages : messages.filter((m) => m.seq > checkpoint.throughSeq);
+    for (const message of after) {
+      if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
+    }
+    const answered = new Set(after.map((m) => (m.role === 'tool' ? m.toolCallId : humanStepOf(m))));
+    this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)));
+    replayHistory(this.actor, after);
+    // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
+    if (routingState(this.snapshot) === 'awaitingRequest' && this.pendingRequests.length === 0) this.actor.send({ type: 'RESUME' });
+    // State patches in a checkpoint belong to a turn that was not settled when it was saved: apply
+    // them unless that turn has ended and its settle wrote them to the documents since.
+    const patches = checkpoint?.statePatches;
+    if (patches !== undefined && patches.session.length + patches.branch.length > 0) {
+      const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
+      const lastReply = turnFinished ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0) : undefined;
+      const alreadySaved = lastReply !== undefined && (checkpoint?.throughSeq ?? 0) <= lastReply.seq && session.lastActivityAt >= lastReply.createdAt;
+      if (!alreadySaved) {
+        this.state.apply(patches);
+        this.unsettled.persistState = turnFinished;
+      }
+    }
+    // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
+    if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
+      const ended = messages.findLast((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
+      this.unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
+    }
+    if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
+    this.stale = false;
+    this.#generation = this.slot.generation;
+  }
+
+  #restoreActor(persisted: unknown): RoutingActor {
+    const { machine, config } = this.core;
+    const options = config.inspect === undefined ? {} : { inspect: config.inspect };
+    const parsed = persisted === undefined ? undefined : PersistedRoutingSchema.safeParse(persisted);
+    if (parsed !== undefined && !parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CheckpointCorruptError(
+        `The routing snapshot of session ${JSON.stringify(this.sessionId)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}; it was not loaded. Open the session with an older checkpointId to recover.`,
+      );
+    }
+    const actor = persisted === undefined ? createActor(machine, options) : createActor(machine, { ...options, snapshot: persisted as never });
+    let failure: unknown;
+    actor.subscribe({ error: (error) => (failure = error) });
+    actor.start();
+    if (failure !== undefined || actor.getSnapshot().status === 'error') {
+      actor.stop();
+      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause: failure });
+    }
+    const context = actor.getSnapshot().context;
+    for (const agent of [context.activeAgent, context.coordinator]) {
+      if (agent !== undefined && !config.participants.has(agent)) {
+        actor.stop();
+        throw new ConfigurationError(
+          `Session ${JSON.stringify(this.sessionId)} was checkpointed with agent ${JSON.stringify(agent)}, which workflow ${JSON.stringify(config.name)} does not have. Add it to participants() to load this session.`,
+        );
+      }
+    }
+    return actor;
+  }
+}

@@ -1,0 +1,104 @@
+import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
+import { flushMessages } from './flushMessages.js';
+import type { CheckpointKeep } from '../workflow/handoffTypes.js';
+import type { SessionRuntime } from '../session/sessionRuntime.js';
+
+/**
+ * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
+ * `throughSeq` (the branch head), pending requests, pending writes and the state patches of the
+ * unfinished turn. It holds no messages, so its size does not grow with the conversation
+ * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored first (one append), so
+ * `throughSeq` never points past the stored history. A `checkpoint` event is queued on the runtime.
+ *
+ * @returns the manifest entry of the saved checkpoint
+ * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link flushMessages})
+ * @throws {StoreError} (or what the store throws) when a write fails
+ */
+export async function saveCheckpoint(runtime: SessionRuntime): Promise<CheckpointManifestEntry> {
+  await flushMessages(runtime);
+  const checkpoint: Checkpoint = {
+    schemaVersion: CHECKPOINT_SCHEMA_VERSION,
+    id: createId(),
+    parentId: runtime.checkpoint?.id ?? null,
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    step: (runtime.checkpoint?.step ?? 0) + 1,
+    createdAt: isoNow(),
+    throughSeq: runtime.history.headSeq,
+    machine: runtime.core.persistRouting(runtime.snapshot),
+    pendingRequests: runtime.pendingRequests,
+    pendingWrites: [...runtime.pendingWrites.values()],
+    statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
+  };
+  await runtime.config.store.saveCheckpoint(checkpoint, runtime.scope);
+  runtime.checkpoint = { id: checkpoint.id, step: checkpoint.step };
+  notePruneDue(runtime, checkpoint.step);
+  const entry: CheckpointManifestEntry = {
+    id: checkpoint.id,
+    parentId: checkpoint.parentId,
+    step: checkpoint.step,
+    throughSeq: checkpoint.throughSeq,
+    createdAt: checkpoint.createdAt,
+  };
+  runtime.queue.push({ type: 'checkpoint', sessionId: runtime.sessionId, branchId: runtime.branchId, checkpoint: entry });
+  return entry;
+}
+
+/** The store retention of a `keep` option; `undefined` for `'all'` (nothing is pruned). */
+export function retentionOf(keep: CheckpointKeep): CheckpointRetention | undefined {
+  if (keep === 'all') return undefined;
+  if (keep === 'latest') return { last: 1 };
+  return keep;
+}
+
+/** The least time between two age-based prunes of one session object, in milliseconds. */
+const MIN_AGE_PRUNE_INTERVAL_MS = 1000;
+
+/** Per session object: whether a count-based prune is due, and when it last pruned (`Date.now()` ms). */
+interface PruneClock {
+  due: boolean;
+  lastAt: number | undefined;
+}
+
+const clocks = new WeakMap<SessionRuntime, PruneClock>();
+
+function clockOf(runtime: SessionRuntime): PruneClock {
+  let clock = clocks.get(runtime);
+  if (clock === undefined) {
+    clock = { due: false, lastAt: undefined };
+    clocks.set(runtime, clock);
+  }
+  return clock;
+}
+
+/** With `{ last: N }`, a checkpoint whose step is a multiple of N makes the next prune due. */
+function notePruneDue(runtime: SessionRuntime, step: number): void {
+  const retention = retentionOf(runtime.config.checkpointKeep);
+  if (retention?.last !== undefined && step % retention.last === 0) clockOf(runtime).due = true;
+}
+
+/**
+ * Deletes the branch's checkpoints outside the workflow's retention (the newest is always kept),
+ * amortised so that most turns read and delete nothing:
+ * - `{ last: N }` (and `'latest'`, N = 1): prunes once every N checkpoints, at the first prune
+ *   point after a checkpoint whose `step` is a multiple of N. Right after a prune N remain, so the
+ *   branch holds at most 2N − 1 between prunes (plus those saved since, in the turn that prunes).
+ *   Steps are stored, so the cadence survives reloads and restarts.
+ * - `{ maxAgeMs }`: prunes at most once per max(1 s, maxAgeMs / 10) per session object, and at its
+ *   first prune point after it was opened.
+ * Called at turn end, on a pause and on close.
+ *
+ * @throws {StoreError} (or what the store throws) when the prune fails
+ */
+export async function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
+  const retention = retentionOf(runtime.config.checkpointKeep);
+  if (retention === undefined) return;
+  const clock = clockOf(runtime);
+  const now = Date.now();
+  const ageDue =
+    retention.maxAgeMs !== undefined && (clock.lastAt === undefined || now - clock.lastAt >= Math.max(MIN_AGE_PRUNE_INTERVAL_MS, retention.maxAgeMs / 10));
+  if (!clock.due && !ageDue) return;
+  await runtime.config.store.pruneCheckpoints(runtime.sessionId, runtime.branchId, retention, runtime.scope);
+  clock.due = false;
+  clock.lastAt = now;
+}

@@ -1,0 +1,357 @@
+import {
+  addUsage,
+  type ApprovalDecision,
+  BatonError,
+  type BatonEvent,
+  createId,
+  emptyUsage,
+  type ExecutorInput,
+  type ExecutorOutcome,
+  type Message,
+  type ModelMessage,
+  type NewRequest,
+  type PendingWrite,
+  type Request,
+  requestKey,
+  type TurnSettings,
+  type Usage,
+} from '@baton/core';
+import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
+import { closeSession } from '../session/closeSession.js';
+import { flushAfterFailure } from './flushMessages.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { isHandoffToolName } from '../routing/handoffTools.js';
+import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
+import { handoffRefusal, routingState } from '../routing/routingMachine.js';
+import type { SessionRuntime } from '../session/sessionRuntime.js';
+import { settleTurn } from './settleTurn.js';
+import { StoreJournal } from './storeJournal.js';
+
+/** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
+export type TurnStart =
+  | { kind: 'message'; texts: readonly string[] }
+  | { kind: 'answer'; request: Request; answer: RequestAnswer }
+  | { kind: 'resume' };
+
+/** What one call that runs a turn brings: its cancellation signal and the caller's settings for this turn only. */
+export interface TurnCall {
+  signal: AbortSignal;
+  settings?: TurnSettings;
+}
+
+/** The default text of the user message that starts an autonomous turn. */
+export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
+
+/**
+ * Runs one turn (or, in autonomous mode, several) on a loaded runtime: the active agent runs, handoffs
+ * move control through the routing machine, until an agent answers the user, the turn pauses on
+ * requests, or the conversation ends. It ends with `turn.completed`; everything before it is durable
+ * (messages are written behind, in one append per durability point: see flushMessages.ts).
+ * A failure is announced as a fatal `error` event after what the turn committed is stored, marks
+ * the runtime for a reload on the next call, and is thrown. The caller holds the session's lock.
+ *
+ * This is the one place a turn's events come out: the steps of the turn ({@link turnSteps}) yield
+ * what they do, and events raised on the side (a `checkpoint` saved inside a commit, a refused
+ * handoff inside a tool) wait in `runtime.queue` and are emitted before the next step event.
+ */
+export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
+  let ended = false;
+  const { queue } = runtime;
+  const steps = turnSteps(runtime, start, call);
+  try {
+    for (;;) {
+      const next = await steps.next();
+      while (queue.length > 0) yield queue.shift()!;
+      if (next.done === true) return;
+      const event = next.value;
+      if (event.type === 'turn.completed') ended = true;
+      else if (event.type === 'turn.started') ended = false;
+      yield event;
+    }
+  } catch (error) {
+    // What the turn committed before it failed is stored first (a failed flush is not retried); the
+    // runtime reloads on the next call.
+    await flushAfterFailure(runtime);
+    runtime.stale = true;
+    const code = error instanceof BatonError ? error.code : 'INTERNAL';
+    const message = error instanceof Error ? error.message : String(error);
+    yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
+    throw error;
+  } finally {
+    await steps.return(undefined).catch(() => undefined);
+    if (!ended) {
+      // The caller stopped reading before the turn ended: keep what it committed, and let the next
+      // call reload from the store, which finishes the turn if its user message was stored and
+      // forgets it otherwise.
+      await flushAfterFailure(runtime);
+      runtime.stale = true;
+    }
+  }
+}
+
+/** How the agents of a turn stopped: what the turn must do to end. */
+type TurnEnd =
+  | { kind: 'reply'; outcome: Extract<ExecutorOutcome, { type: 'reply' }>; agent: string }
+  | { kind: 'refused' }
+  | { kind: 'pause'; requests: readonly NewRequest[] }
+  | { kind: 'close'; reason: string };
+
+/** The steps of a turn, top to bottom: open it, run agents until one stops the turn, end it (and go on in autonomous mode). */
+async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const journal = new StoreJournal(runtime);
+  let approvals: ExecutorInput['approvals'];
+  let humanAnswers: ExecutorInput['humanAnswers'];
+  // What the user said last: the new message, or the answer to a user_input request (what memory recalls by).
+  let said: string | undefined;
+
+  // 1. Open the turn: a user message, an answer to a request, or the resumption of an interrupted turn.
+  if (start.kind === 'message') {
+    yield* openWithMessages(runtime, journal, start.texts, undefined);
+    said = start.texts.join('\n');
+  } else {
+    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+    if (start.kind === 'answer') {
+      const { request, answer } = start;
+      runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
+      if (request.type === 'user_input') {
+        const write = answerWrite(request, String(answer));
+        await journal.recordPendingWrite(write);
+        yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
+        // Other requests of the same step still wait: the turn stays paused.
+        if (runtime.pendingRequests.length > 0) return yield completed(runtime, emptyUsage());
+        said = write.content;
+      } else if (request.type === 'human_step') {
+        humanAnswers = new Map([[request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }]]);
+      } else {
+        approvals = new Map([[request.toolCallId, answer as ApprovalDecision]]);
+      }
+      runtime.actor.send({ type: 'RESUME' });
+    }
+  }
+
+  for (let turnsRun = 1; ; turnsRun += 1) {
+    // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
+    const context = await beforeTurn(runtime, call.signal, said);
+    const { end, usage } = yield* runAgents(runtime, journal, call, context, approvals, humanAnswers);
+    approvals = undefined;
+    humanAnswers = undefined;
+
+    // 3. End the turn: make it durable, then pause, close or return control to the user.
+    if (end.kind === 'pause') {
+      yield* pause(runtime, end.requests);
+      return yield completed(runtime, usage);
+    }
+    if (end.kind === 'close') {
+      await settleTurn(runtime);
+      yield* closeSession(runtime, end.reason);
+      return yield completed(runtime, usage);
+    }
+    const closeReason = end.kind === 'reply' ? await terminationReason(runtime, end.outcome, end.agent) : undefined;
+    await settleTurn(runtime);
+    if (closeReason !== undefined) {
+      yield* closeSession(runtime, closeReason);
+      return yield completed(runtime, usage);
+    }
+    yield completed(runtime, usage);
+
+    // 4. Autonomous mode: the next turn starts without the user, up to its turn limit.
+    const autonomous = runtime.config.autonomous;
+    if (end.kind !== 'reply' || autonomous === undefined || turnsRun >= autonomous.maxTurns) return;
+    yield* openWithMessages(runtime, journal, [autonomous.prompt], { autonomous: true });
+    said = autonomous.prompt;
+  }
+}
+
+/** Starts a turn with user messages: `turn.started`, then the messages, committed together. */
+async function* openWithMessages(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  texts: readonly string[],
+  metadata: Record<string, unknown> | undefined,
+): AsyncGenerator<BatonEvent, void> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  runtime.actor.send({ type: 'USER_TURN' });
+  yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+  const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
+  for (const message of messages) yield { type: 'message', ...base, message };
+}
+
+/**
+ * Runs the active agent, and the next one after each handoff, until one stops the turn. The routing
+ * machine has already applied what the agents committed (a handoff result hands off, an answer ends
+ * the turn: {@link StoreJournal.commit}); this only announces it, and moves control itself for an
+ * executor that reported a handoff without committing a handoff result.
+ */
+async function* runAgents(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  call: TurnCall,
+  context: readonly ModelMessage[] | undefined,
+  approvals: ExecutorInput['approvals'],
+  humanAnswers: ExecutorInput['humanAnswers'],
+): AsyncGenerator<BatonEvent, { end: TurnEnd; usage: Usage }> {
+  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  let usage: Usage = emptyUsage();
+  for (;;) {
+    const agent = runtime.snapshot.context.activeAgent;
+    const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
+    yield { type: 'agent.started', ...base, agent };
+    const outcome = yield* activate(runtime, journal, call, agent, context, approvals, humanAnswers);
+    approvals = undefined;
+    humanAnswers = undefined;
+    usage = addUsage(usage, outcome.usage);
+
+    if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests }, usage };
+    if (outcome.type === 'end_conversation') return { end: { kind: 'close', reason: outcome.reason }, usage };
+    if (outcome.type === 'reply') {
+      if (routingState(runtime.snapshot) === 'running') runtime.actor.send({ type: 'REPLY' });
+      return { end: { kind: 'reply', outcome, agent }, usage };
+    }
+    // A handoff: applied by the commit of its result, or here for an executor that committed none.
+    if (runtime.snapshot.context.handoffsThisTurn === handoffsBefore) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+    if (runtime.snapshot.context.handoffsThisTurn === handoffsBefore) {
+      const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
+      yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
+      runtime.actor.send({ type: 'REPLY' });
+      return { end: { kind: 'refused' }, usage };
+    }
+    yield outcome.reason === undefined
+      ? { type: 'handoff', ...base, from: agent, to: outcome.target }
+      : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
+  }
+}
+
+/** One activation of `agent`'s executor: its events (plus a `HANDOFF_REFUSED` error after a forbidden handoff call), then its outcome. */
+async function* activate(
+  runtime: SessionRuntime,
+  journal: StoreJournal,
+  call: TurnCall,
+  agent: string,
+  context: readonly ModelMessage[] | undefined,
+  approvals: ExecutorInput['approvals'],
+  humanAnswers?: ExecutorInput['humanAnswers'],
+): AsyncGenerator<BatonEvent, ExecutorOutcome> {
+  const input: ExecutorInput = {
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    turn: runtime.snapshot.context.turn,
+    history: runtime.history.forAgent(),
+    tools: runtime.toolsFor(agent),
+    journal,
+    state: runtime.state,
+    signal: call.signal,
+    branchHistory: runtime.history,
+  };
+  if (call.settings !== undefined) input.turnSettings = call.settings;
+  if (context !== undefined) input.context = context;
+  if (approvals !== undefined) input.approvals = approvals;
+  if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
+  if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+  const run = runtime.config.participants.get(agent)!.execute(input);
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await run.next();
+      if (next.done === true) {
+        finished = true;
+        return next.value;
+      }
+      yield next.value;
+      if (next.value.type === 'tool.result') {
+        const refused = refusedHandoff(runtime, next.value, agent);
+        if (refused !== undefined) yield refused;
+      }
+    }
+  } finally {
+    if (!finished) await run.return(undefined as never).catch(() => undefined);
+  }
+}
+
+/** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
+function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): BatonEvent | undefined {
+  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
+  return {
+    type: 'error',
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    code: 'HANDOFF_REFUSED',
+    message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
+    fatal: false,
+  };
+}
+
+/** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
+async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): AsyncGenerator<BatonEvent, void> {
+  const known = new Map(runtime.pendingRequests.map((r) => [requestKey(r), r]));
+  const fresh: Request[] = [];
+  const conversationRef = { branchId: runtime.branchId, throughSeq: runtime.history.headSeq };
+  runtime.pendingRequests = raised.map((raw) => {
+    const existing = known.get(requestKey(raw));
+    if (existing !== undefined) return existing;
+    const request: Request = { ...raw, id: createId(), conversationRef, createdAt: new Date().toISOString() };
+    fresh.push(request);
+    return request;
+  });
+  runtime.actor.send({ type: 'REQUEST' });
+  await saveCheckpoint(runtime);
+  await pruneCheckpoints(runtime);
+  for (const request of fresh) yield { type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request };
+}
+
+function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: string): PendingWrite {
+  return {
+    toolCallId: request.toolCallId,
+    toolName: REQUEST_USER_INPUT,
+    agent: request.agent,
+    content: answer,
+    isError: false,
+    durationMs: 0,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). `said` is
+ * what the user just said; without it (a resumed turn, an approval) the last user message is used.
+ */
+async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, said: string | undefined): Promise<readonly ModelMessage[] | undefined> {
+  const providers = runtime.config.contextProviders;
+  if (providers.length === 0) return undefined;
+  let input = said ?? '';
+  const messages = runtime.history.messages;
+  for (let i = messages.length - 1; said === undefined && i >= 0; i -= 1) {
+    if (messages[i]!.role === 'user') {
+      input = messages[i]!.content;
+      break;
+    }
+  }
+  const context: ModelMessage[] = [];
+  for (const provider of providers) {
+    const found = await provider.beforeTurn?.({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal });
+    if (found !== undefined) context.push(...found);
+  }
+  return context.length > 0 ? context : undefined;
+}
+
+async function terminationReason(runtime: SessionRuntime, outcome: Extract<ExecutorOutcome, { type: 'reply' }>, agent: string): Promise<string | undefined> {
+  const condition = runtime.config.terminateWhen;
+  if (condition === undefined) return undefined;
+  const verdict = await condition({
+    session: runtime.session,
+    branchId: runtime.branchId,
+    message: outcome.message,
+    messages: runtime.history.messages,
+    turn: runtime.snapshot.context.turn,
+    agent,
+  });
+  if (verdict === true) return 'termination condition';
+  return typeof verdict === 'string' && verdict !== '' ? verdict : undefined;
+}
+
+function completed(runtime: SessionRuntime, usage: Usage): BatonEvent {
+  const { context } = runtime.snapshot;
+  return { type: 'turn.completed', sessionId: runtime.sessionId, branchId: runtime.branchId, turn: context.turn, usage, nextAgent: context.activeAgent };
+}
+

@@ -1,0 +1,55 @@
+import { NotFoundError, type TenantScope } from '@baton/core';
+import { tenantMatch } from './inputGuards.js';
+import type { MongoContext } from './mongoContext.js';
+
+/**
+ * The tenant of recently used sessions (`null`: none), in process memory, so that a scoped call on
+ * messages, branches or checkpoints needs no read of the session to know it may touch it. A
+ * session's tenant never changes after it is created, so a cached match stays true as long as the
+ * session exists; a mismatch is always re-read (never trusted from the cache). Filled by
+ * `createSession`, `getSession` and the first check; dropped when this store deletes the session.
+ * Bounded: past `capacity` sessions the least recently used is forgotten (0 turns it off).
+ */
+export class SessionTenants {
+  readonly #tenants = new Map<string, string | null>();
+
+  /** @param capacity how many sessions to remember */
+  constructor(readonly capacity: number) {}
+
+  /** The cached tenant (`null`: none), or `undefined` when not cached. */
+  get(sessionId: string): string | null | undefined {
+    return this.#tenants.get(sessionId);
+  }
+
+  /** Records a session's tenant. */
+  set(sessionId: string, tenantId: string | undefined): void {
+    if (this.capacity === 0) return;
+    this.#tenants.delete(sessionId);
+    this.#tenants.set(sessionId, tenantId ?? null);
+    while (this.#tenants.size > this.capacity) {
+      const oldest = this.#tenants.keys().next().value;
+      if (oldest === undefined) return;
+      this.#tenants.delete(oldest);
+    }
+  }
+
+  /** Forgets a session (after a delete). */
+  forget(sessionId: string): void {
+    this.#tenants.delete(sessionId);
+  }
+}
+
+/**
+ * Checks that the session is in the scope's tenant (see `TenantScope`: no tenant id matches only
+ * sessions without one): from the cache when it knows a match, else one read of the session with
+ * the tenant in its filter.
+ * @throws {NotFoundError} when the session does not exist for this tenant; {@link InvalidIdError} for an unsafe tenant id
+ */
+export async function requireTenant(context: MongoContext, sessionId: string, scope: TenantScope | undefined): Promise<void> {
+  const filter = tenantMatch(scope);
+  const wanted = typeof filter.tenantId === 'string' ? filter.tenantId : null;
+  if (context.tenants.get(sessionId) === wanted) return;
+  const found = await context.collections.sessions.findOne({ _id: sessionId, ...filter }, { projection: { _id: 1 } });
+  if (found === null) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  context.tenants.set(sessionId, wanted ?? undefined);
+}
