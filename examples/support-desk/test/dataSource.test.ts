@@ -5,7 +5,7 @@ import { NotFoundError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABCD_SAMPLE_NAME, DEMO_DATA_FILE, displayPath, REPOSITORY_ROOT, resolveDataSource } from '../src/dataSource.js';
 
-// A layout like a checkout: <dir>/repo is the repository root; <dir>/shared/data/abcd holds the CI's sample.
+// A layout like a checkout: <dir>/repo is the repository root, and the folder beside it holds the CI's ABCD sample.
 let dir: string;
 let repo: string;
 let bare: string;
