@@ -1,11 +1,11 @@
-import { type Checkpoint, createId, type Message, type Store, type TenantScope, type ToolCall } from '@baton/core';
+import { type Checkpoint, createId, type Message, type OpenToolCall, openCallResults, type Store, type TenantScope } from '@baton/core';
 
 /** The tool calls of one branch that have no result yet (a paused step: a pending request, or results not yet committed). */
 export interface OpenToolCalls {
   branchId: string;
   /** The branch's last seq; results are appended after it. */
   lastSeq: number;
-  calls: Array<{ call: ToolCall; agent: string | undefined }>;
+  calls: OpenToolCall[];
 }
 
 /**
@@ -20,7 +20,7 @@ export async function findOpenToolCalls(store: Store, sessionId: string, scope: 
   const found: OpenToolCalls[] = [];
   for (const branch of await store.listBranches(sessionId, scope)) {
     const messages = await store.readMessages(sessionId, branch.id, scope);
-    const open = new Map<string, { call: ToolCall; agent: string | undefined }>();
+    const open = new Map<string, OpenToolCall>();
     for (const message of messages) {
       for (const call of message.toolCalls ?? []) open.set(call.id, { call, agent: message.agent });
       if (message.role === 'tool' && message.toolCallId !== undefined) open.delete(message.toolCallId);
@@ -56,25 +56,14 @@ export async function answerOpenToolCalls(
   const appended: Message[] = [];
   for (const branch of open) {
     const checkpoint: Checkpoint | undefined = await store.loadCheckpoint(sessionId, branch.branchId, undefined, scope);
-    const results = branch.calls.map(({ call, agent }, index): Message => {
-      const write = checkpoint?.pendingWrites.find((w) => w.toolCallId === call.id);
-      const result: Message = {
-        id: createId(),
-        seq: branch.lastSeq + 1 + index,
-        role: 'tool',
-        content: write?.content ?? `The conversation was closed before this was answered (${reason}).`,
-        agent: write?.agent ?? agent ?? 'unknown',
-        toolCallId: call.id,
-        toolName: call.name,
-        isError: write?.isError ?? true,
-        createdAt: now.toISOString(),
-      };
-      if (write !== undefined) result.durationMs = write.durationMs;
-      // The close travels with the results: a handoff runtime that loads the session before the
-      // sweep has closed it (a crash in between) closes it instead of running the agent again.
-      if (index === 0) result.metadata = { control: { kind: 'end_conversation', reason } };
-      return result;
+    const finished = (id: string) => checkpoint?.pendingWrites.find((w) => w.toolCallId === id);
+    // The close travels with the results: a handoff runtime that loads the session before the sweep
+    // has closed it (a crash in between) closes it instead of running the agent again.
+    const answers = openCallResults(branch.calls, finished, `The conversation was closed before this was answered (${reason}).`, {
+      kind: 'end_conversation',
+      reason,
     });
+    const results = answers.map((answer, index): Message => ({ ...answer, id: createId(), seq: branch.lastSeq + 1 + index, createdAt: now.toISOString() }));
     await store.appendMessages(sessionId, branch.branchId, results, scope);
     appended.push(...results);
   }
