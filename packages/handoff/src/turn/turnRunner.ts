@@ -7,7 +7,6 @@ import {
   emptyUsage,
   type ExecutorInput,
   type ExecutorOutcome,
-  type Message,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
