@@ -209,8 +209,9 @@ async function* runAgents(
       return { end: { kind: 'reply', outcome, agent }, usage };
     }
     // A handoff: applied by the commit of its result, or here for an executor that committed none.
-    if (runtime.snapshot.context.handoffsThisTurn === handoffsBefore) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
-    if (runtime.snapshot.context.handoffsThisTurn === handoffsBefore) {
+    const handedOff = () => runtime.snapshot.context.handoffsThisTurn !== handoffsBefore;
+    if (!handedOff()) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+    if (!handedOff()) {
       const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
       yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
       runtime.actor.send({ type: 'REPLY' });
