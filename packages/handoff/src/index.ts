@@ -40,6 +40,7 @@ export type {
   TurnOptions,
 } from './workflow/handoffTypes.js';
 export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+export { type TurnResult, TurnStream } from './session/turnStream.js';
 export { HistoryView } from './session/historyView.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
 export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';

@@ -19,6 +19,7 @@ import { discardTurn } from './discardTurn.js';
 import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
 import type { TurnCall } from '../turn/turnRunner.js';
 import { rewindTo } from './rewind.js';
+import { TurnStream } from './turnStream.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { routingState, type RoutingStateValue } from '../routing/routingMachine.js';
 
@@ -94,23 +95,29 @@ export class HandoffSession {
    * Sends the user's text (or several messages the user sent in a row, committed together as one
    * turn's start). An interrupted turn is finished first; while exactly one `user_input` request is
    * pending, the text answers it (several messages are joined with newlines).
+   * @returns the turn's {@link TurnStream}: iterate it for events, or `await` it for the `TurnResult`; nothing runs until one of the two
+   * @example
+   * ```ts
+   * const { message, pendingRequests } = await session.send('I was charged twice');
+   * ```
    * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`)
    */
-  send(text: string | readonly string[], options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+  send(text: string | readonly string[], options: TurnOptions = {}): TurnStream {
     return this.#locked(() => sendText(this.#runtime, text, callOf(options)));
   }
 
   /**
    * Answers a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason }`
    * for `tool_approval`. Each answer is durable at once; the step continues when all its requests are answered.
+   * @returns the turn's {@link TurnStream} (iterate or await it)
    * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
    */
-  respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+  respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): TurnStream {
     return this.#locked(() => respondTo(this.#runtime, requestId, answer, callOf(options)));
   }
 
   /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
-  resume(options: TurnOptions = {}): AsyncGenerator<BatonEvent, void> {
+  resume(options: TurnOptions = {}): TurnStream {
     return this.#locked(() => resumeUnfinished(this.#runtime, callOf(options)));
   }
 
@@ -139,7 +146,7 @@ export class HandoffSession {
    */
   async close(options: { reason?: string } = {}): Promise<void> {
     const reason = options.reason ?? 'closed';
-    for await (const _ of this.#locked(() => closeSession(this.#runtime, reason))) {
+    for await (const _ of withSession(this.#runtime, this.#host.locks, () => closeSession(this.#runtime, reason))) {
       // events of a close outside a turn are not streamed
     }
   }
@@ -279,8 +286,14 @@ export class HandoffSession {
     );
   }
 
-  #locked(body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
-    return withSession(this.#runtime, this.#host.locks, body);
+  /** A turn's stream: starts `body` under the session's lock on the first read or await (see {@link TurnStream}). */
+  #locked(body: () => AsyncGenerator<BatonEvent, void>): TurnStream {
+    const runtime = this.#runtime;
+    return new TurnStream(
+      { sessionId: runtime.sessionId, branchId: runtime.branchId },
+      () => withSession(runtime, this.#host.locks, body),
+      () => runtime.pendingRequests,
+    );
   }
 }
 

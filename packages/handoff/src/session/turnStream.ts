@@ -1,0 +1,158 @@
+import { addUsage, type BatonEvent, emptyUsage, type Message, type Request, type Usage } from '@baton/core';
+
+/**
+ * What awaiting a {@link TurnStream} gives: what the call did, gathered from its events.
+ * `message` is the last answer to the user (an assistant message without tool calls) the call
+ * committed; `pendingRequests` are the requests the session waits on when the call ended.
+ */
+export interface TurnResult {
+  sessionId: string;
+  branchId: string;
+  /** The last assistant message to the user the call committed, if any. */
+  message: Message | undefined;
+  /** Every message the call committed, oldest first. */
+  messages: readonly Message[];
+  /** The requests the session waits on after the call (answer them with `session.respond`). */
+  pendingRequests: readonly Request[];
+  /** Model usage summed over the turns of the call. */
+  usage: Usage;
+  /** The agent that takes the next turn (from the last `turn.completed`); `undefined` when no turn completed. */
+  nextAgent: string | undefined;
+  /** Whether the call reached `turn.completed` (false when the stream was left early or ended with nothing to do). */
+  completed: boolean;
+  /** Whether the session was closed in the call (`session.closed`). */
+  closed: boolean;
+}
+
+/**
+ * The event stream of one call that runs a turn (`session.send`, `respond`, `resume`): an async
+ * generator of {@link BatonEvent}s that is also awaitable, resolving to a {@link TurnResult}. The
+ * turn starts once, when the stream is first read or awaited, whichever comes first
+ * (docs/architecture.md invariant 8): awaiting a stream that is being iterated waits for the
+ * iteration to end and resolves from the events it saw; awaiting it again gives the same result.
+ * A failed turn rejects the await (and throws from the iteration) with the turn's error.
+ *
+ * @example
+ * ```ts
+ * const result = await session.send('Where is my order 1234?'); // runs the whole turn
+ * console.log(result.message?.content, result.pendingRequests.length);
+ * for await (const event of session.send('Thanks')) console.log(event.type); // or stream it
+ * ```
+ */
+export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike<TurnResult> {
+  readonly #start: () => AsyncGenerator<BatonEvent, void>;
+  readonly #pending: () => readonly Request[];
+  readonly #base: { sessionId: string; branchId: string };
+  #generator: AsyncGenerator<BatonEvent, void> | undefined;
+  #result: Promise<TurnResult> | undefined;
+  #ended: { resolve: () => void; reject: (error: unknown) => void; promise: Promise<void> } | undefined;
+  readonly #messages: Message[] = [];
+  #usage: Usage = emptyUsage();
+  #nextAgent: string | undefined;
+  #completed = false;
+  #closed = false;
+
+  /**
+   * @param base the session and branch the call runs on
+   * @param start creates the call's generator (called once, on the first read or await)
+   * @param pendingRequests reads the session's pending requests once the call ended
+   */
+  constructor(base: { sessionId: string; branchId: string }, start: () => AsyncGenerator<BatonEvent, void>, pendingRequests: () => readonly Request[]) {
+    this.#base = base;
+    this.#start = start;
+    this.#pending = pendingRequests;
+  }
+
+  /** Reads the next event (starting the turn on the first call). */
+  async next(): Promise<IteratorResult<BatonEvent, void>> {
+    const generator = this.#open();
+    try {
+      const step = await generator.next();
+      if (step.done === true) this.#ended?.resolve();
+      else this.#observe(step.value);
+      return step;
+    } catch (error) {
+      this.#ended?.reject(error);
+      throw error;
+    }
+  }
+
+  /** Leaves the stream: what the turn committed is kept, and the next call on the session finishes it. */
+  async return(): Promise<IteratorResult<BatonEvent, void>> {
+    if (this.#generator === undefined) return { done: true, value: undefined };
+    try {
+      return await this.#generator.return(undefined);
+    } finally {
+      this.#ended?.resolve();
+    }
+  }
+
+  /** Throws `error` into the turn's generator (as `AsyncGenerator.throw`). */
+  async throw(error: unknown): Promise<IteratorResult<BatonEvent, void>> {
+    try {
+      return await this.#open().throw(error);
+    } catch (thrown) {
+      this.#ended?.reject(thrown);
+      throw thrown;
+    }
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Awaits the whole turn: reads it to the end (or waits for the reader already iterating it) and resolves to its {@link TurnResult}. */
+  // biome-ignore lint/suspicious/noThenProperty: the stream is deliberately awaitable (a turn that can be awaited or iterated)
+  then<TResult1 = TurnResult, TResult2 = never>(
+    onfulfilled?: ((value: TurnResult) => TResult1 | PromiseLike<TResult1>) | null,
+    onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
+  ): Promise<TResult1 | TResult2> {
+    this.#result ??= this.#generator === undefined ? this.#drain() : this.#ended!.promise.then(() => this.#summary());
+    return this.#result.then(onfulfilled, onrejected);
+  }
+
+  #open(): AsyncGenerator<BatonEvent, void> {
+    if (this.#generator === undefined) {
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      promise.catch(() => undefined); // observed by `then` when someone awaits
+      this.#ended = { resolve, reject, promise };
+      this.#generator = this.#start();
+    }
+    return this.#generator;
+  }
+
+  async #drain(): Promise<TurnResult> {
+    for (;;) {
+      const step = await this.next();
+      if (step.done === true) return this.#summary();
+    }
+  }
+
+  #observe(event: BatonEvent): void {
+    if (event.type === 'message') this.#messages.push(event.message);
+    else if (event.type === 'turn.completed') {
+      this.#completed = true;
+      this.#usage = addUsage(this.#usage, event.usage);
+      this.#nextAgent = event.nextAgent;
+    } else if (event.type === 'session.closed') this.#closed = true;
+  }
+
+  #summary(): TurnResult {
+    const answer = this.#messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0);
+    return {
+      ...this.#base,
+      message: answer,
+      messages: [...this.#messages],
+      pendingRequests: [...this.#pending()],
+      usage: this.#usage,
+      nextAgent: this.#nextAgent,
+      completed: this.#completed,
+      closed: this.#closed,
+    };
+  }
+}
