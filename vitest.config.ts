@@ -26,6 +26,7 @@ export default defineConfig({
       project('@baton/core', './packages/core'),
       project('@baton/handoff', './packages/handoff'),
       project('@baton/memory', './packages/memory'),
+      project('@baton/server', './packages/server'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),

@@ -12,5 +12,7 @@ export const batonAliases = [
   { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
   { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },
   { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
+  { find: /^@baton\/server\/node$/, replacement: root('./packages/server/src/node.ts') },
+  { find: /^@baton\/server$/, replacement: root('./packages/server/src/index.ts') },
   { find: /^@baton\/store-mongo$/, replacement: root('./packages/store-mongo/src/index.ts') },
 ];

@@ -1,0 +1,19 @@
+/**
+ * @baton/server: an HTTP API over a handoff workflow (Hono): sessions, turns streamed as
+ * Server-Sent Events whose ids let a client resume with `Last-Event-ID`, requests and approvals, and
+ * an auth hook that keeps tenants apart. Serve it on Node with `@baton/server/node`.
+ *
+ * @example
+ * ```ts
+ * import { createBatonApp } from '@baton/server';
+ * import { serveBaton } from '@baton/server/node';
+ * const server = await serveBaton(createBatonApp({ workflow: desk }), { port: 8787 });
+ * ```
+ */
+export { type Authenticate, type Principal } from './auth.js';
+export { type BatonAppOptions, createBatonApp } from './batonApp.js';
+export { type LoggedEvent } from './branchLog.js';
+export { type ErrorBody, errorResponse, STATUS_OF_CODE } from './errorResponse.js';
+export { HttpError } from './errors.js';
+export { comparePositions, type EventPosition, formatEventId, parseEventId } from './eventId.js';
+export { type TurnRunsOptions } from './turnRuns.js';

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { HttpError } from './errors.js';
+
+const id = z.string().min(1).max(128);
+
+/** `POST /sessions`: `{ id?, metadata? }`; the server makes an id when none is given. */
+export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: z.record(z.string(), z.unknown()).optional() });
+
+/** `POST /sessions/:id/messages`: `{ text }`, the user's message (or several sent in a row). */
+export const SendMessageBody = z.strictObject({
+  text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+});
+
+/**
+ * `POST /sessions/:id/requests/:requestId`: exactly one of `{ text }` (answers a `user_input`
+ * request), `{ approved, reason? }` (a `tool_approval`), `{ reply }` or `{ handoff, reason? }` (a `human_step`).
+ */
+export const AnswerBody = z
+  .strictObject({
+    text: z.string().optional(),
+    approved: z.boolean().optional(),
+    reason: z.string().optional(),
+    reply: z.string().optional(),
+    handoff: z.string().optional(),
+  })
+  .superRefine((body, context) => {
+    const given = (['text', 'approved', 'reply', 'handoff'] as const).filter((key) => body[key] !== undefined);
+    if (given.length !== 1) {
+      context.addIssue({ code: 'custom', path: given.length === 0 ? ['text'] : [given[1]!], message: `give exactly one of text, approved, reply, handoff (got ${given.length === 0 ? 'none' : given.join(', ')})` });
+    }
+  });
+
+/** `POST /sessions/:id/close`: `{ reason? }`. */
+export const CloseBody = z.strictObject({ reason: z.string().max(500).optional() });
+
+/** `POST /sessions/:id/fork`: `{ branchId, atSeq }` (the branch forked is `?branch=`, default `main`). */
+export const ForkBody = z.strictObject({ branchId: id, atSeq: z.number().int().min(0) });
+
+/**
+ * Reads the request's JSON body and validates it.
+ *
+ * @throws {HttpError} `INVALID_JSON` (400) when the body is not JSON; `INVALID_BODY` (400) with the
+ *   zod issues when it fails the schema, the message naming each field (`text: Invalid input: expected string, received number`)
+ */
+export async function readBody<TSchema extends z.ZodType>(request: Request, schema: TSchema, options: { optional?: boolean } = {}): Promise<z.output<TSchema>> {
+  const raw = await request.text();
+  let json: unknown;
+  try {
+    json = raw.trim() === '' && options.optional === true ? {} : JSON.parse(raw);
+  } catch (error) {
+    throw new HttpError(400, 'INVALID_JSON', `The request body is not JSON (${error instanceof Error ? error.message : String(error)}); send Content-Type: application/json with a JSON object.`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message, code: issue.code }));
+    const described = issues.map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new HttpError(400, 'INVALID_BODY', `Invalid request body: ${described}.`, issues);
+  }
+  return parsed.data;
+}
