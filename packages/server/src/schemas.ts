@@ -52,7 +52,12 @@ export async function readBody<TSchema extends z.ZodType>(request: Request, sche
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message, code: issue.code }));
+    // An unknown key is reported at the object's path; it is named as its own path here, so the message names the field.
+    const issues = parsed.error.issues.flatMap((issue): { path: PropertyKey[]; message: string; code: string }[] =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'unknown field (remove it)', code: issue.code }))
+        : [{ path: issue.path, message: issue.message, code: issue.code }],
+    );
     const described = issues.map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new HttpError(400, 'INVALID_BODY', `Invalid request body: ${described}.`, issues);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { client } from './support/httpClient.js';
 import { startDeskServer } from './support/fixture.js';
+import { client } from './support/httpClient.js';
 
 describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
   it('create → message (handoff, user-input request) → answer (approval request) → approve → close, streamed as SSE', async () => {

@@ -18,6 +18,7 @@ export function client(baseUrl: string, token = 'Bearer acme-ann') {
     });
   return {
     call,
+    // biome-ignore lint/suspicious/noExplicitAny: the tests read many response shapes
     async json<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
       const response = await call(method, path, body, { accept: 'application/json' });
       return { status: response.status, body: (await response.json()) as T };
@@ -34,6 +35,7 @@ export function client(baseUrl: string, token = 'Bearer acme-ann') {
 export interface ReceivedEvent {
   id: string;
   event: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read the JSON of many event shapes
   data: any;
 }
 

@@ -21,17 +21,32 @@ export class PacedModel implements ModelClient {
   }
 }
 
-/** A gate a test opens step by step (`step()`), or for good (`open()`). */
+/** A gate that lets through as many waiters as it has permits: `allow(n)` adds n, `open()` lets everything through, `close()` stops it again. */
 export function createGate() {
-  let waiting: (() => void)[] = [];
-  let opened = false;
+  const waiting: (() => void)[] = [];
+  let permits = Number.POSITIVE_INFINITY;
+  const release = () => {
+    while (permits > 0 && waiting.length > 0) {
+      permits--;
+      waiting.shift()!();
+    }
+  };
   return {
-    wait: () => (opened ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
-    /** Lets every waiter go on, and every later one too. */
+    wait: () =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        release();
+      }),
+    allow(n: number) {
+      permits += n;
+      release();
+    },
     open() {
-      opened = true;
-      for (const resolve of waiting) resolve();
-      waiting = [];
+      permits = Number.POSITIVE_INFINITY;
+      release();
+    },
+    close() {
+      permits = 0;
     },
     /** How many are waiting. */
     get waiting() {
