@@ -37,7 +37,9 @@ export class Transcript {
       } else if (message.toolName === ASK) this.#item('user', message.content);
       else {
         this.#list.querySelector(`li.action[data-call-id="${message.toolCallId}"]`)?.classList.remove('awaiting');
-        this.#item('action', `${message.isError === true ? '✗' : '✓'} ${message.content}`);
+        // The desk's console actions answer JSON with a `log` line (what ABCD's console printed); show that line.
+        const log = parse(message.content).log;
+        this.#item('action', `${message.isError === true ? '✗' : '✓'} ${typeof log === 'string' ? log : message.content}`);
       }
     }
     this.#scroll();
@@ -86,7 +88,8 @@ export class Transcript {
 
 function parse(json: string): Record<string, unknown> {
   try {
-    return JSON.parse(json) as Record<string, unknown>;
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }
