@@ -8,7 +8,7 @@ export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: z
 
 /** `POST /sessions/:id/messages`: `{ text }`, the user's message (or several sent in a row). */
 export const SendMessageBody = z.strictObject({
-  text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected the message text: a non-empty string, or a non-empty array of strings' }),
 });
 
 /**
