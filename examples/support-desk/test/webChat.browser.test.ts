@@ -79,7 +79,7 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
 async function say(page: Page, text: string): Promise<void> {
   const input = page.getByLabel('Message');
   await input.waitFor();
-  await page.waitForFunction(() => !(document.getElementById('message') as HTMLInputElement).disabled);
+  await page.locator('#message:enabled').waitFor();
   await input.fill(text);
   await input.press('Enter');
 }
