@@ -8,9 +8,9 @@ import type { LoggedEvent } from './branchLog.js';
 import { errorResponse } from './errorResponse.js';
 import { HttpError } from './errors.js';
 import { type EventPosition, formatEventId, parseEventId } from './eventId.js';
-import { AnswerBody, CloseBody, CreateSessionBody, ForkBody, readBody, SendMessageBody } from './schemas.js';
+import { AnswerBody, ChatBody, CloseBody, CreateSessionBody, ForkBody, lastUserText, readBody, SendMessageBody } from './schemas.js';
 import { createSession, openSession, scopeOf, sessionDocument, sessionView } from './sessionAccess.js';
-import { sseResponse } from './sse.js';
+import { sseResponse, uiMessageStreamResponse } from './sse.js';
 import { TurnRuns, type TurnRunsOptions } from './turnRuns.js';
 
 /** Options of {@link createBatonApp}. */
@@ -53,6 +53,8 @@ const QuerySchema = z.object({
  * - `POST /sessions/:id/requests/:requestId?branch=` `{ text }` | `{ approved, reason? }` | `{ reply }` | `{ handoff, reason? }` → the turn, as above
  * - `POST /sessions/:id/close` `{ reason? }` → the session
  * - `GET /sessions/:id/branches` → `{ branches }`; `POST /sessions/:id/fork?branch=` `{ branchId, atSeq }` → 201 the new branch
+ * - `POST /sessions/:id/chat?branch=` with the body `useChat` sends → the turn in the Vercel AI SDK's UI
+ *   message stream protocol (see {@link UIMessageChunker})
  * - `GET /sessions/:id/events?branch=&follow=` with `Last-Event-ID` (or `?lastEventId=`) → what the
  *   client missed, then the live rest of the running turn (and, with `follow=true`, of later turns)
  *
@@ -106,10 +108,12 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
   };
   const isRunning = (c: Context<Env>, id: string, branch: string) => runs.log(tenantKeyOf(c.var.principal), id, branch)?.running === true;
 
+  /** Starts a turn call on the branch (the server reads it to its end). */
+  const startTurn = (c: Context<Env>, session: HandoffSession, call: (session: HandoffSession) => TurnStream) =>
+    runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, call(session));
   /** Starts a turn call on the branch and answers with its events (SSE) or its result (JSON). */
   const turnResponse = async (c: Context<Env>, session: HandoffSession, call: (session: HandoffSession) => TurnStream) => {
-    const headSeq = session.messages.at(-1)?.seq ?? 0;
-    const started = await runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, headSeq, call(session));
+    const started = await startTurn(c, session, call);
     if (prefersJson(c)) {
       started.queue.close();
       return c.json(await started.stream);
@@ -147,6 +151,14 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     const body = await readBody(c.req.raw, SendMessageBody);
     const session = await openForTurn(c, c.req.param('id'), branch);
     return turnResponse(c, session, (s) => s.send(body.text));
+  });
+
+  app.post('/sessions/:id/chat', async (c) => {
+    const { branch } = query(c);
+    const text = lastUserText(await readBody(c.req.raw, ChatBody));
+    const session = await openForTurn(c, c.req.param('id'), branch);
+    const started = await startTurn(c, session, (s) => s.send(text));
+    return uiMessageStreamResponse(c, started.queue, createId());
   });
 
   app.post('/sessions/:id/requests/:requestId', async (c) => {

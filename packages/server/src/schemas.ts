@@ -37,6 +37,34 @@ export const CloseBody = z.strictObject({ reason: z.string().max(500).optional()
 export const ForkBody = z.strictObject({ branchId: id, atSeq: z.number().int().min(0) });
 
 /**
+ * `POST /sessions/:id/chat`: the body `useChat` (Vercel AI SDK) sends, `{ id?, messages, trigger?, … }`;
+ * the last message must be the user's, and its text parts are what is sent.
+ */
+export const ChatBody = z.looseObject({
+  messages: z
+    .array(
+      z.looseObject({
+        role: z.enum(['system', 'user', 'assistant']),
+        parts: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
+      }),
+    )
+    .min(1),
+});
+
+/** The text of the last message of a `useChat` body. @throws {HttpError} (400) when it is not the user's, or has no text */
+export function lastUserText(body: z.output<typeof ChatBody>): string {
+  const last = body.messages.at(-1)!;
+  const text = last.parts.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('');
+  if (last.role !== 'user' || text.trim() === '') {
+    const path = ['messages', body.messages.length - 1, last.role !== 'user' ? 'role' : 'parts'];
+    throw new HttpError(400, 'INVALID_BODY', `Invalid request body: ${path.join('.')}: the last message must be the user's, with text.`, [
+      { path, message: "the last message must be the user's, with text", code: 'custom' },
+    ]);
+  }
+  return text;
+}
+
+/**
  * Reads the request's JSON body and validates it.
  *
  * @throws {HttpError} `INVALID_JSON` (400) when the body is not JSON; `INVALID_BODY` (400) with the

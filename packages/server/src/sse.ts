@@ -3,6 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import type { LoggedEvent, LogItem } from './branchLog.js';
 import { comparePositions, type EventPosition } from './eventId.js';
 import type { EventQueue } from './eventQueue.js';
+import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk, UIMessageChunker } from './uiMessageStream.js';
 
 /** What one SSE response sends: events already known, then live ones from the branch's queue. */
 export interface SseSource {
@@ -44,6 +45,30 @@ export function sseResponse(c: Context, source: SseSource): Response {
       }
     } finally {
       clearInterval(keepAlive);
+      queue.close();
+    }
+  });
+}
+
+/**
+ * Streams the running turn in the Vercel AI SDK's UI message stream protocol (see
+ * {@link UIMessageChunker} for which events become which chunks), ending with `data: [DONE]`, so a
+ * `useChat` front end reads it unchanged.
+ */
+export function uiMessageStreamResponse(c: Context, queue: EventQueue<LogItem>, messageId: string): Response {
+  for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => queue.close());
+    const chunker = new UIMessageChunker(messageId);
+    const write = (chunk: UIMessageChunk) => stream.writeSSE({ data: JSON.stringify(chunk) });
+    try {
+      for await (const item of queue) {
+        if (item.kind === 'run.ended') break;
+        for (const chunk of chunker.map(item.logged.event)) await write(chunk);
+      }
+      for (const chunk of chunker.finish()) await write(chunk);
+      await stream.writeSSE({ data: '[DONE]' });
+    } finally {
       queue.close();
     }
   });
