@@ -2,7 +2,7 @@ import { InMemoryStore } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { startDeskServer } from './support/fixture.js';
 import { client } from './support/httpClient.js';
-import { createGate } from './support/serverDesk.js';
+import { createGate, until } from './support/serverDesk.js';
 
 describe('bad requests get named errors and change nothing', () => {
   it('malformed bodies get 400 with a message naming the field, and the zod issues', async () => {
@@ -95,11 +95,3 @@ describe('bad requests get named errors and change nothing', () => {
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -2,7 +2,7 @@ import { InMemoryStore } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { startDeskServer } from './support/fixture.js';
 import { client, type ReceivedEvent, sseMessages } from './support/httpClient.js';
-import { createGate } from './support/serverDesk.js';
+import { createGate, until } from './support/serverDesk.js';
 
 /** Brings a session to the pending refund approval, and returns the approval request id. */
 async function toApproval(ann: ReturnType<typeof client>, id: string): Promise<string> {
@@ -125,11 +125,3 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

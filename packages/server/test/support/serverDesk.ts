@@ -21,6 +21,15 @@ export class PacedModel implements ModelClient {
   }
 }
 
+/** Polls `condition` every 5 ms until it holds. @throws {Error} after `timeoutMs` */
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** A gate that lets through as many waiters as it has permits: `allow(n)` adds n, `open()` lets everything through, `close()` stops it again. */
 export function createGate() {
   const waiting: (() => void)[] = [];
