@@ -9,7 +9,7 @@ import { errorResponse } from './errorResponse.js';
 import { HttpError } from './errors.js';
 import { type EventPosition, formatEventId, parseEventId } from './eventId.js';
 import { AnswerBody, ChatBody, CloseBody, CreateSessionBody, ForkBody, lastUserText, readBody, SendMessageBody } from './schemas.js';
-import { createSession, openSession, scopeOf, sessionDocument, sessionView } from './sessionAccess.js';
+import { createSession, openSession, runningView, scopeOf, sessionDocument, sessionView } from './sessionAccess.js';
 import { sseResponse, uiMessageStreamResponse } from './sse.js';
 import { TurnRuns, type TurnRunsOptions } from './turnRuns.js';
 
@@ -46,7 +46,8 @@ const QuerySchema = z.object({
  * {@link STATUS_OF_CODE} (bad body 400, unknown session 404, lost race or running turn 409, closed session 410):
  *
  * - `POST /sessions` `{ id?, metadata? }` → 201 the session (the server makes an id when none is given)
- * - `GET /sessions/:id?branch=` → the session, its routing state and pending requests
+ * - `GET /sessions/:id?branch=` → the session, its routing state and pending requests (while a turn
+ *   runs on the branch: `routingState: 'running'`, `running: true`, no pending requests)
  * - `GET /sessions/:id/messages?branch=&fromSeq=` → `{ messages }`
  * - `POST /sessions/:id/messages?branch=` `{ text }` → the turn as Server-Sent Events, or with
  *   `Accept: application/json` the awaited `TurnResult`
@@ -134,7 +135,11 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
 
   app.get('/sessions/:id', async (c) => {
     const { branch } = query(c);
-    const session = await openSession(workflow, c.var.principal, c.req.param('id'), branch);
+    const id = c.req.param('id');
+    const log = runs.log(tenantKeyOf(c.var.principal), id, branch);
+    // While a turn runs here, answer from the session document and the branch log without waiting for the turn's lock.
+    if (log?.running === true) return c.json(runningView(await sessionDocument(workflow, c.var.principal, id), branch, log.cursor.seq));
+    const session = await openSession(workflow, c.var.principal, id, branch);
     return c.json(sessionView(session, isRunning(c, session.id, branch)));
   });
 

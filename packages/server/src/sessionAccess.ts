@@ -59,9 +59,8 @@ export async function createSession(workflow: HandoffWorkflow, principal: Princi
   }
 }
 
-/** What `GET /sessions/:id` answers: the session document, the branch's routing state and pending requests. */
-export function sessionView(session: HandoffSession, running: boolean) {
-  const { info } = session;
+/** The fields of a session document every view shows. */
+function documentView(info: Session) {
   return {
     id: info.id,
     ...(info.tenantId === undefined ? {} : { tenantId: info.tenantId }),
@@ -71,6 +70,13 @@ export function sessionView(session: HandoffSession, running: boolean) {
     lastActivityAt: info.lastActivityAt,
     ...(info.closedReason === undefined ? {} : { closedReason: info.closedReason }),
     metadata: info.metadata,
+  };
+}
+
+/** What `GET /sessions/:id` answers: the session document, the branch's routing state and pending requests. */
+export function sessionView(session: HandoffSession, running: boolean) {
+  return {
+    ...documentView(session.info),
     branchId: session.branchId,
     headSeq: session.messages.at(-1)?.seq ?? 0,
     routingState: session.routingState,
@@ -78,4 +84,13 @@ export function sessionView(session: HandoffSession, running: boolean) {
     pendingRequests: session.pendingRequests,
     running,
   };
+}
+
+/**
+ * What `GET /sessions/:id` answers while a turn runs on the branch in this process: the session
+ * document, `routingState: 'running'`, no pending requests, and `headSeq`, the last message the
+ * turn committed so far (follow the rest on `/events`).
+ */
+export function runningView(info: Session, branchId: string, headSeq: number) {
+  return { ...documentView(info), branchId, headSeq, routingState: 'running' as const, pendingRequests: [], running: true };
 }

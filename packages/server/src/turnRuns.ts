@@ -9,7 +9,7 @@ export interface TurnRunsOptions {
   maxEvents?: number;
   /** How long a branch's events are kept after its last turn ended, in ms (default 10 minutes). */
   retainMs?: number;
-  /** Branch logs kept at most (default 10,000); the least recently used idle ones go first. */
+  /** Branch logs kept at most (default 1,000); the least recently used idle ones go first. */
   maxBranches?: number;
 }
 
@@ -33,7 +33,7 @@ export class TurnRuns {
   constructor(options: TurnRunsOptions = {}) {
     this.#maxEvents = options.maxEvents ?? 5000;
     this.#retainMs = options.retainMs ?? 10 * 60_000;
-    this.#maxBranches = options.maxBranches ?? 10_000;
+    this.#maxBranches = options.maxBranches ?? 1000;
   }
 
   /** The log of a branch, if this process has one. */

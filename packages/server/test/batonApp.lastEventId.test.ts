@@ -82,8 +82,17 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
       const controller = new AbortController();
       const response = await ann.call('POST', `/sessions/resume-2/requests/${approvalId}`, { approved: true }, { accept: 'text/event-stream' }, controller.signal);
       const before = await readUntil(response, controller, (events) => deltas(events) === 1);
+      await until(() => gate.waiting > 0);
+      // The client is gone and the turn is held mid-stream: GET answers at once, without waiting for the turn.
+      const during = await ann.json('GET', '/sessions/resume-2');
+      expect(during.body).toMatchObject({ running: true, routingState: 'running', pendingRequests: [] });
       gate.open();
-      const info = await ann.json('GET', '/sessions/resume-2'); // answers once the running turn has ended
+      // Nobody listens, yet the turn runs to its end.
+      let info = await ann.json('GET', '/sessions/resume-2');
+      while (info.body.running === true) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        info = await ann.json('GET', '/sessions/resume-2');
+      }
       expect(info.body).toMatchObject({ running: false, routingState: 'idle', pendingRequests: [] });
       const stored = await ann.json('GET', '/sessions/resume-2/messages');
       expect(stored.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: expect.stringContaining('Refunded 40 EUR') });

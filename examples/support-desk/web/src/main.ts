@@ -7,7 +7,6 @@ import { Transcript } from './transcript.js';
 interface SessionInfo {
   id: string;
   status: 'active' | 'closed';
-  headSeq: number;
   running: boolean;
   pendingRequests: Request[];
 }
@@ -37,10 +36,11 @@ async function open(): Promise<void> {
   transcript.clear();
   const { messages } = await api.json<{ messages: Message[] }>('GET', `/sessions/${sessionId}/messages`);
   for (const message of messages) transcript.add(message);
+  const shownSeq = messages.at(-1)?.seq ?? 0;
   if (messages.length === 0) status.textContent = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
   showPending(info.pendingRequests);
   // A turn still running (the page was reloaded mid-answer): follow its rest after the messages shown.
-  if (info.running) await play(api.stream('GET', `/sessions/${sessionId}/events?lastEventId=${sessionId}/main/${info.headSeq}.0`));
+  if (info.running) await play(api.stream('GET', `/sessions/${sessionId}/events?lastEventId=${sessionId}/main/${shownSeq}.0`));
 }
 
 /** Shows a turn's events as they stream, then refreshes what the session waits on. */
