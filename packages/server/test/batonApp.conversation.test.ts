@@ -59,6 +59,25 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
     }
   });
 
+  it('a supervisor rejects the refund with a reason: the tool never runs and the agent reads the reason', async () => {
+    const server = await startDeskServer();
+    try {
+      const ann = client(server.url);
+      await ann.json('POST', '/sessions', { id: 'reject-1' });
+      const asked = await ann.json('POST', '/sessions/reject-1/messages', { text: 'Refund please' });
+      const approval = await ann.json('POST', `/sessions/reject-1/requests/${asked.body.pendingRequests[0].id}`, { text: '1234' });
+      const rejected = await ann.stream('POST', `/sessions/reject-1/requests/${approval.body.pendingRequests[0].id}`, { approved: false, reason: 'duplicate claim' });
+      expect(server.refunds).toEqual([]);
+      const result = rejected.events.find((e) => e.event === 'tool.result' && e.data.toolName === 'refund')!.data;
+      expect(result.isError).toBe(true);
+      expect(result.content).toContain('duplicate claim');
+      expect(rejected.events.at(-1)!.event).toBe('turn.completed');
+      expect((await ann.json('GET', '/sessions/reject-1')).body).toMatchObject({ routingState: 'idle', pendingRequests: [] });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('Accept: application/json awaits the turn and answers with its TurnResult', async () => {
     const server = await startDeskServer();
     try {
