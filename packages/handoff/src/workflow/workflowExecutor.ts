@@ -90,6 +90,11 @@ export class WorkflowExecutor implements Executor {
     this.#templates = new Map([...config.participants.values()].map((p) => [p.name, handoffToolTemplate(p)]));
   }
 
+  /** The names of the inner workflow's participants (the agents whose messages this participant commits). */
+  get innerParticipants(): readonly string[] {
+    return [...this.#workflow.config.participants.keys()];
+  }
+
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
     const { participants } = this.#workflow.config;
     const base = { sessionId: input.sessionId, branchId: input.branchId };
