@@ -1,4 +1,4 @@
-import { type Checkpoint, CheckpointCorruptError, type CheckpointManifestEntry } from '@baton/core';
+import { type Checkpoint, CheckpointCorruptError, type CheckpointManifestEntry, UnsupportedSchemaVersionError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { CHECKPOINT_DAMAGE, type DamageCheckpoint } from './checkpointDamage.js';
 import { type ConformanceContext, createSessionWithMessages } from './conformanceContext.js';
@@ -24,13 +24,14 @@ function damager(context: ConformanceContext): DamageCheckpoint {
 
 /**
  * Damaged checkpoints (a torn write, garbage, the wrong shape, a future schema): the damaged one
- * throws `CheckpointCorruptError` when it is the one loaded, and blocks nothing else — loading an
+ * throws `CheckpointCorruptError` (a future schema: `UnsupportedSchemaVersionError`) when it is the one loaded, and blocks nothing else — loading an
  * older one, listing the manifest, pruning.
  */
 export function describeCheckpointDamageConformance(context: ConformanceContext): void {
   describe('damaged checkpoints', () => {
     for (const damage of CHECKPOINT_DAMAGE) {
-      it(`a damaged newest checkpoint (${damage}) throws CheckpointCorruptError when loaded, but older ones load and the manifest lists`, async () => {
+      const refusal = damage === 'futureSchema' ? UnsupportedSchemaVersionError : CheckpointCorruptError;
+      it(`a damaged newest checkpoint (${damage}) throws ${refusal.name} when loaded, but older ones load and the manifest lists`, async () => {
         const { store } = context;
         const { session } = await createSessionWithMessages(store, 8);
         const chain = makeCheckpointChain(session.id, 4);
@@ -38,8 +39,8 @@ export function describeCheckpointDamageConformance(context: ConformanceContext)
         const [first, , third, newest] = chain as [Checkpoint, Checkpoint, Checkpoint, Checkpoint];
         await damager(context)(session.id, 'main', newest.id, damage);
 
-        await expect(store.loadCheckpoint(session.id, 'main')).rejects.toBeInstanceOf(CheckpointCorruptError);
-        await expect(store.loadCheckpoint(session.id, 'main', newest.id)).rejects.toBeInstanceOf(CheckpointCorruptError);
+        await expect(store.loadCheckpoint(session.id, 'main')).rejects.toBeInstanceOf(refusal);
+        await expect(store.loadCheckpoint(session.id, 'main', newest.id)).rejects.toBeInstanceOf(refusal);
         expect(await store.loadCheckpoint(session.id, 'main', third.id)).toEqual(third);
         expect(await store.loadCheckpoint(session.id, 'main', first.id)).toEqual(first);
         expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), newest)).toEqual(chain.slice(0, 3).map(manifest));
@@ -55,7 +56,7 @@ export function describeCheckpointDamageConformance(context: ConformanceContext)
 
         expect(await store.loadCheckpoint(session.id, 'main')).toEqual(newest);
         expect(await store.loadCheckpoint(session.id, 'main', first.id)).toEqual(first);
-        await expect(store.loadCheckpoint(session.id, 'main', second.id)).rejects.toBeInstanceOf(CheckpointCorruptError);
+        await expect(store.loadCheckpoint(session.id, 'main', second.id)).rejects.toBeInstanceOf(refusal);
         expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), second)).toEqual([first, ...chain.slice(2)].map(manifest));
         const write = makePendingWrite('call-after-damage');
         await store.putPendingWrites(session.id, 'main', newest.id, [write]);

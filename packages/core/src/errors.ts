@@ -36,6 +36,7 @@ export const BatonErrorCode = {
   AMBIGUOUS_BRANCH: 'AMBIGUOUS_BRANCH',
   REMOTE_EXECUTOR: 'REMOTE_EXECUTOR',
   CHECKPOINT_IN_USE: 'CHECKPOINT_IN_USE',
+  UNSUPPORTED_SCHEMA_VERSION: 'UNSUPPORTED_SCHEMA_VERSION',
 } as const;
 
 /** One of {@link BatonErrorCode}'s values. */
@@ -140,6 +141,41 @@ export class DocumentCorruptError extends StoreError {
     options: BatonErrorOptions = {},
   ) {
     super(message, options);
+  }
+}
+
+/**
+ * A stored document (session, branch, message, episode or checkpoint) has a `schemaVersion` newer
+ * than this code knows: it was written by a newer Baton. Nothing is returned from it (reading it
+ * with the older rules could silently drop or misread fields); upgrade the package that reads it.
+ * A `StoreError` (code `UNSUPPORTED_SCHEMA_VERSION`), so code that catches store failures catches it too.
+ *
+ * @example
+ * ```ts
+ * import { UnsupportedSchemaVersionError } from '@baton/core';
+ * try { await store.getSession('chat-1'); }
+ * catch (error) { if (error instanceof UnsupportedSchemaVersionError) console.error(error.kind, error.version, error.supported); }
+ * ```
+ */
+export class UnsupportedSchemaVersionError extends StoreError {
+  override readonly code = BatonErrorCode.UNSUPPORTED_SCHEMA_VERSION;
+  /**
+   * @param kind the document kind (`'session'`, `'branch'`, `'message'`, `'episode'`, `'checkpoint'`)
+   * @param version the `schemaVersion` the document has
+   * @param supported the newest version this code reads
+   * @param document which document (`'session document "chat-1"'`, a file path)
+   */
+  constructor(
+    readonly kind: string,
+    readonly version: number,
+    readonly supported: number,
+    readonly document: string,
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `The ${document} is a ${kind} of schemaVersion ${version}, but this version of @baton/core reads ${kind}s up to schemaVersion ${supported}: it was written by a newer Baton. Upgrade @baton/core (and the store package) to read it; it was not loaded.`,
+      options,
+    );
   }
 }
 

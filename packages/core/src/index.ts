@@ -17,6 +17,17 @@ export type { Embedder, EmbedOptions } from './models/embedder.js';
 export { type OpenToolCall, openCallResults } from './conversation/openCallResults.js';
 export { type Episode, EpisodeSchema } from './conversation/episode.js';
 export {
+  type DocumentKind,
+  type Migration,
+  type MigrationRegistry,
+  migrateDocument,
+  migrateFields,
+  SCHEMA_VERSIONS,
+  type StoredDocument,
+  storedSchemaVersion,
+  withSchemaVersion,
+} from './conversation/schemaVersions.js';
+export {
   AbortedError,
   AmbiguousBranchError,
   AuthenticationError,
@@ -45,6 +56,7 @@ export {
   SessionClosedError,
   StoreError,
   TimeoutError,
+  UnsupportedSchemaVersionError,
 } from './errors.js';
 export type {
   AgentStartedEvent,

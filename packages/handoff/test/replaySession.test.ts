@@ -53,6 +53,39 @@ describe.each(embeddedStores())('replaySession on %s', (_, makeStore) => {
     expect(toolRuns).toBe(runs);
   });
 
+  it('rebuilds the events of a nested workflow (workflow.asExecutor()) as the live run emitted them: inner agents and inner handoffs', async () => {
+    const store = await makeStore();
+    let handedBack = false;
+    const billingTriage = scriptedAgent('billing-triage', (request) => {
+      handedBack = lastOf(request)?.content.includes('shipping') === true;
+      return handedBack
+        ? { toolCalls: [{ name: 'handoff_to_triage', arguments: { reason: 'not billing' } }] }
+        : { toolCalls: [{ name: 'handoff_to_invoices', arguments: { reason: 'an invoice' } }] };
+    });
+    const invoices = scriptedAgent('invoices', () => ({ text: 'Your invoice is on its way.' }));
+    const billing = new HandoffBuilder({ name: 'billing' }).participants(billingTriage, invoices).coordinator(billingTriage).build();
+    const triage = scriptedAgent('triage', () => (handedBack ? { text: 'Shipping: it left today.' } : { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }));
+    const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing.asExecutor()).coordinator(triage).store(store).build();
+    const session = await workflow.session({ id: 'replay-nested' });
+    const live = [
+      ...(await collect(session.send('I need my invoice'))),
+      ...(await collect(session.send('and the one for May?'))),
+      ...(await collect(session.send('a shipping question, too'))),
+    ];
+
+    const replay = await replaySession(workflow, 'replay-nested');
+    expect(comparable(replay.events)).toEqual(comparable(live));
+    expect(replay.events.filter((e) => e.type === 'handoff').map((e) => e.type === 'handoff' && [e.from, e.to, e.reason])).toEqual([
+      ['triage', 'billing', 'billing'],
+      ['billing-triage', 'invoices', 'an invoice'],
+      ['triage', 'billing', 'billing'],
+      ['billing-triage', 'invoices', 'an invoice'],
+      ['triage', 'billing', 'billing'],
+      ['billing', 'triage', 'not billing'],
+    ]);
+    expect(replay.routing).toEqual({ state: 'idle', activeAgent: 'triage', turn: 3 });
+  });
+
   it('throws NotFoundError for an unknown session or branch', async () => {
     const store = await makeStore();
     const triage = scriptedAgent('triage', () => ({ text: 'Hi.' }));

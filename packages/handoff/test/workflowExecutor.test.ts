@@ -1,4 +1,4 @@
-import { type Store, tool } from '@baton/core';
+import { ConfigurationError, InMemoryStore, type Store, tool } from '@baton/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder } from '../src/index.js';
@@ -90,5 +90,25 @@ describe.each(embeddedStores())('workflow.asExecutor() on %s', (_name, makeStore
     expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['I was charged twice', 'Please send my invoice']);
     expect(danglingToolCalls(stored)).toEqual([]);
     expect(await store.getSession('billing')).toBeUndefined();
+  });
+});
+
+describe('workflow.asExecutor() and the inner workflow\'s own session options', () => {
+  const inner = () => new HandoffBuilder({ name: 'billing' }).participants(scriptedAgent('refunds', () => ({ text: 'ok' })));
+
+  it('refuses, when it is nested, a workflow built with a store, checkpoints or other session options, naming them', () => {
+    const withStore = inner().store(new InMemoryStore()).checkpoints({ every: 'step' }).build();
+    expect(() => withStore.asExecutor()).toThrow(ConfigurationError);
+    expect(() => withStore.asExecutor()).toThrow(/built with store\(\), checkpoints\(\)/);
+    const autonomous = inner().autonomous({ maxTurns: 2 }).handoffHistory('keep').build();
+    expect(() => autonomous.asExecutor()).toThrow(/autonomous\(\), handoffHistory\(\)/);
+    const remembering = inner().memory({ name: 'memory' }).build();
+    expect(() => remembering.asExecutor()).toThrow(/memory\(\)\/contextProviders\(\)/);
+  });
+
+  it('nests a workflow without session options; it still runs on its own with its defaults', async () => {
+    const plain = inner().build();
+    expect(plain.asExecutor().name).toBe('billing');
+    expect((await plain.run('hello')).output).toBe('ok');
   });
 });

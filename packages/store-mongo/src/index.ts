@@ -4,9 +4,11 @@ export {
   collectionNames,
   type EpisodeDoc,
   type MessageDoc,
+  type MetaDoc,
   type MongoCollections,
   type PendingWriteDoc,
   type SessionDoc,
 } from './mongoCollections.js';
+export type { TenantFieldsReport } from './migrateTenantFields.js';
 export { MongoStore } from './mongoStore.js';
 export type { MongoStoreConnection, MongoStoreOptions } from './mongoStoreOptions.js';

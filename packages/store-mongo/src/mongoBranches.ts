@@ -9,6 +9,7 @@ import {
   ensureBranchDeletable,
   InvalidInputError,
   NotFoundError,
+  SCHEMA_VERSIONS,
   type State,
   type TenantScope,
   type UpdateOptions,
@@ -19,7 +20,7 @@ import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.
 import { branchKey, loadBranches, type MongoContext, toBranch } from './mongoContext.js';
 import { isDuplicateKeyError } from './mongoErrors.js';
 import { countMessages } from './mongoMessages.js';
-import { requireTenant } from './sessionTenants.js';
+import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js';
 
 /** Forks by reference: reads the branch list and the parent's length, then inserts the branch. */
 export async function forkBranch(
@@ -37,18 +38,24 @@ export async function forkBranch(
   }
   const parent = { branchId: assertBranchId(parentCheck.data.branchId), atSeq: parentCheck.data.atSeq };
   const state = branchState(fork.state ?? {}, 'branch state');
-  await requireTenant(context, sessionId, scope);
-  const branches = await loadBranches(context, sessionId);
+  const tenant = await requireTenant(context, sessionId, scope);
+  const branches = await loadBranches(context, sessionId, tenant);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   if (branches.some((b) => b.id === branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
   if (!branches.some((b) => b.id === parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(parent.branchId)} does not exist.`);
-  const parentLength = await countMessages(context, sessionId, parent.branchId);
+  const parentLength = await countMessages(context, sessionId, parent.branchId, tenant);
   if (parent.atSeq > parentLength) {
     throw new InvalidInputError(`Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${parentLength} messages.`);
   }
   const branch: Branch = { id: branchId, sessionId, parent, createdAt: new Date().toISOString(), state, version: 1 };
   try {
-    await context.collections.branches.insertOne({ _id: branchKey(sessionId, branchId), ...branch, order: new ObjectId() });
+    await context.collections.branches.insertOne({
+      schemaVersion: SCHEMA_VERSIONS.branch,
+      _id: branchKey(sessionId, branchId),
+      ...branch,
+      ...tenantField(tenant),
+      order: new ObjectId(),
+    });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`, { cause: error });
     throw error;
@@ -61,20 +68,21 @@ export async function forkBranch(
 /** One read of the branch document (`undefined` when missing, or the session is another tenant's); see `Store.getBranch`. */
 export async function getBranch(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined> {
   const _id = branchKey(assertSessionId(sessionId), assertBranchId(branchId));
+  let tenant: TenantKey;
   try {
-    await requireTenant(context, sessionId, scope);
+    tenant = await requireTenant(context, sessionId, scope);
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;
   }
-  const doc = await context.collections.branches.findOne({ _id, sessionId });
+  const doc = await context.collections.branches.findOne({ _id, sessionId, ...tenant });
   return doc === null ? undefined : toBranch(doc);
 }
 
 /** Every branch of the session, `main` included; see `Store.listBranches`. */
 export async function listBranches(context: MongoContext, sessionId: string, scope?: TenantScope): Promise<Branch[]> {
-  await requireTenant(context, assertSessionId(sessionId), scope);
-  const branches = await loadBranches(context, sessionId);
+  const tenant = await requireTenant(context, assertSessionId(sessionId), scope);
+  const branches = await loadBranches(context, sessionId, tenant);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   return branches;
 }
@@ -90,9 +98,9 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
     throw new InvalidInputError(`updateBranch change must be { state: { … } }, not ${JSON.stringify(change)}.`);
   }
   branchState(state, 'branch state');
-  await requireTenant(context, sessionId, scope);
+  const tenant = await requireTenant(context, sessionId, scope);
   const digest = changeDigest({ state });
-  const filter = { _id: branchKey(sessionId, branchId), sessionId };
+  const filter = { _id: branchKey(sessionId, branchId), sessionId, ...tenant };
   const { branches } = context.collections;
   const updated = await compareAndSet(context, {
     kind: 'branch',
@@ -116,14 +124,19 @@ export async function deleteBranch(context: MongoContext, sessionId: string, bra
   assertBranchId(branchId);
   const input = optionsObject('deleteBranch options', options);
   const recursive = input.recursive === true;
-  await requireTenant(context, sessionId, input);
-  const branches = await loadBranches(context, sessionId);
+  const tenant = await requireTenant(context, sessionId, input);
+  const branches = await loadBranches(context, sessionId, tenant);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   const doomed = ensureBranchDeletable(branchId, branches, { recursive });
   const { collections } = context;
-  const filter = { sessionId, branchId: { $in: doomed } };
+  const filter = { sessionId, branchId: { $in: doomed }, ...tenant };
   context.branches.forget(sessionId);
-  await Promise.all([collections.messages.deleteMany(filter), collections.checkpoints.deleteMany(filter), collections.pendingWrites.deleteMany(filter), collections.versionClaims.deleteMany(filter)]);
-  await collections.branches.deleteMany({ sessionId, id: { $in: doomed } });
+  await Promise.all([
+    collections.messages.deleteMany(filter),
+    collections.checkpoints.deleteMany(filter),
+    collections.pendingWrites.deleteMany(filter),
+    collections.versionClaims.deleteMany({ sessionId, branchId: { $in: doomed } }),
+  ]);
+  await collections.branches.deleteMany({ sessionId, id: { $in: doomed }, ...tenant });
   context.branches.forget(sessionId);
 }

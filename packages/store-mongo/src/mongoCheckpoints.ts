@@ -23,11 +23,11 @@ import {
   type TenantScope,
 } from '@baton/core';
 import { ObjectId } from 'mongodb';
-import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter } from './inputGuards.js';
+import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
 import type { CheckpointDoc, PendingWriteDoc } from './mongoCollections.js';
 import { type MongoContext, requireBranch } from './mongoContext.js';
 import { duplicateKeyIndexes, isDuplicateKeyError } from './mongoErrors.js';
-import { requireTenant } from './sessionTenants.js';
+import { requireTenant, tenantField } from './sessionTenants.js';
 
 /** How many session ids one sweep delete names. */
 const SWEEP_BATCH = 500;
@@ -42,12 +42,13 @@ export function checkpointKey(sessionId: string, branchId: string, id: string): 
 export async function saveCheckpoint(context: MongoContext, input: Checkpoint, scope?: TenantScope): Promise<void> {
   const checkpoint = assertCheckpoint(input);
   const { sessionId, branchId, id } = checkpoint;
-  await requireTenant(context, sessionId, scope);
-  await requireBranch(context, sessionId, branchId);
+  const tenant = await requireTenant(context, sessionId, scope);
+  await requireBranch(context, sessionId, branchId, tenant);
   const doc: CheckpointDoc = {
     _id: checkpointKey(sessionId, branchId, id),
     sessionId,
     branchId,
+    ...tenantField(tenant),
     id,
     parentId: checkpoint.parentId,
     step: checkpoint.step,
@@ -78,15 +79,16 @@ export async function putPendingWrites(
   assertCheckpointId(checkpointId);
   if (!Array.isArray(writes)) throw new InvalidInputError(`putPendingWrites takes an array of pending writes, not ${JSON.stringify(writes)}.`);
   const valid = assertPendingWrites(writes);
-  await requireTenant(context, sessionId, scope);
-  await requireBranch(context, sessionId, branchId);
-  const checkpoint = await context.collections.checkpoints.findOne({ sessionId, branchId, id: checkpointId }, { projection: { createdAt: 1 } });
+  const tenant = await requireTenant(context, sessionId, scope);
+  await requireBranch(context, sessionId, branchId, tenant);
+  const checkpoint = await context.collections.checkpoints.findOne({ sessionId, branchId, ...tenant, id: checkpointId }, { projection: { createdAt: 1 } });
   if (checkpoint === null) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist.`);
   if (valid.length === 0) return;
   const docs: PendingWriteDoc[] = valid.map((write) => ({
     _id: JSON.stringify([sessionId, branchId, checkpointId, write.toolCallId]),
     sessionId,
     branchId,
+    ...tenantField(tenant),
     checkpointId,
     toolCallId: write.toolCallId,
     write,
@@ -105,11 +107,11 @@ export async function putPendingWrites(
 export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
-  const filter = id === undefined ? { sessionId, branchId } : { sessionId, branchId, id: assertCheckpointId(id) };
-  await requireTenant(context, sessionId, scope);
-  const doc = await context.collections.checkpoints.findOne(filter, { sort: { createdAt: -1, order: -1 } });
+  const wanted = id === undefined ? {} : { id: assertCheckpointId(id) };
+  const tenant = await requireTenant(context, sessionId, scope);
+  const doc = await context.collections.checkpoints.findOne({ sessionId, branchId, ...tenant, ...wanted }, { sort: { createdAt: -1, order: -1 } });
   if (doc === null) {
-    await requireBranch(context, sessionId, branchId);
+    await requireBranch(context, sessionId, branchId, tenant);
     return undefined;
   }
   const document = `checkpoint document ${JSON.stringify(doc._id)}`;
@@ -120,7 +122,7 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
     );
   }
   const later = await context.collections.pendingWrites
-    .find({ sessionId, branchId, checkpointId: checkpoint.id })
+    .find({ sessionId, branchId, ...tenant, checkpointId: checkpoint.id })
     .sort({ order: 1 })
     .toArray();
   const known = new Set(checkpoint.pendingWrites.map((w) => w.toolCallId));
@@ -137,12 +139,12 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
 export async function listCheckpoints(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<CheckpointManifestEntry[]> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
-  await requireTenant(context, sessionId, scope);
+  const tenant = await requireTenant(context, sessionId, scope);
   const entries = await context.collections.checkpoints
-    .find({ sessionId, branchId }, { projection: MANIFEST })
+    .find({ sessionId, branchId, ...tenant }, { projection: MANIFEST })
     .sort({ createdAt: 1, order: 1 })
     .toArray();
-  if (entries.length === 0) await requireBranch(context, sessionId, branchId);
+  if (entries.length === 0) await requireBranch(context, sessionId, branchId, tenant);
   return entries.map((entry) => manifestEntry(entry, sessionId, branchId));
 }
 
@@ -187,9 +189,10 @@ export async function pruneCheckpoints(
   const doomed = checkpointsToPrune(await listCheckpoints(context, sessionId, branchId, scope), retention);
   if (doomed.length === 0) return 0;
   const { collections } = context;
+  const tenant = tenantMatch(scope);
   const [deleted] = await Promise.all([
-    collections.checkpoints.deleteMany({ sessionId, branchId, id: { $in: doomed } }),
-    collections.pendingWrites.deleteMany({ sessionId, branchId, checkpointId: { $in: doomed } }),
+    collections.checkpoints.deleteMany({ sessionId, branchId, ...tenant, id: { $in: doomed } }),
+    collections.pendingWrites.deleteMany({ sessionId, branchId, ...tenant, checkpointId: { $in: doomed } }),
   ]);
   return deleted.deletedCount;
 }
@@ -202,12 +205,15 @@ export async function deleteCheckpoint(context: MongoContext, sessionId: string,
   assertSessionId(sessionId);
   assertBranchId(branchId);
   assertCheckpointId(id);
-  await requireTenant(context, sessionId, scope);
-  await requireBranch(context, sessionId, branchId);
+  const tenant = await requireTenant(context, sessionId, scope);
+  await requireBranch(context, sessionId, branchId, tenant);
   const { checkpoints, pendingWrites } = context.collections;
-  const newest = await checkpoints.findOne({ sessionId, branchId }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 0, id: 1 } });
+  const newest = await checkpoints.findOne({ sessionId, branchId, ...tenant }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 0, id: 1 } });
   if (newest?.id === id) throw new CheckpointInUseError(id, branchId);
-  const [deleted] = await Promise.all([checkpoints.deleteOne({ sessionId, branchId, id }), pendingWrites.deleteMany({ sessionId, branchId, checkpointId: id })]);
+  const [deleted] = await Promise.all([
+    checkpoints.deleteOne({ sessionId, branchId, ...tenant, id }),
+    pendingWrites.deleteMany({ sessionId, branchId, ...tenant, checkpointId: id }),
+  ]);
   return deleted.deletedCount > 0;
 }
 
@@ -220,25 +226,26 @@ export async function deleteCheckpoint(context: MongoContext, sessionId: string,
 export async function deleteCheckpointsOlderThan(context: MongoContext, before: string, scope?: TenantScope): Promise<number> {
   const bound = assertTimestamp('before', before);
   const { collections } = context;
-  const sessions = collections.sessions.find({ ...tenantFilter(scope) }, { projection: { _id: 1 } });
+  const tenant = tenantFilter(scope);
+  const sessions = collections.sessions.find({ ...tenant }, { projection: { _id: 1 } });
   let deleted = 0;
   let batch: string[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const sessionId = { $in: batch };
     batch = [];
-    const old = await collections.checkpoints.find({ sessionId, createdAt: { $lt: bound } }, { projection: { _id: 0, sessionId: 1, branchId: 1 } }).toArray();
+    const old = await collections.checkpoints.find({ sessionId, ...tenant, createdAt: { $lt: bound } }, { projection: { _id: 0, sessionId: 1, branchId: 1 } }).toArray();
     if (old.length === 0) return;
     const branches = new Map(old.map((c) => [JSON.stringify([c.sessionId, c.branchId]), c]));
     const newest = await Promise.all(
       [...branches.values()].map((c) =>
-        collections.checkpoints.findOne({ sessionId: c.sessionId, branchId: c.branchId }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 1, id: 1 } }),
+        collections.checkpoints.findOne({ sessionId: c.sessionId, branchId: c.branchId, ...tenant }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 1, id: 1 } }),
       ),
     );
     const kept = newest.filter((c) => c !== null);
     const [result] = await Promise.all([
-      collections.checkpoints.deleteMany({ sessionId, createdAt: { $lt: bound }, _id: { $nin: kept.map((c) => c._id) } }),
-      collections.pendingWrites.deleteMany({ sessionId, checkpointCreatedAt: { $lt: bound }, checkpointId: { $nin: kept.map((c) => c.id) } }),
+      collections.checkpoints.deleteMany({ sessionId, ...tenant, createdAt: { $lt: bound }, _id: { $nin: kept.map((c) => c._id) } }),
+      collections.pendingWrites.deleteMany({ sessionId, ...tenant, checkpointCreatedAt: { $lt: bound }, checkpointId: { $nin: kept.map((c) => c.id) } }),
     ]);
     deleted += result.deletedCount;
   };

@@ -9,11 +9,11 @@ export interface LastChange {
 }
 
 /** A session document: the session, `_id` = session id. */
-export type SessionDoc = Session & { _id: string; order: ObjectId; lastChange?: LastChange };
-/** A message document: `_id` = `<sessionId>/<branchId>/<seq>`. */
-export type MessageDoc = Message & { _id: string; sessionId: string; branchId: string };
-/** A branch document: `_id` = `<sessionId>/<branchId>`. */
-export type BranchDoc = Branch & { _id: string; order: ObjectId; lastChange?: LastChange };
+export type SessionDoc = Session & { _id: string; order: ObjectId; lastChange?: LastChange; schemaVersion?: number };
+/** A message document: `_id` = `<sessionId>/<branchId>/<seq>`; `tenantId` is the session's (absent without one). */
+export type MessageDoc = Message & { _id: string; sessionId: string; branchId: string; tenantId?: string; schemaVersion?: number };
+/** A branch document: `_id` = `<sessionId>/<branchId>`; `tenantId` is the session's (absent without one). */
+export type BranchDoc = Branch & { _id: string; order: ObjectId; lastChange?: LastChange; tenantId?: string; schemaVersion?: number };
 /**
  * A checkpoint document: the manifest fields for queries, the checkpoint itself as JSON text in
  * `body` (its routing snapshot may hold keys MongoDB would read as operators), `_id` =
@@ -23,6 +23,8 @@ export interface CheckpointDoc {
   _id: string;
   sessionId: string;
   branchId: string;
+  /** The session's tenant (absent without one). */
+  tenantId?: string;
   id: string;
   parentId: string | null;
   step: number;
@@ -39,6 +41,8 @@ export interface PendingWriteDoc {
   _id: string;
   sessionId: string;
   branchId: string;
+  /** The session's tenant (absent without one). */
+  tenantId?: string;
   checkpointId: string;
   toolCallId: string;
   write: PendingWrite;
@@ -66,7 +70,16 @@ export interface VersionClaimDoc {
   at: Date;
 }
 /** An episode document: `_id` = episode id. */
-export type EpisodeDoc = Episode & { _id: string; order: ObjectId };
+export type EpisodeDoc = Episode & { _id: string; order: ObjectId; schemaVersion?: number };
+/**
+ * The store's own bookkeeping (`_id` = what it records): `{ _id: 'formats', tenantFields: true }`
+ * once the documents of version 1 have their session's tenant id (see `migrateTenantFields`).
+ */
+export interface MetaDoc {
+  _id: string;
+  tenantFields?: boolean;
+  at?: Date;
+}
 
 /** Baton's collections. */
 export interface MongoCollections {
@@ -77,6 +90,7 @@ export interface MongoCollections {
   pendingWrites: Collection<PendingWriteDoc>;
   versionClaims: Collection<VersionClaimDoc>;
   episodes: Collection<EpisodeDoc>;
+  meta: Collection<MetaDoc>;
 }
 
 /** The collection names for a prefix (`'baton_'` → `baton_sessions`, …). */
@@ -89,6 +103,7 @@ export function collectionNames(prefix: string): Record<keyof MongoCollections, 
     pendingWrites: `${prefix}pendingWrites`,
     versionClaims: `${prefix}versionClaims`,
     episodes: `${prefix}episodes`,
+    meta: `${prefix}meta`,
   };
 }
 
@@ -104,6 +119,7 @@ export function openCollections(db: Db, prefix: string): MongoCollections {
     pendingWrites: db.collection<PendingWriteDoc>(names.pendingWrites, options),
     versionClaims: db.collection<VersionClaimDoc>(names.versionClaims, options),
     episodes: db.collection<EpisodeDoc>(names.episodes, options),
+    meta: db.collection<MetaDoc>(names.meta, options),
   };
 }
 

@@ -2,7 +2,7 @@ import { type Branch, NotFoundError, parseStoredBranch } from '@baton/core';
 import type { BranchCache } from './branchCache.js';
 import type { BranchDoc, MongoCollections } from './mongoCollections.js';
 import { misplacedDocument } from './mongoErrors.js';
-import type { SessionTenants } from './sessionTenants.js';
+import type { SessionTenants, TenantKey } from './sessionTenants.js';
 
 /** What every MongoStore operation works with: the collections and the branch cache. */
 export interface MongoContext {
@@ -24,7 +24,8 @@ export interface MongoContext {
  */
 export function toBranch(doc: BranchDoc): Branch {
   const document = `branch document ${JSON.stringify(doc._id)}`;
-  const branch = parseStoredBranch(doc, document);
+  const { tenantId: _tenant, ...fields } = doc;
+  const branch = parseStoredBranch(fields, document);
   if (doc._id !== branchKey(branch.sessionId, branch.id)) throw misplacedDocument(document, 'id', branch.id);
   return branch;
 }
@@ -35,11 +36,11 @@ export function branchKey(sessionId: string, branchId: string): string {
 }
 
 /**
- * Reads every branch of a session (one query) and refreshes the cache.
+ * Reads every branch of a session (one query, scoped by the session's tenant) and refreshes the cache.
  * @returns the branches in creation order; empty when the session does not exist
  */
-export async function loadBranches(context: MongoContext, sessionId: string): Promise<Branch[]> {
-  const docs = await context.collections.branches.find({ sessionId }).sort({ order: 1 }).toArray();
+export async function loadBranches(context: MongoContext, sessionId: string, tenant: TenantKey): Promise<Branch[]> {
+  const docs = await context.collections.branches.find({ sessionId, ...tenant }).sort({ order: 1 }).toArray();
   const branches = docs.map(toBranch);
   context.branches.replace(sessionId, branches);
   return branches;
@@ -49,10 +50,10 @@ export async function loadBranches(context: MongoContext, sessionId: string): Pr
  * The branch, from the cache or (on a miss) from the database.
  * @throws {NotFoundError} naming the missing session or branch
  */
-export async function requireBranch(context: MongoContext, sessionId: string, branchId: string): Promise<Branch> {
+export async function requireBranch(context: MongoContext, sessionId: string, branchId: string, tenant: TenantKey): Promise<Branch> {
   const cached = context.branches.get(sessionId, branchId);
   if (cached !== undefined) return cached;
-  const branches = await loadBranches(context, sessionId);
+  const branches = await loadBranches(context, sessionId, tenant);
   const found = branches.find((b) => b.id === branchId);
   if (found !== undefined) return found;
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
@@ -63,7 +64,7 @@ export async function requireBranch(context: MongoContext, sessionId: string, br
  * A lookup of the session's branches for `branchLineage`: from the cache when every ancestor of
  * `branchId` is there, else after one read of all branches.
  */
-export async function branchLookup(context: MongoContext, sessionId: string, branchId: string): Promise<(id: string) => Branch | undefined> {
+export async function branchLookup(context: MongoContext, sessionId: string, branchId: string, tenant: TenantKey): Promise<(id: string) => Branch | undefined> {
   const cached = context.branches.all(sessionId);
   let id: string | undefined = branchId;
   let complete = cached !== undefined;
@@ -73,6 +74,6 @@ export async function branchLookup(context: MongoContext, sessionId: string, bra
     id = branch?.parent?.branchId;
   }
   if (complete && cached !== undefined) return (wanted) => cached.get(wanted);
-  const loaded = new Map((await loadBranches(context, sessionId)).map((b) => [b.id, b]));
+  const loaded = new Map((await loadBranches(context, sessionId, tenant)).map((b) => [b.id, b]));
   return (wanted) => loaded.get(wanted);
 }

@@ -5,6 +5,7 @@ import {
   branchLineage,
   ConcurrencyError,
   InvalidInputError,
+  SCHEMA_VERSIONS,
   type Message,
   parseStoredMessage,
   planAppend,
@@ -17,15 +18,16 @@ import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.
 import type { MessageDoc } from './mongoCollections.js';
 import { branchLookup, type MongoContext, requireBranch } from './mongoContext.js';
 import { duplicateKeyIndexes, misplacedDocument } from './mongoErrors.js';
-import { requireTenant } from './sessionTenants.js';
+import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js';
 
 /**
  * A message as the API returns it: checked as strictly as `appendMessages` checks it (the fast
- * pre-check first, so a read of 1,000 messages runs no zod), without `_id`, `sessionId` and `branchId`.
+ * pre-check first, so a read of 1,000 messages runs no zod), without `_id`, `sessionId`, `branchId`
+ * and `tenantId`; a document of an older `schemaVersion` is migrated first.
  * @throws {DocumentCorruptError} when a field fails the rules or the seq disagrees with `_id`
  */
 export function toMessage(doc: MessageDoc): Message {
-  const { _id, sessionId, branchId, ...rest } = doc;
+  const { _id, sessionId, branchId, tenantId: _tenant, ...rest } = doc;
   const message = parseStoredMessage(rest, `message document ${JSON.stringify(_id)}`);
   if (_id !== messageKey(sessionId, branchId, message.seq)) throw misplacedDocument(`message document ${JSON.stringify(_id)}`, 'seq', message.seq);
   return message;
@@ -54,30 +56,38 @@ export async function appendMessages(
   assertBranchId(branchId);
   if (!Array.isArray(messages)) throw new InvalidInputError(`appendMessages takes an array of messages, not ${JSON.stringify(messages)}.`);
   assertMessages(messages);
-  await requireTenant(context, sessionId, scope);
-  const branch = await requireBranch(context, sessionId, branchId);
+  const tenant = await requireTenant(context, sessionId, scope);
+  const branch = await requireBranch(context, sessionId, branchId, tenant);
   if (messages.length === 0) return { inserted: 0 };
+  const place: Place = { sessionId, branchId, tenant };
   const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
   const cachedLast = context.branches.lastSeq(sessionId, branchId);
   let fresh: Message[];
   try {
-    fresh = await plan(context, sessionId, branchId, messages, firstOwnSeq, cachedLast ?? (await readLastSeq(context, sessionId, branchId, firstOwnSeq)));
+    fresh = await plan(context, place, messages, firstOwnSeq, cachedLast ?? (await readLastSeq(context, place, firstOwnSeq)));
   } catch (error) {
     // The cached last seq may be stale (another process appended): decide again on fresh facts.
     if (cachedLast === undefined || !(error instanceof InvalidInputError || error instanceof ConcurrencyError)) throw error;
-    fresh = await plan(context, sessionId, branchId, messages, firstOwnSeq, await readLastSeq(context, sessionId, branchId, firstOwnSeq));
+    fresh = await plan(context, place, messages, firstOwnSeq, await readLastSeq(context, place, firstOwnSeq));
   }
   if (fresh.length === 0) return { inserted: 0 };
-  const inserted = await insertFresh(context, sessionId, branchId, fresh);
+  const inserted = await insertFresh(context, place, fresh);
   context.branches.setLastSeq(sessionId, branchId, fresh.at(-1)!.seq);
   return { inserted };
 }
 
+/** The branch an append writes to, with its session's tenant key. */
+interface Place {
+  sessionId: string;
+  branchId: string;
+  tenant: TenantKey;
+}
+
 /** What of the batch is new ({@link planAppend}); reads the stored ids only for seqs at or below `lastSeq`. */
-async function plan(context: MongoContext, sessionId: string, branchId: string, messages: readonly Message[], firstOwnSeq: number, lastSeq: number): Promise<Message[]> {
+async function plan(context: MongoContext, place: Place, messages: readonly Message[], firstOwnSeq: number, lastSeq: number): Promise<Message[]> {
   const overlap = messages.filter((m) => m.seq >= firstOwnSeq && m.seq <= lastSeq).map((m) => m.seq);
-  const stored = overlap.length === 0 ? new Map<number, Pick<Message, 'id'>>() : await storedIds(context, sessionId, branchId, overlap);
-  return planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => stored.get(seq) });
+  const stored = overlap.length === 0 ? new Map<number, Pick<Message, 'id'>>() : await storedIds(context, place, overlap);
+  return planAppend(place.branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => stored.get(seq) });
 }
 
 /**
@@ -88,12 +98,21 @@ async function plan(context: MongoContext, sessionId: string, branchId: string, 
  * means another writer won, and this call's own inserts are removed again before the
  * {@link ConcurrencyError}, so a lost race leaves no half-appended batch.
  */
-async function insertFresh(context: MongoContext, sessionId: string, branchId: string, fresh: Message[]): Promise<number> {
+async function insertFresh(context: MongoContext, place: Place, fresh: Message[]): Promise<number> {
   const { messages: collection } = context.collections;
+  const { sessionId, branchId, tenant } = place;
+  const tenantId = tenantField(tenant);
   const ours: Message[] = [];
   let rest = fresh;
   while (rest.length > 0) {
-    const docs: MessageDoc[] = rest.map((m) => ({ ...m, _id: messageKey(sessionId, branchId, m.seq), sessionId, branchId }));
+    const docs: MessageDoc[] = rest.map((m) => ({
+      schemaVersion: SCHEMA_VERSIONS.message,
+      ...m,
+      _id: messageKey(sessionId, branchId, m.seq),
+      sessionId,
+      branchId,
+      ...tenantId,
+    }));
     try {
       await collection.insertMany(docs, { ordered: true });
       ours.push(...rest);
@@ -104,10 +123,10 @@ async function insertFresh(context: MongoContext, sessionId: string, branchId: s
       if (at === undefined) throw error;
       ours.push(...rest.slice(0, at));
       const conflicting = rest[at]!;
-      const existing = (await storedIds(context, sessionId, branchId, [conflicting.seq])).get(conflicting.seq);
+      const existing = (await storedIds(context, place, [conflicting.seq])).get(conflicting.seq);
       if (existing === undefined || !sameMessage(existing, conflicting)) {
         if (ours.length > 0) {
-          await collection.deleteMany({ sessionId, branchId, seq: { $in: ours.map((m) => m.seq) }, id: { $in: ours.map((m) => m.id) } });
+          await collection.deleteMany({ sessionId, branchId, ...tenant, seq: { $in: ours.map((m) => m.seq) }, id: { $in: ours.map((m) => m.id) } });
         }
         context.branches.dropLastSeq(sessionId, branchId);
         throw new ConcurrencyError(
@@ -121,14 +140,16 @@ async function insertFresh(context: MongoContext, sessionId: string, branchId: s
 }
 
 /** The stored message ids at these seqs of the branch (one read). */
-async function storedIds(context: MongoContext, sessionId: string, branchId: string, seqs: number[]): Promise<Map<number, Pick<Message, 'id'>>> {
-  const docs = await context.collections.messages.find({ sessionId, branchId, seq: { $in: seqs } }, { projection: { _id: 0, seq: 1, id: 1 } }).toArray();
+async function storedIds(context: MongoContext, place: Place, seqs: number[]): Promise<Map<number, Pick<Message, 'id'>>> {
+  const { sessionId, branchId, tenant } = place;
+  const docs = await context.collections.messages.find({ sessionId, branchId, ...tenant, seq: { $in: seqs } }, { projection: { _id: 0, seq: 1, id: 1 } }).toArray();
   return new Map(docs.map((d) => [d.seq, { id: d.id }]));
 }
 
 /** The branch's last own seq from the database (one read), recorded in the cache. */
-async function readLastSeq(context: MongoContext, sessionId: string, branchId: string, firstOwnSeq: number): Promise<number> {
-  const last = await context.collections.messages.findOne({ sessionId, branchId }, { sort: { seq: -1 }, projection: { _id: 0, seq: 1 } });
+async function readLastSeq(context: MongoContext, place: Place, firstOwnSeq: number): Promise<number> {
+  const { sessionId, branchId, tenant } = place;
+  const last = await context.collections.messages.findOne({ sessionId, branchId, ...tenant }, { sort: { seq: -1 }, projection: { _id: 0, seq: 1 } });
   const seq = last?.seq ?? firstOwnSeq - 1;
   context.branches.setLastSeq(sessionId, branchId, seq);
   return seq;
@@ -142,26 +163,26 @@ export async function readMessages(context: MongoContext, sessionId: string, bra
   const options: ReadMessagesOptions = {};
   if (input.fromSeq !== undefined) options.fromSeq = assertWholeNumber('fromSeq', input.fromSeq, 0);
   if (input.throughSeq !== undefined) options.throughSeq = assertWholeNumber('throughSeq', input.throughSeq, 0);
-  await requireTenant(context, sessionId, input);
-  const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId), sessionId, options);
+  const tenant = await requireTenant(context, sessionId, input);
+  const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId, tenant), sessionId, options);
   if (segments.length === 0) return [];
-  const docs = await context.collections.messages.find(lineageFilter(sessionId, segments)).sort({ seq: 1 }).toArray();
+  const docs = await context.collections.messages.find(lineageFilter(sessionId, tenant, segments)).sort({ seq: 1 }).toArray();
   return docs.map(toMessage);
 }
 
 /**
  * How many messages a branch shows (through its parents), for a fork's bounds check. One count.
  */
-export async function countMessages(context: MongoContext, sessionId: string, branchId: string): Promise<number> {
-  const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId), sessionId);
+export async function countMessages(context: MongoContext, sessionId: string, branchId: string, tenant: TenantKey): Promise<number> {
+  const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId, tenant), sessionId);
   if (segments.length === 0) return 0;
-  return context.collections.messages.countDocuments(lineageFilter(sessionId, segments));
+  return context.collections.messages.countDocuments(lineageFilter(sessionId, tenant, segments));
 }
 
-function lineageFilter(sessionId: string, segments: ReturnType<typeof branchLineage>): Filter<MessageDoc> {
+function lineageFilter(sessionId: string, tenant: TenantKey, segments: ReturnType<typeof branchLineage>): Filter<MessageDoc> {
   const parts = segments.map(({ branch, fromSeq, throughSeq }) => ({
     branchId: branch.id,
     seq: Number.isFinite(throughSeq) ? { $gte: fromSeq, $lte: throughSeq } : { $gte: fromSeq },
   }));
-  return parts.length === 1 ? { sessionId, ...parts[0] } : { sessionId, $or: parts };
+  return parts.length === 1 ? { sessionId, ...tenant, ...parts[0] } : { sessionId, ...tenant, $or: parts };
 }

@@ -9,6 +9,7 @@ import {
   MAIN_BRANCH,
   NotFoundError,
   newSession,
+  SCHEMA_VERSIONS,
   type Session,
   type SessionChange,
   type SessionFilter,
@@ -48,12 +49,18 @@ export async function createSession(context: MongoContext, input: CreateSessionI
   const session = newSession(input);
   const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
   try {
-    await context.collections.branches.insertOne({ _id: branchKey(session.id, MAIN_BRANCH), ...main, order: new ObjectId() });
+    await context.collections.branches.insertOne({
+      schemaVersion: SCHEMA_VERSIONS.branch,
+      _id: branchKey(session.id, MAIN_BRANCH),
+      ...main,
+      ...(session.tenantId === undefined ? {} : { tenantId: session.tenantId }),
+      order: new ObjectId(),
+    });
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;
   }
   try {
-    await context.collections.sessions.insertOne({ _id: session.id, ...session, order: new ObjectId() });
+    await context.collections.sessions.insertOne({ schemaVersion: SCHEMA_VERSIONS.session, _id: session.id, ...session, order: new ObjectId() });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`, { cause: error });
     throw error;
@@ -143,7 +150,7 @@ export async function deleteSession(context: MongoContext, id: string, scope?: T
   const found = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenant }, { projection: { _id: 1 } });
   if (found === null) return false;
   await context.collections.episodes.deleteMany({ sessionId: id, ...tenant });
-  await deleteSessions(context, [id]);
+  await deleteSessions(context, [id], tenant);
   return true;
 }
 
@@ -159,7 +166,7 @@ export async function eraseUser(context: MongoContext, input: EraseUserInput): P
   const ids = docs.map((d) => d._id);
   const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
   for (let start = 0; start < ids.length; start += DELETE_BATCH) {
-    const counts = await deleteSessions(context, ids.slice(start, start + DELETE_BATCH));
+    const counts = await deleteSessions(context, ids.slice(start, start + DELETE_BATCH), tenant);
     for (const key of ['sessions', 'branches', 'messages', 'checkpoints'] as const) erased[key] += counts[key];
   }
   erased.episodes = (await context.collections.episodes.deleteMany({ userId, ...tenant })).deletedCount;
@@ -177,29 +184,32 @@ export async function deleteInactiveSessions(context: MongoContext, options: { i
     .toArray();
   const ids = docs.map((d) => d._id);
   if (input.dryRun !== true) {
-    for (let start = 0; start < ids.length; start += DELETE_BATCH) await deleteSessions(context, ids.slice(start, start + DELETE_BATCH));
+    const tenant = tenantFilter(input);
+    for (let start = 0; start < ids.length; start += DELETE_BATCH) await deleteSessions(context, ids.slice(start, start + DELETE_BATCH), tenant);
   }
   return ids;
 }
 
 /**
- * Deletes sessions with everything they own; every delete names the session ids (shard-targeted).
- * Children go first, so a retry finishes a half-done delete. Returns what each delete removed.
+ * Deletes sessions with everything they own; every delete names the session ids (shard-targeted)
+ * and the tenant fragment of the call (`{}` for an operator sweep across tenants). Children go
+ * first, so a retry finishes a half-done delete. Returns what each delete removed.
  */
-async function deleteSessions(context: MongoContext, ids: string[]): Promise<Omit<EraseUserResult, 'episodes'>> {
+async function deleteSessions(context: MongoContext, ids: string[], tenant: Filter<SessionDoc>): Promise<Omit<EraseUserResult, 'episodes'>> {
   const { collections } = context;
   const bySession = { sessionId: { $in: ids } };
+  const owned = { ...bySession, ...(tenant as { tenantId?: string }) };
   const [messages, checkpoints] = await Promise.all([
-    collections.messages.deleteMany(bySession),
-    collections.checkpoints.deleteMany(bySession),
-    collections.pendingWrites.deleteMany(bySession),
+    collections.messages.deleteMany(owned),
+    collections.checkpoints.deleteMany(owned),
+    collections.pendingWrites.deleteMany(owned),
     collections.versionClaims.deleteMany(bySession),
   ]);
-  const branches = await collections.branches.deleteMany(bySession);
+  const branches = await collections.branches.deleteMany(owned);
   for (const id of ids) {
     context.branches.forget(id);
     context.tenants.forget(id);
   }
-  const sessions = await collections.sessions.deleteMany({ _id: { $in: ids } });
+  const sessions = await collections.sessions.deleteMany({ _id: { $in: ids }, ...tenant });
   return { sessions: sessions.deletedCount, branches: branches.deletedCount, messages: messages.deletedCount, checkpoints: checkpoints.deletedCount };
 }

@@ -29,6 +29,7 @@ import { createIndexes, type MongoCollections, openCollections } from './mongoCo
 import type { MongoContext } from './mongoContext.js';
 import * as episodes from './mongoEpisodes.js';
 import { toStoreError, withStoreErrors } from './mongoErrors.js';
+import { migrateTenantFields, type TenantFieldsReport } from './migrateTenantFields.js';
 import * as messages from './mongoMessages.js';
 import * as sessions from './mongoSessions.js';
 import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
@@ -48,7 +49,10 @@ import { SessionTenants } from './sessionTenants.js';
  * collections can be sharded on `{ sessionId: 'hashed' }` (see the README). Every call that names a
  * session is scoped to its tenant (see `TenantScope`): the session's tenant is checked with the
  * tenant in the session filter, once, then remembered (a tenant never changes), so the turn's three
- * round trips stay three. Indexes are created on first use, or by {@link MongoStore.init}.
+ * round trips stay three. Messages, branches, checkpoints and pending writes carry their session's
+ * `tenantId`, and every command on them names it. Indexes are created, and a database written by
+ * an older version migrated (see {@link MongoStore.migrate}), on first use or by {@link MongoStore.init}.
+ * Documents are written with `schemaVersion` (core's `SCHEMA_VERSIONS`) and migrated on read.
  *
  * @param connection `{ url, clientOptions? }` (the store owns the client) or `{ client }` (yours)
  * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, versionClaims?, branchCacheSize? }`
@@ -104,7 +108,9 @@ export class MongoStore implements Store {
   }
 
   /**
-   * Creates the indexes (once per store; later calls return the same promise, a failed attempt is retried on the next call).
+   * Creates the indexes and, the first time it opens a database of `schemaVersion` 1, gives the
+   * documents of tenants' sessions their `tenantId` (see {@link MongoStore.migrate}); once per store;
+   * later calls return the same promise, a failed attempt is retried on the next call.
    * @throws {StoreError} when the server is unreachable; {@link ConfigurationError} when `checkpointTtlSeconds` is set on a server without TTL indexes
    */
   init(): Promise<void> {
@@ -124,10 +130,27 @@ export class MongoStore implements Store {
   async #setUp(): Promise<void> {
     await this.#client.connect();
     await createIndexes(this.#context.collections, this.#options);
+    await migrateTenantFields(this.#context.collections);
     if (this.#options.versionClaims === 'auto') {
       const info = await this.db.admin().command({ buildInfo: 1 });
       this.#context.versionClaims = 'ferretdb' in info || 'ferretdbVersion' in info;
     }
+  }
+
+  /**
+   * Gives every message, branch, checkpoint and pending-write document of a session with a tenant
+   * that tenant's id where it has none (documents written before `schemaVersion` 2). `init()` does
+   * this once per database; call it again after a rolling upgrade during which processes of an
+   * older version kept writing. Idempotent.
+   * @returns how many documents were changed, per collection
+   * @throws {StoreError} when the server fails
+   * @example
+   * ```ts
+   * const report = await store.migrate(); // { messages: 41, branches: 3, checkpoints: 6, pendingWrites: 0 }
+   * ```
+   */
+  migrate(): Promise<TenantFieldsReport> {
+    return this.#run('migrate its documents', () => migrateTenantFields(this.#context.collections, { force: true }));
   }
 
   createSession(input: CreateSessionInput): Promise<Session> {

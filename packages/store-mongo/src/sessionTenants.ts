@@ -40,16 +40,32 @@ export class SessionTenants {
 }
 
 /**
+ * The filter fragment that names a session's tenant on its documents: `{ tenantId }`, or
+ * `{ tenantId: { $exists: false } }` for a session without one. Every command on messages,
+ * branches, checkpoints and pending writes of a session carries it, and every document written
+ * holds the field ({@link tenantField}), so no command can reach another tenant's documents even
+ * with a wrong session id.
+ */
+export type TenantKey = { tenantId: string | { $exists: false } };
+
+/** The `tenantId` field a document of the session is written with (`{}` for a session without a tenant). */
+export function tenantField(key: TenantKey): { tenantId?: string } {
+  return typeof key.tenantId === 'string' ? { tenantId: key.tenantId } : {};
+}
+
+/**
  * Checks that the session is in the scope's tenant (see `TenantScope`: no tenant id matches only
  * sessions without one): from the cache when it knows a match, else one read of the session with
  * the tenant in its filter.
+ * @returns the session's {@link TenantKey}, for the filters and documents of the call
  * @throws {NotFoundError} when the session does not exist for this tenant; {@link InvalidIdError} for an unsafe tenant id
  */
-export async function requireTenant(context: MongoContext, sessionId: string, scope: TenantScope | undefined): Promise<void> {
+export async function requireTenant(context: MongoContext, sessionId: string, scope: TenantScope | undefined): Promise<TenantKey> {
   const filter = tenantMatch(scope);
   const wanted = typeof filter.tenantId === 'string' ? filter.tenantId : null;
-  if (context.tenants.get(sessionId) === wanted) return;
+  if (context.tenants.get(sessionId) === wanted) return filter;
   const found = await context.collections.sessions.findOne({ _id: sessionId, ...filter }, { projection: { _id: 1 } });
   if (found === null) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   context.tenants.set(sessionId, wanted ?? undefined);
+  return filter;
 }

@@ -2,7 +2,9 @@
  * Shard-readiness: every command MongoStore sends to the session-keyed collections (messages,
  * branches, checkpoints, pending writes, version claims) names the session id, so a cluster
  * sharded on `{ sessionId: 'hashed' }` routes it to one shard (or to the shards of an `$in` list).
- * Tenancy: every read or update of one session document carries the caller's tenant in its filter.
+ * Tenancy: every read or update of one session document carries the caller's tenant in its filter,
+ * and every command on messages, branches, checkpoints and pending writes of a tenant's session
+ * names the tenant (documents carry `tenantId`).
  */
 import { createId } from '@baton/core';
 import { type CommandStartedEvent, MongoClient } from 'mongodb';
@@ -13,6 +15,8 @@ import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 import { collectionNames, MongoStore } from '../src/index.js';
 
 const KEYED = ['messages', 'branches', 'checkpoints', 'pendingWrites', 'versionClaims'] as const;
+/** The collections whose documents carry their session's tenant. */
+const TENANTED = new Set(['messages', 'branches', 'checkpoints', 'pendingWrites']);
 
 /** The parts of a command that select or carry documents, by command name. */
 function selectors(name: string, command: Record<string, unknown>): unknown[] | undefined {
@@ -51,6 +55,7 @@ describe('MongoStore shard keys', () => {
   const seen = new Set<string>();
   const offenders: string[] = [];
   const untenanted: string[] = [];
+  const tenantless: string[] = [];
   let client: MongoClient;
   let store: MongoStore;
 
@@ -69,6 +74,9 @@ describe('MongoStore shard keys', () => {
       if (parts === undefined) return; // createIndexes, getMore, killCursors: no document selection
       seen.add(`${collection}.${event.commandName}`);
       if (!parts.every(namesSession)) offenders.push(`${event.commandName} on ${collection}: ${JSON.stringify(command).slice(0, 300)}`);
+      if (TENANTED.has(collection) && !parts.every((part) => part !== null && typeof part === 'object' && 'tenantId' in part)) {
+        tenantless.push(`${event.commandName} on ${collection}: ${JSON.stringify(command).slice(0, 300)}`);
+      }
     });
     store = new MongoStore({ client }, { dbName, versionClaims: true });
   });
@@ -79,7 +87,7 @@ describe('MongoStore shard keys', () => {
     await client.close();
   });
 
-  it('names the session id in every command on messages, branches, checkpoints, pending writes and claims, and the tenant in every filter on one session', async () => {
+  it('names the session id in every command on messages, branches, checkpoints, pending writes and claims, and the tenant in every filter on one session and every command on its documents', async () => {
     const acme = { tenantId: 'acme' };
     const message = (seq: number, id = createId()) => ({ id, seq, role: 'user' as const, content: `m${seq}`, createdAt: new Date().toISOString() });
     const session = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', userId: 'u-1' });
@@ -123,6 +131,7 @@ describe('MongoStore shard keys', () => {
 
     expect(offenders).toEqual([]);
     expect(untenanted).toEqual([]);
+    expect(tenantless).toEqual([]);
     for (const expected of ['messages.insert', 'messages.find', 'messages.delete', 'messages.aggregate', 'branches.insert', 'branches.find', 'branches.findAndModify', 'branches.delete', 'checkpoints.insert', 'checkpoints.find', 'checkpoints.delete', 'pendingWrites.insert', 'pendingWrites.find', 'pendingWrites.delete', 'versionClaims.insert', 'versionClaims.find', 'versionClaims.delete']) {
       expect(seen, `no ${expected} command was observed`).toContain(expected);
     }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CheckpointCorruptError } from '../errors.js';
 import { RequestSchema } from './request.js';
 import { IsoTimestampSchema } from '../timestamp.js';
+import { migrateDocument, SCHEMA_VERSIONS, type StoredDocument } from './schemaVersions.js';
 
 /**
  * A tool result finished in the current, unfinished step, saved before its sibling calls finish so
@@ -34,7 +35,7 @@ export const StatePatchSchema = z.object({
 export type StatePatch = z.infer<typeof StatePatchSchema>;
 
 /** The current checkpoint format. Older formats keep loading through {@link parseCheckpoint}. */
-export const CHECKPOINT_SCHEMA_VERSION = 1;
+export const CHECKPOINT_SCHEMA_VERSION = SCHEMA_VERSIONS.checkpoint;
 
 /**
  * Where an unfinished turn stands (docs/architecture.md). `machine` is the routing machine's persisted
@@ -62,18 +63,21 @@ export type Checkpoint = z.infer<typeof CheckpointSchema>;
 export type CheckpointManifestEntry = Pick<Checkpoint, 'id' | 'parentId' | 'step' | 'throughSeq' | 'createdAt'>;
 
 /**
- * Validates a checkpoint read from storage.
+ * Validates a checkpoint read from storage, after migrating an older `schemaVersion` to
+ * {@link CHECKPOINT_SCHEMA_VERSION} (a checkpoint without the field is version 1).
  *
  * @param value parsed JSON, or the raw JSON text
+ * @param document names it in a version error (`'checkpoint document "s/main/cp-1"'`)
  * @returns the checkpoint
- * @throws {CheckpointCorruptError} when the text is not JSON or fails the schema; the message names the first bad field
+ * @throws {CheckpointCorruptError} when the text is not JSON or fails the schema; the message names the first bad field;
+ *   {@link UnsupportedSchemaVersionError} when it was written by a newer Baton
  * @example
  * ```ts
  * import { parseCheckpoint } from '@baton/core';
  * const checkpoint = parseCheckpoint(await readFile(path, 'utf8'));
  * ```
  */
-export function parseCheckpoint(value: unknown): Checkpoint {
+export function parseCheckpoint(value: unknown, document = 'checkpoint'): Checkpoint {
   let data = value;
   if (typeof value === 'string') {
     try {
@@ -82,6 +86,7 @@ export function parseCheckpoint(value: unknown): Checkpoint {
       throw new CheckpointCorruptError('The checkpoint is not valid JSON; it was not loaded.', { cause });
     }
   }
+  if (data !== null && typeof data === 'object' && !Array.isArray(data)) data = migrateDocument('checkpoint', data as StoredDocument, document) ?? data;
   const parsed = CheckpointSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,10 +1,10 @@
+import type { Tool } from '../agents/tool.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
 import type { BatonEvent } from '../conversation/events.js';
 import type { Message, ModelMessage, NewMessage } from '../conversation/message.js';
-import type { ModelSettings, Usage } from '../models/modelClient.js';
-import type { ApprovalDecision, HumanStepAnswer, NewRequest } from '../conversation/request.js';
+import type { ApprovalDecision, HumanStepAnswer, NewRequest, Request } from '../conversation/request.js';
 import type { StateAccess } from '../conversation/state.js';
-import type { Tool } from '../agents/tool.js';
+import type { ModelSettings, Usage } from '../models/modelClient.js';
 
 /**
  * How an executor records what it produces. The runtime (e.g. a handoff session) implements it
@@ -124,4 +124,11 @@ export interface Executor {
    * @throws {MaxStepsExceededError | AbortedError} and what the model client or journal throws
    */
   execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void>;
+  /**
+   * Called when this participant's pending requests are dropped unanswered (the turn was
+   * discarded, the session closed), after the drop is stored, so the executor can withdraw what it
+   * put outside Baton for them (`HumanExecutor` removes their tasks from its queue). Optional.
+   * @param requests the dropped requests of this participant
+   */
+  withdrawRequests?(requests: readonly Request[]): Promise<void>;
 }

@@ -3,9 +3,9 @@
  * id and metadata validation, how a branch's parent reference is followed, which branches a delete
  * takes, which checkpoints retention drops.
  */
-import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
+import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
 import { type Episode, EpisodeSchema } from '../conversation/episode.js';
-import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import { BranchHasChildrenError, CheckpointCorruptError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
@@ -191,9 +191,13 @@ export function planAppend(branchId: string, messages: readonly Message[], end: 
 /**
  * Validates a checkpoint before it is saved: its schema, then its session, branch and own ids.
  * @returns the parsed checkpoint
- * @throws {CheckpointCorruptError} when it fails the schema; {@link InvalidIdError} for unsafe ids
+ * @throws {CheckpointCorruptError} when it fails the schema or is not of {@link CHECKPOINT_SCHEMA_VERSION}; {@link InvalidIdError} for unsafe ids
  */
 export function assertCheckpoint(checkpoint: Checkpoint): Checkpoint {
+  const version = (checkpoint as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (version !== CHECKPOINT_SCHEMA_VERSION) {
+    throw new CheckpointCorruptError(`A checkpoint is saved at schemaVersion ${CHECKPOINT_SCHEMA_VERSION}, not ${JSON.stringify(version)}; it was not saved.`);
+  }
   const valid = parseCheckpoint(checkpoint);
   assertSessionId(valid.sessionId);
   assertBranchId(valid.branchId);

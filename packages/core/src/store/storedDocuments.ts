@@ -2,7 +2,11 @@
  * Validation of documents read back from storage, exactly as strict as their writes: the zod
  * schema (ISO-8601 timestamps included), the id rules of `isValidId`, and the metadata key rules of
  * `assertSafeMetadata`. A document a write would refuse is refused on read with an error naming
- * the document and its first bad field, and nothing of it is returned.
+ * the document and its first bad field, and nothing of it is returned. Every `parseStored*` first
+ * brings a document of an older `schemaVersion` up to the current one (`migrateDocument`, one
+ * registry per kind) and refuses a newer one with `UnsupportedSchemaVersionError`; the returned
+ * session, branch, message or episode has no `schemaVersion` (stores add it when they write, with
+ * `withSchemaVersion`).
  */
 import type { z } from 'zod';
 import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
@@ -11,6 +15,7 @@ import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from 
 import { isValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
+import { type DocumentKind, migrateFields, type StoredDocument } from '../conversation/schemaVersions.js';
 import { type Branch, BranchSchema, type Session, SessionSchema } from '../conversation/session.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 
@@ -125,12 +130,26 @@ function orThrow<T>(checked: CheckedDocument<T>, document: string): T {
 }
 
 /**
+ * The fields of a stored document at the current version of `kind`, without `schemaVersion`; a
+ * value that is not an object is returned as it is (its schema check reports it).
+ * @throws {UnsupportedSchemaVersionError} for a newer version; {@link DocumentCorruptError} for a `schemaVersion` that is not a version
+ */
+function currentFields(kind: DocumentKind, value: unknown, document: string): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const stored = value as StoredDocument;
+  const fields = migrateFields(kind, stored, document);
+  if (fields === undefined) throw corrupt(document, { field: 'schemaVersion', problem: `${JSON.stringify(stored.schemaVersion)} is not a schema version (a whole number >= 1)` });
+  return fields;
+}
+
+/**
  * A session read from storage, checked as strictly as `createSession`/`updateSession` check it.
  *
  * @param value the parsed document (unknown keys are dropped)
  * @param document names it for the message (`'session "chat-1"'`, a file path)
  * @returns `{ id, tenantId?, userId?, status, createdAt, lastActivityAt, closedAt?, closedReason?, metadata, state, version }`
- * @throws {DocumentCorruptError} naming the document and its first bad field
+ * @throws {DocumentCorruptError} naming the document and its first bad field;
+ *   {@link UnsupportedSchemaVersionError} when it was written by a newer Baton (the same for every `parseStored*`)
  * @example
  * ```ts
  * import { parseStoredSession } from '@baton/core';
@@ -138,7 +157,7 @@ function orThrow<T>(checked: CheckedDocument<T>, document: string): T {
  * ```
  */
 export function parseStoredSession(value: unknown, document: string): Session {
-  return orThrow(checkSession(value), document);
+  return orThrow(checkSession(currentFields('session', value, document)), document);
 }
 
 /**
@@ -152,7 +171,7 @@ export function parseStoredSession(value: unknown, document: string): Session {
  * ```
  */
 export function parseStoredBranch(value: unknown, document: string): Branch {
-  return orThrow(checkBranch(value), document);
+  return orThrow(checkBranch(currentFields('branch', value, document)), document);
 }
 
 /**
@@ -167,7 +186,7 @@ export function parseStoredBranch(value: unknown, document: string): Branch {
  * ```
  */
 export function parseStoredMessage(value: unknown, document: string): Message {
-  return orThrow(checkMessage(value), document);
+  return orThrow(checkMessage(currentFields('message', value, document)), document);
 }
 
 /**
@@ -181,7 +200,7 @@ export function parseStoredMessage(value: unknown, document: string): Message {
  * ```
  */
 export function parseStoredEpisode(value: unknown, document: string): Episode {
-  return orThrow(checkEpisode(value), document);
+  return orThrow(checkEpisode(currentFields('episode', value, document)), document);
 }
 
 /**
@@ -191,7 +210,8 @@ export function parseStoredEpisode(value: unknown, document: string): Episode {
  * @param value the parsed document or its JSON text
  * @param document names it for the message
  * @returns the checkpoint
- * @throws {CheckpointCorruptError} naming the document and its first bad field
+ * @throws {CheckpointCorruptError} naming the document and its first bad field;
+ *   {@link UnsupportedSchemaVersionError} when it was written by a newer Baton
  * @example
  * ```ts
  * import { parseStoredCheckpoint } from '@baton/core';
@@ -201,7 +221,7 @@ export function parseStoredEpisode(value: unknown, document: string): Episode {
 export function parseStoredCheckpoint(value: unknown, document: string): Checkpoint {
   let checkpoint: Checkpoint;
   try {
-    checkpoint = parseCheckpoint(value);
+    checkpoint = parseCheckpoint(value, document);
   } catch (error) {
     if (!(error instanceof CheckpointCorruptError)) throw error;
     throw new CheckpointCorruptError(`${error.message} Checkpoint: ${document}. Restore it from a backup or delete it.`, { cause: error });

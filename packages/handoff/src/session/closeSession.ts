@@ -1,20 +1,23 @@
 import { type BatonEvent, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
 import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
 import { flushMessages } from '../turn/flushMessages.js';
-import type { SessionRuntime } from './sessionRuntime.js';
 import { answerOpenToolCalls } from '../turn/openToolCalls.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { withdrawRequests } from './withdrawRequests.js';
 
 /**
  * Closes the session: tool calls still waiting (pending requests) get a result (their finished
  * pending write, or a "cancelled" error) so no tool call is left dangling; every context provider's
  * `onSessionClose` runs once; the session document becomes `closed`; the routing machine reaches its
- * final state and a last checkpoint is saved. Does nothing when the session is already closed.
+ * final state and a last checkpoint is saved; then participants withdraw what they queued for the
+ * dropped requests (a `HumanExecutor`'s tasks). Does nothing when the session is already closed.
  *
  * @returns yields the `message` events of the results it committed, then `session.closed`
  */
 export async function* closeSession(runtime: SessionRuntime, reason: string): AsyncGenerator<BatonEvent, void> {
   if (runtime.session.status === 'closed') return;
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const dropped = runtime.pendingRequests;
   runtime.pendingRequests = [];
   // The first result carries the close as its control: committing it closes the routing machine,
   // so a crash from here on finishes this close on the next load (with this reason) instead of
@@ -49,6 +52,7 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   runtime.actor.send({ type: 'CLOSE' });
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
+  await withdrawRequests(runtime, dropped);
   while (runtime.queue.length > 0) yield runtime.queue.shift()!;
   yield { type: 'session.closed', ...base, reason };
 }

@@ -3,6 +3,7 @@ import { createActor } from 'xstate';
 import { applyRoutingEffect, storedControl } from '../routing/replayHistory.js';
 import { type RoutingMachine, type RoutingStateValue, routingState } from '../routing/routingMachine.js';
 import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 
 /** What {@link replaySession} rebuilds from a stored session. */
 export interface SessionReplay {
@@ -13,7 +14,9 @@ export interface SessionReplay {
   /**
    * The events a live run emitted for these messages, rebuilt in order: `turn.started`,
    * `agent.started`, `message`, `tool.call`, `tool.result`, `handoff`, `turn.completed` (usage zero: it
-   * is not stored) and `session.closed`. Not rebuilt: `message.delta` (only whole messages are stored),
+   * is not stored) and `session.closed`. A nested workflow's participant (`workflow.asExecutor()`)
+   * gets what it emitted live too: its own `agent.started`, then its inner agents' `agent.started`
+   * and the inner handoffs. Not rebuilt: `message.delta` (only whole messages are stored),
    * `checkpoint`, `request` and `error` events (requests and refusals live in checkpoints and in the
    * stream, not in the history; an answered request shows as its tool result).
    */
@@ -54,6 +57,9 @@ export async function replaySession(
   const actor = createActor(workflow.machine).start();
   const base = { sessionId, branchId };
   const events: BatonEvent[] = [];
+  const outerOf = nestedAgents(workflow.config);
+  // The participant of the outer workflow that acts, and the agent (inner, for a nested workflow) whose `agent.started` was last emitted.
+  let participant: string | undefined;
   let speaking: string | undefined;
   for (let i = 0; i < messages.length; i += 1) {
     const message = messages[i]!;
@@ -62,6 +68,7 @@ export async function replaySession(
       applyRoutingEffect(actor, message);
       events.push({ type: 'turn.started', ...base, turn: actor.getSnapshot().context.turn });
       events.push({ type: 'message', ...base, message });
+      participant = undefined;
       speaking = undefined;
       continue;
     }
@@ -77,16 +84,24 @@ export async function replaySession(
         events.push({ type: 'message', ...base, message: result });
         const control = storedControl(result);
         const to = actor.getSnapshot().context.activeAgent;
-        if (control?.kind === 'handoff' && to !== from) {
+        // An outer handoff moves the outer machine; an inner one (a nested workflow's agents) leaves it where it is.
+        const inner = control?.kind === 'handoff' && to === from && control.target !== undefined && outerOf.get(control.target) === from;
+        if (control?.kind === 'handoff' && (to !== from || inner)) {
           const reason = control.reason ?? handoffReason(messages, result.toolCallId);
-          events.push(reason === undefined ? { type: 'handoff', ...base, from, to } : { type: 'handoff', ...base, from, to, reason });
+          const [handoffFrom, handoffTo] = inner ? [result.agent ?? from, control.target!] : [from, to];
+          events.push(
+            reason === undefined ? { type: 'handoff', ...base, from: handoffFrom, to: handoffTo } : { type: 'handoff', ...base, from: handoffFrom, to: handoffTo, reason },
+          );
         }
       }
       i = end;
       continue;
     }
-    if (message.role === 'assistant' && message.agent !== undefined && message.agent !== speaking) {
-      events.push({ type: 'agent.started', ...base, agent: message.agent });
+    if (message.role === 'assistant' && message.agent !== undefined) {
+      const outer = outerOf.get(message.agent) ?? message.agent;
+      if (outer !== participant && outer !== message.agent) events.push({ type: 'agent.started', ...base, agent: outer });
+      participant = outer;
+      if (message.agent !== speaking) events.push({ type: 'agent.started', ...base, agent: message.agent });
       speaking = message.agent;
     }
     const effect = applyRoutingEffect(actor, message);
@@ -100,6 +115,15 @@ export async function replaySession(
   const routing = { state: routingState(actor.getSnapshot()), activeAgent: context.activeAgent, turn: context.turn };
   actor.stop();
   return { sessionId, branchId, messages, events, routing };
+}
+
+/** Each inner agent of a nested workflow (`asExecutor()`) → the participant's name in this workflow. */
+function nestedAgents(config: HandoffConfig): ReadonlyMap<string, string> {
+  const outerOf = new Map<string, string>();
+  for (const [name, executor] of config.participants) {
+    if (executor instanceof WorkflowExecutor) for (const agent of executor.innerParticipants) outerOf.set(agent, name);
+  }
+  return outerOf;
 }
 
 function toolResultEvent(base: { sessionId: string; branchId: string }, message: Message): BatonEvent {

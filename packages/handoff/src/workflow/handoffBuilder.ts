@@ -1,6 +1,6 @@
 import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Store } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import { HandoffWorkflow } from './handoffWorkflow.js';
+import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 import type {
   AutonomousOptions,
   CheckpointFrequency,
@@ -11,7 +11,7 @@ import type {
   ReturnPolicy,
   TerminationCondition,
 } from './handoffTypes.js';
-import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
+import { HandoffWorkflow } from './handoffWorkflow.js';
 
 /** The limits of the default store: 10,000 sessions, removing closed or 1-hour-idle ones first when full (see `InMemoryStore`). */
 export const DEFAULT_STORE_LIMITS = { maxSessions: 10_000, idleTtlMs: 60 * 60_000 } as const;
@@ -58,6 +58,7 @@ export class HandoffBuilder {
   #checkpoints: CheckpointOptions = {};
   readonly #providers: ContextProvider[] = [];
   #handoffHistory: HandoffHistoryMode = 'omit';
+  #handoffHistorySet = false;
   #inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
 
   constructor(options: { name?: string } = {}) {
@@ -135,6 +136,7 @@ export class HandoffBuilder {
   /** Whether receiving agents see earlier handoff tool calls and results: `'omit'` (default) or `'keep'`. Stored history always keeps them. */
   handoffHistory(mode: HandoffHistoryMode): this {
     this.#handoffHistory = mode;
+    this.#handoffHistorySet = true;
     return this;
   }
 
@@ -205,6 +207,14 @@ export class HandoffBuilder {
       contextProviders: [...this.#providers],
       handoffHistory: this.#handoffHistory,
       inspect: this.#inspect,
+      sessionOptions: [
+        this.#store !== undefined && 'store()',
+        Object.keys(this.#checkpoints).length > 0 && 'checkpoints()',
+        this.#providers.length > 0 && 'memory()/contextProviders()',
+        autonomous !== undefined && 'autonomous()',
+        this.#terminateWhen !== undefined && 'terminateWhen()',
+        this.#handoffHistorySet && 'handoffHistory()',
+      ].filter((option): option is string => option !== false),
     });
   }
 }

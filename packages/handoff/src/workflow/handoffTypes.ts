@@ -132,4 +132,11 @@ export interface HandoffConfig {
   contextProviders: readonly ContextProvider[];
   handoffHistory: HandoffHistoryMode;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /**
+   * The builder calls of options that belong to the workflow's own sessions, set explicitly
+   * (`'store()'`, `'checkpoints()'`, `'memory()/contextProviders()'`, `'autonomous()'`,
+   * `'terminateWhen()'`, `'handoffHistory()'`): a nested workflow (`asExecutor()`) runs in the outer
+   * session and refuses them.
+   */
+  sessionOptions: readonly string[];
 }

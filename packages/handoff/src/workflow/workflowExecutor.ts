@@ -2,19 +2,20 @@ import {
   addUsage,
   type BatonEvent,
   type BranchHistory,
-  emptyUsage,
+  ConfigurationError,
   type Executor,
   type ExecutorInput,
   type ExecutorOutcome,
+  emptyUsage,
   type Message,
   type Tool,
   type Usage,
 } from '@baton/core';
 import { createActor } from 'xstate';
-import type { HandoffConfig } from './handoffTypes.js';
 import { bindHandoffTool, handoffToolTemplate } from '../routing/handoffTools.js';
 import { storedControl } from '../routing/replayHistory.js';
 import type { RoutingActor, RoutingConfig, RoutingMachine } from '../routing/routingMachine.js';
+import type { HandoffConfig } from './handoffTypes.js';
 
 /** What `workflow.asExecutor()` takes. */
 export interface WorkflowExecutorOptions {
@@ -48,9 +49,14 @@ export interface InnerPosition {
  * recovery (a reload, a restart, a crash) recovers the inner one too. Requests an inner agent raises
  * (`user_input`, `tool_approval`) are the outer turn's requests and are answered with
  * `outerSession.respond(id, answer)`. Inner agents get the outer participant's tools too (its
- * handoffs back to the outer agents, `request_user_input`); the inner workflow's store, checkpoint
- * options and context providers are not used (the outer session's are). Inner participant names must
- * differ from the outer ones.
+ * handoffs back to the outer agents, `request_user_input`). The inner workflow's session options
+ * cannot apply — its sessions never exist: the outer session's store, checkpoints, memory and
+ * handoff-history mode are used — so a workflow built with `.store()`, `.checkpoints()`,
+ * `.memory()`/`.contextProviders()`, `.autonomous()`, `.terminateWhen()` or `.handoffHistory()` is
+ * refused here with a `ConfigurationError` naming them (set them on the outer workflow instead).
+ * Inner participant names must differ from the outer ones.
+ *
+ * @throws {ConfigurationError} when the inner workflow was built with session options
  *
  * @example
  * ```ts
@@ -67,6 +73,11 @@ export class WorkflowExecutor implements Executor {
 
   constructor(workflow: NestableWorkflow, options: WorkflowExecutorOptions = {}) {
     const { config } = workflow;
+    if (config.sessionOptions.length > 0) {
+      throw new ConfigurationError(
+        `Workflow ${JSON.stringify(workflow.name)} cannot be nested with asExecutor(): it was built with ${config.sessionOptions.join(', ')}, which belong to its own sessions, and a nested workflow runs inside the outer session (the outer workflow's store, checkpoints, memory and handoff history apply). Remove them from ${JSON.stringify(workflow.name)} and set them on the outer workflow, or use asTool() to run it in sessions of its own.`,
+      );
+    }
     this.#workflow = workflow;
     this.name = options.name ?? workflow.name;
     this.description = options.description ?? `The ${workflow.name} team (${[...config.participants.keys()].join(', ')}).`;
@@ -77,6 +88,11 @@ export class WorkflowExecutor implements Executor {
       returnPolicyOf: (agent) => config.returnOverrides.get(agent) ?? config.returnPolicy,
     };
     this.#templates = new Map([...config.participants.values()].map((p) => [p.name, handoffToolTemplate(p)]));
+  }
+
+  /** The names of the inner workflow's participants (the agents whose messages this participant commits). */
+  get innerParticipants(): readonly string[] {
+    return [...this.#workflow.config.participants.keys()];
   }
 
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
