@@ -1,10 +1,10 @@
 /** MongoStore's branch operations (collection `branches`, `_id` = `<sessionId>/<branchId>`). */
 import {
-  branchState,
   assertSessionId,
   type Branch,
   type BranchParent,
   BranchParentSchema,
+  branchState,
   ConcurrencyError,
   ensureBranchDeletable,
   InvalidInputError,
@@ -13,7 +13,6 @@ import {
   type TenantScope,
   type UpdateOptions,
 } from '@baton/core';
-import { ObjectId } from 'mongodb';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
 import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
 import { branchKey, loadBranches, type MongoContext, toBranch } from './mongoContext.js';
@@ -48,7 +47,7 @@ export async function forkBranch(
   }
   const branch: Branch = { id: branchId, sessionId, parent, createdAt: new Date().toISOString(), state, version: 1 };
   try {
-    await context.collections.branches.insertOne({ _id: branchKey(sessionId, branchId), ...branch, order: new ObjectId() });
+    await context.collections.branches.insertOne({ _id: branchKey(sessionId, branchId), ...branch, order: context.newOrder() });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`, { cause: error });
     throw error;

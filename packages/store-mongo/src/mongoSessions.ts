@@ -1,5 +1,8 @@
 /** MongoStore's session operations (collection `sessions`, `_id` = session id). */
 import {
+  assertSessionChange,
+  assertSessionId,
+  assertValidId,
   type Branch,
   ConcurrencyError,
   type CreateSessionInput,
@@ -9,20 +12,17 @@ import {
   MAIN_BRANCH,
   NotFoundError,
   newSession,
+  parseStoredSession,
   type Session,
   type SessionChange,
-  type SessionFilter,
   SessionChangeSchema,
+  type SessionFilter,
   type TenantScope,
   type UpdateOptions,
-  assertSessionChange,
-  assertSessionId,
-  assertValidId,
-  parseStoredSession,
 } from '@baton/core';
-import { type Filter, ObjectId } from 'mongodb';
-import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
+import type { Filter } from 'mongodb';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
+import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
 import type { SessionDoc } from './mongoCollections.js';
 import { branchKey, type MongoContext } from './mongoContext.js';
 import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
@@ -48,12 +48,12 @@ export async function createSession(context: MongoContext, input: CreateSessionI
   const session = newSession(input);
   const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
   try {
-    await context.collections.branches.insertOne({ _id: branchKey(session.id, MAIN_BRANCH), ...main, order: new ObjectId() });
+    await context.collections.branches.insertOne({ _id: branchKey(session.id, MAIN_BRANCH), ...main, order: context.newOrder() });
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;
   }
   try {
-    await context.collections.sessions.insertOne({ _id: session.id, ...session, order: new ObjectId() });
+    await context.collections.sessions.insertOne({ _id: session.id, ...session, order: context.newOrder() });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`, { cause: error });
     throw error;
