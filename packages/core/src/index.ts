@@ -1,4 +1,5 @@
-export { type Agent, type AgentOptions, agent, type Instructions } from './agents/agent.js';
+export { type Agent, type AgentOptions, type AgentOutput, agent, type Instructions } from './agents/agent.js';
+export { type CheckedOutput, checkStructuredOutput, outputCorrection } from './agents/structuredOutput.js';
 export { AgentExecutor } from './executors/agentExecutor.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,
@@ -39,6 +40,7 @@ export {
   ModelProviderError,
   type ModelProviderErrorOptions,
   NotFoundError,
+  OutputValidationError,
   RateLimitError,
   RemoteExecutorError,
   type RemoteExecutorErrorOptions,
@@ -88,6 +90,7 @@ export {
   type ModelResponse,
   type ModelSettings,
   type ModelStreamEvent,
+  type OutputSchema,
   type ToolDefinition,
   type Usage,
 } from './models/modelClient.js';

@@ -85,11 +85,11 @@ export interface TurnSettings {
 }
 
 /**
- * How an activation ended: a reply to the user, a handoff, requests that pause the turn, or the
- * end of the conversation.
+ * How an activation ended: a reply to the user (with its parsed `structuredOutput` when the agent
+ * has an `outputType`), a handoff, requests that pause the turn, or the end of the conversation.
  */
 export type ExecutorOutcome =
-  | { type: 'reply'; message: Message; usage: Usage }
+  | { type: 'reply'; message: Message; usage: Usage; structuredOutput?: unknown }
   | { type: 'handoff'; target: string; reason?: string; usage: Usage }
   | { type: 'requests'; requests: NewRequest[]; usage: Usage }
   | { type: 'end_conversation'; reason: string; usage: Usage };
