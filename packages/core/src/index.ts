@@ -16,6 +16,7 @@ export { isoNow } from './clock.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './conversation/contextProvider.js';
 export type { Embedder, EmbedOptions } from './models/embedder.js';
 export { providerErrorFor } from './models/providerError.js';
+export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';
 export { type OpenToolCall, openCallResults } from './conversation/openCallResults.js';
 export { type Episode, EpisodeSchema } from './conversation/episode.js';
 export {
