@@ -194,4 +194,4 @@ export {
   tool,
   userInputControl,
 } from './agents/tool.js';
-export { runToolCall, type ToolCallOutcome } from './agents/toolCall.js';
+export { parseArguments, runToolCall, type ToolCallOutcome } from './agents/toolCall.js';

@@ -1,13 +1,13 @@
 import { raceAbort } from './abort.js';
 import type { Agent } from '../agents/agent.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
-import { AbortedError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
+import { AbortedError, InvalidInputError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
 import type { BatonEvent } from '../conversation/events.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
 import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
 import { type NewRequest, requestKey } from '../conversation/request.js';
-import { runToolCall } from '../agents/toolCall.js';
+import { parseArguments, runToolCall } from '../agents/toolCall.js';
 import type { Tool } from '../agents/tool.js';
 import { checkStructuredOutput, outputCorrection } from '../agents/structuredOutput.js';
 
@@ -60,6 +60,18 @@ export class AgentExecutor implements Executor {
 
   get description(): string {
     return this.agent.description;
+  }
+
+  /**
+   * Checks arguments a human edited while approving a call to one of this agent's tools, before the
+   * turn goes on (see {@link Executor.validateApprovedArguments}).
+   * @throws {InvalidInputError} naming the tool and each issue, or when the agent has no such tool
+   */
+  async validateApprovedArguments(toolName: string, args: Record<string, unknown>): Promise<void> {
+    const found = this.agent.tools.find((t) => t.name === toolName);
+    if (found === undefined) throw new InvalidInputError(`Agent ${JSON.stringify(this.agent.name)} has no tool ${JSON.stringify(toolName)} to run with edited arguments.`);
+    const checked = await parseArguments(found, args);
+    if (!checked.ok) throw new InvalidInputError(`The edited arguments ${JSON.stringify(args)} fail the schema: ${checked.problem} The request is still pending; answer it again.`);
   }
 
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
@@ -285,6 +297,8 @@ export class AgentExecutor implements Executor {
         isError: write.isError,
         durationMs: write.durationMs,
         createdAt: write.createdAt,
+        // The model's call stays on the assistant message; what a human approved instead is kept beside the result.
+        ...(write.approvedArguments === undefined ? {} : { metadata: { approvedArguments: write.approvedArguments } }),
       })),
     );
     for (const message of committed) yield { type: 'message', ...base, message };

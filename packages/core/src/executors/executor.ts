@@ -124,4 +124,11 @@ export interface Executor {
    * @throws {MaxStepsExceededError | AbortedError} and what the model client or journal throws
    */
   execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void>;
+  /**
+   * Checks arguments a human edited while approving a `tool_approval` request of this participant
+   * (`respond(id, { approved: true, arguments })`), before the turn goes on. Optional: without it,
+   * the edited arguments are checked when the tool runs (a failure is then an error result).
+   * @throws {InvalidInputError} when they fail the tool's schema; the request stays pending
+   */
+  validateApprovedArguments?(toolName: string, args: Record<string, unknown>): Promise<void>;
 }
