@@ -67,7 +67,7 @@ export async function startMcpHttpServer(ledger?: string): Promise<McpHttpServer
     });
     req.on('end', async () => {
       const server = createOrdersMcpServer(ledger);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new StreamableHTTPServerTransport({}); // no sessionIdGenerator: stateless
       res.on('close', () => {
         void transport.close();
         void server.close();
