@@ -4,15 +4,11 @@ import {
   AuthenticationError,
   agent,
   BadRequestError,
-  type BatonEvent,
   ConfigurationError,
-  type ExecutorInput,
-  type Message,
   type ModelStreamEvent,
   OutputValidationError,
   RateLimitError,
   RECALLED_CONTEXT_PREFIX,
-  StateContainer,
   tool,
 } from '@baton/core';
 import { APICallError, LoadAPIKeyError } from 'ai';
@@ -20,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AISDKModel, aisdk } from '../src/index.js';
 import { scriptedLanguageModel } from './support/mockModel.js';
+import { runAgent } from './support/runAgent.js';
 
 async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
   const events: ModelStreamEvent[] = [];
@@ -156,40 +153,6 @@ describe('AISDKModel over the AI SDK mock language model', () => {
 });
 
 describe('an agent on AISDKModel', () => {
-  function input(history: Message[], extra: Partial<ExecutorInput> = {}): ExecutorInput {
-    const messages = [...history];
-    return {
-      sessionId: 's-1',
-      branchId: 'main',
-      turn: 1,
-      history: messages,
-      state: new StateContainer({ session: {}, branch: {} }),
-      signal: new AbortController().signal,
-      journal: {
-        pendingWrites: new Map(),
-        recordPendingWrite: async () => undefined,
-        commit: async (added) =>
-          added.map((m) => {
-            const message = { ...m, id: `m${messages.length + 1}`, seq: messages.length + 1, createdAt: new Date().toISOString() } as Message;
-            messages.push(message);
-            return message;
-          }),
-      },
-      ...extra,
-    };
-  }
-  const user: Message = { id: 'm1', seq: 1, role: 'user', content: 'Refund A-1', createdAt: new Date().toISOString() };
-
-  async function run(executor: AgentExecutor, given: ExecutorInput) {
-    const events: BatonEvent[] = [];
-    const generator = executor.execute(given);
-    for (;;) {
-      const next = await generator.next();
-      if (next.done === true) return { outcome: next.value, events, history: given.history };
-      events.push(next.value);
-    }
-  }
-
   it('runs tools through the agent loop and returns a structured answer (one invalid answer retried)', async () => {
     const mock = scriptedLanguageModel([
       { toolCalls: [{ id: 'c1', name: 'look_up_order', input: '{"orderId":"A-1"}' }] },
@@ -204,7 +167,7 @@ describe('an agent on AISDKModel', () => {
       outputType: z.object({ orderId: z.string(), refundCents: z.number().int() }),
       tools: [tool({ name: 'look_up_order', description: 'Finds an order.', parameters: z.object({ orderId: z.string() }), execute: ({ orderId }) => ({ orderId, charges: 2 }) })],
     });
-    const { outcome, events } = await run(new AgentExecutor(billing), input([user]));
+    const { outcome, events } = await runAgent(new AgentExecutor(billing), 'Refund A-1');
     expect(outcome.type === 'reply' && outcome.structuredOutput).toEqual({ orderId: 'A-1', refundCents: 1299 });
     expect(events.find((e) => e.type === 'tool.result')).toMatchObject({ toolName: 'look_up_order', content: '{"orderId":"A-1","charges":2}', isError: false });
     expect(mock.doStreamCalls.map((c) => c.responseFormat?.type)).toEqual(['json', 'json', 'json']);
@@ -214,6 +177,6 @@ describe('an agent on AISDKModel', () => {
   it('fails with OutputValidationError when the retried answer is still invalid', async () => {
     const mock = scriptedLanguageModel([{ text: 'no JSON' }, { text: 'still none' }]);
     const triage = agent({ name: 'triage', description: 'Sorts.', instructions: 'Classify.', model: aisdk(mock), outputType: z.object({ topic: z.string() }) });
-    await expect(run(new AgentExecutor(triage), input([user]))).rejects.toThrow(OutputValidationError);
+    await expect(runAgent(new AgentExecutor(triage), 'Refund A-1')).rejects.toThrow(OutputValidationError);
   });
 });

@@ -1,32 +1,12 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { AgentExecutor, agent, type BatonEvent, type ExecutorInput, type Message, RateLimitError, StateContainer, tool } from '@baton/core';
+import { AgentExecutor, agent, RateLimitError, tool } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startAnthropicServer } from '../../../test/support/anthropicServer.js';
 import { aisdk } from '../src/index.js';
+import { runAgent } from './support/runAgent.js';
 
 /** The agent loop over `@ai-sdk/anthropic` against a loopback server speaking the Anthropic Messages API. */
-function journalled(history: Message[]): ExecutorInput {
-  return {
-    sessionId: 's-1',
-    branchId: 'main',
-    turn: 1,
-    history,
-    state: new StateContainer({ session: {}, branch: {} }),
-    signal: new AbortController().signal,
-    journal: {
-      pendingWrites: new Map(),
-      recordPendingWrite: async () => undefined,
-      commit: async (added) =>
-        added.map((m) => {
-          const message = { ...m, id: `m${history.length + 1}`, seq: history.length + 1, createdAt: new Date().toISOString() } as Message;
-          history.push(message);
-          return message;
-        }),
-    },
-  };
-}
-
 describe('AISDKModel on @ai-sdk/anthropic against a loopback Anthropic Messages server', () => {
   it('streams text, runs parallel tool calls through the agent loop, and sends tool results back as tool_result blocks', async () => {
     await using server = await startAnthropicServer();
@@ -53,17 +33,10 @@ describe('AISDKModel on @ai-sdk/anthropic against a loopback Anthropic Messages 
         }),
       ],
     });
-    const history: Message[] = [{ id: 'm1', seq: 1, role: 'user', content: 'Where are A-1 and B-2?', createdAt: new Date().toISOString() }];
-    const run = new AgentExecutor(shipping).execute(journalled(history));
-    const events: BatonEvent[] = [];
-    let next = await run.next();
-    while (next.done !== true) {
-      events.push(next.value);
-      next = await run.next();
-    }
+    const { outcome, events } = await runAgent(new AgentExecutor(shipping), 'Where are A-1 and B-2?');
 
-    expect(next.value).toMatchObject({ type: 'reply', message: { content: 'A-1 shipped; B-2 is late.' } });
-    expect(next.value.usage).toMatchObject({ inputTokens: 110, requests: 2 });
+    expect(outcome).toMatchObject({ type: 'reply', message: { content: 'A-1 shipped; B-2 is late.' } });
+    expect(outcome.usage).toMatchObject({ inputTokens: 110, requests: 2 });
     expect(looked.sort()).toEqual(['A-1', 'B-2']);
     expect(events.filter((e) => e.type === 'message.delta').length).toBeGreaterThan(2);
     const first = server.requests[0]!;
