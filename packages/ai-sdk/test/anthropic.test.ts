@@ -80,3 +80,21 @@ describe('AISDKModel on @ai-sdk/anthropic against a loopback Anthropic Messages 
     expect((failure as Error).message).toMatch(/rate limit/);
   });
 });
+
+describe('structured output on @ai-sdk/anthropic', () => {
+  it("sends the agent's outputType as Anthropic's JSON schema output format and returns the typed value", async () => {
+    await using server = await startAnthropicServer();
+    server.enqueue({ text: '{"topic":"billing","urgent":true}' });
+    const anthropic = createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' });
+    const triage = agent({
+      name: 'triage',
+      description: 'Sorts requests.',
+      instructions: 'Classify.',
+      model: aisdk(anthropic('claude-sonnet-4-5'), { maxRetries: 0 }),
+      outputType: z.object({ topic: z.enum(['billing', 'shipping']), urgent: z.boolean() }),
+    });
+    const { outcome } = await runAgent(new AgentExecutor(triage), 'I was charged twice!');
+    expect(outcome.type === 'reply' && outcome.structuredOutput).toEqual({ topic: 'billing', urgent: true });
+    expect(server.requests[0]!.body.output_config.format).toMatchObject({ type: 'json_schema', schema: expect.objectContaining({ required: ['topic', 'urgent'] }) });
+  });
+});
