@@ -25,6 +25,7 @@ export default defineConfig({
     projects: [
       project('@baton/core', './packages/core'),
       project('@baton/handoff', './packages/handoff'),
+      project('@baton/ai-sdk', './packages/ai-sdk'),
       project('@baton/memory', './packages/memory'),
       project('@baton/server', './packages/server'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),

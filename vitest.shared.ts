@@ -8,8 +8,10 @@ const root = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  */
 export const batonAliases = [
   { find: /^@baton\/core\/openai$/, replacement: root('./packages/core/src/openai/index.ts') },
+  { find: /^@baton\/core\/mcp$/, replacement: root('./packages/core/src/mcp/index.ts') },
   { find: /^@baton\/core\/testing$/, replacement: root('./packages/core/src/testing/index.ts') },
   { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
+  { find: /^@baton\/ai-sdk$/, replacement: root('./packages/ai-sdk/src/index.ts') },
   { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },
   { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
   { find: /^@baton\/server\/node$/, replacement: root('./packages/server/src/node.ts') },

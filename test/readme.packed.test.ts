@@ -5,8 +5,9 @@
  * `npm pkg set type=module`, the tarballs, zod and tsx are installed with npm, and the README's code
  * block, extracted from README.md, is run with tsx. Without `"type": "module"` the same file fails
  * on its top-level await, as the README warns. Each package (and core's subpaths) also loads under
- * plain Node from its `dist`. This installs from the npm registry (or npm's cache) and takes one to
- * two minutes.
+ * plain Node from its `dist`. `openai` is an optional peer of `@baton/core`, so it is not installed
+ * (the README runs without it), and `@baton/core/openai` loads once the app installs it. This
+ * installs from the npm registry (or npm's cache) and takes one to two minutes.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { codeBlockAfter } from './support/readmeCode.js';
 const execFileAsync = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const PNPM = ['--yes', 'pnpm@10.34.8'];
-const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo'];
+const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo', 'ai-sdk'];
 
 /** Runs a command and returns what it printed; on failure, throws with its stdout and stderr. */
 async function run(command: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
@@ -102,19 +103,44 @@ test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewro
   expect(core.version).toBe('0.1.0');
 });
 
+test('installing the packed @baton/core does not install openai (an optional peer) nor the MCP SDK', async () => {
+  expect(existsSync(join(app, 'node_modules', 'openai'))).toBe(false);
+  expect(existsSync(join(app, 'node_modules', '@modelcontextprotocol', 'sdk'))).toBe(false);
+  const core = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'core', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  expect(core.dependencies.openai).toBeUndefined();
+  expect(core.peerDependenciesMeta.openai?.optional).toBe(true);
+  expect(Object.keys(core.peerDependencies).sort()).toEqual(['@modelcontextprotocol/sdk', 'openai', 'zod']);
+});
+
 test('every packed package loads under plain Node from its built dist, subpaths included', async () => {
   const probe = [
     "const core = await import('@baton/core');",
-    "const openai = await import('@baton/core/openai');",
     "const testing = await import('@baton/core/testing');",
     "const handoff = await import('@baton/handoff');",
     "const memory = await import('@baton/memory');",
     "const mongo = await import('@baton/store-mongo');",
-    'console.log([typeof core.FileStore, typeof openai.OpenAIChatModel, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder, typeof memory.EpisodicMemory, typeof mongo.MongoStore].join());',
+    "const aisdk = await import('@baton/ai-sdk');",
+    'console.log([typeof core.FileStore, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder, typeof memory.EpisodicMemory, typeof mongo.MongoStore, typeof aisdk.AISDKModel].join());',
     "console.log(import.meta.resolve('@baton/handoff'));",
   ].join('\n');
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
   const [types, resolved] = stdout.trim().split('\n');
   expect(types).toBe('function,function,function,function,function,function');
   expect(resolved).toMatch(/\/node_modules\/@baton\/handoff\/dist\/index\.js$/);
+});
+
+test('@baton/core/openai names the missing openai package until the app installs it, then loads', async () => {
+  const probe = "const openai = await import('@baton/core/openai'); console.log(typeof openai.OpenAIChatModel);";
+  const missing = await run(process.execPath, ['--input-type=module', '-e', probe], app).then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  expect(missing?.message).toMatch(/Cannot find package 'openai'/);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'openai@6'], app);
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
+  expect(stdout.trim()).toBe('function');
 });

@@ -1,4 +1,6 @@
+import type { AISDKModelOptions } from '@baton/ai-sdk';
 import { ConfigurationError, type ModelClient } from '@baton/core';
+import type { LanguageModel } from 'ai';
 import { type AbcdConversation, openingText } from './abcdData.js';
 import { AbcdPolicyModel } from './abcdPolicyModel.js';
 import { AbcdRouterModel } from './abcdRouterModel.js';
@@ -53,6 +55,24 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
 export async function createOpenAIModels(options: { model?: string; apiKey?: string; baseURL?: string } = {}): Promise<DeskModels> {
   const { OpenAIChatModel } = await import('@baton/core/openai');
   const client: ModelClient = new OpenAIChatModel({ ...options, model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini' });
+  return { triage: client, specialist: () => client };
+}
+
+/**
+ * The desk on any Vercel AI SDK language model (Anthropic, Gemini, Bedrock, Ollama, …) through
+ * `@baton/ai-sdk`, loaded lazily like the OpenAI models. Every agent runs on the one model.
+ *
+ * @param languageModel e.g. `anthropic('claude-sonnet-4-5')` from `@ai-sdk/anthropic`
+ * @param options the adapter's options (`maxRetries`, `temperature`, …)
+ * @example
+ * ```ts
+ * import { anthropic } from '@ai-sdk/anthropic';
+ * const models = await createAISDKModels(anthropic('claude-sonnet-4-5'));
+ * ```
+ */
+export async function createAISDKModels(languageModel: LanguageModel, options: AISDKModelOptions = {}): Promise<DeskModels> {
+  const { aisdk } = await import('@baton/ai-sdk');
+  const client: ModelClient = aisdk(languageModel, options);
   return { triage: client, specialist: () => client };
 }
 

@@ -1,3 +1,4 @@
+
 /**
  * Baton's error classes, split by who is at fault: the caller's configuration or input
  * (`ConfigurationError`, `InvalidIdError`, …), the model's behaviour (`ModelBehaviorError`), the
@@ -24,6 +25,7 @@ export const BatonErrorCode = {
   DOCUMENT_CORRUPT: 'DOCUMENT_CORRUPT',
   STORE: 'STORE',
   MODEL_BEHAVIOR: 'MODEL_BEHAVIOR',
+  OUTPUT_VALIDATION: 'OUTPUT_VALIDATION',
   MODEL_PROVIDER: 'MODEL_PROVIDER',
   RATE_LIMIT: 'RATE_LIMIT',
   AUTHENTICATION: 'AUTHENTICATION',
@@ -181,7 +183,38 @@ export class UnsupportedSchemaVersionError extends StoreError {
 
 /** The model did something the protocol does not allow and that cannot be answered with a tool error. */
 export class ModelBehaviorError extends BatonError {
-  readonly code = BatonErrorCode.MODEL_BEHAVIOR;
+  readonly code: BatonErrorCode = BatonErrorCode.MODEL_BEHAVIOR;
+}
+
+/**
+ * An agent with an `outputType` answered with text that is not JSON satisfying its schema, and
+ * again after it was told what was wrong (one retry). A `ModelBehaviorError` (code `OUTPUT_VALIDATION`).
+ *
+ * @example
+ * ```ts
+ * import { OutputValidationError } from '@baton/core';
+ * try { await workflow.run('Summarise the refund'); }
+ * catch (error) { if (error instanceof OutputValidationError) console.log(error.agent, error.issues, error.output); }
+ * ```
+ */
+export class OutputValidationError extends ModelBehaviorError {
+  override readonly code = BatonErrorCode.OUTPUT_VALIDATION;
+  /**
+   * @param agent the agent whose answer failed
+   * @param output the model's last answer, as it wrote it
+   * @param issues what was wrong with it (JSON syntax, or the schema's issues by path)
+   */
+  constructor(
+    readonly agent: string,
+    readonly output: string,
+    readonly issues: string,
+    options: BatonErrorOptions = {},
+  ) {
+    super(
+      `Agent ${JSON.stringify(agent)} answered twice with output that does not satisfy its outputType (${issues}); last answer ${JSON.stringify(output.slice(0, 200))}. Tighten its instructions or the schema.`,
+      options,
+    );
+  }
 }
 
 /** An agent ran out of steps (`maxSteps` model calls in one activation). */

@@ -1,4 +1,5 @@
-export { type Agent, type AgentOptions, agent, type Instructions } from './agents/agent.js';
+export { type Agent, type AgentOptions, type AgentOutput, agent, type Instructions } from './agents/agent.js';
+export { type CheckedOutput, checkStructuredOutput, outputCorrection } from './agents/structuredOutput.js';
 export { AgentExecutor } from './executors/agentExecutor.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,
@@ -14,6 +15,8 @@ export {
 export { isoNow } from './clock.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './conversation/contextProvider.js';
 export type { Embedder, EmbedOptions } from './models/embedder.js';
+export { providerErrorFor } from './models/providerError.js';
+export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';
 export { type OpenToolCall, openCallResults } from './conversation/openCallResults.js';
 export { type Episode, EpisodeSchema } from './conversation/episode.js';
 export {
@@ -49,6 +52,7 @@ export {
   ModelProviderError,
   type ModelProviderErrorOptions,
   NotFoundError,
+  OutputValidationError,
   RateLimitError,
   RemoteExecutorError,
   type RemoteExecutorErrorOptions,
@@ -99,6 +103,7 @@ export {
   type ModelResponse,
   type ModelSettings,
   type ModelStreamEvent,
+  type OutputSchema,
   type ToolDefinition,
   type Usage,
 } from './models/modelClient.js';
@@ -201,4 +206,4 @@ export {
   tool,
   userInputControl,
 } from './agents/tool.js';
-export { runToolCall, type ToolCallOutcome } from './agents/toolCall.js';
+export { parseArguments, runToolCall, type ToolCallOutcome } from './agents/toolCall.js';

@@ -1,3 +1,4 @@
+export type { TenantFieldsReport } from './migrateTenantFields.js';
 export {
   type BranchDoc,
   type CheckpointDoc,
@@ -9,6 +10,5 @@ export {
   type PendingWriteDoc,
   type SessionDoc,
 } from './mongoCollections.js';
-export type { TenantFieldsReport } from './migrateTenantFields.js';
 export { MongoStore } from './mongoStore.js';
 export type { MongoStoreConnection, MongoStoreOptions } from './mongoStoreOptions.js';

@@ -1,10 +1,10 @@
 /** MongoStore's branch operations (collection `branches`, `_id` = `<sessionId>/<branchId>`). */
 import {
-  branchState,
   assertSessionId,
   type Branch,
   type BranchParent,
   BranchParentSchema,
+  branchState,
   ConcurrencyError,
   ensureBranchDeletable,
   InvalidInputError,
@@ -14,7 +14,6 @@ import {
   type TenantScope,
   type UpdateOptions,
 } from '@baton/core';
-import { ObjectId } from 'mongodb';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
 import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
 import { branchKey, loadBranches, type MongoContext, toBranch } from './mongoContext.js';
@@ -54,7 +53,7 @@ export async function forkBranch(
       _id: branchKey(sessionId, branchId),
       ...branch,
       ...tenantField(tenant),
-      order: new ObjectId(),
+      order: context.newOrder(),
     });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`, { cause: error });

@@ -9,9 +9,9 @@ import {
   assertSessionId,
   type Checkpoint,
   CheckpointCorruptError,
+  CheckpointInUseError,
   type CheckpointManifestEntry,
   type CheckpointRetention,
-  CheckpointInUseError,
   checkpointsToPrune,
   InvalidInputError,
   isIsoTimestamp,
@@ -22,7 +22,6 @@ import {
   parseStoredPendingWrite,
   type TenantScope,
 } from '@baton/core';
-import { ObjectId } from 'mongodb';
 import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
 import type { CheckpointDoc, PendingWriteDoc } from './mongoCollections.js';
 import { type MongoContext, requireBranch } from './mongoContext.js';
@@ -55,7 +54,7 @@ export async function saveCheckpoint(context: MongoContext, input: Checkpoint, s
     throughSeq: checkpoint.throughSeq,
     createdAt: checkpoint.createdAt,
     createdDate: dateOf(checkpoint.createdAt),
-    order: new ObjectId(),
+    order: context.newOrder(),
     body: JSON.stringify(checkpoint),
   };
   try {
@@ -94,7 +93,7 @@ export async function putPendingWrites(
     write,
     checkpointCreatedAt: checkpoint.createdAt,
     createdDate: dateOf(checkpoint.createdAt),
-    order: new ObjectId(),
+    order: context.newOrder(),
   }));
   try {
     await context.collections.pendingWrites.insertMany(docs, { ordered: false });

@@ -1,5 +1,6 @@
 import { type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
-import { type Collection, type Db, type IndexDescription, MongoServerError, type ObjectId } from 'mongodb';
+import type { Collection, Db, IndexDescription, ObjectId } from 'mongodb';
+import { isServerError } from './mongoErrors.js';
 import type { ResolvedMongoStoreOptions } from './mongoStoreOptions.js';
 
 /** The last update a compare-and-set write applied, so a retry whose first attempt landed is recognised. */
@@ -148,8 +149,8 @@ export async function createIndexes(collections: MongoCollections, options: Reso
     await collections.checkpoints.createIndex({ createdDate: 1 }, { name: 'checkpoint_ttl', expireAfterSeconds: ttl });
     await collections.pendingWrites.createIndex({ createdDate: 1 }, { name: 'pending_write_ttl', expireAfterSeconds: ttl });
   } catch (cause) {
-    if (!(cause instanceof MongoServerError && (cause.code === 238 || cause.codeName === 'NotImplemented'))) throw cause;
-    const text = cause.message;
+    if (!isServerError(cause, 238, 'NotImplemented')) throw cause;
+    const text = (cause as Error).message;
     throw new ConfigurationError(
       `MongoStore checkpointTtlSeconds (${ttl}) needs TTL indexes, which this server does not support (${text}). Remove the option and call deleteCheckpointsOlderThan on a schedule instead.`,
       { cause },

@@ -1,4 +1,5 @@
 import { type Branch, NotFoundError, parseStoredBranch } from '@baton/core';
+import type { ObjectId } from 'mongodb';
 import type { BranchCache } from './branchCache.js';
 import type { BranchDoc, MongoCollections } from './mongoCollections.js';
 import { misplacedDocument } from './mongoErrors.js';
@@ -15,6 +16,8 @@ export interface MongoContext {
    * `compareAndSet`): needed where a conditional update is not atomic (FerretDB). Set by `init()`.
    */
   versionClaims: boolean;
+  /** A new `order` value (insertion order): an ObjectId of the client's own driver. */
+  readonly newOrder: () => ObjectId;
 }
 
 /**

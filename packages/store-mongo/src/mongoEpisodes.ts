@@ -1,6 +1,6 @@
 /** MongoStore's episode operations (collection `episodes`, `_id` = episode id). */
 import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, parseStoredEpisode, SCHEMA_VERSIONS, type TenantScope } from '@baton/core';
-import { type Filter, ObjectId } from 'mongodb';
+import type { Filter } from 'mongodb';
 import { assertTimestamp, assertWholeNumber, optionsObject, tenantMatch } from './inputGuards.js';
 import type { EpisodeDoc } from './mongoCollections.js';
 import type { MongoContext } from './mongoContext.js';
@@ -21,7 +21,7 @@ export function toEpisode(doc: EpisodeDoc): Episode {
 export async function saveEpisode(context: MongoContext, input: Episode): Promise<boolean> {
   const episode = assertEpisode(input);
   try {
-    await context.collections.episodes.insertOne({ schemaVersion: SCHEMA_VERSIONS.episode, ...episode, _id: episode.id, order: new ObjectId() });
+    await context.collections.episodes.insertOne({ schemaVersion: SCHEMA_VERSIONS.episode, ...episode, _id: episode.id, order: context.newOrder() });
     return true;
   } catch (error) {
     if (isDuplicateKeyError(error)) return false;

@@ -1,5 +1,4 @@
 import { BatonError, DocumentCorruptError, StoreError } from '@baton/core';
-import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 
 /** MongoDB's duplicate-key error code. */
 const DUPLICATE_KEY = 11000;
@@ -18,9 +17,25 @@ export function misplacedDocument(document: string, field: string, found: unknow
   );
 }
 
+/*
+ * Driver errors are recognised by shape (`name`, `code`, `writeErrors`), never by class identity:
+ * an app may hand MongoStore a client of its own copy of `mongodb` (another major version, or a
+ * second copy in its node_modules), whose error classes are not the ones this package imports.
+ */
+
+/** A driver error: an `Error` whose `name` starts with `Mongo` (`MongoServerError`, `MongoNetworkError`, …). */
+export function isMongoError(error: unknown): error is Error & { code?: unknown; codeName?: unknown; writeErrors?: unknown } {
+  return error instanceof Error && error.name.startsWith('Mongo');
+}
+
+/** Whether `error` is a driver error answered by the server with `code` (or `codeName`). */
+export function isServerError(error: unknown, code: number, codeName?: string): boolean {
+  return isMongoError(error) && (error.code === code || (codeName !== undefined && error.codeName === codeName));
+}
+
 /** Whether `error` is a single duplicate-key error (`E11000`), e.g. from `insertOne`. */
 export function isDuplicateKeyError(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+  return isMongoError(error) && error.code === DUPLICATE_KEY;
 }
 
 /**
@@ -29,11 +44,11 @@ export function isDuplicateKeyError(error: unknown): boolean {
  * and other failures).
  */
 export function duplicateKeyIndexes(error: unknown): number[] | undefined {
-  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  if (!isMongoError(error) || error.name !== 'MongoBulkWriteError') return undefined;
   const raw = error.writeErrors;
-  const writeErrors = Array.isArray(raw) ? raw : [raw];
-  if (writeErrors.length === 0 || writeErrors.some((w) => w.code !== DUPLICATE_KEY)) return undefined;
-  return writeErrors.map((w) => w.index);
+  const writeErrors = (Array.isArray(raw) ? raw : [raw]) as Array<{ code?: unknown; index?: unknown }>;
+  if (writeErrors.length === 0 || writeErrors.some((w) => w?.code !== DUPLICATE_KEY || typeof w.index !== 'number')) return undefined;
+  return writeErrors.map((w) => w.index as number);
 }
 
 /**
@@ -43,7 +58,7 @@ export function duplicateKeyIndexes(error: unknown): number[] | undefined {
  * @param action what the store was doing, for the message (`'append messages'`)
  */
 export function toStoreError(action: string, error: unknown): unknown {
-  if (error instanceof BatonError || !(error instanceof MongoError)) return error;
+  if (error instanceof BatonError || !isMongoError(error)) return error;
   const lost = isConnectionFailure(error) || isConnectionFailure(error.cause) || /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
   const why = lost
     ? 'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)'
@@ -51,8 +66,11 @@ export function toStoreError(action: string, error: unknown): unknown {
   return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, { cause: error });
 }
 
+/** The driver's names for a lost or unreachable server (`MongoNetworkTimeoutError` is a `MongoNetworkError`). */
+const CONNECTION_FAILURES = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoTopologyClosedError', 'PoolClearedError', 'MongoPoolClearedError']);
+
 function isConnectionFailure(error: unknown): boolean {
-  return error instanceof MongoNetworkError || error instanceof MongoServerSelectionError || (error instanceof Error && error.name === 'PoolClearedError');
+  return error instanceof Error && CONNECTION_FAILURES.has(error.name);
 }
 
 /**

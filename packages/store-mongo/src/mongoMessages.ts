@@ -5,11 +5,11 @@ import {
   branchLineage,
   ConcurrencyError,
   InvalidInputError,
-  SCHEMA_VERSIONS,
   type Message,
   parseStoredMessage,
   planAppend,
   type ReadMessagesOptions,
+  SCHEMA_VERSIONS,
   sameMessage,
   type TenantScope,
 } from '@baton/core';

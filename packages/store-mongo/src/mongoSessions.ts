@@ -1,5 +1,8 @@
 /** MongoStore's session operations (collection `sessions`, `_id` = session id). */
 import {
+  assertSessionChange,
+  assertSessionId,
+  assertValidId,
   type Branch,
   ConcurrencyError,
   type CreateSessionInput,
@@ -9,21 +12,18 @@ import {
   MAIN_BRANCH,
   NotFoundError,
   newSession,
+  parseStoredSession,
   SCHEMA_VERSIONS,
   type Session,
   type SessionChange,
-  type SessionFilter,
   SessionChangeSchema,
+  type SessionFilter,
   type TenantScope,
   type UpdateOptions,
-  assertSessionChange,
-  assertSessionId,
-  assertValidId,
-  parseStoredSession,
 } from '@baton/core';
-import { type Filter, ObjectId } from 'mongodb';
-import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
+import type { Filter } from 'mongodb';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
+import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
 import type { SessionDoc } from './mongoCollections.js';
 import { branchKey, type MongoContext } from './mongoContext.js';
 import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
@@ -54,13 +54,13 @@ export async function createSession(context: MongoContext, input: CreateSessionI
       _id: branchKey(session.id, MAIN_BRANCH),
       ...main,
       ...(session.tenantId === undefined ? {} : { tenantId: session.tenantId }),
-      order: new ObjectId(),
+      order: context.newOrder(),
     });
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;
   }
   try {
-    await context.collections.sessions.insertOne({ schemaVersion: SCHEMA_VERSIONS.session, _id: session.id, ...session, order: new ObjectId() });
+    await context.collections.sessions.insertOne({ schemaVersion: SCHEMA_VERSIONS.session, _id: session.id, ...session, order: context.newOrder() });
   } catch (error) {
     if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`, { cause: error });
     throw error;

@@ -21,15 +21,15 @@ import type {
   UpdateOptions,
 } from '@baton/core';
 import { ConfigurationError, StoreError } from '@baton/core';
-import { type Db, MongoClient } from 'mongodb';
+import { type Db, MongoClient, ObjectId } from 'mongodb';
 import { BranchCache } from './branchCache.js';
+import { migrateTenantFields, type TenantFieldsReport } from './migrateTenantFields.js';
 import * as branches from './mongoBranches.js';
 import * as checkpoints from './mongoCheckpoints.js';
 import { createIndexes, type MongoCollections, openCollections } from './mongoCollections.js';
 import type { MongoContext } from './mongoContext.js';
 import * as episodes from './mongoEpisodes.js';
 import { toStoreError, withStoreErrors } from './mongoErrors.js';
-import { migrateTenantFields, type TenantFieldsReport } from './migrateTenantFields.js';
 import * as messages from './mongoMessages.js';
 import * as sessions from './mongoSessions.js';
 import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
@@ -99,6 +99,7 @@ export class MongoStore implements Store {
       branches: new BranchCache(this.#options.branchCacheSize),
       tenants: new SessionTenants(this.#options.branchCacheSize),
       versionClaims: this.#options.versionClaims === true,
+      newOrder: orderFactory(this.#client),
     };
   }
 
@@ -251,4 +252,17 @@ export class MongoStore implements Store {
 
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/**
+ * Makes the `order` ObjectIds with the client's own driver (its `pkFactory`, by default the
+ * driver's `new ObjectId()`): an app's client of another copy or major version of `mongodb` refuses
+ * BSON values made by this package's copy (`BSONVersionError`). Falls back to this copy's ObjectId
+ * when the client has a custom `pkFactory` that makes something else.
+ */
+function orderFactory(client: MongoClient): () => ObjectId {
+  const factory = (client.options as { pkFactory?: { createPk?: () => unknown } } | undefined)?.pkFactory;
+  const probe = typeof factory?.createPk === 'function' ? factory.createPk() : undefined;
+  if (probe === null || typeof probe !== 'object' || (probe as { _bsontype?: unknown })._bsontype !== 'ObjectId') return () => new ObjectId();
+  return () => factory!.createPk!() as ObjectId;
 }

@@ -33,8 +33,10 @@ export async function runToolCall(
       createdAt: isoNow(),
     };
     if (control !== undefined) result.control = control;
+    if (approvedArguments !== undefined) result.approvedArguments = approvedArguments;
     return { type: 'write', write: result };
   };
+  let approvedArguments: Record<string, unknown> | undefined;
 
   const found = tools.get(call.name);
   if (found === undefined) {
@@ -47,17 +49,8 @@ export async function runToolCall(
   } catch (error) {
     return write(`Error: the arguments of ${call.name} are not valid JSON (${(error as Error).message}). Call it again with a JSON object.`, true);
   }
-  // Async parsing, so schemas with async refinements work; a refinement that throws is the tool's fault, answered as an error.
-  let parsed: Awaited<ReturnType<typeof found.parameters.safeParseAsync>>;
-  try {
-    parsed = await found.parameters.safeParseAsync(raw);
-  } catch (error) {
-    return write(`Error: the arguments of ${call.name} could not be validated: ${error instanceof Error ? error.message : String(error)}`, true);
-  }
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    return write(`Error: invalid arguments for ${call.name}: ${issues}. Call it again with valid arguments.`, true);
-  }
+  let parsed = await parseArguments(found, raw);
+  if (!parsed.ok) return write(parsed.threw ? `Error: ${parsed.problem}` : `Error: ${parsed.problem} Call it again with valid arguments.`, true);
   const context: ToolContext = {
     sessionId: input.sessionId,
     branchId: input.branchId,
@@ -75,6 +68,12 @@ export async function runToolCall(
       }
       if (!decision.approved) {
         return write(`Error: a human rejected this call to ${call.name}${decision.reason ? `: ${decision.reason}` : '.'}`, true);
+      }
+      if (decision.arguments !== undefined) {
+        // Approved with edits: the tool runs with the human's arguments (checked by the caller too); the result records them.
+        parsed = await parseArguments(found, decision.arguments);
+        if (!parsed.ok) return write(`Error: the arguments a human approved are invalid: ${parsed.problem}`, true);
+        approvedArguments = decision.arguments;
       }
     }
     const value = await found.execute(parsed.data, context);
@@ -95,5 +94,27 @@ export async function runToolCall(
     return write(serializeToolResult(value), false);
   } catch (error) {
     return write(`Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, true);
+  }
+}
+
+/**
+ * Validates tool arguments with the tool's zod schema (asynchronously, so async refinements work;
+ * a refinement that throws is the tool's fault, reported as a problem).
+ *
+ * @returns the parsed arguments, or a sentence naming each issue by path (`threw` when the schema itself threw)
+ * @example
+ * ```ts
+ * const checked = await parseArguments(refund, { amount: -1 });
+ * if (!checked.ok) console.log(checked.problem); // 'invalid arguments for refund: amount: Too small: …'
+ * ```
+ */
+export async function parseArguments(target: Tool, raw: unknown): Promise<{ ok: true; data: unknown } | { ok: false; problem: string; threw: boolean }> {
+  try {
+    const parsed = await target.parameters.safeParseAsync(raw);
+    if (parsed.success) return { ok: true, data: parsed.data };
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    return { ok: false, problem: `invalid arguments for ${target.name}: ${issues}.`, threw: false };
+  } catch (error) {
+    return { ok: false, problem: `the arguments of ${target.name} could not be validated: ${error instanceof Error ? error.message : String(error)}`, threw: true };
   }
 }

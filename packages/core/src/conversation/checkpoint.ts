@@ -21,8 +21,10 @@ export const PendingWriteSchema = z.object({
   control: z
     .object({ kind: z.enum(['handoff', 'end_conversation']), target: z.string().optional(), reason: z.string().optional() })
     .optional(),
+  /** The arguments a human approved the call with, when they edited the model's (stored as the tool message's `metadata.approvedArguments`). */
+  approvedArguments: z.record(z.string(), z.unknown()).optional(),
 });
-/** `{ toolCallId, toolName, agent, content, isError, durationMs, createdAt, control? }`. */
+/** `{ toolCallId, toolName, agent, content, isError, durationMs, createdAt, control?, approvedArguments? }`. */
 export type PendingWrite = z.infer<typeof PendingWriteSchema>;
 
 /** One immer patch (immer's `Patch`): `{ op, path, value? }`. */

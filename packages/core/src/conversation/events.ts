@@ -29,6 +29,11 @@ export interface MessageDeltaEvent extends EventBase {
 export interface MessageEvent extends EventBase {
   type: 'message';
   message: Message;
+  /**
+   * For an answer of an agent with an `outputType`: the answer parsed as JSON and validated with
+   * it (zod's output). The message's `content` holds the JSON text.
+   */
+  structuredOutput?: unknown;
 }
 /**
  * A tool call starts running in this stream. Each event stream is self-contained: a step resumed

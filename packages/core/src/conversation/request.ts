@@ -79,5 +79,8 @@ export function requestKey(request: NewRequest | Request): string {
  */
 export type HumanStepAnswer = string | { reply: string } | { handoff: string; reason?: string };
 
-/** A human's answer to a `tool_approval` request. */
-export type ApprovalDecision = { approved: true } | { approved: false; reason?: string };
+/**
+ * A human's answer to a `tool_approval` request: approved (optionally with edited `arguments`, which
+ * the tool then runs with, validated against its schema), or rejected with an optional reason.
+ */
+export type ApprovalDecision = { approved: true; arguments?: Record<string, unknown> } | { approved: false; reason?: string };

@@ -1,11 +1,12 @@
 import type { Agent } from '../agents/agent.js';
+import { checkStructuredOutput, outputCorrection } from '../agents/structuredOutput.js';
 import type { Tool } from '../agents/tool.js';
-import { runToolCall } from '../agents/toolCall.js';
+import { parseArguments, runToolCall } from '../agents/toolCall.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
 import type { BatonEvent } from '../conversation/events.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
 import { type NewRequest, requestKey } from '../conversation/request.js';
-import { AbortedError, MaxStepsExceededError } from '../errors.js';
+import { AbortedError, InvalidInputError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
 import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
 import { raceAbort } from './abort.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
@@ -61,6 +62,18 @@ export class AgentExecutor implements Executor {
     return this.agent.description;
   }
 
+  /**
+   * Checks arguments a human edited while approving a call to one of this agent's tools, before the
+   * turn goes on (see {@link Executor.validateApprovedArguments}).
+   * @throws {InvalidInputError} naming the tool and each issue, or when the agent has no such tool
+   */
+  async validateApprovedArguments(toolName: string, args: Record<string, unknown>): Promise<void> {
+    const found = this.agent.tools.find((t) => t.name === toolName);
+    if (found === undefined) throw new InvalidInputError(`Agent ${JSON.stringify(this.agent.name)} has no tool ${JSON.stringify(toolName)} to run with edited arguments.`);
+    const checked = await parseArguments(found, args);
+    if (!checked.ok) throw new InvalidInputError(`The edited arguments ${JSON.stringify(args)} fail the schema: ${checked.problem} The request is still pending; answer it again.`);
+  }
+
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
     const tools = new Map<string, Tool>();
     const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
@@ -73,6 +86,8 @@ export class AgentExecutor implements Executor {
     const own: Message[] = [];
     let usage: Usage = emptyUsage();
     let steps = 0;
+    /** After an answer failed the agent's `outputType`: that answer and what was wrong, for the next call only (never stored). */
+    let correction: ModelMessage[] | undefined;
 
     for (;;) {
       if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
@@ -93,8 +108,20 @@ export class AgentExecutor implements Executor {
         throw new MaxStepsExceededError(`Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`);
       }
       steps += 1;
-      const response = yield* this.#callModel(own, given, definitions, input);
+      const response = yield* this.#callModel(own, given, definitions, input, correction);
       usage = addUsage(usage, response.usage);
+      let structured: { value: unknown } | undefined;
+      if (response.toolCalls.length === 0 && this.agent.outputType !== undefined) {
+        // Structured output: an answer that fails the schema is told to the model once, then fails the turn.
+        const checked = await checkStructuredOutput(this.agent.outputType, response.text);
+        if (!checked.ok && correction === undefined) {
+          correction = outputCorrection(response.text, checked.issues);
+          continue;
+        }
+        if (!checked.ok) throw new OutputValidationError(this.agent.name, response.text, checked.issues);
+        structured = { value: checked.value };
+      }
+      correction = undefined;
       const [message] = await input.journal.commit([
         response.toolCalls.length > 0
           ? { role: 'assistant', agent: this.agent.name, content: response.text, toolCalls: response.toolCalls }
@@ -102,13 +129,21 @@ export class AgentExecutor implements Executor {
       ]);
       if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
       own.push(message);
+      if (structured !== undefined) {
+        yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message, structuredOutput: structured.value };
+        return { type: 'reply', message, usage, structuredOutput: structured.value };
+      }
       yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
       if (response.toolCalls.length === 0) return { type: 'reply', message, usage };
     }
   }
 
-  /** System instructions, context, then the history: `input.history`'s first `given` messages (converted once, see {@link modelMessagesOf}) and this activation's own. */
-  async #modelInput(own: readonly Message[], given: number, input: ExecutorInput): Promise<readonly ModelMessage[]> {
+  /**
+   * System instructions, context, then the history: `input.history`'s first `given` messages
+   * (converted once, see {@link modelMessagesOf}) and this activation's own, then `correction` (an output
+   * correction, never stored).
+   */
+  async #modelInput(own: readonly Message[], given: number, input: ExecutorInput, correction?: readonly ModelMessage[]): Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
@@ -122,6 +157,7 @@ export class AgentExecutor implements Executor {
       base.length === given ? base : base.slice(0, given),
     );
     for (const message of own) messages.push(toModelMessage(message));
+    if (correction !== undefined) messages.push(...correction);
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }
 
@@ -130,13 +166,15 @@ export class AgentExecutor implements Executor {
     given: number,
     tools: ToolDefinition[],
     input: ExecutorInput,
+    correction?: readonly ModelMessage[],
   ): AsyncGenerator<BatonEvent, { text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }, void> {
     let text = '';
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const request: ModelRequest = { messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal };
+    const request: ModelRequest = { messages: await this.#modelInput(own, given, input, correction), tools, agent: this.agent.name, signal: input.signal };
     if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
+    if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
     const stream = this.agent.model.stream(request);
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
     const iterator = stream[Symbol.asyncIterator]();
@@ -259,6 +297,8 @@ export class AgentExecutor implements Executor {
         isError: write.isError,
         durationMs: write.durationMs,
         createdAt: write.createdAt,
+        // The model's call stays on the assistant message; what a human approved instead is kept beside the result.
+        ...(write.approvedArguments === undefined ? {} : { metadata: { approvedArguments: write.approvedArguments } }),
       })),
     );
     for (const message of committed) yield { type: 'message', ...base, message };

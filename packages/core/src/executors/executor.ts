@@ -85,11 +85,11 @@ export interface TurnSettings {
 }
 
 /**
- * How an activation ended: a reply to the user, a handoff, requests that pause the turn, or the
- * end of the conversation.
+ * How an activation ended: a reply to the user (with its parsed `structuredOutput` when the agent
+ * has an `outputType`), a handoff, requests that pause the turn, or the end of the conversation.
  */
 export type ExecutorOutcome =
-  | { type: 'reply'; message: Message; usage: Usage }
+  | { type: 'reply'; message: Message; usage: Usage; structuredOutput?: unknown }
   | { type: 'handoff'; target: string; reason?: string; usage: Usage }
   | { type: 'requests'; requests: NewRequest[]; usage: Usage }
   | { type: 'end_conversation'; reason: string; usage: Usage };
@@ -131,4 +131,12 @@ export interface Executor {
    * @param requests the dropped requests of this participant
    */
   withdrawRequests?(requests: readonly Request[]): Promise<void>;
+
+  /**
+   * Checks arguments a human edited while approving a `tool_approval` request of this participant
+   * (`respond(id, { approved: true, arguments })`), before the turn goes on. Optional: without it,
+   * the edited arguments are checked when the tool runs (a failure is then an error result).
+   * @throws {InvalidInputError} when they fail the tool's schema; the request stays pending
+   */
+  validateApprovedArguments?(toolName: string, args: Record<string, unknown>): Promise<void>;
 }

@@ -32,6 +32,17 @@ export interface ToolDefinition {
   parameters: JsonSchema;
 }
 
+/**
+ * The JSON Schema a final answer must satisfy (structured output): sent as OpenAI's `response_format`
+ * `json_schema` (Chat Completions) or `text.format` (Responses), and as the AI SDK's JSON response format.
+ */
+export interface OutputSchema {
+  /** 1–64 characters of `a-z A-Z 0-9 _ -` (OpenAI's rule for the format's name). */
+  name: string;
+  /** JSON Schema (draft 7) of the answer. */
+  schema: JsonSchema;
+}
+
 /** One model call. `messages` already holds the system instructions first. */
 export interface ModelRequest {
   messages: readonly ModelMessage[];
@@ -40,6 +51,8 @@ export interface ModelRequest {
   parallelToolCalls?: boolean;
   /** Sampling settings for this call only; they win over the client's own options. */
   settings?: ModelSettings;
+  /** When set, a final answer (one without tool calls) must be JSON satisfying this schema. */
+  outputSchema?: OutputSchema;
   /** The agent making the call (for logs and scripted replies). */
   agent?: string;
   signal?: AbortSignal;

@@ -2,7 +2,7 @@ import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'ope
 import { InvalidInputError } from '../errors.js';
 import type { ModelMessage } from '../conversation/message.js';
 import type { ToolDefinition } from '../models/modelClient.js';
-import { recalledContext } from './recalledContext.js';
+import { recalledContext } from '../models/recalledContext.js';
 
 /**
  * Baton model messages as Chat Completions `messages` (wire format:

@@ -15,6 +15,6 @@ export { OpenAIChatModel } from './openAIChatModel.js';
 export { DEFAULT_EMBEDDING_MODEL, OpenAIEmbedder, type OpenAIEmbedderOptions } from './openAIEmbedder.js';
 export { createOpenAIClient, type OpenAIModelOptions } from './openAIModelOptions.js';
 export { OpenAIResponsesModel, type OpenAIResponsesModelOptions } from './openAIResponsesModel.js';
-export { RECALLED_CONTEXT_PREFIX } from './recalledContext.js';
+export { RECALLED_CONTEXT_PREFIX } from '../models/recalledContext.js';
 export { type ResponsesInput, toResponsesInput, toResponsesTools } from './responsesInput.js';
 export { toBatonError } from './toBatonError.js';

@@ -111,6 +111,11 @@ export class OpenAIChatModel implements ModelClient {
     if (temperature !== undefined) params.temperature = temperature;
     if (settings?.topP !== undefined) params.top_p = settings.topP;
     if (maxOutputTokens !== undefined) params.max_completion_tokens = maxOutputTokens;
+    // Structured output (https://platform.openai.com/docs/guides/structured-outputs): not `strict`, since
+    // schemas made from zod need not meet strict mode's rules; the agent loop validates the answer.
+    if (request.outputSchema !== undefined) {
+      params.response_format = { type: 'json_schema', json_schema: { name: request.outputSchema.name, schema: request.outputSchema.schema, strict: false } };
+    }
     return params;
   }
 }

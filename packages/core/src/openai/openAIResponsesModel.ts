@@ -126,6 +126,10 @@ export class OpenAIResponsesModel implements ModelClient {
     if (settings?.topP !== undefined) params.top_p = settings.topP;
     if (maxOutputTokens !== undefined) params.max_output_tokens = maxOutputTokens;
     if (options.store !== undefined) params.store = options.store;
+    // Structured output as `text.format` (not `strict`: zod schemas need not meet its rules; the agent loop validates).
+    if (request.outputSchema !== undefined) {
+      params.text = { format: { type: 'json_schema', name: request.outputSchema.name, schema: request.outputSchema.schema, strict: false } };
+    }
     return params;
   }
 }

@@ -3,7 +3,7 @@ import { InvalidInputError } from '../errors.js';
 import type { ModelMessage } from '../conversation/message.js';
 import type { ToolDefinition } from '../models/modelClient.js';
 import { unknownRole } from './chatMessages.js';
-import { recalledContext } from './recalledContext.js';
+import { recalledContext } from '../models/recalledContext.js';
 
 /** What {@link toResponsesInput} gives: `instructions` (when the messages start with system text) and `input` items. */
 export interface ResponsesInput {

@@ -1,14 +1,5 @@
-import OpenAI from 'openai';
-import {
-  AbortedError,
-  AuthenticationError,
-  BadRequestError,
-  BatonError,
-  ModelProviderError,
-  type ModelProviderErrorOptions,
-  RateLimitError,
-  TimeoutError,
-} from '../errors.js';
+import { AbortedError, BatonError, ModelProviderError, type ModelProviderErrorOptions, TimeoutError } from '../errors.js';
+import { providerErrorFor } from '../models/providerError.js';
 
 /**
  * Turns what the `openai` SDK throws into a Baton error (the SDK has already retried):
@@ -16,6 +7,10 @@ import {
  * `APIConnectionTimeoutError` → `TimeoutError`, anything else → `ModelProviderError`; an aborted
  * `signal` → `AbortedError`. Each keeps the HTTP status, the `x-request-id` and the SDK error as `cause`.
  * Status codes as documented in https://platform.openai.com/docs/guides/error-codes
+ *
+ * Errors are recognised by shape (their `name` and class names, a numeric `status`, `requestID` /
+ * `request_id`), never by class identity, so a client of another major version of `openai` (the app's own copy, passed as
+ * `client`) maps the same way.
  *
  * @param error what the SDK threw
  * @param where e.g. `'OpenAI chat completion for model "gpt-4.1-mini"'`, used in the message
@@ -29,51 +24,59 @@ import {
  */
 export function toBatonError(error: unknown, where: string, signal?: AbortSignal): BatonError {
   if (error instanceof BatonError) return error;
-  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
+  const kinds = errorKinds(error);
+  if (signal?.aborted || kinds.has('APIUserAbortError') || kinds.has('AbortError')) {
     return new AbortedError(`${where} was cancelled.`, { cause: signal?.reason ?? error });
   }
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (kinds.has('APIConnectionTimeoutError')) {
     return new TimeoutError(`${where} timed out after the client's retries. Raise the timeout option (milliseconds) or maxRetries.`, {
       cause: error,
     });
   }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return new ModelProviderError(`${where} could not connect: ${error.message} Check baseURL / OPENAI_BASE_URL and the network.`, {
+  if (kinds.has('APIConnectionError')) {
+    return new ModelProviderError(`${where} could not connect: ${(error as Error).message} Check baseURL / OPENAI_BASE_URL and the network.`, {
       cause: error,
     });
   }
-  if (error instanceof OpenAI.APIError) {
+  const api = apiErrorShape(error);
+  if (api !== undefined) {
     const options: ModelProviderErrorOptions = { cause: error };
-    if (error.status !== undefined) options.status = error.status;
-    if (typeof error.requestID === 'string') options.requestId = error.requestID;
-    const detail = `${where} failed${error.status === undefined ? '' : ` with HTTP ${error.status}`}${
-      typeof error.requestID === 'string' ? ` (request id ${error.requestID})` : ''
-    }: ${providerMessage(error)}`;
-    switch (error.status) {
-      case 429:
-        return new RateLimitError(`${detail} The rate limit or quota was still exceeded after retries; raise maxRetries or slow down.`, options);
-      case 401:
-      case 403:
-        return new AuthenticationError(`${detail} Check the apiKey option / OPENAI_API_KEY and the key's permissions.`, options);
-      case 400:
-      case 404:
-      case 422:
-        return new BadRequestError(`${detail} The provider rejected the request; check the model name and parameters.`, options);
-      default:
-        return new ModelProviderError(detail, options);
-    }
+    if (api.status !== undefined) options.status = api.status;
+    if (api.requestId !== undefined) options.requestId = api.requestId;
+    const detail = `${where} failed${api.status === undefined ? '' : ` with HTTP ${api.status}`}${
+      api.requestId === undefined ? '' : ` (request id ${api.requestId})`
+    }: ${api.message}`;
+    return providerErrorFor(api.status, detail, options, 'the apiKey option / OPENAI_API_KEY');
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelProviderError(`${where} failed: ${message}`, { cause: error });
 }
 
-/** The provider's own error text, without the SDK's status prefix. */
-function providerMessage(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
-  if (body !== undefined && typeof body.message === 'string') return ensurePeriod(body.message);
-  return ensurePeriod(error.message);
+/**
+ * The names an error goes by: its `name` and the names of the classes in its prototype chain (the
+ * `openai` SDK's classes do not set `name`, so `APIConnectionTimeoutError` is known by its class name).
+ */
+function errorKinds(error: unknown): Set<string> {
+  const kinds = new Set<string>();
+  if (!(error instanceof Error)) return kinds;
+  kinds.add(error.name);
+  for (let proto = Object.getPrototypeOf(error); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === 'string' && name !== '') kinds.add(name);
+  }
+  return kinds;
 }
 
-function ensurePeriod(text: string): string {
-  return /[.!?]$/.test(text) ? text : `${text}.`;
+/** What an `openai` SDK `APIError` of any major version carries, read by shape. */
+function apiErrorShape(error: unknown): { status: number | undefined; requestId: string | undefined; message: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const fields = error as Error & { status?: unknown; requestID?: unknown; request_id?: unknown; error?: unknown };
+  const status = typeof fields.status === 'number' ? fields.status : undefined;
+  // v5+ name it `requestID`, v4 `request_id`.
+  const rawId = typeof fields.requestID === 'string' ? fields.requestID : fields.request_id;
+  const requestId = typeof rawId === 'string' ? rawId : undefined;
+  if (status === undefined && requestId === undefined && fields.error === undefined) return undefined;
+  const body = fields.error as { message?: unknown } | undefined;
+  const text = body !== null && typeof body === 'object' && typeof body.message === 'string' ? body.message : error.message;
+  return { status, requestId, message: /[.!?]$/.test(text) ? text : `${text}.` };
 }

@@ -1,7 +1,7 @@
 import { AbortedError, ConfigurationError } from '../errors.js';
 import { createId } from '../ids.js';
 import type { ModelMessage } from '../conversation/message.js';
-import type { ModelClient, ModelRequest, ModelSettings, ModelStreamEvent, Usage } from '../models/modelClient.js';
+import type { ModelClient, ModelRequest, ModelSettings, ModelStreamEvent, OutputSchema, Usage } from '../models/modelClient.js';
 
 /** One scripted model response: text, tool calls, or an error to throw. */
 export interface ScriptedResponse {
@@ -33,6 +33,8 @@ export interface RecordedRequest {
   toolNames: string[];
   /** The call's sampling settings, when it had any. */
   settings?: ModelSettings;
+  /** The structured-output schema the call asked for, when it had one. */
+  outputSchema?: OutputSchema;
 }
 
 /**
@@ -81,6 +83,7 @@ export class ScriptedModel implements ModelClient {
         toolNames: request.tools.map((t) => t.name),
       };
       if (request.settings !== undefined) recorded.settings = { ...request.settings };
+      if (request.outputSchema !== undefined) recorded.outputSchema = request.outputSchema;
       this.requests.push(recorded);
     }
     const response = typeof this.#script === 'function' ? this.#script(request, index) : this.#script[index];

@@ -132,7 +132,37 @@ export function respondTo(runtime: SessionRuntime, requestId: string, answer: Re
       `Request ${JSON.stringify(requestId)} asks for approval of ${request.toolName}; answer with { approved: true } or { approved: false, reason }, not ${JSON.stringify(answer)}.`,
     );
   }
+  if (request.type === 'tool_approval' && typeof answer === 'object' && 'arguments' in answer && answer.arguments !== undefined) {
+    return approveEdited(runtime, request, answer.arguments, call);
+  }
   return turn(runtime, { kind: 'answer', request, answer }, call);
+}
+
+/**
+ * An approval with edited arguments: they must be a JSON object that passes the tool's schema
+ * (checked by the participant, when it can) before the turn goes on; otherwise the request stays pending.
+ * @throws {InvalidInputError} naming the problem
+ */
+async function* approveEdited(
+  runtime: SessionRuntime,
+  request: Extract<Request, { type: 'tool_approval' }>,
+  args: unknown,
+  call: TurnCall,
+): AsyncGenerator<BatonEvent, void> {
+  if (args === null || typeof args !== 'object' || Array.isArray(args) || !isJsonValue(args)) {
+    throw new InvalidInputError(`The edited arguments for ${request.toolName} (request ${JSON.stringify(request.id)}) must be a JSON object, not ${String(args)}.`);
+  }
+  await runtime.config.participants.get(request.agent)?.validateApprovedArguments?.(request.toolName, args as Record<string, unknown>);
+  yield* turn(runtime, { kind: 'answer', request, answer: { approved: true, arguments: args as Record<string, unknown> } }, call);
+}
+
+/** Whether `value` survives JSON as it is (plain objects, arrays, strings, finite numbers, booleans, null). */
+function isJsonValue(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return Object.values(value).every(isJsonValue);
+  return false;
 }
 
 function isHumanStepAnswer(answer: RequestAnswer): boolean {

@@ -95,11 +95,17 @@ export interface SessionSettings {
 }
 
 /**
- * An answer to a pending request: text for `user_input`; `{ approved: true }` or
+ * An answer to a pending request: text for `user_input`; `{ approved: true }` (with edited
+ * `arguments` the tool runs with instead of the model's, validated against its schema) or
  * `{ approved: false, reason? }` for `tool_approval`; for `human_step`, the operator's reply (text or
  * `{ reply }`) or `{ handoff, reason? }`.
  */
-export type RequestAnswer = string | { approved: true } | { approved: false; reason?: string } | { reply: string } | { handoff: string; reason?: string };
+export type RequestAnswer =
+  | string
+  | { approved: true; arguments?: Record<string, unknown> }
+  | { approved: false; reason?: string }
+  | { reply: string }
+  | { handoff: string; reason?: string };
 
 /**
  * Options of every call that runs a turn: a cancellation signal, and settings for this turn only

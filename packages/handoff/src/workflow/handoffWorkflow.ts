@@ -11,6 +11,7 @@ import {
   InvalidInputError,
   MAIN_BRANCH,
   type Message,
+  type MessageEvent,
   NotFoundError,
   type Request,
   type Session,
@@ -55,6 +56,11 @@ export interface HandoffRunResult {
   output: string | undefined;
   /** The agent that gave it. */
   agent: string | undefined;
+  /**
+   * That answer parsed and validated, when its agent has an `outputType` (structured output);
+   * `undefined` otherwise. Type it with `AgentOutput<typeof agent>` from `@baton/core`.
+   */
+  structuredOutput: unknown;
   /** Every message the call committed, oldest first. */
   messages: readonly Message[];
   /** Requests the run paused on (the stateless form cannot be resumed; by id, answer them with another `run` or a session). */
@@ -317,10 +323,12 @@ async function collectRun(session: HandoffSession, input: string | readonly stri
   }
   const messages = session.messages.filter((m) => m.seq > before);
   const reply = messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0);
+  const answered = events.find((e): e is MessageEvent => reply !== undefined && e.type === 'message' && e.message.id === reply.id);
   return {
     sessionId: session.id,
     output: reply?.content,
     agent: reply?.agent,
+    structuredOutput: answered?.structuredOutput,
     messages,
     pendingRequests: session.pendingRequests,
     events,

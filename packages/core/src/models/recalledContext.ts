@@ -1,10 +1,10 @@
 /**
- * The line put before a `context` message's text when it is sent to an OpenAI model, so the model
+ * The line put before a `context` message's text when it is sent to a model (OpenAI, AI SDK), so the model
  * knows the text is recalled memory and not something said in this conversation.
  *
  * @example
  * ```ts
- * import { RECALLED_CONTEXT_PREFIX } from '@baton/core/openai';
+ * import { RECALLED_CONTEXT_PREFIX } from '@baton/core';
  * body.messages[1].content.startsWith(RECALLED_CONTEXT_PREFIX); // true for a context message
  * ```
  */
