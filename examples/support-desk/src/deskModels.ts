@@ -1,11 +1,11 @@
 import { ConfigurationError, type ModelClient } from '@baton/core';
-import { type AbcdConversation, openingText } from './abcdData.js';
+import { type AbcdConversation, customerMessages, openingText } from './abcdData.js';
 import { AbcdPolicyModel } from './abcdPolicyModel.js';
 import { AbcdRouterModel } from './abcdRouterModel.js';
 import type { DeskModels } from './deskAgents.js';
 import type { Ontology } from './ontology.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
-import { NearestNeighbourClassifier } from './textClassifier.js';
+import { NaiveBayesClassifier } from './textClassifier.js';
 
 /**
  * The offline models, learned from `training` conversations only: the router (flows) and, per
@@ -18,13 +18,16 @@ import { NearestNeighbourClassifier } from './textClassifier.js';
  * ```
  */
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
-  const examples = (label: (c: AbcdConversation) => string) => training.map((c) => ({ id: c.id, text: openingText(c), label: label(c) }));
-  const router = new AbcdRouterModel({ classifier: new NearestNeighbourClassifier(examples((c) => c.flow)), specialistFor: specialistForFlow });
-  const bySubflow = examples((c) => c.subflow);
+  // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
+  const router = new AbcdRouterModel({
+    classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))),
+    specialistFor: specialistForFlow,
+  });
+  const bySubflow = training.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.subflow }));
   const policies = new Map(
     SPECIALISTS.map((spec) => {
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
-      const classifier = new NearestNeighbourClassifier(bySubflow, { labels: subflows });
+      const classifier = new NaiveBayesClassifier(bySubflow, { labels: subflows });
       return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology })] as const;
     }),
   );

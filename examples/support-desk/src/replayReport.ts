@@ -1,6 +1,7 @@
 import type { Ontology } from './ontology.js';
 import type { ConversationOutcome, ReplayCounts } from './replayConversation.js';
-import { computeRouting, formatRouting, type RoutingReport } from './routingReport.js';
+import { ranInOrder } from './replayConversation.js';
+import { type Accuracy, accuracy, computeRouting, formatAccuracy, formatRouting, type RoutingReport } from './routingReport.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
 
 /** Totals over all conversations: the per-conversation counts plus stored messages and episodes. */
@@ -14,6 +15,18 @@ export interface ReplayCountTotals extends Omit<ReplayCounts, 'restarts'> {
   messages: number;
   /** Episodes saved when the sessions closed. */
   episodes: number;
+  /** Conversations in which triage asked at least one clarifying question before it routed. */
+  askedBeforeRouting: number;
+  /** Conversations a specialist closed with `end_conversation`. */
+  closedByDesk: number;
+}
+
+/** How far the specialists got with the job: the case recognised, the guideline's actions run. */
+export interface CaseworkReport {
+  /** Conversations whose last case a specialist named is their ABCD subflow. */
+  subflow: Accuracy;
+  /** Conversations in which kb.json's action sequence for their subflow ran in order (see `ranInOrder`). */
+  sequenceInOrder: Accuracy;
 }
 
 /** A replay's report. `routing` and `counts` are deterministic: a rerun, with or without restarts, gives the same. */
@@ -22,6 +35,7 @@ export interface ReplayReport {
   store: string;
   models: string;
   routing: RoutingReport;
+  casework: CaseworkReport;
   counts: ReplayCountTotals;
   /** Measured, so they vary from run to run. */
   measurements: {
@@ -35,6 +49,10 @@ export interface ReplayReport {
     modelMsPerTurn: number;
     /** The whole run, in seconds. */
     wallSeconds: number;
+    /** The longest time to train one set of offline models (router and specialists' classifiers), in milliseconds; `undefined` without offline models. */
+    trainingMs: number | undefined;
+    /** How many sets of offline models were trained (one per cross-validation fold, or one). */
+    trainings: number;
   };
   /** Each conversation's outcome, in replay order. */
   conversations: ConversationOutcome[];
@@ -49,7 +67,17 @@ export interface ReplayReport {
  */
 export function summarizeReplay(
   outcomes: readonly ConversationOutcome[],
-  context: { ontology: Ontology; evaluation: string; store: string; models: string; storeBytes: number | undefined; wallMs: number; messages: number; episodes: number },
+  context: {
+    ontology: Ontology;
+    evaluation: string;
+    store: string;
+    models: string;
+    storeBytes: number | undefined;
+    wallMs: number;
+    trainingMs?: readonly number[];
+    messages: number;
+    episodes: number;
+  },
 ): ReplayReport {
   const sum = (pick: (o: ConversationOutcome) => number) => outcomes.reduce((total, o) => total + pick(o), 0);
   const counts: ReplayCountTotals = {
@@ -66,15 +94,25 @@ export function summarizeReplay(
     checkpoints: sum((o) => o.checkpoints),
     toolCalls: sum((o) => o.toolCalls),
     toolErrors: sum((o) => o.toolErrors),
+    clarifyingQuestions: sum((o) => o.clarifyingQuestions),
+    tokens: sum((o) => o.tokens),
     messages: context.messages,
     episodes: context.episodes,
+    askedBeforeRouting: outcomes.filter((o) => o.clarifyingQuestions > 0).length,
+    closedByDesk: outcomes.filter((o) => o.closedByDesk).length,
   };
+  const casework: CaseworkReport = {
+    subflow: accuracy(outcomes.filter((o) => o.predictedSubflow === o.subflow).length, outcomes.length),
+    sequenceInOrder: accuracy(outcomes.filter((o) => ranInOrder(context.ontology.sequences[o.subflow] ?? [], o.actions)).length, outcomes.length),
+  };
+  const trainingMs = context.trainingMs ?? [];
   const turns = Math.max(1, counts.turns);
   return {
     evaluation: context.evaluation,
     store: context.store,
     models: context.models,
     routing: computeRouting(outcomes, context.ontology.flows, SPECIALISTS.map((s) => s.name), specialistForFlow),
+    casework,
     counts,
     measurements: {
       restarts: sum((o) => o.restarts),
@@ -83,6 +121,8 @@ export function summarizeReplay(
       orchestrationMsPerTurn: (sum((o) => o.wallMs) - sum((o) => o.modelMs)) / turns,
       modelMsPerTurn: sum((o) => o.modelMs) / turns,
       wallSeconds: context.wallMs / 1000,
+      trainingMs: trainingMs.length === 0 ? undefined : Math.max(...trainingMs),
+      trainings: trainingMs.length,
     },
     conversations: [...outcomes],
   };
@@ -92,8 +132,8 @@ export function summarizeReplay(
  * The deterministic part of a report (routing and counts), for comparing runs.
  * @returns `{ routing, counts }` of `report`
  */
-export function deterministicPart(report: ReplayReport): { routing: RoutingReport; counts: ReplayCountTotals } {
-  return { routing: report.routing, counts: report.counts };
+export function deterministicPart(report: ReplayReport): { routing: RoutingReport; casework: CaseworkReport; counts: ReplayCountTotals } {
+  return { routing: report.routing, casework: report.casework, counts: report.counts };
 }
 
 /**
@@ -110,6 +150,13 @@ export function formatReplayReport(report: ReplayReport): string {
     `Evaluation: ${report.evaluation}.`,
     '',
     formatRouting(report.routing),
+    '',
+    `Subflow accuracy (the case a specialist named): ${formatAccuracy(report.casework.subflow)}`,
+    `Expected action sequence ran in order (kb.json, true subflow): ${formatAccuracy(report.casework.sequenceInOrder)}`,
+    `Clarifying questions by triage: ${n(c.clarifyingQuestions)}, in ${n(c.askedBeforeRouting)} of ${n(c.conversations)} conversations`,
+    `Closed by a specialist with end_conversation: ${n(c.closedByDesk)} of ${n(c.conversations)}`,
+    `Tokens per conversation: ${(c.tokens / Math.max(1, c.conversations)).toFixed(0)}${c.tokens === 0 ? ' (the offline models call no provider)' : ''}`,
+    `Offline models trained in: ${m.trainingMs === undefined ? 'n/a' : `${m.trainingMs.toFixed(0)} ms (the longest of ${m.trainings} trainings)`}`,
     '',
     `Turns (send/respond calls): ${n(c.turns)}`,
     `Handoffs: ${n(c.handoffs)} (${n(c.routed)} conversations routed by triage; the other handoffs return later turns to the specialist on the case)`,
