@@ -89,6 +89,11 @@ export class AbcdRouterModel implements ModelClient {
     this.#options = options;
   }
 
+  /** The flow classifier it routes with. */
+  get classifier(): NaiveBayesClassifier {
+    return this.#options.classifier;
+  }
+
   /** Streams the router's decision ({@link decide}) the way a real model streams its answer. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return streamDecision(this.decide(request));
@@ -111,7 +116,9 @@ export class AbcdRouterModel implements ModelClient {
     const justAsked = mine.at(-1)?.name === REQUEST_USER_INPUT;
     const unsure = result === undefined || result.confidence < (this.#options.minConfidence ?? 0.5);
     if (unsure && !justAsked && offered.has(REQUEST_USER_INPUT)) {
-      const prompt = result === undefined ? HOW_CAN_I_HELP : clarifyingQuestion(result.probabilities.map((p) => p.label));
+      // Two likely topics: ask which; no intent, or no topic stands out: ask how it can help.
+      const [a, b] = result?.probabilities ?? [];
+      const prompt = a !== undefined && b !== undefined && a.probability + b.probability >= 0.6 ? clarifyingQuestion([a.label, b.label]) : HOW_CAN_I_HELP;
       return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt } };
     }
     if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };

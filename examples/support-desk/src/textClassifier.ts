@@ -1,3 +1,4 @@
+import { InvalidInputError } from '@baton/core';
 import { stemmer } from 'stemmer';
 import createNaiveBayes from 'wink-naive-bayes-text-classifier';
 import Tokenizer from 'wink-tokenizer';
@@ -21,7 +22,7 @@ export interface Classification {
 export interface NaiveBayesOptions {
   /** Only these labels are learned (default: all). */
   labels?: readonly string[];
-  /** Folds of the internal cross-validation the calibration is fitted on (default 5; 0 or 1: no calibration, temperature 1). */
+  /** Folds of the internal cross-validation the calibration is fitted on (default 3; 0 or 1: no calibration, temperature 1). */
   calibrationFolds?: number;
 }
 
@@ -75,7 +76,17 @@ function trainModel(examples: readonly LabelledText[]): WinkModel {
   model.definePrepTasks([textFeatures]);
   model.defineConfig({ considerOnlyPresence: true, smoothingFactor: 0.5 });
   for (const example of examples) model.learn(example.text, example.label);
-  model.consolidate();
+  try {
+    model.consolidate();
+  } catch (error) {
+    // wink refuses fewer than 2 labels or fewer than 10 distinct features.
+    const labels = new Set(examples.map((example) => example.label));
+    throw new InvalidInputError(
+      `Cannot train a text classifier on ${examples.length} texts with ${labels.size} label(s) (${[...labels].slice(0, 5).join(', ')}): ` +
+        'it needs at least 2 labels and 10 distinct words; give it more conversations.',
+      { cause: error },
+    );
+  }
   return model;
 }
 
@@ -135,7 +146,7 @@ export class NaiveBayesClassifier {
   /**
    * Trains the model and fits its calibration.
    * @param examples the training texts; texts without a content word are skipped
-   * @throws {Error} from wink when fewer than two labels remain
+   * @throws {InvalidInputError} when the texts hold fewer than 2 labels or fewer than 10 distinct features
    */
   constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
@@ -143,14 +154,16 @@ export class NaiveBayesClassifier {
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
     this.#model = trainModel(kept);
-    const folds = options.calibrationFolds ?? 5;
+    const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];
+    const stride = Math.max(1, Math.ceil(kept.length / 400));
     for (let fold = 0; folds > 1 && fold < folds; fold += 1) {
       const train = kept.filter((_, index) => index % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const model = trainModel(train);
       for (const [index, example] of kept.entries()) {
-        if (index % folds === fold) scored.push({ scores: logOdds(model, this.#labels, example.text), truth: this.#labels.indexOf(example.label) });
+        // At most about 400 held-out texts are scored: enough to fit one number, and training stays fast.
+        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: logOdds(model, this.#labels, example.text), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
