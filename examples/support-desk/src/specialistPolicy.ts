@@ -170,8 +170,8 @@ function finalReply(mine: readonly ViewedCall[], subflow: string): string {
 /**
  * Decides a specialist's next step by walking kb.json's action sequence for the recognised subflow:
  * the first action not yet done runs when the customer gave its slots, otherwise the customer is
- * asked for them (`request_user_input`); an action that failed twice, or whose slots were asked for
- * twice in vain, is given up; when the sequence is through, the specialist replies saying what it did
+ * asked for them (`request_user_input`); an action whose slots were asked for twice in vain is tried
+ * once with what the customer gave; an action that failed twice (or once, so tried) is given up; when the sequence is through, the specialist replies saying what it did
  * and naming the case ({@link caseLabel}); when the customer then closes ({@link isClosing}), it ends
  * the conversation (`end_conversation`).
  *
@@ -196,7 +196,8 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
       const askedSinceFailure = lastAttempt !== undefined && mine.slice(mine.indexOf(lastAttempt) + 1).some((call) => isQuestionAbout(call, action));
       const mustAsk = needs.missing || (lastAttempt !== undefined && !askedSinceFailure);
       if (mustAsk && asked < MAX_QUESTIONS) return { type: 'ask', prompt: needs.prompt };
-      if (needs.missing) continue;
+      // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
+      if (needs.missing && attempts.length > 0) continue;
     }
     return { type: 'call', name: action, args: argumentsFor(action, policy, slots) };
   }
