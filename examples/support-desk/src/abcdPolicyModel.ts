@@ -7,6 +7,7 @@ import { decideNextStep } from './specialistPolicy.js';
 
 /** The name of the tool that closes a conversation (`endConversationTool` of `@baton/memory`). */
 const END_CONVERSATION = 'end_conversation';
+
 import type { NaiveBayesClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdPolicyModel}. */

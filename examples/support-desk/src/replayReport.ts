@@ -53,6 +53,8 @@ export interface ReplayReport {
     trainingMs: number | undefined;
     /** How many sets of offline models were trained (one per cross-validation fold, or one). */
     trainings: number;
+    /** The conversations the offline models learned from (all of them held out: each fold learns from fewer). */
+    trainingConversations: number;
   };
   /** Each conversation's outcome, in replay order. */
   conversations: ConversationOutcome[];
@@ -75,6 +77,7 @@ export function summarizeReplay(
     storeBytes: number | undefined;
     wallMs: number;
     trainingMs?: readonly number[];
+    trainingConversations?: number;
     messages: number;
     episodes: number;
   },
@@ -123,6 +126,7 @@ export function summarizeReplay(
       wallSeconds: context.wallMs / 1000,
       trainingMs: trainingMs.length === 0 ? undefined : Math.max(...trainingMs),
       trainings: trainingMs.length,
+      trainingConversations: context.trainingConversations ?? 0,
     },
     conversations: [...outcomes],
   };
@@ -156,7 +160,6 @@ export function formatReplayReport(report: ReplayReport): string {
     `Clarifying questions by triage: ${n(c.clarifyingQuestions)}, in ${n(c.askedBeforeRouting)} of ${n(c.conversations)} conversations`,
     `Closed by a specialist with end_conversation: ${n(c.closedByDesk)} of ${n(c.conversations)}`,
     `Tokens per conversation: ${(c.tokens / Math.max(1, c.conversations)).toFixed(0)}${c.tokens === 0 ? ' (the offline models call no provider)' : ''}`,
-    `Offline models trained in: ${m.trainingMs === undefined ? 'n/a' : `${m.trainingMs.toFixed(0)} ms (the longest of ${m.trainings} trainings)`}`,
     '',
     `Turns (send/respond calls): ${n(c.turns)}`,
     `Handoffs: ${n(c.handoffs)} (${n(c.routed)} conversations routed by triage; the other handoffs return later turns to the specialist on the case)`,
@@ -168,6 +171,7 @@ export function formatReplayReport(report: ReplayReport): string {
     `Messages stored: ${n(c.messages)}; episodes saved: ${n(c.episodes)}`,
     `Bytes stored per message: ${m.bytesPerMessage === undefined ? 'n/a (in-memory store)' : `${m.bytesPerMessage.toFixed(0)} (${n(m.storeBytes ?? 0)} bytes in all)`}`,
     `Mean orchestration time per turn: ${m.orchestrationMsPerTurn.toFixed(2)} ms (model time ${m.modelMsPerTurn.toFixed(2)} ms per turn, excluded)`,
+    `Offline models trained in: ${m.trainingMs === undefined ? 'n/a' : `${m.trainingMs.toFixed(0)} ms (the longest of ${m.trainings} training${m.trainings === 1 ? "" : "s"}, ${n(m.trainingConversations)} conversations or fewer each)`}`,
     `Restarts (workflow rebuilt from the store): ${n(m.restarts)}`,
     `Wall time: ${m.wallSeconds.toFixed(1)} s`,
   ].join('\n');

@@ -119,6 +119,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     storeBytes,
     wallMs: performance.now() - started,
     trainingMs,
+    trainingConversations: training.length,
     ...extra,
   });
 }

@@ -79,7 +79,7 @@ function trainModel(examples: readonly LabelledText[]): WinkModel {
   try {
     model.consolidate();
   } catch (error) {
-    // wink refuses fewer than 2 labels or fewer than 10 distinct features.
+    // wink refuses fewer than 10 distinct features (and fewer than 2 labels, which the caller avoids).
     const labels = new Set(examples.map((example) => example.label));
     throw new InvalidInputError(
       `Cannot train a text classifier on ${examples.length} texts with ${labels.size} label(s) (${[...labels].slice(0, 5).join(', ')}): ` +
@@ -137,7 +137,8 @@ function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number 
  * ```
  */
 export class NaiveBayesClassifier {
-  readonly #model: WinkModel;
+  /** `undefined` when fewer than two labels were learned (then the one label, if any, is always the answer). */
+  readonly #model: WinkModel | undefined;
   readonly #labels: string[];
   readonly #size: number;
   /** The fitted temperature (1: uncalibrated). */
@@ -146,18 +147,19 @@ export class NaiveBayesClassifier {
   /**
    * Trains the model and fits its calibration.
    * @param examples the training texts; texts without a content word are skipped
-   * @throws {InvalidInputError} when the texts hold fewer than 2 labels or fewer than 10 distinct features
+   * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features (with one
+   *   label, that label is every answer; with none, there is no answer)
    */
   constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
     const kept = examples.filter((example) => (allowed === undefined || allowed.has(example.label)) && hasContent(example.text));
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
-    this.#model = trainModel(kept);
+    this.#model = this.#labels.length < 2 ? undefined : trainModel(kept);
     const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];
     const stride = Math.max(1, Math.ceil(kept.length / 400));
-    for (let fold = 0; folds > 1 && fold < folds; fold += 1) {
+    for (let fold = 0; this.#model !== undefined && folds > 1 && fold < folds; fold += 1) {
       const train = kept.filter((_, index) => index % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const model = trainModel(train);
@@ -185,6 +187,10 @@ export class NaiveBayesClassifier {
    *   has no content word the model knows (a bare greeting)
    */
   classify(text: string): Classification | undefined {
+    if (this.#model === undefined) {
+      const only = this.#labels[0];
+      return only === undefined || !hasContent(text) ? undefined : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
+    }
     const scores = logOdds(this.#model, this.#labels, text);
     if (scores.every((score) => score === 0)) return undefined;
     const probabilities = softmax(scores, this.temperature)

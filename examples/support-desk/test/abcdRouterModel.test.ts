@@ -1,8 +1,8 @@
 import { collectModelResponse, type ModelMessage, type ModelRequest } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations, openingText } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP } from '../src/abcdRouterModel.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { crossValidationFolds, foldOf } from '../src/folds.js';
 import { SPECIALISTS, specialistForFlow } from '../src/specialists.js';
 import { NaiveBayesClassifier } from '../src/textClassifier.js';

@@ -31,8 +31,12 @@ describe('NaiveBayesClassifier', () => {
     expect(result.confidence).toBe(result.probabilities[0]!.probability);
   });
 
-  it('refuses too little training data with a named error', () => {
-    expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'account_access' }])).toThrow(InvalidInputError);
+  it('answers its only label when it learned one, and refuses two labels with too few words by a named error', () => {
+    const single = new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'account_access' }]);
+    expect(single.classify('my parcel is late')).toMatchObject({ label: 'account_access', confidence: 1 });
+    expect(single.classify('hi')).toBeUndefined();
+    expect(new NaiveBayesClassifier([]).classify('password')).toBeUndefined();
+    expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(InvalidInputError);
     expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(/at least 2 labels and 10 distinct words/);
   });
 
