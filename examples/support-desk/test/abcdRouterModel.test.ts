@@ -1,4 +1,4 @@
-import { collectModelResponse, type ModelMessage, type ModelRequest } from '@baton/core';
+import { collectModelResponse, type ModelMessage, type ModelRequest, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations, openingText } from '../src/abcdData.js';
 import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP } from '../src/abcdRouterModel.js';
@@ -11,6 +11,13 @@ let conversations: AbcdConversation[];
 let router: AbcdRouterModel;
 const tools = [...SPECIALISTS.map((s) => `handoff_to_${s.name}`), 'request_user_input'].map((name) => ({ name, description: name, parameters: {} }));
 const request = (messages: ModelMessage[]): ModelRequest => ({ messages: [{ role: 'system', content: 'Route.' }, ...messages], tools, agent: 'triage' });
+/** The customer's first message, triage's question about it, and the customer's answer. */
+const answered = (first: string, call: ToolCall, answer: string): ModelRequest =>
+  request([
+    { role: 'user', content: first },
+    { role: 'assistant', agent: 'triage', content: '', toolCalls: [call] },
+    { role: 'tool', toolCallId: call.id, toolName: 'request_user_input', content: answer },
+  ]);
 
 beforeAll(async () => {
   conversations = await loadConversations(DEMO_DATA_FILE);
@@ -30,16 +37,8 @@ describe('AbcdRouterModel', () => {
     const greeting = await collectModelResponse(router.stream(request([{ role: 'user', content: 'Hi there!' }])));
     expect(greeting.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: HOW_CAN_I_HELP }]]);
     const call = greeting.toolCalls[0]!;
-    const answered = await collectModelResponse(
-      router.stream(
-        request([
-          { role: 'user', content: 'Hi there!' },
-          { role: 'assistant', agent: 'triage', content: '', toolCalls: [call] },
-          { role: 'tool', toolCallId: call.id, toolName: 'request_user_input', content: 'My package never arrived, where is my shipment?' },
-        ]),
-      ),
-    );
-    expect(answered.toolCalls[0]!.name).toBe('handoff_to_orders');
+    const routed = await collectModelResponse(router.stream(answered('Hi there!', call, 'My package never arrived, where is my shipment?')));
+    expect(routed.toolCalls[0]!.name).toBe('handoff_to_orders');
   });
 
   it('asks one clarifying question when unsure, and never a second one in a row', async () => {
@@ -47,15 +46,7 @@ describe('AbcdRouterModel', () => {
     const first = await collectModelResponse(unsure.stream(request([{ role: 'user', content: 'I have a problem with my order' }])));
     expect(first.toolCalls[0]!.name).toBe('request_user_input');
     const call = first.toolCalls[0]!;
-    const second = await collectModelResponse(
-      unsure.stream(
-        request([
-          { role: 'user', content: 'I have a problem with my order' },
-          { role: 'assistant', agent: 'triage', content: '', toolCalls: [call] },
-          { role: 'tool', toolCallId: call.id, toolName: 'request_user_input', content: 'it is about that' },
-        ]),
-      ),
-    );
+    const second = await collectModelResponse(unsure.stream(answered('I have a problem with my order', call, 'it is about that')));
     // Even below its confidence threshold, right after an answer it routes on its best guess.
     expect(second.toolCalls[0]!.name).toMatch(/^handoff_to_/);
   });
