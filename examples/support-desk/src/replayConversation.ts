@@ -50,6 +50,8 @@ export interface ConversationOutcome extends ReplayCounts {
   routedTo: string | null;
   /** The flow named in that handoff's reason (`null`: none). */
   predictedFlow: string | null;
+  /** The confidence triage gave in that handoff's reason (`confidence 0.93`; `null`: none given). */
+  routingConfidence: number | null;
   /** The last case a specialist named (`case <subflow>` in a reply or an `end_conversation` reason; `null`: none). */
   predictedSubflow: string | null;
   /** The console actions the specialists ran successfully, in order. */
@@ -104,7 +106,7 @@ export async function replayConversation(conversation: AbcdConversation, options
     turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0,
     toolCalls: 0, toolErrors: 0, answers: 0, clarifyingQuestions: 0, tokens: 0, restarts: 0,
   };
-  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, predictedSubflow: null as string | null, actions: [] as string[], closedByDesk: false, wallMs: 0, modelMs: 0 };
+  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, routingConfidence: null as number | null, predictedSubflow: null as string | null, actions: [] as string[], closedByDesk: false, wallMs: 0, modelMs: 0 };
   const nameCase = (text: string | undefined) => {
     const named = caseInText(text, options.subflows ?? []);
     if (named !== undefined) outcome.predictedSubflow = named;
@@ -123,6 +125,8 @@ export async function replayConversation(conversation: AbcdConversation, options
           if (outcome.routedTo === null && event.from === TRIAGE) {
             outcome.routedTo = event.to;
             outcome.predictedFlow = flowInReason(event.reason, options.flows) ?? null;
+            const confidence = /\bconfidence (\d(?:\.\d+)?)/.exec(event.reason ?? '')?.[1];
+            outcome.routingConfidence = confidence === undefined ? null : Number(confidence);
           }
           break;
         case 'request':

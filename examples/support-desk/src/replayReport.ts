@@ -29,12 +29,46 @@ export interface CaseworkReport {
   sequenceInOrder: Accuracy;
 }
 
+/**
+ * How well triage's confidence matches how often it names the flow right, over the conversations
+ * whose handoff reason gave a confidence: the mean confidence, the flow accuracy among them, and the
+ * expected calibration error (Naeini et al., AAAI 2015; 10 equal-width bins, weighted by size).
+ */
+export interface CalibrationReport {
+  routed: number;
+  meanConfidence: number;
+  accuracy: number;
+  expectedCalibrationError: number;
+}
+
+/**
+ * Computes {@link CalibrationReport} from `(confidence, right)` pairs.
+ * @returns `undefined` when there is no pair
+ * @example
+ * ```ts
+ * calibrationOf([{ confidence: 0.9, right: true }, { confidence: 0.6, right: false }]); // ECE (0.1 + 0.6) / 2 = 0.35
+ * ```
+ */
+export function calibrationOf(pairs: ReadonlyArray<{ confidence: number; right: boolean }>): CalibrationReport | undefined {
+  if (pairs.length === 0) return undefined;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  let error = 0;
+  for (let bin = 0; bin < 10; bin += 1) {
+    const members = pairs.filter((p) => Math.min(9, Math.floor(p.confidence * 10)) === bin);
+    if (members.length === 0) continue;
+    error += (members.length / pairs.length) * Math.abs(mean(members.map((p) => p.confidence)) - mean(members.map((p) => (p.right ? 1 : 0))));
+  }
+  return { routed: pairs.length, meanConfidence: mean(pairs.map((p) => p.confidence)), accuracy: mean(pairs.map((p) => (p.right ? 1 : 0))), expectedCalibrationError: error };
+}
+
 /** A replay's report. `routing` and `counts` are deterministic: a rerun, with or without restarts, gives the same. */
 export interface ReplayReport {
   evaluation: string;
   store: string;
   models: string;
   routing: RoutingReport;
+  /** Triage's confidence against its flow accuracy (`undefined` when no handoff gave a confidence). */
+  calibration: CalibrationReport | undefined;
   casework: CaseworkReport;
   counts: ReplayCountTotals;
   /** Measured, so they vary from run to run. */
@@ -115,6 +149,7 @@ export function summarizeReplay(
     store: context.store,
     models: context.models,
     routing: computeRouting(outcomes, context.ontology.flows, SPECIALISTS.map((s) => s.name), specialistForFlow),
+    calibration: calibrationOf(outcomes.filter((o) => o.routingConfidence !== null).map((o) => ({ confidence: o.routingConfidence!, right: o.predictedFlow === o.flow }))),
     casework,
     counts,
     measurements: {
@@ -136,8 +171,8 @@ export function summarizeReplay(
  * The deterministic part of a report (routing and counts), for comparing runs.
  * @returns `{ routing, counts }` of `report`
  */
-export function deterministicPart(report: ReplayReport): { routing: RoutingReport; casework: CaseworkReport; counts: ReplayCountTotals } {
-  return { routing: report.routing, casework: report.casework, counts: report.counts };
+export function deterministicPart(report: ReplayReport): Pick<ReplayReport, 'routing' | 'calibration' | 'casework' | 'counts'> {
+  return { routing: report.routing, calibration: report.calibration, casework: report.casework, counts: report.counts };
 }
 
 /**
@@ -155,6 +190,11 @@ export function formatReplayReport(report: ReplayReport): string {
     '',
     formatRouting(report.routing),
     '',
+    `Triage's confidence when it routed: ${
+      report.calibration === undefined
+        ? 'n/a'
+        : `mean ${report.calibration.meanConfidence.toFixed(2)}, flow right in ${(report.calibration.accuracy * 100).toFixed(1)}% of those ${n(report.calibration.routed)}; expected calibration error ${report.calibration.expectedCalibrationError.toFixed(3)}`
+    }`,
     `Subflow accuracy (the case a specialist named): ${formatAccuracy(report.casework.subflow)}`,
     `Expected action sequence ran in order (kb.json, true subflow): ${formatAccuracy(report.casework.sequenceInOrder)}`,
     `Clarifying questions by triage: ${n(c.clarifyingQuestions)}, in ${n(c.askedBeforeRouting)} of ${n(c.conversations)} conversations`,
