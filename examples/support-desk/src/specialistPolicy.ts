@@ -41,6 +41,8 @@ export interface PolicyCase {
 /** How often an action is attempted, and how often its missing slots are asked for, before the policy moves on. */
 const MAX_ATTEMPTS = 2;
 const MAX_QUESTIONS = 2;
+/** Pulling up the account comes first in every guideline that has it ("All chats in this flow start by asking … [Pull up Account]"): asked for longer. */
+const MAX_ACCOUNT_QUESTIONS = 4;
 
 const TEAM_BY_FLOW: Record<string, string> = { troubleshoot_site: 'website team', purchase_dispute: 'purchasing department' };
 
@@ -195,7 +197,7 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
       const lastAttempt = attempts.at(-1);
       const askedSinceFailure = lastAttempt !== undefined && mine.slice(mine.indexOf(lastAttempt) + 1).some((call) => isQuestionAbout(call, action));
       const mustAsk = needs.missing || (lastAttempt !== undefined && !askedSinceFailure);
-      if (mustAsk && asked < MAX_QUESTIONS) return { type: 'ask', prompt: needs.prompt };
+      if (mustAsk && asked < (action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS)) return { type: 'ask', prompt: needs.prompt };
       // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
       if (needs.missing && attempts.length > 0) continue;
     }
