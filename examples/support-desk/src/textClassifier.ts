@@ -71,11 +71,16 @@ export function hasContent(text: string): boolean {
 
 type WinkModel = ReturnType<typeof createNaiveBayes>;
 
-function trainModel(examples: readonly LabelledText[]): WinkModel {
+/** A training text as features (computed once: wink would otherwise prepare the text again for every label). */
+interface Featured {
+  features: string[];
+  label: string;
+}
+
+function trainModel(examples: readonly Featured[]): WinkModel {
   const model = createNaiveBayes();
-  model.definePrepTasks([textFeatures]);
   model.defineConfig({ considerOnlyPresence: true, smoothingFactor: 0.5 });
-  for (const example of examples) model.learn(example.text, example.label);
+  for (const example of examples) model.learn(example.features, example.label);
   try {
     model.consolidate();
   } catch (error) {
@@ -90,9 +95,9 @@ function trainModel(examples: readonly LabelledText[]): WinkModel {
   return model;
 }
 
-/** Each label's log-odds (natural log) for a text, from wink's one-vs-rest odds (log base 2). */
-function logOdds(model: WinkModel, labels: readonly string[], text: string): number[] {
-  const odds = new Map(model.computeOdds(text) as Array<[string, number]>);
+/** Each label's log-odds (natural log) for a text's features, from wink's one-vs-rest odds (log base 2). */
+function logOdds(model: WinkModel, labels: readonly string[], features: string[]): number[] {
+  const odds = new Map(model.computeOdds(features) as Array<[string, number]>);
   return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
 }
 
@@ -152,7 +157,10 @@ export class NaiveBayesClassifier {
    */
   constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
-    const kept = examples.filter((example) => (allowed === undefined || allowed.has(example.label)) && hasContent(example.text));
+    const kept = examples
+      .filter((example) => allowed === undefined || allowed.has(example.label))
+      .map((example) => ({ features: textFeatures(example.text), label: example.label }))
+      .filter((example) => example.features.length > 0);
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
     this.#model = this.#labels.length < 2 ? undefined : trainModel(kept);
@@ -165,7 +173,7 @@ export class NaiveBayesClassifier {
       const model = trainModel(train);
       for (const [index, example] of kept.entries()) {
         // At most about 400 held-out texts are scored: enough to fit one number, and training stays fast.
-        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: logOdds(model, this.#labels, example.text), truth: this.#labels.indexOf(example.label) });
+        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: logOdds(model, this.#labels, example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
@@ -191,7 +199,7 @@ export class NaiveBayesClassifier {
       const only = this.#labels[0];
       return only === undefined || !hasContent(text) ? undefined : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
     }
-    const scores = logOdds(this.#model, this.#labels, text);
+    const scores = logOdds(this.#model, this.#labels, textFeatures(text));
     if (scores.every((score) => score === 0)) return undefined;
     const probabilities = softmax(scores, this.temperature)
       .map((probability, index) => ({ label: this.#labels[index]!, probability }))

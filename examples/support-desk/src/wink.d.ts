@@ -18,11 +18,12 @@ declare module 'wink-naive-bayes-text-classifier' {
   interface NaiveBayesTextClassifier {
     definePrepTasks(tasks: Array<(input: string) => string[]>): number;
     defineConfig(config: { considerOnlyPresence?: boolean; smoothingFactor?: number }): boolean;
-    learn(input: string, label: string): boolean;
+    /** Learns a text (prepared by the prep tasks) or its tokens. */
+    learn(input: string | string[], label: string): boolean;
     consolidate(): boolean;
-    predict(input: string): string;
+    predict(input: string | string[]): string;
     /** Each label's log-odds (base 2) for the input, best first; `[['unknown', 0]]` when no token is known. */
-    computeOdds(input: string): Array<[string, number]>;
+    computeOdds(input: string | string[]): Array<[string, number]>;
   }
   export default function createNaiveBayes(): NaiveBayesTextClassifier;
 }
