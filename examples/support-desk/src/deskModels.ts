@@ -23,11 +23,12 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
     classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))),
     specialistFor: specialistForFlow,
   });
-  // Besides the conversations, each subflow's own name in words ("recover username"), three times:
-  // what the knowledge base calls the case, so a case with few conversations is still recognised.
-  const names = Object.values(ontology.subflows)
-    .flat()
-    .flatMap((subflow) => [0, 1, 2].map((i) => ({ id: `name-${subflow}-${i}`, text: subflow.replace(/_/g, ' '), label: subflow })));
+  // Besides the conversations, each case's name in words, its flow's and its own ("account access
+  // recover username"), three times: what the knowledge base calls it, so a case with few
+  // conversations is still recognised.
+  const names = Object.entries(ontology.subflows).flatMap(([flow, subflows]) =>
+    subflows.flatMap((subflow) => [0, 1, 2].map((i) => ({ id: `name-${subflow}-${i}`, text: `${flow} ${subflow}`.replace(/_/g, ' '), label: subflow }))),
+  );
   const bySubflow = [...training.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.subflow })), ...names];
   const policies = new Map(
     SPECIALISTS.map((spec) => {
