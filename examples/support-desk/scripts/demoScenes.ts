@@ -14,7 +14,7 @@ export interface Scene {
   count?: number;
 }
 
-/** The demo's scenes, eight conversations per flow. */
+/** The demo's first scenes, eight conversations per flow. */
 export const SCENES: readonly Scene[] = [
   // account_access
   {
@@ -276,6 +276,20 @@ export const SCENES: readonly Scene[] = [
     subflow: 'slow_speed',
     count: 2,
     openings: ['Your website is super slow today, pages take forever to load.', 'The site is so slow that it times out before I can check out.'],
+  },
+];
+
+/**
+ * Scenes added after the first 80 conversations, generated after them so that those keep their
+ * details (ids, names, random draws). A duplicate charge on an order is a purchase dispute (a charge
+ * for a purchase never made); on a subscription it is a bill dispute (`manage_dispute_bill` above).
+ */
+export const EXTRA_SCENES: readonly Scene[] = [
+  {
+    flow: 'purchase_dispute',
+    subflow: 'mistimed_billing_never_bought',
+    count: 2,
+    openings: ['I was charged twice for my order, but I only bought it once.', 'There is a second charge on my card for an order I never placed.'],
   },
 ];
 

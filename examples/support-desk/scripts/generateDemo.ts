@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadOntology } from '../src/ontology.js';
 import { ABCD_CUSTOMER_NAMES } from '../src/slotExtraction.js';
-import { FLOW_CONTEXT, SCENES, type Scene } from './demoScenes.js';
+import { EXTRA_SCENES, FLOW_CONTEXT, SCENES, type Scene } from './demoScenes.js';
 
 type Turn = { role: 'customer' | 'agent' | 'action'; text: string };
 
@@ -214,15 +214,15 @@ function converse(scene: Scene, opening: string, greetFirst: boolean, sequence: 
 const ontology = loadOntology();
 const lines: string[] = [];
 let n = 0;
-for (const flow of ontology.flows) {
-  for (const scene of SCENES.filter((s) => s.flow === flow)) {
-    for (let i = 0; i < (scene.count ?? 1); i += 1) {
-      n += 1;
-      const sequence = ontology.sequences[scene.subflow];
-      if (sequence === undefined || ontology.flowOf(scene.subflow) !== flow) throw new Error(`unknown subflow ${scene.subflow} of ${flow}`);
-      const turns = converse(scene, scene.openings[i % scene.openings.length]!, n % 7 === 3, sequence);
-      lines.push(JSON.stringify({ id: `demo-${String(n).padStart(3, '0')}`, flow, subflow: scene.subflow, turns }));
-    }
+// The first scenes by flow, then the extra scenes (added later, so the first conversations keep their details).
+const ordered = [...ontology.flows.flatMap((flow) => SCENES.filter((s) => s.flow === flow)), ...EXTRA_SCENES];
+for (const scene of ordered) {
+  for (let i = 0; i < (scene.count ?? 1); i += 1) {
+    n += 1;
+    const sequence = ontology.sequences[scene.subflow];
+    if (sequence === undefined || ontology.flowOf(scene.subflow) !== scene.flow) throw new Error(`unknown subflow ${scene.subflow} of ${scene.flow}`);
+    const turns = converse(scene, scene.openings[i % scene.openings.length]!, n % 7 === 3, sequence);
+    lines.push(JSON.stringify({ id: `demo-${String(n).padStart(3, '0')}`, flow: scene.flow, subflow: scene.subflow, turns }));
   }
 }
 const out = fileURLToPath(new URL('../conversations/demo.jsonl', import.meta.url));

@@ -4,23 +4,28 @@ import { viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { Ontology } from './ontology.js';
 import { decideNextStep } from './specialistPolicy.js';
-import type { NearestNeighbourClassifier } from './textClassifier.js';
+
+/** The name of the tool that closes a conversation (`endConversationTool` of `@baton/memory`). */
+const END_CONVERSATION = 'end_conversation';
+
+import type { NaiveBayesClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdPolicyModel}. */
 export interface AbcdPolicyModelOptions {
   /** The specialist's agent name. */
   agent: string;
-  /** Classifies customer text into one of the specialist's subflows. */
-  classifier: NearestNeighbourClassifier;
+  /** Classifies customer text into one of the specialist's subflows (calibrated naive Bayes). */
+  classifier: NaiveBayesClassifier;
   ontology: Ontology;
 }
 
 /**
- * A specialist's offline model: it recognises the subflow within its flows (nearest neighbours over
- * other conversations' opening text, on everything the customer said so far), then walks kb.json's
+ * A specialist's offline model: it recognises the subflow within its flows (a calibrated naive Bayes
+ * classifier over everything the customer said so far), then walks kb.json's
  * action sequence for that subflow (see `decideNextStep`): it calls each console action with the
  * slot values the customer gave, asks for missing ones with `request_user_input` the way ABCD's
- * agents ask for a name, account ID or order ID, and finishes with a reply to the customer.
+ * agents ask for a name, account ID or order ID, and finishes with a reply to the customer that names
+ * the case (`case refund_initiate`); when the customer then says goodbye it calls `end_conversation`.
  * It reads nothing but the request's messages, so replays are deterministic.
  *
  * @example
@@ -46,9 +51,8 @@ export class AbcdPolicyModel implements ModelClient {
     const { agent, classifier, ontology } = this.#options;
     const view = viewConversation(request.messages);
     const id = `call_${agent}_${view.digest}`;
-    // The case is recognised from what the customer said before this specialist first acted, so it stays put.
-    const heard = view.customerTexts.slice(0, view.heardBefore.get(agent) ?? view.customerTexts.length);
-    const subflow = classifier.classify(heard.join('\n'))?.label ?? classifier.classify(view.customerTexts.join('\n'))?.label;
+    // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
+    const subflow = classifier.classify(view.customerTexts.join('\n'))?.label;
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,
@@ -66,6 +70,8 @@ export class AbcdPolicyModel implements ModelClient {
         return offered.has(REQUEST_USER_INPUT) ? { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: decision.prompt } } : { type: 'text', text: decision.prompt };
       case 'reply':
         return { type: 'text', text: decision.text };
+      case 'end':
+        return offered.has(END_CONVERSATION) ? { type: 'tool', id, name: END_CONVERSATION, args: { reason: decision.reason } } : { type: 'text', text: 'Thank you for contacting AcmeCorp. Goodbye!' };
     }
   }
 }

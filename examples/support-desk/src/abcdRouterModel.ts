@@ -3,22 +3,51 @@ import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import { TRIAGE } from './specialists.js';
-import type { NearestNeighbourClassifier } from './textClassifier.js';
+import type { NaiveBayesClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */
 export interface AbcdRouterModelOptions {
-  /** Classifies customer text into an ABCD flow (trained on other conversations' opening text). */
-  classifier: NearestNeighbourClassifier;
+  /** Classifies customer text into an ABCD flow (trained on other conversations' opening text), with calibrated confidence. */
+  classifier: NaiveBayesClassifier;
   /** The specialist (agent name) that covers a flow. */
   specialistFor: (flow: string) => string | undefined;
   /** The coordinator's own agent name (default `'triage'`). */
   self?: string;
-  /** How often to ask "how can I help?" before answering in text (default 3). */
-  maxQuestions?: number;
+  /**
+   * Below this calibrated confidence (0–1) triage asks a clarifying question before it routes
+   * (default 0.5: it routes alone only when its best guess is more likely right than wrong).
+   */
+  minConfidence?: number;
 }
 
 /** The question the router asks when the customer has not said what they need yet. */
 export const HOW_CAN_I_HELP = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
+
+/** What each ABCD flow is about, in a customer's words (for the clarifying question). */
+const FLOW_TOPICS: Record<string, string> = {
+  account_access: 'getting into your account',
+  manage_account: 'changing your account details',
+  order_issue: 'an order you placed',
+  product_defect: 'a return or refund',
+  purchase_dispute: 'a charge or price you dispute',
+  shipping_issue: 'a delivery',
+  single_item_query: 'a question about an item',
+  storewide_query: 'a question about our store policies',
+  subscription_inquiry: 'your subscription',
+  troubleshoot_site: 'a problem with our website',
+};
+
+/**
+ * The clarifying question triage asks when it is unsure between its two likeliest flows.
+ * @example
+ * ```ts
+ * clarifyingQuestion(['order_issue', 'shipping_issue']); // 'Could you tell me a little more? Is it about an order you placed, or about a delivery?'
+ * ```
+ */
+export function clarifyingQuestion(flows: readonly string[]): string {
+  const topics = flows.slice(0, 2).map((flow) => FLOW_TOPICS[flow] ?? flow.replace(/_/g, ' '));
+  return topics.length < 2 ? 'Could you tell me a little more about what you need?' : `Could you tell me a little more? Is it about ${topics[0]}, or about ${topics[1]}?`;
+}
 
 /**
  * The flow a router named in a handoff reason (`"flow order_issue, …"`), or `undefined`.
@@ -28,7 +57,7 @@ export const HOW_CAN_I_HELP = 'Hello, thank you for contacting AcmeCorp! How can
  * @returns the first of `flows` the reason names as a whole word
  * @example
  * ```ts
- * flowInReason('flow order_issue, 0.71 of the vote', ontology.flows); // 'order_issue'
+ * flowInReason('flow order_issue, confidence 0.71', ontology.flows); // 'order_issue'
  * ```
  */
 export function flowInReason(reason: string | undefined, flows: readonly string[]): string | undefined {
@@ -38,10 +67,12 @@ export function flowInReason(reason: string | undefined, flows: readonly string[
 
 /**
  * The triage coordinator's offline model: a deterministic router learned from data. It classifies
- * everything the customer said so far with a nearest-neighbour classifier and answers with a
- * `handoff_to_<specialist>` tool call whose reason names the flow (`flow order_issue, 0.71 of the
- * vote`). When the customer has only greeted, it calls `request_user_input` asking how it can help
- * and routes on the accumulated text. Once a specialist has spoken, it hands back to that
+ * everything the customer said so far (the opening turns together) with a calibrated naive Bayes
+ * classifier and answers with a `handoff_to_<specialist>` tool call whose reason names the flow
+ * (`flow order_issue, confidence 0.71`). Like a human agent it waits for the intent: when the
+ * customer has only greeted, or its confidence is below `minConfidence`, it asks one short question
+ * with `request_user_input` (the customer's next message answers it) and then routes on all their
+ * words; it never asks twice in a row. Once a specialist has spoken, it hands back to that
  * specialist. It reads nothing but the request's messages, so replays are deterministic.
  *
  * @example
@@ -51,11 +82,16 @@ export function flowInReason(reason: string | undefined, flows: readonly string[
  * ```
  */
 export class AbcdRouterModel implements ModelClient {
-  readonly model = 'abcd-router-knn';
+  readonly model = 'abcd-router-nb';
   readonly #options: AbcdRouterModelOptions;
 
   constructor(options: AbcdRouterModelOptions) {
     this.#options = options;
+  }
+
+  /** The flow classifier it routes with. */
+  get classifier(): NaiveBayesClassifier {
+    return this.#options.classifier;
   }
 
   /** Streams the router's decision ({@link decide}) the way a real model streams its answer. */
@@ -73,18 +109,23 @@ export class AbcdRouterModel implements ModelClient {
     if (current !== undefined && offered.has(`handoff_to_${current}`)) {
       return { type: 'tool', id, name: `handoff_to_${current}`, args: { reason: `continuing with ${current}` } };
     }
+    // The opening turns together: everything the customer said so far.
     const result = this.#options.classifier.classify(view.customerTexts.join('\n'));
-    const asked = view.calls.filter((call) => call.agent === self && call.name === REQUEST_USER_INPUT).length;
-    if (result === undefined) {
-      if (offered.has(REQUEST_USER_INPUT) && asked < (this.#options.maxQuestions ?? 3)) {
-        return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: HOW_CAN_I_HELP } };
-      }
-      return { type: 'text', text: 'Could you tell me a little more about what you need help with?' };
+    const mine = view.calls.filter((call) => call.agent === self);
+    // Never two questions in a row: right after the customer answered one, triage routes on its best guess.
+    const justAsked = mine.at(-1)?.name === REQUEST_USER_INPUT;
+    const unsure = result === undefined || result.confidence < (this.#options.minConfidence ?? 0.5);
+    if (unsure && !justAsked && offered.has(REQUEST_USER_INPUT)) {
+      // Two likely topics: ask which; no intent, or no topic stands out: ask how it can help.
+      const [a, b] = result?.probabilities ?? [];
+      const prompt = a !== undefined && b !== undefined && a.probability + b.probability >= 0.6 ? clarifyingQuestion([a.label, b.label]) : HOW_CAN_I_HELP;
+      return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt } };
     }
+    if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
     const target = this.#options.specialistFor(result.label);
     if (target === undefined || !offered.has(`handoff_to_${target}`)) {
       return { type: 'text', text: `I understand this is about ${result.label.replace(/_/g, ' ')}, but no colleague of mine handles that here.` };
     }
-    return { type: 'tool', id, name: `handoff_to_${target}`, args: { reason: `flow ${result.label}, ${result.confidence.toFixed(2)} of the vote` } };
+    return { type: 'tool', id, name: `handoff_to_${target}`, args: { reason: `flow ${result.label}, confidence ${result.confidence.toFixed(2)}` } };
   }
 }

@@ -150,9 +150,11 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
     return { log: `Membership level of ${level} has been noted.` };
   },
   'make-purchase': (args, world, context) => {
-    const customer = pulledUp(world, context);
+    // A purchase on the customer's behalf; troubleshooting places it without pulling up the account first.
+    const name = desk(context).customerName;
+    const customer = name === undefined ? undefined : world.findCustomer({ customer_name: name });
     const product = args.product ?? 'the item';
-    customer.orders.push({ orderId: code(context, `order${customer.orders.length}`, 10).replace(/[a-f]/g, '7'), product, amount: 0, refunded: 0, shippingStatus: 'order received', paymentMethod: 'credit card', changes: [] });
+    customer?.orders.push({ orderId: code(context, `order${customer.orders.length}`, 10).replace(/[a-f]/g, '7'), product, amount: 0, refunded: 0, shippingStatus: 'order received', paymentMethod: 'credit card', changes: [] });
     return { log: `A purchase of ${product} was made.` };
   },
   'notify-team': (args) => ({ log: `The ${args.company_team ?? 'manager'} has been notified.` }),

@@ -99,6 +99,7 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
       if (text === '/quit') break;
       const question = session.pendingRequests.find((r) => r.type === 'user_input');
       await play(question === undefined ? session.send(text) : session.respond(question.id, text));
+      if ((session.info as { status: string }).status === 'closed') break; // a specialist closed the resolved conversation (end_conversation)
     }
   } finally {
     rl.close();

@@ -27,6 +27,8 @@ export interface ConversationView {
   speakers: string[];
   /** For each agent that wrote, how many of `customerTexts` came before its first message. */
   heardBefore: Map<string, number>;
+  /** For each agent that replied to the customer in text, how many of `customerTexts` came before its last such reply. */
+  repliedAt: Map<string, number>;
   /** The last message of the input. */
   last: ModelMessage | undefined;
   /** A stable digest of the input, for deterministic tool call ids. */
@@ -80,6 +82,7 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
   const slots: SlotValues = {};
   const speakers: string[] = [];
   const heardBefore = new Map<string, number>();
+  const repliedAt = new Map<string, number>();
   const hear = (text: string, asked: readonly string[]) => {
     customerTexts.push(text);
     for (const [slot, value] of Object.entries(extractSlots(text, asked))) if (value !== undefined) slots[slot] = value;
@@ -93,6 +96,7 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
         const at = speakers.indexOf(agent);
         if (at >= 0) speakers.splice(at, 1);
         speakers.push(agent);
+        if ((message.toolCalls ?? []).length === 0 && message.content.trim() !== '') repliedAt.set(agent, customerTexts.length);
       }
       for (const call of message.toolCalls ?? []) {
         const viewed: ViewedCall = { id: call.id, name: call.name, agent, args: parseArgs(call.arguments), result: undefined, failed: false };
@@ -111,5 +115,5 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
     .update(JSON.stringify(messages.map((m) => [m.role, m.agent ?? '', m.content, m.toolCallId ?? '', (m.toolCalls ?? []).map((c) => c.id)])))
     .digest('hex')
     .slice(0, 16);
-  return { customerTexts, slots, calls, speakers, heardBefore, last: messages.at(-1), digest };
+  return { customerTexts, slots, calls, speakers, heardBefore, repliedAt, last: messages.at(-1), digest };
 }

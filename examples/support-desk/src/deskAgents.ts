@@ -1,4 +1,5 @@
 import { type Agent, agent, type ModelClient } from '@baton/core';
+import { endConversationTool } from '@baton/memory';
 import { createActionTools } from './actionTools.js';
 import type { Ontology } from './ontology.js';
 import { SPECIALISTS, TRIAGE } from './specialists.js';
@@ -40,7 +41,8 @@ function specialistInstructions(name: string, flows: readonly string[], ontology
     `You are the ${name} specialist of AcmeCorp's customer support desk (a clothing store), covering ${flows.join(' and ')}.`,
     "Work through the company's guideline for the customer's case, calling the console actions in order.",
     'Ask the customer for any detail an action needs (full name or account ID, order ID, username, email, amount) with request_user_input, one question at a time.',
-    'When you are done, tell the customer what you did in one or two sentences and ask whether there is anything else.',
+    'When you are done, tell the customer what you did in one or two sentences, name the case as "case <subflow>" (e.g. "case refund_initiate"), and ask whether there is anything else.',
+    'When the customer then says goodbye or that is all, call end_conversation with the reason "case <subflow>: resolved".',
     `Guidelines (case: actions in order):\n${steps}`,
   ].join('\n');
 }
@@ -48,7 +50,7 @@ function specialistInstructions(name: string, flows: readonly string[], ontology
 /**
  * Builds the desk's agents: `triage` (the coordinator, no tools of its own: the runtime offers it the
  * handoffs and `request_user_input`) and the six specialists, each holding the console actions its
- * flows use (tools built from ontology.json). The same definitions run offline or on OpenAI: only
+ * flows use (tools built from ontology.json) and `end_conversation` to close a resolved conversation. The same definitions run offline or on OpenAI: only
  * `models` differ.
  *
  * @param worlds where the tools find each session's customers and orders
@@ -71,7 +73,7 @@ export function createDeskAgents(ontology: Ontology, models: DeskModels, worlds:
       name: spec.name,
       description: spec.description,
       instructions: specialistInstructions(spec.name, spec.flows, ontology),
-      tools: [...actions].sort().map((action) => tools.get(action)!),
+      tools: [...[...actions].sort().map((action) => tools.get(action)!), endConversationTool],
       model: models.specialist(spec.name),
       maxSteps: 24,
     });

@@ -1,13 +1,13 @@
 import type { AISDKModelOptions } from '@baton/ai-sdk';
 import { ConfigurationError, type ModelClient } from '@baton/core';
 import type { LanguageModel } from 'ai';
-import { type AbcdConversation, openingText } from './abcdData.js';
+import { type AbcdConversation, customerMessages, openingText } from './abcdData.js';
 import { AbcdPolicyModel } from './abcdPolicyModel.js';
 import { AbcdRouterModel } from './abcdRouterModel.js';
 import type { DeskModels } from './deskAgents.js';
 import type { Ontology } from './ontology.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
-import { NearestNeighbourClassifier } from './textClassifier.js';
+import { NaiveBayesClassifier } from './textClassifier.js';
 
 /**
  * The offline models, learned from `training` conversations only: the router (flows) and, per
@@ -20,13 +20,23 @@ import { NearestNeighbourClassifier } from './textClassifier.js';
  * ```
  */
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
-  const examples = (label: (c: AbcdConversation) => string) => training.map((c) => ({ id: c.id, text: openingText(c), label: label(c) }));
-  const router = new AbcdRouterModel({ classifier: new NearestNeighbourClassifier(examples((c) => c.flow)), specialistFor: specialistForFlow });
-  const bySubflow = examples((c) => c.subflow);
+  // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
+  const router = new AbcdRouterModel({
+    classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))),
+    specialistFor: specialistForFlow,
+  });
+  // Besides the conversations, each case's name in words, its flow's and its own ("account access
+  // recover username"), three times: what the knowledge base calls it, so a case with few
+  // conversations is still recognised.
+  const names = Object.entries(ontology.subflows).flatMap(([flow, subflows]) =>
+    subflows.flatMap((subflow) => [0, 1, 2].map((i) => ({ id: `name-${subflow}-${i}`, text: `${flow} ${subflow}`.replace(/_/g, ' '), label: subflow }))),
+  );
+  const bySubflow = [...training.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.subflow })), ...names];
   const policies = new Map(
     SPECIALISTS.map((spec) => {
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
-      const classifier = new NearestNeighbourClassifier(bySubflow, { labels: subflows });
+      // The case's confidence is not acted on, so its classifier needs no calibration (and trains faster).
+      const classifier = new NaiveBayesClassifier(bySubflow, { labels: subflows, calibrationFolds: 0 });
       return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology })] as const;
     }),
   );

@@ -60,7 +60,7 @@ async function runData(options: ReplayCommandOptions): Promise<RunData> {
 
 /**
  * The `replay` command: finds and loads the conversations, prints a first line naming them
- * (`Data: demo conversations (80, examples/support-desk/conversations/demo.jsonl)`; on stderr with
+ * (`Data: demo conversations (82, examples/support-desk/conversations/demo.jsonl)`; on stderr with
  * `json`), replays them with a progress bar on stderr, and prints the report (text, or JSON with
  * `json`). When a conversation failed, the first failure is printed on stderr above the report.
  *

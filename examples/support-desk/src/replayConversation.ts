@@ -34,6 +34,10 @@ export interface ReplayCounts {
   toolErrors: number;
   /** Customer messages that answered a pending `user_input` request. */
   answers: number;
+  /** Questions triage asked before it routed (`request_user_input` by the coordinator). */
+  clarifyingQuestions: number;
+  /** Tokens the models reported (`turn.completed` usage; 0 for the offline models, which call no provider). */
+  tokens: number;
   restarts: number;
 }
 
@@ -46,6 +50,14 @@ export interface ConversationOutcome extends ReplayCounts {
   routedTo: string | null;
   /** The flow named in that handoff's reason (`null`: none). */
   predictedFlow: string | null;
+  /** The confidence triage gave in that handoff's reason (`confidence 0.93`; `null`: none given). */
+  routingConfidence: number | null;
+  /** The last case a specialist named (`case <subflow>` in a reply or an `end_conversation` reason; `null`: none). */
+  predictedSubflow: string | null;
+  /** The console actions the specialists ran successfully, in order. */
+  actions: string[];
+  /** Whether a specialist closed the session with `end_conversation` (the rest of the customer's messages, if any, were not sent). */
+  closedByDesk: boolean;
   /** Wall time of all `send`/`respond` calls, in milliseconds. */
   wallMs: number;
   /** Part of `wallMs` spent inside model calls. */
@@ -61,6 +73,8 @@ export interface ReplayConversationOptions {
   clock: ModelClock;
   /** The flows a handoff reason may name. */
   flows: readonly string[];
+  /** The subflows a specialist's case may name (default: none are recognised). */
+  subflows?: readonly string[];
   /** Rebuild the workflow and session from the store before every N-th customer message (0: never). */
   restartEvery?: number;
   /** Decides approval requests (default: approve). */
@@ -88,8 +102,15 @@ export interface ReplayConversationOptions {
  */
 export async function replayConversation(conversation: AbcdConversation, options: ReplayConversationOptions): Promise<ConversationOutcome> {
   const id = options.sessionId ?? sessionIdFor(conversation.id);
-  const counts: ReplayCounts = { turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0, toolCalls: 0, toolErrors: 0, answers: 0, restarts: 0 };
-  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, wallMs: 0, modelMs: 0 };
+  const counts: ReplayCounts = {
+    turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0,
+    toolCalls: 0, toolErrors: 0, answers: 0, clarifyingQuestions: 0, tokens: 0, restarts: 0,
+  };
+  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, routingConfidence: null as number | null, predictedSubflow: null as string | null, actions: [] as string[], closedByDesk: false, wallMs: 0, modelMs: 0 };
+  const nameCase = (text: string | undefined) => {
+    const named = caseInText(text, options.subflows ?? []);
+    if (named !== undefined) outcome.predictedSubflow = named;
+  };
   const decide = options.decide ?? (() => ({ approved: true }) as const);
 
   const run = async (events: AsyncIterable<BatonEvent>) => {
@@ -104,11 +125,27 @@ export async function replayConversation(conversation: AbcdConversation, options
           if (outcome.routedTo === null && event.from === TRIAGE) {
             outcome.routedTo = event.to;
             outcome.predictedFlow = flowInReason(event.reason, options.flows) ?? null;
+            const confidence = /\bconfidence (\d(?:\.\d+)?)/.exec(event.reason ?? '')?.[1];
+            outcome.routingConfidence = confidence === undefined ? null : Number(confidence);
           }
           break;
         case 'request':
-          if (event.request.type === 'user_input') counts.userInputRequests += 1;
-          else counts.approvalRequests += 1;
+          if (event.request.type === 'user_input') {
+            counts.userInputRequests += 1;
+            if (event.request.agent === TRIAGE) counts.clarifyingQuestions += 1;
+          } else counts.approvalRequests += 1;
+          break;
+        case 'message':
+          if (event.message.role === 'assistant' && event.message.agent !== TRIAGE) {
+            nameCase(event.message.content);
+            for (const call of event.message.toolCalls ?? []) if (call.name === 'end_conversation') nameCase(call.arguments);
+          }
+          break;
+        case 'turn.completed':
+          counts.tokens += event.usage.totalTokens;
+          break;
+        case 'session.closed':
+          outcome.closedByDesk = true;
           break;
         case 'checkpoint':
           counts.checkpoints += 1;
@@ -116,6 +153,7 @@ export async function replayConversation(conversation: AbcdConversation, options
         case 'tool.result':
           counts.toolCalls += 1;
           if (event.isError) counts.toolErrors += 1;
+          else if (event.agent !== TRIAGE && !NOT_ACTIONS.has(event.toolName) && !event.toolName.startsWith('handoff_to_')) outcome.actions.push(event.toolName);
           break;
       }
     }
@@ -138,6 +176,7 @@ export async function replayConversation(conversation: AbcdConversation, options
   let failure: string | null = null;
   try {
     for (const [index, text] of customerMessages(conversation).entries()) {
+      if (outcome.closedByDesk) break;
       if (options.restartEvery && index > 0 && index % options.restartEvery === 0) {
         session = await options.open({ id, userId: userOf(conversation), fresh: true });
         counts.restarts += 1;
@@ -155,8 +194,40 @@ export async function replayConversation(conversation: AbcdConversation, options
     // A failed turn (e.g. a model provider's error after retries) ends this conversation, not the replay.
     failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   }
-  await session.close({ reason: failure === null ? 'replay: the customer has no more messages' : 'replay: a turn failed' });
+  if (!outcome.closedByDesk) await session.close({ reason: failure === null ? 'replay: the customer has no more messages' : 'replay: a turn failed' });
   return { id: conversation.id, flow: conversation.flow, subflow: conversation.subflow, ...counts, ...outcome, failure };
+}
+
+/** Tool calls that are no console action. */
+const NOT_ACTIONS = new Set(['request_user_input', 'end_conversation']);
+
+/**
+ * The subflow a specialist named as its case in a text (`case refund_initiate`), or `undefined`.
+ *
+ * @param subflows the subflows it may name
+ * @example
+ * ```ts
+ * caseInText('I have refunded $40. (case refund_initiate)', ontologySubflows); // 'refund_initiate'
+ * ```
+ */
+export function caseInText(text: string | undefined, subflows: readonly string[]): string | undefined {
+  const named = text === undefined ? undefined : /\bcase ([a-z0-9_]+)/.exec(text)?.[1];
+  return named !== undefined && subflows.includes(named) ? named : undefined;
+}
+
+/**
+ * Whether a conversation's expected action sequence (kb.json's, for its true subflow) ran in order:
+ * the sequence is a subsequence of the actions run (other actions may come between).
+ *
+ * @example
+ * ```ts
+ * ranInOrder(['pull-up-account', 'verify-identity'], ['pull-up-account', 'ask-the-oracle', 'verify-identity']); // true
+ * ```
+ */
+export function ranInOrder(expected: readonly string[], actions: readonly string[]): boolean {
+  let next = 0;
+  for (const action of actions) if (action === expected[next]) next += 1;
+  return expected.length > 0 && next === expected.length;
 }
 
 /**

@@ -7,11 +7,15 @@ export interface RoutedConversation {
   predictedFlow: string | null;
 }
 
-/** Correct out of total, and their ratio (0 when total is 0). */
+/** Correct out of total, their ratio (0 when total is 0), and its 95% Wilson score interval. */
 export interface Accuracy {
   correct: number;
   total: number;
   accuracy: number;
+  /** Lower end of the 95% Wilson score interval (0–1). */
+  low: number;
+  /** Upper end of the 95% Wilson score interval (0–1). */
+  high: number;
 }
 
 /** Routing figures of a replay. */
@@ -28,8 +32,25 @@ export interface RoutingReport {
   columns: string[];
 }
 
-function accuracy(correct: number, total: number): Accuracy {
-  return { correct, total, accuracy: total === 0 ? 0 : correct / total };
+/**
+ * An accuracy with its 95% confidence interval by Wilson's score method (E. B. Wilson, "Probable
+ * inference, the law of succession, and statistical inference", JASA 1927), which stays inside 0–1
+ * and behaves at 0 and 100%.
+ *
+ * @param correct how many were right
+ * @param total out of how many (an empty total gives accuracy 0 and the interval 0–1)
+ * @example
+ * ```ts
+ * accuracy(70, 80); // { correct: 70, total: 80, accuracy: 0.875, low: 0.785…, high: 0.931… }
+ * ```
+ */
+export function accuracy(correct: number, total: number): Accuracy {
+  if (total === 0) return { correct, total, accuracy: 0, low: 0, high: 1 };
+  const z = 1.959964;
+  const p = correct / total;
+  const centre = (p + (z * z) / (2 * total)) / (1 + (z * z) / total);
+  const half = (z / (1 + (z * z) / total)) * Math.sqrt((p * (1 - p)) / total + (z * z) / (4 * total * total));
+  return { correct, total, accuracy: p, low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
 /**
@@ -78,6 +99,14 @@ export function computeRouting(
 const percent = (a: Accuracy) => `${(a.accuracy * 100).toFixed(1)}%`;
 
 /**
+ * An accuracy as the report prints it: `87.5% (70/80; 95% CI 78.5–93.1%)`.
+ * @param a from {@link accuracy}
+ */
+export function formatAccuracy(a: Accuracy): string {
+  return `${percent(a)} (${a.correct}/${a.total}; 95% CI ${(a.low * 100).toFixed(1)}–${(a.high * 100).toFixed(1)}%)`;
+}
+
+/**
  * Formats the routing figures as a text table: overall accuracy, then one row per flow that has
  * conversations, with its accuracies and its confusion counts by specialist.
  * @param report from {@link computeRouting}
@@ -93,8 +122,8 @@ export function formatRouting(report: RoutingReport): string {
     return `${row.flow.padEnd(width)}  ${cell(String(row.specialist.total), 4)}  ${cell(percent(row.specialist), 7)}  ${cell(percent(row.namedFlow), 7)}  ${counts}`;
   });
   return [
-    `Routing accuracy (right specialist): ${percent(report.specialist)} (${report.specialist.correct}/${report.specialist.total})`,
-    `Flow accuracy (triage named the flow): ${percent(report.flow)} (${report.flow.correct}/${report.flow.total})`,
+    `Routing accuracy (right specialist): ${formatAccuracy(report.specialist)}`,
+    `Flow accuracy (triage named the flow): ${formatAccuracy(report.flow)}`,
     '',
     'Per flow: n, routed to the right specialist, flow named right; then counts by the specialist routed to (confusion)',
     header,

@@ -64,11 +64,14 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const heldOut = options.evaluation === 'held-out';
   const training = options.training ?? conversations;
   const agentsByFold = new Map<number, DeskAgents>();
+  const trainingMs: number[] = [];
   const agentsFor = (conversation: AbcdConversation): DeskAgents => {
     const fold = options.models === undefined && !heldOut ? foldOf(conversation.id) : -1;
     let agents = agentsByFold.get(fold);
     if (agents === undefined) {
+      const trainingStarted = performance.now();
       const models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
+      if (options.models === undefined) trainingMs.push(performance.now() - trainingStarted);
       agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(model, clock)), worlds);
       agentsByFold.set(fold, agents);
     }
@@ -87,6 +90,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     const outcome = await replayConversation(conversation, {
       clock,
       flows: ontology.flows,
+      subflows: Object.values(ontology.subflows).flat(),
       restartEvery: options.restartEvery ?? 0,
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
       decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
@@ -111,9 +115,11 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     ontology,
     evaluation: describeEvaluation(options, training),
     store: `${deskStore.kind} (${deskStore.location})`,
-    models: options.models === undefined ? 'offline (abcd-router-knn, abcd-policy-kb)' : options.models.triage.model,
+    models: options.models === undefined ? 'offline (abcd-router-nb, abcd-policy-kb)' : options.models.triage.model,
     storeBytes,
     wallMs: performance.now() - started,
+    trainingMs,
+    trainingConversations: training.length,
     ...extra,
   });
 }

@@ -6,7 +6,27 @@ import type { SlotValues } from './slotExtraction.js';
 export type PolicyDecision =
   | { type: 'call'; name: string; args: Record<string, string> }
   | { type: 'ask'; prompt: string }
-  | { type: 'reply'; text: string };
+  | { type: 'reply'; text: string }
+  | { type: 'end'; reason: string };
+
+/** The phrase a specialist names its case with (`case refund_initiate`), in its replies and its `end_conversation` reason. */
+export function caseLabel(subflow: string): string {
+  return `case ${subflow}`;
+}
+
+const CLOSING = /\b(thanks?|thank you|thx|ty|bye|goodbye|that'?s (all|it)|that is (all|it)|nothing else|no more|have a (good|great|nice))\b/i;
+
+/**
+ * Whether a customer's message closes the conversation ("Thanks, that's all!", "bye"), not a new question.
+ * @example
+ * ```ts
+ * isClosing('No, that is all. Thank you!'); // true
+ * isClosing('Thanks! Can you also change my address?'); // false
+ * ```
+ */
+export function isClosing(text: string): boolean {
+  return CLOSING.test(text) && !text.includes('?');
+}
 
 /** What the policy knows about the case: who it is, the recognised subflow, its flow, its action sequence (kb.json). */
 export interface PolicyCase {
@@ -21,6 +41,8 @@ export interface PolicyCase {
 /** How often an action is attempted, and how often its missing slots are asked for, before the policy moves on. */
 const MAX_ATTEMPTS = 2;
 const MAX_QUESTIONS = 2;
+/** Pulling up the account comes first in every guideline that has it ("All chats in this flow start by asking … [Pull up Account]"): asked for longer. */
+const MAX_ACCOUNT_QUESTIONS = 4;
 
 const TEAM_BY_FLOW: Record<string, string> = { troubleshoot_site: 'website team', purchase_dispute: 'purchasing department' };
 
@@ -124,7 +146,7 @@ const FAILED_PHRASES: Record<string, string> = {
   'update-account': 'the change to your account',
 };
 
-function finalReply(mine: readonly ViewedCall[]): string {
+function finalReply(mine: readonly ViewedCall[], subflow: string): string {
   const done: string[] = [];
   const failed: string[] = [];
   for (const call of mine) {
@@ -144,14 +166,16 @@ function finalReply(mine: readonly ViewedCall[]): string {
   }
   const did = done.length > 0 ? `I have ${list(done)}.` : 'I have looked into it.';
   const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)].map((name) => FAILED_PHRASES[name] ?? name.replace(/-/g, ' ')))}.` : '';
-  return `${did}${couldNot} Is there anything else I can help you with?`;
+  return `${did}${couldNot} (${caseLabel(subflow)}) Is there anything else I can help you with?`;
 }
 
 /**
  * Decides a specialist's next step by walking kb.json's action sequence for the recognised subflow:
  * the first action not yet done runs when the customer gave its slots, otherwise the customer is
- * asked for them (`request_user_input`); an action that failed twice, or whose slots were asked for
- * twice in vain, is given up; when the sequence is through, the specialist replies.
+ * asked for them (`request_user_input`); an action whose slots were asked for twice in vain is tried
+ * once with what the customer gave; an action that failed twice (or once, so tried) is given up; when the sequence is through, the specialist replies saying what it did
+ * and naming the case ({@link caseLabel}); when the customer then closes ({@link isClosing}), it ends
+ * the conversation (`end_conversation`).
  *
  * @returns the decision; it depends only on `view` and `policy`, so replays are deterministic
  */
@@ -173,13 +197,19 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
       const lastAttempt = attempts.at(-1);
       const askedSinceFailure = lastAttempt !== undefined && mine.slice(mine.indexOf(lastAttempt) + 1).some((call) => isQuestionAbout(call, action));
       const mustAsk = needs.missing || (lastAttempt !== undefined && !askedSinceFailure);
-      if (mustAsk && asked < MAX_QUESTIONS) return { type: 'ask', prompt: needs.prompt };
-      if (needs.missing) continue;
+      if (mustAsk && asked < (action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS)) return { type: 'ask', prompt: needs.prompt };
+      // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
+      if (needs.missing && attempts.length > 0) continue;
     }
     return { type: 'call', name: action, args: argumentsFor(action, policy, slots) };
   }
-  if (view.last?.role === 'user' && mine.length > 0) return { type: 'reply', text: 'You are welcome! Is there anything else I can help you with?' };
-  return { type: 'reply', text: finalReply(mine) };
+  // The job is done and said: when the customer's next words close the conversation, the specialist closes it.
+  const replied = view.repliedAt.get(policy.agent);
+  if (replied !== undefined && replied < view.customerTexts.length) {
+    if (isClosing(view.customerTexts.at(-1) ?? '')) return { type: 'end', reason: `${caseLabel(policy.subflow)}: resolved, the customer said goodbye` };
+    return { type: 'reply', text: `You are welcome! Is there anything else I can help you with? (${caseLabel(policy.subflow)})` };
+  }
+  return { type: 'reply', text: finalReply(mine, policy.subflow) };
 }
 
 /** The action a question of this policy was about: each action's question starts its own way. */

@@ -1,4 +1,7 @@
-import MiniSearch from 'minisearch';
+import { InvalidInputError } from '@baton/core';
+import { stemmer } from 'stemmer';
+import createNaiveBayes from 'wink-naive-bayes-text-classifier';
+import Tokenizer from 'wink-tokenizer';
 
 /** A training example: a text and its label (a flow, a subflow). */
 export interface LabelledText {
@@ -7,19 +10,20 @@ export interface LabelledText {
   label: string;
 }
 
-/** A classification: the winning label, its vote share (0–1), and the ids of the neighbours that voted. */
+/** A classification: the winning label, its calibrated probability (0–1), and every label's probability, best first. */
 export interface Classification {
   label: string;
+  /** The calibrated probability of `label`: among texts classified with confidence ≈ p, about p are right. */
   confidence: number;
-  neighbours: string[];
+  probabilities: Array<{ label: string; probability: number }>;
 }
 
-/** Options of {@link NearestNeighbourClassifier}. */
-export interface NearestNeighbourOptions {
-  /** How many nearest neighbours vote (default 9). */
-  k?: number;
-  /** Only these labels may win (default: all). */
+/** Options of {@link NaiveBayesClassifier}. */
+export interface NaiveBayesOptions {
+  /** Only these labels are learned (default: all). */
   labels?: readonly string[];
+  /** Folds of the internal cross-validation the calibration is fitted on (default 3; 0 or 1: no calibration, temperature 1). */
+  calibrationFolds?: number;
 }
 
 // Words that say nothing about what a customer needs: greetings, politeness, function words.
@@ -28,80 +32,179 @@ const STOP_WORDS = new Set(
     'a about am an and any are as at be been but by can could did do does doing for from get got had has have hello help hey hi ' +
     'how i if im in is it its just let me morning my need no not of oh ok okay on or please question quick so some ' +
     'thank thanks that the there this to today too um up us want was we well what when where which who why will with would ' +
-    'yes you your afternoon evening good day dear sir madam hope hiya greetings wondering wonder could like'
+    'yes you your afternoon evening good day dear sir madam hope hiya greetings wondering wonder like there hii hiii hellooo'
   ).split(' '),
 );
 
+const tokenizer = new Tokenizer();
+
 /**
- * The words of `text` a classifier looks at: lowercased, without greetings and function words.
- * @returns the remaining terms, in order
+ * The features a classifier sees in a text: the stemmed content words (wink-tokenizer's word tokens,
+ * lowercased, Porter-stemmed; greetings and function words dropped) and every pair of adjacent words
+ * (`charg_twice`), so that "charged twice" counts apart from "charged" and "twice".
+ *
+ * @returns the features, in order; `[]` for a text without a content word (a bare greeting)
  * @example
  * ```ts
- * contentTerms('Hi, I forgot my password!'); // ['forgot', 'password']
+ * textFeatures('Hi, I forgot my password!'); // ['forgot', 'password', 'i_forgot', 'forgot_my', 'my_password']
  * ```
  */
-export function contentTerms(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9$]+/g) ?? []).filter((term) => term.length > 1 && !STOP_WORDS.has(term));
+export function textFeatures(text: string): string[] {
+  const words = tokenizer
+    .tokenize(text.toLowerCase())
+    .filter((token) => token.tag === 'word')
+    .map((token) => token.value);
+  const content = words.filter((word) => word.length > 1 && !STOP_WORDS.has(word));
+  if (content.length === 0) return [];
+  const features = content.map((word) => stemmer(word));
+  for (let i = 0; i + 1 < words.length; i += 1) {
+    if (STOP_WORDS.has(words[i]!) && STOP_WORDS.has(words[i + 1]!)) continue;
+    features.push(`${stemmer(words[i]!)}_${stemmer(words[i + 1]!)}`);
+  }
+  return features;
+}
+
+/** Whether a text says anything a classifier can use (a content word), unlike "hi" or "hello there". */
+export function hasContent(text: string): boolean {
+  return textFeatures(text).length > 0;
+}
+
+type WinkModel = ReturnType<typeof createNaiveBayes>;
+
+/** A training text as features (computed once: wink would otherwise prepare the text again for every label). */
+interface Featured {
+  features: string[];
+  label: string;
+}
+
+function trainModel(examples: readonly Featured[]): WinkModel {
+  const model = createNaiveBayes();
+  model.defineConfig({ considerOnlyPresence: true, smoothingFactor: 0.5 });
+  for (const example of examples) model.learn(example.features, example.label);
+  try {
+    model.consolidate();
+  } catch (error) {
+    // wink refuses fewer than 10 distinct features (and fewer than 2 labels, which the caller avoids).
+    const labels = new Set(examples.map((example) => example.label));
+    throw new InvalidInputError(
+      `Cannot train a text classifier on ${examples.length} texts with ${labels.size} label(s) (${[...labels].slice(0, 5).join(', ')}): ` +
+        'it needs at least 2 labels and 10 distinct words; give it more conversations.',
+      { cause: error },
+    );
+  }
+  return model;
+}
+
+/** Each label's log-odds (natural log) for a text's features, from wink's one-vs-rest odds (log base 2). */
+function logOdds(model: WinkModel, labels: readonly string[], features: string[]): number[] {
+  const odds = new Map(model.computeOdds(features) as Array<[string, number]>);
+  return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
+}
+
+function softmax(scores: readonly number[], temperature: number): number[] {
+  const scaled = scores.map((score) => score / temperature);
+  const top = Math.max(...scaled);
+  const exps = scaled.map((score) => Math.exp(score - top));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / sum);
 }
 
 /**
- * A nearest-neighbour text classifier over a maintained full-text index (MiniSearch, BM25 ranking
- * with fuzzy matching for typos): the `k` best-ranked training texts vote for their labels, each
- * with its BM25 score. Deterministic: ties go to the label that sorts first.
+ * Fits the temperature of temperature scaling (Guo et al., "On Calibration of Modern Neural
+ * Networks", ICML 2017): the T that minimises the negative log-likelihood of the true labels under
+ * softmax(scores / T), searched on a log-spaced grid from 1/16 to 64.
+ */
+function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number }>): number {
+  let best = { temperature: 1, loss: Number.POSITIVE_INFINITY };
+  for (let step = -16; step <= 24; step += 1) {
+    const temperature = 2 ** (step / 4);
+    let loss = 0;
+    for (const { scores, truth } of scored) loss -= Math.log(Math.max(1e-12, softmax(scores, temperature)[truth]!));
+    if (loss < best.loss) best = { temperature, loss };
+  }
+  return best.temperature;
+}
+
+/**
+ * A text classifier: a multinomial naive Bayes model (winkjs's `wink-naive-bayes-text-classifier`,
+ * binarized, additive smoothing 0.5) over {@link textFeatures}, whose per-label log-odds are turned
+ * into probabilities by temperature scaling fitted on an internal cross-validation of the training
+ * texts, so that a confidence of 0.6 is right about 60% of the time. Deterministic: folds are by
+ * position in `examples`, ties go to the label that sorts first.
  *
  * @example
  * ```ts
- * const router = new NearestNeighbourClassifier([
+ * const router = new NaiveBayesClassifier([
  *   { id: 'a', text: 'I forgot my password', label: 'account_access' },
  *   { id: 'b', text: 'Where is my package?', label: 'shipping_issue' },
  * ]);
  * router.classify('cannot remember my password')?.label; // 'account_access'
  * ```
  */
-export class NearestNeighbourClassifier {
-  readonly #index: MiniSearch<LabelledText>;
-  readonly #labels: Map<string, string>;
-  readonly #k: number;
-  readonly #allowed: ReadonlySet<string> | undefined;
+export class NaiveBayesClassifier {
+  /** `undefined` when fewer than two labels were learned (then the one label, if any, is always the answer). */
+  readonly #model: WinkModel | undefined;
+  readonly #labels: string[];
+  readonly #size: number;
+  /** The fitted temperature (1: uncalibrated). */
+  readonly temperature: number;
 
-  constructor(examples: readonly LabelledText[], options: NearestNeighbourOptions = {}) {
-    this.#k = options.k ?? 9;
-    this.#allowed = options.labels ? new Set(options.labels) : undefined;
-    this.#index = new MiniSearch<LabelledText>({
-      fields: ['text'],
-      idField: 'id',
-      tokenize: (text) => contentTerms(text),
-      processTerm: (term) => term,
-      searchOptions: { fuzzy: (term) => (term.length > 5 ? 0.2 : false), combineWith: 'OR' },
-    });
-    this.#labels = new Map();
-    const kept = examples.filter((example) => this.#allowed === undefined || this.#allowed.has(example.label));
-    for (const example of kept) this.#labels.set(example.id, example.label);
-    this.#index.addAll(kept);
+  /**
+   * Trains the model and fits its calibration.
+   * @param examples the training texts; texts without a content word are skipped
+   * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features (with one
+   *   label, that label is every answer; with none, there is no answer)
+   */
+  constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
+    const allowed = options.labels === undefined ? undefined : new Set(options.labels);
+    const kept = examples
+      .filter((example) => allowed === undefined || allowed.has(example.label))
+      .map((example) => ({ features: textFeatures(example.text), label: example.label }))
+      .filter((example) => example.features.length > 0);
+    this.#labels = [...new Set(kept.map((example) => example.label))].sort();
+    this.#size = kept.length;
+    this.#model = this.#labels.length < 2 ? undefined : trainModel(kept);
+    const folds = options.calibrationFolds ?? 3;
+    const scored: Array<{ scores: number[]; truth: number }> = [];
+    const stride = Math.max(1, Math.ceil(kept.length / 400));
+    for (let fold = 0; this.#model !== undefined && folds > 1 && fold < folds; fold += 1) {
+      const train = kept.filter((_, index) => index % folds !== fold);
+      if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
+      const model = trainModel(train);
+      for (const [index, example] of kept.entries()) {
+        // At most about 400 held-out texts are scored: enough to fit one number, and training stays fast.
+        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: logOdds(model, this.#labels, example.features), truth: this.#labels.indexOf(example.label) });
+      }
+    }
+    this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
   }
 
-  /** How many training texts it holds. */
+  /** How many training texts it learned from. */
   get size(): number {
-    return this.#index.documentCount;
+    return this.#size;
+  }
+
+  /** The labels it can give, sorted. */
+  get labels(): readonly string[] {
+    return this.#labels;
   }
 
   /**
    * Classifies a text.
-   * @returns the label the nearest neighbours vote for, or `undefined` when the text has no
-   *   content word any training text shares (a bare greeting)
+   * @returns the most probable label with its calibrated probability, or `undefined` when the text
+   *   has no content word the model knows (a bare greeting)
    */
   classify(text: string): Classification | undefined {
-    if (contentTerms(text).length === 0) return undefined;
-    const hits = this.#index.search(text).slice(0, this.#k);
-    if (hits.length === 0) return undefined;
-    const votes = new Map<string, number>();
-    let total = 0;
-    for (const hit of hits) {
-      const label = this.#labels.get(String(hit.id))!;
-      votes.set(label, (votes.get(label) ?? 0) + hit.score);
-      total += hit.score;
+    if (this.#model === undefined) {
+      const only = this.#labels[0];
+      return only === undefined || !hasContent(text) ? undefined : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
     }
-    const [label, score] = [...votes.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0]!;
-    return { label, confidence: total > 0 ? score / total : 0, neighbours: hits.map((hit) => String(hit.id)) };
+    const scores = logOdds(this.#model, this.#labels, textFeatures(text));
+    if (scores.every((score) => score === 0)) return undefined;
+    const probabilities = softmax(scores, this.temperature)
+      .map((probability, index) => ({ label: this.#labels[index]!, probability }))
+      .sort((a, b) => b.probability - a.probability || (a.label < b.label ? -1 : 1));
+    const best = probabilities[0]!;
+    return { label: best.label, confidence: best.probability, probabilities };
   }
 }

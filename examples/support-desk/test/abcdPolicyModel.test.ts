@@ -1,8 +1,8 @@
 import { collectModelResponse, type ModelMessage, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import type { AbcdPolicyModel } from '../src/abcdPolicyModel.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { createOfflineModels } from '../src/deskModels.js';
 import { loadOntology } from '../src/ontology.js';
 import { extractSlots } from '../src/slotExtraction.js';
@@ -44,13 +44,16 @@ describe('AbcdPolicyModel', () => {
     expect(fourth.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['validate-purchase', { username: 'joycew123', email: 'joycew123@email.com', order_id: '1234567890' }]]);
   });
 
-  it('gives up an action asked for twice in vain and moves on, then replies with what it did', async () => {
+  it('tries an action asked for in vain once with what it has (the account after four questions), gives it up when that fails, then replies with what it did', async () => {
     const history: ModelMessage[] = [{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }];
-    for (let i = 0; i < 2; i += 1) {
+    for (let i = 0; i < 4; i += 1) {
       const ask = await step(history);
       expect(ask.toolCalls[0]!.name).toBe('request_user_input');
       history.push(...call(ask.toolCalls[0]!, 'hmm'));
     }
+    const tried = await step(history);
+    expect(tried.toolCalls[0]!.name).toBe('pull-up-account');
+    history.push(...call(tried.toolCalls[0]!, 'Error: give customer_name or account_id.'));
     const next = await step(history);
     expect(next.toolCalls[0]!.name).not.toBe('pull-up-account');
     let response = next;

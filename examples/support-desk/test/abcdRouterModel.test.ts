@@ -1,21 +1,28 @@
-import { collectModelResponse, type ModelMessage, type ModelRequest } from '@baton/core';
+import { collectModelResponse, type ModelMessage, type ModelRequest, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations, openingText } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP } from '../src/abcdRouterModel.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { crossValidationFolds, foldOf } from '../src/folds.js';
 import { SPECIALISTS, specialistForFlow } from '../src/specialists.js';
-import { NearestNeighbourClassifier } from '../src/textClassifier.js';
+import { NaiveBayesClassifier } from '../src/textClassifier.js';
 
 let conversations: AbcdConversation[];
 let router: AbcdRouterModel;
 const tools = [...SPECIALISTS.map((s) => `handoff_to_${s.name}`), 'request_user_input'].map((name) => ({ name, description: name, parameters: {} }));
 const request = (messages: ModelMessage[]): ModelRequest => ({ messages: [{ role: 'system', content: 'Route.' }, ...messages], tools, agent: 'triage' });
+/** The customer's first message, triage's question about it, and the customer's answer. */
+const answered = (first: string, call: ToolCall, answer: string): ModelRequest =>
+  request([
+    { role: 'user', content: first },
+    { role: 'assistant', agent: 'triage', content: '', toolCalls: [call] },
+    { role: 'tool', toolCallId: call.id, toolName: 'request_user_input', content: answer },
+  ]);
 
 beforeAll(async () => {
   conversations = await loadConversations(DEMO_DATA_FILE);
   const training = conversations.filter((c) => foldOf(c.id) !== 0);
-  router = new AbcdRouterModel({ classifier: new NearestNeighbourClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))), specialistFor: specialistForFlow });
+  router = new AbcdRouterModel({ classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))), specialistFor: specialistForFlow });
 });
 
 describe('AbcdRouterModel', () => {
@@ -30,16 +37,18 @@ describe('AbcdRouterModel', () => {
     const greeting = await collectModelResponse(router.stream(request([{ role: 'user', content: 'Hi there!' }])));
     expect(greeting.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: HOW_CAN_I_HELP }]]);
     const call = greeting.toolCalls[0]!;
-    const answered = await collectModelResponse(
-      router.stream(
-        request([
-          { role: 'user', content: 'Hi there!' },
-          { role: 'assistant', agent: 'triage', content: '', toolCalls: [call] },
-          { role: 'tool', toolCallId: call.id, toolName: 'request_user_input', content: 'My package never arrived, where is my shipment?' },
-        ]),
-      ),
-    );
-    expect(answered.toolCalls[0]!.name).toBe('handoff_to_orders');
+    const routed = await collectModelResponse(router.stream(answered('Hi there!', call, 'My package never arrived, where is my shipment?')));
+    expect(routed.toolCalls[0]!.name).toBe('handoff_to_orders');
+  });
+
+  it('asks one clarifying question when unsure, and never a second one in a row', async () => {
+    const unsure = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, minConfidence: 1.01 });
+    const first = await collectModelResponse(unsure.stream(request([{ role: 'user', content: 'I have a problem with my order' }])));
+    expect(first.toolCalls[0]!.name).toBe('request_user_input');
+    const call = first.toolCalls[0]!;
+    const second = await collectModelResponse(unsure.stream(answered('I have a problem with my order', call, 'it is about that')));
+    // Even below its confidence threshold, right after an answer it routes on its best guess.
+    expect(second.toolCalls[0]!.name).toMatch(/^handoff_to_/);
   });
 
   it('hands back to the specialist already on the case', async () => {
@@ -73,7 +82,7 @@ describe('cross-validation folds', () => {
   it('route most held-out openings to the right specialist (learned from the other folds)', () => {
     let right = 0;
     for (const { train, test } of crossValidationFolds(conversations)) {
-      const classifier = new NearestNeighbourClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+      const classifier = new NaiveBayesClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
       for (const c of test) if (specialistForFlow(classifier.classify(openingText(c))?.label ?? '') === specialistForFlow(c.flow)) right += 1;
     }
     // Chance is about 1 in 6; a router that learned nothing would sit far below this.

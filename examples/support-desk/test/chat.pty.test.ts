@@ -58,7 +58,7 @@ describe('chat in a terminal', () => {
       child.kill('SIGKILL');
     }
     const lines = screen.text.split(/\r?\n|\r/).filter((line) => line.trim() !== '');
-    expect(lines[0]).toBe('Data: demo conversations (80, examples/support-desk/conversations/demo.jsonl), what the offline models learn from');
+    expect(lines[0]).toBe('Data: demo conversations (82, examples/support-desk/conversations/demo.jsonl), what the offline models learn from');
     // The typed line is on the screen once, after the prompt, and the desk's answer follows it.
     expect(lines.filter((line) => line.includes('I forgot my password'))).toEqual(['you> I forgot my password']);
     const typed = lines.indexOf('you> I forgot my password');

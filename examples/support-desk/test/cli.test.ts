@@ -32,9 +32,9 @@ afterAll(async () => {
 describe('support-desk CLI', () => {
   it('names its data on the first line, replays a sample stratified by flow into a FileStore and prints the report as JSON', async () => {
     const { stdout, stderr } = await cli(['replay', '--limit', '10', '--json', '--store-dir', join(dir, 'store')]);
-    expect(stderr.split('\n')[0]).toBe('Data: demo conversations (80, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
+    expect(stderr.split('\n')[0]).toBe('Data: demo conversations (82, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
     const report = JSON.parse(stdout);
-    expect(report.data).toBe('demo conversations (80, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
+    expect(report.data).toBe('demo conversations (82, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
     expect(report.counts.conversations).toBe(10);
     // One conversation of each of the ten flows, not the first ten lines (which are all account_access and manage_account).
     expect(report.routing.perFlow.map((row: { specialist: { total: number } }) => row.specialist.total)).toEqual(Array(10).fill(1));
@@ -47,9 +47,15 @@ describe('support-desk CLI', () => {
   it('prints the text report below the Data line', async () => {
     const { stdout } = await cli(['replay', '--limit', '3', '--no-progress', '--store-dir', ':memory:']);
     const lines = stdout.split('\n');
-    expect(lines[0]).toMatch(/^Data: demo conversations \(80, .*demo\.jsonl\), a sample of 3 stratified by flow$/);
+    expect(lines[0]).toMatch(/^Data: demo conversations \(82, .*demo\.jsonl\), a sample of 3 stratified by flow$/);
     expect(lines[1]).toMatch(/^Support desk replay: 3 conversations/);
     expect(stdout).toContain('Routing accuracy (right specialist):');
+    for (const figure of ['Flow accuracy (triage named the flow)', 'Subflow accuracy (the case a specialist named)', 'Expected action sequence ran in order']) {
+      expect(stdout).toMatch(new RegExp(`${figure.replace(/[()]/g, '\\$&')}[^\\n]*: \\d+\\.\\d% \\(\\d+/3; 95% CI \\d+\\.\\d–\\d+\\.\\d%\\)`));
+    }
+    expect(stdout).toMatch(/Clarifying questions by triage: \d+, in \d+ of 3 conversations/);
+    expect(stdout).toMatch(/Tokens per conversation: 0 \(the offline models call no provider\)/);
+    expect(stdout).toMatch(/Offline models trained in: \d+ ms \(the longest of \d trainings?, 82 conversations or fewer each\)/);
   }, 60_000);
 
   it('says what format it expects when --data names a missing file, and sends nobody to a folder beside the repository', async () => {

@@ -69,11 +69,16 @@ describe(`replaying ${ID} end to end`, () => {
     expect(report.counts.messages).toBe(messages.length);
   });
 
-  it('closes the session and saves its episode', async () => {
+  it("runs the case's whole action sequence, names the case, and closes with end_conversation when the customer says goodbye, saving the episode", async () => {
     expect(events.filter((e) => e.type === 'checkpoint').length).toBe(report.counts.checkpoints);
     expect(report.counts.checkpoints).toBeGreaterThan(0);
+    expect(report.conversations[0]).toMatchObject({ predictedSubflow: 'status_service_added', closedByDesk: true });
+    expect(report.conversations[0]!.actions).toEqual(loadOntology().sequences.status_service_added);
+    expect(report.casework.subflow.correct).toBe(1);
+    expect(report.casework.sequenceInOrder.correct).toBe(1);
+    expect(events.find((e) => e.type === 'session.closed')).toMatchObject({ reason: 'case status_service_added: resolved, the customer said goodbye' });
     const session = await store.getSession(ID);
-    expect(session).toMatchObject({ status: 'closed', closedReason: 'replay: the customer has no more messages' });
+    expect(session).toMatchObject({ status: 'closed', closedReason: 'case status_service_added: resolved, the customer said goodbye' });
     const episode = await store.getEpisode(ID);
     expect(episode).toMatchObject({ sessionId: ID, userId: `customer-${ID}` });
     expect(episode?.agents).toEqual(expect.arrayContaining(['triage', 'account']));

@@ -19,11 +19,14 @@ describe('computeRouting', () => {
   const report = computeRouting(outcomes, flows, specialists, specialistFor);
 
   it('counts a conversation as routed right when it reached the specialist covering its flow', () => {
-    expect(report.specialist).toEqual({ correct: 4, total: 6, accuracy: 4 / 6 });
+    expect(report.specialist).toMatchObject({ correct: 4, total: 6, accuracy: 4 / 6 });
   });
 
   it('counts the flow as right only when triage named exactly the true flow', () => {
-    expect(report.flow).toEqual({ correct: 3, total: 6, accuracy: 0.5 });
+    expect(report.flow).toMatchObject({ correct: 3, total: 6, accuracy: 0.5 });
+    // The 95% Wilson interval of 3/6 (Wilson 1927): 18.8% to 81.2%.
+    expect(report.flow.low).toBeCloseTo(0.1876, 3);
+    expect(report.flow.high).toBeCloseTo(0.8124, 3);
   });
 
   it('gives accuracy per flow in the order of the flows', () => {
@@ -47,14 +50,14 @@ describe('computeRouting', () => {
     const odd = computeRouting([{ flow: 'order_issue', routedTo: 'billing', predictedFlow: null }], flows, specialists, specialistFor);
     expect(odd.columns).toEqual(['orders', 'returns', 'billing', 'none']);
     expect(odd.confusion.order_issue).toEqual({ orders: 0, returns: 0, billing: 1, none: 0 });
-    expect(odd.perFlow.find((row) => row.flow === 'product_defect')?.specialist).toEqual({ correct: 0, total: 0, accuracy: 0 });
+    expect(odd.perFlow.find((row) => row.flow === 'product_defect')?.specialist).toEqual({ correct: 0, total: 0, accuracy: 0, low: 0, high: 1 });
     expect(formatRouting(odd)).not.toContain('product_defect');
   });
 
   it('formats the figures as a table a reader can check', () => {
     const text = formatRouting(report);
-    expect(text).toContain('Routing accuracy (right specialist): 66.7% (4/6)');
-    expect(text).toContain('Flow accuracy (triage named the flow): 50.0% (3/6)');
+    expect(text).toContain('Routing accuracy (right specialist): 66.7% (4/6; 95% CI 30.0–90.3%)');
+    expect(text).toContain('Flow accuracy (triage named the flow): 50.0% (3/6; 95% CI 18.8–81.2%)');
     expect(text).toMatch(/order_issue\s+3\s+66\.7%\s+33\.3%\s+2\s+1\s+0/);
     expect(text).toMatch(/shipping_issue\s+2\s+50\.0%\s+50\.0%\s+1\s+0\s+1/);
   });

@@ -1,0 +1,67 @@
+/**
+ * The chat behaviours issue 14 asks for, through the real `chat` command (piped input, offline
+ * models learned from the demo conversations, a FileStore in a temp dir): a duplicate charge on an
+ * order reaches billing as a purchase dispute, and a bare greeting gets a question back instead of
+ * a handoff.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'support-desk-chat-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs `chat` with these lines on its standard input; resolves with its output lines and exit code. */
+function chat(session: string, input: readonly string[]): Promise<{ lines: string[]; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['--conditions=source', 'src/cli.ts', 'chat', '--store-dir', join(dir, 'store'), '--session', session], {
+      cwd: root,
+      env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE },
+    });
+    let out = '';
+    child.stdout.on('data', (data: Buffer) => {
+      out += data.toString();
+    });
+    child.stderr.on('data', (data: Buffer) => {
+      out += data.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ lines: out.split('\n').filter((line) => line.trim() !== ''), code }));
+    child.stdin.end(`${input.join('\n')}\n`);
+  });
+}
+
+describe('chat: triage waits for the intent', () => {
+  it('"I was charged twice for my order" reaches billing as a purchase dispute', async () => {
+    const { lines, code } = await chat('chat-charged-twice', ['I was charged twice for my order', '/quit']);
+    expect(code).toBe(0);
+    const handoffs = lines.filter((line) => line.includes('↪ handoff: triage →'));
+    expect(handoffs).toHaveLength(1);
+    expect(handoffs[0]).toMatch(/↪ handoff: triage → billing \(flow purchase_dispute, confidence (0|1)\.\d\d\)/);
+  }, 60_000);
+
+  it('"hi" gets a question back instead of a handoff; the answer is routed', async () => {
+    const { lines, code } = await chat('chat-hi', ['hi', 'I forgot my password and cannot log in', '/quit']);
+    expect(code).toBe(0);
+    const typedHi = lines.findIndex((line) => line.endsWith('you> hi'));
+    const typedAnswer = lines.findIndex((line) => line.includes('you> I forgot my password'));
+    expect(typedHi).toBeGreaterThanOrEqual(0);
+    expect(typedAnswer).toBeGreaterThan(typedHi);
+    const afterHi = lines.slice(typedHi + 1, typedAnswer);
+    expect(afterHi).toContain('[triage] Hello, thank you for contacting AcmeCorp! How can I help you today?');
+    expect(afterHi.some((line) => line.includes('handoff'))).toBe(false);
+    expect(lines.slice(typedAnswer).some((line) => /↪ handoff: triage → account \(flow account_access/.test(line))).toBe(true);
+  }, 60_000);
+});

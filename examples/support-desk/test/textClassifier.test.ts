@@ -1,0 +1,71 @@
+import { InvalidInputError } from '@baton/core';
+import { describe, expect, it } from 'vitest';
+import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
+import { crossValidationFolds } from '../src/folds.js';
+import { hasContent, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
+
+describe('textFeatures', () => {
+  it('keeps stemmed content words and adjacent pairs, and finds nothing in a greeting', () => {
+    expect(textFeatures('I was charged twice')).toEqual(expect.arrayContaining(['charg', 'twice', 'charg_twice']));
+    expect(textFeatures('Hi there! Hello?')).toEqual([]);
+    expect(hasContent('hi')).toBe(false);
+    expect(hasContent('my jeans are torn')).toBe(true);
+  });
+});
+
+describe('NaiveBayesClassifier', () => {
+  it('gives no label to a text without content, and probabilities that sum to 1', () => {
+    const classifier = new NaiveBayesClassifier([
+      { id: 'a', text: 'I forgot my password', label: 'account_access' },
+      { id: 'b', text: 'Where is my package?', label: 'shipping_issue' },
+      { id: 'c', text: 'reset my password please', label: 'account_access' },
+      { id: 'd', text: 'my package is late', label: 'shipping_issue' },
+      { id: 'e', text: 'the login page rejects my new password', label: 'account_access' },
+      { id: 'f', text: 'tracking says the parcel was delayed', label: 'shipping_issue' },
+    ]);
+    expect(classifier.classify('hello')).toBeUndefined();
+    const result = classifier.classify('cannot remember my password')!;
+    expect(result.label).toBe('account_access');
+    expect(result.probabilities.reduce((sum, p) => sum + p.probability, 0)).toBeCloseTo(1, 6);
+    expect(result.confidence).toBe(result.probabilities[0]!.probability);
+  });
+
+  it('answers its only label when it learned one, and refuses two labels with too few words by a named error', () => {
+    const single = new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'account_access' }]);
+    expect(single.classify('my parcel is late')).toMatchObject({ label: 'account_access', confidence: 1 });
+    expect(single.classify('hi')).toBeUndefined();
+    expect(new NaiveBayesClassifier([]).classify('password')).toBeUndefined();
+    expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(InvalidInputError);
+    expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(/at least 2 labels and 10 distinct words/);
+  });
+
+  it('is calibrated on held-out demo conversations: confident answers are right more often than unsure ones, and the mean confidence is near the accuracy', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    const scored: Array<{ confidence: number; right: boolean }> = [];
+    for (const { train, test } of crossValidationFolds(conversations)) {
+      const classifier = new NaiveBayesClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+      expect(classifier.temperature).toBeGreaterThan(0);
+      for (const c of test) {
+        const result = classifier.classify(customerMessages(c)[0] ?? '');
+        if (result !== undefined) scored.push({ confidence: result.confidence, right: result.label === c.flow });
+      }
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const accuracy = mean(scored.map((s) => (s.right ? 1 : 0)));
+    const confidence = mean(scored.map((s) => s.confidence));
+    expect(Math.abs(confidence - accuracy)).toBeLessThan(0.15);
+    const sure = scored.filter((s) => s.confidence >= 0.8);
+    const unsure = scored.filter((s) => s.confidence < 0.5);
+    expect(mean(sure.map((s) => (s.right ? 1 : 0)))).toBeGreaterThan(mean(unsure.map((s) => (s.right ? 1 : 0))));
+  });
+
+  it('trains on 1,000 conversations within 2 seconds', async () => {
+    const demo = await loadConversations(DEMO_DATA_FILE);
+    const many = Array.from({ length: 1000 }, (_, i) => ({ ...demo[i % demo.length]!, id: `c-${i}` }));
+    const started = performance.now();
+    new NaiveBayesClassifier(many.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+    // A generous bound on a loaded 2-core machine; the report prints the real figure.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
