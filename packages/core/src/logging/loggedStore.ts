@@ -1,6 +1,6 @@
 import { ConcurrencyError } from '../errors.js';
-import type { Logger } from './logger.js';
 import type { Store } from '../store/store.js';
+import type { Logger } from './logger.js';
 
 /** Options of {@link loggedStore}. */
 export interface LoggedStoreOptions {

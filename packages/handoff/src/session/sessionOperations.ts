@@ -1,11 +1,12 @@
-import { type BatonEvent, BatonError, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
-import { closeSession } from './closeSession.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
-import type { SessionLock } from './sessionLock.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import { tracedTurn } from '../telemetry/tracedTurn.js';
 import { settleTurn } from '../turn/settleTurn.js';
 import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { closeSession } from './closeSession.js';
+import type { SessionLock } from './sessionLock.js';
+import type { SessionRuntime } from './sessionRuntime.js';
 
 /**
  * Runs `body` holding the session branch's lock: reloads the runtime first when it is stale (another
@@ -40,7 +41,8 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
 export function turn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
-  return runTurn(runtime, start, call);
+  if (start.kind === 'resume') runtime.config.logger.info({ sessionId: runtime.sessionId, branchId: runtime.branchId }, 'resuming an interrupted turn');
+  return tracedTurn(runtime, start.kind !== 'message', () => runTurn(runtime, start, call));
 }
 
 /** Like {@link turn}'s failure handling, for other work that yields events (closing a session on load). */

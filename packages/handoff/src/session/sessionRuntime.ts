@@ -1,9 +1,9 @@
 import {
   type BatonEvent,
   type Branch,
-  type ExecutorInput,
   CheckpointCorruptError,
   ConfigurationError,
+  type ExecutorInput,
   NotFoundError,
   type PendingWrite,
   type Request,
@@ -15,12 +15,12 @@ import {
 } from '@baton/core';
 import { createActor } from 'xstate';
 import { z } from 'zod';
-import type { HandoffConfig } from '../workflow/handoffTypes.js';
 import { bindHandoffTool } from '../routing/handoffTools.js';
-import { HistoryView } from './historyView.js';
-import { requestUserInputTool } from '../routing/requestUserInput.js';
 import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
+import { requestUserInputTool } from '../routing/requestUserInput.js';
 import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
+import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import { HistoryView } from './historyView.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
 const PersistedRoutingSchema = z.object({
@@ -76,7 +76,10 @@ export class SessionRuntime {
   state!: StateContainer;
   pendingRequests: Request[] = [];
   readonly pendingWrites = new Map<string, PendingWrite>();
-  checkpoint: { id: string; step: number } | undefined;
+  /** The newest checkpoint: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
+  checkpoint: { id: string; step: number; traceparent?: string } | undefined;
+  /** The W3C `traceparent` of the turn running now, when it is traced: saved into its checkpoints. */
+  traceparent: string | undefined;
   unsettled: Unsettled = { persistState: false };
   /** When set, the next call reloads everything from the store first. */
   stale = true;
@@ -169,7 +172,7 @@ export class SessionRuntime {
     this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
     this.pendingWrites.clear();
     for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
-    this.checkpoint = checkpoint && { id: checkpoint.id, step: checkpoint.step };
+    this.checkpoint = checkpoint && (checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
     this.unsettled = { persistState: false };
     this.queue.length = 0;
 
@@ -201,8 +204,20 @@ export class SessionRuntime {
       this.unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
     }
     if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
+    this.#logRecovery(after.length);
     this.stale = false;
     this.#generation = this.slot.generation;
+  }
+
+  /** Logs at `info` what a load found left over by a crash or another process: `replayed` messages after the checkpoint, unsettled work, an unfinished turn. */
+  #logRecovery(replayed: number): void {
+    const state = routingState(this.snapshot);
+    const unsettled = this.unsettled.persistState || this.unsettled.endConversation !== undefined;
+    if (!unsettled && state !== 'running' && this.pendingWrites.size === 0) return;
+    this.config.logger.info(
+      { sessionId: this.sessionId, branchId: this.branchId, checkpointId: this.checkpoint?.id, replayedMessages: replayed, finishedToolResults: this.pendingWrites.size, unfinishedTurn: state === 'running', unsettled },
+      'loaded a session with work left over',
+    );
   }
 
   #restoreActor(persisted: unknown): RoutingActor {

@@ -1,12 +1,13 @@
 import {
-  addUsage,
   type ApprovalDecision,
+  addUsage,
   BatonError,
   type BatonEvent,
+  ConcurrencyError,
   createId,
-  emptyUsage,
   type ExecutorInput,
   type ExecutorOutcome,
+  emptyUsage,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
@@ -15,14 +16,14 @@ import {
   type TurnSettings,
   type Usage,
 } from '@baton/core';
-import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
-import { closeSession } from '../session/closeSession.js';
-import { flushAfterFailure } from './flushMessages.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
+import { closeSession } from '../session/closeSession.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 
@@ -66,6 +67,7 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
       const event = next.value;
       if (event.type === 'turn.completed') ended = true;
       else if (event.type === 'turn.started') ended = false;
+      else if (event.type === 'error') logNonFatal(runtime, event);
       yield event;
     }
   } catch (error) {
@@ -75,6 +77,7 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
     runtime.stale = true;
     const code = error instanceof BatonError ? error.code : 'INTERNAL';
     const message = error instanceof Error ? error.message : String(error);
+    runtime.config.logger[error instanceof ConcurrencyError ? 'warn' : 'error']({ sessionId: runtime.sessionId, branchId: runtime.branchId, code, err: error }, 'turn failed');
     yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
     throw error;
   } finally {
@@ -87,6 +90,11 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
       runtime.stale = true;
     }
   }
+}
+
+/** Logs a non-fatal `error` event (a refused handoff) at `warn`. */
+function logNonFatal(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'error' }>): void {
+  runtime.config.logger.warn({ sessionId: runtime.sessionId, branchId: runtime.branchId, code: event.code }, event.message);
 }
 
 /** How the agents of a turn stopped: what the turn must do to end. */

@@ -1,6 +1,7 @@
-import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Store } from '@baton/core';
+import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Logger, loggedStore, type Store, silentLogger } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import { HandoffWorkflow } from './handoffWorkflow.js';
+import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
+import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 import type {
   AutonomousOptions,
   CheckpointFrequency,
@@ -11,7 +12,7 @@ import type {
   ReturnPolicy,
   TerminationCondition,
 } from './handoffTypes.js';
-import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
+import { HandoffWorkflow } from './handoffWorkflow.js';
 
 /** The limits of the default store: 10,000 sessions, removing closed or 1-hour-idle ones first when full (see `InMemoryStore`). */
 export const DEFAULT_STORE_LIMITS = { maxSessions: 10_000, idleTtlMs: 60 * 60_000 } as const;
@@ -59,6 +60,8 @@ export class HandoffBuilder {
   readonly #providers: ContextProvider[] = [];
   #handoffHistory: HandoffHistoryMode = 'omit';
   #inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  #telemetry: TelemetryOptions = {};
+  #logger: { logger: Logger; slowStoreMs?: number } | undefined;
 
   constructor(options: { name?: string } = {}) {
     this.#name = options.name ?? 'handoff';
@@ -145,6 +148,36 @@ export class HandoffBuilder {
   }
 
   /**
+   * Traces every turn with OpenTelemetry (`@opentelemetry/api`; the application registers an SDK):
+   * spans for the turn, each agent activation, model call and tool call, with the GenAI semantic
+   * conventions' attributes (see the package README, "Tracing"). Without this call turns are traced
+   * with the global tracer, and without a registered SDK nothing is recorded.
+   *
+   * @param options `{ tracer?, captureContent? }` (message contents stay off spans unless `captureContent`)
+   */
+  telemetry(options: TelemetryOptions): this {
+    this.#telemetry = { ...this.#telemetry, ...options };
+    return this;
+  }
+
+  /**
+   * Logs what an operator needs through `logger` (pino's method shape: `debug/info/warn/error`):
+   * recoveries of interrupted turns, failed turns, refused handoffs, and through core's `loggedStore`
+   * slow store calls (over `slowStoreMs`, default 250 ms), lost concurrency races and pruning.
+   * Default: silent. Message contents are never logged.
+   *
+   * @example
+   * ```ts
+   * import pino from 'pino';
+   * builder.logger(pino({ level: 'info' }), { slowStoreMs: 100 });
+   * ```
+   */
+  logger(logger: Logger, options: { slowStoreMs?: number } = {}): this {
+    this.#logger = options.slowStoreMs === undefined ? { logger } : { logger, slowStoreMs: options.slowStoreMs };
+    return this;
+  }
+
+  /**
    * Validates the configuration and builds the workflow.
    * @throws {ConfigurationError} naming the problem: no participants, a duplicate name, an unknown
    *   coordinator or edge endpoint, a self-handoff, a bad limit or retention
@@ -189,6 +222,8 @@ export class HandoffBuilder {
     if (!['turn', 'step', 'manual'].includes(every)) throw new ConfigurationError(`checkpoints({ every }) must be 'turn', 'step' or 'manual', not ${JSON.stringify(every)}.`);
     const keep: CheckpointKeep = this.#checkpoints.keep ?? { last: 5 };
     assertKeep(keep);
+    const store = this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS);
+    const logging = this.#logger;
     return new HandoffWorkflow({
       name: this.#name,
       participants,
@@ -199,12 +234,14 @@ export class HandoffBuilder {
       maxHandoffsPerTurn: this.#maxHandoffsPerTurn,
       autonomous: autonomous && { maxTurns: autonomous.maxTurns, prompt: autonomous.prompt ?? DEFAULT_AUTONOMOUS_PROMPT },
       terminateWhen: this.#terminateWhen,
-      store: this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS),
+      store: logging === undefined ? store : loggedStore(store, logging.slowStoreMs === undefined ? { logger: logging.logger } : { logger: logging.logger, slowMs: logging.slowStoreMs }),
       checkpointEvery: every,
       checkpointKeep: keep,
       contextProviders: [...this.#providers],
       handoffHistory: this.#handoffHistory,
       inspect: this.#inspect,
+      telemetry: { ...this.#telemetry },
+      logger: logging?.logger ?? silentLogger,
     });
   }
 }

@@ -1,5 +1,6 @@
-import type { Agent, ContextProvider, Executor, Message, Session, Store, TurnSettings } from '@baton/core';
+import type { Agent, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
+import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
 export type ReturnPolicy = 'coordinator' | 'previous';
@@ -132,4 +133,8 @@ export interface HandoffConfig {
   contextProviders: readonly ContextProvider[];
   handoffHistory: HandoffHistoryMode;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  /** OpenTelemetry tracing of turns (`{}`: the global tracer, contents off). */
+  telemetry: TelemetryOptions;
+  /** Where recoveries, failed turns and refused handoffs are logged (default: silent). */
+  logger: Logger;
 }
