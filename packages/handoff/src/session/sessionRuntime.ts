@@ -1,9 +1,9 @@
 import {
   type BatonEvent,
   type Branch,
+  type ExecutorInput,
   CheckpointCorruptError,
   ConfigurationError,
-  type ExecutorInput,
   NotFoundError,
   type PendingWrite,
   type Request,
@@ -15,12 +15,12 @@ import {
 } from '@baton/core';
 import { createActor } from 'xstate';
 import { z } from 'zod';
-import { bindHandoffTool } from '../routing/handoffTools.js';
-import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
-import { requestUserInputTool } from '../routing/requestUserInput.js';
-import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
 import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import { bindHandoffTool } from '../routing/handoffTools.js';
 import { HistoryView } from './historyView.js';
+import { requestUserInputTool } from '../routing/requestUserInput.js';
+import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
+import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
 const PersistedRoutingSchema = z.object({
@@ -215,7 +215,15 @@ export class SessionRuntime {
     const unsettled = this.unsettled.persistState || this.unsettled.endConversation !== undefined;
     if (!unsettled && state !== 'running' && this.pendingWrites.size === 0) return;
     this.config.logger.info(
-      { sessionId: this.sessionId, branchId: this.branchId, checkpointId: this.checkpoint?.id, replayedMessages: replayed, finishedToolResults: this.pendingWrites.size, unfinishedTurn: state === 'running', unsettled },
+      {
+        sessionId: this.sessionId,
+        branchId: this.branchId,
+        checkpointId: this.checkpoint?.id,
+        replayedMessages: replayed,
+        finishedToolResults: this.pendingWrites.size,
+        unfinishedTurn: state === 'running',
+        unsettled,
+      },
       'loaded a session with work left over',
     );
   }

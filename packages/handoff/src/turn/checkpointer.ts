@@ -1,7 +1,7 @@
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { CheckpointKeep } from '../workflow/handoffTypes.js';
 import { flushMessages } from './flushMessages.js';
+import type { CheckpointKeep } from '../workflow/handoffTypes.js';
+import type { SessionRuntime } from '../session/sessionRuntime.js';
 
 /**
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
@@ -32,7 +32,8 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
   };
   if (runtime.traceparent !== undefined) checkpoint.traceparent = runtime.traceparent;
   await runtime.config.store.saveCheckpoint(checkpoint, runtime.scope);
-  runtime.checkpoint = checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent };
+  runtime.checkpoint =
+    checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent };
   notePruneDue(runtime, checkpoint.step);
   const entry: CheckpointManifestEntry = {
     id: checkpoint.id,

@@ -1,7 +1,7 @@
 import { isoNow, type SessionChange } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushMessages } from './flushMessages.js';
+import type { SessionRuntime } from '../session/sessionRuntime.js';
 
 /**
  * Makes a finished turn durable: the turn's messages not stored yet are stored (one append), state

@@ -1,6 +1,6 @@
 import type { Agent, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
-import type { InspectionEvent, Observer } from 'xstate';
 import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
+import type { InspectionEvent, Observer } from 'xstate';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
 export type ReturnPolicy = 'coordinator' | 'previous';

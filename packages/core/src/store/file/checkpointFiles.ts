@@ -9,9 +9,9 @@ import { z } from 'zod';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import { CheckpointCorruptError, StoreError } from '../../errors.js';
 import { isValidId } from '../../ids.js';
-import { parseStoredCheckpoint, parseStoredPendingWrite } from '../storedDocuments.js';
 import { fsyncDir, hasErrorCode, mkdirDurable, readDirNames, readTextIfPresent, writeFileAtomic } from './fileIo.js';
 import { appendJsonLines, readJsonLines } from './jsonLines.js';
+import { parseStoredCheckpoint, parseStoredPendingWrite } from '../storedDocuments.js';
 
 const NAME = /^(\d{12})-(.+)\.json$/;
 

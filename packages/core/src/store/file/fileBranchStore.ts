@@ -1,12 +1,12 @@
 import { rm, writeFile } from 'node:fs/promises';
-import type { Branch, BranchParent, State } from '../../conversation/session.js';
 import { ConcurrencyError, InvalidInputError } from '../../errors.js';
-import type { TenantScope, UpdateOptions } from '../store.js';
-import { assertBranchId, branchState, ensureBranchDeletable } from '../storeRules.js';
+import type { Branch, BranchParent, State } from '../../conversation/session.js';
 import { type FileDocuments, parseMessage } from './fileDocuments.js';
 import { fsyncDir } from './fileIo.js';
 import { readLastJsonLine } from './jsonLines.js';
 import type { SessionLocks } from './sessionLock.js';
+import type { TenantScope, UpdateOptions } from '../store.js';
+import { assertBranchId, branchState, ensureBranchDeletable } from '../storeRules.js';
 
 /**
  * The branch writes of `FileStore`: forks (a branch document plus an empty messages file; nothing

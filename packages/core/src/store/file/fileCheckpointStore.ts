@@ -2,8 +2,6 @@ import { join } from 'node:path';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import { CheckpointCorruptError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
-import type { CheckpointRetention, TenantScope } from '../store.js';
-import { assertCheckpoint, assertPendingWrites, checkpointsToPrune, ensureCheckpointDeletable } from '../storeRules.js';
 import {
   appendPendingWriteLines,
   type CheckpointFileManifest,
@@ -17,6 +15,8 @@ import {
 import type { FileDocuments } from './fileDocuments.js';
 import { mapInBatches, readDirNames } from './fileIo.js';
 import type { SessionLocks } from './sessionLock.js';
+import type { CheckpointRetention, TenantScope } from '../store.js';
+import { assertCheckpoint, assertPendingWrites, checkpointsToPrune, ensureCheckpointDeletable } from '../storeRules.js';
 
 /**
  * The checkpoint half of `FileStore` (see `checkpointFiles.ts` for the file format). Writes hold

@@ -1,10 +1,10 @@
 import { assertValidId } from '../../ids.js';
-import type { EraseUserInput, EraseUserResult } from '../store.js';
-import { inTenant } from '../tenantScope.js';
 import { listCheckpointFiles } from './checkpointFiles.js';
 import type { FileDocuments } from './fileDocuments.js';
 import type { FileEpisodeStore } from './fileEpisodeStore.js';
 import type { SessionLocks } from './sessionLock.js';
+import type { EraseUserInput, EraseUserResult } from '../store.js';
+import { inTenant } from '../tenantScope.js';
 
 /** What {@link eraseFileUser} works with: the parts of one `FileStore`. */
 export interface FileErasureParts {

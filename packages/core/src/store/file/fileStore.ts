@@ -3,9 +3,18 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
+import { BatonError, type CheckpointCorruptError, ConcurrencyError, ConfigurationError, StoreError } from '../../errors.js';
 import type { Message } from '../../conversation/message.js';
 import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../../conversation/session.js';
-import { BatonError, type CheckpointCorruptError, ConcurrencyError, ConfigurationError, StoreError } from '../../errors.js';
+import { FileBranchStore } from './fileBranchStore.js';
+import { FileCheckpointStore } from './fileCheckpointStore.js';
+import { FileDocuments, parseMessage } from './fileDocuments.js';
+import { FileEpisodeStore } from './fileEpisodeStore.js';
+import { eraseFileUser } from './fileErasure.js';
+import { fsyncDir, readDirNames } from './fileIo.js';
+import { FileLayout } from './fileLayout.js';
+import { appendJsonLines } from './jsonLines.js';
+import { SessionLocks } from './sessionLock.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -21,15 +30,6 @@ import type {
 } from '../store.js';
 import { applySessionChange, assertMessages, branchLineage, matchesSessionFilter, newSession, planAppend } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
-import { FileBranchStore } from './fileBranchStore.js';
-import { FileCheckpointStore } from './fileCheckpointStore.js';
-import { FileDocuments, parseMessage } from './fileDocuments.js';
-import { FileEpisodeStore } from './fileEpisodeStore.js';
-import { eraseFileUser } from './fileErasure.js';
-import { fsyncDir, readDirNames } from './fileIo.js';
-import { FileLayout } from './fileLayout.js';
-import { appendJsonLines } from './jsonLines.js';
-import { SessionLocks } from './sessionLock.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
