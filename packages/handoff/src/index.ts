@@ -64,3 +64,6 @@ export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from '.
 export type { TelemetryOptions } from './telemetry/telemetryOptions.js';
 export { formatTraceparent, parseTraceparent } from './telemetry/traceparent.js';
 export { TRACER_NAME } from './telemetry/tracedTurn.js';
+export { clip, type FormatTimelineOptions, formatTimeline } from './inspect/formatTimeline.js';
+export { type SessionTimeline, sessionTimeline, type TimelineEntry } from './inspect/sessionTimeline.js';
+export { observedGraphToMermaid, type TimelineMermaidOptions, timelineToMermaid } from './inspect/timelineMermaid.js';

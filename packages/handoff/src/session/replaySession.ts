@@ -14,6 +14,7 @@ export interface SessionReplay {
    * The events a live run emitted for these messages, rebuilt in order: `turn.started`,
    * `agent.started`, `message`, `tool.call`, `tool.result`, `handoff`, `turn.completed` (usage zero: it
    * is not stored) and `session.closed`. Not rebuilt: `message.delta` (only whole messages are stored),
+   * `model.started`/`model.completed` (model calls are not stored),
    * `checkpoint`, `request` and `error` events (requests and refusals live in checkpoints and in the
    * stream, not in the history; an answered request shows as its tool result).
    */
