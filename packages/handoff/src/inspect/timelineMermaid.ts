@@ -26,7 +26,7 @@ export interface TimelineMermaidOptions {
  */
 export function timelineToMermaid(timeline: SessionTimeline, options: TimelineMermaidOptions = {}): string {
   const max = options.maxText ?? 60;
-  const text = (value: string) => escape(clip(value, max));
+  const text = (value: string) => mermaidText(clip(value, max));
   const ids = new Map(timeline.agents.map((agent, index) => [agent, `a${index}`]));
   const id = (agent: string) => {
     let found = ids.get(agent);
@@ -78,7 +78,7 @@ export function timelineToMermaid(timeline: SessionTimeline, options: TimelineMe
     }
   }
   const lines = ['sequenceDiagram', '  actor user as user'];
-  for (const [agent, agentId] of ids) lines.push(`  participant ${agentId} as ${escape(agent)}`);
+  for (const [agent, agentId] of ids) lines.push(`  participant ${agentId} as ${mermaidText(agent)}`);
   return lines.concat(body).join('\n');
 }
 
@@ -107,6 +107,6 @@ export function observedGraphToMermaid(timeline: SessionTimeline): string {
 }
 
 /** Mermaid text with its statement and comment characters as entity codes, on one line. */
-function escape(value: string): string {
+function mermaidText(value: string): string {
   return value.replace(/[#;%<>&"`{}\\:]/g, (c) => `#${c.charCodeAt(0)};`).replace(/\s+/g, ' ');
 }
