@@ -10,6 +10,7 @@ export const batonAliases = [
   { find: /^@baton\/core\/openai$/, replacement: root('./packages/core/src/openai/index.ts') },
   { find: /^@baton\/core\/testing$/, replacement: root('./packages/core/src/testing/index.ts') },
   { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
+  { find: /^@baton\/cli$/, replacement: root('./packages/cli/src/index.ts') },
   { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },
   { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
   { find: /^@baton\/store-mongo$/, replacement: root('./packages/store-mongo/src/index.ts') },

@@ -1,6 +1,7 @@
 import { type Branch, type Checkpoint, MAIN_BRANCH, type Message, NotFoundError, type Request, type Session, type Store, type TenantScope } from '@baton/core';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { storedControl } from '../routing/replayHistory.js';
+import { type AnsweredRequest, answeredRequestOf } from '../turn/answeredRequest.js';
 
 /** One thing that happened in a session, in the order it happened (see {@link SessionTimeline}). */
 export type TimelineEntry =
@@ -45,8 +46,8 @@ export interface SessionTimeline {
  * reasons, requests and how they were answered, checkpoints with their sizes, and the session's
  * branches. Reads only (messages, checkpoints, branches); needs no workflow, model or tool, so it
  * works on any store a session was written to (the `baton inspect` command and the web chat's
- * supervisor view use it). Requests are found in the checkpoints still kept (retention may have
- * pruned older ones) and in `request_user_input` calls.
+ * supervisor view use it). Answered requests are read from the tool results that answered them
+ * (`metadata.answeredRequest`); pending ones from the checkpoints still kept.
  *
  * @param store any `Store` (`FileStore`, `MongoStore`, `InMemoryStore`)
  * @param sessionId the session to read
@@ -80,14 +81,14 @@ export async function sessionTimeline(store: Store, sessionId: string, options: 
 
   const entries = tellMessages(messages);
   const results = new Map(messages.filter((m) => m.role === 'tool' && m.toolCallId !== undefined).map((m) => [m.toolCallId!, m]));
-  // user_input requests already told from their request_user_input call and answer.
-  const told = new Set(entries.flatMap((e) => (e.kind === 'request' && e.request.type === 'user_input' ? [e.request.toolCallId] : [])));
+  // Requests already told by the tool results that answered them (by request id and by tool call id).
+  const told = new Set(entries.flatMap((e) => (e.kind === 'request' && e.request.type !== 'human_step' ? [e.request.id, e.request.toolCallId] : [])));
   const seenRequests = new Set<string>();
   const placed: TimelineEntry[] = [];
   for (const { checkpoint, bytes } of checkpoints) {
     placed.push({ kind: 'checkpoint', at: checkpoint.createdAt, seq: checkpoint.throughSeq, id: checkpoint.id, step: checkpoint.step, bytes });
     for (const request of checkpoint.pendingRequests) {
-      if (seenRequests.has(request.id) || (request.type === 'user_input' && told.has(request.toolCallId))) continue;
+      if (seenRequests.has(request.id) || told.has(request.id) || (request.type !== 'human_step' && told.has(request.toolCallId))) continue;
       seenRequests.add(request.id);
       const key = request.type === 'human_step' ? request.stepId : request.toolCallId;
       placed.push(withAnswer({ kind: 'request', at: request.createdAt, seq: checkpoint.throughSeq, request }, describeAnswer(request, results.get(key), messages)));
@@ -158,14 +159,25 @@ function tellMessages(messages: readonly Message[]): TimelineEntry[] {
         const reason = control.reason ?? reasonOf(call?.arguments);
         entries.push(reason === undefined ? { kind: 'handoff', at, seq, from, to: control.target } : { kind: 'handoff', at, seq, from, to: control.target, reason });
       }
-      if (message.toolName === REQUEST_USER_INPUT && call !== undefined) {
-        const prompt = promptOf(call.arguments);
-        const request: Request = { type: 'user_input', id: call.toolCallId, agent: call.agent, toolCallId: call.toolCallId, prompt, conversationRef: { branchId: '', throughSeq: call.seq }, createdAt: call.at };
-        entries.push({ kind: 'request', at: call.at, seq: call.seq, request, answer: message.content });
-      }
+      const answered = answeredRequestOf(message);
+      if (call !== undefined && (answered !== undefined || message.toolName === REQUEST_USER_INPUT)) entries.push(requestEntry(call, message, answered));
     }
   }
   return entries;
+}
+
+/** A request told by the tool result that answered it (`metadata.answeredRequest`, or a `request_user_input` result of an older store). */
+function requestEntry(call: Extract<TimelineEntry, { kind: 'tool' }>, result: Message, answered: AnsweredRequest | undefined): TimelineEntry {
+  const base = { agent: call.agent, toolCallId: call.toolCallId, conversationRef: { branchId: '', throughSeq: call.seq } };
+  const id = answered?.id ?? call.toolCallId;
+  const createdAt = answered?.createdAt ?? call.at;
+  if (answered?.type === 'tool_approval') {
+    const request: Request = { ...base, type: 'tool_approval', id, createdAt, toolName: call.toolName, arguments: call.arguments };
+    const answer = answered.approved === false ? `rejected${answered.reason === undefined ? '' : `: ${answered.reason}`}` : 'approved';
+    return { kind: 'request', at: createdAt, seq: call.seq, request, answer };
+  }
+  const request: Request = { ...base, type: 'user_input', id, createdAt, prompt: promptOf(call.arguments) };
+  return { kind: 'request', at: createdAt, seq: call.seq, request, answer: result.content };
 }
 
 /** Entries told from messages with checkpoint-placed ones, each placed after the message its `seq` names (ties: messages first). */

@@ -1,3 +1,4 @@
+import type { AnsweredRequest } from '../turn/answeredRequest.js';
 import {
   type BatonEvent,
   type Branch,
@@ -78,6 +79,8 @@ export class SessionRuntime {
   readonly pendingWrites = new Map<string, PendingWrite>();
   /** The newest checkpoint: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
   checkpoint: { id: string; step: number; traceparent?: string } | undefined;
+  /** Requests answered in this turn, by tool call id, until their tool result is committed (it records them: see answeredRequest.ts). */
+  readonly answeredRequests = new Map<string, AnsweredRequest>();
   /** The W3C `traceparent` of the turn running now, when it is traced: saved into its checkpoints. */
   traceparent: string | undefined;
   unsettled: Unsettled = { persistState: false };
@@ -171,6 +174,7 @@ export class SessionRuntime {
     this.state = new StateContainer({ session: session.state, branch: branch.state });
     this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
     this.pendingWrites.clear();
+    this.answeredRequests.clear();
     for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
     this.checkpoint = checkpoint && (checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
     this.unsettled = { persistState: false };

@@ -25,6 +25,7 @@ import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
 import { settleTurn } from './settleTurn.js';
+import { answeredRequest } from './answeredRequest.js';
 import { StoreJournal } from './storeJournal.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
@@ -122,6 +123,8 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
     if (start.kind === 'answer') {
       const { request, answer } = start;
       runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
+      const answered = answeredRequest(request, answer);
+      if (answered !== undefined) runtime.answeredRequests.set(requestKey(request), answered);
       if (request.type === 'user_input') {
         const write = answerWrite(request, String(answer));
         await journal.recordPendingWrite(write);
