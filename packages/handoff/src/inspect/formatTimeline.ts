@@ -1,3 +1,4 @@
+import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import type { SessionTimeline, TimelineEntry } from './sessionTimeline.js';
 
 /** Options of {@link formatTimeline}. */
@@ -33,7 +34,11 @@ export function formatTimeline(timeline: SessionTimeline, options: FormatTimelin
     `branches: ${timeline.branches.map((b) => (b.parent === undefined ? b.id : `${b.id} (from ${b.parent.branchId} at seq ${b.parent.atSeq})`)).join(', ')}`,
     '',
   ];
-  for (const entry of timeline.entries) lines.push(`${clock(entry.at)}  ${describe(entry, q)}`);
+  for (const entry of timeline.entries) {
+    // A request_user_input call is told by its request line (prompt and answer).
+    if (entry.kind === 'tool' && entry.toolName === REQUEST_USER_INPUT && entry.result !== undefined) continue;
+    lines.push(`${clock(entry.at)}  ${describe(entry, q)}`);
+  }
   return lines.join('\n');
 }
 

@@ -1,4 +1,6 @@
 import { clip } from './formatTimeline.js';
+import { isHandoffToolName } from '../routing/handoffTools.js';
+import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { type HandoffGraph, handoffGraphToMermaid } from '../workflow/mermaid.js';
 import type { SessionTimeline } from './sessionTimeline.js';
 
@@ -54,6 +56,8 @@ export function timelineToMermaid(timeline: SessionTimeline, options: TimelineMe
         body.push(`  ${id(entry.agent)}-->>user: ${text(entry.text)}`);
         break;
       case 'tool': {
+        // Handoff and request_user_input calls are drawn as the handoff and the request they make.
+        if (isHandoffToolName(entry.toolName) || entry.toolName === REQUEST_USER_INPUT) break;
         const duration = entry.durationMs === undefined ? '' : ` (${Math.round(entry.durationMs)} ms)`;
         const arrow = entry.isError ? '-x' : '->>';
         body.push(`  ${id(entry.agent)}${arrow}${id(entry.agent)}: ${text(`${entry.toolName}${duration}${entry.isError ? ' failed' : ''}`)}`);
