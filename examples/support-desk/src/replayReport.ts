@@ -1,3 +1,4 @@
+import { type CostReport, formatCostReport } from './costReport.js';
 import type { Ontology } from './ontology.js';
 import type { ConversationOutcome, ReplayCounts } from './replayConversation.js';
 import { computeRouting, formatRouting, type RoutingReport } from './routingReport.js';
@@ -38,6 +39,8 @@ export interface ReplayReport {
   };
   /** Each conversation's outcome, in replay order. */
   conversations: ConversationOutcome[];
+  /** Tokens per conversation and per agent (models' own usage, else counted: see costReport.ts). */
+  cost?: CostReport;
 }
 
 /**
@@ -111,6 +114,7 @@ export function formatReplayReport(report: ReplayReport): string {
     '',
     formatRouting(report.routing),
     '',
+    ...(report.cost === undefined ? [] : [formatCostReport(report.cost), '']),
     `Turns (send/respond calls): ${n(c.turns)}`,
     `Handoffs: ${n(c.handoffs)} (${n(c.routed)} conversations routed by triage; the other handoffs return later turns to the specialist on the case)`,
     `Requests: ${n(c.userInputRequests)} for user input (${n(c.answers)} answered, the rest still pending when the customer had no more messages), ${n(c.approvalRequests)} for approval`,

@@ -11,6 +11,7 @@ import type { Ontology } from './ontology.js';
 import { type ConversationOutcome, replayConversation, sessionIdFor } from './replayConversation.js';
 import { type ReplayCountTotals, type ReplayReport, summarizeReplay } from './replayReport.js';
 import { ModelClock, TimedModel } from './timedModel.js';
+import { CostMeter, CountedModel } from './costReport.js';
 import { World, WorldDirectory } from './world.js';
 
 /** Options of {@link runReplay}. */
@@ -60,6 +61,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
   const clock = new ModelClock();
+  const cost = new CostMeter();
   const worlds = new WorldDirectory();
   const heldOut = options.evaluation === 'held-out';
   const training = options.training ?? conversations;
@@ -69,7 +71,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     let agents = agentsByFold.get(fold);
     if (agents === undefined) {
       const models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
-      agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(model, clock)), worlds);
+      agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(new CountedModel(model), clock)), worlds);
       agentsByFold.set(fold, agents);
     }
     return agents;
@@ -88,7 +90,10 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
       clock,
       flows: ontology.flows,
       restartEvery: options.restartEvery ?? 0,
-      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+      onEvent: (event) => {
+        cost.observe(event);
+        options.onEvent?.(event);
+      },
       decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
       open: async ({ id, userId }) => {
         if (workflow !== undefined && deskStore.reopens) {
@@ -107,7 +112,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const storeBytes = await deskStore.bytes();
   await store.close();
   const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages, episodes };
-  return summarizeReplay(outcomes, {
+  const report = summarizeReplay(outcomes, {
     ontology,
     evaluation: describeEvaluation(options, training),
     store: `${deskStore.kind} (${deskStore.location})`,
@@ -116,6 +121,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     wallMs: performance.now() - started,
     ...extra,
   });
+  report.cost = cost.report();
+  return report;
 }
 
 function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[]): string {
