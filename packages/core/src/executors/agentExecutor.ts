@@ -137,8 +137,11 @@ export class AgentExecutor implements Executor {
     let finishReason: FinishReason = 'other';
     const request: ModelRequest = { messages: await this.#modelInput(own, given, input), tools, agent: this.agent.name, signal: input.signal };
     if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
-    const model = { ...base(input), agent: this.agent.name, model: this.agent.model.model };
-    yield { type: 'model.started', ...model };
+    const { sessionId, branchId } = input;
+    const agent = this.agent.name;
+    const model = this.agent.model.model;
+    // Built literally: a spread followed by more keys is a slow path in V8 (see storeJournal.ts).
+    yield { type: 'model.started', sessionId, branchId, agent, model };
     const startedAt = performance.now();
     const stream = this.agent.model.stream(request);
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
@@ -166,7 +169,7 @@ export class AgentExecutor implements Executor {
       if (!done) iterator.return?.().catch(() => undefined);
     }
     if (usage.requests === 0) usage = { ...usage, requests: 1 };
-    yield { type: 'model.completed', ...model, durationMs: performance.now() - startedAt, usage, finishReason };
+    yield { type: 'model.completed', sessionId, branchId, agent, model, durationMs: performance.now() - startedAt, usage, finishReason };
     return { text, toolCalls, usage, finishReason };
   }
 
@@ -268,11 +271,6 @@ export class AgentExecutor implements Executor {
     for (const message of committed) yield { type: 'message', ...base, message };
     return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
   }
-}
-
-/** The `{ sessionId, branchId }` every event of `input`'s activation carries. */
-function base(input: ExecutorInput): { sessionId: string; branchId: string } {
-  return { sessionId: input.sessionId, branchId: input.branchId };
 }
 
 /** The predicate of a {@link TurnSettings.tools} filter for `agent` (everything passes without one). */
