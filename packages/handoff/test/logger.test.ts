@@ -4,12 +4,11 @@
  * failed turns), message contents never are, and without the option nothing is.
  */
 import { Writable } from 'node:stream';
-import { InMemoryStore, tool } from '@baton/core';
+import { InMemoryStore } from '@baton/core';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { HandoffBuilder } from '../src/index.js';
-import { collect, lastOf, scriptedAgent } from './support/helpers.js';
+import { collect } from './support/helpers.js';
+import { lookUpDesk } from './support/scenarioDesks.js';
 
 /** A pino logger at `debug` whose JSON lines are kept in `records`. */
 function recordingPino() {
@@ -25,29 +24,12 @@ function recordingPino() {
 
 const SECRET = 'my card number is 4111 1111 1111 1111';
 
-/** A helper that looks the question up (a 15 ms tool) before answering. */
+/** scenarioDesks' look-up desk with the logger, `slowStoreMs` and checkpoint retention `{ last: keepLast }`. */
 function desk(store: InMemoryStore, logger?: pino.Logger, options: { slowStoreMs?: number; keepLast?: number } = {}) {
-  const lookUp = tool({
-    name: 'look_up',
-    description: 'Looks the question up.',
-    parameters: z.object({ q: z.string() }),
-    execute: async ({ q }) => {
-      await new Promise((resolve) => setTimeout(resolve, 15));
-      return `found ${q}`;
-    },
+  return lookUpDesk(store, (builder) => {
+    builder.checkpoints({ keep: { last: options.keepLast ?? 5 } });
+    return logger === undefined ? builder : builder.logger(logger, options.slowStoreMs === undefined ? {} : { slowStoreMs: options.slowStoreMs });
   });
-  const helper = scriptedAgent(
-    'helper',
-    (request) => {
-      const last = lastOf(request);
-      if (last?.content === 'transfer me') return { toolCalls: [{ name: 'handoff_to_nobody', arguments: {} }] };
-      return last?.role === 'user' ? { toolCalls: [{ name: 'look_up', arguments: { q: last.content } }] } : { text: `answer (${last?.content})` };
-    },
-    [lookUp],
-  );
-  const builder = new HandoffBuilder({ name: 'logged' }).participants(helper).store(store).checkpoints({ keep: { last: options.keepLast ?? 5 } });
-  if (logger !== undefined) builder.logger(logger, options.slowStoreMs === undefined ? {} : { slowStoreMs: options.slowStoreMs });
-  return builder.build();
 }
 
 const messages = (records: readonly Record<string, unknown>[]) => records.map((r) => r.msg);
