@@ -2,7 +2,7 @@ import type { BatonEvent } from '@baton/core';
 import { context, trace } from '@opentelemetry/api';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
 import { parseTraceparent } from './traceparent.js';
-import { TurnTrace } from './turnTrace.js';
+import { startTurnSpan, TurnTrace } from './turnTrace.js';
 
 /** The instrumentation scope name of Baton's spans. */
 export const TRACER_NAME = '@baton/handoff';
@@ -14,23 +14,28 @@ export const TRACER_NAME = '@baton/handoff';
  * interrupted turn), so its span links to that turn's span, even from another process.
  */
 export function tracedTurn(runtime: SessionRuntime, resumes: boolean, run: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
-  const { telemetry } = runtime.config;
+  const { telemetry, name } = runtime.config;
+  const tracer = telemetry.tracer ?? trace.getTracer(TRACER_NAME);
   const paused = resumes ? parseTraceparent(runtime.checkpoint?.traceparent) : undefined;
+  const links = paused === undefined ? [] : [{ context: paused, attributes: { 'baton.link': 'resumes' } }];
+  const span = startTurnSpan(tracer, name, links);
+  if (!span.isRecording()) {
+    // No SDK (or not sampled): the turn runs untraced, without a wrapper.
+    span.end();
+    return run();
+  }
   const turnTrace = new TurnTrace({
-    tracer: telemetry.tracer ?? trace.getTracer(TRACER_NAME),
-    workflow: runtime.config.name,
+    tracer,
+    workflow: name,
     sessionId: runtime.sessionId,
     branchId: runtime.branchId,
     captureContent: telemetry.captureContent ?? false,
-    links: paused === undefined ? [] : [{ context: paused, attributes: { 'baton.link': 'resumes' } }],
+    links,
     onTurn: (traceparent) => {
       runtime.traceparent = traceparent;
     },
   });
-  if (!turnTrace.start()) {
-    turnTrace.end();
-    return run();
-  }
+  turnTrace.start(span);
   return observe(turnTrace, run());
 }
 

@@ -15,6 +15,13 @@ export interface TurnTraceScope {
   onTurn(traceparent: string | undefined): void;
 }
 
+/** Starts a turn span `invoke_workflow <workflow>` (its attributes are set by {@link TurnTrace.start}). */
+export function startTurnSpan(tracer: Tracer, workflow: string, links: Link[]): Span {
+  return tracer.startSpan(`invoke_workflow ${workflow}`, links.length === 0 ? TURN_SPAN_OPTIONS : { kind: SpanKind.INTERNAL, links });
+}
+
+const TURN_SPAN_OPTIONS = { kind: SpanKind.INTERNAL };
+
 /** Span names and attributes follow the OpenTelemetry GenAI semantic conventions (agent, inference and tool spans). */
 const GEN_AI = {
   operation: 'gen_ai.operation.name',
@@ -54,19 +61,19 @@ export class TurnTrace {
   }
 
   /**
-   * Starts the turn span.
+   * Starts the turn span, or takes `span` (already started by {@link startTurnSpan}) as it.
    * @returns whether it records (without an SDK it does not, and nothing else need be traced)
    */
-  start(): boolean {
+  start(span?: Span): boolean {
     const { sessionId, branchId, workflow } = this.#scope;
-    const attributes: Attributes = {
+    this.#turn = span ?? startTurnSpan(this.#scope.tracer, workflow, this.#scope.links);
+    this.#turn.setAttributes({
       [GEN_AI.operation]: 'invoke_workflow',
       [GEN_AI.conversation]: sessionId,
       'baton.workflow': workflow,
       'baton.session.id': sessionId,
       'baton.branch.id': branchId,
-    };
-    this.#turn = this.#scope.tracer.startSpan(`invoke_workflow ${workflow}`, { kind: SpanKind.INTERNAL, attributes, links: this.#scope.links });
+    });
     this.#turnEnded = false;
     const recording = this.#turn.isRecording();
     if (recording) this.#scope.onTurn(formatTraceparent(this.#turn.spanContext()));
