@@ -70,6 +70,14 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
       else if (event.type === 'turn.started') ended = false;
       else if (event.type === 'error') logNonFatal(runtime, event);
       yield event;
+      if (event.type === 'tool.result') {
+        // The active agent is the one whose activation ran the tool (a handoff applies when its result is committed, later).
+        const refused = refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent);
+        if (refused !== undefined) {
+          logNonFatal(runtime, refused);
+          yield refused;
+        }
+      }
     }
   } catch (error) {
     // What the turn committed before it failed is stored first (a failed flush is not retried); the
@@ -208,7 +216,9 @@ async function* runAgents(
     const agent = runtime.snapshot.context.activeAgent;
     const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
     yield { type: 'agent.started', ...base, agent };
-    const outcome = yield* activate(runtime, journal, call, agent, context, approvals, humanAnswers);
+    // The executor's events go straight through (one generator layer less per event than a wrapper):
+    // runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
+    const outcome = yield* runtime.config.participants.get(agent)!.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
     approvals = undefined;
     humanAnswers = undefined;
     usage = addUsage(usage, outcome.usage);
@@ -234,8 +244,8 @@ async function* runAgents(
   }
 }
 
-/** One activation of `agent`'s executor: its events (plus a `HANDOFF_REFUSED` error after a forbidden handoff call), then its outcome. */
-async function* activate(
+/** What one activation of `agent`'s executor gets. */
+function activationInput(
   runtime: SessionRuntime,
   journal: StoreJournal,
   call: TurnCall,
@@ -243,7 +253,7 @@ async function* activate(
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
   humanAnswers?: ExecutorInput['humanAnswers'],
-): AsyncGenerator<BatonEvent, ExecutorOutcome> {
+): ExecutorInput {
   const input: ExecutorInput = {
     sessionId: runtime.sessionId,
     branchId: runtime.branchId,
@@ -260,28 +270,11 @@ async function* activate(
   if (approvals !== undefined) input.approvals = approvals;
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
-  const run = runtime.config.participants.get(agent)!.execute(input);
-  let finished = false;
-  try {
-    for (;;) {
-      const next = await run.next();
-      if (next.done === true) {
-        finished = true;
-        return next.value;
-      }
-      yield next.value;
-      if (next.value.type === 'tool.result') {
-        const refused = refusedHandoff(runtime, next.value, agent);
-        if (refused !== undefined) yield refused;
-      }
-    }
-  } finally {
-    if (!finished) await run.return(undefined as never).catch(() => undefined);
-  }
+  return input;
 }
 
 /** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
-function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): BatonEvent | undefined {
+function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): Extract<BatonEvent, { type: 'error' }> | undefined {
   if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
   return {
     type: 'error',
