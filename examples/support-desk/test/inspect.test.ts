@@ -5,7 +5,7 @@
  * Mermaid sequence diagram and topology graph, which Mermaid's own parser and renderer accept (the
  * `mermaid` package in headless Chromium).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProgram } from '@baton/cli';
@@ -114,5 +114,18 @@ describe('baton inspect', () => {
     const branch = await baton('inspect', '--store', `file:${join(dir, 'store')}`, '--session', sessionIdFor(conversations[0]!.id), '--branch', 'nope', '--out', join(dir, 'none'));
     expect(branch.code).toBe(1);
     expect(branch.err).toMatch(/NotFoundError: Branch "nope" .* does not exist \(branches: main\)/);
+  });
+
+  it('draws the topology of the workflow a --workflow module exports, and names a module that exports none', async () => {
+    const module = join(dir, 'topology.mjs');
+    await writeFile(module, "export const desk = { toMermaid: () => 'flowchart LR\\n  n0[\"triage\"] --> n1[\"billing\"]' };\n");
+    const out = join(dir, 'out-workflow');
+    const session = sessionIdFor(conversations[0]!.id);
+    const drawn = await baton('inspect', '--store', `file:${join(dir, 'store')}`, '--session', session, '--out', out, '--workflow', `${module}#desk`);
+    expect(drawn).toMatchObject({ code: 0, err: '' });
+    expect(await readFile(join(out, `${session}.main.topology.mmd`), 'utf8')).toBe('flowchart LR\n  n0["triage"] --> n1["billing"]\n');
+    const none = await baton('inspect', '--store', `file:${join(dir, 'store')}`, '--session', session, '--out', out, '--workflow', module);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain(`--workflow ${JSON.stringify(module)} exports no HandoffWorkflow`);
   });
 });
