@@ -12,6 +12,7 @@ export const batonAliases = [
   { find: /^@baton\/core\/testing$/, replacement: root('./packages/core/src/testing/index.ts') },
   { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
   { find: /^@baton\/ai-sdk$/, replacement: root('./packages/ai-sdk/src/index.ts') },
+  { find: /^@baton\/cli$/, replacement: root('./packages/cli/src/index.ts') },
   { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },
   { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
   { find: /^@baton\/server\/node$/, replacement: root('./packages/server/src/node.ts') },

@@ -35,8 +35,8 @@ test('running the README example prints the handoff, the approval request, the r
   expect(transcriptAt).toBeGreaterThan(approvalAt);
   const firstTurn = printed.slice(0, approvalAt).map(([type]) => type);
   const secondTurn = printed.slice(approvalAt + 1, transcriptAt).map(([type]) => type);
-  // message, message.delta and checkpoint events are printed too; the order of the rest is the story.
-  const story = (types: unknown[]) => types.filter((t) => t !== 'message' && t !== 'message.delta' && t !== 'checkpoint');
+  // message, message.delta, model.started/completed and checkpoint events are printed too; the order of the rest is the story.
+  const story = (types: unknown[]) => types.filter((t) => typeof t === 'string' && !['message', 'message.delta', 'model.started', 'model.completed', 'checkpoint'].includes(t));
 
   expect(firstTurn).not.toContain('error');
   expect(story(firstTurn)).toEqual([

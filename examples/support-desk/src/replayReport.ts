@@ -1,3 +1,4 @@
+import { type CostReport, formatCostReport } from './costReport.js';
 import type { Ontology } from './ontology.js';
 import type { ConversationOutcome, ReplayCounts } from './replayConversation.js';
 import { ranInOrder } from './replayConversation.js';
@@ -92,6 +93,8 @@ export interface ReplayReport {
   };
   /** Each conversation's outcome, in replay order. */
   conversations: ConversationOutcome[];
+  /** Tokens per conversation and per agent (models' own usage, else counted: see costReport.ts). */
+  cost?: CostReport;
 }
 
 /**
@@ -199,8 +202,8 @@ export function formatReplayReport(report: ReplayReport): string {
     `Expected action sequence ran in order (kb.json, true subflow): ${formatAccuracy(report.casework.sequenceInOrder)}`,
     `Clarifying questions by triage: ${n(c.clarifyingQuestions)}, in ${n(c.askedBeforeRouting)} of ${n(c.conversations)} conversations`,
     `Closed by a specialist with end_conversation: ${n(c.closedByDesk)} of ${n(c.conversations)}`,
-    `Tokens per conversation: ${(c.tokens / Math.max(1, c.conversations)).toFixed(0)}${c.tokens === 0 ? ' (the offline models call no provider)' : ''}`,
     '',
+    ...(report.cost === undefined ? [] : [formatCostReport(report.cost), '']),
     `Turns (send/respond calls): ${n(c.turns)}`,
     `Handoffs: ${n(c.handoffs)} (${n(c.routed)} conversations routed by triage; the other handoffs return later turns to the specialist on the case)`,
     `Requests: ${n(c.userInputRequests)} for user input (${n(c.answers)} answered, the rest still pending when the customer had no more messages), ${n(c.approvalRequests)} for approval`,

@@ -2,6 +2,7 @@ import { type BatonEvent, MAIN_BRANCH, type Store } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
 import type { AbcdConversation } from './abcdData.js';
+import { CostMeter, CountedModel } from './costReport.js';
 import { createDeskAgents, type DeskAgents, type DeskModels } from './deskAgents.js';
 import { createOfflineModels, mapDeskModels } from './deskModels.js';
 import type { DeskStore } from './deskStore.js';
@@ -60,6 +61,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
   const clock = new ModelClock();
+  const cost = new CostMeter();
   const worlds = new WorldDirectory();
   const heldOut = options.evaluation === 'held-out';
   const training = options.training ?? conversations;
@@ -72,7 +74,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
       const trainingStarted = performance.now();
       const models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
       if (options.models === undefined) trainingMs.push(performance.now() - trainingStarted);
-      agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(model, clock)), worlds);
+      agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(new CountedModel(model), clock)), worlds);
       agentsByFold.set(fold, agents);
     }
     return agents;
@@ -92,7 +94,10 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
       flows: ontology.flows,
       subflows: Object.values(ontology.subflows).flat(),
       restartEvery: options.restartEvery ?? 0,
-      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+      onEvent: (event) => {
+        cost.observe(event);
+        options.onEvent?.(event);
+      },
       decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
       open: async ({ id, userId }) => {
         if (workflow !== undefined && deskStore.reopens) {
@@ -111,7 +116,7 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const storeBytes = await deskStore.bytes();
   await store.close();
   const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages, episodes };
-  return summarizeReplay(outcomes, {
+  const report = summarizeReplay(outcomes, {
     ontology,
     evaluation: describeEvaluation(options, training),
     store: `${deskStore.kind} (${deskStore.location})`,
@@ -122,6 +127,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     trainingConversations: training.length,
     ...extra,
   });
+  report.cost = cost.report();
+  return report;
 }
 
 function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[]): string {

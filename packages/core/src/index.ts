@@ -72,6 +72,8 @@ export type {
   HandoffEvent,
   MessageDeltaEvent,
   MessageEvent,
+  ModelCompletedEvent,
+  ModelStartedEvent,
   RequestEvent,
   SessionClosedEvent,
   ToolCallEvent,
@@ -81,6 +83,8 @@ export type {
 } from './conversation/events.js';
 export type { BranchHistory, Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executors/executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
+export { type LogFn, type Logger, silentLogger } from './logging/logger.js';
+export { type LoggedStoreOptions, loggedStore } from './logging/loggedStore.js';
 export {
   type Message,
   type MessageRole,

@@ -1,29 +1,11 @@
-import { ConcurrencyError, InMemoryStore, type Message, tool } from '@baton/core';
+import { ConcurrencyError, InMemoryStore, type Message } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { HandoffBuilder } from '../src/index.js';
-import { collect, danglingToolCalls, lastOf, scriptedAgent } from './support/helpers.js';
+import { collect, danglingToolCalls } from './support/helpers.js';
+import { lookUpDesk } from './support/scenarioDesks.js';
 
 /** An agent that looks something up (a 15 ms tool) before answering, so two turns would overlap without a lock. */
 function slowDesk(store: InMemoryStore) {
-  const lookUp = tool({
-    name: 'look_up',
-    description: 'Looks the question up.',
-    parameters: z.object({ q: z.string() }),
-    execute: async ({ q }) => {
-      await new Promise((resolve) => setTimeout(resolve, 15));
-      return `found ${q}`;
-    },
-  });
-  const helper = scriptedAgent(
-    'helper',
-    (request) => {
-      const last = lastOf(request);
-      return last?.role === 'user' ? { toolCalls: [{ name: 'look_up', arguments: { q: last.content } }] } : { text: `answer (${last?.content})` };
-    },
-    [lookUp],
-  );
-  return new HandoffBuilder().participants(helper).store(store).build();
+  return lookUpDesk(store);
 }
 
 /** Whether each turn's messages are contiguous: user, assistant call, tool result, answer — never mixed with another turn's. */

@@ -9,7 +9,7 @@ afterAll(disposeStores);
 /** The live events a replay rebuilds (no deltas, checkpoints, requests or errors; usage is not stored). */
 function comparable(events: readonly BatonEvent[]): unknown[] {
   return events
-    .filter((e) => !['message.delta', 'checkpoint', 'request', 'error'].includes(e.type))
+    .filter((e) => !['message.delta', 'model.started', 'model.completed', 'checkpoint', 'request', 'error'].includes(e.type))
     .map((e) => (e.type === 'turn.completed' ? { ...e, usage: null } : e.type === 'tool.result' ? { ...e, durationMs: null } : e));
 }
 

@@ -57,8 +57,16 @@ export const CheckpointSchema = z.object({
   pendingRequests: z.array(RequestSchema),
   pendingWrites: z.array(PendingWriteSchema),
   statePatches: z.object({ session: z.array(StatePatchSchema), branch: z.array(StatePatchSchema) }),
+  /**
+   * The W3C Trace Context `traceparent` of the turn that saved the checkpoint, when it was traced
+   * (an OpenTelemetry SDK was registered): a turn resumed from it links its span to that turn's.
+   */
+  traceparent: z
+    .string()
+    .regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+    .optional(),
 });
-/** A checkpoint: `{ schemaVersion, id, parentId, sessionId, branchId, step, createdAt, throughSeq, machine, pendingRequests, pendingWrites, statePatches }`. */
+/** A checkpoint: `{ schemaVersion, id, parentId, sessionId, branchId, step, createdAt, throughSeq, machine, pendingRequests, pendingWrites, statePatches, traceparent? }`. */
 export type Checkpoint = z.infer<typeof CheckpointSchema>;
 
 /** A checkpoint's manifest entry, as `listCheckpoints` returns it. */

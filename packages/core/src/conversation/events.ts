@@ -1,6 +1,6 @@
 import type { CheckpointManifestEntry } from './checkpoint.js';
 import type { Message, ToolCall } from './message.js';
-import type { Usage } from '../models/modelClient.js';
+import type { FinishReason, Usage } from '../models/modelClient.js';
 import type { Request } from './request.js';
 
 /** Fields every event has. */
@@ -24,6 +24,28 @@ export interface MessageDeltaEvent extends EventBase {
   type: 'message.delta';
   agent: string;
   delta: string;
+}
+/** An agent's model call begins (its request is built; the model has not answered yet). */
+export interface ModelStartedEvent extends EventBase {
+  type: 'model.started';
+  agent: string;
+  /** The model's name (`ModelClient.model`), e.g. `'gpt-4.1-mini'`. */
+  model: string;
+}
+/**
+ * An agent's model call finished: its own usage (not the turn's), wall time in milliseconds and the
+ * finish reason, so cost and latency per agent are visible without tracing. A call that fails or is
+ * cancelled emits none.
+ */
+export interface ModelCompletedEvent extends EventBase {
+  type: 'model.completed';
+  agent: string;
+  model: string;
+  /** Wall time from the request to the end of the stream, in milliseconds. */
+  durationMs: number;
+  /** Tokens of this call only (`requests` is 1). */
+  usage: Usage;
+  finishReason: FinishReason;
 }
 /** A message was committed to the branch (user, assistant, tool or context). */
 export interface MessageEvent extends EventBase {
@@ -97,6 +119,8 @@ export interface ErrorEvent extends EventBase {
 export type BatonEvent =
   | TurnStartedEvent
   | AgentStartedEvent
+  | ModelStartedEvent
+  | ModelCompletedEvent
   | MessageDeltaEvent
   | MessageEvent
   | ToolCallEvent

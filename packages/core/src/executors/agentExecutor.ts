@@ -175,6 +175,12 @@ export class AgentExecutor implements Executor {
     const request: ModelRequest = { messages: await this.#modelInput(own, given, input, correction), tools, agent: this.agent.name, signal: input.signal };
     if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
     if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
+    const { sessionId, branchId } = input;
+    const agent = this.agent.name;
+    const model = this.agent.model.model;
+    // Built literally: a spread followed by more keys is a slow path in V8 (see storeJournal.ts).
+    yield { type: 'model.started', sessionId, branchId, agent, model };
+    const startedAt = performance.now();
     const stream = this.agent.model.stream(request);
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
     const iterator = stream[Symbol.asyncIterator]();
@@ -201,6 +207,7 @@ export class AgentExecutor implements Executor {
       if (!done) iterator.return?.().catch(() => undefined);
     }
     if (usage.requests === 0) usage = { ...usage, requests: 1 };
+    yield { type: 'model.completed', sessionId, branchId, agent, model, durationMs: performance.now() - startedAt, usage, finishReason };
     return { text, toolCalls, usage, finishReason };
   }
 

@@ -17,6 +17,7 @@ export interface SessionReplay {
    * is not stored) and `session.closed`. A nested workflow's participant (`workflow.asExecutor()`)
    * gets what it emitted live too: its own `agent.started`, then its inner agents' `agent.started`
    * and the inner handoffs. Not rebuilt: `message.delta` (only whole messages are stored),
+   * `model.started`/`model.completed` (model calls are not stored),
    * `checkpoint`, `request` and `error` events (requests and refusals live in checkpoints and in the
    * stream, not in the history; an answered request shows as its tool result).
    */

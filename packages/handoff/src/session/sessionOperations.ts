@@ -1,5 +1,6 @@
 import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
+import { tracedTurn } from '../telemetry/tracedTurn.js';
 import { settleTurn } from '../turn/settleTurn.js';
 import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
@@ -40,7 +41,8 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
 export function turn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
-  return runTurn(runtime, start, call);
+  if (start.kind === 'resume') runtime.config.logger.info({ sessionId: runtime.sessionId, branchId: runtime.branchId }, 'resuming an interrupted turn');
+  return tracedTurn(runtime, start.kind !== 'message', () => runTurn(runtime, start, call));
 }
 
 /** Like {@link turn}'s failure handling, for other work that yields events (closing a session on load). */

@@ -1,3 +1,4 @@
+import type { AnsweredRequest } from '../turn/answeredRequest.js';
 import {
   type BatonEvent,
   type Branch,
@@ -76,7 +77,12 @@ export class SessionRuntime {
   state!: StateContainer;
   pendingRequests: Request[] = [];
   readonly pendingWrites = new Map<string, PendingWrite>();
-  checkpoint: { id: string; step: number } | undefined;
+  /** The newest checkpoint: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
+  checkpoint: { id: string; step: number; traceparent?: string } | undefined;
+  /** Requests answered in this turn, by tool call id, until their tool result is committed (it records them: see answeredRequest.ts). */
+  readonly answeredRequests = new Map<string, AnsweredRequest>();
+  /** The W3C `traceparent` of the turn running now, when it is traced: saved into its checkpoints. */
+  traceparent: string | undefined;
   unsettled: Unsettled = { persistState: false };
   /** When set, the next call reloads everything from the store first. */
   stale = true;
@@ -168,8 +174,9 @@ export class SessionRuntime {
     this.state = new StateContainer({ session: session.state, branch: branch.state });
     this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
     this.pendingWrites.clear();
+    this.answeredRequests.clear();
     for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
-    this.checkpoint = checkpoint && { id: checkpoint.id, step: checkpoint.step };
+    this.checkpoint = checkpoint && (checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
     this.unsettled = { persistState: false };
     this.queue.length = 0;
 
@@ -201,8 +208,28 @@ export class SessionRuntime {
       this.unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
     }
     if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
+    this.#logRecovery(after.length);
     this.stale = false;
     this.#generation = this.slot.generation;
+  }
+
+  /** Logs at `info` what a load found left over by a crash or another process: `replayed` messages after the checkpoint, unsettled work, an unfinished turn. */
+  #logRecovery(replayed: number): void {
+    const state = routingState(this.snapshot);
+    const unsettled = this.unsettled.persistState || this.unsettled.endConversation !== undefined;
+    if (!unsettled && state !== 'running' && this.pendingWrites.size === 0) return;
+    this.config.logger.info(
+      {
+        sessionId: this.sessionId,
+        branchId: this.branchId,
+        checkpointId: this.checkpoint?.id,
+        replayedMessages: replayed,
+        finishedToolResults: this.pendingWrites.size,
+        unfinishedTurn: state === 'running',
+        unsettled,
+      },
+      'loaded a session with work left over',
+    );
   }
 
   #restoreActor(persisted: unknown): RoutingActor {

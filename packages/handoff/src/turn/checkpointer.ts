@@ -30,8 +30,10 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
     pendingWrites: [...runtime.pendingWrites.values()],
     statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
   };
+  if (runtime.traceparent !== undefined) checkpoint.traceparent = runtime.traceparent;
   await runtime.config.store.saveCheckpoint(checkpoint, runtime.scope);
-  runtime.checkpoint = { id: checkpoint.id, step: checkpoint.step };
+  runtime.checkpoint =
+    checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent };
   notePruneDue(runtime, checkpoint.step);
   const entry: CheckpointManifestEntry = {
     id: checkpoint.id,

@@ -1,3 +1,4 @@
+import { ANSWERED_REQUEST_KEY } from './answeredRequest.js';
 import { createId, isoNow, type ExecutorJournal, type Message, type NewMessage, type PendingWrite, STATE_PATCHES_KEY } from '@baton/core';
 import { saveCheckpoint } from './checkpointer.js';
 import { isHandoffToolName } from '../routing/handoffTools.js';
@@ -106,6 +107,11 @@ export class StoreJournal implements ExecutorJournal {
     if (message.role === 'tool' && message.toolCallId !== undefined && message.isError !== true) {
       const control = this.runtime.pendingWrites.get(message.toolCallId)?.control;
       if (control !== undefined) stored.metadata = { ...message.metadata, control };
+    }
+    const answered = message.role === 'tool' && message.toolCallId !== undefined ? this.runtime.answeredRequests.get(message.toolCallId) : undefined;
+    if (answered !== undefined) {
+      stored.metadata = { ...stored.metadata, [ANSWERED_REQUEST_KEY]: answered };
+      this.runtime.answeredRequests.delete(message.toolCallId!);
     }
     return stored;
   }

@@ -3,6 +3,7 @@ import {
   type ApprovalDecision,
   BatonError,
   type BatonEvent,
+  ConcurrencyError,
   createId,
   emptyUsage,
   type ExecutorInput,
@@ -24,6 +25,7 @@ import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
 import { settleTurn } from './settleTurn.js';
+import { answeredRequest } from './answeredRequest.js';
 import { StoreJournal } from './storeJournal.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
@@ -66,7 +68,16 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
       const event = next.value;
       if (event.type === 'turn.completed') ended = true;
       else if (event.type === 'turn.started') ended = false;
+      else if (event.type === 'error') logNonFatal(runtime, event);
       yield event;
+      if (event.type === 'tool.result') {
+        // The active agent is the one whose activation ran the tool (a handoff applies when its result is committed, later).
+        const refused = refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent);
+        if (refused !== undefined) {
+          logNonFatal(runtime, refused);
+          yield refused;
+        }
+      }
     }
   } catch (error) {
     // What the turn committed before it failed is stored first (a failed flush is not retried); the
@@ -75,6 +86,7 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
     runtime.stale = true;
     const code = error instanceof BatonError ? error.code : 'INTERNAL';
     const message = error instanceof Error ? error.message : String(error);
+    runtime.config.logger[error instanceof ConcurrencyError ? 'warn' : 'error']({ sessionId: runtime.sessionId, branchId: runtime.branchId, code, err: error }, 'turn failed');
     yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
     throw error;
   } finally {
@@ -87,6 +99,11 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
       runtime.stale = true;
     }
   }
+}
+
+/** Logs a non-fatal `error` event (a refused handoff) at `warn`. */
+function logNonFatal(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'error' }>): void {
+  runtime.config.logger.warn({ sessionId: runtime.sessionId, branchId: runtime.branchId, code: event.code }, event.message);
 }
 
 /** How the agents of a turn stopped: what the turn must do to end. */
@@ -114,6 +131,8 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
     if (start.kind === 'answer') {
       const { request, answer } = start;
       runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
+      const answered = answeredRequest(request, answer);
+      if (answered !== undefined) runtime.answeredRequests.set(requestKey(request), answered);
       if (request.type === 'user_input') {
         const write = answerWrite(request, String(answer));
         await journal.recordPendingWrite(write);
@@ -197,7 +216,9 @@ async function* runAgents(
     const agent = runtime.snapshot.context.activeAgent;
     const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
     yield { type: 'agent.started', ...base, agent };
-    const outcome = yield* activate(runtime, journal, call, agent, context, approvals, humanAnswers);
+    // The executor's events go straight through (one generator layer less per event than a wrapper):
+    // runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
+    const outcome = yield* runtime.config.participants.get(agent)!.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
     approvals = undefined;
     humanAnswers = undefined;
     usage = addUsage(usage, outcome.usage);
@@ -223,8 +244,8 @@ async function* runAgents(
   }
 }
 
-/** One activation of `agent`'s executor: its events (plus a `HANDOFF_REFUSED` error after a forbidden handoff call), then its outcome. */
-async function* activate(
+/** What one activation of `agent`'s executor gets. */
+function activationInput(
   runtime: SessionRuntime,
   journal: StoreJournal,
   call: TurnCall,
@@ -232,7 +253,7 @@ async function* activate(
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
   humanAnswers?: ExecutorInput['humanAnswers'],
-): AsyncGenerator<BatonEvent, ExecutorOutcome> {
+): ExecutorInput {
   const input: ExecutorInput = {
     sessionId: runtime.sessionId,
     branchId: runtime.branchId,
@@ -249,28 +270,11 @@ async function* activate(
   if (approvals !== undefined) input.approvals = approvals;
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
-  const run = runtime.config.participants.get(agent)!.execute(input);
-  let finished = false;
-  try {
-    for (;;) {
-      const next = await run.next();
-      if (next.done === true) {
-        finished = true;
-        return next.value;
-      }
-      yield next.value;
-      if (next.value.type === 'tool.result') {
-        const refused = refusedHandoff(runtime, next.value, agent);
-        if (refused !== undefined) yield refused;
-      }
-    }
-  } finally {
-    if (!finished) await run.return(undefined as never).catch(() => undefined);
-  }
+  return input;
 }
 
 /** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
-function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): BatonEvent | undefined {
+function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): Extract<BatonEvent, { type: 'error' }> | undefined {
   if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
   return {
     type: 'error',

@@ -1,4 +1,5 @@
-import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Store } from '@baton/core';
+import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Logger, loggedStore, silentLogger, type Store } from '@baton/core';
+import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
 import type { InspectionEvent, Observer } from 'xstate';
 import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 import type {
@@ -60,6 +61,8 @@ export class HandoffBuilder {
   #handoffHistory: HandoffHistoryMode = 'omit';
   #handoffHistorySet = false;
   #inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  #telemetry: TelemetryOptions = {};
+  #logger: { logger: Logger; slowStoreMs?: number } | undefined;
 
   constructor(options: { name?: string } = {}) {
     this.#name = options.name ?? 'handoff';
@@ -147,6 +150,36 @@ export class HandoffBuilder {
   }
 
   /**
+   * Traces every turn with OpenTelemetry (`@opentelemetry/api`; the application registers an SDK):
+   * spans for the turn, each agent activation, model call and tool call, with the GenAI semantic
+   * conventions' attributes (see the package README, "Tracing"). Without this call turns are traced
+   * with the global tracer, and without a registered SDK nothing is recorded.
+   *
+   * @param options `{ tracer?, captureContent? }` (message contents stay off spans unless `captureContent`)
+   */
+  telemetry(options: TelemetryOptions): this {
+    this.#telemetry = { ...this.#telemetry, ...options };
+    return this;
+  }
+
+  /**
+   * Logs what an operator needs through `logger` (pino's method shape: `debug/info/warn/error`):
+   * recoveries of interrupted turns, failed turns, refused handoffs, and through core's `loggedStore`
+   * slow store calls (over `slowStoreMs`, default 250 ms), lost concurrency races and pruning.
+   * Default: silent. Message contents are never logged.
+   *
+   * @example
+   * ```ts
+   * import pino from 'pino';
+   * builder.logger(pino({ level: 'info' }), { slowStoreMs: 100 });
+   * ```
+   */
+  logger(logger: Logger, options: { slowStoreMs?: number } = {}): this {
+    this.#logger = options.slowStoreMs === undefined ? { logger } : { logger, slowStoreMs: options.slowStoreMs };
+    return this;
+  }
+
+  /**
    * Validates the configuration and builds the workflow.
    * @throws {ConfigurationError} naming the problem: no participants, a duplicate name, an unknown
    *   coordinator or edge endpoint, a self-handoff, a bad limit or retention
@@ -191,6 +224,8 @@ export class HandoffBuilder {
     if (!['turn', 'step', 'manual'].includes(every)) throw new ConfigurationError(`checkpoints({ every }) must be 'turn', 'step' or 'manual', not ${JSON.stringify(every)}.`);
     const keep: CheckpointKeep = this.#checkpoints.keep ?? { last: 5 };
     assertKeep(keep);
+    const store = this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS);
+    const logging = this.#logger;
     return new HandoffWorkflow({
       name: this.#name,
       participants,
@@ -201,7 +236,7 @@ export class HandoffBuilder {
       maxHandoffsPerTurn: this.#maxHandoffsPerTurn,
       autonomous: autonomous && { maxTurns: autonomous.maxTurns, prompt: autonomous.prompt ?? DEFAULT_AUTONOMOUS_PROMPT },
       terminateWhen: this.#terminateWhen,
-      store: this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS),
+      store: logging === undefined ? store : loggedStore(store, logging.slowStoreMs === undefined ? { logger: logging.logger } : { logger: logging.logger, slowMs: logging.slowStoreMs }),
       checkpointEvery: every,
       checkpointKeep: keep,
       contextProviders: [...this.#providers],
@@ -215,6 +250,8 @@ export class HandoffBuilder {
         this.#terminateWhen !== undefined && 'terminateWhen()',
         this.#handoffHistorySet && 'handoffHistory()',
       ].filter((option): option is string => option !== false),
+      telemetry: { ...this.#telemetry },
+      logger: logging?.logger ?? silentLogger,
     });
   }
 }

@@ -1,4 +1,5 @@
-import type { Agent, ContextProvider, Executor, Message, Session, Store, TurnSettings } from '@baton/core';
+import type { Agent, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
+import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
 import type { InspectionEvent, Observer } from 'xstate';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
@@ -145,4 +146,8 @@ export interface HandoffConfig {
    * session and refuses them.
    */
   sessionOptions: readonly string[];
+  /** OpenTelemetry tracing of turns (`{}`: the global tracer, contents off). */
+  telemetry: TelemetryOptions;
+  /** Where recoveries, failed turns and refused handoffs are logged (default: silent). */
+  logger: Logger;
 }

@@ -61,3 +61,30 @@ export function answeringDesk<TStore extends Store>(store: TStore) {
   const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).returnTo('coordinator').store(store).build();
   return { workflow, billing, store };
 }
+
+/**
+ * One `helper` agent that looks each user message up (a 15 ms tool) before answering
+ * `answer (found <text>)`, so two turns would overlap without a lock; a user message `transfer me`
+ * makes it call a handoff tool it does not have. `configure` adjusts the builder before `build()`.
+ */
+export function lookUpDesk(store: Store, configure: (builder: HandoffBuilder) => HandoffBuilder = (builder) => builder) {
+  const lookUp = tool({
+    name: 'look_up',
+    description: 'Looks the question up.',
+    parameters: z.object({ q: z.string() }),
+    execute: async ({ q }) => {
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      return `found ${q}`;
+    },
+  });
+  const helper = scriptedAgent(
+    'helper',
+    (request) => {
+      const last = lastOf(request);
+      if (last?.role === 'user' && last.content === 'transfer me') return { toolCalls: [{ name: 'handoff_to_nobody', arguments: {} }] };
+      return last?.role === 'user' ? { toolCalls: [{ name: 'look_up', arguments: { q: last.content } }] } : { text: `answer (${last?.content})` };
+    },
+    [lookUp],
+  );
+  return configure(new HandoffBuilder().participants(helper).store(store)).build();
+}

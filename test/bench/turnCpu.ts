@@ -1,0 +1,55 @@
+/**
+ * CPU time of Baton's orchestration per handoff turn on InMemoryStore, measured long enough to
+ * compare two commits on a loaded machine: the classic turn of handoff.bench.ts (the coordinator
+ * hands off, the specialist answers; two instant ScriptedModel calls), 100 sessions × 20 turns per
+ * round, 5 rounds after a warm-up; prints the median and every round in µs of process CPU per turn.
+ * No OpenTelemetry SDK is registered, so tracing costs what it costs an application without one.
+ * Run: node --conditions=source --import tsx test/bench/turnCpu.ts
+ */
+import { agent, InMemoryStore } from '@baton/core';
+import { ScriptedModel } from '@baton/core/testing';
+import { HandoffBuilder } from '@baton/handoff';
+
+let handoffs = 0;
+const triage = agent({
+  name: 'triage',
+  description: 'Routes customers to specialists.',
+  instructions: 'Route the customer.',
+  model: new ScriptedModel(
+    (request) =>
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ id: `h${++handoffs}`, name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
+        : { text: 'Anything else?' },
+    { record: false },
+  ),
+});
+const billing = agent({
+  name: 'billing',
+  description: 'Refunds, charges, invoices.',
+  instructions: 'Resolve billing questions.',
+  model: new ScriptedModel(() => ({ text: 'Your refund of 40 EUR is on its way.' }), { record: false }),
+});
+const workflow = new HandoffBuilder({ name: 'bench' }).participants(triage, billing).coordinator(triage).store(new InMemoryStore()).build();
+let sessions = 0;
+
+/** µs of process CPU per turn over `count` new sessions of `turns` turns each. */
+async function round(count: number, turns: number): Promise<number> {
+  const start = process.cpuUsage();
+  for (let s = 0; s < count; s += 1) {
+    sessions += 1;
+    const session = await workflow.session({ id: `cpu-${sessions}` });
+    for (let t = 0; t < turns; t += 1) {
+      for await (const _ of session.send(`message ${t}`)) {
+        // drain
+      }
+    }
+  }
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / (count * turns);
+}
+
+await round(50, 10);
+const rounds: number[] = [];
+for (let i = 0; i < 5; i += 1) rounds.push(await round(100, 20));
+const sorted = [...rounds].sort((a, b) => a - b);
+console.log(`CPU µs per turn: median ${Math.round(sorted[2]!)} (rounds ${rounds.map(Math.round).join(', ')}; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)})`);
