@@ -38,6 +38,7 @@ export function checkHistory(messages: readonly Message[], sent: readonly string
   });
   const userTexts = messages.filter((m) => m.role === 'user').map((m) => m.content);
   faults.duplicated += userTexts.length - new Set(userTexts).size;
+  const present = sent.filter((text) => userTexts.includes(text));
   sent.forEach((text, turn) => {
     const start = messages.findIndex((m) => m.role === 'user' && m.content === text);
     if (start < 0) {
@@ -45,7 +46,7 @@ export function checkHistory(messages: readonly Message[], sent: readonly string
       return;
     }
     const group = messages.slice(start, start + TURN_ROLES.length);
-    const inOrder = userTexts.indexOf(text) === turn;
+    const inOrder = userTexts.indexOf(text) === present.indexOf(text);
     const whole =
       group.length === TURN_ROLES.length &&
       group.every((m, i) => m.role === TURN_ROLES[i]) &&
