@@ -38,9 +38,10 @@ export function countingStore(inner: Store): CountingStore {
           if (key === 'readMessages') result.counts.messagesRead += (answer as Message[]).length;
           return answer;
         } finally {
-          const entry = (result.counts.calls[key] ??= { count: 0, ms: 0 });
+          const entry = result.counts.calls[key] ?? { count: 0, ms: 0 };
           entry.count += 1;
           entry.ms += performance.now() - started;
+          result.counts.calls[key] = entry;
         }
       };
     },
