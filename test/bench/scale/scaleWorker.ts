@@ -49,4 +49,6 @@ process.on('message', (message: ToWorker) => {
     });
   }
 });
+// A driver that died leaves no worker behind.
+process.on('disconnect', () => process.exit(1));
 send({ kind: 'ready', pid: process.pid });

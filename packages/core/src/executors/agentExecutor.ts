@@ -1,14 +1,14 @@
-import { raceAbort } from './abort.js';
 import type { Agent } from '../agents/agent.js';
-import type { PendingWrite } from '../conversation/checkpoint.js';
-import { AbortedError, MaxStepsExceededError } from '../errors.js';
-import type { BatonEvent } from '../conversation/events.js';
-import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
-import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
-import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
-import { type NewRequest, requestKey } from '../conversation/request.js';
-import { runToolCall } from '../agents/toolCall.js';
 import type { Tool } from '../agents/tool.js';
+import { runToolCall } from '../agents/toolCall.js';
+import type { PendingWrite } from '../conversation/checkpoint.js';
+import type { BatonEvent } from '../conversation/events.js';
+import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
+import { type NewRequest, requestKey } from '../conversation/request.js';
+import { AbortedError, MaxStepsExceededError } from '../errors.js';
+import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
+import { raceAbort } from './abort.js';
+import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 
 /** The model view of a history array, converted so far: `models[i]` is `toModelMessage(history[i])` for `i < models.length`. */
 interface ConvertedHistory {
@@ -107,20 +107,27 @@ export class AgentExecutor implements Executor {
     }
   }
 
-  /** System instructions, context, then the history: `input.history`'s first `given` messages (converted once, see {@link modelMessagesOf}) and this activation's own. */
+  /**
+   * System instructions, then the history (`input.history`'s first `given` messages, converted once,
+   * see {@link modelMessagesOf}, and this activation's own), with the turn's context just before the
+   * newest user message (after the instructions when there is none). Context changes from turn to
+   * turn; placed there, every earlier message keeps its position, so a request repeats the previous
+   * turn's request as its prefix (what providers' prompt caching reuses).
+   */
   async #modelInput(own: readonly Message[], given: number, input: ExecutorInput): Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
         : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
     const base = modelMessagesOf(input.history, given);
+    const history = base.length === given ? base : base.slice(0, given);
     const head: ModelMessage[] = [{ role: 'system', content: instructions }];
     const extra = input.turnSettings?.instructions;
     if (extra !== undefined && extra !== '') head.push({ role: 'system', content: extra });
-    if (input.context !== undefined) head.push(...input.context);
-    const messages = head.concat(
-      base.length === given ? base : base.slice(0, given),
-    );
+    const context = input.context ?? [];
+    const newestUser = context.length === 0 ? -1 : history.findLastIndex((m) => m.role === 'user');
+    // concat, not push(...): a long history would overflow the argument list.
+    const messages = newestUser < 0 ? head.concat(context, history) : head.concat(history.slice(0, newestUser), context, history.slice(newestUser));
     for (const message of own) messages.push(toModelMessage(message));
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }
