@@ -182,16 +182,22 @@ function contextAfterInstructions(body: Body): Body {
   return { ...body, messages: [...messages.slice(0, lead), ...rest.filter(isContext), ...rest.filter((m) => !isContext(m))] };
 }
 
-/** The share of input tokens that repeat the previous request's leading messages in the same session, in %. */
-function stableShare(bodies: readonly Body[], sessionOf: readonly string[]): number {
-  const previous = new Map<string, Body>();
+/**
+ * The share of input tokens, in %, that repeat the leading messages of the previous request in the
+ * same session (`anyEarlier: false`) or of the earlier request of the session that shares most
+ * (`anyEarlier: true`: what a prompt cache holding every earlier prefix of the session could reuse).
+ */
+function stableShare(bodies: readonly Body[], sessionOf: readonly string[], anyEarlier: boolean): number {
+  const earlier = new Map<string, Body[]>();
   let total = 0;
   let stable = 0;
   bodies.forEach((body, i) => {
     const session = sessionOf[i] ?? '';
+    const before = earlier.get(session) ?? [];
     total += requestTokens(body).total;
-    stable += stablePrefixTokens(body, previous.get(session));
-    previous.set(session, body);
+    stable += anyEarlier ? Math.max(0, ...before.map((b) => stablePrefixTokens(body, b))) : stablePrefixTokens(body, before.at(-1));
+    before.push(body);
+    earlier.set(session, before);
   });
   return (100 * stable) / total;
 }
@@ -225,10 +231,15 @@ function report(label: string, { bodies, sessionOf }: { bodies: Body[]; sessionO
   const sorted = sessions.map((s) => s.tokens).sort((a, b) => a - b);
   console.log(`\n${label}`);
   console.log(`  model calls: ${calls} (${(calls / sessions.length).toFixed(1)} per conversation), ${sessions.reduce((n, s) => n + s.contextCalls, 0)} of them with recalled context`);
-  console.log(`  input tokens per model call: mean ${(tokens / calls).toFixed(0)}`);
+  const userTurns = Math.max(...bodies.map((body) => (body.messages as Body[]).filter((m) => m.role === 'user').length));
+  console.log(`  input tokens per model call: mean ${(tokens / calls).toFixed(0)}; at most ${userTurns} customer messages (turns) in one request`);
   console.log(`  input tokens per conversation: mean ${(tokens / sessions.length).toFixed(0)}, median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}`);
   console.log(`  stable-prefix share: ${((100 * stable) / tokens).toFixed(1)}% of input tokens repeat the previous request's leading messages in the same session`);
-  console.log(`    (with context right after the instructions instead, as before: ${stableShare(bodies.map(contextAfterInstructions), sessionOf).toFixed(1)}%)`);
+  const before = bodies.map(contextAfterInstructions);
+  console.log(`    (with context right after the instructions instead, as before: ${stableShare(before, sessionOf, false).toFixed(1)}%)`);
+  console.log(
+    `  against any earlier request of the session (a prompt cache keeps several prefixes): ${stableShare(bodies, sessionOf, true).toFixed(1)}%; with context after the instructions: ${stableShare(before, sessionOf, true).toFixed(1)}%`,
+  );
 }
 
 async function main(): Promise<void> {
