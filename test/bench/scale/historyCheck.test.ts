@@ -43,4 +43,21 @@ describe('checkHistory', () => {
   it('finds a gap in the seqs', () => {
     expect(checkHistory([...turn('one', 1), ...turn('two', 6)], ['one', 'two'], answerTo).seqGaps).toBe(4);
   });
+
+  it('accepts a failed turn that a later call finished with a retried step, and refuses one mixed with another turn', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const [u1, a1, t1, r1] = turn('one', 1);
+    const retried: Message[] = [
+      u1!,
+      a1!,
+      { ...t1!, content: 'The turn was interrupted.' },
+      { id: 'a-retry', seq: 0, role: 'assistant', content: '', toolCalls: [{ id: 'c-retry', name: 'handoff_to_billing', arguments: '{}' }], createdAt: at },
+      { id: 't-retry', seq: 0, role: 'tool', content: 'Transferred to billing.', toolCallId: 'c-retry', createdAt: at },
+      r1!,
+    ];
+    const failed = new Set([0]);
+    expect(isClean(checkHistory(renumber([...retried, ...turn('two', 7)]), ['one', 'two'], answerTo, failed))).toBe(true);
+    const mixed = renumber([u1!, a1!, t1!, { ...r1!, content: answerTo('two') }, ...turn('two', 5)]);
+    expect(checkHistory(mixed, ['one', 'two'], answerTo, failed).interleaved).toEqual([0]);
+  });
 });

@@ -9,7 +9,8 @@
  * Two workloads: instant models (CPU-bound: 200 sessions on 1, 2, 4 workers) and models that take
  * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200).
  *
- * Run: pnpm bench:scale [--turns 3] [--only instant|latency]   (MONGODB_URL overrides the FerretDB it starts)
+ * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4]   (MONGODB_URL overrides the FerretDB it starts;
+ * SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -161,7 +162,10 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
     try {
       for (const [sessionId, { texts, failed }] of sent) {
         const messages = await store.readMessages(sessionId, 'main').catch(() => []);
-        const faults = checkHistory(messages, texts, answerTo);
+        const faults = checkHistory(messages, texts, answerTo, failed);
+        if (!isClean(faults) && process.env.SCALE_DUMP !== undefined) {
+          console.log(sessionId, JSON.stringify(faults), messages.map((m) => `${m.seq}:${m.role}:${m.agent ?? ''}:${m.content.slice(0, 30)}:${m.toolCalls?.[0]?.id ?? m.toolCallId ?? ''}`).join(' | '));
+        }
         // A turn that failed (the store refused a write) may be missing; any turn that is stored must be whole and in place.
         faults.lost = faults.lost.filter((turn) => !failed.has(turn));
         if (!isClean(faults)) {
@@ -212,7 +216,7 @@ function row(o: Outcome): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' } } });
   const turnsPerSession = Number(values.turns);
   console.log(`cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
   let server: MongoServer | undefined;
@@ -225,6 +229,10 @@ async function main(): Promise<void> {
   const plans: Plan[] = [];
   if (values.only !== 'latency') for (const workers of [1, 2, 4]) plans.push({ workload: 'instant', workers, sessions: 200, turnsPerSession, modelLatencyMs: 0, maxInFlightPerWorker: 8 });
   if (values.only !== 'instant') for (const workers of [1, 2, 4]) plans.push({ workload: 'latency', workers, sessions: 50 * workers, turnsPerSession, modelLatencyMs: 300, maxInFlightPerWorker: 50 });
+  if (values.workers !== undefined) {
+    const keep = values.workers.split(',').map(Number);
+    plans.splice(0, plans.length, ...plans.filter((p) => keep.includes(p.workers)));
+  }
   const outcomes: Outcome[] = [];
   try {
     console.log('\n| models | workers | sessions | in flight per worker | turns | turns/s | p50 ms | p99 ms | store round trips per turn | history check |');
