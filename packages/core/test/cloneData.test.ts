@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cloneData } from '../src/store/cloneData.js';
+import type { Message } from '../src/index.js';
+import { cloneData, cloneMessage } from '../src/store/cloneData.js';
 
 describe('cloneData', () => {
   it('copies plain data deeply: equal to the original, sharing no object with it', () => {
@@ -91,5 +92,33 @@ describe('cloneData', () => {
   it('refuses what structuredClone refuses (a function) with the same DataCloneError', () => {
     expect(() => cloneData({ run: () => 1 })).toThrow(expect.objectContaining({ name: 'DataCloneError' }));
     expect(() => cloneData(() => 1)).toThrow(expect.objectContaining({ name: 'DataCloneError' }));
+  });
+});
+
+describe('cloneMessage', () => {
+  const message: Message = {
+    id: 'm-1',
+    seq: 1,
+    role: 'assistant',
+    content: '',
+    agent: 'billing',
+    toolCalls: [{ id: 'call-1', name: 'refund', arguments: '{"orderId":"1234"}' }],
+    createdAt: '2026-01-01T00:00:00.000Z',
+    metadata: { handoff: { to: 'billing', tags: ['a', 'b'] } },
+  };
+
+  it('gives what cloneData gives, sharing no object with the message', () => {
+    const copy = cloneMessage(message);
+    expect(copy).toEqual(cloneData(message));
+    expect(copy).not.toBe(message);
+    expect(copy.toolCalls).not.toBe(message.toolCalls);
+    expect(copy.toolCalls![0]).not.toBe(message.toolCalls![0]);
+    expect(copy.metadata).not.toBe(message.metadata);
+    expect((copy.metadata!.handoff as { tags: string[] }).tags).not.toBe((message.metadata!.handoff as { tags: string[] }).tags);
+  });
+
+  it('keeps a message without tool calls or metadata without them', () => {
+    const plain: Message = { id: 'm-2', seq: 2, role: 'user', content: 'hi', createdAt: '2026-01-01T00:00:00.000Z' };
+    expect(Object.keys(cloneMessage(plain)).sort()).toEqual(Object.keys(plain).sort());
   });
 });

@@ -34,10 +34,12 @@ export interface WorkingMemoryOptions {
 
 /**
  * Working memory: shapes every model input to fit a token budget. The input arrives as
- * `[system instructions, …context messages, …history]` (history ending with the newest user message,
- * or with tool results within a turn) and leaves as system instructions → context (plus one summary
- * message under `'summarize'`) → the newest part of history that fits → the newest user message and
- * what followed it in the turn. History is kept newest-first by whole groups: an assistant message
+ * `[system instructions, …history]` (history ending with the newest user message, or with tool
+ * results within a turn), with the turn's context messages just before the newest user message
+ * (where the agent loop puts them, so earlier history keeps a stable prefix) or right after the
+ * system messages, and leaves as system instructions (plus one summary message under
+ * `'summarize'`) → the newest part of history that fits → the turn's context → the newest user
+ * message and what followed it in the turn. History is kept newest-first by whole groups: an assistant message
  * with tool calls and all its tool results are kept or dropped together, and no group older than a
  * dropped one is kept (except a pinned first user message). System, context and the newest user
  * message are always kept, even when they alone exceed the budget.
@@ -107,7 +109,7 @@ export class WorkingMemory implements ContextProvider {
   /**
    * Builds the model input within the budget (see the class description).
    *
-   * @param messages `[system, …context, …history]`
+   * @param messages `[system, …history]` with the turn's `context` messages just before the newest user message (or right after the system messages); context is always kept
    * @returns a new array of the same message objects, plus a summary `context` message when
    *   strategy `'summarize'` dropped anything; the input itself when it already fits (copied)
    * @throws nothing of its own: a failing summariser is reported to `onError` and the input is built as with `'drop-oldest'`
@@ -138,9 +140,12 @@ export class WorkingMemory implements ContextProvider {
     return summary === undefined ? [...lead, ...body] : [...lead, summary, ...body];
   }
 
-  /** The groups always kept: the one holding the newest user message, and the pinned first user message's. */
+  /** The groups always kept: the one holding the newest user message, the pinned first user message's, and the turn's context (placed just before the newest user message). */
   #requiredGroups(groups: readonly { messages: ModelMessage[] }[]): Set<number> {
     const required = new Set<number>();
+    groups.forEach((g, i) => {
+      if (g.messages.some((m) => m.role === 'context')) required.add(i);
+    });
     const userGroups = groups.flatMap((g, i) => (g.messages.some((m) => m.role === 'user') ? [i] : []));
     const newest = userGroups.at(-1);
     if (newest !== undefined) required.add(newest);

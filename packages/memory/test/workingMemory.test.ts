@@ -91,6 +91,18 @@ describe('WorkingMemory', () => {
     expect(built).toEqual([system, context, newest]);
   });
 
+  it('keeps the turn\'s context where the agent loop puts it, just before the newest user message, when older history is dropped', async () => {
+    const memory = new WorkingMemory({ maxTokens: 600 });
+    const newest: ModelMessage = { role: 'user', content: 'Where is my refund?' };
+    const history = toolHeavyHistory(20);
+    const built = await memory.prepareModelInput([system, ...history, context, newest]);
+    expect(built.length).toBeLessThan(history.length + 3);
+    expect(built[0]).toEqual(system);
+    expect(built.slice(-2)).toEqual([context, newest]);
+    expectNoDanglingToolCalls(built);
+    expect(memory.countTokens(built)).toBeLessThanOrEqual(600);
+  });
+
   it("replaces dropped history with one cached summary under strategy 'summarize'", async () => {
     const summarizer = new ScriptedModel((_, i) => ({ text: `Summary #${i + 1}: the user asked about refunds of many orders; all are pending.` }));
     const memory = new WorkingMemory({ maxTokens: 2000, strategy: 'summarize', summarizer, summaryMaxTokens: 120 });

@@ -1,6 +1,6 @@
+import type { Store } from '../store/store.js';
 import type { Message, ModelMessage } from './message.js';
 import type { Session } from './session.js';
-import type { Store } from '../store/store.js';
 
 /** What a context provider learns before a turn. */
 export interface BeforeTurnArgs {
@@ -38,7 +38,11 @@ export interface SessionCloseArgs {
  */
 export interface ContextProvider {
   readonly name: string;
-  /** Context to inject before the turn's history (e.g. recalled episodes), as `context` messages. */
+  /**
+   * Context for this turn's model inputs (e.g. recalled episodes), as `context` messages. The agent
+   * loop puts them just before the newest user message, so the history before it keeps its place
+   * from turn to turn (a stable prefix for prompt caching); they are never stored.
+   */
   beforeTurn?(args: BeforeTurnArgs): Promise<readonly ModelMessage[] | undefined>;
   /** Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its result. */
   prepareModelInput?(messages: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;

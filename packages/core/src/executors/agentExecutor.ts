@@ -139,9 +139,11 @@ export class AgentExecutor implements Executor {
   }
 
   /**
-   * System instructions, context, then the history: `input.history`'s first `given` messages
-   * (converted once, see {@link modelMessagesOf}) and this activation's own, then `correction` (an output
-   * correction, never stored).
+   * System instructions, then the history (`input.history`'s first `given` messages, converted once,
+   * see {@link modelMessagesOf}, and this activation's own), with the turn's context just before the
+   * newest user message (after the instructions when there is none). Context changes from turn to
+   * turn; placed there, every earlier message keeps its position, so a request repeats the previous
+   * turn's request as its prefix (what providers' prompt caching reuses). Then `correction` (an output correction, never stored).
    */
   async #modelInput(own: readonly Message[], given: number, input: ExecutorInput, correction?: readonly ModelMessage[]): Promise<readonly ModelMessage[]> {
     const instructions =
@@ -149,13 +151,14 @@ export class AgentExecutor implements Executor {
         ? this.agent.instructions
         : this.agent.instructions({ sessionId: input.sessionId, branchId: input.branchId, state: input.state.session });
     const base = modelMessagesOf(input.history, given);
+    const history = base.length === given ? base : base.slice(0, given);
     const head: ModelMessage[] = [{ role: 'system', content: instructions }];
     const extra = input.turnSettings?.instructions;
     if (extra !== undefined && extra !== '') head.push({ role: 'system', content: extra });
-    if (input.context !== undefined) head.push(...input.context);
-    const messages = head.concat(
-      base.length === given ? base : base.slice(0, given),
-    );
+    const context = input.context ?? [];
+    const newestUser = context.length === 0 ? -1 : history.findLastIndex((m) => m.role === 'user');
+    // concat, not push(...): a long history would overflow the argument list.
+    const messages = newestUser < 0 ? head.concat(context, history) : head.concat(history.slice(0, newestUser), context, history.slice(newestUser));
     for (const message of own) messages.push(toModelMessage(message));
     if (correction !== undefined) messages.push(...correction);
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;

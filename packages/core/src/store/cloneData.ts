@@ -1,3 +1,5 @@
+import type { Message } from '../conversation/message.js';
+
 /** Marks a value {@link cloneData}'s fast path does not copy (the whole value then goes to `structuredClone`). */
 const UNSUPPORTED: unique symbol = Symbol('unsupported');
 
@@ -52,4 +54,20 @@ function copyArray(value: unknown[], depth: number): unknown {
   // Named properties on an array (structuredClone copies them too).
   if (Object.keys(value).length !== length) return UNSUPPORTED;
   return out;
+}
+
+/**
+ * A copy of a stored message, as {@link cloneData} would make it, about twice as fast on long
+ * histories: a validated message's fields are strings, numbers and booleans except `toolCalls`
+ * (flat `{ id, name, arguments }` objects, copied one level) and `metadata` (free-form JSON, copied
+ * with {@link cloneData}). Only for messages that passed `MessageSchema` (the stores' own copies).
+ *
+ * @param message a message as a store keeps it
+ * @returns a copy sharing no object with `message`
+ */
+export function cloneMessage(message: Message): Message {
+  const copy: Message = { ...message };
+  if (message.toolCalls !== undefined) copy.toolCalls = message.toolCalls.map((call) => ({ ...call }));
+  if (message.metadata !== undefined) copy.metadata = cloneData(message.metadata);
+  return copy;
 }

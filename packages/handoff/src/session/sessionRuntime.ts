@@ -86,6 +86,8 @@ export class SessionRuntime {
   unsettled: Unsettled = { persistState: false };
   /** When set, the next call reloads everything from the store first. */
   stale = true;
+  /** A session document read just before the first load, and the slot generation it was read at. */
+  #preloaded: { session: Session; generation: number } | undefined;
   #generation = -1;
   readonly #tools = new Map<string, Tool[]>();
 
@@ -113,6 +115,15 @@ export class SessionRuntime {
   /** Whether another session object of this workflow wrote since this one loaded. */
   get outdated(): boolean {
     return this.stale || this.slot.generation !== this.#generation;
+  }
+
+  /**
+   * Gives the next {@link load} the session document the opener just read, so opening a session
+   * reads it once. The load reads it again when another session object of this workflow wrote
+   * since (`generation` is the slot's generation at the read).
+   */
+  preload(session: Session, generation: number): void {
+    this.#preloaded = { session, generation };
   }
 
   /** Records that this runtime just wrote (other copies become outdated). */
@@ -153,7 +164,10 @@ export class SessionRuntime {
     this.stale = true;
     const { store } = this.config;
     const { scope } = this;
-    const session = await store.getSession(this.sessionId, scope);
+    const preloaded = this.#preloaded;
+    this.#preloaded = undefined;
+    const session =
+      preloaded !== undefined && preloaded.generation === this.slot.generation ? preloaded.session : await store.getSession(this.sessionId, scope);
     if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(this.sessionId)} does not exist.`);
     const branch = await store.getBranch(this.sessionId, this.branchId, scope);
     if (branch === undefined) {

@@ -172,6 +172,15 @@ export class HandoffWorkflow {
     const { store } = this.config;
     const id = this.#sessionIdOf(options);
     const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
+    const branchId = options.branch ?? MAIN_BRANCH;
+    const key = `${id}\u0000${branchId}`;
+    let slot = this.#slots.get(key);
+    if (slot === undefined) {
+      slot = { generation: 0 };
+      this.#slots.set(key, slot);
+    }
+    // Writes by this workflow's other session objects after this read make it stale (see the load below).
+    const generationAtRead = slot.generation;
     let existing: Session | undefined = await store.getSession(id, scope);
     if (existing === undefined && options.create === false) {
       throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist (opened with create: false).`);
@@ -200,14 +209,10 @@ export class HandoffWorkflow {
       }
     }
     if (existing !== undefined && options.userId !== undefined) await this.#claimUser(existing, options.userId, scope);
-    const branchId = options.branch ?? MAIN_BRANCH;
-    const key = `${id}\u0000${branchId}`;
-    let slot = this.#slots.get(key);
-    if (slot === undefined) {
-      slot = { generation: 0 };
-      this.#slots.set(key, slot);
-    }
     const runtime = new SessionRuntime(this.#core, slot, id, branchId, options.tenantId);
+    // The first load reuses the session document just read instead of reading it again, unless the
+    // user claim above may have changed it.
+    if (existing !== undefined && (options.userId === undefined || existing.userId !== undefined)) runtime.preload(existing, generationAtRead);
     const session = new HandoffSession(runtime, this.#host);
     if (options.checkpointId !== undefined) {
       await session.restore(options.checkpointId);

@@ -5,7 +5,7 @@ import { assertValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
 import { MAIN_BRANCH } from '../../conversation/session.js';
-import { cloneData } from '../cloneData.js';
+import { cloneData, cloneMessage } from '../cloneData.js';
 import { evictForRoom, eraseUserRecords, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 import {
   applySessionChange,
@@ -166,8 +166,10 @@ export class InMemoryStore implements Store {
     const out: Message[] = [];
     for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
       const own = record.messages.get(branch.id)!;
-      const seqs = [...own.keys()].filter((seq) => seq >= fromSeq && seq <= throughSeq).sort((a, b) => a - b);
-      for (const seq of seqs) out.push(clone(own.get(seq)!));
+      // Own seqs are consecutive from the branch's first own seq (planAppend), so the range is read by seq, without a sort.
+      const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+      const last = Math.min(throughSeq, firstOwnSeq - 1 + own.size);
+      for (let seq = Math.max(fromSeq, firstOwnSeq); seq <= last; seq += 1) out.push(cloneMessage(own.get(seq)!));
     }
     return out;
   }

@@ -1,0 +1,239 @@
+/**
+ * Resume and restore: the time to open a session whose history is 500 or 5,000 turns and whose last
+ * turn paused on an approval (`workflow.session({ id })`, as a fresh process would: a new workflow
+ * and a new store object), then to answer it (`session.respond(id, { approved: true })` until
+ * `turn.completed`), on InMemoryStore, FileStore and MongoStore. A second table shows that reading
+ * the history does not grow with the number of branches or checkpoints: the same 500-turn session
+ * plain, with 100 forks, and with 500 older checkpoints.
+ *
+ * History is written straight to the store (copies of one real turn's messages, with fresh ids),
+ * then one real turn through the workflow pauses on the approval. Each figure is the median over
+ * several sessions built alike. Targets at 5,000 turns: open + answer < 5 ms on InMemoryStore,
+ * < 20 ms on FileStore.
+ *
+ * Run: pnpm bench:resume [--only memory,file,mongo]   (MONGODB_URL overrides the FerretDB it starts)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Checkpoint, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
+import { MongoStore } from '@baton/store-mongo';
+import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
+import { approvalDesk } from './approvalDesk.js';
+import { countingStore, type StoreCounts } from './countingStore.js';
+
+type StoreKind = 'memory' | 'file' | 'mongo';
+
+/** Makes stores of one kind: `fresh()` is a new store object on the same data (a new process's view). */
+interface StoreFactory {
+  kind: StoreKind;
+  shared: Store;
+  fresh(): Promise<Store>;
+  closeFresh(store: Store): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function storeFactory(kind: StoreKind, mongoUrl: () => Promise<string>): Promise<StoreFactory> {
+  if (kind === 'memory') {
+    const shared = new InMemoryStore();
+    return { kind, shared, fresh: async () => shared, closeFresh: async () => {}, close: async () => {} };
+  }
+  if (kind === 'file') {
+    const directory = await mkdtemp(join(tmpdir(), 'baton-resume-bench-'));
+    const shared = new FileStore({ directory });
+    return {
+      kind,
+      shared,
+      fresh: async () => new FileStore({ directory }),
+      closeFresh: async (store) => (store as FileStore).close(),
+      close: async () => {
+        await shared.close();
+        await rm(directory, { recursive: true, force: true });
+      },
+    };
+  }
+  const url = await mongoUrl();
+  const dbName = `baton_resume_${Math.random().toString(36).slice(2, 8)}`;
+  const shared = new MongoStore({ url }, { dbName });
+  await shared.init();
+  return {
+    kind,
+    shared,
+    fresh: async () => {
+      const store = new MongoStore({ url }, { dbName });
+      await store.init(); // connects and checks indexes before the clock starts, as a running worker would have
+      return store;
+    },
+    closeFresh: async (store) => (store as MongoStore).close(),
+    close: async () => {
+      await shared.db.dropDatabase();
+      await shared.close();
+    },
+  };
+}
+
+/** One finished turn's messages as Baton stores them (triage hands off, billing's refund is approved, billing answers). */
+async function templateTurn(): Promise<{ messages: Message[]; checkpoint: Checkpoint }> {
+  const store = new InMemoryStore();
+  const session = await approvalDesk(store).session({ id: 'template' });
+  for await (const _ of session.send('Please refund order 1234')) {
+    // drain
+  }
+  for await (const _ of session.respond(session.pendingRequests[0]!.id, { approved: true })) {
+    // drain
+  }
+  // The turn-end checkpoint (routing idle, nothing pending): the model of the older checkpoints a session piles up.
+  const checkpoint = (await store.loadCheckpoint('template', 'main'))!;
+  return { messages: await store.readMessages('template', 'main'), checkpoint };
+}
+
+/** `turns` copies of the template turn, seqs from 1, every id and tool call id fresh. */
+function historyOf(template: readonly Message[], turns: number): Message[] {
+  const out: Message[] = [];
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  for (let t = 0; t < turns; t += 1) {
+    for (const message of template) {
+      const seq = out.length + 1;
+      const copy: Message = { ...message, id: `m-${seq}`, seq, createdAt: new Date(base + seq * 1000).toISOString() };
+      if (message.toolCalls !== undefined) copy.toolCalls = message.toolCalls.map((call) => ({ ...call, id: `${call.id}-${t}` }));
+      if (message.toolCallId !== undefined) copy.toolCallId = `${message.toolCallId}-${t}`;
+      out.push(copy);
+    }
+  }
+  return out;
+}
+
+/** Extra things a session carries besides its history, for the branch/checkpoint table. */
+interface Extras {
+  forks?: number;
+  olderCheckpoints?: number;
+}
+
+/** Writes a session of `turns` finished turns plus one turn paused on an approval. */
+async function prepare(store: Store, id: string, template: { messages: Message[]; checkpoint: Checkpoint }, turns: number, extras: Extras): Promise<void> {
+  await store.createSession({ id });
+  const history = historyOf(template.messages, turns);
+  for (let from = 0; from < history.length; from += 2000) await store.appendMessages(id, 'main', history.slice(from, from + 2000));
+  for (let i = 0; i < (extras.olderCheckpoints ?? 0); i += 1) {
+    const createdAt = new Date(Date.parse('2025-01-01T00:00:00.000Z') + i * 1000).toISOString();
+    await store.saveCheckpoint({ ...template.checkpoint, id: `old-${i}`, parentId: i === 0 ? null : `old-${i - 1}`, sessionId: id, branchId: 'main', createdAt, throughSeq: ((i % turns) + 1) * template.messages.length });
+  }
+  for (let i = 0; i < (extras.forks ?? 0); i += 1) {
+    await store.forkBranch(id, { branchId: `fork-${i}`, parent: { branchId: 'main', atSeq: Math.max(1, Math.floor((history.length * i) / (extras.forks ?? 1))) } });
+  }
+  const session = await approvalDesk(store).session({ id, branch: 'main' });
+  for await (const _ of session.send('Please refund order 9999')) {
+    // drain
+  }
+  if (session.pendingRequests.length !== 1) throw new Error(`session ${id} did not pause on the approval`);
+}
+
+interface Sample {
+  openMs: number;
+  answerMs: number;
+  /** This process's CPU time (user + system) over open and answer, in ms: steadier than wall time on a shared machine. */
+  cpuMs: number;
+  counts: StoreCounts;
+}
+
+/** Opens the paused session as a new process would and answers its approval. */
+async function openAndAnswer(factory: StoreFactory, id: string): Promise<Sample> {
+  const fresh = await factory.fresh();
+  const counting = countingStore(fresh);
+  try {
+    const desk = approvalDesk(counting.store);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const session = await desk.session({ id, branch: 'main' });
+    const opened = performance.now();
+    const request = session.pendingRequests[0];
+    if (request === undefined) throw new Error(`session ${id} has no pending approval after opening`);
+    let completed = false;
+    for await (const event of session.respond(request.id, { approved: true })) if (event.type === 'turn.completed') completed = true;
+    const answered = performance.now();
+    const used = process.cpuUsage(cpu);
+    if (!completed) throw new Error(`answering session ${id} did not complete its turn`);
+    return { openMs: opened - started, answerMs: answered - opened, cpuMs: (used.user + used.system) / 1000, counts: counting.counts };
+  } finally {
+    await factory.closeFresh(fresh);
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+function profile(counts: StoreCounts): string {
+  return Object.entries(counts.calls)
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, 4)
+    .map(([name, c]) => `${name} ${c.count}× ${c.ms.toFixed(1)} ms`)
+    .join(', ');
+}
+
+/** Sessions built per (store, history length); the median of their figures is printed. */
+const COPIES: Record<StoreKind, Record<number, number>> = { memory: { 500: 9, 5000: 7 }, file: { 500: 7, 5000: 5 }, mongo: { 500: 3, 5000: 1 } };
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string', default: 'memory,file,mongo' } } });
+  const kinds = values.only.split(',') as StoreKind[];
+  console.log(`cores: ${availableParallelism()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
+  let server: MongoServer | undefined;
+  const mongoUrl = async () => {
+    if (process.env.MONGODB_URL) return process.env.MONGODB_URL;
+    server ??= await startMongoServer();
+    return server.url;
+  };
+  const template = await templateTurn();
+  console.log(`one turn = ${template.messages.length} messages (${template.messages.map((m) => m.role).join(', ')})\n`);
+  const lines: string[] = [];
+  try {
+    console.log('| store | history | open ms | answer ms | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const kind of kinds) {
+      const factory = await storeFactory(kind, mongoUrl);
+      try {
+        // Warm-up (JIT, connections): three sessions opened and answered unmeasured.
+        for (let k = 0; k < 3; k += 1) {
+          await prepare(factory.shared, `warm-up-${k}`, template, 50, {});
+          await openAndAnswer(factory, `warm-up-${k}`);
+        }
+        for (const turns of [500, 5000]) {
+          const samples: Sample[] = [];
+          for (let k = 0; k < COPIES[kind][turns]!; k += 1) {
+            const id = `paused-${turns}-${k}`;
+            await prepare(factory.shared, id, template, turns, {});
+            samples.push(await openAndAnswer(factory, id));
+          }
+          const open = median(samples.map((s) => s.openMs));
+          const answer = median(samples.map((s) => s.answerMs));
+          const total = median(samples.map((s) => s.openMs + s.answerMs));
+          const cpuMs = median(samples.map((s) => s.cpuMs));
+          console.log(`| ${kind} | ${turns} turns | ${open.toFixed(2)} | ${answer.toFixed(2)} | ${total.toFixed(2)} | ${cpuMs.toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
+        }
+        for (const [label, extras] of [
+          ['plain', {}],
+          ['100 forks', { forks: 100 }],
+          ['500 older checkpoints', { olderCheckpoints: 500 }],
+        ] as const) {
+          const samples: Sample[] = [];
+          for (let k = 0; k < 5; k += 1) {
+            const id = `extras-${label.replace(/\W+/g, '-')}-${k}`;
+            await prepare(factory.shared, id, template, 500, extras);
+            samples.push(await openAndAnswer(factory, id));
+          }
+          lines.push(`| ${kind} | ${label} | ${median(samples.map((s) => s.openMs + s.answerMs)).toFixed(2)} | ${median(samples.map((s) => s.cpuMs)).toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
+        }
+      } finally {
+        await factory.close();
+      }
+    }
+    console.log('\nreads against branches and checkpoints (500 turns):\n');
+    console.log('| store | session carries | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
+    console.log('|---|---|---|---|---|---|');
+    for (const line of lines) console.log(line);
+  } finally {
+    await server?.close();
+  }
+}
+
+await main();

@@ -1,0 +1,54 @@
+/**
+ * One stateless scale-out worker: a child process that serves any turn of any session it is sent,
+ * opening the session from MongoDB for each turn (nothing about a session is kept between turns, so
+ * a load balancer may route each turn anywhere). It counts every command its MongoClient starts,
+ * through the driver's command monitoring. Started by scaleBench.ts with SCALE_MONGODB_URL,
+ * SCALE_DB and SCALE_MODEL_LATENCY_MS; talks over the IPC channel (scaleProtocol.ts).
+ */
+import { MongoStore } from '@baton/store-mongo';
+import { MongoClient } from 'mongodb';
+import { scaleDesk } from './scaleDesk.js';
+import type { FromWorker, ToWorker } from './scaleProtocol.js';
+
+const send = (message: FromWorker) => process.send?.(message);
+
+const client = new MongoClient(process.env.SCALE_MONGODB_URL ?? '', { monitorCommands: true });
+let commands: Record<string, number> = {};
+let turns = 0;
+client.on('commandStarted', (event) => {
+  commands[event.commandName] = (commands[event.commandName] ?? 0) + 1;
+});
+await client.connect();
+const store = new MongoStore({ client }, { dbName: process.env.SCALE_DB ?? 'baton_scale' });
+await store.init();
+const desk = scaleDesk(store, Number(process.env.SCALE_MODEL_LATENCY_MS ?? 0));
+
+async function serveTurn(id: number, sessionId: string, text: string): Promise<void> {
+  try {
+    const session = await desk.session({ id: sessionId });
+    for await (const event of session.send(text)) {
+      if (event.type === 'error' && event.fatal) throw new Error(event.message);
+    }
+    turns += 1;
+    send({ kind: 'turn', id });
+  } catch (error) {
+    send({ kind: 'turn', id, error: `${(error as Error).name}: ${(error as Error).message}` });
+  }
+}
+
+process.on('message', (message: ToWorker) => {
+  if (message.kind === 'turn') void serveTurn(message.id, message.sessionId, message.text);
+  else if (message.kind === 'reset') {
+    commands = {};
+    turns = 0;
+  } else if (message.kind === 'stats') send({ kind: 'stats', commands, turns });
+  else if (message.kind === 'exit') {
+    void store.close().then(async () => {
+      await client.close();
+      process.exit(0);
+    });
+  }
+});
+// A driver that died leaves no worker behind.
+process.on('disconnect', () => process.exit(1));
+send({ kind: 'ready', pid: process.pid });
