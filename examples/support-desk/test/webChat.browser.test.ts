@@ -70,7 +70,12 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     expect(await page.locator('#session-id').innerText()).toBe(before.session);
     await say(page, 'No, that is everything. Thank you!');
     await page.locator('li.user', { hasText: 'No, that is everything' }).waitFor();
-    await page.locator('li.assistant', { hasText: 'Is there anything else' }).nth(1).waitFor();
+    // The specialist closes the case with end_conversation; the page says so, and the next message starts a new conversation.
+    await page.locator('#status', { hasText: 'This conversation has ended' }).waitFor();
+    await say(page, 'Hello again, one more question.');
+    await page.locator('li.user', { hasText: 'Hello again' }).waitFor();
+    expect(await page.locator('#session-id').innerText()).not.toBe(before.session);
+    expect(await page.locator('li.user').count()).toBe(1);
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 120_000);

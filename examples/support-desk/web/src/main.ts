@@ -23,6 +23,8 @@ const inbox = new ApprovalInbox(byId('approvals'), byId('no-approvals'), byId('a
 let sessionId = '';
 let pending: readonly Request[] = [];
 let busy = false;
+/** The session ended (an agent closed it with `end_conversation`): the next message starts a new one. */
+let ended = false;
 
 /** Opens the conversation this browser had (or a new one) and shows it as it stands. */
 async function open(): Promise<void> {
@@ -31,6 +33,7 @@ async function open(): Promise<void> {
   if (saved !== null) info = await api.json<SessionInfo>('GET', `/sessions/${saved}`).catch(() => undefined);
   if (info === undefined || info.status === 'closed') info = await api.json<SessionInfo>('POST', '/sessions', {});
   sessionId = info.id;
+  ended = false;
   localStorage.setItem('desk.session', sessionId);
   byId('session-id').textContent = sessionId;
   transcript.clear();
@@ -53,6 +56,11 @@ async function play(events: AsyncIterable<StreamedEvent>): Promise<void> {
       else if (event.type === 'message') transcript.add(event.message);
       else if (event.type === 'request') showPending([...pending, event.request]);
       else if (event.type === 'error' && event.fatal) status.textContent = `Something went wrong: ${event.message}`;
+      else if (event.type === 'session.closed') ended = true;
+    }
+    if (ended) {
+      status.textContent = 'This conversation has ended. Type a message to start a new one.';
+      return;
     }
     const info = await api.json<SessionInfo>('GET', `/sessions/${sessionId}`);
     showPending(info.pendingRequests);
@@ -90,7 +98,8 @@ byId<HTMLFormElement>('composer').addEventListener('submit', (event) => {
   if (text === '' || busy) return;
   input.value = '';
   status.textContent = '';
-  void play(api.stream('POST', `/sessions/${sessionId}/messages`, { text }));
+  const send = () => play(api.stream('POST', `/sessions/${sessionId}/messages`, { text }));
+  void (ended ? open().then(send) : send());
 });
 
 function switchView(supervisor: boolean): void {

@@ -1,4 +1,5 @@
 import { type BatonEvent, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
+import { routingState } from '../routing/routingMachine.js';
 import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
 import { flushMessages } from '../turn/flushMessages.js';
 import { answerOpenToolCalls } from '../turn/openToolCalls.js';
@@ -49,7 +50,8 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   }
   runtime.noteWrite();
   runtime.unsettled = { persistState: false };
-  runtime.actor.send({ type: 'CLOSE' });
+  // An agent's end_conversation already closed the machine when its result was committed.
+  if (routingState(runtime.actor.getSnapshot()) !== 'closed') runtime.actor.send({ type: 'CLOSE' });
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
   await withdrawRequests(runtime, dropped);
