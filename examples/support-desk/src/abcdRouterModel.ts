@@ -1,24 +1,34 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import { viewConversation } from './conversationView.js';
+import { type ViewedCall, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import { TRIAGE } from './specialists.js';
-import type { NaiveBayesClassifier } from './textClassifier.js';
+import type { Classification, TextClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */
 export interface AbcdRouterModelOptions {
   /** Classifies customer text into an ABCD flow (trained on other conversations' opening text), with calibrated confidence. */
-  classifier: NaiveBayesClassifier;
+  classifier: TextClassifier;
   /** The specialist (agent name) that covers a flow. */
   specialistFor: (flow: string) => string | undefined;
   /** The coordinator's own agent name (default `'triage'`). */
   self?: string;
   /**
-   * Below this calibrated confidence (0–1) triage asks a clarifying question before it routes
-   * (default 0.5: it routes alone only when its best guess is more likely right than wrong).
+   * Below this calibrated confidence (0–1) triage's question names its two likeliest topics
+   * (default 0.5: its best guess is no more likely right than wrong).
    */
   minConfidence?: number;
+  /**
+   * At or above this calibrated confidence (0–1) triage routes at once; below it, it gathers more of
+   * the opening with a question first (default 0.9).
+   */
+  routeConfidence?: number;
+  /** The most questions triage asks before it routes on its best guess (default 2). */
+  maxQuestions?: number;
 }
+
+/** The question triage asks for the customer's identity while it gathers the opening, as ABCD's agents do before their first action. */
+export const IDENTITY_QUESTION = 'I can help with that. So that I can pull up your account, may I have your full name or account ID?';
 
 /** The question the router asks when the customer has not said what they need yet. */
 export const HOW_CAN_I_HELP = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
@@ -90,7 +100,7 @@ export class AbcdRouterModel implements ModelClient {
   }
 
   /** The flow classifier it routes with. */
-  get classifier(): NaiveBayesClassifier {
+  get classifier(): TextClassifier {
     return this.#options.classifier;
   }
 
@@ -111,21 +121,32 @@ export class AbcdRouterModel implements ModelClient {
     }
     // The opening turns together: everything the customer said so far.
     const result = this.#options.classifier.classify(view.customerTexts.join('\n'));
-    const mine = view.calls.filter((call) => call.agent === self);
-    // Never two questions in a row: right after the customer answered one, triage routes on its best guess.
-    const justAsked = mine.at(-1)?.name === REQUEST_USER_INPUT;
-    const unsure = result === undefined || result.confidence < (this.#options.minConfidence ?? 0.5);
-    if (unsure && !justAsked && offered.has(REQUEST_USER_INPUT)) {
-      // Two likely topics: ask which; no intent, or no topic stands out: ask how it can help.
-      const [a, b] = result?.probabilities ?? [];
-      const prompt = a !== undefined && b !== undefined && a.probability + b.probability >= 0.6 ? clarifyingQuestion([a.label, b.label]) : HOW_CAN_I_HELP;
-      return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt } };
-    }
+    const question = this.#nextQuestion(view.calls.filter((call) => call.agent === self), result);
+    if (question !== undefined && offered.has(REQUEST_USER_INPUT)) return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: question } };
     if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
     const target = this.#options.specialistFor(result.label);
     if (target === undefined || !offered.has(`handoff_to_${target}`)) {
       return { type: 'text', text: `I understand this is about ${result.label.replace(/_/g, ' ')}, but no colleague of mine handles that here.` };
     }
     return { type: 'tool', id, name: `handoff_to_${target}`, args: { reason: `flow ${result.label}, confidence ${result.confidence.toFixed(2)}` } };
+  }
+
+  /**
+   * The question triage asks before routing, or `undefined` to route now. No intent yet: how can it
+   * help. Sure enough (`routeConfidence`), or `maxQuestions` asked: none. Otherwise, as ABCD's agents
+   * do before their first action, it gathers the opening: which of two topics when it is torn
+   * between them, else the customer's name or account; never the question it asked last.
+   */
+  #nextQuestion(mine: readonly ViewedCall[], result: Classification | undefined): string | undefined {
+    const asked = mine.filter((call) => call.name === REQUEST_USER_INPUT).map((call) => String(call.args.prompt ?? ''));
+    const last = mine.at(-1)?.name === REQUEST_USER_INPUT ? asked.at(-1) : undefined;
+    const pick = (...questions: string[]) => questions.find((q) => q !== last);
+    const maxQuestions = this.#options.maxQuestions ?? 2;
+    if (result === undefined) return asked.length > maxQuestions ? undefined : pick(HOW_CAN_I_HELP, IDENTITY_QUESTION);
+    if (result.confidence >= (this.#options.routeConfidence ?? 0.9) || asked.length >= maxQuestions) return undefined;
+    const [a, b] = result.probabilities;
+    const torn = result.confidence < (this.#options.minConfidence ?? 0.5) && b !== undefined && a!.probability + b.probability >= 0.6;
+    const clarify = clarifyingQuestion(torn ? [a!.label, b.label] : []);
+    return asked.includes(IDENTITY_QUESTION) ? pick(clarify) : pick(torn ? clarify : IDENTITY_QUESTION, clarify);
   }
 }
