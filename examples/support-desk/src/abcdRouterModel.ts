@@ -2,6 +2,7 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type ViewedCall, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
+import type { SlotValues } from './slotExtraction.js';
 import { TRIAGE } from './specialists.js';
 import type { Classification, TextClassifier } from './textClassifier.js';
 
@@ -75,6 +76,19 @@ export function flowInReason(reason: string | undefined, flows: readonly string[
   return flows.find((flow) => new RegExp(`\\b${flow}\\b`).test(reason));
 }
 
+/** The slots that say who the customer is, not what they need. */
+const IDENTITY_SLOTS = ['customer_name', 'account_id', 'order_id', 'username', 'email'] as const;
+
+/** The text with the customer's name and ids (as extracted from their answers) left out. */
+function withoutIdentity(text: string, slots: SlotValues): string {
+  let rest = text;
+  for (const slot of IDENTITY_SLOTS) {
+    const value = slots[slot];
+    if (value !== undefined && value.length > 1) rest = rest.split(value).join(' ');
+  }
+  return rest;
+}
+
 /**
  * The triage coordinator's offline model: a deterministic router learned from data. It classifies
  * everything the customer said so far (the opening turns together) with a calibrated naive Bayes
@@ -119,8 +133,8 @@ export class AbcdRouterModel implements ModelClient {
     if (current !== undefined && offered.has(`handoff_to_${current}`)) {
       return { type: 'tool', id, name: `handoff_to_${current}`, args: { reason: `continuing with ${current}` } };
     }
-    // The opening turns together: everything the customer said so far.
-    const result = this.#options.classifier.classify(view.customerTexts.join('\n'));
+    // The opening turns together: everything the customer said so far, less who they are (a name or an id says nothing about the need).
+    const result = this.#options.classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots));
     const question = this.#nextQuestion(view.calls.filter((call) => call.agent === self), result);
     if (question !== undefined && offered.has(REQUEST_USER_INPUT)) return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: question } };
     if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
@@ -132,21 +146,22 @@ export class AbcdRouterModel implements ModelClient {
   }
 
   /**
-   * The question triage asks before routing, or `undefined` to route now. No intent yet: how can it
-   * help. Sure enough (`routeConfidence`), or `maxQuestions` asked: none. Otherwise, as ABCD's agents
-   * do before their first action, it gathers the opening: which of two topics when it is torn
-   * between them, else the customer's name or account; never the question it asked last.
+   * The question triage asks before routing, or `undefined` to route now. It gathers the opening as
+   * ABCD's agents do before their first action: no intent yet, it asks how it can help; torn between
+   * two topics (below `minConfidence`), which of them (once); not sure enough to route
+   * (below `routeConfidence`), the customer's name or account (once); never the question it asked
+   * last, and at most `maxQuestions` in all (then it routes on its best guess).
    */
   #nextQuestion(mine: readonly ViewedCall[], result: Classification | undefined): string | undefined {
     const asked = mine.filter((call) => call.name === REQUEST_USER_INPUT).map((call) => String(call.args.prompt ?? ''));
     const last = mine.at(-1)?.name === REQUEST_USER_INPUT ? asked.at(-1) : undefined;
-    const pick = (...questions: string[]) => questions.find((q) => q !== last);
     const maxQuestions = this.#options.maxQuestions ?? 2;
-    if (result === undefined) return asked.length > maxQuestions ? undefined : pick(HOW_CAN_I_HELP, IDENTITY_QUESTION);
+    if (result === undefined) return asked.length > maxQuestions ? undefined : [HOW_CAN_I_HELP, IDENTITY_QUESTION].find((q) => q !== last);
     if (result.confidence >= (this.#options.routeConfidence ?? 0.9) || asked.length >= maxQuestions) return undefined;
     const [a, b] = result.probabilities;
     const torn = result.confidence < (this.#options.minConfidence ?? 0.5) && b !== undefined && a!.probability + b.probability >= 0.6;
-    const clarify = clarifyingQuestion(torn ? [a!.label, b.label] : []);
-    return asked.includes(IDENTITY_QUESTION) ? pick(clarify) : pick(torn ? clarify : IDENTITY_QUESTION, clarify);
+    const clarified = asked.some((q) => q.startsWith(clarifyingQuestion([]).slice(0, 20)));
+    if (torn && !clarified) return clarifyingQuestion([a!.label, b.label]);
+    return asked.includes(IDENTITY_QUESTION) ? undefined : IDENTITY_QUESTION;
   }
 }

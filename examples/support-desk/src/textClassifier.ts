@@ -115,6 +115,8 @@ const naiveBayes: Learner = (examples, labels) => {
 /** Gradient steps and step size of {@link logisticRegression} (set before measuring, not tuned on the figures). */
 const LR_STEPS = 300;
 const LR_RATE = 0.05;
+/** Features in fewer training texts than this are left out (they cost time and say little). */
+const LR_MIN_DF = 2;
 
 /**
  * TF-IDF + logistic regression: features seen in at least two training texts, weighted by their
@@ -127,7 +129,7 @@ const logisticRegression: Learner = (examples, labels) => {
   const df = new Map<string, number>();
   for (const example of examples) for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
   const vocabulary = new Map<string, { column: number; idf: number }>();
-  for (const [feature, count] of df) if (count >= 2) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
+  for (const [feature, count] of df) if (count >= LR_MIN_DF) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
   const columns = vocabulary.size + 1;
   const vectorize = (features: readonly string[]): Float64Array | undefined => {
     const row = new Float64Array(columns);
