@@ -1,5 +1,6 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
+import { withoutIdentity } from './abcdRouterModel.js';
 import { type ConversationView, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { Ontology } from './ontology.js';
@@ -51,7 +52,7 @@ export class AbcdPolicyModel implements ModelClient {
     const view = viewConversation(request.messages);
     const id = `call_${agent}_${view.digest}`;
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
-    const subflow = withFlowPrior(classifier.classify(view.customerTexts.join('\n')), handedFlow(view.calls, agent), ontology);
+    const subflow = withFlowPrior(classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,

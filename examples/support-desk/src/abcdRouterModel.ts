@@ -79,8 +79,11 @@ export function flowInReason(reason: string | undefined, flows: readonly string[
 /** The slots that say who the customer is, not what they need. */
 const IDENTITY_SLOTS = ['customer_name', 'account_id', 'order_id', 'username', 'email'] as const;
 
-/** The text with the customer's name and ids (as extracted from their answers) left out. */
-function withoutIdentity(text: string, slots: SlotValues): string {
+/**
+ * The text with the customer's name and ids (as extracted from their answers) left out: what a
+ * classifier of the customer's need should read.
+ */
+export function withoutIdentity(text: string, slots: SlotValues): string {
   let rest = text;
   for (const slot of IDENTITY_SLOTS) {
     const value = slots[slot];
