@@ -70,7 +70,9 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     expect(await page.locator('#session-id').innerText()).toBe(before.session);
     await say(page, 'No, that is everything. Thank you!');
     await page.locator('li.user', { hasText: 'No, that is everything' }).waitFor();
-    await page.locator('li.assistant', { hasText: 'Is there anything else' }).nth(1).waitFor();
+    // The customer's goodbye: the specialist on the case closes the conversation.
+    await page.locator('li.action', { hasText: 'account runs end_conversation' }).waitFor();
+    await page.locator('li.action', { hasText: '✓ The conversation is closed.' }).waitFor();
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 120_000);
