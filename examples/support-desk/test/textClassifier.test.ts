@@ -73,10 +73,10 @@ describe('NaiveBayesClassifier', () => {
 describe('LogisticRegressionClassifier', () => {
   it('learns held-out demo openings (TF-IDF + mljs logistic regression), with probabilities that sum to 1, and names too little data', async () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
-    const [{ train, test }] = crossValidationFolds(conversations);
-    const classifier = new LogisticRegressionClassifier(train!.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })), { calibrationFolds: 0 });
+    const { train, test } = crossValidationFolds(conversations)[0]!;
+    const classifier = new LogisticRegressionClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })), { calibrationFolds: 0 });
     expect(classifier.kind).toBe('logistic-regression');
-    const results = test!.map((c) => ({ result: classifier.classify(openingText(c)), flow: c.flow }));
+    const results = test.map((c) => ({ result: classifier.classify(openingText(c)), flow: c.flow }));
     for (const { result } of results) expect(result!.probabilities.reduce((sum, p) => sum + p.probability, 0)).toBeCloseTo(1, 6);
     // Chance is 1 in 10 flows.
     expect(results.filter(({ result, flow }) => result?.label === flow).length / results.length).toBeGreaterThan(0.6);
