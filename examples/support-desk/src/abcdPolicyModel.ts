@@ -1,21 +1,21 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import { viewConversation } from './conversationView.js';
+import { withoutIdentity } from './abcdRouterModel.js';
+import { type ConversationView, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { Ontology } from './ontology.js';
 import { decideNextStep } from './specialistPolicy.js';
+import type { Classification, TextClassifier } from './textClassifier.js';
 
 /** The name of the tool that closes a conversation (`endConversationTool` of `@baton/memory`). */
 const END_CONVERSATION = 'end_conversation';
-
-import type { NaiveBayesClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdPolicyModel}. */
 export interface AbcdPolicyModelOptions {
   /** The specialist's agent name. */
   agent: string;
   /** Classifies customer text into one of the specialist's subflows (calibrated naive Bayes). */
-  classifier: NaiveBayesClassifier;
+  classifier: TextClassifier;
   ontology: Ontology;
 }
 
@@ -52,7 +52,7 @@ export class AbcdPolicyModel implements ModelClient {
     const view = viewConversation(request.messages);
     const id = `call_${agent}_${view.digest}`;
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
-    const subflow = classifier.classify(view.customerTexts.join('\n'))?.label;
+    const subflow = withFlowPrior(classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,
@@ -74,4 +74,27 @@ export class AbcdPolicyModel implements ModelClient {
         return offered.has(END_CONVERSATION) ? { type: 'tool', id, name: END_CONVERSATION, args: { reason: decision.reason } } : { type: 'text', text: 'Thank you for contacting AcmeCorp. Goodbye!' };
     }
   }
+}
+
+/** The flow and confidence triage named when it last handed the case to `agent` (`flow order_issue, confidence 0.71`). */
+function handedFlow(calls: ConversationView['calls'], agent: string): { flow: string; confidence: number } | undefined {
+  const reason = String(calls.filter((call) => call.name === `handoff_to_${agent}`).at(-1)?.args.reason ?? '');
+  const match = /\bflow (\w+), confidence ([\d.]+)/.exec(reason);
+  return match === null ? undefined : { flow: match[1]!, confidence: Number(match[2]) };
+}
+
+/**
+ * The case, deciding between the specialist's flows with triage's word as the prior: each subflow's
+ * probability is weighted by triage's confidence when it belongs to the flow triage named, and by
+ * the rest of it otherwise (clamped to 0.05–0.95, so strong evidence in the customer's words still wins).
+ */
+function withFlowPrior(result: Classification | undefined, handed: { flow: string; confidence: number } | undefined, ontology: Ontology): string | undefined {
+  if (result === undefined || handed === undefined) return result?.label;
+  const prior = Math.min(0.95, Math.max(0.05, handed.confidence));
+  let best: { label: string; weight: number } | undefined;
+  for (const { label, probability } of result.probabilities) {
+    const weight = probability * (ontology.flowOf(label) === handed.flow ? prior : 1 - prior);
+    if (best === undefined || weight > best.weight) best = { label, weight };
+  }
+  return best?.label;
 }

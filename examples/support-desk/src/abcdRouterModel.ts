@@ -1,24 +1,35 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import { viewConversation } from './conversationView.js';
+import { type ViewedCall, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
+import type { SlotValues } from './slotExtraction.js';
 import { TRIAGE } from './specialists.js';
-import type { NaiveBayesClassifier } from './textClassifier.js';
+import type { Classification, TextClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */
 export interface AbcdRouterModelOptions {
   /** Classifies customer text into an ABCD flow (trained on other conversations' opening text), with calibrated confidence. */
-  classifier: NaiveBayesClassifier;
+  classifier: TextClassifier;
   /** The specialist (agent name) that covers a flow. */
   specialistFor: (flow: string) => string | undefined;
   /** The coordinator's own agent name (default `'triage'`). */
   self?: string;
   /**
-   * Below this calibrated confidence (0–1) triage asks a clarifying question before it routes
-   * (default 0.5: it routes alone only when its best guess is more likely right than wrong).
+   * Below this calibrated confidence (0–1) triage's question names its two likeliest topics
+   * (default 0.5: its best guess is no more likely right than wrong).
    */
   minConfidence?: number;
+  /**
+   * At or above this calibrated confidence (0–1) triage routes at once; below it, it gathers more of
+   * the opening with a question first (default 0.9).
+   */
+  routeConfidence?: number;
+  /** The most questions triage asks before it routes on its best guess (default 2). */
+  maxQuestions?: number;
 }
+
+/** The question triage asks for the customer's identity while it gathers the opening, as ABCD's agents do before their first action. */
+export const IDENTITY_QUESTION = 'I can help with that. So that I can pull up your account, may I have your full name or account ID?';
 
 /** The question the router asks when the customer has not said what they need yet. */
 export const HOW_CAN_I_HELP = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
@@ -65,6 +76,22 @@ export function flowInReason(reason: string | undefined, flows: readonly string[
   return flows.find((flow) => new RegExp(`\\b${flow}\\b`).test(reason));
 }
 
+/** The slots that say who the customer is, not what they need. */
+const IDENTITY_SLOTS = ['customer_name', 'account_id', 'order_id', 'username', 'email'] as const;
+
+/**
+ * The text with the customer's name and ids (as extracted from their answers) left out: what a
+ * classifier of the customer's need should read.
+ */
+export function withoutIdentity(text: string, slots: SlotValues): string {
+  let rest = text;
+  for (const slot of IDENTITY_SLOTS) {
+    const value = slots[slot];
+    if (value !== undefined && value.length > 1) rest = rest.split(value).join(' ');
+  }
+  return rest;
+}
+
 /**
  * The triage coordinator's offline model: a deterministic router learned from data. It classifies
  * everything the customer said so far (the opening turns together) with a calibrated naive Bayes
@@ -90,7 +117,7 @@ export class AbcdRouterModel implements ModelClient {
   }
 
   /** The flow classifier it routes with. */
-  get classifier(): NaiveBayesClassifier {
+  get classifier(): TextClassifier {
     return this.#options.classifier;
   }
 
@@ -109,23 +136,35 @@ export class AbcdRouterModel implements ModelClient {
     if (current !== undefined && offered.has(`handoff_to_${current}`)) {
       return { type: 'tool', id, name: `handoff_to_${current}`, args: { reason: `continuing with ${current}` } };
     }
-    // The opening turns together: everything the customer said so far.
-    const result = this.#options.classifier.classify(view.customerTexts.join('\n'));
-    const mine = view.calls.filter((call) => call.agent === self);
-    // Never two questions in a row: right after the customer answered one, triage routes on its best guess.
-    const justAsked = mine.at(-1)?.name === REQUEST_USER_INPUT;
-    const unsure = result === undefined || result.confidence < (this.#options.minConfidence ?? 0.5);
-    if (unsure && !justAsked && offered.has(REQUEST_USER_INPUT)) {
-      // Two likely topics: ask which; no intent, or no topic stands out: ask how it can help.
-      const [a, b] = result?.probabilities ?? [];
-      const prompt = a !== undefined && b !== undefined && a.probability + b.probability >= 0.6 ? clarifyingQuestion([a.label, b.label]) : HOW_CAN_I_HELP;
-      return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt } };
-    }
+    // The opening turns together: everything the customer said so far, less who they are (a name or an id says nothing about the need).
+    const result = this.#options.classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots));
+    const question = this.#nextQuestion(view.calls.filter((call) => call.agent === self), result);
+    if (question !== undefined && offered.has(REQUEST_USER_INPUT)) return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: question } };
     if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
     const target = this.#options.specialistFor(result.label);
     if (target === undefined || !offered.has(`handoff_to_${target}`)) {
       return { type: 'text', text: `I understand this is about ${result.label.replace(/_/g, ' ')}, but no colleague of mine handles that here.` };
     }
     return { type: 'tool', id, name: `handoff_to_${target}`, args: { reason: `flow ${result.label}, confidence ${result.confidence.toFixed(2)}` } };
+  }
+
+  /**
+   * The question triage asks before routing, or `undefined` to route now. It gathers the opening as
+   * ABCD's agents do before their first action: no intent yet, it asks how it can help; torn between
+   * two topics (below `minConfidence`), which of them (once); not sure enough to route
+   * (below `routeConfidence`), the customer's name or account (once); never the question it asked
+   * last, and at most `maxQuestions` in all (then it routes on its best guess).
+   */
+  #nextQuestion(mine: readonly ViewedCall[], result: Classification | undefined): string | undefined {
+    const asked = mine.filter((call) => call.name === REQUEST_USER_INPUT).map((call) => String(call.args.prompt ?? ''));
+    const last = mine.at(-1)?.name === REQUEST_USER_INPUT ? asked.at(-1) : undefined;
+    const maxQuestions = this.#options.maxQuestions ?? 2;
+    if (result === undefined) return asked.length > maxQuestions ? undefined : [HOW_CAN_I_HELP, IDENTITY_QUESTION].find((q) => q !== last);
+    if (result.confidence >= (this.#options.routeConfidence ?? 0.9) || asked.length >= maxQuestions) return undefined;
+    const [a, b] = result.probabilities;
+    const torn = result.confidence < (this.#options.minConfidence ?? 0.5) && b !== undefined && a!.probability + b.probability >= 0.6;
+    const clarified = asked.some((q) => q.startsWith(clarifyingQuestion([]).slice(0, 20)));
+    if (torn && !clarified) return clarifyingQuestion([a!.label, b.label]);
+    return asked.includes(IDENTITY_QUESTION) ? undefined : IDENTITY_QUESTION;
   }
 }

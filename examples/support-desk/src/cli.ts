@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { isBatonError } from '@baton/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ABCD_SPLITS } from './abcdImport.js';
 import { chatCommand } from './chatCommand.js';
 import { DEFAULT_STORE_DIR } from './deskStore.js';
-import { ABCD_SPLITS } from './abcdImport.js';
 import { importCommand } from './importCommand.js';
 import { replayCommand } from './replayCommand.js';
 

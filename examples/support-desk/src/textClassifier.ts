@@ -1,4 +1,6 @@
 import { InvalidInputError } from '@baton/core';
+import LogisticRegression from 'ml-logistic-regression';
+import { Matrix } from 'ml-matrix';
 import { stemmer } from 'stemmer';
 import createNaiveBayes from 'wink-naive-bayes-text-classifier';
 import Tokenizer from 'wink-tokenizer';
@@ -18,7 +20,7 @@ export interface Classification {
   probabilities: Array<{ label: string; probability: number }>;
 }
 
-/** Options of {@link NaiveBayesClassifier}. */
+/** Options of {@link NaiveBayesClassifier} and {@link LogisticRegressionClassifier}. */
 export interface NaiveBayesOptions {
   /** Only these labels are learned (default: all). */
   labels?: readonly string[];
@@ -77,7 +79,7 @@ interface Featured {
   label: string;
 }
 
-function trainModel(examples: readonly Featured[]): WinkModel {
+function trainNaiveBayes(examples: readonly Featured[]): WinkModel {
   const model = createNaiveBayes();
   model.defineConfig({ considerOnlyPresence: true, smoothingFactor: 0.5 });
   for (const example of examples) model.learn(example.features, example.label);
@@ -95,11 +97,75 @@ function trainModel(examples: readonly Featured[]): WinkModel {
   return model;
 }
 
-/** Each label's log-odds (natural log) for a text's features, from wink's one-vs-rest odds (log base 2). */
-function logOdds(model: WinkModel, labels: readonly string[], features: string[]): number[] {
-  const odds = new Map(model.computeOdds(features) as Array<[string, number]>);
-  return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
-}
+/** A trained model's scores: each label's log-odds (natural log, in `labels` order) for a text's features; all 0 when it knows none of them. */
+type Scorer = (features: readonly string[]) => number[];
+
+/** A way to learn a {@link Scorer} from featured texts over the given labels (every one of which occurs). */
+type Learner = (examples: readonly Featured[], labels: readonly string[]) => Scorer;
+
+/** Naive Bayes: each label's log-odds (natural log), from wink's one-vs-rest odds (log base 2). */
+const naiveBayes: Learner = (examples, labels) => {
+  const model = trainNaiveBayes(examples);
+  return (features) => {
+    const odds = new Map(model.computeOdds([...features]) as Array<[string, number]>);
+    return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
+  };
+};
+
+/** Gradient steps and step size of {@link logisticRegression} (set before measuring, not tuned on the figures). */
+const LR_STEPS = 300;
+const LR_RATE = 0.05;
+/** Features in fewer training texts than this are left out (they cost time and say little). */
+const LR_MIN_DF = 2;
+
+/**
+ * TF-IDF + logistic regression: features seen in at least two training texts, weighted by their
+ * inverse document frequency (`ln(N / df)`, presence only), each text's vector L2-normalised, plus a
+ * bias; mljs's one-vs-rest `ml-logistic-regression` (batch gradient descent, {@link LR_STEPS} steps of
+ * {@link LR_RATE}: few enough steps to act as regularisation). A label's log-odds are its
+ * one-vs-rest logit.
+ */
+const logisticRegression: Learner = (examples, labels) => {
+  const df = new Map<string, number>();
+  for (const example of examples) for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
+  const vocabulary = new Map<string, { column: number; idf: number }>();
+  for (const [feature, count] of df) if (count >= LR_MIN_DF) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
+  const columns = vocabulary.size + 1;
+  const vectorize = (features: readonly string[]): Float64Array | undefined => {
+    const row = new Float64Array(columns);
+    for (const feature of features) {
+      const known = vocabulary.get(feature);
+      if (known !== undefined) row[known.column] = known.idf;
+    }
+    let norm = 0;
+    for (const value of row) norm += value * value;
+    if (norm === 0) return undefined;
+    for (let i = 0; i < columns - 1; i += 1) row[i]! /= Math.sqrt(norm);
+    row[columns - 1] = 1;
+    return row;
+  };
+  const rows: Float64Array[] = [];
+  const targets: number[] = [];
+  for (const example of examples) {
+    const row = vectorize(example.features);
+    if (row === undefined) continue;
+    rows.push(row);
+    targets.push(labels.indexOf(example.label));
+  }
+  const model = new LogisticRegression({ numSteps: LR_STEPS, learningRate: LR_RATE });
+  model.train(new Matrix(rows.map((row) => [...row])), Matrix.columnVector(targets));
+  // mljs trains class i against the rest with class i as 0, so its logit for "not i" is x·w; i's is −x·w.
+  const weights = model.classifiers.map((classifier) => classifier.weights.to1DArray());
+  return (features) => {
+    const row = vectorize(features);
+    if (row === undefined) return labels.map(() => 0);
+    return weights.map((w) => {
+      let score = 0;
+      for (let i = 0; i < columns; i += 1) if (row[i] !== 0) score -= row[i]! * w[i]!;
+      return score;
+    });
+  };
+};
 
 function softmax(scores: readonly number[], temperature: number): number[] {
   const scaled = scores.map((score) => score / temperature);
@@ -125,27 +191,23 @@ function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number 
   return best.temperature;
 }
 
+/** The classifiers the desk can route with. */
+export type TextClassifierKind = 'naive-bayes' | 'logistic-regression';
+
 /**
- * A text classifier: a multinomial naive Bayes model (winkjs's `wink-naive-bayes-text-classifier`,
- * binarized, additive smoothing 0.5) over {@link textFeatures}, whose per-label log-odds are turned
- * into probabilities by temperature scaling fitted on an internal cross-validation of the training
- * texts, so that a confidence of 0.6 is right about 60% of the time. Deterministic: folds are by
- * position in `examples`, ties go to the label that sorts first.
- *
- * @example
- * ```ts
- * const router = new NaiveBayesClassifier([
- *   { id: 'a', text: 'I forgot my password', label: 'account_access' },
- *   { id: 'b', text: 'Where is my package?', label: 'shipping_issue' },
- * ]);
- * router.classify('cannot remember my password')?.label; // 'account_access'
- * ```
+ * A text classifier over {@link textFeatures} whose per-label log-odds are turned into probabilities
+ * by temperature scaling fitted on an internal cross-validation of the training texts, so that a
+ * confidence of 0.6 is right about 60% of the time. Deterministic: folds are by position in
+ * `examples`, ties go to the label that sorts first. Use {@link NaiveBayesClassifier} or
+ * {@link LogisticRegressionClassifier} (or {@link createTextClassifier}).
  */
-export class NaiveBayesClassifier {
+export class TextClassifier {
   /** `undefined` when fewer than two labels were learned (then the one label, if any, is always the answer). */
-  readonly #model: WinkModel | undefined;
+  readonly #score: Scorer | undefined;
   readonly #labels: string[];
   readonly #size: number;
+  /** Which model it is. */
+  readonly kind: TextClassifierKind;
   /** The fitted temperature (1: uncalibrated). */
   readonly temperature: number;
 
@@ -155,7 +217,9 @@ export class NaiveBayesClassifier {
    * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features (with one
    *   label, that label is every answer; with none, there is no answer)
    */
-  constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
+  protected constructor(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
+    this.kind = kind;
+    const learn = kind === 'naive-bayes' ? naiveBayes : logisticRegression;
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
     const kept = examples
       .filter((example) => allowed === undefined || allowed.has(example.label))
@@ -163,17 +227,18 @@ export class NaiveBayesClassifier {
       .filter((example) => example.features.length > 0);
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
-    this.#model = this.#labels.length < 2 ? undefined : trainModel(kept);
+    if (this.#labels.length >= 2) trainNaiveBayes(kept); // the named error for too little data, whichever the model
+    this.#score = this.#labels.length < 2 ? undefined : learn(kept, this.#labels);
     const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];
     const stride = Math.max(1, Math.ceil(kept.length / 400));
-    for (let fold = 0; this.#model !== undefined && folds > 1 && fold < folds; fold += 1) {
+    for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
       const train = kept.filter((_, index) => index % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
-      const model = trainModel(train);
+      const score = learn(train, this.#labels);
       for (const [index, example] of kept.entries()) {
         // At most about 400 held-out texts are scored: enough to fit one number, and training stays fast.
-        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: logOdds(model, this.#labels, example.features), truth: this.#labels.indexOf(example.label) });
+        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
@@ -195,11 +260,11 @@ export class NaiveBayesClassifier {
    *   has no content word the model knows (a bare greeting)
    */
   classify(text: string): Classification | undefined {
-    if (this.#model === undefined) {
+    if (this.#score === undefined) {
       const only = this.#labels[0];
       return only === undefined || !hasContent(text) ? undefined : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
     }
-    const scores = logOdds(this.#model, this.#labels, textFeatures(text));
+    const scores = this.#score(textFeatures(text));
     if (scores.every((score) => score === 0)) return undefined;
     const probabilities = softmax(scores, this.temperature)
       .map((probability, index) => ({ label: this.#labels[index]!, probability }))
@@ -207,4 +272,43 @@ export class NaiveBayesClassifier {
     const best = probabilities[0]!;
     return { label: best.label, confidence: best.probability, probabilities };
   }
+}
+
+/**
+ * A calibrated multinomial naive Bayes text classifier (winkjs's `wink-naive-bayes-text-classifier`,
+ * binarized, additive smoothing 0.5) over {@link textFeatures}; see {@link TextClassifier}.
+ *
+ * @example
+ * ```ts
+ * const router = new NaiveBayesClassifier([
+ *   { id: 'a', text: 'I forgot my password', label: 'account_access' },
+ *   { id: 'b', text: 'Where is my package?', label: 'shipping_issue' },
+ * ]);
+ * router.classify('cannot remember my password')?.label; // 'account_access'
+ * ```
+ */
+export class NaiveBayesClassifier extends TextClassifier {
+  /** @throws {InvalidInputError} see {@link TextClassifier} */
+  constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
+    super('naive-bayes', examples, options);
+  }
+}
+
+/**
+ * A calibrated TF-IDF + logistic regression text classifier (mljs's `ml-logistic-regression`, one
+ * vs rest) over {@link textFeatures}; see {@link TextClassifier}.
+ */
+export class LogisticRegressionClassifier extends TextClassifier {
+  /** @throws {InvalidInputError} see {@link TextClassifier} */
+  constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
+    super('logistic-regression', examples, options);
+  }
+}
+
+/**
+ * Trains a calibrated classifier of the given kind.
+ * @throws {InvalidInputError} see {@link TextClassifier}
+ */
+export function createTextClassifier(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}): TextClassifier {
+  return kind === 'naive-bayes' ? new NaiveBayesClassifier(examples, options) : new LogisticRegressionClassifier(examples, options);
 }

@@ -1,4 +1,4 @@
-// Type declarations for the two winkjs packages the desk's classifier uses (they ship none).
+// Type declarations for the packages the desk's classifiers use that ship none (winkjs, ml-logistic-regression).
 
 declare module 'wink-tokenizer' {
   /** A token and its type (`word`, `number`, `punctuation`, `emoji`, `email`, …). */
@@ -26,4 +26,15 @@ declare module 'wink-naive-bayes-text-classifier' {
     computeOdds(input: string | string[]): Array<[string, number]>;
   }
   export default function createNaiveBayes(): NaiveBayesTextClassifier;
+}
+
+declare module 'ml-logistic-regression' {
+  import type { Matrix } from 'ml-matrix';
+  /** mljs's one-vs-rest logistic regression (batch gradient descent); class i's classifier is trained with class i as 0. */
+  export default class LogisticRegression {
+    constructor(options?: { numSteps?: number; learningRate?: number });
+    classifiers: Array<{ weights: Matrix }>;
+    train(features: Matrix, classes: Matrix): void;
+    predict(features: Matrix): number[];
+  }
 }

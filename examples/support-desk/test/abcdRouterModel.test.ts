@@ -1,7 +1,7 @@
 import { collectModelResponse, type ModelMessage, type ModelRequest, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations, openingText } from '../src/abcdData.js';
-import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP } from '../src/abcdRouterModel.js';
+import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION } from '../src/abcdRouterModel.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { crossValidationFolds, foldOf } from '../src/folds.js';
 import { SPECIALISTS, specialistForFlow } from '../src/specialists.js';
@@ -41,14 +41,31 @@ describe('AbcdRouterModel', () => {
     expect(routed.toolCalls[0]!.name).toBe('handoff_to_orders');
   });
 
-  it('asks one clarifying question when unsure, and never a second one in a row', async () => {
-    const unsure = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, minConfidence: 1.01 });
-    const first = await collectModelResponse(unsure.stream(request([{ role: 'user', content: 'I have a problem with my order' }])));
+  it('gathers the opening when unsure: which topic, then the name or account, never the same question twice, then routes', async () => {
+    const unsure = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 1.01 });
+    const opening = 'I have a problem with my order';
+    const first = await collectModelResponse(unsure.stream(request([{ role: 'user', content: opening }])));
     expect(first.toolCalls[0]!.name).toBe('request_user_input');
-    const call = first.toolCalls[0]!;
-    const second = await collectModelResponse(unsure.stream(answered('I have a problem with my order', call, 'it is about that')));
-    // Even below its confidence threshold, right after an answer it routes on its best guess.
-    expect(second.toolCalls[0]!.name).toMatch(/^handoff_to_/);
+    expect(JSON.parse(first.toolCalls[0]!.arguments).prompt).toMatch(/^Could you tell me a little more\? Is it about .+, or about .+\?$/);
+    const second = await collectModelResponse(unsure.stream(answered(opening, first.toolCalls[0]!, 'it is about that')));
+    expect(second.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: IDENTITY_QUESTION }]]);
+    const messages = [...answered(opening, first.toolCalls[0]!, 'it is about that').messages];
+    messages.push(
+      { role: 'assistant', agent: 'triage', content: '', toolCalls: [{ ...second.toolCalls[0]!, id: 'call_2' }] },
+      { role: 'tool', toolCallId: 'call_2', toolName: 'request_user_input', content: 'Joyce Wu' },
+    );
+    // Even below its confidence thresholds, after its two questions it routes on its best guess.
+    const third = await collectModelResponse(unsure.stream({ ...request([]), messages }));
+    expect(third.toolCalls[0]!.name).toMatch(/^handoff_to_/);
+  });
+
+  it('asks for the name or account when its guess is not sure enough to route, then routes on it', async () => {
+    const gathering = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 0 });
+    const opening = 'I was charged twice for my order';
+    const asked = await collectModelResponse(gathering.stream(request([{ role: 'user', content: opening }])));
+    expect(asked.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: IDENTITY_QUESTION }]]);
+    const routed = await collectModelResponse(gathering.stream(answered(opening, asked.toolCalls[0]!, 'Crystal Minh')));
+    expect(routed.toolCalls[0]!.name).toBe('handoff_to_billing');
   });
 
   it('hands back to the specialist already on the case', async () => {

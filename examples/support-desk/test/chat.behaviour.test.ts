@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDENTITY_QUESTION } from '../src/abcdRouterModel.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -44,9 +45,13 @@ function chat(session: string, input: readonly string[]): Promise<{ lines: strin
 }
 
 describe('chat: triage waits for the intent', () => {
-  it('"I was charged twice for my order" reaches billing as a purchase dispute', async () => {
-    const { lines, code } = await chat('chat-charged-twice', ['I was charged twice for my order', '/quit']);
+  it('"I was charged twice for my order" reaches billing as a purchase dispute (at once, or after the name when triage is not sure enough)', async () => {
+    const { lines, code } = await chat('chat-charged-twice', ['I was charged twice for my order', 'Crystal Minh', '/quit']);
     expect(code).toBe(0);
+    const typedName = lines.findIndex((line) => line.endsWith('you> Crystal Minh'));
+    // Whatever triage said between the two lines was a handoff or its question for the name, nothing else.
+    const asked = lines.slice(0, typedName).filter((line) => line.startsWith('[triage]'));
+    expect(asked.every((line) => line === `[triage] ${IDENTITY_QUESTION}`)).toBe(true);
     const handoffs = lines.filter((line) => line.includes('↪ handoff: triage →'));
     expect(handoffs).toHaveLength(1);
     expect(handoffs[0]).toMatch(/↪ handoff: triage → billing \(flow purchase_dispute, confidence (0|1)\.\d\d\)/);

@@ -1,8 +1,8 @@
 import { InMemoryStore } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { createChatRenderer } from '../src/chatRenderer.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { createDeskAgents } from '../src/deskAgents.js';
 import { createOfflineModels } from '../src/deskModels.js';
 import { buildDeskWorkflow } from '../src/deskWorkflow.js';

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeskAgents } from '../src/deskAgents.js';
 import { createOpenAIModels } from '../src/deskModels.js';
 import { chooseDeskStore } from '../src/deskStore.js';
-import { runReplay } from '../src/runReplay.js';
 import { buildDeskWorkflow } from '../src/deskWorkflow.js';
 import { loadOntology } from '../src/ontology.js';
+import { runReplay } from '../src/runReplay.js';
 import { WorldDirectory } from '../src/world.js';
 
 // A real HTTP server on loopback speaking the Chat Completions streaming wire format: each request

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { crossValidationFolds } from '../src/folds.js';
-import { hasContent, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
+import { hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
 
 describe('textFeatures', () => {
   it('keeps stemmed content words and adjacent pairs, and finds nothing in a greeting', () => {
@@ -67,5 +67,20 @@ describe('NaiveBayesClassifier', () => {
     new NaiveBayesClassifier(many.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
     // A generous bound on a loaded 2-core machine; the report prints the real figure.
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('LogisticRegressionClassifier', () => {
+  it('learns held-out demo openings (TF-IDF + mljs logistic regression), with probabilities that sum to 1, and names too little data', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    const { train, test } = crossValidationFolds(conversations)[0]!;
+    const classifier = new LogisticRegressionClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })), { calibrationFolds: 0 });
+    expect(classifier.kind).toBe('logistic-regression');
+    const results = test.map((c) => ({ result: classifier.classify(openingText(c)), flow: c.flow }));
+    for (const { result } of results) expect(result!.probabilities.reduce((sum, p) => sum + p.probability, 0)).toBeCloseTo(1, 6);
+    // Chance is 1 in 10 flows.
+    expect(results.filter(({ result, flow }) => result?.label === flow).length / results.length).toBeGreaterThan(0.6);
+    expect(classifier.classify('hi there')).toBeUndefined();
+    expect(() => new LogisticRegressionClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(InvalidInputError);
   });
 });

@@ -70,6 +70,9 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     expect(await page.locator('#session-id').innerText()).toBe(before.session);
     await say(page, 'No, that is everything. Thank you!');
     await page.locator('li.user', { hasText: 'No, that is everything' }).waitFor();
+    // The customer's goodbye: the specialist on the case closes the conversation.
+    await page.locator('li.action', { hasText: 'account runs end_conversation' }).waitFor();
+    await page.locator('li.action', { hasText: '✓ The conversation is closed.' }).waitFor();
     // The specialist closes the case with end_conversation; the page says so, and the next message starts a new conversation.
     await page.locator('#status', { hasText: 'This conversation has ended' }).waitFor();
     await say(page, 'Hello again, one more question.');
