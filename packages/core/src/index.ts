@@ -119,6 +119,7 @@ export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, typ
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
+  BatchStore,
   BranchStore,
   CheckpointRetention,
   CheckpointStore,
@@ -134,9 +135,12 @@ export type {
   SessionFilter,
   SessionStore,
   Store,
+  StoreBatch,
+  StoreBatchResult,
   TenantScope,
   UpdateOptions,
 } from './store/store.js';
+export { writeStoreBatch } from './store/writeStoreBatch.js';
 export {
   assertWritable,
   type CheckedDocument,

@@ -5,11 +5,11 @@
  */
 import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
 import { type Episode, EpisodeSchema } from '../conversation/episode.js';
-import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
 import { type Branch, MAIN_BRANCH, type Session, type State } from '../conversation/session.js';
+import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';

@@ -4,16 +4,16 @@
  */
 
 import type { Episode } from '../../conversation/episode.js';
-import { DocumentCorruptError, NotFoundError } from '../../errors.js';
-import { isValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, Session } from '../../conversation/session.js';
+import { DocumentCorruptError, NotFoundError } from '../../errors.js';
+import { isValidId } from '../../ids.js';
+import type { TenantScope } from '../store.js';
+import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from '../storedDocuments.js';
+import { assertTenantScope, inTenant } from '../tenantScope.js';
 import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { readJsonLines } from './jsonLines.js';
-import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from '../storedDocuments.js';
-import type { TenantScope } from '../store.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
 
 /** The error for a valid document found where another belongs (a file moved or copied by hand). */
 function misplaced(path: string, field: string, found: unknown, wanted: string): DocumentCorruptError {

@@ -1,12 +1,24 @@
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
-import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
 import { MAIN_BRANCH } from '../../conversation/session.js';
+import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
 import { cloneData } from '../cloneData.js';
-import { evictForRoom, eraseUserRecords, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
+import type {
+  CheckpointRetention,
+  CreateSessionInput,
+  EpisodeFilter,
+  EraseUserInput,
+  EraseUserResult,
+  ReadMessagesOptions,
+  SessionChange,
+  SessionFilter,
+  Store,
+  TenantScope,
+  UpdateOptions,
+} from '../store.js';
 import {
   applySessionChange,
   assertBranchId,
@@ -25,19 +37,7 @@ import {
   planAppend,
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
-import type {
-  CheckpointRetention,
-  CreateSessionInput,
-  EpisodeFilter,
-  EraseUserInput,
-  EraseUserResult,
-  ReadMessagesOptions,
-  SessionChange,
-  SessionFilter,
-  Store,
-  TenantScope,
-  UpdateOptions,
-} from '../store.js';
+import { eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 
 
 const clone = cloneData;
