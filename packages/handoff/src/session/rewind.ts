@@ -1,7 +1,7 @@
 import {
   branchStateAt,
-  type Checkpoint,
   CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
   createId,
   isoNow,
   type Message,

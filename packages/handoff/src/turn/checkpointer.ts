@@ -1,22 +1,31 @@
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
-import { flushMessages } from './flushMessages.js';
-import type { CheckpointKeep } from '../workflow/handoffTypes.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { CheckpointKeep } from '../workflow/handoffTypes.js';
+import { type DurableWrites, persist } from './flushMessages.js';
 
 /**
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
  * `throughSeq` (the branch head), pending requests, pending writes and the state patches of the
  * unfinished turn. It holds no messages, so its size does not grow with the conversation
- * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored first (one append), so
- * `throughSeq` never points past the stored history. A `checkpoint` event is queued on the runtime.
+ * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored with it, in
+ * one store write before it ({@link persist}), so `throughSeq` never points past the stored history;
+ * `writes` (a settled turn's state and session change) join that write, and the checkpoint then
+ * holds no state patches. A `checkpoint` event is queued on the runtime.
  *
  * @returns the manifest entry of the saved checkpoint
  * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link flushMessages})
  * @throws {StoreError} (or what the store throws) when a write fails
  */
-export async function saveCheckpoint(runtime: SessionRuntime): Promise<CheckpointManifestEntry> {
-  await flushMessages(runtime);
-  const checkpoint: Checkpoint = {
+export async function saveCheckpoint(runtime: SessionRuntime, writes: Omit<DurableWrites, 'checkpoint'> = {}): Promise<CheckpointManifestEntry> {
+  const checkpoint = buildCheckpoint(runtime);
+  if (writes.sessionChange !== undefined || writes.branchState !== undefined) checkpoint.statePatches = { session: [], branch: [] }; // the state is settled by this write
+  await persist(runtime, { ...writes, checkpoint });
+  return recordCheckpoint(runtime, checkpoint);
+}
+
+/** The checkpoint of where the runtime's turn stands now, with the branch head as `throughSeq`. */
+function buildCheckpoint(runtime: SessionRuntime): Checkpoint {
+  return {
     schemaVersion: CHECKPOINT_SCHEMA_VERSION,
     id: createId(),
     parentId: runtime.checkpoint?.id ?? null,
@@ -30,7 +39,10 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
     pendingWrites: [...runtime.pendingWrites.values()],
     statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
   };
-  await runtime.config.store.saveCheckpoint(checkpoint, runtime.scope);
+}
+
+/** Makes a stored checkpoint the runtime's newest: the prune cadence and the `checkpoint` event. */
+function recordCheckpoint(runtime: SessionRuntime, checkpoint: Checkpoint): CheckpointManifestEntry {
   runtime.checkpoint = { id: checkpoint.id, step: checkpoint.step };
   notePruneDue(runtime, checkpoint.step);
   const entry: CheckpointManifestEntry = {

@@ -1,9 +1,11 @@
 import {
   AmbiguousBranchError,
+  addUsage,
   assertValidId,
   type BatonEvent,
   ConcurrencyError,
   createId,
+  emptyUsage,
   InMemoryStore,
   InvalidIdError,
   InvalidInputError,
@@ -14,17 +16,15 @@ import {
   type Session,
   type Tool,
   type Usage,
-  addUsage,
-  emptyUsage,
 } from '@baton/core';
-import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
-import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { handoffToolTemplate } from '../routing/handoffTools.js';
-import { handoffGraphToMermaid } from './mermaid.js';
 import { createRoutingMachine, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
+import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
+import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
+import { handoffGraphToMermaid } from './mermaid.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
 import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 

@@ -16,6 +16,8 @@ import type {
   SessionChange,
   SessionFilter,
   Store,
+  StoreBatch,
+  StoreBatchResult,
   TenantScope,
   UpdateOptions,
 } from '../store.js';
@@ -322,6 +324,62 @@ export class InMemoryStore implements Store {
     );
     found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
     return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+  }
+
+  /**
+   * Stores a durability point's writes all or nothing (see {@link StoreBatch}): every check passes
+   * before anything changes.
+   * @throws {ConcurrencyError} for a taken seq or a stale version; {@link NotFoundError} for a missing
+   *   session or branch; {@link InvalidInputError} for bad input or a checkpoint of another branch
+   */
+  async writeBatch(batch: StoreBatch): Promise<StoreBatchResult> {
+    const { sessionId, branchId } = batch;
+    const record = this.#required(sessionId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+    assertBranchId(branchId);
+    const own = record.messages.get(branchId);
+    const branch = record.branches.get(branchId);
+    if (own === undefined || branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    let fresh: Message[] = [];
+    if (batch.messages !== undefined) {
+      assertMessages(batch.messages);
+      const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+      fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.size, storedAt: (seq) => own.get(seq) });
+    }
+    let nextBranch: Branch | undefined;
+    if (batch.branch !== undefined) {
+      if (branch.version !== batch.branch.expectedVersion) {
+        throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${batch.branch.expectedVersion}. Reload and retry.`);
+      }
+      nextBranch = { ...branch, state: branchState(batch.branch.state), version: branch.version + 1 };
+    }
+    let nextSession: Session | undefined;
+    if (batch.session !== undefined) {
+      if (record.session.version !== batch.session.expectedVersion) {
+        throw new ConcurrencyError(
+          `Session ${JSON.stringify(sessionId)} is at version ${record.session.version}, not ${batch.session.expectedVersion}: another writer changed it. Reload and retry.`,
+        );
+      }
+      nextSession = applySessionChange(record.session, batch.session.change);
+    }
+    const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
+    if (checkpoint !== undefined && (checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId)) {
+      throw new InvalidInputError(`A batch of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`);
+    }
+    for (const message of fresh) own.set(message.seq, clone(message));
+    const result: StoreBatchResult = { inserted: fresh.length };
+    if (nextBranch !== undefined) {
+      record.branches.set(branchId, nextBranch);
+      result.branch = clone(nextBranch);
+    }
+    if (nextSession !== undefined) {
+      record.session = nextSession;
+      result.session = clone(nextSession);
+    }
+    if (checkpoint !== undefined) {
+      const list = this.#checkpoints(sessionId, branchId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+      if (!list.some((c) => c.id === checkpoint.id)) list.push(clone(checkpoint));
+    }
+    return result;
   }
 
   async close(): Promise<void> {}
