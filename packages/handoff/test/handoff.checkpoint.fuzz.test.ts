@@ -62,7 +62,7 @@ describe('opening a session whose checkpoint is damaged', () => {
 
     await fc.assert(
       fc.asyncProperty(aimedMutationArbitrary, async ({ mutation, line }) => {
-        await writeFile(file, damagedLog(applyMutation(original, mutation, line)));
+        await writeFile(file, damagedLog(applyMutation(original, mutation, line).toString('utf8')));
         try {
           const { workflow, store } = askingDesk(new FileStore({ directory: dir.path }), 2);
           const outcome = await readOutcome(() => workflow.session({ id: 'chat-1' }), isBatonError);
