@@ -154,7 +154,9 @@ export class FileStore implements Store {
         await rm(this.#layout.sessionDir(id), { recursive: true, force: true }); // what a crashed create left
         await mkdir(this.#layout.sessionDir(id), { recursive: true });
         const main: Branch = { id: MAIN_BRANCH, sessionId: id, createdAt: session.createdAt, state: {}, version: 1 };
-        const log = await this.#logs.create({ session, branches: new Map([[MAIN_BRANCH, { branch: main, messages: [], checkpoints: [] }]]) });
+        // As JSON, as a read of the log gives them back.
+        const [stored, branch] = JSON.parse(JSON.stringify([session, main])) as [Session, Branch];
+        const log = await this.#logs.create({ session: stored, branches: new Map([[MAIN_BRANCH, { branch, messages: [], checkpoints: [] }]]) });
         await fsyncDir(this.#layout.sessionsDir);
         return clone(log.image.session);
       });

@@ -6,7 +6,7 @@
  * under a new log id, so a reader holding an older position reloads instead of reading past its end.
  */
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import { DocumentCorruptError, StoreError } from '../../errors.js';
 import { hasErrorCode, writeFileAtomic } from './fileIo.js';
 import { applyLine, type LogOp, type SessionImage, snapshotLines } from './sessionImage.js';
@@ -106,6 +106,12 @@ async function readWhole(handle: FileHandle, path: string, sessionId: string): P
  *   be half-updated: drop it)
  */
 export async function refreshLog(path: string, sessionId: string, cached: LoadedLog | undefined): Promise<LoadedLog | undefined> {
+  if (cached !== undefined) {
+    // The common case, one system call: nobody wrote since this process last read or wrote.
+    const now = await statIfPresent(path);
+    if (now === undefined) return undefined;
+    if (now.ino === cached.ino && Number(now.size) === cached.size && now.mtimeNs === cached.mtimeNs) return cached;
+  }
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -143,6 +149,15 @@ export async function refreshLog(path: string, sessionId: string, cached: Loaded
   }
 }
 
+async function statIfPresent(path: string) {
+  try {
+    return await stat(path, { bigint: true });
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Appends one line of operations to the log, flushed with `fdatasync`, first cutting off a torn
  * line. The caller holds the session lock and passes the log as just refreshed. `log` is updated:
@@ -174,8 +189,9 @@ export async function appendLine(path: string, log: LoadedLog, ops: readonly Log
 
 /**
  * Writes `image` as a new log (a snapshot: compaction, the v1 migration, a new session) and
- * replaces the file atomically (temp file, fsync, rename, fsync of the folder).
- * @returns the log as written
+ * replaces the file atomically (temp file, fsync, rename, fsync of the folder). The image is kept
+ * as it is: it was replayed from JSON, so it equals what a fresh read of the snapshot gives.
+ * @returns the log as written, describing `image`
  */
 export async function writeSnapshot(path: string, image: SessionImage): Promise<LoadedLog> {
   const header = headerLine(image.session.id);
@@ -184,13 +200,7 @@ export async function writeSnapshot(path: string, image: SessionImage): Promise<
     .join('');
   const text = header + body;
   await writeFileAtomic(path, text);
-  const handle = await open(path, 'r');
-  try {
-    const stat = await handle.stat({ bigint: true });
-    const loaded = await readWhole(handle, path, image.session.id);
-    if (loaded === undefined) throw new StoreError(`The session log ${path} just written cannot be read back.`);
-    return { ...loaded, ino: stat.ino, mtimeNs: stat.mtimeNs };
-  } finally {
-    await handle.close();
-  }
+  const written = await stat(path, { bigint: true });
+  const offset = Buffer.byteLength(text);
+  return { image, ino: written.ino, size: Number(written.size), mtimeNs: written.mtimeNs, offset, header, baseOffset: offset };
 }
