@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from './support/documentMutations.js';
 import { checkBranch, checkEpisode, checkMessage, checkSession, FileStore, isBatonError, parseStoredCheckpoint, type Store } from '../src/index.js';
+import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from './support/documentMutations.js';
 import { makeCheckpoint, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 
 /** What a successful read may return: documents that pass their write rules. */

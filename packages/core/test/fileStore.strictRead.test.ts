@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CheckpointCorruptError, DocumentCorruptError, FileStore, InMemoryStore, InvalidInputError, StoreError } from '../src/index.js';
-import { makeCheckpoint, makeMessages } from './support/storeFixtures.js';
 import { editSessionLog, type LogOpJson, logFileOf } from './support/sessionLogFile.js';
+import { makeCheckpoint, makeMessages } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
 
 const tempDir = useTempDirs('strict-read');
