@@ -172,6 +172,7 @@ export {
 } from './store/storedDocuments.js';
 export {
   applySessionChange,
+  assertBatchCheckpoint,
   assertBranchId,
   assertCheckpoint,
   assertEpisode,
@@ -182,6 +183,8 @@ export {
   type BranchEnd,
   branchLineage,
   branchState,
+  changedBranch,
+  changedSession,
   checkpointsToPrune,
   ensureBranchDeletable,
   ensureCheckpointDeletable,

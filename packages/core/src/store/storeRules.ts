@@ -12,7 +12,7 @@ import { BranchHasChildrenError, CheckpointInUseError, ConcurrencyError, Invalid
 import { assertValidId } from '../ids.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
-import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
+import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter, StoreBatch } from './store.js';
 import { assertSessionChangeShape, assertWritable, checkSession } from './storedDocuments.js';
 
 /**
@@ -337,4 +337,40 @@ export function assertEpisode(episode: Episode): Episode {
   if (episode.userId !== undefined) assertValidId('user', episode.userId);
   if (episode.metadata !== undefined) assertSafeMetadata('episode.metadata', episode.metadata);
   return parsed.data;
+}
+
+/**
+ * The session after a compare-and-set change (see {@link applySessionChange}).
+ * @throws {ConcurrencyError} on a stale version; what `applySessionChange` throws
+ */
+export function changedSession(current: Session, change: SessionChange, expectedVersion: number): Session {
+  if (current.version !== expectedVersion) {
+    throw new ConcurrencyError(
+      `Session ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}: another writer changed it. Reload and retry.`,
+    );
+  }
+  return applySessionChange(current, change);
+}
+
+/**
+ * The branch after a compare-and-set state change (`state` already validated by {@link branchState}).
+ * @throws {ConcurrencyError} on a stale version
+ */
+export function changedBranch(current: Branch, state: State, expectedVersion: number): Branch {
+  if (current.version !== expectedVersion) {
+    throw new ConcurrencyError(`Branch ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}. Reload and retry.`);
+  }
+  return { ...current, state, version: current.version + 1 };
+}
+
+/**
+ * Checks that a batch's checkpoint belongs to the batch's session branch.
+ * @throws {InvalidInputError} naming the checkpoint otherwise
+ */
+export function assertBatchCheckpoint(batch: Pick<StoreBatch, 'sessionId' | 'branchId' | 'checkpoint'>): void {
+  const checkpoint = batch.checkpoint;
+  if (checkpoint === undefined || (checkpoint.sessionId === batch.sessionId && checkpoint.branchId === batch.branchId)) return;
+  throw new InvalidInputError(
+    `A batch of session ${JSON.stringify(batch.sessionId)} branch ${JSON.stringify(batch.branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`,
+  );
 }

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
 import type { Store, StoreBatch, StoreBatchResult } from './store.js';
+import { assertBatchCheckpoint } from './storeRules.js';
 
 /**
  * Stores the writes of one durability point: with the store's own `writeBatch` when it has one
@@ -26,9 +26,7 @@ export async function writeStoreBatch(store: Store, batch: StoreBatch): Promise<
   const { sessionId, branchId } = batch;
   const scope = batch.tenantId === undefined ? {} : { tenantId: batch.tenantId };
   const checkpoint = batch.checkpoint;
-  if (checkpoint !== undefined && (checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId)) {
-    throw new InvalidInputError(`A batch of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`);
-  }
+  assertBatchCheckpoint(batch);
   const result: StoreBatchResult = { inserted: 0 };
   if (batch.messages !== undefined && batch.messages.length > 0) result.inserted = (await store.appendMessages(sessionId, branchId, batch.messages, scope)).inserted;
   if (batch.branch !== undefined) {

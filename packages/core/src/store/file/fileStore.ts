@@ -24,6 +24,7 @@ import type {
   UpdateOptions,
 } from '../store.js';
 import {
+  assertBatchCheckpoint,
   assertBranchId,
   assertCheckpoint,
   assertMessages,
@@ -32,6 +33,8 @@ import {
   assertSessionId,
   branchLineage,
   branchState,
+  changedBranch,
+  changedSession,
   checkpointsToPrune,
   ensureBranchDeletable,
   ensureCheckpointDeletable,
@@ -46,8 +49,6 @@ import { fsyncDir, mapInBatches, readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import {
   appendOps,
-  changedBranch,
-  changedSession,
   checkpointOps,
   forkOps,
   loadRecord,
@@ -436,9 +437,7 @@ export class FileStore implements Store {
       const state = batch.branch && branchState(batch.branch.state);
       if (batch.session !== undefined) assertSessionChange(batch.session.change);
       const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
-      if (checkpoint !== undefined && (checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId)) {
-        throw new InvalidInputError(`A batch of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`);
-      }
+      assertBatchCheckpoint(batch);
       let inserted = 0;
       return this.#write(
         sessionId,

@@ -6,11 +6,11 @@
  */
 import type { Checkpoint, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Message } from '../../conversation/message.js';
-import type { Branch, Session, State } from '../../conversation/session.js';
+import type { Branch, State } from '../../conversation/session.js';
 import { CheckpointCorruptError, ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
-import type { SessionChange, TenantScope } from '../store.js';
+import type { TenantScope } from '../store.js';
 import { parseStoredCheckpoint, parseStoredPendingWrite } from '../storedDocuments.js';
-import { applySessionChange, planAppend } from '../storeRules.js';
+import { planAppend } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 import { mergePendingWrites } from './checkpointFiles.js';
 import { type BranchImage, type CheckpointRecord, firstOwnSeq, type LogOp, lastSeq, type SessionImage } from './sessionImage.js';
@@ -33,24 +33,6 @@ export function requireBranch(image: SessionImage | undefined, sessionId: string
   const branch = requireSession(image, sessionId, scope).branches.get(branchId);
   if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
   return branch;
-}
-
-/** The session after a compare-and-set change. @throws {ConcurrencyError} on a stale version */
-export function changedSession(current: Session, change: SessionChange, expectedVersion: number): Session {
-  if (current.version !== expectedVersion) {
-    throw new ConcurrencyError(
-      `Session ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}: another writer changed it. Reload and retry.`,
-    );
-  }
-  return applySessionChange(current, change);
-}
-
-/** The branch after a compare-and-set state change (`state` already validated). @throws {ConcurrencyError} on a stale version */
-export function changedBranch(current: Branch, state: State, expectedVersion: number): Branch {
-  if (current.version !== expectedVersion) {
-    throw new ConcurrencyError(`Branch ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}. Reload and retry.`);
-  }
-  return { ...current, state, version: current.version + 1 };
 }
 
 /** The messages of a batch not stored yet (see `planAppend`), as a log operation, or none. */

@@ -23,6 +23,7 @@ import type {
 } from '../store.js';
 import {
   applySessionChange,
+  assertBatchCheckpoint,
   assertBranchId,
   assertCheckpoint,
   assertEpisode,
@@ -31,6 +32,8 @@ import {
   assertSessionId,
   branchLineage,
   branchState,
+  changedBranch,
+  changedSession,
   checkpointsToPrune,
   ensureBranchDeletable,
   ensureCheckpointDeletable,
@@ -345,26 +348,10 @@ export class InMemoryStore implements Store {
       const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
       fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.size, storedAt: (seq) => own.get(seq) });
     }
-    let nextBranch: Branch | undefined;
-    if (batch.branch !== undefined) {
-      if (branch.version !== batch.branch.expectedVersion) {
-        throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${batch.branch.expectedVersion}. Reload and retry.`);
-      }
-      nextBranch = { ...branch, state: branchState(batch.branch.state), version: branch.version + 1 };
-    }
-    let nextSession: Session | undefined;
-    if (batch.session !== undefined) {
-      if (record.session.version !== batch.session.expectedVersion) {
-        throw new ConcurrencyError(
-          `Session ${JSON.stringify(sessionId)} is at version ${record.session.version}, not ${batch.session.expectedVersion}: another writer changed it. Reload and retry.`,
-        );
-      }
-      nextSession = applySessionChange(record.session, batch.session.change);
-    }
+    const nextBranch = batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
+    const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
     const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
-    if (checkpoint !== undefined && (checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId)) {
-      throw new InvalidInputError(`A batch of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`);
-    }
+    assertBatchCheckpoint(batch);
     for (const message of fresh) own.set(message.seq, clone(message));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {

@@ -1,0 +1,24 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agent, FileStore, InMemoryStore, type Store } from '@baton/core';
+import { ScriptedModel } from '@baton/core/testing';
+import { HandoffBuilder } from '@baton/handoff';
+
+const kind = process.argv[2] ?? 'file';
+const history = Number(process.argv[3] ?? 1000);
+const measured = Number(process.argv[4] ?? 100);
+const dir = await mkdtemp(join(tmpdir(), 'prof-'));
+const store: Store = kind === 'file' ? new FileStore({ directory: dir }) : new InMemoryStore();
+let n = 0;
+const triage = agent({ name: 'triage', description: 'Routes.', instructions: 'Route.', model: new ScriptedModel((r) => (r.messages.at(-1)?.role === 'user' ? { toolCalls: [{ id: `h${++n}`, name: 'handoff_to_billing', arguments: { reason: 'billing' } }] } : { text: 'Anything else?' }), { record: false }) });
+const billing = agent({ name: 'billing', description: 'Billing.', instructions: 'Bill.', model: new ScriptedModel(() => ({ text: 'Your refund of 40 EUR is on its way.' }), { record: false }) });
+const desk = new HandoffBuilder({ name: 'p' }).participants(triage, billing).coordinator(triage).store(store).build();
+const session = await desk.session({ id: 's1' });
+const turn = async (t: string) => { for await (const _ of session.send(t)) {} };
+for (let t = 0; t < history; t += 1) await turn(`Question ${t}: I was charged twice for order ${1000 + t}.`);
+const c0 = process.cpuUsage(); const w0 = performance.now();
+for (let t = 0; t < measured; t += 1) await turn(`Follow-up ${t}: and the refund?`);
+const c = process.cpuUsage(c0); const w = performance.now() - w0;
+console.log(`${kind} history ${history}: wall ${(w * 1000 / measured).toFixed(0)} µs/turn, CPU ${((c.user + c.system) / measured).toFixed(0)} µs/turn`);
+await store.close(); await rm(dir, { recursive: true, force: true });
