@@ -88,7 +88,7 @@ const clone = cloneData;
  * every write is one JSON line of operations (messages, the session or a branch document, a
  * checkpoint, pending writes, deletes), flushed with one `fdatasync`, so a durability point of a
  * turn ({@link FileStore.writeBatch}: its messages, state, session change and checkpoint) costs one
- * synced append. Sessions are replayed from their log into memory and kept there (bounded by
+ * synced append (a prune rides along with the next one). Sessions are replayed from their log into memory and kept there (bounded by
  * `cacheBytes`); each call checks the file first, replays lines other processes appended, and
  * reloads a log compacted elsewhere. A log is compacted (rewritten whole and renamed into place)
  * when it has doubled since its last compaction. Folders of format version 1 (documents per
@@ -371,6 +371,9 @@ export class FileStore implements Store {
           return ids.length === 0 ? [] : [{ op: 'deleteCheckpoints', branchId, ids }];
         },
         () => undefined,
+        // Retention needs no fsync of its own: the next synced write (the next durability point)
+        // makes it durable; a crash before that brings back old checkpoints the next prune deletes.
+        { sync: false },
       );
       return pruned;
     });
@@ -501,13 +504,19 @@ export class FileStore implements Store {
    * written), they are appended as one line, and `result` reads the image after the write.
    * @throws {NotFoundError} when the session does not exist
    */
-  async #write<T>(sessionId: string, scope: TenantScope, plan: (image: SessionImage) => LogOp[], result: (image: SessionImage) => T): Promise<T> {
+  async #write<T>(
+    sessionId: string,
+    scope: TenantScope,
+    plan: (image: SessionImage) => LogOp[],
+    result: (image: SessionImage) => T,
+    options: { sync?: boolean } = {},
+  ): Promise<T> {
     assertSessionId(sessionId);
     assertTenantScope(scope);
     return this.#locks.run(sessionId, async () => {
       let log = await this.#logs.forWrite(sessionId);
       const ops = plan(requireSession(log?.image, sessionId, scope));
-      if (ops.length > 0) log = await this.#logs.append(sessionId, log!, ops);
+      if (ops.length > 0) log = await this.#logs.append(sessionId, log!, ops, options);
       return result(log!.image);
     });
   }

@@ -159,12 +159,13 @@ async function statIfPresent(path: string) {
 }
 
 /**
- * Appends one line of operations to the log, flushed with `fdatasync`, first cutting off a torn
- * line. The caller holds the session lock and passes the log as just refreshed. `log` is updated:
- * the line is replayed onto the image (parsed back from its JSON, so the image equals a fresh read).
+ * Appends one line of operations to the log, flushed with `fdatasync` (unless `sync` is false: the
+ * line is then made durable by the next synced append), first cutting off a torn line. The caller
+ * holds the session lock and passes the log as just refreshed. `log` is updated: the line is
+ * replayed onto the image (parsed back from its JSON, so the image equals a fresh read).
  * @returns the bytes written
  */
-export async function appendLine(path: string, log: LoadedLog, ops: readonly LogOp[]): Promise<number> {
+export async function appendLine(path: string, log: LoadedLog, ops: readonly LogOp[], sync = true): Promise<number> {
   const text = `${JSON.stringify({ ops })}\n`;
   const bytes = Buffer.from(text, 'utf8');
   const handle = await open(path, 'r+');
@@ -172,7 +173,7 @@ export async function appendLine(path: string, log: LoadedLog, ops: readonly Log
   try {
     if (log.size > offset) await handle.truncate(offset);
     await handle.write(bytes, 0, bytes.length, offset);
-    await handle.datasync();
+    if (sync) await handle.datasync();
     const stat = await handle.stat({ bigint: true });
     if (log.offset === offset) {
       applyLine(log.image, JSON.parse(text), `line appended to ${path}`, false, new Date().toISOString());

@@ -65,13 +65,14 @@ export class SessionLogs {
   }
 
   /**
-   * Appends one line of operations (one fsync'd write) and compacts the log when it has doubled.
-   * The caller holds the session lock and got `log` from {@link forWrite} in that hold.
+   * Appends one line of operations (one fsync'd write; with `sync: false` durable with the next
+   * synced write) and compacts the log when it has doubled. The caller holds the session lock and
+   * got `log` from {@link forWrite} in that hold.
    * @returns the log after the write (a new object after a compaction)
    */
-  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[]): Promise<LoadedLog> {
+  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[], options: { sync?: boolean } = {}): Promise<LoadedLog> {
     const path = this.#docs.layout.logFile(sessionId);
-    await appendLine(path, log, ops);
+    await appendLine(path, log, ops, options.sync ?? true);
     if (log.offset <= Math.max(COMPACT_MIN_BYTES, 2 * log.baseOffset)) return log;
     const compacted = await writeSnapshot(path, log.image);
     this.#remember(sessionId, compacted);
