@@ -11,7 +11,8 @@
  * for await (const event of session.send('I was charged twice')) console.log(event.type);
  * ```
  */
-
+export { DEFAULT_STORE_LIMITS, HandoffBuilder } from './workflow/handoffBuilder.js';
+export { HandoffSession, type SessionHost } from './session/handoffSession.js';
 export {
   bindHandoffTool,
   createHandoffTool,
@@ -21,26 +22,6 @@ export {
   handoffToolTemplate,
   isHandoffToolName,
 } from './routing/handoffTools.js';
-export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
-export { REQUEST_USER_INPUT, requestUserInputTool } from './routing/requestUserInput.js';
-export {
-  createRoutingMachine,
-  handoffRefusal,
-  type RoutingActor,
-  type RoutingConfig,
-  type RoutingContext,
-  type RoutingEvent,
-  type RoutingMachine,
-  type RoutingSnapshot,
-  type RoutingStateValue,
-  routingState,
-} from './routing/routingMachine.js';
-export { HandoffSession, type SessionHost } from './session/handoffSession.js';
-export { HistoryView } from './session/historyView.js';
-export { replaySession, type SessionReplay } from './session/replaySession.js';
-export { SessionLock } from './session/sessionLock.js';
-export { DEFAULT_AUTONOMOUS_PROMPT } from './turn/turnRunner.js';
-export { DEFAULT_STORE_LIMITS, HandoffBuilder } from './workflow/handoffBuilder.js';
 export type {
   AutonomousOptions,
   CheckpointFrequency,
@@ -59,6 +40,24 @@ export type {
   TurnOptions,
 } from './workflow/handoffTypes.js';
 export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+export { HistoryView } from './session/historyView.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
+export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
+export { replaySession, type SessionReplay } from './session/replaySession.js';
+export { REQUEST_USER_INPUT, requestUserInputTool } from './routing/requestUserInput.js';
+export {
+  createRoutingMachine,
+  handoffRefusal,
+  type RoutingActor,
+  type RoutingConfig,
+  type RoutingContext,
+  type RoutingEvent,
+  type RoutingMachine,
+  type RoutingSnapshot,
+  type RoutingStateValue,
+  routingState,
+} from './routing/routingMachine.js';
+export { SessionLock } from './session/sessionLock.js';
+export { DEFAULT_AUTONOMOUS_PROMPT } from './turn/turnRunner.js';
 export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflow/workflowExecutor.js';
 export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflow/workflowTool.js';

@@ -2,7 +2,7 @@ import { type BatonEvent, InMemoryStore, type Message, type Store, tool } from '
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder } from '../src/index.js';
-import { collect, danglingToolCalls, deskAgents, lastOf, scriptedAgent } from './support/helpers.js';
+import { collect, danglingToolCalls, deskAgents, scriptedAgent, lastOf } from './support/helpers.js';
 
 /**
  * A checkpoint means the same in every mode (invariant 7): the routing machine in it has applied every

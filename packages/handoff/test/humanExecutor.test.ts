@@ -1,7 +1,7 @@
 import { HumanExecutor, InMemoryHumanQueue, InvalidInputError, type Store } from '@baton/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CheckpointFrequency } from '../src/index.js';
 import { HandoffBuilder } from '../src/index.js';
+import type { CheckpointFrequency } from '../src/index.js';
 import { collect, danglingToolCalls, disposeStores, embeddedStores, lastOf, ofType, scriptedAgent } from './support/helpers.js';
 
 /** One "process": triage hands every user message to a human operator; billing is there to be handed to. */

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
+import { describe, expect, it } from 'vitest';
 import { createRoutingMachine, type RoutingEvent, routingPersister } from '../src/routing/routingMachine.js';
 
 const machine = createRoutingMachine({

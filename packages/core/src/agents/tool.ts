@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { StateAccess } from '../conversation/state.js';
 import { ConfigurationError } from '../errors.js';
+import type { StateAccess } from '../conversation/state.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {

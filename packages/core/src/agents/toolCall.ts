@@ -1,8 +1,8 @@
-import { isoNow } from '../clock.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
+import { isoNow } from '../clock.js';
+import type { ExecutorInput } from '../executors/executor.js';
 import type { ToolCall } from '../conversation/message.js';
 import type { NewRequest } from '../conversation/request.js';
-import type { ExecutorInput } from '../executors/executor.js';
 import { isToolControl, serializeToolResult, type Tool, type ToolContext } from './tool.js';
 
 /** What running one tool call gives: a result to record, or a request that pauses the turn. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CheckpointCorruptError } from '../errors.js';
-import { IsoTimestampSchema } from '../timestamp.js';
 import { RequestSchema } from './request.js';
+import { IsoTimestampSchema } from '../timestamp.js';
 
 /**
  * A tool result finished in the current, unfinished step, saved before its sibling calls finish so

@@ -1,6 +1,6 @@
-import type { Store } from '../store/store.js';
 import type { Message, ModelMessage } from './message.js';
 import type { Session } from './session.js';
+import type { Store } from '../store/store.js';
 
 /** What a context provider learns before a turn. */
 export interface BeforeTurnArgs {

@@ -1,6 +1,6 @@
-import type { Usage } from '../models/modelClient.js';
 import type { CheckpointManifestEntry } from './checkpoint.js';
 import type { Message, ToolCall } from './message.js';
+import type { Usage } from '../models/modelClient.js';
 import type { Request } from './request.js';
 
 /** Fields every event has. */

@@ -1,4 +1,4 @@
-import { applyPatches, type Draft, enablePatches, type Patch, produceWithPatches } from 'immer';
+import { applyPatches, enablePatches, type Draft, type Patch, produceWithPatches } from 'immer';
 import type { StatePatch } from './checkpoint.js';
 import type { Message } from './message.js';
 import type { State } from './session.js';

@@ -1,14 +1,14 @@
-import type { Agent } from '../agents/agent.js';
-import type { Tool } from '../agents/tool.js';
-import { runToolCall } from '../agents/toolCall.js';
-import type { PendingWrite } from '../conversation/checkpoint.js';
-import type { BatonEvent } from '../conversation/events.js';
-import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
-import { type NewRequest, requestKey } from '../conversation/request.js';
-import { AbortedError, MaxStepsExceededError } from '../errors.js';
-import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
 import { raceAbort } from './abort.js';
+import type { Agent } from '../agents/agent.js';
+import type { PendingWrite } from '../conversation/checkpoint.js';
+import { AbortedError, MaxStepsExceededError } from '../errors.js';
+import type { BatonEvent } from '../conversation/events.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
+import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
+import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
+import { type NewRequest, requestKey } from '../conversation/request.js';
+import { runToolCall } from '../agents/toolCall.js';
+import type { Tool } from '../agents/tool.js';
 
 /** The model view of a history array, converted so far: `models[i]` is `toModelMessage(history[i])` for `i < models.length`. */
 interface ConvertedHistory {

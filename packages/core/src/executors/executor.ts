@@ -1,10 +1,10 @@
-import type { Tool } from '../agents/tool.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
 import type { BatonEvent } from '../conversation/events.js';
 import type { Message, ModelMessage, NewMessage } from '../conversation/message.js';
+import type { ModelSettings, Usage } from '../models/modelClient.js';
 import type { ApprovalDecision, HumanStepAnswer, NewRequest } from '../conversation/request.js';
 import type { StateAccess } from '../conversation/state.js';
-import type { ModelSettings, Usage } from '../models/modelClient.js';
+import type { Tool } from '../agents/tool.js';
 
 /**
  * How an executor records what it produces. The runtime (e.g. a handoff session) implements it

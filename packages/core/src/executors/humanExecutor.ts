@@ -1,6 +1,6 @@
 import type { BatonEvent } from '../conversation/events.js';
-import { emptyUsage } from '../models/modelClient.js';
 import type { Executor, ExecutorInput, ExecutorOutcome } from './executor.js';
+import { emptyUsage } from '../models/modelClient.js';
 import type { HumanQueue } from './humanQueue.js';
 
 /** What `new HumanExecutor(…)` takes. */

@@ -1,10 +1,10 @@
 import pRetry, { AbortError as StopRetrying } from 'p-retry';
-import type { BatonEvent } from '../conversation/events.js';
-import { toModelMessage } from '../conversation/message.js';
 import { AbortedError, RemoteExecutorError, type RemoteFailure } from '../errors.js';
-import { addUsage, emptyUsage, type Usage } from '../models/modelClient.js';
+import type { BatonEvent } from '../conversation/events.js';
 import type { Executor, ExecutorInput, ExecutorOutcome } from './executor.js';
-import { REMOTE_WIRE_VERSION, RemoteStepEventSchema, type RemoteStepRequest, readLines } from './remoteWireFormat.js';
+import { toModelMessage } from '../conversation/message.js';
+import { addUsage, emptyUsage, type Usage } from '../models/modelClient.js';
+import { REMOTE_WIRE_VERSION, readLines, RemoteStepEventSchema, type RemoteStepRequest } from './remoteWireFormat.js';
 
 /** What `new RemoteExecutor(…)` takes. */
 export interface RemoteExecutorOptions {

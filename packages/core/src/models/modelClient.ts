@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../agents/tool.js';
 import type { ModelMessage, ToolCall } from '../conversation/message.js';
+import type { JsonSchema } from '../agents/tool.js';
 
 /** Token counts of one or more model calls. */
 export interface Usage {

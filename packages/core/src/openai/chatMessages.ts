@@ -1,6 +1,6 @@
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ModelMessage } from '../conversation/message.js';
 import { InvalidInputError } from '../errors.js';
+import type { ModelMessage } from '../conversation/message.js';
 import type { ToolDefinition } from '../models/modelClient.js';
 import { recalledContext } from './recalledContext.js';
 

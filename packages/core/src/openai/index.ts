@@ -10,7 +10,7 @@
  * ```
  */
 export { toChatMessages, toChatTools } from './chatMessages.js';
-export { type CreateOpenAIModelOptions, createOpenAIModel } from './createOpenAIModel.js';
+export { createOpenAIModel, type CreateOpenAIModelOptions } from './createOpenAIModel.js';
 export { OpenAIChatModel } from './openAIChatModel.js';
 export { DEFAULT_EMBEDDING_MODEL, OpenAIEmbedder, type OpenAIEmbedderOptions } from './openAIEmbedder.js';
 export { createOpenAIClient, type OpenAIModelOptions } from './openAIModelOptions.js';

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
-import { ConfigurationError, InvalidInputError, ModelProviderError } from '../errors.js';
 import type { Embedder, EmbedOptions } from '../models/embedder.js';
+import { ConfigurationError, InvalidInputError, ModelProviderError } from '../errors.js';
 import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
 import { toBatonError } from './toBatonError.js';
 

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { Response, ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { ToolCall } from '../conversation/message.js';
 import { AbortedError, ModelProviderError } from '../errors.js';
+import type { ToolCall } from '../conversation/message.js';
 import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../models/modelClient.js';
 import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
 import { toResponsesInput, toResponsesTools } from './responsesInput.js';

@@ -1,6 +1,6 @@
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
-import type { ModelMessage } from '../conversation/message.js';
 import { InvalidInputError } from '../errors.js';
+import type { ModelMessage } from '../conversation/message.js';
 import type { ToolDefinition } from '../models/modelClient.js';
 import { unknownRole } from './chatMessages.js';
 import { recalledContext } from './recalledContext.js';

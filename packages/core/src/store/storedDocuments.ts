@@ -7,11 +7,11 @@
 import type { z } from 'zod';
 import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
 import { type Episode, EpisodeSchema } from '../conversation/episode.js';
+import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
+import { isValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
 import { type Branch, BranchSchema, type Session, SessionSchema } from '../conversation/session.js';
-import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
-import { isValidId } from '../ids.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 
 /** The first rule a document breaks: the field's path and what is wrong with it. */

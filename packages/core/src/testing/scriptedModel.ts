@@ -1,6 +1,6 @@
-import type { ModelMessage } from '../conversation/message.js';
 import { AbortedError, ConfigurationError } from '../errors.js';
 import { createId } from '../ids.js';
+import type { ModelMessage } from '../conversation/message.js';
 import type { ModelClient, ModelRequest, ModelSettings, ModelStreamEvent, Usage } from '../models/modelClient.js';
 
 /** One scripted model response: text, tool calls, or an error to throw. */

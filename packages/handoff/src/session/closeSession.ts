@@ -1,8 +1,8 @@
 import { type BatonEvent, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
 import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
 import { flushMessages } from '../turn/flushMessages.js';
-import { answerOpenToolCalls } from '../turn/openToolCalls.js';
 import type { SessionRuntime } from './sessionRuntime.js';
+import { answerOpenToolCalls } from '../turn/openToolCalls.js';
 
 /**
  * Closes the session: tool calls still waiting (pending requests) get a result (their finished

@@ -1,10 +1,10 @@
 import { InvalidInputError } from '@baton/core';
-import { DISCARD_CONTROL } from '../routing/replayHistory.js';
-import { routingState } from '../routing/routingMachine.js';
 import { saveCheckpoint } from '../turn/checkpointer.js';
 import { answerOpenToolCalls } from '../turn/openToolCalls.js';
-import { settleTurn } from '../turn/settleTurn.js';
+import { DISCARD_CONTROL } from '../routing/replayHistory.js';
+import { routingState } from '../routing/routingMachine.js';
 import type { SessionRuntime } from './sessionRuntime.js';
+import { settleTurn } from '../turn/settleTurn.js';
 
 /**
  * Gives up the unfinished turn (interrupted by a crash, a failure or a cancellation, or paused on

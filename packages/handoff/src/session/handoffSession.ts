@@ -11,16 +11,16 @@ import {
   type Session,
   type State,
 } from '@baton/core';
-import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
 import { saveCheckpoint } from '../turn/checkpointer.js';
-import type { TurnCall } from '../turn/turnRunner.js';
-import type { RequestAnswer, TurnOptions } from '../workflow/handoffTypes.js';
 import { closeSession } from './closeSession.js';
-import { discardTurn } from './discardTurn.js';
-import { rewindTo } from './rewind.js';
+import type { RequestAnswer, TurnOptions } from '../workflow/handoffTypes.js';
 import type { SessionLock } from './sessionLock.js';
+import { discardTurn } from './discardTurn.js';
 import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import type { TurnCall } from '../turn/turnRunner.js';
+import { rewindTo } from './rewind.js';
 import type { SessionRuntime } from './sessionRuntime.js';
+import { routingState, type RoutingStateValue } from '../routing/routingMachine.js';
 
 /** What a session needs from its workflow: the locks and a way to open another branch. */
 export interface SessionHost {

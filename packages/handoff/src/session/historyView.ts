@@ -1,6 +1,6 @@
 import { InvalidInputError, type Message } from '@baton/core';
-import { isHandoffToolName } from '../routing/handoffTools.js';
 import type { HandoffHistoryMode } from '../workflow/handoffTypes.js';
+import { isHandoffToolName } from '../routing/handoffTools.js';
 
 /**
  * A branch's history held in memory, with the view agents get: by default without handoff tool

@@ -1,7 +1,7 @@
 import {
   branchStateAt,
-  CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,
+  CHECKPOINT_SCHEMA_VERSION,
   createId,
   isoNow,
   type Message,

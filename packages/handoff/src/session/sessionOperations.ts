@@ -1,11 +1,11 @@
-import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
-import { routingState } from '../routing/routingMachine.js';
-import { settleTurn } from '../turn/settleTurn.js';
-import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { type BatonEvent, BatonError, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
 import { closeSession } from './closeSession.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { routingState } from '../routing/routingMachine.js';
 import type { SessionLock } from './sessionLock.js';
 import type { SessionRuntime } from './sessionRuntime.js';
+import { settleTurn } from '../turn/settleTurn.js';
+import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
 
 /**
  * Runs `body` holding the session branch's lock: reloads the runtime first when it is stale (another

@@ -1,9 +1,9 @@
 import {
   type BatonEvent,
   type Branch,
+  type ExecutorInput,
   CheckpointCorruptError,
   ConfigurationError,
-  type ExecutorInput,
   NotFoundError,
   type PendingWrite,
   type Request,
@@ -15,12 +15,12 @@ import {
 } from '@baton/core';
 import { createActor } from 'xstate';
 import { z } from 'zod';
-import { bindHandoffTool } from '../routing/handoffTools.js';
-import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
-import { requestUserInputTool } from '../routing/requestUserInput.js';
-import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
 import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import { bindHandoffTool } from '../routing/handoffTools.js';
 import { HistoryView } from './historyView.js';
+import { requestUserInputTool } from '../routing/requestUserInput.js';
+import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
+import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
 const PersistedRoutingSchema = z.object({

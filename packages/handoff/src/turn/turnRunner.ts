@@ -1,12 +1,12 @@
 import {
-  type ApprovalDecision,
   addUsage,
+  type ApprovalDecision,
   BatonError,
   type BatonEvent,
   createId,
+  emptyUsage,
   type ExecutorInput,
   type ExecutorOutcome,
-  emptyUsage,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
@@ -15,14 +15,14 @@ import {
   type TurnSettings,
   type Usage,
 } from '@baton/core';
+import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
+import { closeSession } from '../session/closeSession.js';
+import { flushAfterFailure } from './flushMessages.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
-import { closeSession } from '../session/closeSession.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
-import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
-import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 

@@ -1,6 +1,6 @@
 import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Store } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
+import { HandoffWorkflow } from './handoffWorkflow.js';
 import type {
   AutonomousOptions,
   CheckpointFrequency,
@@ -11,7 +11,7 @@ import type {
   ReturnPolicy,
   TerminationCondition,
 } from './handoffTypes.js';
-import { HandoffWorkflow } from './handoffWorkflow.js';
+import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 
 /** The limits of the default store: 10,000 sessions, removing closed or 1-hour-idle ones first when full (see `InMemoryStore`). */
 export const DEFAULT_STORE_LIMITS = { maxSessions: 10_000, idleTtlMs: 60 * 60_000 } as const;

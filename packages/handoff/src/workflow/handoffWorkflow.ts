@@ -1,11 +1,9 @@
 import {
   AmbiguousBranchError,
-  addUsage,
   assertValidId,
   type BatonEvent,
   ConcurrencyError,
   createId,
-  emptyUsage,
   InMemoryStore,
   InvalidIdError,
   InvalidInputError,
@@ -16,15 +14,17 @@ import {
   type Session,
   type Tool,
   type Usage,
+  addUsage,
+  emptyUsage,
 } from '@baton/core';
-import { handoffToolTemplate } from '../routing/handoffTools.js';
-import { createRoutingMachine, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
+import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
+import { handoffToolTemplate } from '../routing/handoffTools.js';
+import { handoffGraphToMermaid } from './mermaid.js';
+import { createRoutingMachine, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
-import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
-import { handoffGraphToMermaid } from './mermaid.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
 import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 

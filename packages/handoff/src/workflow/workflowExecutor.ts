@@ -2,19 +2,19 @@ import {
   addUsage,
   type BatonEvent,
   type BranchHistory,
+  emptyUsage,
   type Executor,
   type ExecutorInput,
   type ExecutorOutcome,
-  emptyUsage,
   type Message,
   type Tool,
   type Usage,
 } from '@baton/core';
 import { createActor } from 'xstate';
+import type { HandoffConfig } from './handoffTypes.js';
 import { bindHandoffTool, handoffToolTemplate } from '../routing/handoffTools.js';
 import { storedControl } from '../routing/replayHistory.js';
 import type { RoutingActor, RoutingConfig, RoutingMachine } from '../routing/routingMachine.js';
-import type { HandoffConfig } from './handoffTypes.js';
 
 /** What `workflow.asExecutor()` takes. */
 export interface WorkflowExecutorOptions {

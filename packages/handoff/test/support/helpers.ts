@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Agent, agent, type BatonEvent, FileStore, InMemoryStore, type Message, type Store, type Tool } from '@baton/core';
-import { ScriptedModel, type ScriptedResponder } from '@baton/core/testing';
+import { type ScriptedResponder, ScriptedModel } from '@baton/core/testing';
 
 /** Reads an event stream to its end. */
 export async function collect(stream: AsyncIterable<BatonEvent>): Promise<BatonEvent[]> {

@@ -3,11 +3,11 @@ import { link, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Episode } from '../../conversation/episode.js';
 import { isValidId } from '../../ids.js';
+import type { FileDocuments } from './fileDocuments.js';
+import { createFileExclusive, fsyncDir, hasErrorCode, mapInBatches, readDirNames } from './fileIo.js';
 import type { EpisodeFilter, TenantScope } from '../store.js';
 import { assertEpisode } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
-import type { FileDocuments } from './fileDocuments.js';
-import { createFileExclusive, fsyncDir, hasErrorCode, mapInBatches, readDirNames } from './fileIo.js';
 
 /**
  * The episodes of `FileStore`. Each episode is one immutable file, `episodes/<id>.json`, created
