@@ -5,9 +5,11 @@
  * so the time measured is Baton's own. Wall time and this process's CPU time are both printed (CPU
  * time is the steadier figure on a shared machine). Checkpoint size is the serialised newest
  * checkpoint; stored/messages is every byte the store holds for the session divided by the bytes of
- * its messages' own JSON. Run: npx vitest bench --run --project @baton/test test/bench/handoff.bench.ts
+ * its messages' own JSON. The disk's floor (one fdatasync'd 500-byte append, the cost of one FileStore
+ * durability point before any work) is measured in the same run and printed with them, since it
+ * moves with what else the machine is doing. Run: npx vitest bench --run --project @baton/test test/bench/handoff.bench.ts
  */
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agent, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
@@ -53,6 +55,30 @@ async function turn(session: HandoffSession, text: string): Promise<void> {
   for await (const _ of session.send(text)) {
     // drain
   }
+}
+
+/**
+ * The disk's floor for one durability point, measured in the same run: the median time of one
+ * fdatasync'd 500-byte append (a FileStore turn is one such append, plus the work around it).
+ */
+async function fsyncFloorUs(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-bench-fsync-'));
+  const handle = await open(join(dir, 'floor'), 'a');
+  const line = Buffer.alloc(500, 0x61);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 200; i += 1) {
+      const started = performance.now();
+      await handle.write(line);
+      await handle.datasync();
+      times.push((performance.now() - started) * 1000);
+    }
+  } finally {
+    await handle.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
 }
 
 async function folderBytes(dir: string): Promise<number> {
@@ -134,6 +160,7 @@ describe('handoff orchestration', () => {
       const warm = await warmDesk.session({ id: 'warm-long' });
       for (let t = 0; t < 1500; t += 1) await turn(warm, `warm ${t}`);
       const rows: Row[] = [];
+      const floorBefore = await fsyncFloorUs();
       for (const kind of ['memory', 'file'] as const) {
         for (const history of HISTORY) {
           // The median of several rounds for the fast store (a shared machine has noisy neighbours).
@@ -143,8 +170,10 @@ describe('handoff orchestration', () => {
           rows.push(rounds[Math.floor(rounds.length / 2)]!);
         }
       }
+      const floor = (floorBefore + (await fsyncFloorUs())) / 2;
       const cpu = process.cpuUsage();
-      console.log(`\n(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`);
+      console.log(`\none fdatasync'd 500-byte append on this disk now (median, before and after the rows): ${floor.toFixed(0)} µs`);
+      console.log(`(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`);
       console.log('store          history  wall µs/turn  CPU µs/turn  checkpoint B  stored/messages');
       for (const r of rows) {
         console.log(

@@ -4,7 +4,7 @@
  * on what a fresh store object reads. A trial that breaks an invariant keeps its data for inspection.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
 import { MongoClient } from 'mongodb';
@@ -162,15 +162,27 @@ async function readEvidence(store: TrialStore, sideLog: string) {
   }
 }
 
-/** The self-test's damage: the stored message at seq 3 disappears (a line of the FileStore's jsonl, a MongoDB document). */
+/**
+ * The self-test's damage: the stored message at seq 3 disappears (from the FileStore's session log,
+ * the later messages of `main` moving down one seq so the log still reads; a MongoDB document).
+ */
 async function deleteThirdMessage(store: TrialStore): Promise<void> {
   if (store.kind === 'file') {
-    const path = join(store.directory, 'sessions', SESSION_ID, 'messages', 'main.jsonl');
-    const lines = (await readFile(path, 'utf8')).split('\n');
-    const index = lines.findIndex((line) => line.includes('"seq":3'));
-    if (index < 0) throw new Error(`No message at seq 3 in ${path}: the self-test cannot damage it.`);
-    lines.splice(index, 1);
-    await writeFile(path, lines.join('\n'));
+    const path = join(store.directory, 'sessions', SESSION_ID, 'log.jsonl');
+    const [header, ...lines] = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    let found = false;
+    const damaged = lines.map((line) => {
+      const record = JSON.parse(line) as { ops: { op: string; branchId?: string; messages?: { seq: number }[] }[] };
+      for (const op of record.ops) {
+        if (op.op !== 'messages' || op.branchId !== 'main') continue;
+        found ||= op.messages!.some((m) => m.seq === 3);
+        op.messages = op.messages!.filter((m) => m.seq !== 3).map((m) => (m.seq > 3 ? { ...m, seq: m.seq - 1 } : m));
+      }
+      return JSON.stringify(record);
+    });
+    if (!found) throw new Error(`No message at seq 3 in ${path}: the self-test cannot damage it.`);
+    await writeFile(`${path}.damaged`, `${[header, ...damaged].join('\n')}\n`);
+    await rename(`${path}.damaged`, path);
     return;
   }
   const client = new MongoClient(store.url);

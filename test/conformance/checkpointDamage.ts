@@ -3,7 +3,7 @@
  * fault or a hand edit can break (FileStore, MongoStore; InMemoryStore keeps validated objects).
  * Each store's run supplies a {@link DamageCheckpoint} that rewrites the stored document in place.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The kinds of damage: a cut-off write, bytes that are not JSON, JSON of the wrong shape, a future format. */
@@ -34,13 +34,28 @@ export function damagedText(stored: string, damage: CheckpointDamage): string {
   }
 }
 
-/** A {@link DamageCheckpoint} for a `FileStore` rooted at `directory` (it rewrites `<order>-<id>.json`). */
+/**
+ * A {@link DamageCheckpoint} for a `FileStore` rooted at `directory`: in the session log, the
+ * checkpoint's document is replaced by its damaged text (a JSON string when the damage leaves no
+ * JSON), the log line itself stays whole. The log is rewritten by rename, as the store replaces it.
+ */
 export function damageFileCheckpoint(directory: string): DamageCheckpoint {
   return async (sessionId, branchId, checkpointId, damage) => {
-    const dir = join(directory, 'sessions', sessionId, 'checkpoints', branchId);
-    const name = (await readdir(dir)).find((n) => n.endsWith(`-${checkpointId}.json`));
-    if (name === undefined) throw new Error(`No file of checkpoint ${checkpointId} in ${dir}.`);
-    const file = join(dir, name);
-    await writeFile(file, damagedText(await readFile(file, 'utf8'), damage));
+    const file = join(directory, 'sessions', sessionId, 'log.jsonl');
+    const [header, ...lines] = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    let found = false;
+    const damaged = lines.map((line) => {
+      const record = JSON.parse(line) as { ops: { op: string; branchId?: string; id?: string; checkpoint?: unknown }[] };
+      for (const op of record.ops) {
+        if (op.op !== 'checkpoint' || op.branchId !== branchId || op.id !== checkpointId) continue;
+        found = true;
+        const text = damagedText(JSON.stringify(op.checkpoint), damage);
+        op.checkpoint = damage === 'truncated' || damage === 'garbage' ? text : JSON.parse(text);
+      }
+      return JSON.stringify(record);
+    });
+    if (!found) throw new Error(`No checkpoint ${checkpointId} of branch ${branchId} in ${file}.`);
+    await writeFile(`${file}.damaged`, `${[header, ...damaged].join('\n')}\n`);
+    await rename(`${file}.damaged`, file);
   };
 }

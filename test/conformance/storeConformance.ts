@@ -12,6 +12,7 @@
  */
 import type { Store } from '@baton/core';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { describeBatchConformance } from './batchConformance.js';
 import { describeBranchConformance } from './branchConformance.js';
 import { describeCheckpointConformance } from './checkpointConformance.js';
 import type { DamageCheckpoint } from './checkpointDamage.js';
@@ -79,6 +80,7 @@ export function describeStoreConformance(name: string, createStore: () => Promis
     describeBranchConformance(context);
     describeCheckpointConformance(context);
     describeCheckpointDeleteConformance(context);
+    describeBatchConformance(context);
     if (options.damageable) describeCheckpointDamageConformance(context);
     describeEpisodeConformance(context);
     describeTenancyConformance(context);

@@ -140,6 +140,7 @@ export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, typ
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
+  BatchStore,
   BranchStore,
   CheckpointRetention,
   CheckpointStore,
@@ -155,9 +156,12 @@ export type {
   SessionFilter,
   SessionStore,
   Store,
+  StoreBatch,
+  StoreBatchResult,
   TenantScope,
   UpdateOptions,
 } from './store/store.js';
+export { writeStoreBatch } from './store/writeStoreBatch.js';
 export {
   assertWritable,
   type CheckedDocument,
@@ -176,6 +180,7 @@ export {
 } from './store/storedDocuments.js';
 export {
   applySessionChange,
+  assertBatchCheckpoint,
   assertBranchId,
   assertCheckpoint,
   assertEpisode,
@@ -186,6 +191,8 @@ export {
   type BranchEnd,
   branchLineage,
   branchState,
+  changedBranch,
+  changedSession,
   checkpointsToPrune,
   ensureBranchDeletable,
   ensureCheckpointDeletable,

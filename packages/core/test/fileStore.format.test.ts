@@ -1,4 +1,4 @@
-import { cp, readFile } from 'node:fs/promises';
+import { cp, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -54,11 +54,60 @@ describe('FileStore format corpus', () => {
     expect((await store.findEpisodes({ tenantId: 'acme', userId: 'u-42' })).map((e) => e.summary)).toEqual(['Refunded a double charge.']);
   });
 
-  it('appends to a version 1 folder in the same format', async () => {
+  it('migrates a version 1 session to a session log on its first write, and appends to the log', async () => {
     const { store, directory } = await openCopy(corpusV1);
+    const before = await everything(store, 'corpus-v1', acme);
     expect(await store.appendMessages('corpus-v1', 'main', [makeMessage(4)], acme)).toEqual({ inserted: 1 });
-    const lines = (await readFile(join(directory, 'sessions/corpus-v1/messages/main.jsonl'), 'utf8')).trimEnd().split('\n');
-    expect(lines.map((line) => JSON.parse(line).seq)).toEqual([1, 2, 3, 4]);
+    expect(await readdir(join(directory, 'sessions/corpus-v1'))).toEqual(['log.jsonl']);
+    const after = await everything(new FileStore({ directory }), 'corpus-v1', acme);
+    expect(after.main.slice(0, 3)).toEqual(before.main);
+    expect(after.main.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect({ ...after, main: before.main }).toEqual(before);
     expect(await store.updateSession('corpus-v1', { status: 'closed' }, { expectedVersion: 1, ...acme })).toMatchObject({ version: 2, status: 'closed' });
   });
+
+  it('loads a support-desk session written by the version 1 code (handoffs, step checkpoints, pending writes, a fork) before and after its migration', async () => {
+    const { store, directory } = await openCopy(corpusV1);
+    const before = await everything(store, 'desk-v1', acme);
+    expect(before.session).toMatchObject({ id: 'desk-v1', userId: 'u-7', status: 'closed', closedReason: 'resolved', version: 4 });
+    expect(before.main.map((m) => `${m.seq} ${m.role} ${m.agent ?? ''}`)).toEqual([
+      '1 user ',
+      '2 assistant triage',
+      '3 tool triage',
+      '4 assistant billing',
+      '5 tool billing',
+      '6 assistant billing',
+      '7 user ',
+      '8 assistant triage',
+      '9 tool triage',
+      '10 assistant billing',
+      '11 tool billing',
+      '12 assistant billing',
+    ]);
+    expect(before.branches.map((b) => [b.id, b.parent?.atSeq])).toEqual([
+      ['main', undefined],
+      ['retry', 1],
+    ]);
+    expect(before.manifest.map((c) => c.step)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    expect(before.newest).toMatchObject({ step: 15, throughSeq: 12 });
+    const withWrite = await store.loadCheckpoint('desk-v1', 'main', '01a208c1-37b5-768a-b4a1-fa987709449b', acme);
+    expect(withWrite?.pendingWrites.map((w) => w.toolCallId)).toContain('c4');
+
+    await store.updateSession('desk-v1', { metadata: { migrated: true } }, { expectedVersion: 4, ...acme });
+    expect(await readdir(join(directory, 'sessions/desk-v1'))).toEqual(['log.jsonl']);
+    const after = await everything(new FileStore({ directory }), 'desk-v1', acme);
+    expect(after.session).toMatchObject({ version: 5, metadata: { migrated: true } });
+    expect({ ...after, session: before.session }).toEqual(before);
+  });
 });
+
+/** Every read of a session: the document, main's messages, branches, manifest and newest checkpoint. */
+async function everything(store: FileStore, id: string, scope: { tenantId: string }) {
+  return {
+    session: await store.getSession(id, scope),
+    main: await store.readMessages(id, 'main', scope),
+    branches: await store.listBranches(id, scope),
+    manifest: await store.listCheckpoints(id, 'main', scope),
+    newest: await store.loadCheckpoint(id, 'main', undefined, scope),
+  };
+}

@@ -1,7 +1,8 @@
 /**
- * Byte-mutation fuzzing of every document FileStore writes: the session document, branch
- * documents (main and a fork), a messages JSON Lines file, a checkpoint file, its pending writes
- * and an episode (the owner index of episodes is hard links to the same bytes, so it is fuzzed with
+ * Byte-mutation fuzzing of every file FileStore reads: a session log (format 2: a session, a fork,
+ * messages, a checkpoint with pending writes), the documents of a format 1 session folder (copied
+ * from the v1 corpus: session, branch documents, messages, a checkpoint and its pending writes) and
+ * an episode (the owner index of episodes is hard links to the same bytes, so it is fuzzed with
  * them). Each run writes one damaged copy where the store reads it (a real file in a temp dir),
  * calls the store's reads, and restores the file. Every read must end in a named Baton error (not
  * one wrapping a TypeError or RangeError) or return documents that pass their write rules.
@@ -10,13 +11,14 @@
  *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/core test/fileStore.fuzz.test.ts
  *   all fuzz tests at 1,000 runs per type: npx --yes pnpm@10.34.8 fuzz
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from './support/documentMutations.js';
 import { checkBranch, checkEpisode, checkMessage, checkSession, FileStore, isBatonError, parseStoredCheckpoint, type Store } from '../src/index.js';
+import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from './support/documentMutations.js';
 import { makeCheckpoint, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 
 /** What a successful read may return: documents that pass their write rules. */
@@ -63,60 +65,49 @@ interface Target {
   reads: [string, Expect, (store: Store) => Promise<unknown>][];
 }
 
-/** The tenant of the fuzzed session: every session-scoped call names it. */
+/** The tenant of the fuzzed sessions: every session-scoped call names it. */
 const acme = { tenantId: 'acme' };
 const tally = new FuzzTally();
 let directory: string;
-let store: FileStore;
-let checkpointId: string;
+/** The format 1 session of the corpus, copied beside the format 2 session `chat-1`. */
+const V1 = 'corpus-v1';
+const V1_CHECKPOINT = 'sessions/corpus-v1/checkpoints/main/000000000001-01956a2c-0000-7000-8000-0000000000c1';
+
+/** The reads of a session, by what each may return. */
+function sessionReads(id: string): Target['reads'] {
+  return [
+    ['getSession', 'session?', (s) => s.getSession(id)],
+    ['getSession (tenant)', 'session?', (s) => s.getSession(id, acme)],
+    ['listSessions', 'sessions', (s) => s.listSessions(acme)],
+    ['deleteInactiveSessions (dry run)', 'ids', (s) => s.deleteInactiveSessions({ idleFor: 0, dryRun: true })],
+    ['getBranch', 'branch?', (s) => s.getBranch(id, 'main', acme)],
+    ['getBranch (fork)', 'branch?', (s) => s.getBranch(id, 'alt', acme)],
+    ['listBranches', 'branches', (s) => s.listBranches(id, acme)],
+    ['readMessages', 'messages', (s) => s.readMessages(id, 'main', acme)],
+    ['readMessages (range)', 'messages', (s) => s.readMessages(id, 'main', { fromSeq: 2, throughSeq: 3, ...acme })],
+    ['readMessages (fork)', 'messages', (s) => s.readMessages(id, 'alt', acme)],
+    ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint(id, 'main', undefined, acme)],
+    ['listCheckpoints', 'manifest', (s) => s.listCheckpoints(id, 'main', acme)],
+  ];
+}
 
 const targets: Record<string, Target> = {
-  'session document': {
-    file: () => 'sessions/chat-1/session.json',
+  'session log (format 2)': { file: () => 'sessions/chat-1/log.jsonl', reads: sessionReads('chat-1') },
+  'session document (format 1)': { file: () => `sessions/${V1}/session.json`, reads: sessionReads(V1) },
+  'branch document (format 1, main)': { file: () => `sessions/${V1}/branches/main.json`, reads: sessionReads(V1) },
+  'branch document (format 1, fork)': { file: () => `sessions/${V1}/branches/alt.json`, reads: sessionReads(V1) },
+  'messages (format 1, JSON Lines)': { file: () => `sessions/${V1}/messages/main.jsonl`, reads: sessionReads(V1) },
+  'checkpoint document (format 1)': {
+    file: () => `${V1_CHECKPOINT}.json`,
     reads: [
-      ['getSession', 'session?', (s) => s.getSession('chat-1')],
-      ['getSession (tenant)', 'session?', (s) => s.getSession('chat-1', { tenantId: 'acme' })],
-      ['listSessions', 'sessions', (s) => s.listSessions({ tenantId: 'acme' })],
-      ['deleteInactiveSessions (dry run)', 'ids', (s) => s.deleteInactiveSessions({ idleFor: 0, dryRun: true })],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
+      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint(V1, 'main', undefined, acme)],
+      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint(V1, 'main', '01956a2c-0000-7000-8000-0000000000c1', acme)],
+      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints(V1, 'main', acme)],
     ],
   },
-  'branch document (main)': {
-    file: () => 'sessions/chat-1/branches/main.json',
-    reads: [
-      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'main', acme)],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
-      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
-      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)],
-    ],
-  },
-  'branch document (fork)': {
-    file: () => 'sessions/chat-1/branches/alt.json',
-    reads: [
-      ['getBranch', 'branch?', (s) => s.getBranch('chat-1', 'alt', acme)],
-      ['listBranches', 'branches', (s) => s.listBranches('chat-1', acme)],
-      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
-    ],
-  },
-  'messages (JSON Lines)': {
-    file: () => 'sessions/chat-1/messages/main.jsonl',
-    reads: [
-      ['readMessages', 'messages', (s) => s.readMessages('chat-1', 'main', acme)],
-      ['readMessages (range)', 'messages', (s) => s.readMessages('chat-1', 'main', { fromSeq: 2, throughSeq: 3, ...acme })],
-      ['readMessages (fork)', 'messages', (s) => s.readMessages('chat-1', 'alt', acme)],
-    ],
-  },
-  'checkpoint document': {
-    file: () => `sessions/chat-1/checkpoints/main/000000000001-${checkpointId}.json`,
-    reads: [
-      ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)],
-      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', checkpointId, acme)],
-      ['listCheckpoints', 'manifest', (s) => s.listCheckpoints('chat-1', 'main', acme)],
-    ],
-  },
-  'pending writes (JSON Lines)': {
-    file: () => `sessions/chat-1/checkpoints/main/000000000001-${checkpointId}.pending.jsonl`,
-    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint('chat-1', 'main', undefined, acme)]],
+  'pending writes (format 1, JSON Lines)': {
+    file: () => `${V1_CHECKPOINT}.pending.jsonl`,
+    reads: [['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint(V1, 'main', undefined, acme)]],
   },
   'episode document': {
     file: () => 'episodes/chat-1.json',
@@ -130,7 +121,8 @@ const targets: Record<string, Target> = {
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'baton-fuzz-'));
-  store = new FileStore({ directory });
+  await cp(fileURLToPath(new URL('./fixtures/fileStore-v1', import.meta.url)), directory, { recursive: true });
+  const store = new FileStore({ directory });
   await store.createSession({ id: 'chat-1', tenantId: 'acme', userId: 'u-1', metadata: { channel: 'web', tags: ['a', 'b'] }, state: { verified: true } });
   const messages = makeMessages(1, 4);
   messages[1] = { ...messages[1]!, role: 'assistant', agent: 'triage', toolCalls: [{ id: 'call-1', name: 'handoff_to_billing', arguments: '{}' }] };
@@ -139,7 +131,6 @@ beforeAll(async () => {
   await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 }, state: { plan: 'b' } }, acme);
   await store.appendMessages('chat-1', 'alt', makeMessages(3, 1), acme);
   const checkpoint = makeCheckpoint('chat-1', { pendingWrites: [makePendingWrite('call-0')], statePatches: { session: [{ op: 'replace', path: ['verified'], value: false }], branch: [] } });
-  checkpointId = checkpoint.id;
   await store.saveCheckpoint(checkpoint, acme);
   await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1'), makePendingWrite('call-2')], acme);
   await store.saveEpisode({
@@ -174,6 +165,8 @@ describe('FileStore reads of damaged documents', () => {
       fc.asyncProperty(aimedMutationArbitrary, async ({ mutation, line }) => {
         await writeFile(file, applyMutation(original, mutation, line));
         try {
+          // A new store each time: a process opening the damaged folder (nothing of it in memory).
+          const store = new FileStore({ directory });
           for (const [name, expected, read] of target.reads) {
             const outcome = await readOutcome(() => read(store), isBatonError);
             if (outcome.kind === 'bug') throw new Error(`${name} failed with a non-Baton error: ${String(outcome.error)}`, { cause: outcome.error });

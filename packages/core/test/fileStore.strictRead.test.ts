@@ -3,10 +3,9 @@
  * timestamp, an id that fails the id rule, an operator key in metadata) is refused on read with an
  * error naming the document and the field, and the writes refuse the same values.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointCorruptError, DocumentCorruptError, FileStore, InMemoryStore, InvalidInputError, StoreError } from '../src/index.js';
+import { editSessionLog, type LogOpJson, logFileOf } from './support/sessionLogFile.js';
 import { makeCheckpoint, makeMessages } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
 
@@ -16,14 +15,18 @@ async function storeWithSession() {
   const directory = await tempDir();
   const store = new FileStore({ directory });
   await store.createSession({ id: 'chat-1', userId: 'u-1' });
-  const sessionFile = join(directory, 'sessions/chat-1/session.json');
-  return { directory, store, sessionFile };
+  return { directory, store, sessionFile: logFileOf(directory, 'chat-1') };
 }
 
-async function editJson(file: string, edit: (doc: Record<string, unknown>) => void): Promise<void> {
-  const doc = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-  edit(doc);
-  await writeFile(file, JSON.stringify(doc));
+type Doc = Record<string, unknown>;
+
+/** Edits the newest document an operation of kind `op` (matching `which`) holds in the session log. */
+async function editLogged(directory: string, op: string, field: string, edit: (doc: Doc) => void, which: (o: LogOpJson) => boolean = () => true): Promise<string> {
+  return editSessionLog(directory, 'chat-1', (ops) => {
+    const found = ops.filter((o) => o.op === op && which(o)).at(-1);
+    if (found === undefined) throw new Error(`No ${op} operation in the log.`);
+    edit(found[field] as Doc);
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -41,9 +44,9 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
     ['tenantId', '../other-tenant'],
     ['userId', '$gt'],
     ['id', 'chat-1/../x'],
-  ])('refuses a session.json whose %s is %j with a DocumentCorruptError naming the file and field', async (field, value) => {
-    const { store, sessionFile } = await storeWithSession();
-    await editJson(sessionFile, (doc) => {
+  ])('refuses a logged session document whose %s is %j with a DocumentCorruptError naming the file and field', async (field, value) => {
+    const { directory, store, sessionFile } = await storeWithSession();
+    await editLogged(directory, 'session', 'session', (doc) => {
       doc[field] = value;
     });
     const error = await failure(store.getSession('chat-1'));
@@ -56,9 +59,9 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
   });
 
   it('refuses metadata with an operator key, as createSession does', async () => {
-    const { store, sessionFile } = await storeWithSession();
+    const { directory, store } = await storeWithSession();
     await expect(store.createSession({ id: 'chat-2', metadata: { $where: '1' } })).rejects.toBeInstanceOf(InvalidInputError);
-    await editJson(sessionFile, (doc) => {
+    await editLogged(directory, 'session', 'session', (doc) => {
       doc.metadata = { nested: { $where: '1' } };
     });
     await expect(store.getSession('chat-1')).rejects.toThrow(/metadata.*\$where/);
@@ -75,29 +78,29 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
     const { directory, store } = await storeWithSession();
     await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
     await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 } });
-    const file = join(directory, 'sessions/chat-1/branches/alt.json');
-    await editJson(file, (doc) => {
+    const alt = (o: LogOpJson) => (o.branch as Doc).id === 'alt';
+    await editLogged(directory, 'branch', 'branch', (doc) => {
       doc.parent = { branchId: '../main', atSeq: 1 };
-    });
+    }, alt);
     await expect(store.getBranch('chat-1', 'alt')).rejects.toThrow(/parent\.branchId/);
-    await editJson(file, (doc) => {
+    await editLogged(directory, 'branch', 'branch', (doc) => {
       doc.parent = { branchId: 'main', atSeq: 1 };
       doc.createdAt = 1735689600000;
-    });
+    }, alt);
     await expect(store.readMessages('chat-1', 'alt')).rejects.toBeInstanceOf(DocumentCorruptError);
   });
 
   it('refuses a message line with a non-ISO createdAt, naming the line', async () => {
     const { directory, store } = await storeWithSession();
     await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
-    const file = join(directory, 'sessions/chat-1/messages/main.jsonl');
-    const lines = (await readFile(file, 'utf8')).split('\n');
-    lines[1] = JSON.stringify({ ...JSON.parse(lines[1]!), createdAt: 'now' });
-    await writeFile(file, lines.join('\n'));
+    await editSessionLog(directory, 'chat-1', (ops) => {
+      const messages = ops.find((o) => o.op === 'messages')!.messages as Doc[];
+      messages[1]!.createdAt = 'now';
+    });
     const error = await failure(store.readMessages('chat-1', 'main'));
     expect(error).toBeInstanceOf(DocumentCorruptError);
     expect((error as DocumentCorruptError).field).toBe('createdAt');
-    expect((error as Error).message).toMatch(/line 2 of .*main\.jsonl/);
+    expect((error as Error).message).toMatch(/line 4 of .*log\.jsonl \(operation 1\), message 2/); // the header, the session, main, then the messages
   });
 });
 
@@ -110,14 +113,13 @@ describe('FileStore reads checkpoints as strictly as it writes them', () => {
     const checkpoint = makeCheckpoint('chat-1');
     await store.saveCheckpoint(checkpoint);
     await expect(store.saveCheckpoint(makeCheckpoint('chat-1', { [field]: value }))).rejects.toThrow();
-    const file = join(directory, 'sessions/chat-1/checkpoints/main', `000000000001-${checkpoint.id}.json`);
-    await editJson(file, (doc) => {
+    await editLogged(directory, 'checkpoint', 'checkpoint', (doc) => {
       doc[field] = value;
     });
     const error = await failure(store.loadCheckpoint('chat-1', 'main'));
     expect(error).toBeInstanceOf(CheckpointCorruptError);
     expect((error as Error).message).toContain(field);
-    expect((error as Error).message).toContain(file);
+    expect((error as Error).message).toContain(checkpoint.id);
   });
 });
 

@@ -1,7 +1,8 @@
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckpointCorruptError, ConfigurationError, FileStore, InvalidIdError, StoreError } from '../src/index.js';
+import { CheckpointCorruptError, ConcurrencyError, ConfigurationError, FileStore, InvalidIdError, StoreError, UnsupportedSchemaVersionError } from '../src/index.js';
+import { editSessionLog, type LogOpJson, logFileOf } from './support/sessionLogFile.js';
 import { makeCheckpoint, makeMessage, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
 
@@ -17,13 +18,21 @@ async function storeWithSession(id = 'chat-1') {
   const directory = await tempDir();
   const store = new FileStore({ directory });
   await store.createSession({ id, userId: 'u-1' });
-  const messagesFile = join(directory, 'sessions', id, 'messages', 'main.jsonl');
-  return { directory, store, messagesFile };
+  return { directory, store, logFile: logFileOf(directory, id) };
+}
+
+/** The lines of a session log after its header, parsed. */
+async function logLines(file: string): Promise<{ ops: LogOpJson[] }[]> {
+  return (await readFile(file, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as { ops: LogOpJson[] });
 }
 
 describe('FileStore on disk', () => {
-  it('keeps a folder per session: session.json, branch documents, one JSON line per message, no temp files', async () => {
-    const { directory, store, messagesFile } = await storeWithSession();
+  it('keeps one log per session: a header, then one line per write with its operations, no temp files', async () => {
+    const { directory, store, logFile } = await storeWithSession();
     const messages = makeMessages(1, 3);
     await store.appendMessages('chat-1', 'main', messages);
     await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } });
@@ -32,22 +41,40 @@ describe('FileStore on disk', () => {
     await store.saveCheckpoint(checkpoint);
     await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1')]);
 
-    expect(await listFiles(directory)).toEqual([
-      `sessions/chat-1/branches/alt.json`,
-      `sessions/chat-1/branches/main.json`,
-      `sessions/chat-1/checkpoints/main/000000000001-${checkpoint.id}.json`,
-      `sessions/chat-1/checkpoints/main/000000000001-${checkpoint.id}.pending.jsonl`,
-      `sessions/chat-1/messages/alt.jsonl`,
-      `sessions/chat-1/messages/main.jsonl`,
-      `sessions/chat-1/session.json`,
-    ]);
-    const lines = (await readFile(messagesFile, 'utf8')).split('\n');
-    expect(lines.pop()).toBe('');
-    expect(lines.map((line) => JSON.parse(line))).toEqual(messages);
-    expect(JSON.parse(await readFile(join(directory, 'sessions/chat-1/session.json'), 'utf8'))).toMatchObject({ version: 2, state: { verified: true } });
+    expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.jsonl']);
+    const [header] = (await readFile(logFile, 'utf8')).split('\n');
+    expect(JSON.parse(header!)).toMatchObject({ format: 'baton-filestore-session-log', version: 2, sessionId: 'chat-1' });
+    const lines = await logLines(logFile);
+    expect(lines.map((line) => line.ops.map((op) => op.op))).toEqual([['session'], ['branch'], ['messages'], ['branch'], ['session'], ['checkpoint'], ['pendingWrites']]);
+    expect(lines[2]!.ops[0]!.messages).toEqual(messages);
+    expect(lines[4]!.ops[0]!.session).toMatchObject({ version: 2, state: { verified: true } });
   });
 
-  it('reads what another FileStore instance on the same folder wrote (nothing is cached)', async () => {
+  it('stores a writeBatch as one line: messages, branch state, session change and checkpoint together', async () => {
+    const { store, logFile } = await storeWithSession();
+    const before = (await logLines(logFile)).length;
+    const checkpoint = makeCheckpoint('chat-1', { throughSeq: 2 });
+    const result = await store.writeBatch({
+      sessionId: 'chat-1',
+      branchId: 'main',
+      messages: makeMessages(1, 2),
+      branch: { state: { plan: 'a' }, expectedVersion: 1 },
+      session: { change: { state: { verified: true } }, expectedVersion: 1 },
+      checkpoint,
+    });
+    expect(result).toMatchObject({ inserted: 2, session: { version: 2 }, branch: { version: 2, state: { plan: 'a' } } });
+    const lines = await logLines(logFile);
+    expect(lines).toHaveLength(before + 1);
+    expect(lines.at(-1)!.ops.map((op) => op.op)).toEqual(['messages', 'branch', 'session', 'checkpoint']);
+    // All or nothing: a stale version stores none of the batch.
+    await expect(store.writeBatch({ sessionId: 'chat-1', branchId: 'main', messages: [makeMessage(3)], session: { change: {}, expectedVersion: 1 } })).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    expect(await store.readMessages('chat-1', 'main')).toHaveLength(2);
+    expect(await logLines(logFile)).toHaveLength(before + 1);
+  });
+
+  it('reads what another FileStore instance on the same folder wrote (a cached session is checked against its file)', async () => {
     const { directory, store } = await storeWithSession();
     const other = new FileStore({ directory });
     await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
@@ -56,69 +83,102 @@ describe('FileStore on disk', () => {
     expect((await store.readMessages('chat-1', 'main')).map((m) => m.seq)).toEqual([1, 2, 3]);
     await other.updateSession('chat-1', { metadata: { by: 'other' } }, { expectedVersion: 1 });
     expect((await store.getSession('chat-1'))?.metadata).toEqual({ by: 'other' });
+    // A session deleted and created again under the same id elsewhere is read anew.
+    await other.deleteSession('chat-1');
+    expect(await store.getSession('chat-1')).toBeUndefined();
+    await other.createSession({ id: 'chat-1', userId: 'u-2' });
+    expect((await store.getSession('chat-1'))?.userId).toBe('u-2');
+    expect(await store.readMessages('chat-1', 'main')).toEqual([]);
   });
+
+  it('compacts a log that doubled: old session documents and pruned checkpoints go, everything live reads back the same', async () => {
+    const { directory, store, logFile } = await storeWithSession();
+    const other = new FileStore({ directory });
+    expect(await other.getSession('chat-1')).toBeDefined(); // cached before the compaction
+    const header = () => readFile(logFile, 'utf8').then((text) => text.slice(0, text.indexOf('\n')));
+    const first = await header();
+    let version = 1;
+    for (let seq = 1; seq <= 400; seq += 1) {
+      await store.appendMessages('chat-1', 'main', [makeMessage(seq, { content: 'x'.repeat(4000) })]);
+      await store.saveCheckpoint(makeCheckpoint('chat-1', { step: seq, throughSeq: seq }));
+      version = (await store.updateSession('chat-1', { lastActivityAt: new Date().toISOString() }, { expectedVersion: version })).version;
+      if (seq % 50 === 0) await store.pruneCheckpoints('chat-1', 'main', { last: 2 });
+    }
+    expect(await header()).not.toBe(first); // a new log id: rewritten
+    const lines = await logLines(logFile);
+    const sessionOps = lines.flatMap((line) => line.ops).filter((op) => op.op === 'session').length;
+    expect(sessionOps).toBeLessThan(400);
+    const messages = await store.readMessages('chat-1', 'main');
+    expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    for (const reader of [other, new FileStore({ directory })]) {
+      expect(await reader.readMessages('chat-1', 'main')).toEqual(messages);
+      expect(await reader.getSession('chat-1')).toEqual(await store.getSession('chat-1'));
+      expect(await reader.listCheckpoints('chat-1', 'main')).toEqual(await store.listCheckpoints('chat-1', 'main'));
+    }
+    expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.jsonl']);
+  }, 60_000);
 });
 
 describe('FileStore torn lines', () => {
   it('ignores half a line after a crash, cuts it off on the next append, and continues the seq', async () => {
-    const { directory, store, messagesFile } = await storeWithSession();
+    const { directory, store, logFile } = await storeWithSession();
     const messages = makeMessages(1, 3);
     await store.appendMessages('chat-1', 'main', messages);
-    const torn = JSON.stringify(makeMessage(4));
-    await appendFile(messagesFile, torn.slice(0, Math.floor(torn.length / 2)));
+    const torn = JSON.stringify({ ops: [{ op: 'messages', branchId: 'main', messages: [makeMessage(4)] }] });
+    await appendFile(logFile, torn.slice(0, Math.floor(torn.length / 2)));
 
+    for (const reader of [store, new FileStore({ directory })]) {
+      expect(await reader.readMessages('chat-1', 'main')).toEqual(messages);
+    }
     const reopened = new FileStore({ directory });
-    expect(await reopened.readMessages('chat-1', 'main')).toEqual(messages);
     const fourth = makeMessage(4);
     expect(await reopened.appendMessages('chat-1', 'main', [fourth])).toEqual({ inserted: 1 });
     expect(await reopened.readMessages('chat-1', 'main')).toEqual([...messages, fourth]);
-    const text = await readFile(messagesFile, 'utf8');
+    expect(await store.readMessages('chat-1', 'main')).toEqual([...messages, fourth]);
+    const text = await readFile(logFile, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
-    expect(text.trimEnd().split('\n').map((line) => JSON.parse(line).seq)).toEqual([1, 2, 3, 4]);
+    expect((await logLines(logFile)).map((line) => line.ops[0]!.op)).toEqual(['session', 'branch', 'messages', 'messages']);
   });
 
   it('stores a retried message whose first write was torn', async () => {
-    const { store, messagesFile } = await storeWithSession();
+    const { store, logFile } = await storeWithSession();
     await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
     const third = makeMessage(3);
-    await appendFile(messagesFile, JSON.stringify(third).slice(0, 20));
+    await appendFile(logFile, JSON.stringify({ ops: [{ op: 'messages', branchId: 'main', messages: [third] }] }).slice(0, 40));
     expect(await store.readMessages('chat-1', 'main')).toHaveLength(2);
     expect(await store.appendMessages('chat-1', 'main', [third])).toEqual({ inserted: 1 });
     expect(await store.appendMessages('chat-1', 'main', [third])).toEqual({ inserted: 0 });
     expect((await store.readMessages('chat-1', 'main')).map((m) => m.id).at(-1)).toBe(third.id);
   });
 
-  it('reads a file holding only a torn line as empty and appends from seq 1', async () => {
-    const { store, messagesFile } = await storeWithSession();
-    await writeFile(messagesFile, '{"id":"0199","seq":1,"ro');
-    expect(await store.readMessages('chat-1', 'main')).toEqual([]);
-    await store.forkBranch('chat-1', { branchId: 'f', parent: { branchId: 'main', atSeq: 0 } });
-    await expect(store.forkBranch('chat-1', { branchId: 'g', parent: { branchId: 'main', atSeq: 1 } })).rejects.toThrow(/has 0 messages/);
-    expect(await store.appendMessages('chat-1', 'main', [makeMessage(1)])).toEqual({ inserted: 1 });
-    expect((await readFile(messagesFile, 'utf8')).split('\n')).toHaveLength(2);
+  it('treats a log holding only a torn header as no session (a create cut off), and a create may take the id', async () => {
+    const { directory, logFile } = await storeWithSession();
+    await writeFile(logFile, '{"format":"baton-filestore-sess');
+    const reopened = new FileStore({ directory });
+    expect(await reopened.getSession('chat-1')).toBeUndefined();
+    await reopened.createSession({ id: 'chat-1' });
+    expect(await reopened.readMessages('chat-1', 'main')).toEqual([]);
   });
 
-  it('reports a damaged complete line in the middle of a file as a StoreError naming the file', async () => {
-    const { store, messagesFile } = await storeWithSession();
+  it('reports a damaged complete line in the middle of the log as a StoreError naming the file and line', async () => {
+    const { directory, store, logFile } = await storeWithSession();
     await store.appendMessages('chat-1', 'main', makeMessages(1, 3));
-    const lines = (await readFile(messagesFile, 'utf8')).split('\n');
-    lines[1] = '{"seq": 2, "garbage';
-    await writeFile(messagesFile, lines.join('\n'));
-    const failure = store.readMessages('chat-1', 'main');
+    await store.appendMessages('chat-1', 'main', makeMessages(4, 1));
+    const lines = (await readFile(logFile, 'utf8')).split('\n');
+    lines[3] = '{"ops": [{"op": "messages", "garbage';
+    await writeFile(logFile, lines.join('\n'));
+    const failure = new FileStore({ directory }).readMessages('chat-1', 'main');
     await expect(failure).rejects.toBeInstanceOf(StoreError);
-    await expect(failure).rejects.toThrow(/line 2 of .*main\.jsonl is damaged/);
+    await expect(failure).rejects.toThrow(/line 4 of .*log\.jsonl is damaged/);
   });
 
-  it('ignores a torn pending-write line and appends after it', async () => {
-    const { directory, store } = await storeWithSession();
-    const checkpoint = makeCheckpoint('chat-1');
-    await store.saveCheckpoint(checkpoint);
-    await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1')]);
-    const pendingFile = join(directory, 'sessions/chat-1/checkpoints/main', `000000000001-${checkpoint.id}.pending.jsonl`);
-    await appendFile(pendingFile, '{"toolCallId":"call-2","tool');
-    expect((await store.loadCheckpoint('chat-1', 'main'))?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-1']);
-    await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-2')]);
-    expect((await store.loadCheckpoint('chat-1', 'main'))?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-1', 'call-2']);
+  it('refuses a log of a newer format version, naming the upgrade', async () => {
+    const { directory, logFile } = await storeWithSession();
+    const [header, ...rest] = (await readFile(logFile, 'utf8')).split('\n');
+    await writeFile(logFile, [JSON.stringify({ ...JSON.parse(header!), version: 3 }), ...rest].join('\n'));
+    const refused = new FileStore({ directory }).getSession('chat-1');
+    await expect(refused).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
+    await expect(refused).rejects.toThrow(/session log of schemaVersion 3, but this version of @baton\/core reads session logs up to schemaVersion 2/);
   });
 });
 
@@ -140,30 +200,32 @@ describe('FileStore ids and paths', () => {
 });
 
 describe('FileStore damaged documents', () => {
-  it('reports a checkpoint file that is not JSON, fails its schema, or sits in the wrong place as CheckpointCorruptError', async () => {
+  it('reports a logged checkpoint that is not JSON, fails its schema, or belongs elsewhere as CheckpointCorruptError; the others load', async () => {
     const { directory, store } = await storeWithSession();
     const older = makeCheckpoint('chat-1', { step: 1 });
     const newest = makeCheckpoint('chat-1', { step: 2, parentId: older.id });
     await store.saveCheckpoint(older);
     await store.saveCheckpoint(newest);
-    const dir = join(directory, 'sessions/chat-1/checkpoints/main');
-    const newestFile = join(dir, `000000000002-${newest.id}.json`);
-    const original = await readFile(newestFile, 'utf8');
+    const damage = (document: (original: Record<string, unknown>) => unknown) =>
+      editSessionLog(directory, 'chat-1', (ops) => {
+        const op = ops.find((o) => o.op === 'checkpoint' && o.id === newest.id)!;
+        op.checkpoint = document(newest as unknown as Record<string, unknown>);
+      });
 
-    await writeFile(newestFile, original.slice(0, 40));
+    await damage(() => JSON.stringify(newest).slice(0, 40)); // stored as the cut-off text
     await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toBeInstanceOf(CheckpointCorruptError);
-    await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toThrow(newestFile);
-    // The manifest leaves out a file whose manifest fields cannot be read, and does not throw.
+    await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toThrow(newest.id);
+    // The manifest leaves out a checkpoint whose manifest fields cannot be read, and does not throw.
     expect((await store.listCheckpoints('chat-1', 'main')).map((c) => c.id)).toEqual([older.id]);
     expect(await store.loadCheckpoint('chat-1', 'main', older.id)).toEqual(older);
 
-    await writeFile(newestFile, JSON.stringify({ ...JSON.parse(original), pendingRequests: 'lost' }));
+    await damage((original) => ({ ...original, pendingRequests: 'lost' }));
     await expect(store.loadCheckpoint('chat-1', 'main', newest.id)).rejects.toBeInstanceOf(CheckpointCorruptError);
 
-    await writeFile(newestFile, JSON.stringify({ ...JSON.parse(original), sessionId: 'chat-2' }));
+    await damage((original) => ({ ...original, sessionId: 'chat-2' }));
     await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toThrow(/holds checkpoint .* of session "chat-2"/);
 
-    await writeFile(newestFile, original);
+    await damage((original) => original);
     expect(await store.loadCheckpoint('chat-1', 'main')).toEqual(newest);
   });
 
@@ -171,17 +233,20 @@ describe('FileStore damaged documents', () => {
     const { directory, store } = await storeWithSession();
     const checkpoint = makeCheckpoint('chat-1');
     await store.saveCheckpoint(checkpoint);
-    await writeFile(join(directory, 'sessions/chat-1/checkpoints/main', `000000000001-${checkpoint.id}.pending.jsonl`), '{"toolCallId":1}\n');
+    await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1')]);
+    await editSessionLog(directory, 'chat-1', (ops) => {
+      ops.find((o) => o.op === 'pendingWrites')!.writes = [{ toolCallId: 1 }];
+    });
     await expect(store.loadCheckpoint('chat-1', 'main')).rejects.toBeInstanceOf(CheckpointCorruptError);
   });
 
-  it('reports a damaged session.json as a StoreError naming the file', async () => {
-    const { directory, store } = await storeWithSession();
-    const file = join(directory, 'sessions/chat-1/session.json');
-    await writeFile(file, '{"id":"chat-1",');
+  it('reports a damaged session document as a StoreError naming the file', async () => {
+    const { directory, store, logFile } = await storeWithSession();
+    await editSessionLog(directory, 'chat-1', (ops) => {
+      ops[0]!.session = { id: 'chat-1', version: 'one' };
+    });
     await expect(store.getSession('chat-1')).rejects.toBeInstanceOf(StoreError);
-    await expect(store.getSession('chat-1')).rejects.toThrow(file);
-    await writeFile(file, JSON.stringify({ id: 'chat-1', version: 'one' }));
+    await expect(store.getSession('chat-1')).rejects.toThrow(logFile);
     await expect(store.getSession('chat-1')).rejects.toThrow(/fails its schema/);
   });
 

@@ -1,6 +1,8 @@
 /**
  * Byte-mutation fuzzing of the checkpoint the handoff runtime loads: a paused session's newest
- * checkpoint file (its routing snapshot, pending request and state patches) is damaged on disk, and
+ * checkpoint document (its routing snapshot, pending request and state patches) is damaged in the
+ * session log (the mutated text stored in its place: as JSON when it still parses, else as the
+ * damaged text), and
  * a fresh workflow opens the session. The open must either fail with a named Baton error (not one
  * wrapping a TypeError or RangeError) or give a session whose routing state and pending requests
  * are well-formed.
@@ -8,7 +10,7 @@
  *   CI: 200 runs, fixed seed.
  *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/handoff test/handoff.checkpoint.fuzz.test.ts
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileStore, isBatonError, RequestSchema } from '@baton/core';
 import fc from 'fast-check';
@@ -37,16 +39,30 @@ afterAll(async () => {
 
 describe('opening a session whose checkpoint is damaged', () => {
   it('gives a named Baton error or a session with a well-formed routing state and pending requests', async () => {
-    const checkpoints = join(dir.path, 'sessions/chat-1/checkpoints/main');
-    const newest = (await readdir(checkpoints)).filter((name) => name.endsWith('.json')).sort().at(-1)!;
-    const file = join(checkpoints, newest);
-    const original = await readFile(file, 'utf8');
+    const file = join(dir.path, 'sessions/chat-1/log.jsonl');
+    const log = await readFile(file, 'utf8');
+    const lines = log.trimEnd().split('\n');
+    const at = lines.findLastIndex((line) => line.includes('"op":"checkpoint"'));
+    const record = JSON.parse(lines[at]!) as { ops: { op: string; checkpoint?: unknown }[] };
+    const op = record.ops.findLast((o) => o.op === 'checkpoint')!;
+    const original = JSON.stringify(op.checkpoint, null, 1); // one field per line, for the aimed mutations
+    /** The log with the newest checkpoint document replaced by `text`. */
+    const damagedLog = (text: string): string => {
+      let stored: unknown;
+      try {
+        stored = JSON.parse(text);
+      } catch {
+        stored = text;
+      }
+      op.checkpoint = stored;
+      return `${lines.map((line, index) => (index === at ? JSON.stringify(record) : line)).join('\n')}\n`;
+    };
     const intact = await askingDesk(new FileStore({ directory: dir.path }), 2).workflow.session({ id: 'chat-1' });
     expect(intact.pendingRequests).toHaveLength(1);
 
     await fc.assert(
       fc.asyncProperty(aimedMutationArbitrary, async ({ mutation, line }) => {
-        await writeFile(file, applyMutation(original, mutation, line));
+        await writeFile(file, damagedLog(applyMutation(original, mutation, line).toString('utf8')));
         try {
           const { workflow, store } = askingDesk(new FileStore({ directory: dir.path }), 2);
           const outcome = await readOutcome(() => workflow.session({ id: 'chat-1' }), isBatonError);
@@ -62,7 +78,7 @@ describe('opening a session whose checkpoint is damaged', () => {
             tally.add('checkpoint document', outcome.name);
           }
         } finally {
-          await writeFile(file, original);
+          await writeFile(file, log);
         }
       }),
       { seed: fuzzSeed(), numRuns: fuzzRuns(), endOnFailure: true },

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { FileStore, InMemoryStore, type Store, StoreError } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HandoffBuilder } from '../src/index.js';
-import { collect, danglingToolCalls, deskAgents, ofType, tempDir } from './support/helpers.js';
 import { crashDesk } from './support/crashDesk.js';
+import { collect, danglingToolCalls, deskAgents, ofType, tempDir } from './support/helpers.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const childScript = fileURLToPath(new URL('./support/crashChild.ts', import.meta.url));
@@ -94,6 +94,7 @@ describe('crash mid-step (Done-when 3)', () => {
     const failing = new Proxy(inner, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
+        if (prop === 'writeBatch') return undefined; // no batches: the messages go through appendMessages, which fails
         if (prop !== 'appendMessages') return typeof value === 'function' ? value.bind(target) : value;
         return async (...[sessionId, branchId, messages]: Parameters<Store['appendMessages']>) => {
           const room = 2 - written;

@@ -1,8 +1,8 @@
-import { agent, ConcurrencyError, FileStore, InMemoryStore, ModelProviderError, type ModelClient, type Store, tool } from '@baton/core';
+import { agent, ConcurrencyError, FileStore, InMemoryStore, type ModelClient, ModelProviderError, type Store, tool } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffSession } from '../src/index.js';
-import { appendsOf, countingStore, countsOf } from './support/countingStore.js';
+import { appendsOf, countingStore, countsOf, writesOf } from './support/countingStore.js';
 import { collect, deskAgents, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
 
 /** The seqs `from`…`to`. */
@@ -18,7 +18,7 @@ describe('store round trips per turn', () => {
   });
 
   for (const kind of ['InMemoryStore', 'FileStore'] as const) {
-    it(`a handoff turn (checkpoints every 'turn', keep last 5) makes one append of its 4 messages, one checkpoint, one session update; a prune every 5th turn (${kind})`, async () => {
+    it(`a handoff turn (checkpoints every 'turn', keep last 5) makes one append of its 4 messages, one checkpoint, one session update, all in one store write; a prune every 5th turn (${kind})`, async () => {
       let inner: Store = new InMemoryStore();
       if (kind === 'FileStore') {
         const dir = await tempDir();
@@ -38,6 +38,7 @@ describe('store round trips per turn', () => {
         const plain = { appendMessages: 1, saveCheckpoint: 1, updateSession: 1 };
         expect(countsOf(calls), `turn ${turn}`).toEqual(turn % 5 === 0 ? { ...plain, pruneCheckpoints: 1 } : plain);
         expect(appendsOf(calls)).toEqual([seqs(4 * turn - 3, 4 * turn)]);
+        expect(writesOf(calls), `turn ${turn}`).toBe(turn % 5 === 0 ? 2 : 1); // one batch (and the prune)
         // The messages go before the checkpoint that points at them.
         expect(calls.map((c) => c.method).indexOf('appendMessages')).toBeLessThan(calls.map((c) => c.method).indexOf('saveCheckpoint'));
         manifests.push((await inner.listCheckpoints('rt-1', 'main')).length);

@@ -22,6 +22,7 @@ const SCOPE_ARGUMENT: Record<string, number> = {
   listCheckpoints: 2,
   pruneCheckpoints: 3,
   deleteCheckpoint: 3,
+  writeBatch: 0,
 };
 
 /** The store seen through a Proxy that records, for every call, its method and the tenant it carried. */
@@ -89,7 +90,7 @@ describe.each(embeddedStores())('tenancy through the handoff API on %s', (_name,
       { method: 'getSession', tenantId: undefined },
     ]);
     expect(new Set(acmeCalls.map((c) => c.method))).toEqual(
-      new Set(['getSession', 'getBranch', 'readMessages', 'loadCheckpoint', 'listBranches', 'updateSession', 'appendMessages', 'saveCheckpoint', 'putPendingWrites', 'pruneCheckpoints', 'forkBranch', 'listCheckpoints', 'deleteBranch', 'deleteCheckpoint']),
+      new Set(['getSession', 'getBranch', 'readMessages', 'loadCheckpoint', 'listBranches', 'updateSession', 'writeBatch', 'saveCheckpoint', 'putPendingWrites', 'pruneCheckpoints', 'forkBranch', 'listCheckpoints', 'deleteBranch', 'deleteCheckpoint']),
     );
     expect((await inner.getSession('chat-1', acme))?.status).toBe('closed');
     expect((await inner.readMessages('chat-1', 'main', acme)).slice(0, before.length)).toEqual(before);

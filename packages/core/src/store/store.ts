@@ -253,10 +253,50 @@ export interface ErasureStore {
 }
 
 /**
+ * The writes of one durability point of a turn, stored together by {@link BatchStore.writeBatch}:
+ * the branch's messages not stored yet, then the branch state, then the session change, then a
+ * checkpoint (that order is the order of the separate calls it replaces).
+ */
+export interface StoreBatch extends TenantScope {
+  sessionId: string;
+  branchId: string;
+  /** Appended as `appendMessages` appends them (idempotent per seq). */
+  messages?: readonly Message[];
+  /** The branch's new state, compare-and-set as `updateBranch` does. */
+  branch?: { state: State; expectedVersion: number };
+  /** A change of the session, compare-and-set as `updateSession` does. */
+  session?: { change: SessionChange; expectedVersion: number };
+  /** Saved as `saveCheckpoint` saves it (its `sessionId` and `branchId` must be the batch's). */
+  checkpoint?: Checkpoint;
+}
+
+/** What {@link BatchStore.writeBatch} stored: messages newly inserted, and the documents it changed. */
+export interface StoreBatchResult {
+  inserted: number;
+  /** The session after the change, when the batch changed it. */
+  session?: Session;
+  /** The branch after the change, when the batch changed it. */
+  branch?: Branch;
+}
+
+/** A store that can store a durability point's writes in one write (see {@link writeStoreBatch} for stores that cannot). */
+export interface BatchStore {
+  /**
+   * Stores the batch all or nothing: every check (session and branch exist for the tenant, seqs,
+   * versions, the checkpoint) passes before anything is written, and then everything is durable at
+   * once (`FileStore`: one fsync'd log line).
+   * @throws {ConcurrencyError} when a seq holds another message or a version is stale (nothing is stored);
+   *   {@link NotFoundError} when the session (of this tenant) or branch does not exist;
+   *   {@link InvalidInputError} for bad messages, state or a checkpoint of another branch
+   */
+  writeBatch(batch: StoreBatch): Promise<StoreBatchResult>;
+}
+
+/**
  * Everything Baton persists, behind one object. Every implementation passes the store conformance
  * suite (`test/conformance`). Ids are validated on every call.
  */
-export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore {
+export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore, Partial<BatchStore> {
   /** A short name for logs and benchmarks (`'memory'`, `'file'`, `'mongo'`). */
   readonly kind: string;
   /** Releases connections and handles. The store is unusable afterwards. */

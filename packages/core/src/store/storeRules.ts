@@ -5,14 +5,14 @@
  */
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
 import { type Episode, EpisodeSchema } from '../conversation/episode.js';
-import { BranchHasChildrenError, CheckpointCorruptError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
 import { type Branch, MAIN_BRANCH, type Session, type State } from '../conversation/session.js';
+import { BranchHasChildrenError, CheckpointCorruptError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
-import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter } from './store.js';
+import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter, StoreBatch } from './store.js';
 import { assertSessionChangeShape, assertWritable, checkSession } from './storedDocuments.js';
 
 /**
@@ -341,4 +341,40 @@ export function assertEpisode(episode: Episode): Episode {
   if (episode.userId !== undefined) assertValidId('user', episode.userId);
   if (episode.metadata !== undefined) assertSafeMetadata('episode.metadata', episode.metadata);
   return parsed.data;
+}
+
+/**
+ * The session after a compare-and-set change (see {@link applySessionChange}).
+ * @throws {ConcurrencyError} on a stale version; what `applySessionChange` throws
+ */
+export function changedSession(current: Session, change: SessionChange, expectedVersion: number): Session {
+  if (current.version !== expectedVersion) {
+    throw new ConcurrencyError(
+      `Session ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}: another writer changed it. Reload and retry.`,
+    );
+  }
+  return applySessionChange(current, change);
+}
+
+/**
+ * The branch after a compare-and-set state change (`state` already validated by {@link branchState}).
+ * @throws {ConcurrencyError} on a stale version
+ */
+export function changedBranch(current: Branch, state: State, expectedVersion: number): Branch {
+  if (current.version !== expectedVersion) {
+    throw new ConcurrencyError(`Branch ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}. Reload and retry.`);
+  }
+  return { ...current, state, version: current.version + 1 };
+}
+
+/**
+ * Checks that a batch's checkpoint belongs to the batch's session branch.
+ * @throws {InvalidInputError} naming the checkpoint otherwise
+ */
+export function assertBatchCheckpoint(batch: Pick<StoreBatch, 'sessionId' | 'branchId' | 'checkpoint'>): void {
+  const checkpoint = batch.checkpoint;
+  if (checkpoint === undefined || (checkpoint.sessionId === batch.sessionId && checkpoint.branchId === batch.branchId)) return;
+  throw new InvalidInputError(
+    `A batch of session ${JSON.stringify(batch.sessionId)} branch ${JSON.stringify(batch.branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`,
+  );
 }

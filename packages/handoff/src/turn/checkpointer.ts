@@ -1,21 +1,30 @@
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
-import { flushMessages } from './flushMessages.js';
-import type { CheckpointKeep } from '../workflow/handoffTypes.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { CheckpointKeep } from '../workflow/handoffTypes.js';
+import { type DurableWrites, persist } from './flushMessages.js';
 
 /**
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
  * `throughSeq` (the branch head), pending requests, pending writes and the state patches of the
  * unfinished turn. It holds no messages, so its size does not grow with the conversation
- * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored first (one append), so
- * `throughSeq` never points past the stored history. A `checkpoint` event is queued on the runtime.
+ * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored with it, in
+ * one store write before it ({@link persist}), so `throughSeq` never points past the stored history;
+ * `writes` (a settled turn's state and session change) join that write, and the checkpoint then
+ * holds no state patches. A `checkpoint` event is queued on the runtime.
  *
  * @returns the manifest entry of the saved checkpoint
  * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link flushMessages})
  * @throws {StoreError} (or what the store throws) when a write fails
  */
-export async function saveCheckpoint(runtime: SessionRuntime): Promise<CheckpointManifestEntry> {
-  await flushMessages(runtime);
+export async function saveCheckpoint(runtime: SessionRuntime, writes: Omit<DurableWrites, 'checkpoint'> = {}): Promise<CheckpointManifestEntry> {
+  const checkpoint = buildCheckpoint(runtime);
+  if (writes.sessionChange !== undefined || writes.branchState !== undefined) checkpoint.statePatches = { session: [], branch: [] }; // the state is settled by this write
+  await persist(runtime, { ...writes, checkpoint });
+  return recordCheckpoint(runtime, checkpoint);
+}
+
+/** The checkpoint of where the runtime's turn stands now, with the branch head as `throughSeq`. */
+function buildCheckpoint(runtime: SessionRuntime): Checkpoint {
   const checkpoint: Checkpoint = {
     schemaVersion: CHECKPOINT_SCHEMA_VERSION,
     id: createId(),
@@ -31,7 +40,11 @@ export async function saveCheckpoint(runtime: SessionRuntime): Promise<Checkpoin
     statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
   };
   if (runtime.traceparent !== undefined) checkpoint.traceparent = runtime.traceparent;
-  await runtime.config.store.saveCheckpoint(checkpoint, runtime.scope);
+  return checkpoint;
+}
+
+/** Makes a stored checkpoint the runtime's newest: the prune cadence and the `checkpoint` event. */
+function recordCheckpoint(runtime: SessionRuntime, checkpoint: Checkpoint): CheckpointManifestEntry {
   runtime.checkpoint =
     checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent };
   notePruneDue(runtime, checkpoint.step);

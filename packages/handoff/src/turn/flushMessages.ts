@@ -1,42 +1,73 @@
-import { ConcurrencyError } from '@baton/core';
+import { type Checkpoint, ConcurrencyError, type SessionChange, type State, type StoreBatch, writeStoreBatch } from '@baton/core';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
 
+/** What a durability point stores besides the buffered messages (see {@link persist}). */
+export interface DurableWrites {
+  /** The branch's state, compare-and-set against `runtime.branch.version`. */
+  branchState?: State;
+  /** A change of the session, compare-and-set against `runtime.session.version`. */
+  sessionChange?: SessionChange;
+  /** A checkpoint saved after the messages (its `throughSeq` points at them). */
+  checkpoint?: Checkpoint;
+}
+
 /**
- * Writes the messages committed in memory but not stored yet (`runtime.history.unstored`) with one
- * `appendMessages` call, in seq order. The handoff runtime calls it at every durability point:
+ * Stores one durability point with one store write ({@link writeStoreBatch}: one fsync'd log line
+ * on `FileStore`, the separate calls in order on a store without `writeBatch`): the messages
+ * committed in memory but not stored yet (`runtime.history.unstored`), then the branch state, the
+ * session change and the checkpoint given. The handoff runtime calls it at every durability point:
  * before a checkpoint is saved (a checkpoint's `throughSeq` never points past stored messages, and
- * a tool's pending writes attach to a checkpoint saved after its call is stored), before a turn
+ * a tool's pending writes attach to a checkpoint saved after its call is stored), when a turn
  * settles, pauses or closes the session, and when a turn fails or is abandoned (see
- * {@link flushAfterFailure}). Does nothing when everything is stored.
+ * {@link flushAfterFailure}). Does nothing when there is nothing to store. On success the runtime's
+ * session and branch documents are the stored ones.
  *
- * @throws {ConcurrencyError} when another writer (process) already took one of the seqs: nothing of
- *   this batch is applied, the runtime is marked stale and reloads from the store on the next call
+ * @throws {ConcurrencyError} when another writer (process) already took one of the seqs or changed
+ *   the session or branch: the runtime is marked stale and reloads from the store on the next call
  * @throws {StoreError} (or what the store throws) when the write fails; the runtime is marked stale
  * @example
  * ```ts
- * await flushMessages(runtime); // then save the checkpoint that points at them
+ * await persist(runtime, { checkpoint }); // the buffered messages, then the checkpoint that points at them
  * ```
  */
-export async function flushMessages(runtime: SessionRuntime): Promise<void> {
+export async function persist(runtime: SessionRuntime, writes: DurableWrites = {}): Promise<void> {
   const batch = runtime.history.unstored;
   const first = batch[0];
-  if (first === undefined) return;
-  const last = batch.at(-1)!;
+  const last = batch.at(-1);
+  const { sessionChange, branchState, checkpoint } = writes;
+  if (first === undefined && sessionChange === undefined && branchState === undefined && checkpoint === undefined) return;
+  const request: StoreBatch = { sessionId: runtime.sessionId, branchId: runtime.branchId, ...runtime.scope };
+  if (first !== undefined) request.messages = batch;
+  if (branchState !== undefined) request.branch = { state: branchState, expectedVersion: runtime.branch.version };
+  if (sessionChange !== undefined) request.session = { change: sessionChange, expectedVersion: runtime.session.version };
+  if (checkpoint !== undefined) request.checkpoint = checkpoint;
+  let result: Awaited<ReturnType<typeof writeStoreBatch>>;
   try {
-    await runtime.config.store.appendMessages(runtime.sessionId, runtime.branchId, batch, runtime.scope);
+    result = await writeStoreBatch(runtime.config.store, request);
   } catch (error) {
     runtime.stale = true;
-    if (error instanceof ConcurrencyError) {
+    if (error instanceof ConcurrencyError && first !== undefined && last !== undefined) {
       const seqs = first.seq === last.seq ? `seq ${first.seq}` : `one of seqs ${first.seq}–${last.seq}`;
       throw new ConcurrencyError(
-        `Session ${JSON.stringify(runtime.sessionId)} branch ${JSON.stringify(runtime.branchId)} was written by another writer (${seqs} is taken). This call was not applied; call again to continue from the stored history.`,
+        `Session ${JSON.stringify(runtime.sessionId)} branch ${JSON.stringify(runtime.branchId)} was written by another writer (${seqs} is taken, or the session changed). This call was not applied; call again to continue from the stored history.`,
         { cause: error },
       );
     }
     throw error;
   }
-  runtime.history.markStored(last.seq);
+  if (last !== undefined) runtime.history.markStored(last.seq);
+  if (result.session !== undefined) runtime.session = result.session;
+  if (result.branch !== undefined) runtime.branch = result.branch;
   runtime.noteWrite();
+}
+
+/**
+ * Writes the messages committed in memory but not stored yet, alone (see {@link persist}).
+ * @throws {ConcurrencyError} when another writer took one of the seqs; the runtime is marked stale
+ */
+export async function flushMessages(runtime: SessionRuntime): Promise<void> {
+  if (runtime.history.unstored.length === 0) return;
+  await persist(runtime);
 }
 
 /**

@@ -1,9 +1,24 @@
-import type { Message, Store } from '@baton/core';
+import type { Message, Store, StoreBatch } from '@baton/core';
 
-/** One call the runtime made on the store: the method, and for `appendMessages` the seqs it wrote. */
+/**
+ * One call the runtime made on the store: the method, and for `appendMessages` the seqs it wrote. A
+ * `writeBatch` is logged as the calls it stands for, in its order (`appendMessages`,
+ * `updateBranch`, `updateSession`, `saveCheckpoint`), each with the number of the batch (from 1).
+ */
 export interface StoreCall {
   method: string;
   seqs?: number[];
+  batch?: number;
+}
+
+/** The calls a `writeBatch` stands for, in the order it stores them. */
+function batchParts(batch: StoreBatch, number: number): StoreCall[] {
+  const parts: StoreCall[] = [];
+  if (batch.messages !== undefined && batch.messages.length > 0) parts.push({ method: 'appendMessages', seqs: batch.messages.map((m) => m.seq), batch: number });
+  if (batch.branch !== undefined) parts.push({ method: 'updateBranch', batch: number });
+  if (batch.session !== undefined) parts.push({ method: 'updateSession', batch: number });
+  if (batch.checkpoint !== undefined) parts.push({ method: 'saveCheckpoint', batch: number });
+  return parts;
 }
 
 /**
@@ -15,12 +30,16 @@ export interface StoreCall {
  */
 export function countingStore<S extends Store>(inner: S): { store: Store; inner: S; take(): StoreCall[] } {
   let calls: StoreCall[] = [];
+  let batches = 0;
   const store = new Proxy(inner, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
       return (...args: unknown[]) => {
-        calls.push(prop === 'appendMessages' ? { method: prop, seqs: (args[2] as Message[]).map((m) => m.seq) } : { method: prop });
+        if (prop === 'writeBatch') {
+          batches += 1;
+          calls.push(...batchParts(args[0] as StoreBatch, batches));
+        } else calls.push(prop === 'appendMessages' ? { method: prop, seqs: (args[2] as Message[]).map((m) => m.seq) } : { method: prop });
         return value.apply(target, args);
       };
     },
@@ -34,6 +53,11 @@ export function countingStore<S extends Store>(inner: S): { store: Store; inner:
       return taken;
     },
   };
+}
+
+/** How many store writes the calls took: each call outside a batch, and each batch once. */
+export function writesOf(calls: readonly StoreCall[]): number {
+  return new Set(calls.map((call, index) => (call.batch === undefined ? `call ${index}` : `batch ${call.batch}`))).size;
 }
 
 /** How many times each method was called, e.g. `{ appendMessages: 1, saveCheckpoint: 1, updateSession: 1 }`. */

@@ -1,19 +1,18 @@
 /**
- * Reading and writing the JSON documents of a `FileStore` session: `session.json` and the branch
- * documents, validated on read so a damaged file is reported, never half-used.
+ * Reading the JSON documents of a `FileStore`: episodes, and the documents of a format 1 session
+ * folder (`session.json`, branch documents, messages), validated on read so a damaged file is
+ * reported, never half-used.
  */
 
 import type { Episode } from '../../conversation/episode.js';
-import { DocumentCorruptError, NotFoundError } from '../../errors.js';
-import { isValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, Session } from '../../conversation/session.js';
-import { mapInBatches, readDirNames, readJsonFile, writeFileAtomic } from './fileIo.js';
+import { DocumentCorruptError } from '../../errors.js';
+import { isValidId } from '../../ids.js';
+import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from '../storedDocuments.js';
+import { mapInBatches, readDirNames, readJsonFile } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { readJsonLines } from './jsonLines.js';
-import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from '../storedDocuments.js';
-import type { TenantScope } from '../store.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
 
 /** The error for a valid document found where another belongs (a file moved or copied by hand). */
 function misplaced(path: string, field: string, found: unknown, wanted: string): DocumentCorruptError {
@@ -24,7 +23,7 @@ function misplaced(path: string, field: string, found: unknown, wanted: string):
   );
 }
 
-/** The documents of a `FileStore`, by id. Callers validate ids first (the layout does too). */
+/** The JSON documents of a `FileStore` (episodes; a format 1 session folder's), by id. Callers validate ids first (the layout does too). */
 export class FileDocuments {
   constructor(readonly layout: FileLayout) {}
 
@@ -38,25 +37,6 @@ export class FileDocuments {
     return session;
   }
 
-  /**
-   * Session `id` if it exists in the scope's tenant (see `TenantScope`: no tenant id matches only
-   * sessions without one).
-   * @throws {NotFoundError} otherwise
-   */
-  async requireSession(id: string, scope: TenantScope = {}): Promise<Session> {
-    assertTenantScope(scope);
-    const session = await this.readSession(id);
-    if (session === undefined || !inTenant(session, scope)) {
-      throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
-    }
-    return session;
-  }
-
-  /** Writes session.json atomically. */
-  async writeSession(session: Session): Promise<void> {
-    await writeFileAtomic(this.layout.sessionFile(session.id), JSON.stringify(session));
-  }
-
   /** Branch `branchId` of the session, or `undefined` when it (or the session) does not exist. */
   async readBranch(sessionId: string, branchId: string): Promise<Branch | undefined> {
     const path = this.layout.branchFile(sessionId, branchId);
@@ -66,22 +46,6 @@ export class FileDocuments {
     if (branch.id !== branchId) throw misplaced(path, 'id', branch.id, branchId);
     if (branch.sessionId !== sessionId) throw misplaced(path, 'sessionId', branch.sessionId, sessionId);
     return branch;
-  }
-
-  /**
-   * Branch `branchId` of the session, after checking the session is in the scope's tenant.
-   * @throws {NotFoundError} naming the session when it is missing (for this tenant), else the branch
-   */
-  async requireBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch> {
-    await this.requireSession(sessionId, scope);
-    const branch = await this.readBranch(sessionId, branchId);
-    if (branch !== undefined) return branch;
-    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
-  }
-
-  /** Writes a branch document atomically. */
-  async writeBranch(branch: Branch): Promise<void> {
-    await writeFileAtomic(this.layout.branchFile(branch.sessionId, branch.id), JSON.stringify(branch));
   }
 
   /** Every branch of the session: `main` first, then by creation time. */
@@ -94,33 +58,9 @@ export class FileDocuments {
     return branches.sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
-  /** The branch and its ancestors, by id (a missing ancestor is simply absent). */
-  async lineage(sessionId: string, branchId: string): Promise<Map<string, Branch>> {
-    const found = new Map<string, Branch>();
-    let next: string | undefined = branchId;
-    while (next !== undefined && !found.has(next)) {
-      const branch = await this.readBranch(sessionId, next);
-      if (branch === undefined) break;
-      found.set(next, branch);
-      next = branch.parent?.branchId;
-    }
-    return found;
-  }
-
   /** The branch's own messages (a torn last line ignored). */
   async readOwnMessages(sessionId: string, branchId: string): Promise<Message[]> {
     return (await readJsonLines(this.layout.messagesFile(sessionId, branchId), parseMessage)).records;
-  }
-
-  /** Session ids with a folder in the store (some may be half-created or being deleted). */
-  async sessionIds(): Promise<string[]> {
-    return (await readDirNames(this.layout.sessionsDir)).filter((name) => isValidId(name));
-  }
-
-  /** Every stored session (a folder without `session.json`, half-created or being deleted, is skipped). */
-  async allSessions(): Promise<Session[]> {
-    const sessions = await mapInBatches(await this.sessionIds(), (id) => this.readSession(id));
-    return sessions.filter((s): s is Session => s !== undefined);
   }
 
   /** Episode `id`, or `undefined` when it does not exist. */

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Episode } from '../../conversation/episode.js';
+import { withSchemaVersion } from '../../conversation/schemaVersions.js';
 import { isValidId } from '../../ids.js';
-import type { FileDocuments } from './fileDocuments.js';
-import { createFileExclusive, fsyncDir, hasErrorCode, mapInBatches, readDirNames } from './fileIo.js';
 import type { EpisodeFilter, TenantScope } from '../store.js';
 import { assertEpisode } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
+import type { FileDocuments } from './fileDocuments.js';
+import { createFileExclusive, fsyncDir, hasErrorCode, mapInBatches, readDirNames } from './fileIo.js';
 
 /**
  * The episodes of `FileStore`. Each episode is one immutable file, `episodes/<id>.json`, created
@@ -32,7 +33,7 @@ export class FileEpisodeStore {
   async save(episode: Episode): Promise<boolean> {
     const valid = assertEpisode(episode);
     const file = this.#layout.episodeFile(valid.id);
-    const created = await createFileExclusive(file, JSON.stringify(valid));
+    const created = await createFileExclusive(file, JSON.stringify(withSchemaVersion('episode', valid)));
     const stored = created ? valid : await this.#docs.readEpisode(valid.id);
     if (stored !== undefined) await linkIntoIndex(file, this.#layout.episodeOwnerDir(stored.tenantId, stored.userId), stored.id);
     return created;

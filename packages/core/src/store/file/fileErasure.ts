@@ -1,14 +1,17 @@
+import type { Session } from '../../conversation/session.js';
 import { assertValidId } from '../../ids.js';
-import { listCheckpointFiles } from './checkpointFiles.js';
-import type { FileDocuments } from './fileDocuments.js';
-import type { FileEpisodeStore } from './fileEpisodeStore.js';
-import type { SessionLocks } from './sessionLock.js';
 import type { EraseUserInput, EraseUserResult } from '../store.js';
 import { inTenant } from '../tenantScope.js';
+import type { FileEpisodeStore } from './fileEpisodeStore.js';
+import type { SessionImage } from './sessionImage.js';
+import type { SessionLocks } from './sessionLock.js';
 
 /** What {@link eraseFileUser} works with: the parts of one `FileStore`. */
 export interface FileErasureParts {
-  docs: FileDocuments;
+  /** Every stored session. */
+  sessions: () => Promise<Session[]>;
+  /** A session as stored now. */
+  read: (id: string) => Promise<SessionImage | undefined>;
   locks: SessionLocks;
   episodes: FileEpisodeStore;
   /** Removes a session's folder (the caller holds its lock). */
@@ -24,21 +27,20 @@ export interface FileErasureParts {
 export async function eraseFileUser(input: EraseUserInput, parts: FileErasureParts): Promise<EraseUserResult> {
   const userId = assertValidId('user', input?.userId);
   const scope = input.tenantId === undefined ? {} : { tenantId: assertValidId('tenant', input.tenantId) };
-  const { docs, locks } = parts;
+  const { locks } = parts;
   const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
-  for (const candidate of await docs.allSessions()) {
+  for (const candidate of await parts.sessions()) {
     if (candidate.userId !== userId || !inTenant(candidate, scope)) continue;
     await locks.run(candidate.id, async () => {
-      const session = await docs.readSession(candidate.id);
-      if (session === undefined || session.userId !== userId || !inTenant(session, scope)) return; // gone or changed meanwhile
-      const branches = await docs.listBranches(session.id);
-      for (const branch of branches) {
-        erased.messages += (await docs.readOwnMessages(session.id, branch.id)).length;
-        erased.checkpoints += (await listCheckpointFiles(docs.layout.checkpointsDir(session.id, branch.id))).length;
+      const image = await parts.read(candidate.id);
+      if (image === undefined || image.session.userId !== userId || !inTenant(image.session, scope)) return; // gone or changed meanwhile
+      for (const branch of image.branches.values()) {
+        erased.messages += branch.messages.length;
+        erased.checkpoints += branch.checkpoints.length;
       }
-      await parts.removeSession(session.id);
+      await parts.removeSession(image.session.id);
       erased.sessions += 1;
-      erased.branches += branches.length;
+      erased.branches += image.branches.size;
     });
   }
   erased.episodes = await parts.episodes.deleteOwned(scope, userId);

@@ -28,20 +28,6 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/**
- * Creates `dir` (and missing parents) and fsyncs the folders whose entries changed, so the new
- * folders survive a power loss. `dir`'s own entries are synced by whoever writes into it.
- */
-export async function mkdirDurable(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true });
-  if (first === undefined) return;
-  for (let current = dir; ; current = dirname(current)) {
-    const parent = dirname(current);
-    await fsyncDir(parent);
-    if (current === first || parent === current) return;
-  }
-}
-
 /** Writes `data` to a new temp file beside `path` and fsyncs it; returns the temp file's path. */
 async function writeTemp(path: string, data: string): Promise<string> {
   const temp = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);

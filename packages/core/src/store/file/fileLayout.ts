@@ -7,7 +7,8 @@ import { assertBranchId, assertSessionId } from '../storeRules.js';
  * Where `FileStore` keeps each document under its root directory:
  *
  * ```
- * <root>/sessions/<sessionId>/session.json
+ * <root>/sessions/<sessionId>/log.jsonl     (format version 2: the session log, see sessionLog.ts)
+ * <root>/sessions/<sessionId>/session.json  (format version 1, read and migrated on the first write:)
  *                            /branches/<branchId>.json
  *                            /messages/<branchId>.jsonl
  *                            /checkpoints/<branchId>/<000000000001>-<checkpointId>.json (+ .pending.jsonl)
@@ -44,7 +45,12 @@ export class FileLayout {
     return inside(this.sessionsDir, assertSessionId(id), 'session', id);
   }
 
-  /** `<session>/session.json`. */
+  /** `<session>/log.jsonl`: the session log (format version 2). */
+  logFile(id: string): string {
+    return join(this.sessionDir(id), 'log.jsonl');
+  }
+
+  /** `<session>/session.json` (format version 1). */
   sessionFile(id: string): string {
     return join(this.sessionDir(id), 'session.json');
   }

@@ -39,11 +39,18 @@ export class SessionLocks {
     const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
     this.#queues.set(sessionId, mine);
     await previous;
+    let released: Promise<void> = Promise.resolve();
     try {
-      return await this.#withFileLock(sessionId, target, work);
+      return await this.#withFileLock(sessionId, target, work, (release) => {
+        released = release;
+      });
     } finally {
-      done();
-      if (this.#queues.get(sessionId) === mine) this.#queues.delete(sessionId);
+      // The caller has its result once the work is durable; the next writer (of this process)
+      // waits for the lock folder's removal, the caller does not.
+      void released.then(() => {
+        done();
+        if (this.#queues.get(sessionId) === mine) this.#queues.delete(sessionId);
+      });
     }
   }
 
@@ -52,7 +59,7 @@ export class SessionLocks {
     await Promise.all([...this.#queues.values()]);
   }
 
-  async #withFileLock<T>(sessionId: string, target: string, work: () => Promise<T>): Promise<T> {
+  async #withFileLock<T>(sessionId: string, target: string, work: () => Promise<T>, releasing: (release: Promise<void>) => void): Promise<T> {
     let lost: Error | undefined;
     const release = await this.#acquire(sessionId, target, (error) => {
       lost = error;
@@ -61,7 +68,7 @@ export class SessionLocks {
     try {
       result = await work();
     } finally {
-      await release().catch(() => {});
+      releasing(release().catch(() => {}));
     }
     if (lost !== undefined) {
       throw new ConcurrencyError(
@@ -74,13 +81,18 @@ export class SessionLocks {
 
   async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
     const { staleMs, waitMs } = this.#options;
-    const options: LockOptions = {
-      realpath: false,
-      lockfilePath: `${target}.lock`,
-      stale: staleMs,
-      retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 },
-      onCompromised,
-    };
+    const once: LockOptions = { realpath: false, lockfilePath: `${target}.lock`, stale: staleMs, onCompromised };
+    // The usual case, a free lock, with synchronous calls (an mkdir and a stat of a few µs, no
+    // thread-pool round trips); a held lock is waited for asynchronously, with retries.
+    try {
+      lockfile.lockSync(target, once);
+      return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath! });
+    } catch (error) {
+      if (!hasErrorCode(error, 'ELOCKED') && !hasErrorCode(error, 'ENOENT')) {
+        throw new StoreError(`Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    const options: LockOptions = { ...once, retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 } };
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await lockfile.lock(target, options);

@@ -1,30 +1,11 @@
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
-import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
 import { MAIN_BRANCH } from '../../conversation/session.js';
+import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { assertValidId } from '../../ids.js';
 import { cloneData, cloneMessage } from '../cloneData.js';
-import { evictForRoom, eraseUserRecords, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
-import {
-  applySessionChange,
-  assertBranchId,
-  assertCheckpoint,
-  assertEpisode,
-  assertMessages,
-  assertPendingWrites,
-  assertSessionId,
-  branchLineage,
-  branchState,
-  checkpointsToPrune,
-  ensureBranchDeletable,
-  ensureCheckpointDeletable,
-  matchesSessionFilter,
-  newSession,
-  planAppend,
-} from '../storeRules.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -35,9 +16,33 @@ import type {
   SessionChange,
   SessionFilter,
   Store,
+  StoreBatch,
+  StoreBatchResult,
   TenantScope,
   UpdateOptions,
 } from '../store.js';
+import {
+  applySessionChange,
+  assertBatchCheckpoint,
+  assertBranchId,
+  assertCheckpoint,
+  assertEpisode,
+  assertMessages,
+  assertPendingWrites,
+  assertSessionId,
+  branchLineage,
+  branchState,
+  changedBranch,
+  changedSession,
+  checkpointsToPrune,
+  ensureBranchDeletable,
+  ensureCheckpointDeletable,
+  matchesSessionFilter,
+  newSession,
+  planAppend,
+} from '../storeRules.js';
+import { assertTenantScope, inTenant } from '../tenantScope.js';
+import { eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 
 
 const clone = cloneData;
@@ -324,6 +329,46 @@ export class InMemoryStore implements Store {
     );
     found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
     return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+  }
+
+  /**
+   * Stores a durability point's writes all or nothing (see {@link StoreBatch}): every check passes
+   * before anything changes.
+   * @throws {ConcurrencyError} for a taken seq or a stale version; {@link NotFoundError} for a missing
+   *   session or branch; {@link InvalidInputError} for bad input or a checkpoint of another branch
+   */
+  async writeBatch(batch: StoreBatch): Promise<StoreBatchResult> {
+    const { sessionId, branchId } = batch;
+    const record = this.#required(sessionId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+    assertBranchId(branchId);
+    const own = record.messages.get(branchId);
+    const branch = record.branches.get(branchId);
+    if (own === undefined || branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    let fresh: Message[] = [];
+    if (batch.messages !== undefined) {
+      assertMessages(batch.messages);
+      const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
+      fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.size, storedAt: (seq) => own.get(seq) });
+    }
+    const nextBranch = batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
+    const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
+    const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
+    assertBatchCheckpoint(batch);
+    for (const message of fresh) own.set(message.seq, clone(message));
+    const result: StoreBatchResult = { inserted: fresh.length };
+    if (nextBranch !== undefined) {
+      record.branches.set(branchId, nextBranch);
+      result.branch = clone(nextBranch);
+    }
+    if (nextSession !== undefined) {
+      record.session = nextSession;
+      result.session = clone(nextSession);
+    }
+    if (checkpoint !== undefined) {
+      const list = this.#checkpoints(sessionId, branchId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+      if (!list.some((c) => c.id === checkpoint.id)) list.push(clone(checkpoint));
+    }
+    return result;
   }
 
   async close(): Promise<void> {}

@@ -1,0 +1,23 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** One operation of a session log line, as JSON (see `sessionImage.ts`). */
+export type LogOpJson = { op: string } & Record<string, unknown>;
+
+/** `<directory>/sessions/<sessionId>/log.jsonl`. */
+export const logFileOf = (directory: string, sessionId: string): string => join(directory, 'sessions', sessionId, 'log.jsonl');
+
+/**
+ * Rewrites a FileStore session log by hand, as a disk fault or an editor could: `edit` gets every
+ * operation of every line (after the header), in order, and changes them in place. The file is
+ * replaced by rename, as the store replaces a log, so a store that cached the session reads it again.
+ */
+export async function editSessionLog(directory: string, sessionId: string, edit: (ops: LogOpJson[]) => void): Promise<string> {
+  const file = logFileOf(directory, sessionId);
+  const [header, ...lines] = (await readFile(file, 'utf8')).trimEnd().split('\n');
+  const records = lines.map((line) => JSON.parse(line) as { ops: LogOpJson[] });
+  edit(records.flatMap((record) => record.ops));
+  await writeFile(`${file}.edited`, `${[header, ...records.map((record) => JSON.stringify(record))].join('\n')}\n`);
+  await rename(`${file}.edited`, file);
+  return file;
+}
