@@ -64,7 +64,7 @@ describe('logger option', () => {
     await collect(session.send('two'));
     await collect(session.send('transfer me'));
     expect(records).toContainEqual(expect.objectContaining({ level: 30, msg: 'store removed documents', method: 'pruneCheckpoints', sessionId: 'log-3', removed: expect.any(Number) }));
-    expect(records).toContainEqual(expect.objectContaining({ level: 40, msg: 'store call was slow', method: 'appendMessages', sessionId: 'log-3', durationMs: expect.any(Number) }));
+    expect(records).toContainEqual(expect.objectContaining({ level: 40, msg: 'store call was slow', method: 'writeBatch', sessionId: 'log-3', durationMs: expect.any(Number) }));
     expect(records).toContainEqual(expect.objectContaining({ level: 40, code: 'HANDOFF_REFUSED', sessionId: 'log-3' }));
   });
 

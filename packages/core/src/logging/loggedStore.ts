@@ -43,7 +43,7 @@ export function loggedStore<TStore extends Store>(store: TStore, options: Logged
           const startedAt = performance.now();
           const result = (value as (...a: unknown[]) => unknown).apply(target, args);
           if (!(result instanceof Promise)) return result;
-          const sessionId = typeof args[0] === 'string' ? args[0] : undefined;
+          const sessionId = sessionIdOf(args[0]);
           const fields = (extra: Record<string, unknown>) => (sessionId === undefined ? { method: property, ...extra } : { method: property, sessionId, ...extra });
           return result.then(
             (outcome: unknown) => {
@@ -69,4 +69,11 @@ export function loggedStore<TStore extends Store>(store: TStore, options: Logged
 
 function isDryRun(options: unknown): boolean {
   return typeof options === 'object' && options !== null && (options as { dryRun?: unknown }).dryRun === true;
+}
+
+/** The session a store call is about: its first argument, or a batch's `sessionId` (`writeBatch`). */
+function sessionIdOf(first: unknown): string | undefined {
+  if (typeof first === 'string') return first;
+  const batchSession = (first as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof first === 'object' && typeof batchSession === 'string' ? batchSession : undefined;
 }
