@@ -1,4 +1,4 @@
-export type { TenantFieldsReport } from './migrateTenantFields.js';
+export type { TenantFieldsReport } from './migrations/migrateTenantFields.js';
 export {
   type BranchDoc,
   type CheckpointDoc,
@@ -9,6 +9,6 @@ export {
   type MongoCollections,
   type PendingWriteDoc,
   type SessionDoc,
-} from './mongoCollections.js';
+} from './collections/mongoCollections.js';
 export { MongoStore } from './mongoStore.js';
 export type { MongoStoreConnection, MongoStoreOptions } from './mongoStoreOptions.js';

@@ -22,18 +22,18 @@ import type {
 } from '@baton/core';
 import { ConfigurationError, StoreError } from '@baton/core';
 import { type Db, MongoClient, ObjectId } from 'mongodb';
-import { BranchCache } from './branchCache.js';
-import { migrateTenantFields, type TenantFieldsReport } from './migrateTenantFields.js';
-import * as branches from './mongoBranches.js';
-import * as checkpoints from './mongoCheckpoints.js';
-import { createIndexes, type MongoCollections, openCollections } from './mongoCollections.js';
-import type { MongoContext } from './mongoContext.js';
-import * as episodes from './mongoEpisodes.js';
-import { toStoreError, withStoreErrors } from './mongoErrors.js';
-import * as messages from './mongoMessages.js';
-import * as sessions from './mongoSessions.js';
+import { BranchCache } from './operations/branchCache.js';
+import { migrateTenantFields, type TenantFieldsReport } from './migrations/migrateTenantFields.js';
+import * as branches from './operations/mongoBranches.js';
+import * as checkpoints from './operations/mongoCheckpoints.js';
+import { createIndexes, type MongoCollections, openCollections } from './collections/mongoCollections.js';
+import type { MongoContext } from './collections/mongoContext.js';
+import * as episodes from './operations/mongoEpisodes.js';
+import { toStoreError, withStoreErrors } from './collections/mongoErrors.js';
+import * as messages from './operations/mongoMessages.js';
+import * as sessions from './operations/mongoSessions.js';
 import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
-import { SessionTenants } from './sessionTenants.js';
+import { SessionTenants } from './operations/sessionTenants.js';
 
 /**
  * A {@link Store} on MongoDB (or a MongoDB-compatible server such as FerretDB): sessions, messages,

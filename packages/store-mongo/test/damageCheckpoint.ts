@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { type DamageCheckpoint, damagedText } from '../../../test/conformance/checkpointDamage.js';
-import { collectionNames } from '../src/mongoCollections.js';
+import { collectionNames } from '../src/collections/mongoCollections.js';
 
 /** Damages a checkpoint's stored document (its `body`) directly with the driver, as a bad restore or a hand edit would. */
 export function damageMongoCheckpoint(url: string, dbName: string): DamageCheckpoint {

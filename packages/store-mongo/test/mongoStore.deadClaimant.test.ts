@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ConcurrencyError, type Session } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAIM_LEASE_MS } from '../src/compareAndSet.js';
+import { CLAIM_LEASE_MS } from '../src/operations/compareAndSet.js';
 import type { MongoStore } from '../src/index.js';
 import { createTestMongoStore, type TestMongoStore } from './testStore.js';
 

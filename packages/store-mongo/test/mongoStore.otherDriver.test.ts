@@ -12,7 +12,7 @@ import { describeStoreConformance } from '../../../test/conformance/storeConform
 import { testDatabaseName } from '../../../test/support/mongoServer.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 import { MongoStore } from '../src/index.js';
-import { duplicateKeyIndexes, isDuplicateKeyError, toStoreError } from '../src/mongoErrors.js';
+import { duplicateKeyIndexes, isDuplicateKeyError, toStoreError } from '../src/collections/mongoErrors.js';
 import { damageMongoCheckpoint } from './damageCheckpoint.js';
 import { dropDatabase } from './testStore.js';
 

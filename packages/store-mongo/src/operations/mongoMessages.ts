@@ -14,10 +14,10 @@ import {
   type TenantScope,
 } from '@baton/core';
 import type { Filter } from 'mongodb';
-import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
-import type { MessageDoc } from './mongoCollections.js';
-import { branchLookup, type MongoContext, requireBranch } from './mongoContext.js';
-import { duplicateKeyIndexes, misplacedDocument } from './mongoErrors.js';
+import { assertBranchId, assertWholeNumber, optionsObject } from '../collections/inputGuards.js';
+import type { MessageDoc } from '../collections/mongoCollections.js';
+import { branchLookup, type MongoContext, requireBranch } from '../collections/mongoContext.js';
+import { duplicateKeyIndexes, misplacedDocument } from '../collections/mongoErrors.js';
 import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js';
 
 /**

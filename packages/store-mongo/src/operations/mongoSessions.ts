@@ -23,10 +23,10 @@ import {
 } from '@baton/core';
 import type { Filter } from 'mongodb';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
-import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
-import type { SessionDoc } from './mongoCollections.js';
-import { branchKey, type MongoContext } from './mongoContext.js';
-import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
+import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
+import type { SessionDoc } from '../collections/mongoCollections.js';
+import { branchKey, type MongoContext } from '../collections/mongoContext.js';
+import { isDuplicateKeyError, misplacedDocument } from '../collections/mongoErrors.js';
 
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;

@@ -1,5 +1,5 @@
 import type { Embedder, Episode } from '@baton/core';
-import { TokenCounter } from './tokenCounter.js';
+import { TokenCounter } from '../working/tokenCounter.js';
 
 /** OpenAI's embedding models take at most 8 192 tokens per input; episodes are cut a little below that. */
 const EMBEDDING_INPUT_TOKENS = 8000;

@@ -22,10 +22,10 @@ import {
   parseStoredPendingWrite,
   type TenantScope,
 } from '@baton/core';
-import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from './inputGuards.js';
-import type { CheckpointDoc, PendingWriteDoc } from './mongoCollections.js';
-import { type MongoContext, requireBranch } from './mongoContext.js';
-import { duplicateKeyIndexes, isDuplicateKeyError } from './mongoErrors.js';
+import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
+import type { CheckpointDoc, PendingWriteDoc } from '../collections/mongoCollections.js';
+import { type MongoContext, requireBranch } from '../collections/mongoContext.js';
+import { duplicateKeyIndexes, isDuplicateKeyError } from '../collections/mongoErrors.js';
 import { requireTenant, tenantField } from './sessionTenants.js';
 
 /** How many session ids one sweep delete names. */

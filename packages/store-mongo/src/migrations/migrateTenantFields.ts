@@ -4,7 +4,7 @@
  * command on them now names; this fills it in from the sessions. Field-level migrations of the
  * documents themselves happen on read, through core's registry (`migrateFields`).
  */
-import type { MongoCollections } from './mongoCollections.js';
+import type { MongoCollections } from '../collections/mongoCollections.js';
 
 /** How many sessions one `updateMany` names. */
 const BATCH = 500;

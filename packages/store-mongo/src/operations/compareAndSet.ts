@@ -26,9 +26,9 @@
  * most that many claims per document stay, at the cost of one delete every so many updates.
  */
 import { hash } from 'node:crypto';
-import type { LastChange, VersionClaimDoc } from './mongoCollections.js';
-import type { MongoContext } from './mongoContext.js';
-import { isDuplicateKeyError } from './mongoErrors.js';
+import type { LastChange, VersionClaimDoc } from '../collections/mongoCollections.js';
+import type { MongoContext } from '../collections/mongoContext.js';
+import { isDuplicateKeyError } from '../collections/mongoErrors.js';
 
 /**
  * A claim older than this (in ms, by the claimant's clock) whose update was not applied is

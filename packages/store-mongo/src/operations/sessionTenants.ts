@@ -1,6 +1,6 @@
 import { NotFoundError, type TenantScope } from '@baton/core';
-import { tenantMatch } from './inputGuards.js';
-import type { MongoContext } from './mongoContext.js';
+import { tenantMatch } from '../collections/inputGuards.js';
+import type { MongoContext } from '../collections/mongoContext.js';
 
 /**
  * The tenant of recently used sessions (`null`: none), in process memory, so that a scoped call on

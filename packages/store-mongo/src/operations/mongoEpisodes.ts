@@ -1,10 +1,10 @@
 /** MongoStore's episode operations (collection `episodes`, `_id` = episode id). */
 import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, parseStoredEpisode, SCHEMA_VERSIONS, type TenantScope } from '@baton/core';
 import type { Filter } from 'mongodb';
-import { assertTimestamp, assertWholeNumber, optionsObject, tenantMatch } from './inputGuards.js';
-import type { EpisodeDoc } from './mongoCollections.js';
-import type { MongoContext } from './mongoContext.js';
-import { isDuplicateKeyError, misplacedDocument } from './mongoErrors.js';
+import { assertTimestamp, assertWholeNumber, optionsObject, tenantMatch } from '../collections/inputGuards.js';
+import type { EpisodeDoc } from '../collections/mongoCollections.js';
+import type { MongoContext } from '../collections/mongoContext.js';
+import { isDuplicateKeyError, misplacedDocument } from '../collections/mongoErrors.js';
 
 /**
  * An episode as the API returns it: checked as strictly as `saveEpisode` checks it, without `_id` and `order`.

@@ -1,4 +1,4 @@
-/// <reference path="./types/stopword.d.ts" />
+/// <reference path="../types/stopword.d.ts" />
 import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';

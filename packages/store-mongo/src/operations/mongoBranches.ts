@@ -15,9 +15,9 @@ import {
   type UpdateOptions,
 } from '@baton/core';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
-import { assertBranchId, assertWholeNumber, optionsObject } from './inputGuards.js';
-import { branchKey, loadBranches, type MongoContext, toBranch } from './mongoContext.js';
-import { isDuplicateKeyError } from './mongoErrors.js';
+import { assertBranchId, assertWholeNumber, optionsObject } from '../collections/inputGuards.js';
+import { branchKey, loadBranches, type MongoContext, toBranch } from '../collections/mongoContext.js';
+import { isDuplicateKeyError } from '../collections/mongoErrors.js';
 import { countMessages } from './mongoMessages.js';
 import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js';
 
