@@ -49,8 +49,19 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     await page.getByRole('button', { name: /Supervisor/ }).click();
     const card = page.locator('.card', { hasText: 'account wants to run offer-refund' });
     expect(await card.locator('pre').innerText()).toContain('"amount": "40"');
+    // The supervisor view tells the session as `baton inspect` does: the refund waits on the approval…
+    const timeline = page.getByLabel('Timeline');
+    await page.locator('#timeline', { hasText: 'approve offer-refund' }).waitFor();
+    expect(await timeline.innerText()).toMatch(/request tool_approval from account: approve offer-refund .*→ pending/);
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.locator('#no-approvals').waitFor({ state: 'visible' });
+    // …and after the approval (fetched again after the decision), the handoff, the refund run and the answer.
+    await page.locator('#timeline', { hasText: 'offer-refund' }).filter({ hasText: '→ "approved"' }).waitFor();
+    const told = await timeline.innerText();
+    expect(told).toMatch(/^\S+\s+handoff triage → account: "flow manage_account/m);
+    expect(told).toMatch(/^\S+\s+tool offer-refund .*"40.* \(\d+ ms\) → .*A refund has been made for the amount of \$40/m);
+    expect(told).toMatch(/request tool_approval from account: approve offer-refund .*→ "approved"/);
+    expect(await timeline.isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Customer' }).click();
     const reply = page.locator('li.assistant', { hasText: 'refunded $40' });
     await reply.waitFor();

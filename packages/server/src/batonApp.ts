@@ -1,5 +1,5 @@
 import { createId, MAIN_BRANCH, type Message } from '@baton/core';
-import type { HandoffSession, HandoffWorkflow, RequestAnswer, TurnStream } from '@baton/handoff';
+import { formatTimeline, type HandoffSession, type HandoffWorkflow, type RequestAnswer, sessionTimeline, type TurnStream } from '@baton/handoff';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
@@ -53,6 +53,8 @@ const QuerySchema = z.object({
  *   `Accept: application/json` the awaited `TurnResult`
  * - `POST /sessions/:id/requests/:requestId?branch=` `{ text }` | `{ approved, reason? }` | `{ reply }` | `{ handoff, reason? }` → the turn, as above
  * - `POST /sessions/:id/close` `{ reason? }` → the session
+ * - `GET /sessions/:id/timeline?branch=` → what happened on the branch, in order (`sessionTimeline`'s
+ *   result), plus `text`, the same told as `baton inspect` prints it (`formatTimeline`)
  * - `GET /sessions/:id/branches` → `{ branches }`; `POST /sessions/:id/fork?branch=` `{ branchId, atSeq }` → 201 the new branch
  * - `POST /sessions/:id/chat?branch=` with the body `useChat` sends → the turn in the Vercel AI SDK's UI
  *   message stream protocol (see {@link UIMessageChunker})
@@ -179,6 +181,14 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     const session = await openForTurn(c, c.req.param('id'), branch);
     await session.close(body.reason === undefined ? {} : { reason: body.reason });
     return c.json(sessionView(session, false));
+  });
+
+  app.get('/sessions/:id/timeline', async (c) => {
+    const { branch } = query(c);
+    const id = c.req.param('id');
+    await sessionDocument(workflow, c.var.principal, id);
+    const timeline = await sessionTimeline(workflow.config.store, id, { branch, ...scopeOf(c.var.principal) });
+    return c.json({ ...timeline, text: formatTimeline(timeline) });
   });
 
   app.get('/sessions/:id/branches', async (c) => {

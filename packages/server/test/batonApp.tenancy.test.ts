@@ -16,6 +16,7 @@ describe('the auth hook keeps tenants (and users) apart', () => {
         await gil.json('GET', '/sessions/acme-chat'),
         await gil.json('GET', '/sessions/acme-chat/messages'),
         await gil.json('GET', '/sessions/acme-chat/branches'),
+        await gil.json('GET', '/sessions/acme-chat/timeline'),
         await gil.json('POST', '/sessions/acme-chat/messages', { text: 'let me in' }),
         await gil.json('POST', `/sessions/acme-chat/requests/${requestId}`, { text: '9999' }),
         await gil.json('POST', '/sessions/acme-chat/close', {}),

@@ -1,6 +1,7 @@
 import type { Message, Request } from '@baton/core';
 import { ApiError, DeskApi, type StreamedEvent } from './api.js';
 import { ApprovalInbox, type Decision } from './approvals.js';
+import { TimelinePanel } from './timeline.js';
 import { Transcript } from './transcript.js';
 
 /** What `GET /api/sessions/:id` answers (the fields the page reads). */
@@ -20,6 +21,7 @@ const status = byId<HTMLParagraphElement>('status');
 const input = byId<HTMLInputElement>('message');
 const sendButton = byId<HTMLButtonElement>('send');
 const inbox = new ApprovalInbox(byId('approvals'), byId('no-approvals'), byId('approval-count'), (request, decision) => void decide(request.id, decision));
+const timeline = new TimelinePanel(byId<HTMLPreElement>('timeline'), api);
 let sessionId = '';
 let pending: readonly Request[] = [];
 let busy = false;
@@ -90,6 +92,7 @@ function updateComposer(): void {
 
 async function decide(requestId: string, decision: Decision): Promise<void> {
   await play(api.stream('POST', `/sessions/${sessionId}/requests/${requestId}`, decision));
+  await timeline.refresh(sessionId);
 }
 
 byId<HTMLFormElement>('composer').addEventListener('submit', (event) => {
@@ -107,6 +110,7 @@ function switchView(supervisor: boolean): void {
   byId('supervisor-view').hidden = !supervisor;
   byId('view-customer').setAttribute('aria-pressed', String(!supervisor));
   byId('view-supervisor').setAttribute('aria-pressed', String(supervisor));
+  if (supervisor) void timeline.refresh(sessionId);
 }
 byId('view-customer').addEventListener('click', () => switchView(false));
 byId('view-supervisor').addEventListener('click', () => switchView(true));
