@@ -10,7 +10,16 @@
  * const working = new WorkingMemory({ maxTokens: 8000, model: 'gpt-4.1-mini' });
  * ```
  */
+
+export { type ListToolCallsOptions, listToolCalls, type ToolCallRecord } from './audit/listToolCalls.js';
 export { agentsOf, type BuildEpisodeOptions, buildEpisode, transcriptOf } from './episodic/buildEpisode.js';
+export { cosineSimilarity, episodeEmbeddingText, hasUsableEmbedding } from './episodic/episodeEmbedding.js';
+export { DEFAULT_FIELD_BOOSTS, type EpisodeField, EpisodeIndex, type LexicalHit, type LexicalRecallOptions } from './episodic/episodeIndex.js';
+export { EpisodeRecall, type RecalledEpisode, type RecallMode, type RecallQuery, type RecallSettings } from './episodic/episodeRecall.js';
+export { EpisodicMemory, type EpisodicMemoryOptions, type EpisodicMemoryStage } from './episodic/episodicMemory.js';
+export { type ExtractiveSummaryOptions, extractiveSummary } from './episodic/extractiveSummary.js';
+export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './episodic/recalledContext.js';
+export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './episodic/textTerms.js';
 export {
   type CloseIdleSessionsOptions,
   type CloseIdleSessionsResult,
@@ -19,15 +28,7 @@ export {
   startIdleSweep,
 } from './session/closeIdleSessions.js';
 export { endConversationTool } from './session/endConversationTool.js';
-export { cosineSimilarity, episodeEmbeddingText, hasUsableEmbedding } from './episodic/episodeEmbedding.js';
-export { DEFAULT_FIELD_BOOSTS, type EpisodeField, EpisodeIndex, type LexicalHit, type LexicalRecallOptions } from './episodic/episodeIndex.js';
-export { EpisodeRecall, type RecalledEpisode, type RecallMode, type RecallQuery, type RecallSettings } from './episodic/episodeRecall.js';
-export { EpisodicMemory, type EpisodicMemoryOptions, type EpisodicMemoryStage } from './episodic/episodicMemory.js';
-export { type ExtractiveSummaryOptions, extractiveSummary } from './episodic/extractiveSummary.js';
 export { HistorySummarizer } from './working/historySummarizer.js';
-export { type ListToolCallsOptions, listToolCalls, type ToolCallRecord } from './audit/listToolCalls.js';
 export { groupMessages, type MessageGroup } from './working/messageGroups.js';
-export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './episodic/recalledContext.js';
-export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './episodic/textTerms.js';
-export { CONTEXT_LABEL_TOKENS, encodingForModel, type TokenEncoding, TokenCounter } from './working/tokenCounter.js';
+export { CONTEXT_LABEL_TOKENS, encodingForModel, TokenCounter, type TokenEncoding } from './working/tokenCounter.js';
 export { type TrimStrategy, WorkingMemory, type WorkingMemoryOptions } from './working/workingMemory.js';

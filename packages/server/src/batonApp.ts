@@ -3,15 +3,15 @@ import { formatTimeline, type HandoffSession, type HandoffWorkflow, type Request
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
-import { type Authenticate, type Principal, tenantKeyOf } from './auth.js';
-import type { LoggedEvent } from './branchLog.js';
-import { errorResponse } from './errorResponse.js';
-import { HttpError } from './errors.js';
-import { type EventPosition, formatEventId, parseEventId } from './eventId.js';
-import { AnswerBody, ChatBody, CloseBody, CreateSessionBody, ForkBody, lastUserText, readBody, SendMessageBody } from './schemas.js';
-import { createSession, openSession, runningView, scopeOf, sessionDocument, sessionView } from './sessionAccess.js';
-import { sseResponse, uiMessageStreamResponse } from './sse.js';
-import { TurnRuns, type TurnRunsOptions } from './turnRuns.js';
+import { type Authenticate, type Principal, tenantKeyOf } from './http/auth.js';
+import { errorResponse } from './http/errorResponse.js';
+import { HttpError } from './http/errors.js';
+import { AnswerBody, ChatBody, CloseBody, CreateSessionBody, ForkBody, lastUserText, readBody, SendMessageBody } from './http/schemas.js';
+import { createSession, openSession, runningView, scopeOf, sessionDocument, sessionView } from './http/sessionAccess.js';
+import type { LoggedEvent } from './streaming/branchLog.js';
+import { type EventPosition, formatEventId, parseEventId } from './streaming/eventId.js';
+import { sseResponse, uiMessageStreamResponse } from './streaming/sse.js';
+import { TurnRuns, type TurnRunsOptions } from './streaming/turnRuns.js';
 
 /** Options of {@link createBatonApp}. */
 export interface BatonAppOptions {

@@ -10,10 +10,11 @@
  * const server = await serveBaton(createBatonApp({ workflow: desk }), { port: 8787 });
  * ```
  */
-export type { Authenticate, Principal } from './auth.js';
+
 export { type BatonAppOptions, createBatonApp } from './batonApp.js';
-export type { LoggedEvent } from './branchLog.js';
-export { type ErrorBody, errorResponse, STATUS_OF_CODE } from './errorResponse.js';
-export { HttpError } from './errors.js';
-export { comparePositions, type EventPosition, formatEventId, parseEventId } from './eventId.js';
-export type { TurnRunsOptions } from './turnRuns.js';
+export type { Authenticate, Principal } from './http/auth.js';
+export { type ErrorBody, errorResponse, STATUS_OF_CODE } from './http/errorResponse.js';
+export { HttpError } from './http/errors.js';
+export type { LoggedEvent } from './streaming/branchLog.js';
+export { comparePositions, type EventPosition, formatEventId, parseEventId } from './streaming/eventId.js';
+export type { TurnRunsOptions } from './streaming/turnRuns.js';

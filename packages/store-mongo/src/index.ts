@@ -1,4 +1,3 @@
-export type { TenantFieldsReport } from './migrations/migrateTenantFields.js';
 export {
   type BranchDoc,
   type CheckpointDoc,
@@ -10,5 +9,6 @@ export {
   type PendingWriteDoc,
   type SessionDoc,
 } from './collections/mongoCollections.js';
+export type { TenantFieldsReport } from './migrations/migrateTenantFields.js';
 export { MongoStore } from './mongoStore.js';
 export type { MongoStoreConnection, MongoStoreOptions } from './mongoStoreOptions.js';

@@ -22,17 +22,17 @@ import type {
 } from '@baton/core';
 import { ConfigurationError, StoreError } from '@baton/core';
 import { type Db, MongoClient, ObjectId } from 'mongodb';
-import { BranchCache } from './operations/branchCache.js';
-import { migrateTenantFields, type TenantFieldsReport } from './migrations/migrateTenantFields.js';
-import * as branches from './operations/mongoBranches.js';
-import * as checkpoints from './operations/mongoCheckpoints.js';
 import { createIndexes, type MongoCollections, openCollections } from './collections/mongoCollections.js';
 import type { MongoContext } from './collections/mongoContext.js';
-import * as episodes from './operations/mongoEpisodes.js';
 import { toStoreError, withStoreErrors } from './collections/mongoErrors.js';
+import { migrateTenantFields, type TenantFieldsReport } from './migrations/migrateTenantFields.js';
+import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
+import { BranchCache } from './operations/branchCache.js';
+import * as branches from './operations/mongoBranches.js';
+import * as checkpoints from './operations/mongoCheckpoints.js';
+import * as episodes from './operations/mongoEpisodes.js';
 import * as messages from './operations/mongoMessages.js';
 import * as sessions from './operations/mongoSessions.js';
-import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
 import { SessionTenants } from './operations/sessionTenants.js';
 
 /**

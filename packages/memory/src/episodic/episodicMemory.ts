@@ -9,8 +9,8 @@ import {
   type SessionCloseArgs,
   type Store,
 } from '@baton/core';
-import { buildEpisode, transcriptOf } from './buildEpisode.js';
 import { type CloseIdleSessionsOptions, type CloseIdleSessionsResult, closeIdleSessions, type IdleSweepOptions, startIdleSweep } from '../session/closeIdleSessions.js';
+import { buildEpisode, transcriptOf } from './buildEpisode.js';
 import { episodeEmbeddingText } from './episodeEmbedding.js';
 import { EpisodeRecall, type RecalledEpisode, type RecallQuery, type RecallSettings } from './episodeRecall.js';
 import { recalledContextMessage } from './recalledContext.js';

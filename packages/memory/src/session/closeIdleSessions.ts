@@ -1,6 +1,6 @@
 import { ConcurrencyError, type ContextProvider, InvalidInputError, MAIN_BRANCH, NotFoundError, type Session, type SessionFilter, type Store } from '@baton/core';
-import { answerOpenToolCalls, findOpenToolCalls } from './answerOpenToolCalls.js';
 import { agentsOf } from '../episodic/buildEpisode.js';
+import { answerOpenToolCalls, findOpenToolCalls } from './answerOpenToolCalls.js';
 
 /** Options of {@link closeIdleSessions}. */
 export interface CloseIdleSessionsOptions {

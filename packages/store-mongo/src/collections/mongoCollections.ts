@@ -1,7 +1,7 @@
 import { type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
 import type { Collection, Db, IndexDescription, ObjectId } from 'mongodb';
-import { isServerError } from './mongoErrors.js';
 import type { ResolvedMongoStoreOptions } from '../mongoStoreOptions.js';
+import { isServerError } from './mongoErrors.js';
 
 /** The last update a compare-and-set write applied, so a retry whose first attempt landed is recognised. */
 export interface LastChange {

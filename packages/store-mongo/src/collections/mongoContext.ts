@@ -1,9 +1,9 @@
 import { type Branch, NotFoundError, parseStoredBranch } from '@baton/core';
 import type { ObjectId } from 'mongodb';
 import type { BranchCache } from '../operations/branchCache.js';
+import type { SessionTenants, TenantKey } from '../operations/sessionTenants.js';
 import type { BranchDoc, MongoCollections } from './mongoCollections.js';
 import { misplacedDocument } from './mongoErrors.js';
-import type { SessionTenants, TenantKey } from '../operations/sessionTenants.js';
 
 /** What every MongoStore operation works with: the collections and the branch cache. */
 export interface MongoContext {

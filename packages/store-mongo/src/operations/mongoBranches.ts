@@ -14,10 +14,10 @@ import {
   type TenantScope,
   type UpdateOptions,
 } from '@baton/core';
-import { changeDigest, compareAndSet } from './compareAndSet.js';
 import { assertBranchId, assertWholeNumber, optionsObject } from '../collections/inputGuards.js';
 import { branchKey, loadBranches, type MongoContext, toBranch } from '../collections/mongoContext.js';
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';
+import { changeDigest, compareAndSet } from './compareAndSet.js';
 import { countMessages } from './mongoMessages.js';
 import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js';
 

@@ -22,11 +22,11 @@ import {
   type UpdateOptions,
 } from '@baton/core';
 import type { Filter } from 'mongodb';
-import { changeDigest, compareAndSet } from './compareAndSet.js';
 import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
 import type { SessionDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext } from '../collections/mongoContext.js';
 import { isDuplicateKeyError, misplacedDocument } from '../collections/mongoErrors.js';
+import { changeDigest, compareAndSet } from './compareAndSet.js';
 
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
