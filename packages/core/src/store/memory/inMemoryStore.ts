@@ -45,8 +45,6 @@ import { assertTenantScope, inTenant } from '../tenantScope.js';
 import { eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 
 
-const clone = cloneData;
-
 /** Options of {@link InMemoryStore}. */
 export interface InMemoryStoreOptions {
   /**
@@ -106,12 +104,12 @@ export class InMemoryStore implements Store {
       checkpoints: new Map(),
       touchedAt: Date.now(),
     });
-    return clone(session);
+    return cloneData(session);
   }
 
   async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
     const record = this.#record(id, scope);
-    return record && clone(record.session);
+    return record && cloneData(record.session);
   }
 
   async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
@@ -122,13 +120,13 @@ export class InMemoryStore implements Store {
       );
     }
     record.session = applySessionChange(record.session, change);
-    return clone(record.session);
+    return cloneData(record.session);
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
     const found = [...this.#sessions.values()].map((r) => r.session).filter((s) => matchesSessionFilter(s, filter));
     found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
-    return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+    return cloneData(filter.limit === undefined ? found : found.slice(0, filter.limit));
   }
 
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
@@ -161,7 +159,7 @@ export class InMemoryStore implements Store {
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
     const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
     const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
-    for (const message of fresh) own.set(message.seq, clone(message));
+    for (const message of fresh) own.set(message.seq, cloneData(message));
     return { inserted: fresh.length };
   }
 
@@ -199,18 +197,18 @@ export class InMemoryStore implements Store {
     };
     record.branches.set(branch.id, branch);
     record.messages.set(branch.id, new Map());
-    return clone(branch);
+    return cloneData(branch);
   }
 
   async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
     const record = this.#record(sessionId, scope);
     assertBranchId(branchId);
     const branch = record?.branches.get(branchId);
-    return branch && clone(branch);
+    return branch && cloneData(branch);
   }
 
   async listBranches(sessionId: string, scope: TenantScope = {}): Promise<Branch[]> {
-    return clone([...this.#required(sessionId, scope).branches.values()]);
+    return cloneData([...this.#required(sessionId, scope).branches.values()]);
   }
 
   async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
@@ -223,7 +221,7 @@ export class InMemoryStore implements Store {
     }
     const next = { ...branch, state: branchState(change.state), version: branch.version + 1 };
     record.branches.set(branchId, next);
-    return clone(next);
+    return cloneData(next);
   }
 
   async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope = {}): Promise<void> {
@@ -240,7 +238,7 @@ export class InMemoryStore implements Store {
     const valid = assertCheckpoint(checkpoint);
     const list = this.#checkpoints(valid.sessionId, valid.branchId, scope);
     if (list.some((c) => c.id === valid.id)) return;
-    list.push(clone(valid));
+    list.push(cloneData(valid));
   }
 
   async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
@@ -250,7 +248,7 @@ export class InMemoryStore implements Store {
     const checkpoint = list.find((c) => c.id === checkpointId);
     if (checkpoint === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
     for (const write of valid) {
-      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId)) checkpoint.pendingWrites.push(clone(write));
+      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId)) checkpoint.pendingWrites.push(cloneData(write));
     }
   }
 
@@ -258,7 +256,7 @@ export class InMemoryStore implements Store {
     const list = this.#checkpoints(sessionId, branchId, scope);
     if (id !== undefined) assertValidId('checkpoint', id);
     const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
-    return found && clone(found);
+    return found && cloneData(found);
   }
 
   async listCheckpoints(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<CheckpointManifestEntry[]> {
@@ -297,7 +295,7 @@ export class InMemoryStore implements Store {
   async saveEpisode(episode: Episode): Promise<boolean> {
     const valid = assertEpisode(episode);
     if (this.#episodes.has(valid.id)) return false;
-    this.#episodes.set(valid.id, clone(valid));
+    this.#episodes.set(valid.id, cloneData(valid));
     return true;
   }
 
@@ -306,7 +304,7 @@ export class InMemoryStore implements Store {
     assertTenantScope(scope);
     const episode = this.#episodes.get(id);
     if (episode === undefined || !inTenant(episode, scope)) return undefined;
-    return clone(episode);
+    return cloneData(episode);
   }
 
   async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
@@ -328,7 +326,7 @@ export class InMemoryStore implements Store {
         (filter.since === undefined || e.endedAt >= filter.since),
     );
     found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
-    return clone(filter.limit === undefined ? found : found.slice(0, filter.limit));
+    return cloneData(filter.limit === undefined ? found : found.slice(0, filter.limit));
   }
 
   /**
@@ -354,19 +352,19 @@ export class InMemoryStore implements Store {
     const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
     const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
     assertBatchCheckpoint(batch);
-    for (const message of fresh) own.set(message.seq, clone(message));
+    for (const message of fresh) own.set(message.seq, cloneData(message));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {
       record.branches.set(branchId, nextBranch);
-      result.branch = clone(nextBranch);
+      result.branch = cloneData(nextBranch);
     }
     if (nextSession !== undefined) {
       record.session = nextSession;
-      result.session = clone(nextSession);
+      result.session = cloneData(nextSession);
     }
     if (checkpoint !== undefined) {
       const list = this.#checkpoints(sessionId, branchId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
-      if (!list.some((c) => c.id === checkpoint.id)) list.push(clone(checkpoint));
+      if (!list.some((c) => c.id === checkpoint.id)) list.push(cloneData(checkpoint));
     }
     return result;
   }
