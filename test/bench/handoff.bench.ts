@@ -12,10 +12,10 @@
 import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agent, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
-import { ScriptedModel } from '@baton/core/testing';
-import { HandoffBuilder, type HandoffSession } from '@baton/handoff';
+import { FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
+import type { HandoffSession } from '@baton/handoff';
 import { bench, describe } from 'vitest';
+import { handoffDesk } from './handoffDesk.js';
 
 const HISTORY = [10, 100, 1000] as const;
 /** Per store and history length: sessions built to that length, and turns then measured on each (averaged). */
@@ -23,33 +23,6 @@ const PLAN: Record<'memory' | 'file', Record<(typeof HISTORY)[number], { session
   memory: { 10: { sessions: 200, measured: 2 }, 100: { sessions: 10, measured: 10 }, 1000: { sessions: 3, measured: 30 } },
   file: { 10: { sessions: 10, measured: 2 }, 100: { sessions: 3, measured: 5 }, 1000: { sessions: 1, measured: 20 } },
 };
-
-function desk(store: Store) {
-  let handoffs = 0;
-  const nextId = () => {
-    handoffs += 1;
-    return `h${handoffs}`;
-  };
-  const triage = agent({
-    name: 'triage',
-    description: 'Routes customers to specialists.',
-    instructions: 'Route the customer.',
-    model: new ScriptedModel(
-      (request) =>
-        request.messages.at(-1)?.role === 'user'
-          ? { toolCalls: [{ id: nextId(), name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
-          : { text: 'Anything else?' },
-      { record: false },
-    ),
-  });
-  const billing = agent({
-    name: 'billing',
-    description: 'Refunds, charges, invoices.',
-    instructions: 'Resolve billing questions.',
-    model: new ScriptedModel(() => ({ text: 'Your refund of 40 EUR is on its way.' }), { record: false }),
-  });
-  return new HandoffBuilder({ name: 'bench' }).participants(triage, billing).coordinator(triage).store(store).build();
-}
 
 async function turn(session: HandoffSession, text: string): Promise<void> {
   for await (const _ of session.send(text)) {
@@ -109,7 +82,7 @@ interface Row {
 async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number]): Promise<Row> {
   const dir = await mkdtemp(join(tmpdir(), 'baton-bench-'));
   const store: Store = kind === 'memory' ? new InMemoryStore() : new FileStore({ directory: dir });
-  const workflow = desk(store);
+  const workflow = handoffDesk(store);
   const { sessions, measured } = PLAN[kind][history];
   let elapsed = 0;
   let cpuMicros = 0;
@@ -149,9 +122,9 @@ describe('handoff orchestration', () => {
       // On three workflows: every row below builds a new one, and code the JIT specialised for one
       // workflow's closures (the agents' models, the routing machine's guards) is deoptimised and
       // recompiled when the next one runs; warmed on a single workflow, the first row measured that.
-      const warmDesk = desk(new InMemoryStore());
+      const warmDesk = handoffDesk(new InMemoryStore());
       for (let d = 0; d < 3; d += 1) {
-        const shortDesk = desk(new InMemoryStore());
+        const shortDesk = handoffDesk(new InMemoryStore());
         for (let s = 0; s < 30; s += 1) {
           const short = await shortDesk.session({ id: `warm-${d}-${s}` });
           for (let t = 0; t < 12; t += 1) await turn(short, `warm ${t}`);

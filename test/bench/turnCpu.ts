@@ -6,30 +6,10 @@
  * No OpenTelemetry SDK is registered, so tracing costs what it costs an application without one.
  * Run: node --conditions=source --import tsx test/bench/turnCpu.ts
  */
-import { agent, InMemoryStore } from '@baton/core';
-import { ScriptedModel } from '@baton/core/testing';
-import { HandoffBuilder } from '@baton/handoff';
+import { InMemoryStore } from '@baton/core';
+import { handoffDesk } from './handoffDesk.js';
 
-let handoffs = 0;
-const triage = agent({
-  name: 'triage',
-  description: 'Routes customers to specialists.',
-  instructions: 'Route the customer.',
-  model: new ScriptedModel(
-    (request) =>
-      request.messages.at(-1)?.role === 'user'
-        ? { toolCalls: [{ id: `h${++handoffs}`, name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
-        : { text: 'Anything else?' },
-    { record: false },
-  ),
-});
-const billing = agent({
-  name: 'billing',
-  description: 'Refunds, charges, invoices.',
-  instructions: 'Resolve billing questions.',
-  model: new ScriptedModel(() => ({ text: 'Your refund of 40 EUR is on its way.' }), { record: false }),
-});
-const workflow = new HandoffBuilder({ name: 'bench' }).participants(triage, billing).coordinator(triage).store(new InMemoryStore()).build();
+const workflow = handoffDesk(new InMemoryStore());
 let sessions = 0;
 
 /** µs of process CPU per turn over `count` new sessions of `turns` turns each. */
