@@ -41,7 +41,8 @@ export type {
 } from './workflow/handoffTypes.js';
 export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
 export { type TurnResult, TurnStream } from './session/turnStream.js';
-export { HistoryView } from './session/historyView.js';
+export { HistoryView, type HistoryViewOptions } from './session/historyView.js';
+export { type HistoryWindow, windowModelInput, windowStart } from './session/historyWindow.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
 export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
 export { replaySession, type SessionReplay } from './session/replaySession.js';

@@ -31,7 +31,8 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   // Every message is stored before context providers see the history (an episode points at stored messages).
   await flushMessages(runtime);
   const { store, contextProviders } = runtime.config;
-  const messages = runtime.branchId === MAIN_BRANCH ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
+  // The whole main branch: held in memory, or read (a fork, or a history loaded by a window).
+  const messages = runtime.branchId === MAIN_BRANCH && runtime.history.complete ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
   const now = new Date().toISOString();
   const change: SessionChange = { status: 'closed', closedAt: now, closedReason: reason, lastActivityAt: now };
   // Providers see the session as it is about to be stored; it is marked closed only after they all

@@ -76,7 +76,11 @@ export class HandoffSession {
     return this.#runtime.pendingRequests;
   }
 
-  /** The branch's committed history as this object knows it, oldest first (fork parents included). Do not change it. */
+  /**
+   * The branch's committed history as this object knows it, oldest first (fork parents included):
+   * the whole branch, or, with the workflow's `historyWindow`, the part loaded (at least the window;
+   * read the whole branch with `store.readMessages`). Do not change it.
+   */
   get messages(): readonly Message[] {
     return this.#runtime.history.messages;
   }
@@ -174,6 +178,7 @@ export class HandoffSession {
   async fork(options: { atSeq: number; branchId: string; state?: State }): Promise<HandoffSession> {
     const runtime = this.#runtime;
     await withSessionLock(runtime, this.#host.locks, async () => {
+      await runtime.completeHistory();
       const messages = runtime.history.messages;
       assertForkPoint(messages, options.atSeq);
       await runtime.config.store.forkBranch(

@@ -1,12 +1,23 @@
 import { InvalidInputError, type Message } from '@baton/core';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import type { HandoffHistoryMode } from '../workflow/handoffTypes.js';
+import { windowStart } from './historyWindow.js';
+
+/** Options of {@link HistoryView}: the model input's window, and whether the view starts at the branch's first message. */
+export interface HistoryViewOptions {
+  /** With a window, {@link HistoryView.forAgent} gives the newest `window` messages (see `HistoryWindow`). */
+  window?: number;
+  /** Whether the messages appended first are the branch's first (default `true`); `false` for a view loaded from a later seq, whose older part {@link HistoryView.prepend} adds. */
+  complete?: boolean;
+}
 
 /**
  * A branch's history held in memory, with the view agents get: by default without handoff tool
  * calls and their results (the stored history keeps them). Both grow incrementally as messages
- * are committed; nothing is re-read or re-filtered per step. It also knows which of its newest
- * messages are not stored yet (the handoff runtime writes a turn's messages behind, in one append
+ * are committed; nothing is re-read or re-filtered per step. With a window (the workflow's
+ * `historyWindow`) it may hold only the newest part of the branch (`complete` is then `false`; the
+ * runtime adds older messages with {@link HistoryView.prepend} when something needs them), and
+ * agents see only the window. It also knows which of its newest messages are not stored yet (the handoff runtime writes a turn's messages behind, in one append
  * at each durability point): {@link HistoryView.unstored} and {@link HistoryView.markStored}.
  *
  * @example
@@ -17,18 +28,56 @@ import type { HandoffHistoryMode } from '../workflow/handoffTypes.js';
  * ```
  */
 export class HistoryView {
-  /** Every message of the branch, oldest first (read-only for callers). */
+  /** Every message of the branch held in memory, oldest first: the whole branch when {@link complete}, else its newest part (read-only for callers). */
   readonly messages: Message[] = [];
   readonly #filtered: Message[];
   readonly #omit: boolean;
+  readonly #window: number | undefined;
+  #complete: boolean;
   /** Length of the filtered view before the last message was appended. */
   #filteredBeforeLast = 0;
   /** How many of `messages` (the oldest) are stored. */
   #storedCount = 0;
 
-  constructor(mode: HandoffHistoryMode = 'omit') {
+  constructor(mode: HandoffHistoryMode = 'omit', options: HistoryViewOptions = {}) {
     this.#omit = mode === 'omit';
     this.#filtered = this.#omit ? [] : this.messages;
+    this.#window = options.window;
+    this.#complete = options.complete ?? true;
+  }
+
+  /** Whether {@link messages} starts at the branch's first message (always, without a window). */
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  /** The seq of the oldest message held (the head seq + 1 when none is). */
+  get firstSeq(): number {
+    return this.messages[0]?.seq ?? this.headSeq + 1;
+  }
+
+  /** How many held messages agents see (handoff calls and results left out in `'omit'` mode). */
+  get visibleCount(): number {
+    return this.#filtered.length;
+  }
+
+  /**
+   * Adds the branch's older, stored messages in front of those held (seq order, ending just before
+   * {@link firstSeq}).
+   * @param options `{ complete }`: whether they start at the branch's first message
+   * @throws {InvalidInputError} when they do not end right before the oldest message held
+   */
+  prepend(older: readonly Message[], options: { complete: boolean }): void {
+    const last = older.at(-1);
+    if (last !== undefined && this.messages.length > 0 && last.seq !== this.firstSeq - 1) {
+      throw new InvalidInputError(`HistoryView.prepend: the older messages end at seq ${last.seq}, not right before seq ${this.firstSeq}, the oldest held.`);
+    }
+    const visible = this.#omit ? older.flatMap((m) => withoutHandoffs(m) ?? []) : older;
+    refill(this.messages, older);
+    if (this.#omit) refill(this.#filtered, visible);
+    this.#storedCount += older.length;
+    this.#filteredBeforeLast += visible.length;
+    this.#complete = options.complete;
   }
 
   /** The seq of the last message (0 when empty). */
@@ -85,13 +134,23 @@ export class HistoryView {
   /**
    * The history an agent sees. When the branch ends with an assistant message whose tool calls are
    * still unanswered (a paused or interrupted step), that message is given whole, so the executor
-   * answers every call, handoffs included.
+   * answers every call, handoffs included. With a window, only its newest messages
+   * ({@link windowStart}).
    */
   forAgent(): readonly Message[] {
     const last = this.last;
-    if (!this.#omit || last?.role !== 'assistant' || !last.toolCalls?.length) return this.#filtered;
-    return [...this.#filtered.slice(0, this.#filteredBeforeLast), last];
+    const view = !this.#omit || last?.role !== 'assistant' || !last.toolCalls?.length ? this.#filtered : [...this.#filtered.slice(0, this.#filteredBeforeLast), last];
+    if (this.#window === undefined || view.length <= this.#window) return view;
+    return view.slice(windowStart(view, this.#window));
   }
+}
+
+/** Puts `older` in front of `target`'s elements, in place (the array's identity is kept). */
+function refill(target: Message[], older: readonly Message[]): void {
+  if (older.length === 0) return;
+  const newer = target.splice(0, target.length);
+  for (const message of older) target.push(message);
+  for (const message of newer) target.push(message);
 }
 
 /** A message as agents see it: handoff tool calls and results removed; `undefined` when nothing is left. */

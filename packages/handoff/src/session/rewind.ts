@@ -32,6 +32,7 @@ export async function rewindTo(runtime: SessionRuntime, checkpointId: string, br
     throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
   }
   const midTurn = checkpoint.machine !== undefined && ['running', 'awaitingRequest'].includes(String((checkpoint.machine as { value?: unknown }).value));
+  await runtime.completeHistory();
   const messages = runtime.history.messages;
   // The branch document holds the state as of the last settled turn; the checkpoint's patches are
   // the unfinished turn's and are applied on load. At a turn's end every change is on the messages.

@@ -1,10 +1,10 @@
-import type { AnsweredRequest } from '../turn/answeredRequest.js';
 import {
   type BatonEvent,
   type Branch,
   CheckpointCorruptError,
   ConfigurationError,
   type ExecutorInput,
+  type Message,
   NotFoundError,
   type PendingWrite,
   type Request,
@@ -20,6 +20,7 @@ import { bindHandoffTool } from '../routing/handoffTools.js';
 import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
 import { requestUserInputTool } from '../routing/requestUserInput.js';
 import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
+import type { AnsweredRequest } from '../turn/answeredRequest.js';
 import type { HandoffConfig } from '../workflow/handoffTypes.js';
 import { HistoryView } from './historyView.js';
 
@@ -151,9 +152,12 @@ export class SessionRuntime {
   }
 
   /**
-   * Loads the session branch from the store: documents, the whole history (one read), the newest
-   * checkpoint (or `checkpointId`), and replays messages committed after it through the routing
-   * machine.
+   * Loads the session branch from the store: documents, the newest checkpoint (or `checkpointId`),
+   * the history, and replays messages committed after the checkpoint through the routing machine.
+   * The history is the whole branch (one read), or, with a `historyWindow` and a checkpoint, only
+   * what the window and recovery need: the messages from `throughSeq − window + 1` on (one range
+   * read; older ones are read back while the agents' view of them is shorter than the window).
+   * What needs older messages later reads them then ({@link completeHistory}).
    *
    * @throws {NotFoundError} when the session, branch or checkpoint does not exist
    * @throws {CheckpointCorruptError} when the checkpoint's machine snapshot cannot be restored
@@ -173,18 +177,24 @@ export class SessionRuntime {
     if (branch === undefined) {
       throw new NotFoundError(`Branch ${JSON.stringify(this.branchId)} of session ${JSON.stringify(this.sessionId)} does not exist; create it with session.fork().`);
     }
-    const messages = await store.readMessages(this.sessionId, this.branchId, scope);
+    // The checkpoint first: a writer stores messages before the checkpoint that points at them, so
+    // the messages read after it cover its throughSeq.
     const checkpoint = await store.loadCheckpoint(this.sessionId, this.branchId, checkpointId, scope);
     if (checkpointId !== undefined && checkpoint === undefined) {
       throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
     }
+    const window = this.config.historyWindow?.messages;
+    const fromSeq = window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - window + 1);
+    const messages = await store.readMessages(this.sessionId, this.branchId, fromSeq === 1 ? scope : { ...scope, fromSeq });
+    const history = new HistoryView(this.config.handoffHistory, window === undefined ? {} : { window, complete: fromSeq === 1 });
+    history.append(messages);
+    if (window !== undefined) await this.#readBack(history, window);
     const actor = this.#restoreActor(checkpoint?.machine);
     this.actor?.stop();
     this.actor = actor;
     this.session = session;
     this.branch = branch;
-    this.history = new HistoryView(this.config.handoffHistory);
-    this.history.append(messages);
+    this.history = history;
     this.state = new StateContainer({ session: session.state, branch: branch.state });
     this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
     this.pendingWrites.clear();
@@ -195,7 +205,7 @@ export class SessionRuntime {
     this.queue.length = 0;
 
     // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
-    const after = checkpoint === undefined ? messages : messages.filter((m) => m.seq > checkpoint.throughSeq);
+    const after = checkpoint === undefined ? messages : messagesAfter(messages, checkpoint.throughSeq);
     for (const message of after) {
       if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
     }
@@ -209,6 +219,7 @@ export class SessionRuntime {
     const patches = checkpoint?.statePatches;
     if (patches !== undefined && patches.session.length + patches.branch.length > 0) {
       const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
+      // `messages` starts at or before throughSeq: an answer older than that would not count anyway.
       const lastReply = turnFinished ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0) : undefined;
       const alreadySaved = lastReply !== undefined && (checkpoint?.throughSeq ?? 0) <= lastReply.seq && session.lastActivityAt >= lastReply.createdAt;
       if (!alreadySaved) {
@@ -218,13 +229,49 @@ export class SessionRuntime {
     }
     // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
     if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
-      const ended = messages.findLast((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
+      const ended = await this.findLastMessage((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
       this.unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
     }
     if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
     this.#logRecovery(after.length);
     this.stale = false;
     this.#generation = this.slot.generation;
+  }
+
+  /**
+   * Reads the branch's messages older than those held, once: after it `history.messages` is the whole
+   * branch. Nothing is read when it already is (always, without a `historyWindow`).
+   */
+  async completeHistory(): Promise<void> {
+    const history = this.history;
+    if (history.complete) return;
+    const throughSeq = history.firstSeq - 1;
+    const older = throughSeq < 1 ? [] : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, throughSeq });
+    history.prepend(older, { complete: true });
+  }
+
+  /**
+   * The newest message of the branch that satisfies `predicate`: searched in the messages held, then,
+   * when none does and the history is not whole, in the older ones ({@link completeHistory}).
+   */
+  async findLastMessage(predicate: (message: Message) => boolean): Promise<Message | undefined> {
+    const held = this.history.messages.length;
+    const found = this.history.messages.findLast(predicate);
+    if (found !== undefined || this.history.complete) return found;
+    await this.completeHistory();
+    const older = this.history.messages.length - held;
+    for (let i = older - 1; i >= 0; i -= 1) if (predicate(this.history.messages[i]!)) return this.history.messages[i];
+    return undefined;
+  }
+
+  /** Reads older messages back until agents see `window` of them or the branch's first message is held. */
+  async #readBack(history: HistoryView, window: number): Promise<void> {
+    while (!history.complete && history.visibleCount < window) {
+      const throughSeq = history.firstSeq - 1;
+      const fromSeq = Math.max(1, throughSeq - 2 * (window - history.visibleCount) + 1);
+      const older = throughSeq < 1 ? [] : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, fromSeq, throughSeq });
+      history.prepend(older, { complete: fromSeq === 1 });
+    }
   }
 
   /** Logs at `info` what a load found left over by a crash or another process: `replayed` messages after the checkpoint, unsettled work, an unfinished turn. */
@@ -275,4 +322,11 @@ export class SessionRuntime {
     }
     return actor;
   }
+}
+
+/** The messages with a seq above `seq` (`messages` in seq order): found from the end, since they are usually few. */
+function messagesAfter(messages: readonly Message[], seq: number): readonly Message[] {
+  let start = messages.length;
+  while (start > 0 && messages[start - 1]!.seq > seq) start -= 1;
+  return start === 0 ? messages : messages.slice(start);
 }

@@ -24,6 +24,7 @@ import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
+import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { settleTurn } from './settleTurn.js';
 import { answeredRequest } from './answeredRequest.js';
 import { StoreJournal } from './storeJournal.js';
@@ -216,9 +217,12 @@ async function* runAgents(
     const agent = runtime.snapshot.context.activeAgent;
     const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
     yield { type: 'agent.started', ...base, agent };
+    const executor = runtime.config.participants.get(agent)!;
+    // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
+    if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
     // The executor's events go straight through (one generator layer less per event than a wrapper):
     // runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
-    const outcome = yield* runtime.config.participants.get(agent)!.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
+    const outcome = yield* executor.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
     approvals = undefined;
     humanAnswers = undefined;
     usage = addUsage(usage, outcome.usage);
@@ -323,14 +327,7 @@ function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: 
 async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, said: string | undefined): Promise<readonly ModelMessage[] | undefined> {
   const providers = runtime.config.contextProviders;
   if (providers.length === 0) return undefined;
-  let input = said ?? '';
-  const messages = runtime.history.messages;
-  for (let i = messages.length - 1; said === undefined && i >= 0; i -= 1) {
-    if (messages[i]!.role === 'user') {
-      input = messages[i]!.content;
-      break;
-    }
-  }
+  const input = said ?? (await runtime.findLastMessage((m) => m.role === 'user'))?.content ?? '';
   const context: ModelMessage[] = [];
   for (const provider of providers) {
     const found = await provider.beforeTurn?.({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal });
@@ -346,7 +343,7 @@ async function terminationReason(runtime: SessionRuntime, outcome: Extract<Execu
     session: runtime.session,
     branchId: runtime.branchId,
     message: outcome.message,
-    messages: runtime.history.messages,
+    messages: (await runtime.completeHistory(), runtime.history.messages),
     turn: runtime.snapshot.context.turn,
     agent,
   });

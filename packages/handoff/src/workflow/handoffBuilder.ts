@@ -1,6 +1,7 @@
-import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Logger, loggedStore, silentLogger, type Store } from '@baton/core';
-import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
+import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Logger, loggedStore, type Store, silentLogger } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
+import { assertHistoryWindow, type HistoryWindow } from '../session/historyWindow.js';
+import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
 import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 import type {
   AutonomousOptions,
@@ -60,6 +61,7 @@ export class HandoffBuilder {
   readonly #providers: ContextProvider[] = [];
   #handoffHistory: HandoffHistoryMode = 'omit';
   #handoffHistorySet = false;
+  #historyWindow: HistoryWindow | undefined;
   #inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   #telemetry: TelemetryOptions = {};
   #logger: { logger: Logger; slowStoreMs?: number } | undefined;
@@ -140,6 +142,30 @@ export class HandoffBuilder {
   handoffHistory(mode: HandoffHistoryMode): this {
     this.#handoffHistory = mode;
     this.#handoffHistorySet = true;
+    return this;
+  }
+
+  /**
+   * Bounds the history each model call sees to the newest `messages` messages (instructions and
+   * recalled context aside; a window never starts with a tool result whose call it left out), as
+   * OpenAI Agents' `session.getItems(limit)` or LangChain's `trimMessages`. Sessions then load only
+   * what the window and recovery need instead of the whole branch, so opening a long session costs
+   * about the same as a short one. Stored history is never changed; `session.messages` holds the
+   * part loaded (at least the window). What needs the whole branch reads it when it runs: closing
+   * the session (episodes), `fork`, `rewind`, a `terminateWhen` condition, a nested workflow
+   * participant. Default: no window, the model sees the whole history (trim by tokens with
+   * `WorkingMemory` from `@baton/memory` instead, or as well).
+   *
+   * @param window `{ messages }`, an integer ≥ 1
+   * @throws {ConfigurationError} when `messages` is not an integer ≥ 1
+   * @example
+   * ```ts
+   * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).historyWindow({ messages: 100 }).build();
+   * ```
+   */
+  historyWindow(window: HistoryWindow): this {
+    assertHistoryWindow(window);
+    this.#historyWindow = { messages: window.messages };
     return this;
   }
 
@@ -241,6 +267,7 @@ export class HandoffBuilder {
       checkpointKeep: keep,
       contextProviders: [...this.#providers],
       handoffHistory: this.#handoffHistory,
+      historyWindow: this.#historyWindow,
       inspect: this.#inspect,
       sessionOptions: [
         this.#store !== undefined && 'store()',
@@ -249,6 +276,7 @@ export class HandoffBuilder {
         autonomous !== undefined && 'autonomous()',
         this.#terminateWhen !== undefined && 'terminateWhen()',
         this.#handoffHistorySet && 'handoffHistory()',
+        this.#historyWindow !== undefined && 'historyWindow()',
       ].filter((option): option is string => option !== false),
       telemetry: { ...this.#telemetry },
       logger: logging?.logger ?? silentLogger,

@@ -1,6 +1,7 @@
 import type { Agent, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
-import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
 import type { InspectionEvent, Observer } from 'xstate';
+import type { HistoryWindow } from '../session/historyWindow.js';
+import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
 export type ReturnPolicy = 'coordinator' | 'previous';
@@ -138,11 +139,13 @@ export interface HandoffConfig {
   checkpointKeep: CheckpointKeep;
   contextProviders: readonly ContextProvider[];
   handoffHistory: HandoffHistoryMode;
+  /** The model input's bounded history, when set (`historyWindow()`); `undefined`: the whole history. */
+  historyWindow: HistoryWindow | undefined;
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   /**
    * The builder calls of options that belong to the workflow's own sessions, set explicitly
    * (`'store()'`, `'checkpoints()'`, `'memory()/contextProviders()'`, `'autonomous()'`,
-   * `'terminateWhen()'`, `'handoffHistory()'`): a nested workflow (`asExecutor()`) runs in the outer
+   * `'terminateWhen()'`, `'handoffHistory()'`, `'historyWindow()'`): a nested workflow (`asExecutor()`) runs in the outer
    * session and refuses them.
    */
   sessionOptions: readonly string[];

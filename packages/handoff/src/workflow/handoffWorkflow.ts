@@ -21,6 +21,7 @@ import {
 import { handoffToolTemplate } from '../routing/handoffTools.js';
 import { createRoutingMachine, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
+import { windowModelInput } from '../session/historyWindow.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
@@ -99,7 +100,10 @@ export class HandoffWorkflow {
       maxHandoffsPerTurn: config.maxHandoffsPerTurn,
       returnPolicyOf: (agent: string) => config.returnOverrides.get(agent) ?? config.returnPolicy,
     };
-    const shapers = config.contextProviders.flatMap((p) => (p.prepareModelInput ? [p.prepareModelInput.bind(p)] : []));
+    const shapers: NonNullable<WorkflowCore['prepareModelInput']>[] = config.contextProviders.flatMap((p) => (p.prepareModelInput ? [p.prepareModelInput.bind(p)] : []));
+    // The window first, per model call (a long activation's own steps included), then the providers' shaping.
+    const window = config.historyWindow?.messages;
+    if (window !== undefined) shapers.unshift((messages) => windowModelInput(messages, window));
     const machine = createRoutingMachine(routing);
     this.#core = {
       config,
@@ -110,7 +114,9 @@ export class HandoffWorkflow {
       prepareModelInput:
         shapers.length === 0
           ? undefined
-          : async (messages) => {
+          : shapers.length === 1
+            ? shapers[0]
+            : async (messages) => {
               let shaped = messages;
               for (const shape of shapers) shaped = await shape(shaped);
               return shaped;

@@ -1,0 +1,65 @@
+import { ConfigurationError, type ModelMessage } from '@baton/core';
+
+/**
+ * A bounded history for model input: each model call sees the newest `messages` messages of the
+ * conversation (the agent's instructions and recalled context aside), as OpenAI Agents'
+ * `session.getItems(limit)` and LangChain's `trimMessages({ strategy: 'last' })` give. A window never
+ * starts with a tool result whose call fell outside it (those results are left out too), so no tool
+ * result reaches the model without its call. The stored history is never changed; with a window, a
+ * session loads only the messages the window and recovery need, not the whole branch.
+ */
+export interface HistoryWindow {
+  /** How many of the newest messages the model sees (an integer ≥ 1). */
+  messages: number;
+}
+
+/**
+ * Checks a {@link HistoryWindow} option.
+ * @throws {ConfigurationError} when `messages` is not an integer ≥ 1
+ */
+export function assertHistoryWindow(window: HistoryWindow): void {
+  const size = (window as { messages?: unknown } | null)?.messages;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
+    throw new ConfigurationError(`historyWindow({ messages }) takes an integer ≥ 1 (the newest messages a model call sees), not ${JSON.stringify(window)}.`);
+  }
+}
+
+/**
+ * Where a window of `size` messages starts in `messages` (an index; `messages.length` when it keeps
+ * none): `size` messages back from the end, counting only messages at or after `from`, then past any
+ * tool results it would start with (their call is outside the window). Messages with role `context`
+ * are not counted (recalled context, placed by the agent loop, is not conversation).
+ *
+ * @param messages stored or model messages, oldest first
+ * @param size the window's size in messages (≥ 1)
+ * @param from the first index that may be counted (0 for a history; past the instructions for a model input)
+ */
+export function windowStart(messages: readonly { role: string }[], size: number, from = 0): number {
+  let start = messages.length;
+  for (let counted = 0; start > from && counted < size; ) {
+    start -= 1;
+    if (messages[start]!.role !== 'context') counted += 1;
+  }
+  while (start < messages.length && messages[start]!.role === 'tool') start += 1;
+  return start;
+}
+
+/**
+ * Shapes one model input to a window (the model-input step of {@link HistoryWindow}): the leading
+ * system messages (instructions) stay, recalled context stays where the agent loop put it, and of
+ * the rest only the newest `size` messages are kept ({@link windowStart}).
+ *
+ * @returns `messages` itself when it fits, else a shorter copy
+ */
+export function windowModelInput(messages: readonly ModelMessage[], size: number): readonly ModelMessage[] {
+  let head = 0;
+  while (head < messages.length && messages[head]!.role === 'system') head += 1;
+  const start = windowStart(messages, size, head);
+  let dropped = false;
+  for (let i = head; i < start && !dropped; i += 1) dropped = messages[i]!.role !== 'context';
+  if (!dropped) return messages;
+  const kept = messages.slice(0, head);
+  for (let i = head; i < start; i += 1) if (messages[i]!.role === 'context') kept.push(messages[i]!);
+  for (let i = start; i < messages.length; i += 1) kept.push(messages[i]!);
+  return kept;
+}
