@@ -12,6 +12,8 @@ import { z } from 'zod';
 export interface ApprovalDeskOptions {
   /** Checkpoint after every step (`'step'`) or every turn (`'turn'`, default), and keep all of them (`keepAll`). */
   checkpoints?: { every: 'step' | 'turn'; keepAll?: boolean };
+  /** The model input's window in messages (`historyWindow`); none: the whole history. */
+  historyWindow?: number;
 }
 
 /** Builds the approval desk on `store`. */
@@ -43,6 +45,7 @@ export function approvalDesk(store: Store, options: ApprovalDeskOptions = {}): H
     ),
   });
   const builder = new HandoffBuilder({ name: 'resume' }).participants(triage, billing).coordinator(triage).store(store);
+  if (options.historyWindow !== undefined) builder.historyWindow({ messages: options.historyWindow });
   if (options.checkpoints !== undefined) builder.checkpoints({ every: options.checkpoints.every, ...(options.checkpoints.keepAll ? { keep: { last: 1_000_000 } } : {}) });
   return builder.build();
 }

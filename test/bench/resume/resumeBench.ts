@@ -8,8 +8,10 @@
  *
  * History is written straight to the store (copies of one real turn's messages, with fresh ids),
  * then one real turn through the workflow pauses on the approval. Each figure is the median over
- * several sessions built alike. Targets at 5,000 turns: open + answer < 5 ms on InMemoryStore,
- * < 20 ms on FileStore.
+ * several sessions built alike. Each history length runs twice: the model input holds the whole
+ * history (the default), and it holds the last 100 messages (`historyWindow({ messages: 100 })`,
+ * which also bounds what opening reads). Targets at 5,000 turns: open + answer < 5 ms on
+ * InMemoryStore, < 20 ms on FileStore.
  *
  * Run: pnpm bench:resume [--only memory,file,mongo]   (MONGODB_URL overrides the FerretDB it starts)
  */
@@ -138,11 +140,11 @@ interface Sample {
 }
 
 /** Opens the paused session as a new process would and answers its approval. */
-async function openAndAnswer(factory: StoreFactory, id: string): Promise<Sample> {
+async function openAndAnswer(factory: StoreFactory, id: string, historyWindow?: number): Promise<Sample> {
   const fresh = await factory.fresh();
   const counting = countingStore(fresh);
   try {
-    const desk = approvalDesk(counting.store);
+    const desk = approvalDesk(counting.store, historyWindow === undefined ? {} : { historyWindow });
     const cpu = process.cpuUsage();
     const started = performance.now();
     const session = await desk.session({ id, branch: 'main' });
@@ -170,7 +172,10 @@ function profile(counts: StoreCounts): string {
     .join(', ');
 }
 
-/** Sessions built per (store, history length); the median of their figures is printed. */
+/** The window of the windowed rows (`historyWindow({ messages })`). */
+const WINDOW = 100;
+
+/** Sessions built per (store, history length, model input); the median of their figures is printed. */
 const COPIES: Record<StoreKind, Record<number, number>> = { memory: { 500: 9, 5000: 7 }, file: { 500: 7, 5000: 5 }, mongo: { 500: 3, 5000: 1 } };
 
 async function main(): Promise<void> {
@@ -187,8 +192,8 @@ async function main(): Promise<void> {
   console.log(`one turn = ${template.messages.length} messages (${template.messages.map((m) => m.role).join(', ')})\n`);
   const lines: string[] = [];
   try {
-    console.log('| store | history | open ms | answer ms | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log('| store | history | model input | open ms | answer ms | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
     for (const kind of kinds) {
       const factory = await storeFactory(kind, mongoUrl);
       try {
@@ -197,18 +202,19 @@ async function main(): Promise<void> {
           await prepare(factory.shared, `warm-up-${k}`, template, 50, {});
           await openAndAnswer(factory, `warm-up-${k}`);
         }
-        for (const turns of [500, 5000]) {
+        for (const turns of [500, 5000]) for (const window of [undefined, WINDOW]) {
           const samples: Sample[] = [];
           for (let k = 0; k < COPIES[kind][turns]!; k += 1) {
-            const id = `paused-${turns}-${k}`;
+            const id = `paused-${turns}-${window ?? 'all'}-${k}`;
             await prepare(factory.shared, id, template, turns, {});
-            samples.push(await openAndAnswer(factory, id));
+            samples.push(await openAndAnswer(factory, id, window));
           }
           const open = median(samples.map((s) => s.openMs));
           const answer = median(samples.map((s) => s.answerMs));
           const total = median(samples.map((s) => s.openMs + s.answerMs));
           const cpuMs = median(samples.map((s) => s.cpuMs));
-          console.log(`| ${kind} | ${turns} turns | ${open.toFixed(2)} | ${answer.toFixed(2)} | ${total.toFixed(2)} | ${cpuMs.toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
+          const input = window === undefined ? 'whole history' : `last ${window} messages`;
+          console.log(`| ${kind} | ${turns} turns | ${input} | ${open.toFixed(2)} | ${answer.toFixed(2)} | ${total.toFixed(2)} | ${cpuMs.toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
         }
         for (const [label, extras] of [
           ['plain', {}],
