@@ -27,6 +27,8 @@ export interface CampaignOptions {
   killAt?: number[] | undefined;
   /** Damage a clean run per store and require the oracle to notice. */
   selfTest: boolean;
+  /** The desk's `historyWindow({ messages })` in every run (references included); none: the whole history. */
+  window?: number | undefined;
   /** Trials at once (at most 2: the machine has 2 cores). */
   concurrency?: number;
   /** Where progress and failures go (default: stdout). */
@@ -79,7 +81,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     // Uninterrupted reference runs: kill points, their labels, the transcript every trial must end with.
     const pairs = options.stores.flatMap((store) => options.modes.map((every) => ({ store, every })));
     const references = new Map<string, TrialResult>();
-    const referencePlans = pairs.map(({ store, every }): TrialPlan => ({ ...fixedPlan(store, every, [], 'reference'), labels: true }));
+    const referencePlans = pairs.map(({ store, every }): TrialPlan => windowed({ ...fixedPlan(store, every, [], 'reference'), labels: true }, options.window));
     for (const result of await pool(referencePlans, 2, (plan) => runTrial(plan, env))) references.set(pairKey(result.plan.store, result.plan.every), result);
     const first = references.values().next().value as TrialResult;
     for (const [key, result] of references) {
@@ -93,7 +95,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
 
     if (options.selfTest) {
       for (const store of options.stores) {
-        const result = await runTrial({ ...fixedPlan(store, options.modes[0] ?? 'turn', [], 'self-test'), damage: true }, env, reference);
+        const result = await runTrial(windowed({ ...fixedPlan(store, options.modes[0] ?? 'turn', [], 'self-test'), damage: true }, options.window), env, reference);
         const invariants = [...new Set(result.violations.map((v) => v.invariant))];
         summary.selfTest.push({ store, caught: invariants.length > 0, invariants });
         print(`self-test ${store}: deleted the stored message at seq 3; the oracle ${invariants.length > 0 ? `reported ${invariants.join(', ')}` : 'reported NOTHING'}`);
@@ -109,7 +111,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
       if (options.exhaustive) for (const { store, every } of pairs) plans.push(...exhaustivePlans(store, every, points.get(pairKey(store, every)) ?? 0));
       for (let i = 0; i < options.trials; i += 1) plans.push(randomPlan(options.seed + i, options.stores, options.modes, points, durations));
     }
-    print(`running ${plans.length} trials, ${Math.min(2, options.concurrency ?? 2)} at a time (seed ${options.seed}; modes ${options.modes.join(', ')}; stores ${options.stores.join(', ')}; default retention ${options.modes.map((m) => `${m} ${JSON.stringify(defaultKeep(m))}`).join(', ')})`);
+    for (const plan of plans) windowed(plan, options.window);
+    print(`running ${plans.length} trials, ${Math.min(2, options.concurrency ?? 2)} at a time (seed ${options.seed}; modes ${options.modes.join(', ')}; stores ${options.stores.join(', ')}; default retention ${options.modes.map((m) => `${m} ${JSON.stringify(defaultKeep(m))}`).join(', ')}${options.window === undefined ? '' : `; historyWindow ${options.window} messages`})`);
     let done = 0;
     await pool(plans, Math.min(2, options.concurrency ?? 2), async (plan) => {
       const result = await runTrial(plan, env, reference);
@@ -125,6 +128,15 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     summary.wallMs = Date.now() - started;
   }
   return summary;
+}
+
+/** Gives `plan` the campaign's window (and its replay the flag); returns it. */
+function windowed(plan: TrialPlan, window: number | undefined): TrialPlan {
+  if (window === undefined) return plan;
+  plan.window = window;
+  plan.label += `, window ${window}`;
+  plan.replay += ` --window ${window}`;
+  return plan;
 }
 
 function record(summary: CampaignSummary, result: TrialResult, references: ReadonlyMap<string, TrialResult>, print: (line: string) => void): void {
@@ -172,7 +184,7 @@ export function formatSummary(summary: CampaignSummary, options: CampaignOptions
     '── chaos summary ──',
     `trials ${summary.trials} (reference runs included), crashes ${summary.crashes}, ConcurrencyError/StoreError retries ${summary.retries}, FerretDB restarts ${summary.ferretBounces}`,
     `kill points per run: ${Object.entries(summary.killPoints).map(([key, n]) => `${key} ${n}`).join(', ')}`,
-    `modes: ${options.modes.join(', ')}; stores: ${options.stores.join(', ')}; seed ${options.seed}${options.exhaustive ? '; exhaustive' : ''}`,
+    `modes: ${options.modes.join(', ')}; stores: ${options.stores.join(', ')}; seed ${options.seed}${options.exhaustive ? '; exhaustive' : ''}${options.window === undefined ? '' : `; historyWindow ${options.window}`}`,
     `violations: ${violated.length === 0 ? 'none' : violated.map(([name, n]) => `${name} ${n}`).join(', ')} (${summary.failures.length} failing trials)`,
     ...summary.selfTest.map((s) => `self-test ${s.store}: ${s.caught ? `caught (${s.invariants.join(', ')})` : 'NOT CAUGHT'}`),
     `wall time ${(summary.wallMs / 1000).toFixed(1)} s`,

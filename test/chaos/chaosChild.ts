@@ -6,8 +6,8 @@
  * Exit codes: 0 when the session is closed (stdout: `{"points":…,"retries":…}`), 2 on an error (stderr).
  */
 import { type Store, StoreError } from '@baton/core';
-import { chaosStore } from './chaosStore.js';
 import { createChaosDesk } from './chaosDesk.js';
+import { chaosStore } from './chaosStore.js';
 import { driveCustomer } from './customer.js';
 import { KillSwitch } from './killSwitch.js';
 import { SideLog } from './sideLog.js';
@@ -22,8 +22,10 @@ let openRetries = 0;
 const kill = new KillSwitch({ killAt, labelsFile: trial.labelsFile, delaySeed: trial.delaySeed });
 const store = await openStore();
 try {
-  const workflow = createChaosDesk(chaosStore(store, kill), { every: trial.every, keep: trial.keep }, { kill, log });
-  const { retries: driveRetries } = await driveCustomer(workflow, { sessionId: trial.sessionId, userId: 'customer-1', every: trial.every }, { kill, log });
+  const workflow = createChaosDesk(chaosStore(store, kill), { every: trial.every, keep: trial.keep }, { kill, log }, trial.window);
+  // With a window a session holds only the newest messages: the customer counts what it sent on the whole branch (read without kill points).
+  const readBranch = () => store.readMessages(trial.sessionId, 'main');
+  const { retries: driveRetries } = await driveCustomer(workflow, { sessionId: trial.sessionId, userId: 'customer-1', every: trial.every, readBranch }, { kill, log });
   const retries = openRetries + driveRetries;
   log.append({ t: 'done', points: kill.count });
   process.stdout.write(`${JSON.stringify({ points: kill.count, retries })}\n`);

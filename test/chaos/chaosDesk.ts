@@ -20,14 +20,15 @@ export interface ChaosHooks {
 }
 
 /**
- * Builds the chaos desk on `store` (already wrapped by `chaosStore` when kill points are wanted).
+ * Builds the chaos desk on `store` (already wrapped by `chaosStore` when kill points are wanted),
+ * with a `historyWindow({ messages: window })` when `window` is given.
  *
  * @example
  * ```ts
  * const workflow = createChaosDesk(chaosStore(store, kill), { every: 'step', keep: 'latest' }, { kill, log });
  * ```
  */
-export function createChaosDesk(store: Store, checkpoints: CheckpointOptions, hooks: ChaosHooks): HandoffWorkflow {
+export function createChaosDesk(store: Store, checkpoints: CheckpointOptions, hooks: ChaosHooks, window?: number): HandoffWorkflow {
   const model = watchedModel(new DeskModel(), hooks);
   const orderId = z.object({ orderId: z.string() });
   const billingTools = [
@@ -49,13 +50,9 @@ export function createChaosDesk(store: Store, checkpoints: CheckpointOptions, ho
   const triage = agent({ name: 'triage', description: 'Greets and routes.', instructions: 'Route the customer.', model });
   const billing = agent({ name: 'billing', description: 'Charges and refunds.', instructions: 'Resolve billing.', model, tools: billingTools.map((t) => watchedTool(t, hooks)) });
   const shipping = agent({ name: 'shipping', description: 'Parcels and delivery.', instructions: 'Resolve shipping.', model, tools: shippingTools.map((t) => watchedTool(t, hooks)) });
-  return new HandoffBuilder({ name: 'chaos-desk' })
-    .participants(triage, billing, shipping)
-    .coordinator(triage)
-    .returnTo('coordinator')
-    .store(store)
-    .checkpoints(checkpoints)
-    .build();
+  const builder = new HandoffBuilder({ name: 'chaos-desk' }).participants(triage, billing, shipping).coordinator(triage).returnTo('coordinator').store(store).checkpoints(checkpoints);
+  if (window !== undefined) builder.historyWindow({ messages: window });
+  return builder.build();
 }
 
 /** A tool whose execution passes kill points and is logged at its start and end. */

@@ -1,6 +1,6 @@
 /**
  * `pnpm chaos [--exhaustive] [--trials N] [--seed N] [--store file|mongo|all] [--mode turn|step|manual|all]
- * [--kill-at K[,K2…]] [--self-test]`: runs the crash campaign and exits non-zero on any violation
+ * [--kill-at K[,K2…]] [--self-test] [--window N]`: runs the crash campaign and exits non-zero on any violation
  * (or when the self-test's damage goes unnoticed).
  */
 import { parseArgs } from 'node:util';
@@ -17,13 +17,15 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'all' },
     'kill-at': { type: 'string' },
     'self-test': { type: 'boolean', default: false },
+    window: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    'pnpm chaos [--exhaustive] [--trials N] [--seed N] [--store file|mongo|all] [--mode turn|step|manual|all] [--kill-at K[,K2]] [--self-test]\n' +
+    'pnpm chaos [--exhaustive] [--trials N] [--seed N] [--store file|mongo|all] [--mode turn|step|manual|all] [--kill-at K[,K2]] [--self-test] [--window N]\n' +
+      '  --window N runs every agent with historyWindow({ messages: N }) (references included).\n' +
       '  --seed N alone replays the random trial of seed N; with --trials it is the first seed of the campaign.\n',
   );
   process.exit(0);
@@ -60,6 +62,7 @@ const options: CampaignOptions = {
   replaySeed: seed !== undefined && trials === undefined && !values.exhaustive ? seed : undefined,
   killAt: values['kill-at']?.split(',').map((k) => integer(k, 'kill-at') ?? 0),
   selfTest: values['self-test'],
+  window: integer(values.window, 'window'),
 };
 const summary = await runCampaign(options);
 process.stdout.write(`${formatSummary(summary, options)}\n`);

@@ -6,7 +6,7 @@
  * `ConcurrencyError` or `StoreError` (a stale claim of a dead writer, a database restarting) is
  * retried with a fresh session object, within a bounded time, and counted.
  */
-import { type BatonEvent, ConcurrencyError, requestKey, StoreError } from '@baton/core';
+import { type BatonEvent, ConcurrencyError, type Message, requestKey, StoreError } from '@baton/core';
 import type { CheckpointFrequency, HandoffSession, HandoffWorkflow } from '@baton/handoff';
 import type { ChaosHooks } from './chaosDesk.js';
 import { ANSWERS, scriptedMessagesSent, USER_MESSAGES } from './conversationScript.js';
@@ -19,6 +19,8 @@ export interface CustomerOptions {
   every: CheckpointFrequency;
   /** How long retries of one call may go on, in ms (default 60,000). */
   retryForMs?: number;
+  /** Reads the whole branch, for when `session.messages` holds only its newest part (a `historyWindow`). */
+  readBranch?: () => Promise<readonly Message[]>;
 }
 
 /**
@@ -63,7 +65,9 @@ async function step(session: HandoffSession, options: CustomerOptions, hooks: Ch
     const answer = request.type === 'tool_approval' ? { approved: true as const } : (ANSWERS[request.prompt] ?? `no scripted answer to ${request.prompt}`);
     await drain(session, session.respond(request.id, answer), hooks);
   } else {
-    const sent = scriptedMessagesSent(session.messages);
+    const held = session.messages;
+    const whole = held.length === 0 || held[0]?.seq === 1 || options.readBranch === undefined ? held : await options.readBranch();
+    const sent = scriptedMessagesSent(whole);
     const next = USER_MESSAGES[sent];
     if (next === undefined) {
       await session.close({ reason: 'resolved' });

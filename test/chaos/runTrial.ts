@@ -37,6 +37,8 @@ export interface TrialPlan {
   labels?: boolean;
   /** Self-test: delete the stored message at seq 3 before the oracle looks. */
   damage?: boolean;
+  /** The desk's `historyWindow({ messages })` (the campaign's `--window`). */
+  window?: number;
 }
 
 /** What a trial found. */
@@ -82,6 +84,7 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   const trial: TrialConfig = { store, every: plan.every, keep: plan.keep, sessionId: SESSION_ID, sideLog: join(dir, 'side.jsonl') };
   if (plan.labels) trial.labelsFile = join(dir, 'labels.txt');
   if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
+  if (plan.window !== undefined) trial.window = plan.window;
 
   // FerretDB 1.24 killed while it creates a collection keeps the SQLite table but not its metadata, and every
   // later createIndexes on that database fails ("table … already exists"): create the trial's collections

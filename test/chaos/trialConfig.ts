@@ -21,6 +21,8 @@ export interface TrialConfig {
   labelsFile?: string;
   /** When set, some kill points sleep a few ms (seeded). */
   delaySeed?: number;
+  /** The desk's `historyWindow({ messages })`, when the campaign runs with one. */
+  window?: number;
 }
 
 /**
