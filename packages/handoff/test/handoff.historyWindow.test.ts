@@ -20,8 +20,9 @@ function strip(requests: readonly RecordedRequest[]): Omit<ModelMessage, 'id'>[]
   return requests.map((request) => request.messages.map(({ id: _id, ...rest }) => rest));
 }
 
-/** The stored messages an agent sees with handoffHistory 'omit': handoff calls and results left out. */
-function visible(stored: readonly Message[]): Message[] {
+/** The stored messages an agent sees: with handoffHistory 'omit' (default) handoff calls and results left out. */
+function visible(stored: readonly Message[], mode: 'omit' | 'keep' = 'omit'): Message[] {
+  if (mode === 'keep') return [...stored];
   return stored.filter(
     (m) => !(m.role === 'tool' && isHandoffToolName(m.toolName)) && !(m.role === 'assistant' && m.content === '' && (m.toolCalls ?? []).every((c) => isHandoffToolName(c.name))),
   );
@@ -32,10 +33,10 @@ function visible(stored: readonly Message[]): Message[] {
  * run of consecutive visible messages, each once, at most `window` of them, not starting with a tool
  * result, and as long as the window allows (a window that would start with a tool result drops it).
  */
-function expectWindowed(request: RecordedRequest, stored: readonly Message[], window: number): void {
+function expectWindowed(request: RecordedRequest, stored: readonly Message[], window: number, mode: 'omit' | 'keep' = 'omit'): void {
   const ids = request.messages.filter((m) => m.role !== 'system').map((m) => m.id);
   expect(new Set(ids).size).toBe(ids.length);
-  const seen = visible(stored).map((m) => m.id);
+  const seen = visible(stored, mode).map((m) => m.id);
   const first = seen.indexOf(ids[0]!);
   expect(first).toBeGreaterThanOrEqual(0);
   expect(seen.slice(first, first + ids.length)).toEqual(ids);
@@ -78,9 +79,14 @@ describe('historyWindow: a bounded history for model input', () => {
     expect(() => inner.asExecutor({ name: 'team', description: 'A team.' })).toThrow(/historyWindow\(\)/);
   });
 
-  it('each model call sees the newest messages, whole tool groups, the same continuously and after a restore in a fresh process on every call', async () => {
+  // 'keep' with a window of 6 loads exactly 6 visible messages starting with a tool result (the previous refund's): the load must read one more.
+  for (const [handoffHistory, window] of [
+    ['omit', WINDOW],
+    ['keep', 6],
+  ] as const) {
+  it(`each model call sees the newest messages, whole tool groups, the same continuously and after a restore in a fresh process on every call (handoffHistory '${handoffHistory}', window ${window})`, async () => {
     // Continuously: one workflow object for every turn.
-    const continuous = windowDesk(new InMemoryStore(), { window: WINDOW });
+    const continuous = windowDesk(new InMemoryStore(), { window, handoffHistory });
     for (let order = 1; order <= TURNS; order += 1) await refundTurn(() => continuous.workflow.session({ id: 'w' }), order);
 
     // Restored: a new FileStore object and a new workflow (new agents) for every call, as a new process would.
@@ -93,7 +99,7 @@ describe('historyWindow: a bounded history for model input', () => {
     const open = async () => {
       const store = new FileStore({ directory: dir.path });
       opened.push(store);
-      const desk = windowDesk(store, { window: WINDOW });
+      const desk = windowDesk(store, { window, handoffHistory });
       fresh.push(desk);
       return desk.workflow.session({ id: 'w' });
     };
@@ -105,15 +111,21 @@ describe('historyWindow: a bounded history for model input', () => {
 
     expect(strip(triage)).toEqual(strip(continuous.triageModel.requests));
     expect(strip(billing)).toEqual(strip(continuous.billingModel.requests));
+    // What the executor itself is given (ExecutorInput.history) is the same too, and never starts with a tool result.
+    const histories = fresh.flatMap((desk) => desk.billingHistories);
+    const shape = (list: Message[][]) => list.map((history) => history.map((m) => `${m.role}:${m.toolCallId ?? ''}:${m.content}`));
+    expect(shape(histories)).toEqual(shape(continuous.billingHistories));
+    for (const history of histories) expect(history[0]?.role).not.toBe('tool');
     const stored = await opened.at(-1)!.readMessages('w', 'main');
     expect(stored).toHaveLength(TURNS * 6);
     expect(danglingToolCalls(stored)).toEqual([]);
-    for (const request of [...triage, ...billing]) expectWindowed(request, stored, WINDOW);
-    // The window bites: late calls see a few of the 48 visible messages, starting mid-conversation.
-    expect(billing.at(-1)!.messages.filter((m) => m.role !== 'system')).toHaveLength(WINDOW);
+    for (const request of [...triage, ...billing]) expectWindowed(request, stored, window, handoffHistory);
+    // The window bites: late calls see a few of the visible messages, starting mid-conversation.
+    expect(billing.at(-1)!.messages.filter((m) => m.role !== 'system').length).toBeGreaterThanOrEqual(window - 1);
     expect(billing.at(-1)!.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: `r-${TURNS}` });
     for (const store of opened) await store.close();
   });
+  }
 
   it('opening a long windowed session reads a range near the head, not the whole branch; without a window it reads everything', async () => {
     const dir = await tempDir();

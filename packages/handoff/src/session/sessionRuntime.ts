@@ -156,7 +156,7 @@ export class SessionRuntime {
    * the history, and replays messages committed after the checkpoint through the routing machine.
    * The history is the whole branch (one read), or, with a `historyWindow` and a checkpoint, only
    * what the window and recovery need: the messages from `throughSeq − window + 1` on (one range
-   * read; older ones are read back while the agents' view of them is shorter than the window).
+   * read; older ones are read back while agents would see no more than the window of them).
    * What needs older messages later reads them then ({@link completeHistory}).
    *
    * @throws {NotFoundError} when the session, branch or checkpoint does not exist
@@ -264,11 +264,16 @@ export class SessionRuntime {
     return undefined;
   }
 
-  /** Reads older messages back until agents see `window` of them or the branch's first message is held. */
+  /**
+   * Reads older messages back until agents see more than `window` of them, or the branch's first
+   * message is held. More than the window, not as many: the window is cut where it would start with a
+   * tool result (its call is outside), and telling that needs the message before it; a history of
+   * exactly `window` messages would be given whole, unlike the same branch loaded whole.
+   */
   async #readBack(history: HistoryView, window: number): Promise<void> {
-    while (!history.complete && history.visibleCount < window) {
+    while (!history.complete && history.visibleCount <= window) {
       const throughSeq = history.firstSeq - 1;
-      const fromSeq = Math.max(1, throughSeq - 2 * (window - history.visibleCount) + 1);
+      const fromSeq = Math.max(1, throughSeq - 2 * (window + 1 - history.visibleCount) + 1);
       const older = throughSeq < 1 ? [] : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, fromSeq, throughSeq });
       history.prepend(older, { complete: fromSeq === 1 });
     }

@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { agent, type ContextProvider, type Message, type ModelMessage, type Store, tool } from '@baton/core';
+import { AgentExecutor, agent, type ContextProvider, type Executor, type Message, type ModelMessage, type Store, tool } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffSession } from '../../src/index.js';
@@ -8,6 +8,8 @@ import { HandoffBuilder, type HandoffSession } from '../../src/index.js';
 export interface WindowDeskOptions {
   /** `historyWindow({ messages })`; none: the whole history. */
   window?: number;
+  /** `handoffHistory(mode)` (default `'omit'`). */
+  handoffHistory?: 'omit' | 'keep';
   /** A file each refund appends `start:<order>:<who>` and `done:<order>:<who>` to. */
   log?: string;
   /** Who runs the desk (written to the log). */
@@ -53,16 +55,28 @@ export function windowDesk(store: Store, options: WindowDeskOptions = {}) {
     return last?.role === 'tool' && last.toolName === 'refund' ? { text: `Refunded order ${order}.` } : { toolCalls: [{ id: `r-${order}`, name: 'refund', arguments: { orderId: order } }] };
   });
   const triage = agent({ name: 'triage', description: 'Routes customers.', instructions: 'Route the customer.', model: triageModel });
-  const billing = agent({ name: 'billing', description: 'Refunds.', instructions: 'Refund orders.', tools: [refund], model: billingModel });
+  const billingAgent = new AgentExecutor(agent({ name: 'billing', description: 'Refunds.', instructions: 'Refund orders.', tools: [refund], model: billingModel }));
+  // What billing's executor is given at the start of each activation (ExecutorInput.history), oldest first.
+  const billingHistories: Message[][] = [];
+  const billing: Executor = {
+    name: billingAgent.name,
+    description: billingAgent.description,
+    validateApprovedArguments: (name, args) => billingAgent.validateApprovedArguments(name, args),
+    execute: (input) => {
+      billingHistories.push([...input.history]);
+      return billingAgent.execute(input);
+    },
+  };
   const builder = new HandoffBuilder({ name: 'window' }).participants(triage, billing).coordinator(triage).store(store);
   if (options.window !== undefined) builder.historyWindow({ messages: options.window });
+  if (options.handoffHistory !== undefined) builder.handoffHistory(options.handoffHistory);
   if (options.providers !== undefined) builder.contextProviders(...options.providers);
   const terminate = options.terminateWhen;
   if (terminate !== undefined) builder.terminateWhen(({ messages }) => {
       terminate(messages);
       return false;
     });
-  return { workflow: builder.build(), triageModel, billingModel };
+  return { workflow: builder.build(), triageModel, billingModel, billingHistories };
 }
 
 /** One turn of the script: "refund order N", then approve the refund; `open` gives the session for each of the two calls (the same object, or a fresh process's). */
