@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,39 +6,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HandoffBuilder } from '../src/index.js';
 import { crashDesk } from './support/crashDesk.js';
 import { collect, danglingToolCalls, deskAgents, ofType, tempDir } from './support/helpers.js';
+import { killChildWhen } from './support/killChild.js';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const childScript = fileURLToPath(new URL('./support/crashChild.ts', import.meta.url));
 
 /** Starts the child turn and kills it with SIGKILL once two of its three tool results are stored as pending writes. */
 async function crashAfterTwoResults(directory: string, logFile: string): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, directory, logFile], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    const deadline = Date.now() + 25_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`The child exited early:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`Two pending writes never appeared:\n${output}`);
-      const probe = new FileStore({ directory });
-      const checkpoint = await probe.loadCheckpoint('crash-1', 'main').catch(() => undefined);
-      await probe.close();
-      if ((checkpoint?.pendingWrites.length ?? 0) >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
+  const twoStored = async () => {
+    const probe = new FileStore({ directory });
+    const checkpoint = await probe.loadCheckpoint('crash-1', 'main').catch(() => undefined);
+    await probe.close();
+    return (checkpoint?.pendingWrites.length ?? 0) >= 2;
+  };
+  await killChildWhen(childScript, [directory, logFile], twoStored, 'Two pending writes');
 }
 
 describe('crash mid-step (Done-when 3)', () => {

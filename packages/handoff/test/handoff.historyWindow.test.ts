@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,9 +6,9 @@ import type { RecordedRequest } from '@baton/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HandoffBuilder, isHandoffToolName } from '../src/index.js';
 import { danglingToolCalls, deskAgents, tempDir } from './support/helpers.js';
+import { killChildWhen } from './support/killChild.js';
 import { refundTurn, windowDesk } from './support/windowDesk.js';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const childScript = fileURLToPath(new URL('./support/windowCrashChild.ts', import.meta.url));
 
 const WINDOW = 7;
@@ -238,27 +237,6 @@ describe('historyWindow: a bounded history for model input', () => {
 
 /** Runs the child until the refund of order `killAt` started, then kills it with SIGKILL. */
 async function killWhenStarted(directory: string, log: string, killAt: number): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, directory, log, String(WINDOW), String(killAt)], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    const deadline = Date.now() + 40_000;
-    while (!readFileSync(log, 'utf8').includes(`start:${killAt}:child`)) {
-      if (child.exitCode !== null) throw new Error(`The child exited early:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`The refund of order ${killAt} never started:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
+  const started = () => readFileSync(log, 'utf8').includes(`start:${killAt}:child`);
+  await killChildWhen(childScript, [directory, log, String(WINDOW), String(killAt)], started, `The refund of order ${killAt}`, 40_000);
 }

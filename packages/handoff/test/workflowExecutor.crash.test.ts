@@ -1,40 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileStore } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collect, danglingToolCalls, ofType, tempDir } from './support/helpers.js';
+import { killChildWhen } from './support/killChild.js';
 import { nestedCrashDesk } from './support/nestedCrashDesk.js';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const childScript = fileURLToPath(new URL('./support/nestedCrashChild.ts', import.meta.url));
 
 /** Starts the child turn and kills it with SIGKILL once `look_up_order`'s result is stored as a pending write. */
 async function crashMidInnerStep(directory: string): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, directory, join(directory, '..', 'runs.log')], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += String(chunk)));
-  child.stderr?.on('data', (chunk) => (output += String(chunk)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    const deadline = Date.now() + 25_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`The child exited early:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`The pending write never appeared:\n${output}`);
-      const probe = new FileStore({ directory });
-      const checkpoint = await probe.loadCheckpoint('nested-crash', 'main').catch(() => undefined);
-      await probe.close();
-      if ((checkpoint?.pendingWrites.length ?? 0) >= 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
+  const oneStored = async () => {
+    const probe = new FileStore({ directory });
+    const checkpoint = await probe.loadCheckpoint('nested-crash', 'main').catch(() => undefined);
+    await probe.close();
+    return (checkpoint?.pendingWrites.length ?? 0) >= 1;
+  };
+  await killChildWhen(childScript, [directory, join(directory, '..', 'runs.log')], oneStored, 'The pending write');
 }
 
 describe('workflow.asExecutor() after a real crash', () => {
