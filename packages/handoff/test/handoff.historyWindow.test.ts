@@ -160,6 +160,36 @@ describe('historyWindow: a bounded history for model input', () => {
     }
   });
 
+  it('a fork opened with a window reads across its parent reference and continues as its parent would have', async () => {
+    const continuous = windowDesk(new InMemoryStore(), { window: WINDOW });
+    for (let order = 1; order <= 10; order += 1) await refundTurn(() => continuous.workflow.session({ id: 'w' }), order);
+
+    const store = new InMemoryStore();
+    const first = windowDesk(store, { window: WINDOW });
+    for (let order = 1; order <= 6; order += 1) await refundTurn(() => first.workflow.session({ id: 'f' }), order);
+    await (await first.workflow.session({ id: 'f' })).fork({ atSeq: 36, branchId: 'alt' });
+    const desks: ReturnType<typeof windowDesk>[] = [];
+    const reads: { options: ReadMessagesOptions | undefined; count: number }[] = [];
+    const open = async () => {
+      const counting = readCounting(store);
+      const desk = windowDesk(counting.store, { window: WINDOW });
+      desks.push(desk);
+      const session = await desk.workflow.session({ id: 'f', branch: 'alt' });
+      reads.push(...counting.reads);
+      return session;
+    };
+    for (let order = 7; order <= 10; order += 1) await refundTurn(open, order);
+    const billing = desks.flatMap((desk) => desk.billingModel.requests);
+    expect(billing).toHaveLength(8);
+    expect(strip(billing)).toEqual(strip(continuous.billingModel.requests).slice(-8));
+    const fork = await store.readMessages('f', 'alt');
+    expect(fork).toHaveLength(60);
+    expect(danglingToolCalls(fork)).toEqual([]);
+    // Every open after the fork's first checkpoint read a range (the first reads the branch whole: no checkpoint yet).
+    expect(reads.slice(1).every((read) => (read.options?.fromSeq ?? 1) > 1)).toBe(true);
+    expect(reads.slice(1).some((read) => (read.options?.fromSeq ?? 1) <= 36)).toBe(true);
+  });
+
   it('closing after a windowed load gives context providers (episodes) the whole branch; fork and terminateWhen see it too', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
