@@ -139,9 +139,20 @@ export class HistoryView {
    */
   forAgent(): readonly Message[] {
     const last = this.last;
-    const view = !this.#omit || last?.role !== 'assistant' || !last.toolCalls?.length ? this.#filtered : [...this.#filtered.slice(0, this.#filteredBeforeLast), last];
-    if (this.#window === undefined || view.length <= this.#window) return view;
-    return view.slice(windowStart(view, this.#window));
+    const whole = !this.#omit || last?.role !== 'assistant' || !last.toolCalls?.length;
+    const window = this.#window;
+    if (window === undefined) return whole ? this.#filtered : [...this.#filtered.slice(0, this.#filteredBeforeLast), last];
+    // Only the view's tail is copied: the window and one message before it, where windowStart cuts as on the whole view.
+    const filtered = this.#filtered;
+    const end = whole ? filtered.length : this.#filteredBeforeLast;
+    let from = end;
+    for (let counted = whole ? 0 : 1; from > 0 && counted <= window; ) {
+      from -= 1;
+      if (filtered[from]!.role !== 'context') counted += 1;
+    }
+    const tail = whole ? filtered.slice(from, end) : [...filtered.slice(from, end), last];
+    const start = windowStart(tail, window);
+    return start === 0 ? tail : tail.slice(start);
   }
 }
 

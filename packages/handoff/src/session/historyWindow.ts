@@ -25,10 +25,12 @@ export function assertHistoryWindow(window: HistoryWindow): void {
 }
 
 /**
- * Where a window of `size` messages starts in `messages` (an index; `messages.length` when it keeps
- * none): `size` messages back from the end, counting only messages at or after `from`, then past any
- * tool results it would start with (their call is outside the window). Messages with role `context`
- * are not counted (recalled context, placed by the agent loop, is not conversation).
+ * Where a window of `size` messages starts in `messages` (an index): `size` messages back from the
+ * end, counting only messages at or after `from`, then, when that cuts something off, past any tool
+ * results it would start with (their call is outside the window). Messages with role `context` are
+ * not counted and not cut for (recalled context, placed by the agent loop, is not conversation).
+ * The answer depends only on the messages from one counted message before the window on, so a
+ * caller may pass just that tail.
  *
  * @param messages stored or model messages, oldest first
  * @param size the window's size in messages (≥ 1)
@@ -40,6 +42,9 @@ export function windowStart(messages: readonly { role: string }[], size: number,
     start -= 1;
     if (messages[start]!.role !== 'context') counted += 1;
   }
+  let cut = false;
+  for (let i = start - 1; i >= from && !cut; i -= 1) cut = messages[i]!.role !== 'context';
+  if (!cut) return from;
   while (start < messages.length && messages[start]!.role === 'tool') start += 1;
   return start;
 }
