@@ -14,6 +14,8 @@ const childScript = fileURLToPath(new URL('./support/windowCrashChild.ts', impor
 const WINDOW = 7;
 const TURNS = 12;
 
+const contents = (messages: readonly { content: string }[]) => messages.map((m) => m.content);
+
 /** A model input without message ids (they differ between runs); system instructions included. */
 function strip(requests: readonly RecordedRequest[]): Omit<ModelMessage, 'id'>[][] {
   return requests.map((request) => request.messages.map(({ id: _id, ...rest }) => rest));
@@ -188,6 +190,37 @@ describe('historyWindow: a bounded history for model input', () => {
     // Every open after the fork's first checkpoint read a range (the first reads the branch whole: no checkpoint yet).
     expect(reads.slice(1).every((read) => (read.options?.fromSeq ?? 1) > 1)).toBe(true);
     expect(reads.slice(1).some((read) => (read.options?.fromSeq ?? 1) <= 36)).toBe(true);
+  });
+
+  it('when hidden handoff messages leave too few visible ones, the load reads further back until the agent sees more than the window', async () => {
+    const store = new InMemoryStore();
+    const first = await windowDesk(store, { window: 4 }).workflow.session({ id: 'hidden' });
+    await refundTurn(async () => first, 1);
+    // 20 more user messages, each followed by a handoff call and its result, which agents do not see.
+    const head = (await store.readMessages('hidden', 'main')).length;
+    const extra: Message[] = [];
+    for (let i = 1; i <= 20; i += 1) {
+      const seq = head + extra.length + 1;
+      const createdAt = new Date().toISOString();
+      extra.push({ id: `u-${i}`, seq, role: 'user', content: `question ${i}`, createdAt });
+      extra.push({ id: `h-${i}`, seq: seq + 1, role: 'assistant', agent: 'triage', content: '', toolCalls: [{ id: `hc-${i}`, name: 'handoff_to_billing', arguments: '{}' }], createdAt });
+      extra.push({ id: `r-${i}`, seq: seq + 2, role: 'tool', agent: 'triage', content: 'Transferred.', toolCallId: `hc-${i}`, toolName: 'handoff_to_billing', createdAt });
+    }
+    await store.appendMessages('hidden', 'main', extra);
+    // A checkpoint at the new head (routing idle, as after a turn), so the load has nothing to replay.
+    const checkpoint = (await store.loadCheckpoint('hidden', 'main'))!;
+    await store.saveCheckpoint({ ...checkpoint, id: 'at-head', parentId: checkpoint.id, step: checkpoint.step + 1, throughSeq: head + extra.length, createdAt: new Date().toISOString() });
+
+    const counting = readCounting(store);
+    const desk = windowDesk(counting.store, { window: 4 });
+    const session = await desk.workflow.session({ id: 'hidden' });
+    expect(counting.reads.length).toBeGreaterThan(1);
+    expect(counting.reads.every((read) => (read.options?.fromSeq ?? 1) > 1)).toBe(true);
+    for await (const _ of session.send('refund order 2')) {
+      // drain: triage hands off, billing pauses on the refund
+    }
+    const [triageInput] = desk.triageModel.requests;
+    expect(contents(triageInput!.messages.filter((m) => m.role !== 'system'))).toEqual(['question 18', 'question 19', 'question 20', 'refund order 2']);
   });
 
   it('closing after a windowed load gives context providers (episodes) the whole branch; fork and terminateWhen see it too', async () => {

@@ -155,8 +155,9 @@ export class SessionRuntime {
    * Loads the session branch from the store: documents, the newest checkpoint (or `checkpointId`),
    * the history, and replays messages committed after the checkpoint through the routing machine.
    * The history is the whole branch (one read), or, with a `historyWindow` and a checkpoint, only
-   * what the window and recovery need: the messages from `throughSeq − window + 1` on (one range
-   * read; older ones are read back while agents would see no more than the window of them).
+   * what the window and recovery need: the messages from `throughSeq − 2 × window + 1` on (one range
+   * read: twice the window, since agents do not see handoff calls and results; older ones are read
+   * back while agents would see no more than the window of them).
    * What needs older messages later reads them then ({@link completeHistory}).
    *
    * @throws {NotFoundError} when the session, branch or checkpoint does not exist
@@ -184,7 +185,7 @@ export class SessionRuntime {
       throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
     }
     const window = this.config.historyWindow?.messages;
-    const fromSeq = window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - window + 1);
+    const fromSeq = window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - 2 * window + 1);
     const messages = await store.readMessages(this.sessionId, this.branchId, fromSeq === 1 ? scope : { ...scope, fromSeq });
     const history = new HistoryView(this.config.handoffHistory, window === undefined ? {} : { window, complete: fromSeq === 1 });
     history.append(messages);
