@@ -7,6 +7,12 @@ import { ConfigurationError, type ModelMessage } from '@baton/core';
  * starts with a tool result whose call fell outside it (those results are left out too), so no tool
  * result reaches the model without its call. The stored history is never changed; with a window, a
  * session loads only the messages the window and recovery need, not the whole branch.
+ *
+ * @example
+ * ```ts
+ * import { HandoffBuilder } from '@baton/handoff';
+ * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).historyWindow({ messages: 100 }).build();
+ * ```
  */
 export interface HistoryWindow {
   /** How many of the newest messages the model sees (an integer ≥ 1). */
@@ -35,6 +41,12 @@ export function assertHistoryWindow(window: HistoryWindow): void {
  * @param messages stored or model messages, oldest first
  * @param size the window's size in messages (≥ 1)
  * @param from the first index that may be counted (0 for a history; past the instructions for a model input)
+ * @returns the index of the first message the window keeps
+ * @example
+ * ```ts
+ * import { windowStart } from '@baton/handoff';
+ * windowStart([{ role: 'user' }, { role: 'assistant' }, { role: 'tool' }, { role: 'assistant' }], 2); // 3: not the tool result whose call was cut off
+ * ```
  */
 export function windowStart(messages: readonly { role: string }[], size: number, from = 0): number {
   let start = messages.length;
@@ -55,6 +67,12 @@ export function windowStart(messages: readonly { role: string }[], size: number,
  * the rest only the newest `size` messages are kept ({@link windowStart}).
  *
  * @returns `messages` itself when it fits, else a shorter copy
+ * @example
+ * ```ts
+ * import { windowModelInput } from '@baton/handoff';
+ * const input = windowModelInput([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'a' }, { role: 'user', content: 'b' }], 1);
+ * // [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'b' }]
+ * ```
  */
 export function windowModelInput(messages: readonly ModelMessage[], size: number): readonly ModelMessage[] {
   let head = 0;
