@@ -276,6 +276,8 @@ export class SessionRuntime {
       const throughSeq = history.firstSeq - 1;
       const fromSeq = Math.max(1, throughSeq - 2 * (window + 1 - history.visibleCount) + 1);
       const older = throughSeq < 1 ? [] : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, fromSeq, throughSeq });
+      // A store that answers a range before the held messages with nothing would loop here: the view stays as it is.
+      if (older.length === 0 && throughSeq >= 1) return;
       history.prepend(older, { complete: fromSeq === 1 });
     }
   }
