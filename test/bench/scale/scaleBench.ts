@@ -9,8 +9,13 @@
  * Two workloads: instant models (CPU-bound: 200 sessions on 1, 2, 4 workers) and models that take
  * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200).
  *
- * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4]   (MONGODB_URL overrides the FerretDB it starts;
- * SCALE_DUMP=1 prints the history of every session the check finds fault with)
+ * Store: FerretDB 1.24, started for the run, on a throwaway PostgreSQL of its own (`--backend pg`,
+ * the default when PostgreSQL's server binaries are found, see postgresServer.ts) or on its embedded
+ * SQLite (`--backend sqlite`); MONGODB_URL overrides both. Prints each process's CPU use (workers,
+ * FerretDB, PostgreSQL, this driver) per configuration, as a share of one core over the run.
+ *
+ * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite]
+ * (SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -18,7 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MongoStore } from '@baton/store-mongo';
 import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
+import { type PostgresServer, postgresBinDir, startPostgres } from '../../support/postgresServer.js';
 import { checkHistory, isClean } from './historyCheck.js';
+import { cpuSeconds, hasProc } from './processCpu.js';
 import { answerTo } from './scaleDesk.js';
 import type { FromWorker, ToWorker } from './scaleProtocol.js';
 
@@ -50,6 +57,14 @@ interface Outcome {
   lost: number;
   duplicated: number;
   interleaved: number;
+  /** CPU used during the measured turns, as a share of one core (1 = one core busy all the time); absent without /proc. */
+  cpu?: { workers: number[]; ferretdb?: number; postgres?: number; driver: number };
+}
+
+/** The server processes whose CPU the bench reports (absent: not started by this run). */
+interface ServerPids {
+  ferretdb?: number;
+  postgres?: number;
 }
 
 /** A started worker process and its pending replies. */
@@ -110,7 +125,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function measure(url: string, plan: Plan): Promise<Outcome> {
+async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Outcome> {
   const db = `baton_scale_${plan.workload}_${plan.workers}_${Math.random().toString(36).slice(2, 8)}`;
   const workers = await Promise.all(Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)));
   try {
@@ -124,6 +139,13 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
     const sent = new Map<string, { texts: string[]; failed: Set<number> }>();
     let failedTurns = 0;
     let firstError: string | undefined;
+    const cpuNow = () => ({
+      workers: workers.map((w) => (w.child.pid === undefined ? 0 : cpuSeconds(w.child.pid))),
+      ferretdb: servers.ferretdb === undefined ? undefined : cpuSeconds(servers.ferretdb),
+      postgres: servers.postgres === undefined ? undefined : cpuSeconds(servers.postgres, { children: true }),
+      driver: process.cpuUsage(),
+    });
+    const cpuBefore = hasProc ? cpuNow() : undefined;
     const started = performance.now();
     await Promise.all(
       Array.from({ length: plan.sessions }, async (_, s) => {
@@ -147,6 +169,19 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuBefore === undefined ? undefined : cpuNow();
+    let cpu: Outcome['cpu'];
+    if (cpuBefore !== undefined && cpuAfter !== undefined) {
+      const share = (after: number | undefined, before: number | undefined) => (after === undefined || before === undefined ? undefined : (after - before) / seconds);
+      const driverUsage = process.cpuUsage(cpuBefore.driver);
+      const [ferretdb, postgres] = [share(cpuAfter.ferretdb, cpuBefore.ferretdb), share(cpuAfter.postgres, cpuBefore.postgres)];
+      cpu = {
+        workers: cpuAfter.workers.map((after, i) => (after - cpuBefore.workers[i]!) / seconds),
+        ...(ferretdb === undefined ? {} : { ferretdb }),
+        ...(postgres === undefined ? {} : { postgres }),
+        driver: (driverUsage.user + driverUsage.system) / 1e6 / seconds,
+      };
+    }
     const stats = await Promise.all(workers.map(workerStats));
     const turns = stats.reduce((n, s) => n + s.turns, 0);
     const byCommand: Record<string, number> = {};
@@ -191,6 +226,7 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
       lost,
       duplicated,
       interleaved,
+      ...(cpu === undefined ? {} : { cpu }),
     };
   } finally {
     await Promise.all(
@@ -215,17 +251,58 @@ function row(o: Outcome): string {
   return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${o.commandsPerTurn.toFixed(2)} (${commands}) | ${o.failedTurns} | ${check} |`;
 }
 
+/** How a configuration's CPU use reads: `workers 0.31 0.29, FerretDB 0.95, PostgreSQL 0.40, driver 0.05 cores`. */
+function cpuLine(o: Outcome): string | undefined {
+  const cpu = o.cpu;
+  if (cpu === undefined) return undefined;
+  const parts = [`workers ${cpu.workers.map((c) => c.toFixed(2)).join(' ')}`];
+  if (cpu.ferretdb !== undefined) parts.push(`FerretDB ${cpu.ferretdb.toFixed(2)}`);
+  if (cpu.postgres !== undefined) parts.push(`PostgreSQL ${cpu.postgres.toFixed(2)}`);
+  parts.push(`driver ${cpu.driver.toFixed(2)}`);
+  const total = cpu.workers.reduce((a, b) => a + b, 0) + (cpu.ferretdb ?? 0) + (cpu.postgres ?? 0) + cpu.driver;
+  return `  CPU (cores busy over the run): ${parts.join(', ')}; total ${total.toFixed(2)} of ${availableParallelism()}`;
+}
+
+/** Starts the store the run measures: FerretDB on PostgreSQL or SQLite, unless MONGODB_URL names one. */
+async function startStore(backend: string | undefined): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
+  const given = process.env.MONGODB_URL ?? '';
+  if (given !== '') {
+    console.log('store: MONGODB_URL');
+    return { url: given, servers: {}, close: async () => {} };
+  }
+  const chosen = backend ?? (postgresBinDir() === undefined ? 'sqlite' : 'pg');
+  if (chosen !== 'pg' && chosen !== 'sqlite') throw new Error(`--backend must be pg or sqlite, not ${JSON.stringify(chosen)}.`);
+  let postgres: PostgresServer | undefined;
+  let mongo: MongoServer | undefined;
+  try {
+    if (chosen === 'pg') postgres = await startPostgres({ settings: { max_connections: '200' } });
+    mongo = await startMongoServer(postgres === undefined ? {} : { postgresqlUrl: postgres.url });
+  } catch (error) {
+    await postgres?.close();
+    throw error;
+  }
+  const on = postgres === undefined ? 'SQLite' : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser})`;
+  console.log(`store: FerretDB 1.24 on ${on}, on ${mongo.url}, started for this run; --backend pg|sqlite chooses, MONGODB_URL overrides`);
+  const servers: ServerPids = {};
+  if (mongo.pid !== undefined) servers.ferretdb = mongo.pid;
+  if (postgres !== undefined) servers.postgres = postgres.pid;
+  const started = mongo;
+  return {
+    url: mongo.url,
+    servers,
+    close: async () => {
+      await started.close();
+      await postgres?.close();
+    },
+  };
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' } } });
+  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' }, backend: { type: 'string' } } });
   const turnsPerSession = Number(values.turns);
   console.log(`cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
-  let server: MongoServer | undefined;
-  let url = process.env.MONGODB_URL ?? '';
-  if (url === '') {
-    server = await startMongoServer();
-    url = server.url;
-    console.log(`store: FerretDB 1.24 (SQLite) on ${url}, started for this run; MONGODB_URL overrides`);
-  } else console.log('store: MONGODB_URL');
+  const store = await startStore(values.backend);
+  const { url } = store;
   const plans: Plan[] = [];
   if (values.only !== 'latency') for (const workers of [1, 2, 4]) plans.push({ workload: 'instant', workers, sessions: 200, turnsPerSession, modelLatencyMs: 0, maxInFlightPerWorker: 8 });
   if (values.only !== 'instant') for (const workers of [1, 2, 4]) plans.push({ workload: 'latency', workers, sessions: 50 * workers, turnsPerSession, modelLatencyMs: 300, maxInFlightPerWorker: 50 });
@@ -238,13 +315,15 @@ async function main(): Promise<void> {
     console.log('\n| models | workers | sessions | in flight per worker | turns | turns/s | p50 ms | p99 ms | store round trips per turn | turns failed (store error) | history check |');
     console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const plan of plans) {
-      const outcome = await measure(url, plan);
+      const outcome = await measure(url, plan, store.servers);
       outcomes.push(outcome);
       console.log(row(outcome));
+      const cpu = cpuLine(outcome);
+      if (cpu !== undefined) console.log(cpu);
       if (outcome.firstError !== undefined) console.log(`  first failed turn: ${outcome.firstError}`);
     }
   } finally {
-    await server?.close();
+    await store.close();
   }
   const latency = (workers: number) => outcomes.find((o) => o.plan.workload === 'latency' && o.plan.workers === workers);
   const one = latency(1);
