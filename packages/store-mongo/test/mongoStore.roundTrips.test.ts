@@ -91,14 +91,21 @@ describe('MongoStore round trips for a stateless worker', () => {
     expect(loaded?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-old']);
   });
 
-  it('appends after reading the history with one insert, no read of the last seq', async () => {
+  it('opens a session it never served with one read per document kind, then appends with one insert', async () => {
     const first = await freshStore();
     await first.createSession({ id: 'turns' });
     await first.appendMessages('turns', 'main', makeMessages(1, 4));
+    await first.saveCheckpoint(makeCheckpoint({ sessionId: 'turns', step: 1, throughSeq: 4 }));
     const worker = await freshStore();
-    await worker.getSession('turns');
-    const history = await worker.readMessages('turns', 'main');
-    expect(history.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    const opening = await sent(async () => {
+      // What a handoff session's load asks of the store, in order.
+      await worker.getSession('turns');
+      await worker.getBranch('turns', 'main');
+      const history = await worker.readMessages('turns', 'main');
+      expect(history.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+      expect((await worker.loadCheckpoint('turns', 'main'))?.throughSeq).toBe(4);
+    });
+    expect(opening).toEqual(['find baton_sessions', 'find baton_branches', 'find baton_messages', 'find baton_checkpoints']);
     expect(await sent(() => worker.appendMessages('turns', 'main', makeMessages(5, 4)))).toEqual(['insert baton_messages']);
     expect((await first.readMessages('turns', 'main')).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
