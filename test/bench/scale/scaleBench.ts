@@ -12,10 +12,11 @@
  * Store: FerretDB 1.24, started for the run, on a throwaway PostgreSQL of its own (`--backend pg`,
  * the default when PostgreSQL's server binaries are found, see postgresServer.ts) or on its embedded
  * SQLite (`--backend sqlite`); MONGODB_URL overrides both. Prints each process's CPU use (workers,
- * FerretDB, PostgreSQL, this driver) per configuration, as a share of one core over the run.
+ * FerretDB, PostgreSQL, this driver) per configuration: cores used, and cores waited for while runnable.
  *
- * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite]
- * (SCALE_DUMP=1 prints the history of every session the check finds fault with)
+ * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite] [--pg name=value …]
+ * (`--pg` passes a setting to the PostgreSQL it starts, e.g. `--pg synchronous_commit=off`;
+ * SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -25,7 +26,7 @@ import { MongoStore } from '@baton/store-mongo';
 import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
 import { type PostgresServer, postgresBinDir, startPostgres } from '../../support/postgresServer.js';
 import { checkHistory, isClean } from './historyCheck.js';
-import { cpuSeconds, hasProc } from './processCpu.js';
+import { type CpuSample, hasProc, sampleCpu } from './processCpu.js';
 import { answerTo } from './scaleDesk.js';
 import type { FromWorker, ToWorker } from './scaleProtocol.js';
 
@@ -57,8 +58,11 @@ interface Outcome {
   lost: number;
   duplicated: number;
   interleaved: number;
-  /** CPU used during the measured turns, as a share of one core (1 = one core busy all the time); absent without /proc. */
-  cpu?: { workers: number[]; ferretdb?: number; postgres?: number; driver: number };
+  /**
+   * CPU during the measured turns, in cores (seconds per second of the run: 1 = one core busy all
+   * the time): used on a core, and waited for one while runnable; absent without /proc.
+   */
+  cpu?: { workers: CpuSample[]; ferretdb?: CpuSample; postgres?: CpuSample; driver: CpuSample };
 }
 
 /** The server processes whose CPU the bench reports (absent: not started by this run). */
@@ -140,10 +144,10 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
     let failedTurns = 0;
     let firstError: string | undefined;
     const cpuNow = () => ({
-      workers: workers.map((w) => (w.child.pid === undefined ? 0 : cpuSeconds(w.child.pid))),
-      ferretdb: servers.ferretdb === undefined ? undefined : cpuSeconds(servers.ferretdb),
-      postgres: servers.postgres === undefined ? undefined : cpuSeconds(servers.postgres, { children: true }),
-      driver: process.cpuUsage(),
+      workers: workers.map((w) => (w.child.pid === undefined ? { cpu: 0, waited: 0 } : sampleCpu(w.child.pid))),
+      ferretdb: servers.ferretdb === undefined ? undefined : sampleCpu(servers.ferretdb),
+      postgres: servers.postgres === undefined ? undefined : sampleCpu(servers.postgres, { children: true }),
+      driver: sampleCpu(process.pid),
     });
     const cpuBefore = hasProc ? cpuNow() : undefined;
     const started = performance.now();
@@ -172,14 +176,14 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
     const cpuAfter = cpuBefore === undefined ? undefined : cpuNow();
     let cpu: Outcome['cpu'];
     if (cpuBefore !== undefined && cpuAfter !== undefined) {
-      const share = (after: number | undefined, before: number | undefined) => (after === undefined || before === undefined ? undefined : (after - before) / seconds);
-      const driverUsage = process.cpuUsage(cpuBefore.driver);
-      const [ferretdb, postgres] = [share(cpuAfter.ferretdb, cpuBefore.ferretdb), share(cpuAfter.postgres, cpuBefore.postgres)];
+      const rate = (after: CpuSample, before: CpuSample): CpuSample => ({ cpu: (after.cpu - before.cpu) / seconds, waited: (after.waited - before.waited) / seconds });
+      const ferretdb = cpuAfter.ferretdb === undefined || cpuBefore.ferretdb === undefined ? undefined : rate(cpuAfter.ferretdb, cpuBefore.ferretdb);
+      const postgres = cpuAfter.postgres === undefined || cpuBefore.postgres === undefined ? undefined : rate(cpuAfter.postgres, cpuBefore.postgres);
       cpu = {
-        workers: cpuAfter.workers.map((after, i) => (after - cpuBefore.workers[i]!) / seconds),
+        workers: cpuAfter.workers.map((after, i) => rate(after, cpuBefore.workers[i]!)),
         ...(ferretdb === undefined ? {} : { ferretdb }),
         ...(postgres === undefined ? {} : { postgres }),
-        driver: (driverUsage.user + driverUsage.system) / 1e6 / seconds,
+        driver: rate(cpuAfter.driver, cpuBefore.driver),
       };
     }
     const stats = await Promise.all(workers.map(workerStats));
@@ -251,20 +255,29 @@ function row(o: Outcome): string {
   return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${o.commandsPerTurn.toFixed(2)} (${commands}) | ${o.failedTurns} | ${check} |`;
 }
 
-/** How a configuration's CPU use reads: `workers 0.31 0.29, FerretDB 0.95, PostgreSQL 0.40, driver 0.05 cores`. */
-function cpuLine(o: Outcome): string | undefined {
+/**
+ * How a configuration's CPU use reads, in cores over the run, used/waited:
+ * `workers 0.31/0.40 0.29/0.38, FerretDB 0.95/0.50, PostgreSQL 0.40/0.20, driver 0.05/0.01`.
+ */
+function cpuLines(o: Outcome): string[] {
   const cpu = o.cpu;
-  if (cpu === undefined) return undefined;
-  const parts = [`workers ${cpu.workers.map((c) => c.toFixed(2)).join(' ')}`];
-  if (cpu.ferretdb !== undefined) parts.push(`FerretDB ${cpu.ferretdb.toFixed(2)}`);
-  if (cpu.postgres !== undefined) parts.push(`PostgreSQL ${cpu.postgres.toFixed(2)}`);
-  parts.push(`driver ${cpu.driver.toFixed(2)}`);
-  const total = cpu.workers.reduce((a, b) => a + b, 0) + (cpu.ferretdb ?? 0) + (cpu.postgres ?? 0) + cpu.driver;
-  return `  CPU (cores busy over the run): ${parts.join(', ')}; total ${total.toFixed(2)} of ${availableParallelism()}`;
+  if (cpu === undefined) return [];
+  const pair = (s: CpuSample) => `${s.cpu.toFixed(2)}/${s.waited.toFixed(2)}`;
+  const parts = [`workers ${cpu.workers.map(pair).join(' ')}`];
+  if (cpu.ferretdb !== undefined) parts.push(`FerretDB ${pair(cpu.ferretdb)}`);
+  if (cpu.postgres !== undefined) parts.push(`PostgreSQL ${pair(cpu.postgres)}`);
+  parts.push(`driver ${pair(cpu.driver)}`);
+  const all = [...cpu.workers, cpu.driver, ...(cpu.ferretdb === undefined ? [] : [cpu.ferretdb]), ...(cpu.postgres === undefined ? [] : [cpu.postgres])];
+  const used = all.reduce((n, s) => n + s.cpu, 0);
+  const waited = all.reduce((n, s) => n + s.waited, 0);
+  return [
+    `  CPU, cores used/waited for (runnable, no core free): ${parts.join(', ')}`,
+    `  these processes: ${used.toFixed(2)} of ${availableParallelism()} cores used, ${waited.toFixed(2)} waited for; load average ${loadavg()[0]!.toFixed(2)}`,
+  ];
 }
 
 /** Starts the store the run measures: FerretDB on PostgreSQL or SQLite, unless MONGODB_URL names one. */
-async function startStore(backend: string | undefined): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
+async function startStore(backend: string | undefined, pgSettings: readonly string[]): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
   const given = process.env.MONGODB_URL ?? '';
   if (given !== '') {
     console.log('store: MONGODB_URL');
@@ -275,13 +288,20 @@ async function startStore(backend: string | undefined): Promise<{ url: string; s
   let postgres: PostgresServer | undefined;
   let mongo: MongoServer | undefined;
   try {
-    if (chosen === 'pg') postgres = await startPostgres({ settings: { max_connections: '200' } });
+    const settings: Record<string, string> = { max_connections: '200' };
+    for (const setting of pgSettings) {
+      const [name, ...value] = setting.split('=');
+      if (name === undefined || name === '' || value.length === 0) throw new Error(`--pg takes name=value (a PostgreSQL setting), not ${JSON.stringify(setting)}.`);
+      settings[name] = value.join('=');
+    }
+    if (chosen === 'pg') postgres = await startPostgres({ settings });
     mongo = await startMongoServer(postgres === undefined ? {} : { postgresqlUrl: postgres.url });
   } catch (error) {
     await postgres?.close();
     throw error;
   }
-  const on = postgres === undefined ? 'SQLite' : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser})`;
+  const changed = pgSettings.length === 0 ? '' : `, settings ${pgSettings.join(' ')}`;
+  const on = postgres === undefined ? 'SQLite' : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser}${changed})`;
   console.log(`store: FerretDB 1.24 on ${on}, on ${mongo.url}, started for this run; --backend pg|sqlite chooses, MONGODB_URL overrides`);
   const servers: ServerPids = {};
   if (mongo.pid !== undefined) servers.ferretdb = mongo.pid;
@@ -298,10 +318,11 @@ async function startStore(backend: string | undefined): Promise<{ url: string; s
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' }, backend: { type: 'string' } } });
+  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' }, backend: { type: 'string' }, pg: { type: 'string', multiple: true } },
+  });
   const turnsPerSession = Number(values.turns);
   console.log(`cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
-  const store = await startStore(values.backend);
+  const store = await startStore(values.backend, values.pg ?? []);
   const { url } = store;
   const plans: Plan[] = [];
   if (values.only !== 'latency') for (const workers of [1, 2, 4]) plans.push({ workload: 'instant', workers, sessions: 200, turnsPerSession, modelLatencyMs: 0, maxInFlightPerWorker: 8 });
@@ -318,8 +339,7 @@ async function main(): Promise<void> {
       const outcome = await measure(url, plan, store.servers);
       outcomes.push(outcome);
       console.log(row(outcome));
-      const cpu = cpuLine(outcome);
-      if (cpu !== undefined) console.log(cpu);
+      for (const line of cpuLines(outcome)) console.log(line);
       if (outcome.firstError !== undefined) console.log(`  first failed turn: ${outcome.firstError}`);
     }
   } finally {
