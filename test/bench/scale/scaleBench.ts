@@ -270,9 +270,17 @@ function cpuLines(o: Outcome): string[] {
   const all = [...cpu.workers, cpu.driver, ...(cpu.ferretdb === undefined ? [] : [cpu.ferretdb]), ...(cpu.postgres === undefined ? [] : [cpu.postgres])];
   const used = all.reduce((n, s) => n + s.cpu, 0);
   const waited = all.reduce((n, s) => n + s.waited, 0);
+  // CPU per turn does not depend on how busy the machine is, so it bounds what these cores can serve.
+  const msPerTurn = (cores: number) => (cores * 1000) / o.turnsPerSecond;
+  const perTurn = [`workers ${msPerTurn(cpu.workers.reduce((n, s) => n + s.cpu, 0)).toFixed(1)}`];
+  if (cpu.ferretdb !== undefined) perTurn.push(`FerretDB ${msPerTurn(cpu.ferretdb.cpu).toFixed(1)}`);
+  if (cpu.postgres !== undefined) perTurn.push(`PostgreSQL ${msPerTurn(cpu.postgres.cpu).toFixed(1)}`);
+  perTurn.push(`driver ${msPerTurn(cpu.driver.cpu).toFixed(1)}`);
+  const cores = availableParallelism();
   return [
     `  CPU, cores used/waited for (runnable, no core free): ${parts.join(', ')}`,
-    `  these processes: ${used.toFixed(2)} of ${availableParallelism()} cores used, ${waited.toFixed(2)} waited for; load average ${loadavg()[0]!.toFixed(2)}`,
+    `  these processes: ${used.toFixed(2)} of ${cores} cores used, ${waited.toFixed(2)} waited for; load average ${loadavg()[0]!.toFixed(2)}`,
+    `  CPU ms per turn: ${perTurn.join(', ')}; total ${msPerTurn(used).toFixed(1)}, so ${cores} idle cores could serve at most ${((cores * 1000) / msPerTurn(used)).toFixed(0)} turns/s`,
   ];
 }
 
