@@ -1,6 +1,6 @@
 /**
- * A real MongoDB-compatible server for tests: FerretDB v1.24.2 with its embedded SQLite backend,
- * on a free 127.0.0.1 port, with its data in a temp dir. It can be stopped and restarted on the
+ * A real MongoDB-compatible server for tests: FerretDB v1.24.2 with its embedded SQLite backend
+ * (or, with `postgresqlUrl`, its PostgreSQL backend), on a free 127.0.0.1 port, with its data in a temp dir. It can be stopped and restarted on the
  * same port with the same data (for connection-loss tests).
  *
  * @example
@@ -24,8 +24,10 @@ export interface MongoServer {
   /** `mongodb://127.0.0.1:<port>/`. */
   readonly url: string;
   readonly port: number;
-  /** Where FerretDB keeps its SQLite files. */
+  /** FerretDB's state dir (and its SQLite files on the SQLite backend). */
   readonly stateDir: string;
+  /** FerretDB's process id while it runs. */
+  readonly pid: number | undefined;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s); the data stays. */
   stop(): Promise<void>;
   /** Starts it again on the same port with the same data and waits until it answers a ping. */
@@ -40,6 +42,11 @@ export interface StartMongoServerOptions {
   cacheDir?: string;
   /** How long to wait for the first ping, in ms. Default 30,000. */
   readyTimeoutMs?: number;
+  /**
+   * Runs FerretDB on its PostgreSQL backend with this URL (`postgres://user@host:port/db`, e.g. from
+   * `startPostgres()` in postgresServer.ts) instead of its embedded SQLite backend.
+   */
+  postgresqlUrl?: string;
 }
 
 const running = new Set<ChildProcess>();
@@ -57,12 +64,12 @@ export async function startMongoServer(options: StartMongoServerOptions = {}): P
   const stateDir = await mkdtemp(join(tmpdir(), 'baton-ferretdb-'));
   const port = await freePort();
   const url = `mongodb://127.0.0.1:${port}/`;
+  const backend = options.postgresqlUrl === undefined ? ['--handler=sqlite', `--sqlite-url=file:${stateDir}/`] : ['--handler=pg', `--postgresql-url=${options.postgresqlUrl}`];
   const args = [
-    '--handler=sqlite',
+    ...backend,
     '--telemetry=disable',
     `--listen-addr=127.0.0.1:${port}`,
     `--state-dir=${stateDir}`,
-    `--sqlite-url=file:${stateDir}/`,
     '--debug-addr=-',
     '--log-level=warn',
   ];
@@ -105,6 +112,9 @@ export async function startMongoServer(options: StartMongoServerOptions = {}): P
     url,
     port,
     stateDir,
+    get pid() {
+      return child?.pid;
+    },
     stop,
     restart: async () => {
       await stop();

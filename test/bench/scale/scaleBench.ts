@@ -9,7 +9,13 @@
  * Two workloads: instant models (CPU-bound: 200 sessions on 1, 2, 4 workers) and models that take
  * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200).
  *
- * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4]   (MONGODB_URL overrides the FerretDB it starts;
+ * Store: FerretDB 1.24, started for the run, on a throwaway PostgreSQL of its own (`--backend pg`,
+ * the default when PostgreSQL's server binaries are found, see postgresServer.ts) or on its embedded
+ * SQLite (`--backend sqlite`); MONGODB_URL overrides both. Prints each process's CPU use (workers,
+ * FerretDB, PostgreSQL, this driver) per configuration: cores used, and cores waited for while runnable.
+ *
+ * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite] [--pg name=value …]
+ * (`--pg` passes a setting to the PostgreSQL it starts, e.g. `--pg synchronous_commit=off`;
  * SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -18,7 +24,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MongoStore } from '@baton/store-mongo';
 import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
+import { type PostgresServer, postgresBinDir, startPostgres } from '../../support/postgresServer.js';
 import { checkHistory, isClean } from './historyCheck.js';
+import { type CpuSample, hasProc, sampleCpu } from './processCpu.js';
 import { answerTo } from './scaleDesk.js';
 import type { FromWorker, ToWorker } from './scaleProtocol.js';
 
@@ -50,6 +58,17 @@ interface Outcome {
   lost: number;
   duplicated: number;
   interleaved: number;
+  /**
+   * CPU during the measured turns, in cores (seconds per second of the run: 1 = one core busy all
+   * the time): used on a core, and waited for one while runnable; absent without /proc.
+   */
+  cpu?: { workers: CpuSample[]; ferretdb?: CpuSample; postgres?: CpuSample; driver: CpuSample };
+}
+
+/** The server processes whose CPU the bench reports (absent: not started by this run). */
+interface ServerPids {
+  ferretdb?: number;
+  postgres?: number;
 }
 
 /** A started worker process and its pending replies. */
@@ -110,7 +129,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-async function measure(url: string, plan: Plan): Promise<Outcome> {
+async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Outcome> {
   const db = `baton_scale_${plan.workload}_${plan.workers}_${Math.random().toString(36).slice(2, 8)}`;
   const workers = await Promise.all(Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)));
   try {
@@ -124,6 +143,13 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
     const sent = new Map<string, { texts: string[]; failed: Set<number> }>();
     let failedTurns = 0;
     let firstError: string | undefined;
+    const cpuNow = () => ({
+      workers: workers.map((w) => (w.child.pid === undefined ? { cpu: 0, waited: 0 } : sampleCpu(w.child.pid))),
+      ferretdb: servers.ferretdb === undefined ? undefined : sampleCpu(servers.ferretdb),
+      postgres: servers.postgres === undefined ? undefined : sampleCpu(servers.postgres, { children: true }),
+      driver: sampleCpu(process.pid),
+    });
+    const cpuBefore = hasProc ? cpuNow() : undefined;
     const started = performance.now();
     await Promise.all(
       Array.from({ length: plan.sessions }, async (_, s) => {
@@ -147,6 +173,19 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuBefore === undefined ? undefined : cpuNow();
+    let cpu: Outcome['cpu'];
+    if (cpuBefore !== undefined && cpuAfter !== undefined) {
+      const rate = (after: CpuSample, before: CpuSample): CpuSample => ({ cpu: (after.cpu - before.cpu) / seconds, waited: (after.waited - before.waited) / seconds });
+      const ferretdb = cpuAfter.ferretdb === undefined || cpuBefore.ferretdb === undefined ? undefined : rate(cpuAfter.ferretdb, cpuBefore.ferretdb);
+      const postgres = cpuAfter.postgres === undefined || cpuBefore.postgres === undefined ? undefined : rate(cpuAfter.postgres, cpuBefore.postgres);
+      cpu = {
+        workers: cpuAfter.workers.map((after, i) => rate(after, cpuBefore.workers[i]!)),
+        ...(ferretdb === undefined ? {} : { ferretdb }),
+        ...(postgres === undefined ? {} : { postgres }),
+        driver: rate(cpuAfter.driver, cpuBefore.driver),
+      };
+    }
     const stats = await Promise.all(workers.map(workerStats));
     const turns = stats.reduce((n, s) => n + s.turns, 0);
     const byCommand: Record<string, number> = {};
@@ -191,6 +230,7 @@ async function measure(url: string, plan: Plan): Promise<Outcome> {
       lost,
       duplicated,
       interleaved,
+      ...(cpu === undefined ? {} : { cpu }),
     };
   } finally {
     await Promise.all(
@@ -215,17 +255,83 @@ function row(o: Outcome): string {
   return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${o.commandsPerTurn.toFixed(2)} (${commands}) | ${o.failedTurns} | ${check} |`;
 }
 
+/**
+ * How a configuration's CPU use reads, in cores over the run, used/waited:
+ * `workers 0.31/0.40 0.29/0.38, FerretDB 0.95/0.50, PostgreSQL 0.40/0.20, driver 0.05/0.01`.
+ */
+function cpuLines(o: Outcome): string[] {
+  const cpu = o.cpu;
+  if (cpu === undefined) return [];
+  const pair = (s: CpuSample) => `${s.cpu.toFixed(2)}/${s.waited.toFixed(2)}`;
+  const parts = [`workers ${cpu.workers.map(pair).join(' ')}`];
+  if (cpu.ferretdb !== undefined) parts.push(`FerretDB ${pair(cpu.ferretdb)}`);
+  if (cpu.postgres !== undefined) parts.push(`PostgreSQL ${pair(cpu.postgres)}`);
+  parts.push(`driver ${pair(cpu.driver)}`);
+  const all = [...cpu.workers, cpu.driver, ...(cpu.ferretdb === undefined ? [] : [cpu.ferretdb]), ...(cpu.postgres === undefined ? [] : [cpu.postgres])];
+  const used = all.reduce((n, s) => n + s.cpu, 0);
+  const waited = all.reduce((n, s) => n + s.waited, 0);
+  // CPU per turn does not depend on how busy the machine is, so it bounds what these cores can serve.
+  const msPerTurn = (cores: number) => (cores * 1000) / o.turnsPerSecond;
+  const perTurn = [`workers ${msPerTurn(cpu.workers.reduce((n, s) => n + s.cpu, 0)).toFixed(1)}`];
+  if (cpu.ferretdb !== undefined) perTurn.push(`FerretDB ${msPerTurn(cpu.ferretdb.cpu).toFixed(1)}`);
+  if (cpu.postgres !== undefined) perTurn.push(`PostgreSQL ${msPerTurn(cpu.postgres.cpu).toFixed(1)}`);
+  perTurn.push(`driver ${msPerTurn(cpu.driver.cpu).toFixed(1)}`);
+  const cores = availableParallelism();
+  return [
+    `  CPU, cores used/waited for (runnable, no core free): ${parts.join(', ')}`,
+    `  these processes: ${used.toFixed(2)} of ${cores} cores used, ${waited.toFixed(2)} waited for; load average ${loadavg()[0]!.toFixed(2)}`,
+    `  CPU ms per turn: ${perTurn.join(', ')}; total ${msPerTurn(used).toFixed(1)}, so ${cores} idle cores could serve at most ${((cores * 1000) / msPerTurn(used)).toFixed(0)} turns/s`,
+  ];
+}
+
+/** Starts the store the run measures: FerretDB on PostgreSQL or SQLite, unless MONGODB_URL names one. */
+async function startStore(backend: string | undefined, pgSettings: readonly string[]): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
+  const given = process.env.MONGODB_URL ?? '';
+  if (given !== '') {
+    console.log('store: MONGODB_URL');
+    return { url: given, servers: {}, close: async () => {} };
+  }
+  const chosen = backend ?? (postgresBinDir() === undefined ? 'sqlite' : 'pg');
+  if (chosen !== 'pg' && chosen !== 'sqlite') throw new Error(`--backend must be pg or sqlite, not ${JSON.stringify(chosen)}.`);
+  let postgres: PostgresServer | undefined;
+  let mongo: MongoServer | undefined;
+  try {
+    const settings: Record<string, string> = { max_connections: '200' };
+    for (const setting of pgSettings) {
+      const [name, ...value] = setting.split('=');
+      if (name === undefined || name === '' || value.length === 0) throw new Error(`--pg takes name=value (a PostgreSQL setting), not ${JSON.stringify(setting)}.`);
+      settings[name] = value.join('=');
+    }
+    if (chosen === 'pg') postgres = await startPostgres({ settings });
+    mongo = await startMongoServer(postgres === undefined ? {} : { postgresqlUrl: postgres.url });
+  } catch (error) {
+    await postgres?.close();
+    throw error;
+  }
+  const changed = pgSettings.length === 0 ? '' : `, settings ${pgSettings.join(' ')}`;
+  const on = postgres === undefined ? 'SQLite' : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser}${changed})`;
+  console.log(`store: FerretDB 1.24 on ${on}, on ${mongo.url}, started for this run; --backend pg|sqlite chooses, MONGODB_URL overrides`);
+  const servers: ServerPids = {};
+  if (mongo.pid !== undefined) servers.ferretdb = mongo.pid;
+  if (postgres !== undefined) servers.postgres = postgres.pid;
+  const started = mongo;
+  return {
+    url: mongo.url,
+    servers,
+    close: async () => {
+      await started.close();
+      await postgres?.close();
+    },
+  };
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' } } });
+  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' }, backend: { type: 'string' }, pg: { type: 'string', multiple: true } },
+  });
   const turnsPerSession = Number(values.turns);
   console.log(`cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
-  let server: MongoServer | undefined;
-  let url = process.env.MONGODB_URL ?? '';
-  if (url === '') {
-    server = await startMongoServer();
-    url = server.url;
-    console.log(`store: FerretDB 1.24 (SQLite) on ${url}, started for this run; MONGODB_URL overrides`);
-  } else console.log('store: MONGODB_URL');
+  const store = await startStore(values.backend, values.pg ?? []);
+  const { url } = store;
   const plans: Plan[] = [];
   if (values.only !== 'latency') for (const workers of [1, 2, 4]) plans.push({ workload: 'instant', workers, sessions: 200, turnsPerSession, modelLatencyMs: 0, maxInFlightPerWorker: 8 });
   if (values.only !== 'instant') for (const workers of [1, 2, 4]) plans.push({ workload: 'latency', workers, sessions: 50 * workers, turnsPerSession, modelLatencyMs: 300, maxInFlightPerWorker: 50 });
@@ -238,13 +344,14 @@ async function main(): Promise<void> {
     console.log('\n| models | workers | sessions | in flight per worker | turns | turns/s | p50 ms | p99 ms | store round trips per turn | turns failed (store error) | history check |');
     console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const plan of plans) {
-      const outcome = await measure(url, plan);
+      const outcome = await measure(url, plan, store.servers);
       outcomes.push(outcome);
       console.log(row(outcome));
+      for (const line of cpuLines(outcome)) console.log(line);
       if (outcome.firstError !== undefined) console.log(`  first failed turn: ${outcome.firstError}`);
     }
   } finally {
-    await server?.close();
+    await store.close();
   }
   const latency = (workers: number) => outcomes.find((o) => o.plan.workload === 'latency' && o.plan.workers === workers);
   const one = latency(1);

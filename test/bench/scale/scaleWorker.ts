@@ -25,7 +25,8 @@ const desk = scaleDesk(store, Number(process.env.SCALE_MODEL_LATENCY_MS ?? 0));
 
 async function serveTurn(id: number, sessionId: string, text: string): Promise<void> {
   try {
-    const session = await desk.session({ id: sessionId });
+    // The branch is named, so opening skips the branch list read that guards against an ambiguous open.
+    const session = await desk.session({ id: sessionId, branch: 'main' });
     for await (const event of session.send(text)) {
       if (event.type === 'error' && event.fatal) throw new Error(event.message);
     }

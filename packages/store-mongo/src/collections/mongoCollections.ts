@@ -36,6 +36,12 @@ export interface CheckpointDoc {
   /** Insertion order among checkpoints with the same `createdAt`. */
   order: ObjectId;
   body: string;
+  /**
+   * Whether `putPendingWrites` may have added pending writes to this checkpoint: `false` when it was
+   * saved, set to `true` before the first later write is inserted, so a load reads `pendingWrites`
+   * only when there can be some. Absent in documents saved by older versions (read as "maybe").
+   */
+  pendingWritesAdded?: boolean;
 }
 /** A pending write added after its checkpoint was saved: `_id` = JSON of `[sessionId, branchId, checkpointId, toolCallId]`. */
 export interface PendingWriteDoc {

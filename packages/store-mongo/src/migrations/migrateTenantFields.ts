@@ -5,6 +5,7 @@
  * documents themselves happen on read, through core's registry (`migrateFields`).
  */
 import type { MongoCollections } from '../collections/mongoCollections.js';
+import { isDuplicateKeyError } from '../collections/mongoErrors.js';
 
 /** How many sessions one `updateMany` names. */
 const BATCH = 500;
@@ -62,6 +63,14 @@ export async function migrateTenantFields(collections: MongoCollections, options
     }
   }
   for (const [tenantId, ids] of byTenant) await flush(tenantId, ids);
-  await collections.meta.updateOne({ _id: MARKER }, { $set: { tenantFields: true, at: new Date() } }, { upsert: true });
+  const mark = () => collections.meta.updateOne({ _id: MARKER }, { $set: { tenantFields: true, at: new Date() } }, { upsert: true });
+  try {
+    await mark();
+  } catch (error) {
+    // Two stores opening a new database at once both upsert the marker; the one that loses the
+    // insert gets a duplicate key (MongoDB and FerretDB alike), and its retry updates the marker.
+    if (!isDuplicateKeyError(error)) throw error;
+    await mark();
+  }
   return report;
 }

@@ -64,7 +64,12 @@ export async function forkBranch(
   return branch;
 }
 
-/** One read of the branch document (`undefined` when missing, or the session is another tenant's); see `Store.getBranch`. */
+/**
+ * One read of the branch document (`undefined` when missing, or the session is another tenant's);
+ * see `Store.getBranch`. The branch is remembered in the `BranchCache` (its `id` and `parent`
+ * never change), so a read of its messages that follows needs no read of the branch list when its
+ * ancestors are known (always for `main`).
+ */
 export async function getBranch(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined> {
   const _id = branchKey(assertSessionId(sessionId), assertBranchId(branchId));
   let tenant: TenantKey;
@@ -75,7 +80,10 @@ export async function getBranch(context: MongoContext, sessionId: string, branch
     throw error;
   }
   const doc = await context.collections.branches.findOne({ _id, sessionId, ...tenant });
-  return doc === null ? undefined : toBranch(doc);
+  if (doc === null) return undefined;
+  const branch = toBranch(doc);
+  context.branches.add(branch);
+  return branch;
 }
 
 /** Every branch of the session, `main` included; see `Store.listBranches`. */

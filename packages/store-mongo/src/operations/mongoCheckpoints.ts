@@ -56,6 +56,7 @@ export async function saveCheckpoint(context: MongoContext, input: Checkpoint, s
     createdDate: dateOf(checkpoint.createdAt),
     order: context.newOrder(),
     body: JSON.stringify(checkpoint),
+    pendingWritesAdded: false,
   };
   try {
     await context.collections.checkpoints.insertOne(doc);
@@ -64,7 +65,11 @@ export async function saveCheckpoint(context: MongoContext, input: Checkpoint, s
   }
 }
 
-/** Reads the checkpoint's `createdAt` (it must exist), then one unordered insert; a tool call already written is skipped. */
+/**
+ * Marks the checkpoint as having later pending writes and reads its `createdAt` in one
+ * `findOneAndUpdate` (it must exist), then one unordered insert; a tool call already written is
+ * skipped. The mark comes first, so a load that finds no mark ran before any of these writes existed.
+ */
 export async function putPendingWrites(
   context: MongoContext,
   sessionId: string,
@@ -80,7 +85,8 @@ export async function putPendingWrites(
   const valid = assertPendingWrites(writes);
   const tenant = await requireTenant(context, sessionId, scope);
   await requireBranch(context, sessionId, branchId, tenant);
-  const checkpoint = await context.collections.checkpoints.findOne({ sessionId, branchId, ...tenant, id: checkpointId }, { projection: { createdAt: 1 } });
+  // No projection: FerretDB 1.24 does not implement one on findAndModify (the body is bounded anyway).
+  const checkpoint = await context.collections.checkpoints.findOneAndUpdate({ sessionId, branchId, ...tenant, id: checkpointId }, { $set: { pendingWritesAdded: true } });
   if (checkpoint === null) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist.`);
   if (valid.length === 0) return;
   const docs: PendingWriteDoc[] = valid.map((write) => ({
@@ -102,7 +108,7 @@ export async function putPendingWrites(
   }
 }
 
-/** One read for the checkpoint and one for its later pending writes. */
+/** One read for the checkpoint, and one for its later pending writes when `putPendingWrites` marked it as having some. */
 export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
@@ -120,6 +126,7 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
       `The ${document} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Restore it from a backup or delete it.`,
     );
   }
+  if (doc.pendingWritesAdded === false) return checkpoint;
   const later = await context.collections.pendingWrites
     .find({ sessionId, branchId, ...tenant, checkpointId: checkpoint.id })
     .sort({ order: 1 })

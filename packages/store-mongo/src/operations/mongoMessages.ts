@@ -155,7 +155,11 @@ async function readLastSeq(context: MongoContext, place: Place, firstOwnSeq: num
   return seq;
 }
 
-/** One read of the branch's lineage segments (plus one read of the branch list when it is not cached). */
+/**
+ * One read of the branch's lineage segments (plus one read of the branch list when it is not cached).
+ * A read that reaches the branch's end records its last seq in the {@link BranchCache}, so the next
+ * append (a worker that loads the history before each turn) needs no read of its own.
+ */
 export async function readMessages(context: MongoContext, sessionId: string, branchId: string, optionsInput?: ReadMessagesOptions): Promise<Message[]> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
@@ -164,10 +168,17 @@ export async function readMessages(context: MongoContext, sessionId: string, bra
   if (input.fromSeq !== undefined) options.fromSeq = assertWholeNumber('fromSeq', input.fromSeq, 0);
   if (input.throughSeq !== undefined) options.throughSeq = assertWholeNumber('throughSeq', input.throughSeq, 0);
   const tenant = await requireTenant(context, sessionId, input);
-  const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId, tenant), sessionId, options);
+  const lookup = await branchLookup(context, sessionId, branchId, tenant);
+  const segments = branchLineage(branchId, lookup, sessionId, options);
   if (segments.length === 0) return [];
   const docs = await context.collections.messages.find(lineageFilter(sessionId, tenant, segments)).sort({ seq: 1 }).toArray();
-  return docs.map(toMessage);
+  const messages = docs.map(toMessage);
+  if (options.throughSeq === undefined) {
+    const ownLast = docs.findLast((d) => d.branchId === branchId)?.seq;
+    if (ownLast !== undefined) context.branches.setLastSeq(sessionId, branchId, ownLast);
+    else if (options.fromSeq === undefined) context.branches.setLastSeq(sessionId, branchId, lookup(branchId)?.parent?.atSeq ?? 0);
+  }
+  return messages;
 }
 
 /**
