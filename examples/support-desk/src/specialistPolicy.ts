@@ -56,8 +56,11 @@ function requirement(action: string, subflow: string, known: SlotValues): { miss
     case 'pull-up-account':
       return { missing: !has('customer_name') && !has('account_id'), prompt: 'May I have your full name or account ID?' };
     case 'verify-identity': {
-      const ids = ['account_id', 'order_id', 'zip_code'].filter(has).length;
-      const wanted = [!has('customer_name') && 'full name', !has('account_id') && 'account ID', !has('order_id') && 'order ID'].filter(Boolean);
+      const ids = ['account_id', 'order_id', 'zip_code', 'phone', 'email'].filter(has).length;
+      // Recovering a username, the guideline asks for the name, zip code, phone number and email ("3 out of 4").
+      const asks: ReadonlyArray<readonly [string, string]> =
+        subflow === 'recover_username' ? [['zip_code', 'zip code'], ['phone', 'phone number'], ['email', 'email address']] : [['account_id', 'account ID'], ['order_id', 'order ID']];
+      const wanted = [!has('customer_name') && 'full name', ...asks.filter(([slot]) => !has(slot)).map(([, words]) => words)].filter(Boolean);
       return { missing: !has('customer_name') || ids < 2, prompt: `To verify your identity, may I have your ${list(wanted as string[])}?` };
     }
     case 'validate-purchase': {
