@@ -38,6 +38,9 @@ export interface PolicyCase {
   slotsOf: (action: string) => readonly string[];
 }
 
+/** Actions that move money or goods: never run twice in a conversation, even when the case's order would call for it. */
+const ONCE_ONLY: ReadonlySet<string> = new Set(['offer-refund', 'make-purchase']);
+
 /** How often an action is attempted, and how often its missing slots are asked for, before the policy moves on. */
 const MAX_ATTEMPTS = 2;
 const MAX_QUESTIONS = 2;
@@ -189,20 +192,31 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
   const known: SlotValues = { ...view.slots };
   const refundKnown: SlotValues = { ...facts, ...view.slots };
   const isQuestionAbout = (call: ViewedCall, action: string) => call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
+  // Progress is the guideline's sequence matched in order by the actions that ran: an action that ran
+  // before an earlier step of the case (the case was re-decided, or a detail came late) runs again.
+  const ran = mine.filter((call) => !call.failed && call.result !== undefined && call.name !== REQUEST_USER_INPUT).map((call) => call.name);
+  let position = 0;
   for (const action of policy.sequence) {
+    const at = ran.indexOf(action, position);
+    if (at >= 0) {
+      position = at + 1;
+      continue;
+    }
+    // Money moves once: a refund (or purchase) already made is not made again out of order.
+    if (ONCE_ONLY.has(action) && ran.includes(action)) continue;
     const attempts = mine.filter((call) => call.name === action);
-    if (attempts.some((call) => !call.failed)) continue;
-    if (attempts.length >= MAX_ATTEMPTS || attempts.some((call) => call.result?.includes('rejected'))) continue;
+    const failures = attempts.filter((call) => call.failed);
+    if (failures.length >= MAX_ATTEMPTS || attempts.some((call) => call.result?.includes('rejected'))) continue;
     const slots = action === 'offer-refund' ? refundKnown : known;
     const needs = requirement(action, policy.subflow, slots);
     if (needs !== undefined) {
       const asked = mine.filter((call) => isQuestionAbout(call, action)).length;
-      const lastAttempt = attempts.at(-1);
-      const askedSinceFailure = lastAttempt !== undefined && mine.slice(mine.indexOf(lastAttempt) + 1).some((call) => isQuestionAbout(call, action));
-      const mustAsk = needs.missing || (lastAttempt !== undefined && !askedSinceFailure);
+      const lastFailure = failures.at(-1);
+      const askedSinceFailure = lastFailure !== undefined && mine.slice(mine.indexOf(lastFailure) + 1).some((call) => isQuestionAbout(call, action));
+      const mustAsk = needs.missing || (lastFailure !== undefined && !askedSinceFailure);
       if (mustAsk && asked < (action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS)) return { type: 'ask', prompt: needs.prompt };
       // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
-      if (needs.missing && attempts.length > 0) continue;
+      if (needs.missing && failures.length > 0) continue;
     }
     return { type: 'call', name: action, args: argumentsFor(action, policy, slots) };
   }
