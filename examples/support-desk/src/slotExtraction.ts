@@ -54,7 +54,7 @@ export function extractSlots(text: string, asked: readonly string[] = []): SlotV
   const withoutEmail = found.email ? text.replace(found.email, ' ') : text;
   const account = withoutEmail.match(/\b[A-Za-z0-9]{10}\b/g)?.find((token) => /[A-Z]/.test(token) && token === token.toUpperCase() && !/^\d+$/.test(token));
   if (account) found.account_id = account;
-  const username = withoutEmail.match(/\b[a-z]+\d{1,4}\b/g)?.find((token) => !/^\d/.test(token));
+  const username = withoutEmail.match(/\b[a-z]+\d{1,7}\b/g)?.find((token) => !/^\d/.test(token));
   if (username) found.username = username;
   for (const [slot, values] of ONE_OF) {
     const value = values.find((v) => new RegExp(`\\b${v.toLowerCase()}\\b`).test(lower));

@@ -1,6 +1,6 @@
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import type { ConversationView, ViewedCall } from './conversationView.js';
-import type { SlotValues } from './slotExtraction.js';
+import { type ConversationView, slotsAskedBy, type ViewedCall } from './conversationView.js';
+import { extractSlots, type SlotValues } from './slotExtraction.js';
 
 /** The next thing a specialist does: call a console action, ask the customer, or reply. */
 export type PolicyDecision =
@@ -44,6 +44,8 @@ const ONCE_ONLY: ReadonlySet<string> = new Set(['offer-refund', 'make-purchase']
 /** How often an action is attempted, and how often its missing slots are asked for, before the policy moves on. */
 const MAX_ATTEMPTS = 2;
 const MAX_QUESTIONS = 2;
+/** However well the customer answers, an action's details are asked for at most this often. */
+const MAX_QUESTIONS_IN_ALL = 6;
 /** Pulling up the account comes first in every guideline that has it ("All chats in this flow start by asking … [Pull up Account]"): asked for longer. */
 const MAX_ACCOUNT_QUESTIONS = 4;
 
@@ -210,11 +212,14 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
     const slots = action === 'offer-refund' ? refundKnown : known;
     const needs = requirement(action, policy.subflow, slots);
     if (needs !== undefined) {
-      const asked = mine.filter((call) => isQuestionAbout(call, action)).length;
+      const questions = mine.filter((call) => isQuestionAbout(call, action));
+      // A question is asked in vain when its answer held none of what it asked for; a customer who gives one detail per answer is asked on.
+      const vain = questions.filter((call) => !answered(call)).length;
+      const limit = action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS;
       const lastFailure = failures.at(-1);
       const askedSinceFailure = lastFailure !== undefined && mine.slice(mine.indexOf(lastFailure) + 1).some((call) => isQuestionAbout(call, action));
       const mustAsk = needs.missing || (lastFailure !== undefined && !askedSinceFailure);
-      if (mustAsk && asked < (action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS)) return { type: 'ask', prompt: needs.prompt };
+      if (mustAsk && vain < limit && questions.length < MAX_QUESTIONS_IN_ALL) return { type: 'ask', prompt: needs.prompt };
       // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
       if (needs.missing && failures.length > 0) continue;
     }
@@ -227,6 +232,13 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
     return { type: 'reply', text: `You are welcome! Is there anything else I can help you with? (${caseLabel(policy.subflow)})` };
   }
   return { type: 'reply', text: finalReply(mine, policy.subflow) };
+}
+
+/** Whether the customer's answer to a question held any of the details it asked for. */
+function answered(question: ViewedCall): boolean {
+  const asked = slotsAskedBy(String(question.args.prompt ?? ''));
+  const found = extractSlots(question.result ?? '', asked);
+  return asked.some((slot) => found[slot] !== undefined);
 }
 
 /** The action a question of this policy was about: each action's question starts its own way. */
