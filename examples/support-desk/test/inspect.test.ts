@@ -11,15 +11,15 @@ import { join } from 'node:path';
 import { runProgram } from '@baton/cli';
 import { MongoStore } from '@baton/store-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mermaidInChromium } from '../../../test/support/mermaidInChromium.js';
-import { testDatabaseName } from '../../../test/support/mongoServer.js';
-import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 import { type AbcdConversation, loadConversations } from '../src/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
 import { chooseDeskStore } from '../src/deskStore.js';
 import { loadOntology } from '../src/ontology.js';
 import { sessionIdFor } from '../src/replayConversation.js';
 import { runReplay } from '../src/runReplay.js';
+import { mermaidInChromium } from '../../../test/support/mermaidInChromium.js';
+import { testDatabaseName } from '../../../test/support/mongoServer.js';
+import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 
 const dbName = testDatabaseName('inspect');
 let dir: string;
