@@ -38,6 +38,14 @@ export interface PolicyCase {
   slotsOf: (action: string) => readonly string[];
 }
 
+/**
+ * Refund amounts the guidelines name (guidelines.json): a refund the customer does not know the
+ * amount of is $50 ("If the customer does not know, the default amount is $50", Initiate Refund); a
+ * service added by mistake is refunded $40 ("The amount should be for $40", Status Service Added);
+ * shipping paid for nothing gets the standard $8 back ("Standard shipping is $8.00", Shipping Cost).
+ */
+const GUIDELINE_AMOUNTS: Readonly<Record<string, string>> = { refund_initiate: '50', status_service_added: '40', cost: '8' };
+
 /** Actions that move money or goods: never run twice in a conversation, even when the case's order would call for it. */
 const ONCE_ONLY: ReadonlySet<string> = new Set(['offer-refund', 'make-purchase']);
 
@@ -194,6 +202,9 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
   const known: SlotValues = { ...view.slots };
   const refundKnown: SlotValues = { ...facts, ...view.slots };
   const isQuestionAbout = (call: ViewedCall, action: string) => call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
+  // The guideline's amount, once the customer was asked and did not say.
+  const standard = GUIDELINE_AMOUNTS[policy.subflow];
+  if (refundKnown.amount === undefined && standard !== undefined && mine.some((call) => isQuestionAbout(call, 'offer-refund') && call.result !== undefined)) refundKnown.amount = standard;
   // Progress is the guideline's sequence matched in order by the actions that ran: an action that ran
   // before an earlier step of the case (the case was re-decided, or a detail came late) runs again.
   const ran = mine.filter((call) => !call.failed && call.result !== undefined && call.name !== REQUEST_USER_INPUT).map((call) => call.name);
