@@ -67,6 +67,9 @@ for (const [subflow, outcomes] of [...bySubflow].sort((a, b) => a[0].localeCompa
 }
 const right = report.conversations.filter((o) => o.predictedSubflow === o.subflow);
 const rightButMissed = right.filter((o) => !ranInOrder(ontology.sequences[o.subflow] ?? [], o.actions)).length;
+// Steps run again (the policy re-runs a step that ran before an earlier step of the case) and conversations with any.
+const reruns = report.conversations.map((o) => o.actions.length - new Set(o.actions).size);
+console.log(`steps run a second time or more: ${reruns.reduce((a, b) => a + b, 0)}, in ${reruns.filter((n) => n > 0).length} conversations`);
 const agentsInOrder = report.conversations.filter((o) => loggedInOrder(ontology.sequences[o.subflow] ?? [], logs.get(o.id) ?? [])).length;
 console.log(
   `\nflow ${report.routing.flow.correct}, subflow ${report.casework.subflow.correct}, sequence in order ${report.casework.sequenceInOrder.correct} of ${report.conversations.length}; ` +
