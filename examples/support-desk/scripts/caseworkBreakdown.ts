@@ -62,7 +62,8 @@ for (const [subflow, outcomes] of [...bySubflow].sort((a, b) => a[0].localeCompa
   console.log(`${subflow.padEnd(26)}${String(outcomes.length).padStart(2)} ${pct(right, outcomes.length)} ${pct(inOrder, outcomes.length)}   ${pct(byAgents, outcomes.length)}  ${expected.join(' > ')}`);
   if (!showMisses) continue;
   for (const o of outcomes.filter((x) => !ranInOrder(expected, x.actions))) {
-    console.log(`    ${o.id} named ${o.predictedSubflow ?? '-'} (flow ${o.predictedFlow ?? '-'}): ${o.actions.join(' > ') || '(none)'}`);
+    const agents = loggedInOrder(expected, logs.get(o.id) ?? []) ? 'in order' : 'not in order either';
+    console.log(`    ${o.id} named ${o.predictedSubflow ?? '-'} (flow ${o.predictedFlow ?? '-'}; ABCD's agent: ${agents}): ${o.actions.join(' > ') || '(none)'}`);
   }
 }
 const right = report.conversations.filter((o) => o.predictedSubflow === o.subflow);
