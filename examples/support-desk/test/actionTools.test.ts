@@ -22,9 +22,9 @@ const conversation: AbcdConversation = {
   ],
 };
 
-function setup() {
+function setup(seed: AbcdConversation = conversation) {
   const worlds = new WorldDirectory();
-  worlds.set('s1', World.fromConversation(conversation));
+  worlds.set('s1', World.fromConversation(seed));
   const tools = createActionTools(ontology, worlds);
   const state = new StateContainer({ session: {}, branch: {} });
   const call = async (name: string, args: Record<string, unknown>, approved?: boolean) =>
@@ -60,8 +60,7 @@ describe('createActionTools', () => {
 
 describe('console actions on the world', () => {
   it("verify identity with the name, zip code and phone number, as recovering a username does (the phone written either way)", async () => {
-    const worlds = new WorldDirectory();
-    const seeded = World.fromConversation({
+    const { call: run, world } = setup({
       id: 'recover-1',
       flow: 'account_access',
       subflow: 'recover_username',
@@ -71,12 +70,7 @@ describe('console actions on the world', () => {
         { role: 'customer', text: 'phone is 136-472-4030' },
       ],
     });
-    expect(seeded.customers[0]).toMatchObject({ zipCodes: ['63449'], phones: ['136-472-4030'] });
-    worlds.set('s2', seeded);
-    const tools = createActionTools(ontology, worlds);
-    const state = new StateContainer({ session: {}, branch: {} });
-    const run = (name: string, args: Record<string, unknown>) =>
-      runToolCall({ id: `c-${name}`, name, arguments: JSON.stringify(args) }, tools as ReadonlyMap<string, Tool>, { sessionId: 's2', branchId: 'main', agent: 'account', signal: new AbortController().signal, state });
+    expect(world.customers[0]).toMatchObject({ zipCodes: ['63449'], phones: ['136-472-4030'] });
     await run('pull-up-account', { customer_name: 'Crystal Minh' });
     const verified = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449', phone: '(136) 472-4030' });
     expect(verified).toMatchObject({ type: 'write', write: { isError: false, content: expect.stringContaining('Identity verification in progress') } });
