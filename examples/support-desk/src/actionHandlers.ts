@@ -92,7 +92,8 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
     update(context, (s) => {
       s.verified = true;
     });
-    return { log: 'Identity verification in progress ...', verified: true };
+    // The console shows the verified account's username (what a customer who forgot it is told).
+    return { log: 'Identity verification in progress ...', verified: true, username: customer.usernames[0] };
   },
   'validate-purchase': (args, world, context) => {
     const customer = pulledUp(world, context);

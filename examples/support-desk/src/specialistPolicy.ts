@@ -181,8 +181,25 @@ function finalReply(mine: readonly ViewedCall[], subflow: string): string {
     if (phrase !== undefined && !done.includes(phrase)) done.push(phrase);
   }
   const did = done.length > 0 ? `I have ${list(done)}.` : 'I have looked into it.';
+  // Recovering a username ends by telling it (guidelines.json, Account Access / Recover Username).
+  const username = subflow === 'recover_username' ? usernameIn(mine) : undefined;
+  const told = username === undefined ? '' : ` Your username is ${username}.`;
   const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)].map((name) => FAILED_PHRASES[name] ?? name.replace(/-/g, ' ')))}.` : '';
-  return `${did}${couldNot} (${caseLabel(subflow)}) Is there anything else I can help you with?`;
+  return `${did}${told}${couldNot} (${caseLabel(subflow)}) Is there anything else I can help you with?`;
+}
+
+/** The username a successful identity verification showed, if any. */
+function usernameIn(mine: readonly ViewedCall[]): string | undefined {
+  for (const call of mine) {
+    if (call.name !== 'verify-identity' || call.failed || call.result === undefined) continue;
+    try {
+      const { username } = JSON.parse(call.result) as { username?: unknown };
+      if (typeof username === 'string') return username;
+    } catch {
+      // not JSON: no username
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -74,6 +74,7 @@ describe('console actions on the world', () => {
     await run('pull-up-account', { customer_name: 'Crystal Minh' });
     const verified = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449', phone: '(136) 472-4030' });
     expect(verified).toMatchObject({ type: 'write', write: { isError: false, content: expect.stringContaining('Identity verification in progress') } });
+    expect(JSON.parse(verified.type === 'write' ? verified.write.content : '{}')).toMatchObject({ verified: true, username: world.customers[0]!.usernames[0] });
     const wrongPhone = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449', phone: '136-472-9999' });
     expect(wrongPhone).toMatchObject({ type: 'write', write: { isError: true, content: expect.stringContaining('phone "136-472-9999" does not match') } });
     const onlyZip = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449' });

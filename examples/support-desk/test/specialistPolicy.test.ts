@@ -85,18 +85,25 @@ describe('decideNextStep', () => {
     expect(decideNextStep(viewConversation(after), policy)).toEqual({ type: 'call', name: 'offer-refund', args: { amount: '40' } });
   });
 
-  it('verifies a username recovery with the name, zip code and phone number, as the guideline asks', () => {
+  it('verifies a username recovery with the name, zip code and phone number, as the guideline asks, and tells the username', () => {
     const policy = { ...policyFor('recover_username', 'account'), slotsOf: (action: string) => [...(ontology.actions.get(action)?.slots ?? []), ...(action === 'verify-identity' ? ['phone', 'email'] : [])] };
     const pulled = history('account', 'I forgot my username. I am Crystal Minh', [['pull-up-account', { customer_name: 'Crystal Minh' }, ok('Account has been pulled up for Crystal Minh.')]]);
     expect(decideNextStep(viewConversation(pulled), policy)).toEqual({ type: 'ask', prompt: 'To verify your identity, may I have your zip code, phone number and email address?' });
-    const answered = history('account', 'I forgot my username. I am Crystal Minh', [
+    const steps: Array<[string, Record<string, string>, string]> = [
       ['pull-up-account', { customer_name: 'Crystal Minh' }, ok('Account has been pulled up for Crystal Minh.')],
       ask('To verify your identity, may I have your zip code, phone number and email address?', '63449, phone is 136-472-4030'),
-    ]);
+    ];
+    const answered = history('account', 'I forgot my username. I am Crystal Minh', steps);
     expect(decideNextStep(viewConversation(answered), policy)).toEqual({
       type: 'call',
       name: 'verify-identity',
       args: { customer_name: 'Crystal Minh', zip_code: '63449', phone: '136-472-4030' },
     });
+    const verified = history('account', 'I forgot my username. I am Crystal Minh', [
+      ...steps,
+      ['verify-identity', {}, JSON.stringify({ log: 'Identity verification in progress ...', verified: true, username: 'cminh1' })],
+    ]);
+    const reply = decideNextStep(viewConversation(verified), policy);
+    expect(reply.type === 'reply' && reply.text).toBe('I have pulled up your account and verified your identity. Your username is cminh1. (case recover_username) Is there anything else I can help you with?');
   });
 });
