@@ -4,7 +4,8 @@
  * order, and for each miss the expected sequence against the actions that ran (with the case named).
  * The column `agents` is the same measure on what ABCD's own agents did (their console log, read back
  * into actions; the troubleshooting actions all log "Agent is looking for solutions", so that line
- * stands for any of them): how far the human agents themselves followed kb.json.
+ * stands for any of them): how far the human agents themselves followed kb.json. Last, the steps run
+ * again and the console actions called with no arguments at all.
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/caseworkBreakdown.ts FILE [--misses]`
  */
@@ -48,7 +49,23 @@ if (file === undefined) throw new Error('usage: caseworkBreakdown.ts FILE [--mis
 const showMisses = process.argv.includes('--misses');
 const ontology = loadOntology();
 const conversations = await loadConversations(file);
-const report = await runReplay({ conversations, ontology, deskStore: chooseDeskStore({ directory: ':memory:' }) });
+// Console actions that take slots, called with none (the desk requires only some actions' slots).
+const bare = new Map<string, { calls: number; bare: number }>();
+const report = await runReplay({
+  conversations,
+  ontology,
+  deskStore: chooseDeskStore({ directory: ':memory:' }),
+  onEvent: (event) => {
+    if (event.type !== 'message' || event.message.role !== 'assistant') return;
+    for (const call of event.message.toolCalls ?? []) {
+      if ((ontology.actions.get(call.name)?.slots.length ?? 0) === 0) continue;
+      const counts = bare.get(call.name) ?? { calls: 0, bare: 0 };
+      counts.calls += 1;
+      if (call.arguments === '{}') counts.bare += 1;
+      bare.set(call.name, counts);
+    }
+  },
+});
 const bySubflow = new Map<string, typeof report.conversations>();
 for (const outcome of report.conversations) bySubflow.set(outcome.subflow, [...(bySubflow.get(outcome.subflow) ?? []), outcome]);
 const pct = (k: number, n: number) => `${((100 * k) / n).toFixed(0)}%`.padStart(4);
@@ -71,6 +88,8 @@ const rightButMissed = right.filter((o) => !ranInOrder(ontology.sequences[o.subf
 // Steps run again (the policy re-runs a step that ran before an earlier step of the case) and conversations with any.
 const reruns = report.conversations.map((o) => o.actions.length - new Set(o.actions).size);
 console.log(`steps run a second time or more: ${reruns.reduce((a, b) => a + b, 0)}, in ${reruns.filter((n) => n > 0).length} conversations`);
+const withNone = [...bare].filter(([, c]) => c.bare > 0).sort((a, b) => b[1].bare - a[1].bare);
+console.log(`actions called with no arguments: ${withNone.map(([name, c]) => `${name} ${c.bare} of ${c.calls}`).join(', ')}`);
 const agentsInOrder = report.conversations.filter((o) => loggedInOrder(ontology.sequences[o.subflow] ?? [], logs.get(o.id) ?? [])).length;
 console.log(
   `\nflow ${report.routing.flow.correct}, subflow ${report.casework.subflow.correct}, sequence in order ${report.casework.sequenceInOrder.correct} of ${report.conversations.length}; ` +

@@ -1,5 +1,6 @@
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type ConversationView, slotsAskedBy, type ViewedCall } from './conversationView.js';
+import { GUIDELINE_AMOUNTS, guidelineEntry } from './guidelineValues.js';
 import { extractSlots, type SlotValues } from './slotExtraction.js';
 
 /** The next thing a specialist does: call a console action, ask the customer, or reply. */
@@ -37,14 +38,6 @@ export interface PolicyCase {
   /** Each action's ABCD slots (ontology.json). */
   slotsOf: (action: string) => readonly string[];
 }
-
-/**
- * Refund amounts the guidelines name (guidelines.json): a refund the customer does not know the
- * amount of is $50 ("If the customer does not know, the default amount is $50", Initiate Refund); a
- * service added by mistake is refunded $40 ("The amount should be for $40", Status Service Added);
- * shipping paid for nothing gets the standard $8 back ("Standard shipping is $8.00", Shipping Cost).
- */
-const GUIDELINE_AMOUNTS: Readonly<Record<string, string>> = { refund_initiate: '50', status_service_added: '40', cost: '8' };
 
 /** Actions that move money or goods: never run twice in a conversation, even when the case's order would call for it. */
 const ONCE_ONLY: ReadonlySet<string> = new Set(['offer-refund', 'make-purchase']);
@@ -121,8 +114,9 @@ function factsFrom(calls: readonly ViewedCall[]): SlotValues {
   return facts;
 }
 
-function argumentsFor(action: string, policy: PolicyCase, known: SlotValues): Record<string, string> {
+function argumentsFor(action: string, policy: PolicyCase, known: SlotValues, customerText: string): Record<string, string> {
   const defaults: SlotValues = {
+    ...guidelineEntry(policy.subflow, action, customerText),
     company_team: TEAM_BY_FLOW[policy.flow] ?? 'manager',
     [policy.flow]: policy.subflow,
     details_slotval: policy.flow === 'troubleshoot_site' ? 'troubleshoot' : undefined,
@@ -251,7 +245,7 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
       // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
       if (needs.missing && failures.length > 0) continue;
     }
-    return { type: 'call', name: action, args: argumentsFor(action, policy, slots) };
+    return { type: 'call', name: action, args: argumentsFor(action, policy, slots, view.customerTexts.join('\n')) };
   }
   // The job is done and said: when the customer's next words close the conversation, the specialist closes it.
   const replied = view.repliedAt.get(policy.agent);
