@@ -1,6 +1,7 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { withoutIdentity } from './abcdRouterModel.js';
+import { GUIDELINE_SLOTS } from './actionTools.js';
 import { type ConversationView, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { Ontology } from './ontology.js';
@@ -59,7 +60,7 @@ export class AbcdPolicyModel implements ModelClient {
       flow: ontology.flowOf(subflow) ?? '',
       subflow,
       sequence: ontology.sequences[subflow] ?? [],
-      slotsOf: (action) => ontology.actions.get(action)?.slots ?? [],
+      slotsOf: (action) => [...(ontology.actions.get(action)?.slots ?? []), ...(GUIDELINE_SLOTS[action] ?? [])],
     });
     const offered = new Set(request.tools.map((t) => t.name));
     switch (decision.type) {

@@ -40,6 +40,9 @@ function pulledUp(world: World, context: ToolContext): CustomerRecord {
 
 const mismatch = (slot: string, value: string) => new Error(`${slot} ${JSON.stringify(value)} does not match the account on file. Ask the customer to check it.`);
 
+/** A zip code, phone number or email as compared: lower case, digits and letters only (`(555) 123-4567` = `555-123-4567`). */
+const comparable = (value: string) => value.toLowerCase().replace(/[^a-z0-9@.]/g, '');
+
 function dollars(value: string | undefined): number {
   const amount = Number(String(value ?? '').replace(/[$,\s]/g, ''));
   if (!Number.isFinite(amount) || amount <= 0) throw new Error(`amount ${JSON.stringify(value)} is not a positive dollar amount such as "40" or "$40.50".`);
@@ -79,15 +82,18 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
       if (world.findOrder(customer, args.order_id) === undefined) throw mismatch('order_id', args.order_id);
       matched += 1;
     }
-    if (args.zip_code) {
-      if (!customer.zipCodes.includes(args.zip_code)) throw mismatch('zip_code', args.zip_code);
+    for (const [slot, known] of [['zip_code', customer.zipCodes], ['phone', customer.phones], ['email', customer.emails]] as const) {
+      const value = args[slot];
+      if (!value) continue;
+      if (!known.some((k) => comparable(k) === comparable(value))) throw mismatch(slot, value);
       matched += 1;
     }
-    if (matched < 2) throw new Error('identity needs two of account_id, order_id and zip_code besides the name.');
+    if (matched < 2) throw new Error('identity needs two of account_id, order_id, zip_code, phone and email besides the name.');
     update(context, (s) => {
       s.verified = true;
     });
-    return { log: 'Identity verification in progress ...', verified: true };
+    // The console shows the verified account's username (what a customer who forgot it is told).
+    return { log: 'Identity verification in progress ...', verified: true, username: customer.usernames[0] };
   },
   'validate-purchase': (args, world, context) => {
     const customer = pulledUp(world, context);

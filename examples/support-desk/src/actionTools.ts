@@ -9,7 +9,7 @@ export const ACTIONS_NEEDING_APPROVAL: ReadonlySet<string> = new Set(['offer-ref
 
 const ACTION_DESCRIPTIONS: Record<string, string> = {
   'pull-up-account': "Pulls up the customer's account by full name or account ID. Every account-related flow starts here.",
-  'verify-identity': "Verifies the customer's identity: full name plus two of account ID, order ID and zip code.",
+  'verify-identity': "Verifies the customer's identity: full name plus two of account ID, order ID, zip code, phone number and email.",
   'validate-purchase': 'Confirms a purchase is valid: username or email, and the order ID.',
   'offer-refund': 'Refunds an amount in dollars to the customer. A human must approve it.',
   'record-reason': 'Records why the customer asks (a reason, product, address, payment method, phone or refund target).',
@@ -48,6 +48,14 @@ const SLOT_DESCRIPTIONS: Record<string, string> = {
   product: 'A product: brand and item, e.g. tommy hilfiger shirt.',
 };
 
+/**
+ * Slots an action takes beyond ontology.json's, because a guideline asks for them: to recover a
+ * username, identity is verified with "3 out of 4" of full name, zip code, phone number and email
+ * address (guidelines.json, Account Access / Recover Username), and the console's verify-identity
+ * has no phone or email field.
+ */
+export const GUIDELINE_SLOTS: Readonly<Record<string, readonly string[]>> = { 'verify-identity': ['phone', 'email'] };
+
 function slotDescription(slot: string, ontology: Ontology): string {
   const known = SLOT_DESCRIPTIONS[slot];
   if (known !== undefined) return known;
@@ -58,8 +66,8 @@ function slotDescription(slot: string, ontology: Ontology): string {
 
 /**
  * Builds one tool per ABCD console action from `ontology.json`: the tool's name is the action's
- * (`pull-up-account`), its zod parameters are the action's slots (each an optional string with a
- * description), and it acts on the session's world through {@link runAction}. `offer-refund`
+ * (`pull-up-account`), its zod parameters are the action's slots and {@link GUIDELINE_SLOTS} (each an
+ * optional string with a description), and it acts on the session's world through {@link runAction}. `offer-refund`
  * needs a human's approval.
  *
  * @returns the tools by action name
@@ -71,7 +79,8 @@ function slotDescription(slot: string, ontology: Ontology): string {
  */
 export function createActionTools(ontology: Ontology, worlds: WorldDirectory): ReadonlyMap<string, Tool> {
   const tools = new Map<string, Tool>();
-  for (const [name, { slots }] of ontology.actions) {
+  for (const [name, action] of ontology.actions) {
+    const slots = [...action.slots, ...(GUIDELINE_SLOTS[name] ?? []).filter((slot) => !action.slots.includes(slot))];
     const shape: Record<string, z.ZodOptional<z.ZodString>> = {};
     for (const slot of slots) shape[slot] = z.string().describe(slotDescription(slot, ontology)).optional();
     const parameters = z.object(shape);

@@ -12,8 +12,8 @@ const ITEMS = ['boots', 'jacket', 'jeans', 'shirt'];
 const PATTERNS: Array<[slot: string, pattern: RegExp]> = [
   ['email', /\b[\w.+-]+@[\w-]+\.[\w.]+\b/],
   ['order_id', /\b\d{10}\b/],
-  ['phone', /\(\d{3}\)\s?\d{3}-\d{4}/],
-  ['amount', /\$\s?(\d+(?:\.\d{1,2})?)/],
+  ['phone', /\(\d{3}\)\s?\d{3}[-. ]\d{4}|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b/],
+  ['amount', /\$\s?(\d+(?:\.\d{1,2})?)|\b(\d+(?:\.\d{1,2})?)\s?(?:\$(?!\w)|dollars?\b|bucks\b|usd\b)/i],
   ['full_address', /\b\d{1,5}\s+[A-Za-z][A-Za-z ]+?\s(?:Ave|Avenue|St|Street|Rd|Road|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct)\b\.?,?\s*[A-Za-z ]*,?\s*[A-Z]{2}\s+\d{5}/],
   ['street_address', /\b\d{1,5}\s+[A-Za-z][A-Za-z ]+?\s(?:Ave|Avenue|St|Street|Rd|Road|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct)\b/],
   ['zip_code', /\b\d{5}\b/],
@@ -28,11 +28,13 @@ const ONE_OF: Array<[slot: string, values: readonly string[]]> = [
 
 /**
  * Finds ABCD slot values in a customer's text: names (ABCD's ten customers), account ids (10 letters
- * and digits), order ids (10 digits), usernames, emails, zip codes, phone numbers, addresses, dollar
- * amounts, membership levels, shipping statuses, payment methods and products.
+ * and digits), order ids (10 digits), usernames, emails, zip codes, phone numbers (`(555) 123-4567`,
+ * `555-123-4567`, `555 123 4567`), addresses, dollar amounts (`$40`, `40$`, `40 dollars`), membership
+ * levels, shipping statuses, payment methods and products.
  *
  * @param asked slots the customer was just asked for: a bare number then counts as a PIN when a PIN
- *   was asked for, a bare word as a username when a username was
+ *   was asked for, as an amount when an amount was (a message holding one number of up to four
+ *   digits), a bare word as a username when a username was
  * @returns the values found; a later call's values should win over an earlier one's
  * @example
  * ```ts
@@ -47,12 +49,12 @@ export function extractSlots(text: string, asked: readonly string[] = []): SlotV
   if (found.customer_name === undefined && introduced) found.customer_name = introduced[1]!;
   for (const [slot, pattern] of PATTERNS) {
     const match = pattern.exec(text);
-    if (match) found[slot] = (match[1] ?? match[0]).trim();
+    if (match) found[slot] = (match[1] ?? match[2] ?? match[0]).trim();
   }
   const withoutEmail = found.email ? text.replace(found.email, ' ') : text;
   const account = withoutEmail.match(/\b[A-Za-z0-9]{10}\b/g)?.find((token) => /[A-Z]/.test(token) && token === token.toUpperCase() && !/^\d+$/.test(token));
   if (account) found.account_id = account;
-  const username = withoutEmail.match(/\b[a-z]+\d{1,4}\b/g)?.find((token) => !/^\d/.test(token));
+  const username = withoutEmail.match(/\b[a-z]+\d{1,7}\b/g)?.find((token) => !/^\d/.test(token));
   if (username) found.username = username;
   for (const [slot, values] of ONE_OF) {
     const value = values.find((v) => new RegExp(`\\b${v.toLowerCase()}\\b`).test(lower));
@@ -67,6 +69,11 @@ export function extractSlots(text: string, asked: readonly string[] = []): SlotV
       found.pin_number = pin[0];
       if (found.zip_code === pin[0]) delete found.zip_code;
     }
+  }
+  if (asked.includes('amount') && found.amount === undefined) {
+    // A bare number answering "how much": not a zip code, an order id or a phone number.
+    const bare = /^\D*?(\d{1,4}(?:\.\d{1,2})?)\D*$/.exec(text);
+    if (bare) found.amount = bare[1]!;
   }
   if (asked.includes('username') && found.username === undefined) {
     const word = /^\s*(?:username:?\s*|it'?s\s+)?([a-z][a-z0-9._]{3,})\s*\.?\s*$/i.exec(text);

@@ -1,6 +1,7 @@
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import type { ConversationView, ViewedCall } from './conversationView.js';
-import type { SlotValues } from './slotExtraction.js';
+import { type ConversationView, slotsAskedBy, type ViewedCall } from './conversationView.js';
+import { GUIDELINE_AMOUNTS, guidelineEntry } from './guidelineValues.js';
+import { extractSlots, type SlotValues } from './slotExtraction.js';
 
 /** The next thing a specialist does: call a console action, ask the customer, or reply. */
 export type PolicyDecision =
@@ -38,9 +39,14 @@ export interface PolicyCase {
   slotsOf: (action: string) => readonly string[];
 }
 
+/** Actions that move money or goods: never run twice in a conversation, even when the case's order would call for it. */
+const ONCE_ONLY: ReadonlySet<string> = new Set(['offer-refund', 'make-purchase']);
+
 /** How often an action is attempted, and how often its missing slots are asked for, before the policy moves on. */
 const MAX_ATTEMPTS = 2;
 const MAX_QUESTIONS = 2;
+/** However well the customer answers, an action's details are asked for at most this often. */
+const MAX_QUESTIONS_IN_ALL = 6;
 /** Pulling up the account comes first in every guideline that has it ("All chats in this flow start by asking … [Pull up Account]"): asked for longer. */
 const MAX_ACCOUNT_QUESTIONS = 4;
 
@@ -56,8 +62,11 @@ function requirement(action: string, subflow: string, known: SlotValues): { miss
     case 'pull-up-account':
       return { missing: !has('customer_name') && !has('account_id'), prompt: 'May I have your full name or account ID?' };
     case 'verify-identity': {
-      const ids = ['account_id', 'order_id', 'zip_code'].filter(has).length;
-      const wanted = [!has('customer_name') && 'full name', !has('account_id') && 'account ID', !has('order_id') && 'order ID'].filter(Boolean);
+      const ids = ['account_id', 'order_id', 'zip_code', 'phone', 'email'].filter(has).length;
+      // Recovering a username, the guideline asks for the name, zip code, phone number and email ("3 out of 4").
+      const asks: ReadonlyArray<readonly [string, string]> =
+        subflow === 'recover_username' ? [['zip_code', 'zip code'], ['phone', 'phone number'], ['email', 'email address']] : [['account_id', 'account ID'], ['order_id', 'order ID']];
+      const wanted = [!has('customer_name') && 'full name', ...asks.filter(([slot]) => !has(slot)).map(([, words]) => words)].filter(Boolean);
       return { missing: !has('customer_name') || ids < 2, prompt: `To verify your identity, may I have your ${list(wanted as string[])}?` };
     }
     case 'validate-purchase': {
@@ -105,8 +114,9 @@ function factsFrom(calls: readonly ViewedCall[]): SlotValues {
   return facts;
 }
 
-function argumentsFor(action: string, policy: PolicyCase, known: SlotValues): Record<string, string> {
+function argumentsFor(action: string, policy: PolicyCase, known: SlotValues, customerText: string): Record<string, string> {
   const defaults: SlotValues = {
+    ...guidelineEntry(policy.subflow, action, customerText),
     company_team: TEAM_BY_FLOW[policy.flow] ?? 'manager',
     [policy.flow]: policy.subflow,
     details_slotval: policy.flow === 'troubleshoot_site' ? 'troubleshoot' : undefined,
@@ -165,8 +175,25 @@ function finalReply(mine: readonly ViewedCall[], subflow: string): string {
     if (phrase !== undefined && !done.includes(phrase)) done.push(phrase);
   }
   const did = done.length > 0 ? `I have ${list(done)}.` : 'I have looked into it.';
+  // Recovering a username ends by telling it (guidelines.json, Account Access / Recover Username).
+  const username = subflow === 'recover_username' ? usernameIn(mine) : undefined;
+  const told = username === undefined ? '' : ` Your username is ${username}.`;
   const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)].map((name) => FAILED_PHRASES[name] ?? name.replace(/-/g, ' ')))}.` : '';
-  return `${did}${couldNot} (${caseLabel(subflow)}) Is there anything else I can help you with?`;
+  return `${did}${told}${couldNot} (${caseLabel(subflow)}) Is there anything else I can help you with?`;
+}
+
+/** The username a successful identity verification showed, if any. */
+function usernameIn(mine: readonly ViewedCall[]): string | undefined {
+  for (const call of mine) {
+    if (call.name !== 'verify-identity' || call.failed || call.result === undefined) continue;
+    try {
+      const { username } = JSON.parse(call.result) as { username?: unknown };
+      if (typeof username === 'string') return username;
+    } catch {
+      // not JSON: no username
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -186,22 +213,39 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
   const known: SlotValues = { ...view.slots };
   const refundKnown: SlotValues = { ...facts, ...view.slots };
   const isQuestionAbout = (call: ViewedCall, action: string) => call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
+  // The guideline's amount, once the customer was asked and did not say.
+  const standard = GUIDELINE_AMOUNTS[policy.subflow];
+  if (refundKnown.amount === undefined && standard !== undefined && mine.some((call) => isQuestionAbout(call, 'offer-refund') && call.result !== undefined)) refundKnown.amount = standard;
+  // Progress is the guideline's sequence matched in order by the actions that ran: an action that ran
+  // before an earlier step of the case (the case was re-decided, or a detail came late) runs again.
+  const ran = mine.filter((call) => !call.failed && call.result !== undefined && call.name !== REQUEST_USER_INPUT).map((call) => call.name);
+  let position = 0;
   for (const action of policy.sequence) {
+    const at = ran.indexOf(action, position);
+    if (at >= 0) {
+      position = at + 1;
+      continue;
+    }
+    // Money moves once: a refund (or purchase) already made is not made again out of order.
+    if (ONCE_ONLY.has(action) && ran.includes(action)) continue;
     const attempts = mine.filter((call) => call.name === action);
-    if (attempts.some((call) => !call.failed)) continue;
-    if (attempts.length >= MAX_ATTEMPTS || attempts.some((call) => call.result?.includes('rejected'))) continue;
+    const failures = attempts.filter((call) => call.failed);
+    if (failures.length >= MAX_ATTEMPTS || attempts.some((call) => call.result?.includes('rejected'))) continue;
     const slots = action === 'offer-refund' ? refundKnown : known;
     const needs = requirement(action, policy.subflow, slots);
     if (needs !== undefined) {
-      const asked = mine.filter((call) => isQuestionAbout(call, action)).length;
-      const lastAttempt = attempts.at(-1);
-      const askedSinceFailure = lastAttempt !== undefined && mine.slice(mine.indexOf(lastAttempt) + 1).some((call) => isQuestionAbout(call, action));
-      const mustAsk = needs.missing || (lastAttempt !== undefined && !askedSinceFailure);
-      if (mustAsk && asked < (action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS)) return { type: 'ask', prompt: needs.prompt };
+      const questions = mine.filter((call) => isQuestionAbout(call, action));
+      // A question is asked in vain when its answer held none of what it asked for; a customer who gives one detail per answer is asked on.
+      const vain = questions.filter((call) => !answered(call)).length;
+      const limit = action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS;
+      const lastFailure = failures.at(-1);
+      const askedSinceFailure = lastFailure !== undefined && mine.slice(mine.indexOf(lastFailure) + 1).some((call) => isQuestionAbout(call, action));
+      const mustAsk = needs.missing || (lastFailure !== undefined && !askedSinceFailure);
+      if (mustAsk && vain < limit && questions.length < MAX_QUESTIONS_IN_ALL) return { type: 'ask', prompt: needs.prompt };
       // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
-      if (needs.missing && attempts.length > 0) continue;
+      if (needs.missing && failures.length > 0) continue;
     }
-    return { type: 'call', name: action, args: argumentsFor(action, policy, slots) };
+    return { type: 'call', name: action, args: argumentsFor(action, policy, slots, view.customerTexts.join('\n')) };
   }
   // The job is done and said: when the customer's next words close the conversation, the specialist closes it.
   const replied = view.repliedAt.get(policy.agent);
@@ -210,6 +254,13 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
     return { type: 'reply', text: `You are welcome! Is there anything else I can help you with? (${caseLabel(policy.subflow)})` };
   }
   return { type: 'reply', text: finalReply(mine, policy.subflow) };
+}
+
+/** Whether the customer's answer to a question held any of the details it asked for. */
+function answered(question: ViewedCall): boolean {
+  const asked = slotsAskedBy(String(question.args.prompt ?? ''));
+  const found = extractSlots(question.result ?? '', asked);
+  return asked.some((slot) => found[slot] !== undefined);
 }
 
 /** The action a question of this policy was about: each action's question starts its own way. */

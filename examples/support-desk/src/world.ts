@@ -21,6 +21,8 @@ export interface CustomerRecord {
   usernames: string[];
   emails: string[];
   zipCodes: string[];
+  /** Phone numbers as the customer writes them (`555-123-4567`). */
+  phones: string[];
   membershipLevel: string;
   subscription: { status: 'active' | 'inactive'; dueAmount: number; dueDate: string };
   orders: OrderRecord[];
@@ -89,6 +91,7 @@ export class World {
       usernames: seen.username ?? [`${name.split(' ')[0]!.toLowerCase()}${digits.slice(0, 3)}`],
       emails: seen.email ?? [`${name.split(' ')[0]!.toLowerCase()}${digits.slice(0, 3)}@email.com`],
       zipCodes: seen.zip_code ?? [digits.slice(3, 8)],
+      phones: seen.phone ?? [`(${digits.slice(5, 8)}) ${digits.slice(8, 11)}-${digits.slice(11, 15)}`],
       membershipLevel: first('membership_level', 'bronze'),
       subscription: { status: 'active', dueAmount: amounts[0] ?? 20 + (Number(digits.slice(0, 2)) % 80), dueDate: 'the 15th of next month' },
       orders: orderIds.map((orderId, index) => ({
@@ -117,6 +120,7 @@ export class World {
           usernames: [`${firstName[0]}${lastName}${digits.slice(0, 3)}`],
           emails: [`${firstName[0]}${lastName}${digits.slice(0, 3)}@email.com`],
           zipCodes: [digits.slice(3, 8)],
+          phones: [`(${digits.slice(5, 8)}) ${digits.slice(8, 11)}-${digits.slice(11, 15)}`],
           membershipLevel: ['guest', 'bronze', 'silver', 'gold'][index % 4]!,
           subscription: { status: 'active', dueAmount: 49, dueDate: 'the 15th of next month' },
           orders: [{ orderId: digits.slice(0, 10), product: 'tommy hilfiger shirt', amount: 40 + index * 5, refunded: 0, shippingStatus: 'in transit', paymentMethod: 'credit card', changes: [] }],

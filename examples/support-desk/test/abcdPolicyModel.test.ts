@@ -78,11 +78,22 @@ describe('extractSlots', () => {
     expect(extractSlots('Yes.  The Order ID is 7488442726')).toMatchObject({ order_id: '7488442726' });
     expect(extractSlots('cminh1982@email.com and cminh1982')).toMatchObject({ email: 'cminh1982@email.com', username: 'cminh1982' });
     expect(extractSlots('we are being charged $40 for it, I am a Gold member')).toMatchObject({ amount: '40', membership_level: 'gold' });
+    expect(extractSlots('I was charged the annual fee of 99$ twice')).toMatchObject({ amount: '99' });
+    expect(extractSlots('great it is 84 dollars')).toMatchObject({ amount: '84' });
+    expect(extractSlots('63449 and ph is 590-043-2523')).toMatchObject({ zip_code: '63449', phone: '590-043-2523' });
+    expect(extractSlots('I can be reached at 354 854 3599.')).toMatchObject({ phone: '354 854 3599' });
+    expect(extractSlots('(003) 635-6919')).toMatchObject({ phone: '(003) 635-6919' });
     expect(extractSlots('The shipping status says In Transit')).toMatchObject({ shipping_option: 'in transit' });
   });
 
   it('reads a bare number as a PIN only when a PIN was asked for', () => {
     expect(extractSlots("It's 22577").pin_number).toBeUndefined();
     expect(extractSlots("It's 22577", ['pin_number'])).toMatchObject({ pin_number: '22577' });
+  });
+
+  it('reads a bare number as the amount only when an amount was asked for', () => {
+    expect(extractSlots('it was 45').amount).toBeUndefined();
+    expect(extractSlots('it was 45', ['amount'])).toMatchObject({ amount: '45' });
+    expect(extractSlots('order 7488442726', ['amount']).amount).toBeUndefined();
   });
 });

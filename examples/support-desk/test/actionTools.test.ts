@@ -22,9 +22,9 @@ const conversation: AbcdConversation = {
   ],
 };
 
-function setup() {
+function setup(seed: AbcdConversation = conversation) {
   const worlds = new WorldDirectory();
-  worlds.set('s1', World.fromConversation(conversation));
+  worlds.set('s1', World.fromConversation(seed));
   const tools = createActionTools(ontology, worlds);
   const state = new StateContainer({ session: {}, branch: {} });
   const call = async (name: string, args: Record<string, unknown>, approved?: boolean) =>
@@ -40,13 +40,13 @@ function setup() {
 }
 
 describe('createActionTools', () => {
-  it("builds one tool per ABCD console action, its parameters the action's slots", () => {
+  it("builds one tool per ABCD console action, its parameters the action's slots (and the guidelines' extra ones)", () => {
     const { tools } = setup();
     expect(tools.size).toBe(ontology.actions.size);
     expect(tools.size).toBe(30);
     for (const [name, { slots }] of ontology.actions) {
       const schema = tools.get(name)!.jsonSchema as { properties?: Record<string, { type: string; description: string }> };
-      expect(Object.keys(schema.properties ?? {})).toEqual([...slots]);
+      expect(Object.keys(schema.properties ?? {})).toEqual(name === 'verify-identity' ? [...slots, 'phone', 'email'] : [...slots]);
       for (const property of Object.values(schema.properties ?? {})) expect(property).toMatchObject({ type: 'string', description: expect.any(String) });
     }
     expect((tools.get('membership')!.jsonSchema as { properties: Record<string, { description: string }> }).properties.membership_level!.description).toContain('gold');
@@ -59,6 +59,28 @@ describe('createActionTools', () => {
 });
 
 describe('console actions on the world', () => {
+  it("verify identity with the name, zip code and phone number, as recovering a username does (the phone written either way)", async () => {
+    const { call: run, world } = setup({
+      id: 'recover-1',
+      flow: 'account_access',
+      subflow: 'recover_username',
+      turns: [
+        { role: 'customer', text: 'I forgot my username. I am Crystal Minh' },
+        { role: 'customer', text: '63449' },
+        { role: 'customer', text: 'phone is 136-472-4030' },
+      ],
+    });
+    expect(world.customers[0]).toMatchObject({ zipCodes: ['63449'], phones: ['136-472-4030'] });
+    await run('pull-up-account', { customer_name: 'Crystal Minh' });
+    const verified = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449', phone: '(136) 472-4030' });
+    expect(verified).toMatchObject({ type: 'write', write: { isError: false, content: expect.stringContaining('Identity verification in progress') } });
+    expect(JSON.parse(verified.type === 'write' ? verified.write.content : '{}')).toMatchObject({ verified: true, username: world.customers[0]!.usernames[0] });
+    const wrongPhone = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449', phone: '136-472-9999' });
+    expect(wrongPhone).toMatchObject({ type: 'write', write: { isError: true, content: expect.stringContaining('phone "136-472-9999" does not match') } });
+    const onlyZip = await run('verify-identity', { customer_name: 'Crystal Minh', zip_code: '63449' });
+    expect(onlyZip).toMatchObject({ type: 'write', write: { isError: true, content: expect.stringContaining('identity needs two of') } });
+  });
+
   it('pull up the account the customer names and keep it in the session state', async () => {
     const { call, state } = setup();
     const outcome = await call('pull-up-account', { customer_name: 'david williams' });
