@@ -191,7 +191,7 @@ export class AgentExecutor implements Executor {
     let done = false;
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), abort.promise]);
+        const next = await abort.race(iterator.next());
         if (next.done === true) {
           done = true;
           break;
@@ -256,7 +256,7 @@ export class AgentExecutor implements Executor {
       }
       // Raced with the signal, so a tool that ignores it cannot hold a cancelled turn (its result is discarded).
       while (running.size > 0) {
-        const { id, outcome } = await Promise.race([...running.values(), abort.promise]);
+        const { id, outcome } = await abort.race(running.size === 1 ? running.values().next().value! : Promise.race(running.values()));
         running.delete(id);
         if (outcome.type === 'request') {
           requests.push(outcome.request);

@@ -6,6 +6,7 @@ import {
   type CheckpointManifestEntry,
   InvalidInputError,
   type Message,
+  NEVER_ABORTED,
   NotFoundError,
   type Request,
   type Session,
@@ -297,14 +298,14 @@ export class HandoffSession {
   }
 }
 
-/** The signal of calls made without one: never aborted, shared (creating one per call is not free). */
-const NEVER_ABORTED = new AbortController().signal;
 
 /** The signal and the per-turn settings of a call's options. */
 function callOf(options: TurnOptions): TurnCall {
-  const { signal, ...settings } = options;
-  const call: TurnCall = { signal: signal ?? NEVER_ABORTED };
-  if (settings.instructions !== undefined || settings.modelSettings !== undefined || settings.tools !== undefined) call.settings = settings;
+  const call: TurnCall = { signal: options.signal ?? NEVER_ABORTED };
+  if (options.instructions !== undefined || options.modelSettings !== undefined || options.tools !== undefined) {
+    const { signal: _signal, ...settings } = options;
+    call.settings = settings;
+  }
   return call;
 }
 
