@@ -20,7 +20,7 @@ import { closeSession } from './closeSession.js';
 import { discardTurn } from './discardTurn.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
-import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import { assertOpen, enterSession, respondTo, resumeUnfinished, sendText, sessionEvents, withSession, withSessionLock } from './sessionOperations.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { TurnStream } from './turnStream.js';
 
@@ -290,10 +290,12 @@ export class HandoffSession {
   /** A turn's stream: starts `body` under the session's lock on the first read or await (see {@link TurnStream}). */
   #locked(body: () => AsyncGenerator<BatonEvent, void>): TurnStream {
     const runtime = this.#runtime;
+    const locks = this.#host.locks;
     return new TurnStream(
       { sessionId: runtime.sessionId, branchId: runtime.branchId },
-      () => withSession(runtime, this.#host.locks, body),
+      () => sessionEvents(runtime, body),
       () => runtime.pendingRequests,
+      () => enterSession(runtime, locks),
     );
   }
 }
