@@ -123,11 +123,11 @@ describe('cloneMessage', () => {
   });
 
   it('copies keys the schema does not name deeply too (a message with them is copied as cloneData copies it)', () => {
-    const extra = { ...message, vendor: { trace: ['x'] }, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as Message;
+    const extra = { ...message, vendor: { trace: ['x'] }, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
     const copy = cloneMessage(extra) as Message & { vendor: { trace: string[] } };
     expect(JSON.stringify(copy)).toBe(JSON.stringify(extra));
     expect(copy.vendor.trace).not.toBe((extra as Message & { vendor: { trace: string[] } }).vendor.trace);
-    const onlyCallExtra = { ...message, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as Message;
+    const onlyCallExtra = { ...message, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
     const callCopy = cloneMessage(onlyCallExtra).toolCalls![0] as unknown as { raw: { a: number[] } };
     expect(callCopy.raw).toEqual({ a: [1] });
     expect(callCopy.raw).not.toBe((onlyCallExtra.toolCalls![0] as unknown as { raw: object }).raw);

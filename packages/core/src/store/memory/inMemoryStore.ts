@@ -363,7 +363,7 @@ export class InMemoryStore implements Store {
       result.session = cloneData(nextSession);
     }
     if (checkpoint !== undefined) {
-      const list = this.#checkpoints(sessionId, branchId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+      const list = checkpointList(record, branchId);
       if (!list.some((c) => c.id === checkpoint.id)) list.push(checkpoint);
     }
     return result;
@@ -390,11 +390,16 @@ export class InMemoryStore implements Store {
     const record = this.#required(sessionId, scope);
     assertBranchId(branchId);
     if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
-    let list = record.checkpoints.get(branchId);
-    if (list === undefined) {
-      list = [];
-      record.checkpoints.set(branchId, list);
-    }
-    return list;
+    return checkpointList(record, branchId);
   }
+}
+
+/** The checkpoints of an existing branch of `record`, oldest first (created empty on first use). */
+function checkpointList(record: SessionRecord, branchId: string): Checkpoint[] {
+  let list = record.checkpoints.get(branchId);
+  if (list === undefined) {
+    list = [];
+    record.checkpoints.set(branchId, list);
+  }
+  return list;
 }
