@@ -46,6 +46,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   readonly #base: { sessionId: string; branchId: string };
   /** Set on the first read or await: resolves to the call's generator once `enter` is done. */
   #opened: Promise<AsyncGenerator<BatonEvent, void>> | undefined;
+  /** The call's generator, once `#opened` resolved. */
+  #generator: AsyncGenerator<BatonEvent, void> | undefined;
   /** Releases what `enter` took (once), when the call's generator is done, failed or left. */
   #exit: (() => void) | undefined;
   #result: Promise<TurnResult> | undefined;
@@ -78,7 +80,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   /** Reads the next event (starting the turn on the first call). */
   async next(): Promise<IteratorResult<BatonEvent, void>> {
     try {
-      const step = await (await this.#open()).next();
+      // Once started, the generator is read directly (one await per event, not two).
+      const step = await (this.#generator ?? (await this.#open())).next();
       if (step.done === true) {
         this.#leave();
         this.#ended?.resolve();
@@ -141,7 +144,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       });
       promise.catch(() => undefined); // observed by `then` when someone awaits
       this.#ended = { resolve, reject, promise };
-      this.#opened = this.#enter === undefined ? (async () => this.#start())() : this.#enterThenStart(this.#enter);
+      this.#opened = this.#enter === undefined ? (async () => (this.#generator = this.#start()))() : this.#enterThenStart(this.#enter);
     }
     return this.#opened;
   }
@@ -149,7 +152,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   async #enterThenStart(enter: () => Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
     this.#exit = await enter();
     try {
-      return this.#start();
+      this.#generator = this.#start();
+      return this.#generator;
     } catch (error) {
       this.#leave();
       throw error;

@@ -1,13 +1,13 @@
 import {
-  addUsage,
   type ApprovalDecision,
+  addUsage,
   BatonError,
   type BatonEvent,
   ConcurrencyError,
   createId,
-  emptyUsage,
   type ExecutorInput,
   type ExecutorOutcome,
+  emptyUsage,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
@@ -16,16 +16,16 @@ import {
   type TurnSettings,
   type Usage,
 } from '@baton/core';
-import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
-import { closeSession } from '../session/closeSession.js';
-import { flushAfterFailure } from './flushMessages.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
+import { closeSession } from '../session/closeSession.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
-import { settleTurn } from './settleTurn.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { answeredRequest } from './answeredRequest.js';
+import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import { flushAfterFailure } from './flushMessages.js';
+import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
@@ -189,11 +189,12 @@ async function* openWithMessages(
   texts: readonly string[],
   metadata: Record<string, unknown> | undefined,
 ): AsyncGenerator<BatonEvent, void> {
-  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const { sessionId, branchId } = runtime;
   runtime.actor.send({ type: 'USER_TURN' });
-  yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+  // Event literals without `...base`: a spread followed by more keys is a slow path in V8 (hot: every turn).
+  yield { type: 'turn.started', sessionId, branchId, turn: runtime.snapshot.context.turn };
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
-  for (const message of messages) yield { type: 'message', ...base, message };
+  for (const message of messages) yield { type: 'message', sessionId, branchId, message };
 }
 
 /**
@@ -215,7 +216,7 @@ async function* runAgents(
   for (;;) {
     const agent = runtime.snapshot.context.activeAgent;
     const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
-    yield { type: 'agent.started', ...base, agent };
+    yield { type: 'agent.started', sessionId: base.sessionId, branchId: base.branchId, agent };
     // The executor's events go straight through (one generator layer less per event than a wrapper):
     // runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
     const outcome = yield* runtime.config.participants.get(agent)!.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
@@ -238,9 +239,10 @@ async function* runAgents(
       runtime.actor.send({ type: 'REPLY' });
       return { end: { kind: 'refused' }, usage };
     }
+    const { sessionId, branchId } = base;
     yield outcome.reason === undefined
-      ? { type: 'handoff', ...base, from: agent, to: outcome.target }
-      : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
+      ? { type: 'handoff', sessionId, branchId, from: agent, to: outcome.target }
+      : { type: 'handoff', sessionId, branchId, from: agent, to: outcome.target, reason: outcome.reason };
   }
 }
 
