@@ -1,5 +1,6 @@
 export { type Agent, type AgentOptions, type AgentOutput, agent, type Instructions } from './agents/agent.js';
 export { type CheckedOutput, checkStructuredOutput, outputCorrection } from './agents/structuredOutput.js';
+export { NEVER_ABORTED } from './executors/abort.js';
 export { AgentExecutor } from './executors/agentExecutor.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,

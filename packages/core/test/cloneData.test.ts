@@ -121,4 +121,15 @@ describe('cloneMessage', () => {
     const plain: Message = { id: 'm-2', seq: 2, role: 'user', content: 'hi', createdAt: '2026-01-01T00:00:00.000Z' };
     expect(Object.keys(cloneMessage(plain)).sort()).toEqual(Object.keys(plain).sort());
   });
+
+  it('copies keys the schema does not name deeply too (a message with them is copied as cloneData copies it)', () => {
+    const extra = { ...message, vendor: { trace: ['x'] }, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
+    const copy = cloneMessage(extra) as Message & { vendor: { trace: string[] } };
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(extra));
+    expect(copy.vendor.trace).not.toBe((extra as Message & { vendor: { trace: string[] } }).vendor.trace);
+    const onlyCallExtra = { ...message, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
+    const callCopy = cloneMessage(onlyCallExtra).toolCalls![0] as unknown as { raw: { a: number[] } };
+    expect(callCopy.raw).toEqual({ a: [1] });
+    expect(callCopy.raw).not.toBe((onlyCallExtra.toolCalls![0] as unknown as { raw: object }).raw);
+  });
 });

@@ -21,8 +21,23 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 
  * @throws {InvalidInputError} naming the first bad key and its path
  */
 export function assertSafeMetadata<T>(where: string, value: T): T {
-  visit(value, where);
+  // The usual case is checked without building a path per key; the path is built only to name a bad key.
+  if (!isSafe(value)) visit(value, where);
   return value;
+}
+
+/** Whether no key at any depth of `value` is unsafe (what {@link visit} checks, without paths). */
+function isSafe(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isSafe(item)) return false;
+    return true;
+  }
+  for (const key of Object.keys(value)) {
+    if (key.startsWith('$') || key.includes('.') || key.includes('\0') || RESERVED_KEYS.has(key)) return false;
+    if (!isSafe((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 function visit(value: unknown, path: string): void {

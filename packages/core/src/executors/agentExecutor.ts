@@ -191,7 +191,7 @@ export class AgentExecutor implements Executor {
     let done = false;
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), abort.promise]);
+        const next = await abort.race(iterator.next());
         if (next.done === true) {
           done = true;
           break;
@@ -242,7 +242,7 @@ export class AgentExecutor implements Executor {
           results.set(call.id, done);
           continue;
         }
-        yield { type: 'tool.call', ...base, agent: this.agent.name, toolCall: call };
+        yield { type: 'tool.call', sessionId: base.sessionId, branchId: base.branchId, agent: this.agent.name, toolCall: call };
         // Each result is journalled as soon as its tool returns, not behind its siblings: a crash
         // re-runs only tools whose result was not journalled yet (at-least-once before `tool.result`,
         // exactly-once after it).
@@ -256,7 +256,7 @@ export class AgentExecutor implements Executor {
       }
       // Raced with the signal, so a tool that ignores it cannot hold a cancelled turn (its result is discarded).
       while (running.size > 0) {
-        const { id, outcome } = await Promise.race([...running.values(), abort.promise]);
+        const { id, outcome } = await abort.race(running.size === 1 ? running.values().next().value! : Promise.race(running.values()));
         running.delete(id);
         if (outcome.type === 'request') {
           requests.push(outcome.request);
@@ -265,7 +265,8 @@ export class AgentExecutor implements Executor {
         results.set(id, outcome.write);
         yield {
           type: 'tool.result',
-          ...base,
+          sessionId: base.sessionId,
+          branchId: base.branchId,
           agent: this.agent.name,
           toolCallId: id,
           toolName: outcome.write.toolName,
@@ -311,7 +312,7 @@ export class AgentExecutor implements Executor {
         ...(write.approvedArguments === undefined ? {} : { metadata: { approvedArguments: write.approvedArguments } }),
       })),
     );
-    for (const message of committed) yield { type: 'message', ...base, message };
+    for (const message of committed) yield { type: 'message', sessionId: base.sessionId, branchId: base.branchId, message };
     return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
   }
 }

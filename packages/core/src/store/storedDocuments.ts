@@ -11,12 +11,13 @@
 import type { z } from 'zod';
 import { type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
 import { type Episode, EpisodeSchema } from '../conversation/episode.js';
-import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
-import { isValidId } from '../ids.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
 import { type DocumentKind, migrateFields, type StoredDocument } from '../conversation/schemaVersions.js';
 import { type Branch, BranchSchema, type Session, SessionSchema } from '../conversation/session.js';
+import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
+import { isValidId } from '../ids.js';
+import { isIsoTimestamp } from '../timestamp.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 
 /** The first rule a document breaks: the field's path and what is wrong with it. */
@@ -279,10 +280,21 @@ export const SessionChangeSchema = SessionSchema.pick({
  * ```
  */
 export function assertSessionChangeShape(change: unknown): void {
+  if (onlyActivity(change)) return;
   const parsed = SessionChangeSchema.safeParse(change);
   if (parsed.success) return;
   const issue = parsed.error.issues[0];
   throw new InvalidInputError(`The session change is invalid at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message}.`);
+}
+
+/**
+ * Whether `change` is the change every turn makes, `{ lastActivityAt }` with a valid timestamp (and
+ * nothing else): what `SessionChangeSchema` accepts, checked without zod (it allocates a result per field).
+ */
+function onlyActivity(change: unknown): boolean {
+  if (typeof change !== 'object' || change === null) return false;
+  for (const key in change) if (key !== 'lastActivityAt') return false;
+  return Object.getPrototypeOf(change) === Object.prototype && isIsoTimestamp((change as { lastActivityAt?: unknown }).lastActivityAt);
 }
 
 /**

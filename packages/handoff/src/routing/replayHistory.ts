@@ -1,5 +1,6 @@
 import type { Message, PendingWrite } from '@baton/core';
-import { type RoutingActor, routingState } from './routingMachine.js';
+import type { RoutingSender } from './routingDriver.js';
+import { routingState } from './routingMachine.js';
 
 /** What replaying committed messages through the routing machine found. */
 export interface ReplayResult {
@@ -42,11 +43,11 @@ function isDiscardResult(message: Message): boolean {
  *   turn ends it without an answer (`DISCARD`).
  * Nothing happens once the machine is closed.
  *
- * @param actor a started routing actor
+ * @param actor a started routing actor (an XState actor of the routing machine, or the session runtime's {@link RoutingSender})
  * @returns the message when it answered the user (`'reply'`), the reason when it ended the
  *   conversation (`{ endConversation }`), else `undefined`
  */
-export function applyRoutingEffect(actor: RoutingActor, message: Message): 'reply' | { endConversation: string } | undefined {
+export function applyRoutingEffect(actor: RoutingSender, message: Message): 'reply' | { endConversation: string } | undefined {
   const state = routingState(actor.getSnapshot());
   if (state === 'closed') return undefined;
   if (message.role === 'user') {
@@ -87,7 +88,7 @@ export function applyRoutingEffect(actor: RoutingActor, message: Message): 'repl
  * replayHistory(actor, messages.filter((m) => m.seq > checkpoint.throughSeq));
  * ```
  */
-export function replayHistory(actor: RoutingActor, messages: readonly Message[]): ReplayResult {
+export function replayHistory(actor: RoutingSender, messages: readonly Message[]): ReplayResult {
   const result: ReplayResult = {};
   for (const message of messages) {
     const effect = applyRoutingEffect(actor, message);

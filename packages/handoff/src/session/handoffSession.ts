@@ -6,6 +6,7 @@ import {
   type CheckpointManifestEntry,
   InvalidInputError,
   type Message,
+  NEVER_ABORTED,
   NotFoundError,
   type Request,
   type Session,
@@ -19,7 +20,7 @@ import { closeSession } from './closeSession.js';
 import { discardTurn } from './discardTurn.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
-import { assertOpen, respondTo, resumeUnfinished, sendText, withSession, withSessionLock } from './sessionOperations.js';
+import { assertOpen, enterSession, respondTo, resumeUnfinished, sendText, sessionEvents, withSession, withSessionLock } from './sessionOperations.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { TurnStream } from './turnStream.js';
 
@@ -294,22 +295,24 @@ export class HandoffSession {
   /** A turn's stream: starts `body` under the session's lock on the first read or await (see {@link TurnStream}). */
   #locked(body: () => AsyncGenerator<BatonEvent, void>): TurnStream {
     const runtime = this.#runtime;
+    const locks = this.#host.locks;
     return new TurnStream(
       { sessionId: runtime.sessionId, branchId: runtime.branchId },
-      () => withSession(runtime, this.#host.locks, body),
+      () => sessionEvents(runtime, body),
       () => runtime.pendingRequests,
+      () => enterSession(runtime, locks),
     );
   }
 }
 
-/** The signal of calls made without one: never aborted, shared (creating one per call is not free). */
-const NEVER_ABORTED = new AbortController().signal;
 
 /** The signal and the per-turn settings of a call's options. */
 function callOf(options: TurnOptions): TurnCall {
-  const { signal, ...settings } = options;
-  const call: TurnCall = { signal: signal ?? NEVER_ABORTED };
-  if (settings.instructions !== undefined || settings.modelSettings !== undefined || settings.tools !== undefined) call.settings = settings;
+  const call: TurnCall = { signal: options.signal ?? NEVER_ABORTED };
+  if (options.instructions !== undefined || options.modelSettings !== undefined || options.tools !== undefined) {
+    const { signal: _signal, ...settings } = options;
+    call.settings = settings;
+  }
   return call;
 }
 

@@ -9,17 +9,45 @@ import type { SessionLock } from './sessionLock.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 
 /**
- * Runs `body` holding the session branch's lock: reloads the runtime first when it is stale (another
- * session object or process wrote, or the last call failed), and finishes work a load found left
- * over (a finished turn whose state is unsaved, an `end_conversation` not yet applied).
+ * Takes the session branch's lock for a call that yields events, reloads the runtime first when it
+ * is stale (another session object or process wrote, or the last call failed), and settles a
+ * finished turn whose state a load found unsaved. The caller runs {@link sessionEvents} and then
+ * calls the returned function, which releases the lock (a `TurnStream` does both, so a turn's
+ * events pass through no extra generator).
+ *
+ * @returns the function that releases the lock (call it once, when the events are done, failed or left)
+ * @throws what the load or the settle throws (the lock is released first)
  */
-export async function* withSession(runtime: SessionRuntime, locks: SessionLock, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+export async function enterSession(runtime: SessionRuntime, locks: SessionLock): Promise<() => void> {
   const release = await locks.acquire(`${runtime.sessionId}\u0000${runtime.branchId}`);
   try {
     if (runtime.outdated) await runtime.load();
     if (runtime.unsettled.persistState) await settleTurn(runtime);
-    if (runtime.unsettled.endConversation !== undefined) yield* guarded(runtime, closeSession(runtime, runtime.unsettled.endConversation));
-    yield* body();
+    return release;
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/**
+ * The events of `body` on a session entered with {@link enterSession}: first the close of the
+ * conversation a load found ended by an agent but not applied (rare), then `body`'s own.
+ */
+export function sessionEvents(runtime: SessionRuntime, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+  return runtime.unsettled.endConversation === undefined ? body() : closeThen(runtime, runtime.unsettled.endConversation, body);
+}
+
+async function* closeThen(runtime: SessionRuntime, reason: string, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+  yield* guarded(runtime, closeSession(runtime, reason));
+  yield* body();
+}
+
+/** Runs `body` holding the session branch's lock ({@link enterSession}, then {@link sessionEvents}), releasing it when `body` ends or is left. */
+export async function* withSession(runtime: SessionRuntime, locks: SessionLock, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+  const release = await enterSession(runtime, locks);
+  try {
+    yield* sessionEvents(runtime, body);
   } finally {
     release();
   }

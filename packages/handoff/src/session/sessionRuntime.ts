@@ -14,12 +14,12 @@ import {
   type TenantScope,
   type Tool,
 } from '@baton/core';
-import { createActor } from 'xstate';
 import { z } from 'zod';
 import { bindHandoffTool } from '../routing/handoffTools.js';
 import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
 import { requestUserInputTool } from '../routing/requestUserInput.js';
-import { handoffRefusal, type RoutingActor, type RoutingConfig, type RoutingMachine, type RoutingPersister, type RoutingSnapshot, routingState } from '../routing/routingMachine.js';
+import { createRoutingDriver, type RoutingDriver, type RoutingPosition } from '../routing/routingDriver.js';
+import { handoffRefusal, type RoutingConfig, type RoutingMachine, type RoutingPersister, routingState } from '../routing/routingMachine.js';
 import type { AnsweredRequest } from '../turn/answeredRequest.js';
 import type { HandoffConfig } from '../workflow/handoffTypes.js';
 import { HistoryView } from './historyView.js';
@@ -47,6 +47,8 @@ export interface WorkflowCore {
   machine: RoutingMachine;
   /** The persisted form of a routing snapshot, for checkpoints (see {@link routingPersister}). */
   persistRouting: RoutingPersister;
+  /** Whether sessions may run the routing machine as the direct stepper (see {@link createRoutingDriver}). */
+  directRouting: boolean;
   handoffTemplates: ReadonlyMap<string, Tool>;
   /** Every context provider's `prepareModelInput`, composed in order; `undefined` when none has one. */
   prepareModelInput: ExecutorInput['prepareModelInput'];
@@ -74,7 +76,8 @@ export class SessionRuntime {
   session!: Session;
   branch!: Branch;
   history!: HistoryView;
-  actor!: RoutingActor;
+  /** The routing machine (see {@link createRoutingDriver}). */
+  actor!: RoutingDriver;
   state!: StateContainer;
   pendingRequests: Request[] = [];
   readonly pendingWrites = new Map<string, PendingWrite>();
@@ -109,7 +112,7 @@ export class SessionRuntime {
     return this.tenantId === undefined ? {} : { tenantId: this.tenantId };
   }
 
-  get snapshot(): RoutingSnapshot {
+  get snapshot(): RoutingPosition {
     return this.actor.getSnapshot();
   }
 
@@ -301,9 +304,8 @@ export class SessionRuntime {
     );
   }
 
-  #restoreActor(persisted: unknown): RoutingActor {
+  #restoreActor(persisted: unknown): RoutingDriver {
     const { machine, config } = this.core;
-    const options = config.inspect === undefined ? {} : { inspect: config.inspect };
     const parsed = persisted === undefined ? undefined : PersistedRoutingSchema.safeParse(persisted);
     if (parsed !== undefined && !parsed.success) {
       const issue = parsed.error.issues[0];
@@ -311,13 +313,12 @@ export class SessionRuntime {
         `The routing snapshot of session ${JSON.stringify(this.sessionId)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}; it was not loaded. Open the session with an older checkpointId to recover.`,
       );
     }
-    const actor = persisted === undefined ? createActor(machine, options) : createActor(machine, { ...options, snapshot: persisted as never });
-    let failure: unknown;
-    actor.subscribe({ error: (error) => (failure = error) });
-    actor.start();
-    if (failure !== undefined || actor.getSnapshot().status === 'error') {
+    const options = { machine, config: this.core.routing, persist: this.core.persistRouting, direct: this.core.directRouting };
+    // Restored from the snapshot as stored (keys the schema does not name stay, as XState keeps them).
+    const actor = createRoutingDriver(config.inspect === undefined ? options : { ...options, inspect: config.inspect }, parsed && (persisted as typeof parsed.data));
+    if (actor.failed !== undefined) {
       actor.stop();
-      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause: failure });
+      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause: actor.failed });
     }
     const context = actor.getSnapshot().context;
     for (const agent of [context.activeAgent, context.coordinator]) {

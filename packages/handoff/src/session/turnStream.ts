@@ -41,9 +41,15 @@ export interface TurnResult {
  */
 export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike<TurnResult> {
   readonly #start: () => AsyncGenerator<BatonEvent, void>;
+  readonly #enter: (() => Promise<() => void>) | undefined;
   readonly #pending: () => readonly Request[];
   readonly #base: { sessionId: string; branchId: string };
+  /** Set on the first read or await: resolves to the call's generator once `enter` is done. */
+  #opened: Promise<AsyncGenerator<BatonEvent, void>> | undefined;
+  /** The call's generator, once `#opened` resolved. */
   #generator: AsyncGenerator<BatonEvent, void> | undefined;
+  /** Releases what `enter` took (once), when the call's generator is done, failed or left. */
+  #exit: (() => void) | undefined;
   #result: Promise<TurnResult> | undefined;
   #ended: { resolve: () => void; reject: (error: unknown) => void; promise: Promise<void> } | undefined;
   readonly #messages: Message[] = [];
@@ -54,24 +60,35 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
 
   /**
    * @param base the session and branch the call runs on
-   * @param start creates the call's generator (called once, on the first read or await)
+   * @param start creates the call's generator (called once, on the first read or await, after `enter`)
    * @param pendingRequests reads the session's pending requests once the call ended
+   * @param enter runs first (e.g. takes the session's lock) and returns what to run when the
+   *   generator is done, failed or left (e.g. release the lock); a failure of `enter` fails the call
    */
-  constructor(base: { sessionId: string; branchId: string }, start: () => AsyncGenerator<BatonEvent, void>, pendingRequests: () => readonly Request[]) {
+  constructor(
+    base: { sessionId: string; branchId: string },
+    start: () => AsyncGenerator<BatonEvent, void>,
+    pendingRequests: () => readonly Request[],
+    enter?: () => Promise<() => void>,
+  ) {
     this.#base = base;
     this.#start = start;
     this.#pending = pendingRequests;
+    this.#enter = enter;
   }
 
   /** Reads the next event (starting the turn on the first call). */
   async next(): Promise<IteratorResult<BatonEvent, void>> {
-    const generator = this.#open();
     try {
-      const step = await generator.next();
-      if (step.done === true) this.#ended?.resolve();
-      else this.#observe(step.value);
+      // Once started, the generator is read directly (one await per event, not two).
+      const step = await (this.#generator ?? (await this.#open())).next();
+      if (step.done === true) {
+        this.#leave();
+        this.#ended?.resolve();
+      } else this.#observe(step.value);
       return step;
     } catch (error) {
+      this.#leave();
       this.#ended?.reject(error);
       throw error;
     }
@@ -79,10 +96,12 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
 
   /** Leaves the stream: what the turn committed is kept, and the next call on the session finishes it. */
   async return(): Promise<IteratorResult<BatonEvent, void>> {
-    if (this.#generator === undefined) return { done: true, value: undefined };
+    if (this.#opened === undefined) return { done: true, value: undefined };
     try {
-      return await this.#generator.return(undefined);
+      const generator = await this.#opened.catch(() => undefined);
+      return generator === undefined ? { done: true, value: undefined } : await generator.return(undefined);
     } finally {
+      this.#leave();
       this.#ended?.resolve();
     }
   }
@@ -90,8 +109,11 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   /** Throws `error` into the turn's generator (as `AsyncGenerator.throw`). */
   async throw(error: unknown): Promise<IteratorResult<BatonEvent, void>> {
     try {
-      return await this.#open().throw(error);
+      const step = await (await this.#open()).throw(error);
+      if (step.done === true) this.#leave();
+      return step;
     } catch (thrown) {
+      this.#leave();
       this.#ended?.reject(thrown);
       throw thrown;
     }
@@ -107,12 +129,13 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
     onfulfilled?: ((value: TurnResult) => TResult1 | PromiseLike<TResult1>) | null,
     onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
   ): Promise<TResult1 | TResult2> {
-    this.#result ??= this.#generator === undefined ? this.#drain() : this.#ended!.promise.then(() => this.#summary());
+    this.#result ??= this.#opened === undefined ? this.#drain() : this.#ended!.promise.then(() => this.#summary());
     return this.#result.then(onfulfilled, onrejected);
   }
 
-  #open(): AsyncGenerator<BatonEvent, void> {
-    if (this.#generator === undefined) {
+  /** The call's generator, entering and starting it on the first call. */
+  #open(): Promise<AsyncGenerator<BatonEvent, void>> {
+    if (this.#opened === undefined) {
       let resolve!: () => void;
       let reject!: (error: unknown) => void;
       const promise = new Promise<void>((res, rej) => {
@@ -121,9 +144,27 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       });
       promise.catch(() => undefined); // observed by `then` when someone awaits
       this.#ended = { resolve, reject, promise };
-      this.#generator = this.#start();
+      this.#opened = this.#enter === undefined ? (async () => (this.#generator = this.#start()))() : this.#enterThenStart(this.#enter);
     }
-    return this.#generator;
+    return this.#opened;
+  }
+
+  async #enterThenStart(enter: () => Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
+    this.#exit = await enter();
+    try {
+      this.#generator = this.#start();
+      return this.#generator;
+    } catch (error) {
+      this.#leave();
+      throw error;
+    }
+  }
+
+  /** Runs what `enter` returned, once. */
+  #leave(): void {
+    const exit = this.#exit;
+    this.#exit = undefined;
+    exit?.();
   }
 
   async #drain(): Promise<TurnResult> {

@@ -34,7 +34,7 @@ function buildCheckpoint(runtime: SessionRuntime): Checkpoint {
     step: (runtime.checkpoint?.step ?? 0) + 1,
     createdAt: isoNow(),
     throughSeq: runtime.history.headSeq,
-    machine: runtime.core.persistRouting(runtime.snapshot),
+    machine: runtime.actor.persist(),
     pendingRequests: runtime.pendingRequests,
     pendingWrites: [...runtime.pendingWrites.values()],
     statePatches: { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },

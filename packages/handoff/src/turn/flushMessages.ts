@@ -36,7 +36,8 @@ export async function persist(runtime: SessionRuntime, writes: DurableWrites = {
   const last = batch.at(-1);
   const { sessionChange, branchState, checkpoint } = writes;
   if (first === undefined && sessionChange === undefined && branchState === undefined && checkpoint === undefined) return;
-  const request: StoreBatch = { sessionId: runtime.sessionId, branchId: runtime.branchId, ...runtime.scope };
+  const request: StoreBatch = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  if (runtime.tenantId !== undefined) request.tenantId = runtime.tenantId;
   if (first !== undefined) request.messages = batch;
   if (branchState !== undefined) request.branch = { state: branchState, expectedVersion: runtime.branch.version };
   if (sessionChange !== undefined) request.session = { change: sessionChange, expectedVersion: runtime.session.version };

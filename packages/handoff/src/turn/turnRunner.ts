@@ -1,13 +1,13 @@
 import {
-  addUsage,
   type ApprovalDecision,
+  addUsage,
   BatonError,
   type BatonEvent,
   ConcurrencyError,
   createId,
-  emptyUsage,
   type ExecutorInput,
   type ExecutorOutcome,
+  emptyUsage,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
@@ -16,17 +16,17 @@ import {
   type TurnSettings,
   type Usage,
 } from '@baton/core';
-import { saveCheckpoint, pruneCheckpoints } from './checkpointer.js';
-import { closeSession } from '../session/closeSession.js';
-import { flushAfterFailure } from './flushMessages.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
+import { closeSession } from '../session/closeSession.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
-import { settleTurn } from './settleTurn.js';
 import { answeredRequest } from './answeredRequest.js';
+import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import { flushAfterFailure } from './flushMessages.js';
+import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
@@ -152,10 +152,28 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
 
   for (let turnsRun = 1; ; turnsRun += 1) {
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
+    // (Inlined rather than a generator of its own: every agent event passes through one generator layer less.)
     const context = await beforeTurn(runtime, call.signal, said);
-    const { end, usage } = yield* runAgents(runtime, journal, call, context, approvals, humanAnswers);
-    approvals = undefined;
-    humanAnswers = undefined;
+    let usage: Usage = emptyUsage();
+    let end: TurnEnd | undefined;
+    while (end === undefined) {
+      const agent = runtime.snapshot.context.activeAgent;
+      const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
+      yield { type: 'agent.started', sessionId: base.sessionId, branchId: base.branchId, agent };
+      const executor = runtime.config.participants.get(agent)!;
+      // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
+      if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
+      // The executor's events go straight through: runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
+      const outcome = yield* executor.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
+      approvals = undefined;
+      humanAnswers = undefined;
+      usage = addUsage(usage, outcome.usage);
+      const after = afterActivation(runtime, agent, outcome, handoffsBefore);
+      if (after.event !== undefined) yield after.event;
+      // A refused handoff ends the turn once it was announced.
+      if (after.end?.kind === 'refused') runtime.actor.send({ type: 'REPLY' });
+      end = after.end;
+    }
 
     // 3. End the turn: make it durable, then pause, close or return control to the user.
     if (end.kind === 'pause') {
@@ -190,62 +208,48 @@ async function* openWithMessages(
   texts: readonly string[],
   metadata: Record<string, unknown> | undefined,
 ): AsyncGenerator<BatonEvent, void> {
-  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
+  const { sessionId, branchId } = runtime;
   runtime.actor.send({ type: 'USER_TURN' });
-  yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+  // Event literals without `...base`: a spread followed by more keys is a slow path in V8 (hot: every turn).
+  yield { type: 'turn.started', sessionId, branchId, turn: runtime.snapshot.context.turn };
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
-  for (const message of messages) yield { type: 'message', ...base, message };
+  for (const message of messages) yield { type: 'message', sessionId, branchId, message };
 }
 
 /**
- * Runs the active agent, and the next one after each handoff, until one stops the turn. The routing
- * machine has already applied what the agents committed (a handoff result hands off, an answer ends
- * the turn: {@link StoreJournal.commit}); this only announces it, and moves control itself for an
- * executor that reported a handoff without committing a handoff result.
+ * What follows one activation of `agent` that ended with `outcome`: the routing machine has already
+ * applied what the agent committed (a handoff result hands off, an answer ends the turn:
+ * {@link StoreJournal.commit}); this announces it, and moves control itself for an executor that
+ * reported a handoff without committing a handoff result (or refuses it, ending the turn).
+ *
+ * @returns `end` when the turn stops here (a reply, requests, the end of the conversation, a refused
+ *   handoff: the caller then sends `REPLY` after emitting `event`); `event` to emit (the `handoff`,
+ *   or the `HANDOFF_REFUSED` error)
  */
-async function* runAgents(
-  runtime: SessionRuntime,
-  journal: StoreJournal,
-  call: TurnCall,
-  context: readonly ModelMessage[] | undefined,
-  approvals: ExecutorInput['approvals'],
-  humanAnswers: ExecutorInput['humanAnswers'],
-): AsyncGenerator<BatonEvent, { end: TurnEnd; usage: Usage }> {
-  const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
-  let usage: Usage = emptyUsage();
-  for (;;) {
-    const agent = runtime.snapshot.context.activeAgent;
-    const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
-    yield { type: 'agent.started', ...base, agent };
-    const executor = runtime.config.participants.get(agent)!;
-    // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
-    if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
-    // The executor's events go straight through (one generator layer less per event than a wrapper):
-    // runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
-    const outcome = yield* executor.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
-    approvals = undefined;
-    humanAnswers = undefined;
-    usage = addUsage(usage, outcome.usage);
-
-    if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests }, usage };
-    if (outcome.type === 'end_conversation') return { end: { kind: 'close', reason: outcome.reason }, usage };
-    if (outcome.type === 'reply') {
-      if (routingState(runtime.snapshot) === 'running') runtime.actor.send({ type: 'REPLY' });
-      return { end: { kind: 'reply', outcome, agent }, usage };
-    }
-    // A handoff: applied by the commit of its result, or here for an executor that committed none.
-    const handedOff = () => runtime.snapshot.context.handoffsThisTurn !== handoffsBefore;
-    if (!handedOff()) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
-    if (!handedOff()) {
-      const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
-      yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false };
-      runtime.actor.send({ type: 'REPLY' });
-      return { end: { kind: 'refused' }, usage };
-    }
-    yield outcome.reason === undefined
-      ? { type: 'handoff', ...base, from: agent, to: outcome.target }
-      : { type: 'handoff', ...base, from: agent, to: outcome.target, reason: outcome.reason };
+function afterActivation(runtime: SessionRuntime, agent: string, outcome: ExecutorOutcome, handoffsBefore: number): { end?: TurnEnd; event?: BatonEvent } {
+  const { sessionId, branchId } = runtime;
+  if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests } };
+  if (outcome.type === 'end_conversation') return { end: { kind: 'close', reason: outcome.reason } };
+  if (outcome.type === 'reply') {
+    if (routingState(runtime.snapshot) === 'running') runtime.actor.send({ type: 'REPLY' });
+    return { end: { kind: 'reply', outcome, agent } };
   }
+  // A handoff: applied by the commit of its result, or here for an executor that committed none.
+  const handedOff = () => runtime.snapshot.context.handoffsThisTurn !== handoffsBefore;
+  if (!handedOff()) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
+  if (!handedOff()) {
+    const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
+    return {
+      end: { kind: 'refused' },
+      event: { type: 'error', sessionId, branchId, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false },
+    };
+  }
+  return {
+    event:
+      outcome.reason === undefined
+        ? { type: 'handoff', sessionId, branchId, from: agent, to: outcome.target }
+        : { type: 'handoff', sessionId, branchId, from: agent, to: outcome.target, reason: outcome.reason },
+  };
 }
 
 /** What one activation of `agent`'s executor gets. */

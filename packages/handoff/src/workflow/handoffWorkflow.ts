@@ -19,7 +19,7 @@ import {
   type Usage,
 } from '@baton/core';
 import { handoffToolTemplate } from '../routing/handoffTools.js';
-import { createRoutingMachine, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
+import { createRoutingMachine, persistsDirectly, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { windowModelInput } from '../session/historyWindow.js';
 import { SessionLock } from '../session/sessionLock.js';
@@ -110,6 +110,7 @@ export class HandoffWorkflow {
       routing,
       machine,
       persistRouting: routingPersister(machine),
+      directRouting: persistsDirectly(machine),
       handoffTemplates: new Map([...config.participants.values()].map((p) => [p.name, handoffToolTemplate(p)])),
       prepareModelInput:
         shapers.length === 0

@@ -25,7 +25,6 @@ import {
   applySessionChange,
   assertBatchCheckpoint,
   assertBranchId,
-  assertCheckpoint,
   assertEpisode,
   assertMessages,
   assertPendingWrites,
@@ -35,6 +34,7 @@ import {
   changedBranch,
   changedSession,
   checkpointsToPrune,
+  copyValidCheckpoint,
   ensureBranchDeletable,
   ensureCheckpointDeletable,
   matchesSessionFilter,
@@ -159,7 +159,7 @@ export class InMemoryStore implements Store {
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
     const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
     const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
-    for (const message of fresh) own.set(message.seq, cloneData(message));
+    for (const message of fresh) own.set(message.seq, cloneMessage(message));
     return { inserted: fresh.length };
   }
 
@@ -235,10 +235,10 @@ export class InMemoryStore implements Store {
   }
 
   async saveCheckpoint(checkpoint: Checkpoint, scope: TenantScope = {}): Promise<void> {
-    const valid = assertCheckpoint(checkpoint);
+    const valid = copyValidCheckpoint(checkpoint);
     const list = this.#checkpoints(valid.sessionId, valid.branchId, scope);
     if (list.some((c) => c.id === valid.id)) return;
-    list.push(cloneData(valid));
+    list.push(valid);
   }
 
   async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
@@ -350,9 +350,9 @@ export class InMemoryStore implements Store {
     }
     const nextBranch = batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
     const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
-    const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
+    const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
     assertBatchCheckpoint(batch);
-    for (const message of fresh) own.set(message.seq, cloneData(message));
+    for (const message of fresh) own.set(message.seq, cloneMessage(message));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {
       record.branches.set(branchId, nextBranch);
@@ -363,8 +363,8 @@ export class InMemoryStore implements Store {
       result.session = cloneData(nextSession);
     }
     if (checkpoint !== undefined) {
-      const list = this.#checkpoints(sessionId, branchId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
-      if (!list.some((c) => c.id === checkpoint.id)) list.push(cloneData(checkpoint));
+      const list = checkpointList(record, branchId);
+      if (!list.some((c) => c.id === checkpoint.id)) list.push(checkpoint);
     }
     return result;
   }
@@ -390,11 +390,16 @@ export class InMemoryStore implements Store {
     const record = this.#required(sessionId, scope);
     assertBranchId(branchId);
     if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
-    let list = record.checkpoints.get(branchId);
-    if (list === undefined) {
-      list = [];
-      record.checkpoints.set(branchId, list);
-    }
-    return list;
+    return checkpointList(record, branchId);
   }
+}
+
+/** The checkpoints of an existing branch of `record`, oldest first (created empty on first use). */
+function checkpointList(record: SessionRecord, branchId: string): Checkpoint[] {
+  let list = record.checkpoints.get(branchId);
+  if (list === undefined) {
+    list = [];
+    record.checkpoints.set(branchId, list);
+  }
+  return list;
 }
