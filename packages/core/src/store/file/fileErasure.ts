@@ -3,7 +3,7 @@ import { assertValidId } from '../../ids.js';
 import type { EraseUserInput, EraseUserResult } from '../store.js';
 import { inTenant } from '../tenantScope.js';
 import type { FileEpisodeStore } from './fileEpisodeStore.js';
-import type { SessionImage } from './sessionImage.js';
+import { ownCount, type SessionImage } from "./sessionImage.js";
 import type { SessionLocks } from './sessionLock.js';
 
 /** What {@link eraseFileUser} works with: the parts of one `FileStore`. */
@@ -35,7 +35,7 @@ export async function eraseFileUser(input: EraseUserInput, parts: FileErasurePar
       const image = await parts.read(candidate.id);
       if (image === undefined || image.session.userId !== userId || !inTenant(image.session, scope)) return; // gone or changed meanwhile
       for (const branch of image.branches.values()) {
-        erased.messages += branch.messages.length;
+        erased.messages += ownCount(branch);
         erased.checkpoints += branch.checkpoints.length;
       }
       await parts.removeSession(image.session.id);

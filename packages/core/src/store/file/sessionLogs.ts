@@ -1,17 +1,42 @@
 import type { FileDocuments } from './fileDocuments.js';
-import type { LogOp, SessionImage } from './sessionImage.js';
-import { appendLine, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
+import type { LogOp } from './logOps.js';
+import { LogReplacedError, loadCheckpointRecords, loadRuns } from './logRanges.js';
+import { type BranchImage, type CheckpointRecord, runsBetween, type SessionImage } from './sessionImage.js';
+import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
 import { readV1Session, removeV1Files } from './v1Reader.js';
 
 /** A log is compacted once it has grown past twice its size after the last compaction, and past this many bytes. */
 export const COMPACT_MIN_BYTES = 1024 * 1024;
+/** A log's index is written again once this many bytes were appended after the part it covers. */
+export const INDEX_EVERY_BYTES = 256 * 1024;
+
+/** Reads the parts of an image a call needs that are still on disk (see `logRanges.ts`). */
+export interface ImageLoader {
+  /** The branch's own messages of `fromSeq..throughSeq`. */
+  messages(branch: BranchImage, fromSeq: number, throughSeq: number): Promise<void>;
+  /** The documents and pending writes of these checkpoints of the branch. */
+  checkpoints(branch: BranchImage, records: readonly CheckpointRecord[]): Promise<void>;
+}
+
+/** The loader of an image of `log` (nothing to read for an image outside a log: a format 1 folder). */
+function loaderOf(log: LoadedLog | undefined): ImageLoader {
+  if (log === undefined) return { messages: async () => {}, checkpoints: async () => {} };
+  return {
+    messages: (branch, fromSeq, throughSeq) => loadRuns(log, branch.branch.id, runsBetween(branch, fromSeq, throughSeq)),
+    checkpoints: (branch, records) => loadCheckpointRecords(log, branch.branch.id, records),
+  };
+}
+
+/** How many times a read starts over when the log it read was compacted by another process meanwhile. */
+const READ_ATTEMPTS = 8;
 
 /**
  * The session logs of one `FileStore`, with the images they describe cached in memory (least
  * recently used dropped past `cacheBytes` of log). Every call checks the file first (one `fstat`):
  * an unchanged log is served from memory, lines appended by another process are read and replayed
- * from where this process stopped, and a replaced log (compacted elsewhere) is read again, so a
- * cached image is never stale. Writers hold the session lock; readers take none.
+ * from where this process stopped, and a replaced log (compacted elsewhere) is opened again, so a
+ * cached image is never stale. An image holds message bodies and checkpoint documents once a call
+ * read them; the rest stays on disk until needed. Writers hold the session lock; readers take none.
  */
 export class SessionLogs {
   readonly #docs: FileDocuments;
@@ -27,18 +52,44 @@ export class SessionLogs {
 
   /**
    * The session as stored now (a version 1 folder read as it is), or `undefined` when it does not
-   * exist. The image is shared: callers copy what they return.
+   * exist. The image is shared: callers copy what they return. Its messages and checkpoint
+   * documents may be on disk: use {@link view} to read them.
    * @throws {DocumentCorruptError} naming the file and line when the session is damaged
    */
   async read(sessionId: string): Promise<SessionImage | undefined> {
+    return (await this.#current(sessionId)).image;
+  }
+
+  /**
+   * Runs `use` on the session as stored now, with a loader for the parts of it on disk; starts
+   * over when the log was compacted by another process while `use` read it.
+   */
+  async view<T>(sessionId: string, use: (image: SessionImage | undefined, load: ImageLoader) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      const { image, log } = await this.#current(sessionId);
+      try {
+        return await use(image, loaderOf(log));
+      } catch (error) {
+        if (!(error instanceof LogReplacedError) || attempt >= READ_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** The loader for an image of a log returned by {@link forWrite} or {@link append} (its file cannot change under the lock). */
+  loader(log: LoadedLog): ImageLoader {
+    return loaderOf(log);
+  }
+
+  async #current(sessionId: string): Promise<{ image: SessionImage | undefined; log: LoadedLog | undefined }> {
     const log = await this.#refresh(sessionId);
-    if (log !== undefined) return log.image;
+    if (log !== undefined) return { image: log.image, log };
     const v1 = await readV1Session(this.#docs, sessionId).catch(async (error: unknown) => {
       if ((await this.#refresh(sessionId)) === undefined) throw error; // not migrated meanwhile: really damaged
       return undefined;
     });
-    if (v1 !== undefined) return v1;
-    return (await this.#refresh(sessionId))?.image; // migrated by another process while it was read
+    if (v1 !== undefined) return { image: v1, log: undefined };
+    const migrated = await this.#refresh(sessionId); // migrated by another process while it was read
+    return { image: migrated?.image, log: migrated };
   }
 
   /**
@@ -51,32 +102,37 @@ export class SessionLogs {
     if (log !== undefined) return log;
     const v1 = await readV1Session(this.#docs, sessionId);
     if (v1 === undefined) return undefined;
-    const migrated = await writeSnapshot(this.#docs.layout.logFile(sessionId), v1);
+    const migrated = await this.#snapshot(sessionId, v1);
     await removeV1Files(this.#docs, sessionId);
-    this.#remember(sessionId, migrated);
     return migrated;
   }
 
   /** Writes a new session's log (the caller holds the lock and has made the folder). */
   async create(image: SessionImage): Promise<LoadedLog> {
-    const log = await writeSnapshot(this.#docs.layout.logFile(image.session.id), image);
-    this.#remember(image.session.id, log);
-    return log;
+    return this.#snapshot(image.session.id, image);
   }
 
   /**
    * Appends one line of operations (one fsync'd write; with `sync: false` durable with the next
-   * synced write) and compacts the log when it has doubled. The caller holds the session lock and
-   * got `log` from {@link forWrite} in that hold.
+   * synced write), compacts the log when it has doubled, and writes its index again when enough
+   * was appended since. The caller holds the session lock and got `log` from {@link forWrite} in
+   * that hold.
    * @returns the log after the write (a new object after a compaction)
    */
   async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[], options: { sync?: boolean } = {}): Promise<LoadedLog> {
-    const path = this.#docs.layout.logFile(sessionId);
-    await appendLine(path, log, ops, options.sync ?? true);
-    if (log.offset <= Math.max(COMPACT_MIN_BYTES, 2 * log.baseOffset)) return log;
-    const compacted = await writeSnapshot(path, log.image);
-    this.#remember(sessionId, compacted);
-    return compacted;
+    const sync = options.sync ?? true;
+    await appendLine(log, ops, sync);
+    if (log.offset > Math.max(COMPACT_MIN_BYTES, 2 * log.baseOffset)) {
+      const load = loaderOf(log);
+      for (const branch of log.image.branches.values()) {
+        await load.messages(branch, 1, Number.POSITIVE_INFINITY);
+        await load.checkpoints(branch, branch.checkpoints);
+      }
+      return this.#snapshot(sessionId, log.image);
+    }
+    // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take back).
+    if (sync && log.offset - log.indexedThrough >= INDEX_EVERY_BYTES) await this.#index(log);
+    return log;
   }
 
   /** Drops a session from the cache (it was deleted). */
@@ -87,11 +143,26 @@ export class SessionLogs {
     this.#cachedBytes -= entry.bytes;
   }
 
+  /** Writes `image` as the session's log (see `writeSnapshot`), indexed when it is long. */
+  async #snapshot(sessionId: string, image: SessionImage): Promise<LoadedLog> {
+    const layout = this.#docs.layout;
+    const log = await writeSnapshot(layout.logFile(sessionId), layout.logIndexFile(sessionId), image);
+    if (log.offset >= INDEX_EVERY_BYTES) await this.#index(log);
+    this.#remember(sessionId, log);
+    return log;
+  }
+
+  /** Writes the log's index; a failure only makes the next open slower, so it is not reported. */
+  async #index(log: LoadedLog): Promise<void> {
+    await indexLog(log).catch(() => undefined);
+  }
+
   async #refresh(sessionId: string): Promise<LoadedLog | undefined> {
     const cached = this.#cache.get(sessionId)?.log;
+    const layout = this.#docs.layout;
     let log: LoadedLog | undefined;
     try {
-      log = await refreshLog(this.#docs.layout.logFile(sessionId), sessionId, cached);
+      log = await refreshLog(layout.logFile(sessionId), layout.logIndexFile(sessionId), sessionId, cached);
     } catch (error) {
       this.forget(sessionId); // possibly half-replayed
       throw error;
