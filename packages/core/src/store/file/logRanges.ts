@@ -35,16 +35,37 @@ async function readOps(log: LogFile, locations: readonly OpLocation[]): Promise<
   }
   try {
     if ((await handle.stat({ bigint: true })).ino !== log.ino) throw new LogReplacedError(log.path);
-    const ops: ParsedOp[] = [];
-    for (const at of locations) {
-      const bytes = Buffer.alloc(at.length);
-      const { bytesRead } = await handle.read(bytes, 0, at.length, at.offset);
-      ops.push(parseOpAt(bytes.subarray(0, bytesRead), at, log.path));
+    const ops: ParsedOp[] = new Array(locations.length);
+    for (const span of spans(locations)) {
+      const bytes = Buffer.alloc(span.end - span.start);
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, span.start);
+      for (const index of span.members) {
+        const at = locations[index]!;
+        ops[index] = parseOpAt(bytes.subarray(at.offset - span.start, Math.min(bytesRead, at.offset - span.start + at.length)), at, log.path);
+      }
     }
     return ops;
   } finally {
     await handle.close();
   }
+}
+
+/** Locations closer than this are read with one `pread` (the bytes between them read and dropped). */
+const MAX_GAP_BYTES = 64 * 1024;
+
+/** The byte spans to read for `locations`: nearby ones merged, each with the indexes of the locations it holds. */
+function spans(locations: readonly OpLocation[]): { start: number; end: number; members: number[] }[] {
+  const order = locations.map((_, index) => index).sort((a, b) => locations[a]!.offset - locations[b]!.offset);
+  const out: { start: number; end: number; members: number[] }[] = [];
+  for (const index of order) {
+    const at = locations[index]!;
+    const last = out.at(-1);
+    if (last !== undefined && at.offset - last.end <= MAX_GAP_BYTES) {
+      last.end = Math.max(last.end, at.offset + at.length);
+      last.members.push(index);
+    } else out.push({ start: at.offset, end: at.offset + at.length, members: [index] });
+  }
+  return out;
 }
 
 function parseOpAt(bytes: Buffer, at: OpLocation, path: string): ParsedOp {
