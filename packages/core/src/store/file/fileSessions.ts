@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../../conversation/session.js';
+import { DocumentCorruptError, type StoreError, UnsupportedSchemaVersionError } from '../../errors.js';
 import { isValidId } from '../../ids.js';
 import type { TenantScope } from '../store.js';
 import { assertSessionId } from '../storeRules.js';
@@ -13,7 +14,7 @@ import type { LogOp } from './logOps.js';
 import { requireSession } from './logPlans.js';
 import type { SessionImage } from './sessionImage.js';
 import type { SessionLocks } from './sessionLock.js';
-import { type ImageLoader, SessionLogs } from './sessionLogs.js';
+import { type ImageLoader, SessionLogs, type SessionLogsOptions } from './sessionLogs.js';
 
 /**
  * How a write decides its operations: from the image under the session lock (throw to refuse;
@@ -31,10 +32,10 @@ export class FileSessions {
   readonly locks: SessionLocks;
   readonly logs: SessionLogs;
 
-  constructor(docs: FileDocuments, locks: SessionLocks, cacheBytes: number) {
+  constructor(docs: FileDocuments, locks: SessionLocks, options: SessionLogsOptions) {
     this.layout = docs.layout;
     this.locks = locks;
-    this.logs = new SessionLogs(docs, cacheBytes);
+    this.logs = new SessionLogs(docs, options);
   }
 
   /** Runs `use` on the session as stored now (see `SessionLogs.view`); the id is checked first. */
@@ -60,11 +61,25 @@ export class FileSessions {
     });
   }
 
-  /** Every stored session (a folder holding no session, half-created or being deleted, is skipped). */
-  async all(): Promise<Session[]> {
+  /**
+   * Every stored session (a folder holding no session, half-created or being deleted, is skipped),
+   * and apart, the sessions that cannot be read (a damaged log, or one of a newer format), so one
+   * damaged session does not hide the others.
+   */
+  async all(): Promise<{ sessions: Session[]; unreadable: StoreError[] }> {
     const ids = (await readDirNames(this.layout.sessionsDir)).filter((name) => isValidId(name));
-    const images = await mapInBatches(ids, (id) => this.logs.read(id));
-    return images.flatMap((image) => (image === undefined ? [] : [image.session]));
+    const sessions: Session[] = [];
+    const unreadable: StoreError[] = [];
+    await mapInBatches(ids, async (id) => {
+      try {
+        const image = await this.logs.read(id);
+        if (image !== undefined) sessions.push(image.session);
+      } catch (error) {
+        if (!(error instanceof DocumentCorruptError || error instanceof UnsupportedSchemaVersionError)) throw error;
+        unreadable.push(error);
+      }
+    });
+    return { sessions, unreadable };
   }
 
   /** Moves the session's folder to the trash (one atomic rename), then removes it. Caller holds the lock. */

@@ -33,6 +33,7 @@ import { FileLayout } from './fileLayout.js';
 import { FileSessions } from './fileSessions.js';
 import * as messages from './messageCalls.js';
 import { SessionLocks } from './sessionLock.js';
+import { INDEX_EVERY_BYTES } from './sessionLogs.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -51,6 +52,13 @@ export interface FileStoreOptions {
    * it is never stale; this only bounds memory.
    */
   cacheBytes?: number;
+  /**
+   * A session log's index (`log.index.json`, where each message run and checkpoint is in the log)
+   * is written again once this many bytes were appended after the part it covers, in bytes
+   * (default 256 KiB). Opening a session replays at most about this much of its log; smaller
+   * values index more often (each index write costs one file write and rename, no flush).
+   */
+  indexEveryBytes?: number;
 }
 
 /**
@@ -59,27 +67,35 @@ export interface FileStoreOptions {
  * every write is one JSON line of operations (messages, the session or a branch document, a
  * checkpoint, pending writes, deletes), flushed with one `fdatasync`, so a durability point of a
  * turn ({@link FileStore.writeBatch}: its messages, state, session change and checkpoint) costs one
- * synced append (a prune rides along with the next one). Sessions are replayed from their log into memory and kept there (bounded by
- * `cacheBytes`); each call checks the file first, replays lines other processes appended, and
- * reloads a log compacted elsewhere. A log is compacted (rewritten whole and renamed into place)
- * when it has doubled since its last compaction. Folders of format version 1 (documents per
- * session, branch and checkpoint) are read as they are and migrated to a log on their first write.
- * Episodes live in `episodes/`, with an owner index of hard links so `findEpisodes` reads only the
- * tenant's and user's episodes. Several `FileStore`s, in one process or many, may share a folder:
- * every write to a session holds that session's lock (`proper-lockfile`), updates compare-and-set
- * `version`, and appends check seq continuity against the log under the lock. A line torn by a
- * crash is ignored on read and cut off by the next append. The format is described in
- * docs/architecture.md.
+ * synced append (a prune rides along with the next one). Beside the log, an index
+ * (`log.index.json`: the session and branch documents, checkpoint manifests, and where in the log
+ * each run of messages and each checkpoint is) lets a new process open a long session by reading
+ * the index and the log lines after it, and `readMessages`/`loadCheckpoint` read only the byte
+ * ranges they need; the index is only ever a cache of a flushed prefix of the log, checked against
+ * it on open and rebuilt from it when missing or stale (`indexEveryBytes`). What a call has read
+ * stays in memory (bounded by `cacheBytes`); each call checks the file first, replays lines other
+ * processes appended, and reopens a log compacted elsewhere. A log is compacted (rewritten whole
+ * and renamed into place) when it has doubled since its last compaction. Folders of format version
+ * 1 (documents per session, branch and checkpoint) are read as they are and migrated to a log on
+ * their first write. Episodes live in `episodes/`, with an owner index of hard links so
+ * `findEpisodes` reads only the tenant's and user's episodes. Several `FileStore`s, in one process
+ * or many, may share a folder: every write to a session holds that session's lock
+ * (`proper-lockfile`), updates compare-and-set `version`, and appends check seq continuity against
+ * the log under the lock. A line torn by a crash is ignored on read and cut off by the next append.
+ * The format is described in docs/architecture.md.
  *
  * Every method behaves as the {@link Store} contract says (the conformance suite checks it) and
- * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails or a stored
- * document is damaged (naming the file and line); a damaged checkpoint document throws
- * {@link CheckpointCorruptError} when it is the one loaded, and blocks neither loading an older one,
- * nor `listCheckpoints` (which leaves out one whose manifest fields cannot be read), nor pruning
- * (which may delete it). Ids are checked
- * before they touch a path. Meant for one machine: `listSessions`, `deleteInactiveSessions` and
- * `deleteCheckpointsOlderThan` read every session document, and on a
- * case-insensitive file system two session ids differing only in case share a folder.
+ * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails, and
+ * {@link DocumentCorruptError} naming the file and line when a complete line of a log is damaged
+ * (a call that needs the line fails; the log is never rewritten over it; `listSessions`,
+ * `deleteInactiveSessions` and `deleteCheckpointsOlderThan` leave such a session out, and
+ * `eraseUser` erases everything else first, then throws naming it). A damaged checkpoint document
+ * throws {@link CheckpointCorruptError} when it is the one loaded, and blocks neither loading an
+ * older one, nor `listCheckpoints` (which leaves out one whose manifest fields cannot be read), nor
+ * pruning (which may delete it). Ids are checked before they touch a path. Meant for one machine:
+ * `listSessions`, `deleteInactiveSessions` and `deleteCheckpointsOlderThan` read every session
+ * document, and on a case-insensitive file system two session ids differing only in case share a
+ * folder.
  *
  * @example
  * ```ts
@@ -99,7 +115,7 @@ export class FileStore implements Store {
   #closed = false;
 
   /**
-   * @param options `{ directory, lockStaleMs?, lockWaitMs?, cacheBytes? }`
+   * @param options `{ directory, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes? }`
    * @throws {ConfigurationError} when `directory` is missing or empty
    */
   constructor(options: FileStoreOptions) {
@@ -111,7 +127,7 @@ export class FileStore implements Store {
     const docs = new FileDocuments(this.#layout);
     const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
     const locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
-    this.#sessions = new FileSessions(docs, locks, options.cacheBytes ?? 64 * 1024 * 1024);
+    this.#sessions = new FileSessions(docs, locks, { cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024, indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES) });
     this.#episodes = new FileEpisodeStore(docs);
   }
 
@@ -151,7 +167,7 @@ export class FileStore implements Store {
 
   async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
     return this.#run('list sessions', async () => {
-      const found = (await this.#sessions.all()).filter((s) => matchesSessionFilter(s, filter));
+      const found = (await this.#sessions.all()).sessions.filter((s) => matchesSessionFilter(s, filter));
       found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
       return (filter.limit === undefined ? found : found.slice(0, filter.limit)).map(cloneData);
     });
@@ -248,7 +264,7 @@ export class FileStore implements Store {
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
-    return this.#run('delete old checkpoints', async () => checkpoints.deleteCheckpointsOlderThan(this.#sessions, await this.#sessions.all(), before, scope));
+    return this.#run('delete old checkpoints', async () => checkpoints.deleteCheckpointsOlderThan(this.#sessions, (await this.#sessions.all()).sessions, before, scope));
   }
 
   /**
@@ -281,7 +297,7 @@ export class FileStore implements Store {
     const sessions = this.#sessions;
     return this.#run("erase a user's data", () =>
       eraseFileUser(input, {
-        sessions: () => sessions.all(),
+        all: () => sessions.all(),
         read: (id) => sessions.logs.read(id),
         locks: sessions.locks,
         episodes: this.#episodes,

@@ -186,9 +186,21 @@ function branchOf(image: SessionImage, branchId: string, where: string): BranchI
   return branch;
 }
 
+/**
+ * What to do about a damaged line of a session log (the end of every such error message). The
+ * store never rewrites a log it cannot read: a compaction that meets the line is put off.
+ */
+export const DAMAGED_LINE_ADVICE =
+  'restore the file from a backup. Nothing in it was changed, and no other session is affected; until then, calls that need this line fail with this error';
+
 /** The error for a log line that cannot be applied. */
 export function corrupt(where: string, field: string, problem: string): DocumentCorruptError {
-  return new DocumentCorruptError(`The ${where} ${field === '(root)' ? '' : `at ${field} `}${problem}; restore the file from a backup.`, where, field);
+  return new DocumentCorruptError(`The ${where} ${field === '(root)' ? '' : `at ${field} `}${problem}; ${DAMAGED_LINE_ADVICE}.`, where, field);
+}
+
+/** The error for a log line that is not JSON. */
+export function unparsable(where: string, cause: unknown): DocumentCorruptError {
+  return new DocumentCorruptError(`The ${where} is damaged (${(cause as Error)?.message}); ${DAMAGED_LINE_ADVICE}.`, where, '(root)', { cause });
 }
 
 /**

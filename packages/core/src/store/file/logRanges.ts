@@ -5,9 +5,8 @@
  * call by reading only what it asks for.
  */
 import { type FileHandle, open } from 'node:fs/promises';
-import { DocumentCorruptError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
-import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages } from './logOps.js';
+import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages, unparsable } from './logOps.js';
 import type { CheckpointRecord, MessageRun, OpLocation } from './sessionImage.js';
 
 /** The log file was replaced (compacted, or its session deleted) since the image was read: read the image again. */
@@ -74,7 +73,7 @@ function parseOpAt(bytes: Buffer, at: OpLocation, path: string): ParsedOp {
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (cause) {
-    throw new DocumentCorruptError(`The ${where} is damaged (${(cause as Error).message}); restore the file from a backup.`, where, '(root)', { cause });
+    throw unparsable(where, cause);
   }
   if (at.op !== undefined) {
     const line = LineSchema.safeParse(value);

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { DocumentCorruptError, UnsupportedSchemaVersionError } from '../../errors.js';
 import { writeFileAtomic } from './fileIo.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { applyLine, type LogOp, locateOps, serializeLine, snapshotLines, splitOps } from './logOps.js';
+import { applyLine, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable } from './logOps.js';
 import type { SessionImage } from './sessionImage.js';
 
 /** The `format` of a session log header. */
@@ -54,7 +54,7 @@ function parseJson(text: string, where: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new DocumentCorruptError(`The ${where} is damaged (${(cause as Error).message}); restore the file from a backup.`, where, '(root)', { cause });
+    throw unparsable(where, cause);
   }
 }
 

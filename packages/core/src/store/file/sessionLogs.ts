@@ -1,3 +1,4 @@
+import { DocumentCorruptError } from '../../errors.js';
 import type { FileDocuments } from './fileDocuments.js';
 import type { LogOp } from './logOps.js';
 import { LogReplacedError, loadCheckpointRecords, loadRuns } from './logRanges.js';
@@ -7,8 +8,16 @@ import { readV1Session, removeV1Files } from './v1Reader.js';
 
 /** A log is compacted once it has grown past twice its size after the last compaction, and past this many bytes. */
 export const COMPACT_MIN_BYTES = 1024 * 1024;
-/** A log's index is written again once this many bytes were appended after the part it covers. */
+/** By default, a log's index is written again once this many bytes were appended after the part it covers. */
 export const INDEX_EVERY_BYTES = 256 * 1024;
+
+/** Options of {@link SessionLogs}. */
+export interface SessionLogsOptions {
+  /** Bytes of logs whose images are kept in memory. */
+  cacheBytes: number;
+  /** Bytes appended after the part of a log its index covers before the index is written again. */
+  indexEveryBytes: number;
+}
 
 /** Reads the parts of an image a call needs that are still on disk (see `logRanges.ts`). */
 export interface ImageLoader {
@@ -41,13 +50,15 @@ const READ_ATTEMPTS = 8;
 export class SessionLogs {
   readonly #docs: FileDocuments;
   readonly #cacheBytes: number;
+  readonly #indexEveryBytes: number;
   /** Each cached log with the bytes it was counted at. */
   readonly #cache = new Map<string, { log: LoadedLog; bytes: number }>();
   #cachedBytes = 0;
 
-  constructor(docs: FileDocuments, cacheBytes: number) {
+  constructor(docs: FileDocuments, options: SessionLogsOptions) {
     this.#docs = docs;
-    this.#cacheBytes = cacheBytes;
+    this.#cacheBytes = options.cacheBytes;
+    this.#indexEveryBytes = options.indexEveryBytes;
   }
 
   /**
@@ -123,15 +134,11 @@ export class SessionLogs {
     const sync = options.sync ?? true;
     await appendLine(log, ops, sync);
     if (log.offset > Math.max(COMPACT_MIN_BYTES, 2 * log.baseOffset)) {
-      const load = loaderOf(log);
-      for (const branch of log.image.branches.values()) {
-        await load.messages(branch, 1, Number.POSITIVE_INFINITY);
-        await load.checkpoints(branch, branch.checkpoints);
-      }
-      return this.#snapshot(sessionId, log.image);
+      const compacted = await this.#compact(sessionId, log);
+      if (compacted !== undefined) return compacted;
     }
     // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take back).
-    if (sync && log.offset - log.indexedThrough >= INDEX_EVERY_BYTES) await this.#index(log);
+    if (sync && log.offset - log.indexedThrough >= this.#indexEveryBytes) await this.#index(log);
     return log;
   }
 
@@ -143,11 +150,33 @@ export class SessionLogs {
     this.#cachedBytes -= entry.bytes;
   }
 
+  /**
+   * Rewrites the log as a snapshot of its image (every message and checkpoint read first). When a
+   * part cannot be read (a damaged line the index let the session open past), the log is left as
+   * it is, with its damage, and compaction is put off until it doubles again: the line just
+   * appended is durable, so the write must not fail.
+   * @returns the compacted log, or `undefined` when it was put off
+   */
+  async #compact(sessionId: string, log: LoadedLog): Promise<LoadedLog | undefined> {
+    const load = loaderOf(log);
+    try {
+      for (const branch of log.image.branches.values()) {
+        await load.messages(branch, 1, Number.POSITIVE_INFINITY);
+        await load.checkpoints(branch, branch.checkpoints);
+      }
+    } catch (error) {
+      if (!(error instanceof DocumentCorruptError)) throw error;
+      log.baseOffset = log.offset;
+      return undefined;
+    }
+    return this.#snapshot(sessionId, log.image);
+  }
+
   /** Writes `image` as the session's log (see `writeSnapshot`), indexed when it is long. */
   async #snapshot(sessionId: string, image: SessionImage): Promise<LoadedLog> {
     const layout = this.#docs.layout;
     const log = await writeSnapshot(layout.logFile(sessionId), layout.logIndexFile(sessionId), image);
-    if (log.offset >= INDEX_EVERY_BYTES) await this.#index(log);
+    if (log.offset >= this.#indexEveryBytes) await this.#index(log);
     this.#remember(sessionId, log);
     return log;
   }
