@@ -36,7 +36,7 @@ async function everything(store: Store, id: string) {
 }
 
 /** Writes turns of `size`-character messages with a checkpoint each through `store`. */
-async function writeTurns(store: Store, id: string, fromSeq: number, turns: number, size = 2000): Promise<number> {
+async function writeTurns(store: FileStore, id: string, fromSeq: number, turns: number, size = 2000): Promise<number> {
   let seq = fromSeq;
   for (let t = 0; t < turns; t += 1) {
     const messages = Array.from({ length: 3 }, (_, k) => makeMessage(seq + k, { content: `${seq + k} ${'x'.repeat(size)}` }));
