@@ -10,11 +10,11 @@ import { assertTenantScope } from '../tenantScope.js';
 import type { FileDocuments } from './fileDocuments.js';
 import { fsyncDir, mapInBatches, readDirNames } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
-import type { LogOp } from './logOps.js';
-import { requireSession } from './logPlans.js';
-import type { SessionImage } from './sessionImage.js';
+import type { LogOp } from './log/logOps.js';
+import { requireSession } from './log/logPlans.js';
+import type { SessionImage } from './log/sessionImage.js';
+import { type ImageLoader, SessionLogs, type SessionLogsOptions } from './log/sessionLogs.js';
 import type { SessionLocks } from './sessionLock.js';
-import { type ImageLoader, SessionLogs, type SessionLogsOptions } from './sessionLogs.js';
 
 /**
  * How a write decides its operations: from the image under the session lock (throw to refuse;

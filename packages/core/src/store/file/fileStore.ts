@@ -23,17 +23,17 @@ import type {
 } from '../store.js';
 import { assertSessionChange, assertSessionId, changedSession, matchesSessionFilter, newSession } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
-import * as branches from './branchCalls.js';
-import * as checkpoints from './checkpointCalls.js';
+import * as branches from './calls/branchCalls.js';
+import * as checkpoints from './calls/checkpointCalls.js';
+import { eraseFileUser } from './calls/fileErasure.js';
+import * as messages from './calls/messageCalls.js';
 import { FileDocuments } from './fileDocuments.js';
 import { FileEpisodeStore } from './fileEpisodeStore.js';
-import { eraseFileUser } from './fileErasure.js';
 import { fsyncDir, readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import { FileSessions } from './fileSessions.js';
-import * as messages from './messageCalls.js';
+import { INDEX_EVERY_BYTES } from './log/sessionLogs.js';
 import { SessionLocks } from './sessionLock.js';
-import { INDEX_EVERY_BYTES } from './sessionLogs.js';
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {

@@ -2,15 +2,15 @@
  * `FileStore`'s message calls: `appendMessages`, `readMessages` (reading from the log only the runs
  * of messages asked for) and `writeBatch` (a durability point of a turn as one log line).
  */
-import type { Message } from '../../conversation/message.js';
-import { cloneData } from '../cloneData.js';
-import type { ReadMessagesOptions, StoreBatch, StoreBatchResult, TenantScope } from '../store.js';
-import { assertBatchCheckpoint, assertBranchId, assertCheckpoint, assertMessages, assertSessionChange, branchLineage, branchState, changedBranch, changedSession } from '../storeRules.js';
-import type { FileSessions } from './fileSessions.js';
-import type { LogOp } from './logOps.js';
-import { appendOps, checkpointOps, requireBranch, requireSession, storedSeqs } from './logPlans.js';
-import { type BranchImage, runsBetween } from './sessionImage.js';
-import type { ImageLoader } from './sessionLogs.js';
+import type { Message } from '../../../conversation/message.js';
+import { cloneData } from '../../cloneData.js';
+import type { ReadMessagesOptions, StoreBatch, StoreBatchResult, TenantScope } from '../../store.js';
+import { assertBatchCheckpoint, assertBranchId, assertCheckpoint, assertMessages, assertSessionChange, branchLineage, branchState, changedBranch, changedSession } from '../../storeRules.js';
+import type { FileSessions } from '../fileSessions.js';
+import type { LogOp } from '../log/logOps.js';
+import { appendOps, checkpointOps, requireBranch, requireSession, storedSeqs } from '../log/logPlans.js';
+import { type BranchImage, runsBetween } from '../log/sessionImage.js';
+import type { ImageLoader } from '../log/sessionLogs.js';
 
 /** The messages of `ops` (from {@link appendOps}): how many were inserted. */
 const insertedBy = (ops: readonly LogOp[]): number => (ops[0]?.op === 'messages' ? ops[0].messages.length : 0);

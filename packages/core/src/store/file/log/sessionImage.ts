@@ -6,9 +6,9 @@
  * index and what the call asks for. The log's operations are replayed onto an image by `logOps.ts`.
  */
 import { z } from 'zod';
-import type { CheckpointManifestEntry } from '../../conversation/checkpoint.js';
-import type { Message } from '../../conversation/message.js';
-import type { Branch, Session } from '../../conversation/session.js';
+import type { CheckpointManifestEntry } from '../../../conversation/checkpoint.js';
+import type { Message } from '../../../conversation/message.js';
+import type { Branch, Session } from '../../../conversation/session.js';
 
 /**
  * Where one operation of a session log is stored: the bytes of its JSON, or of its whole line when

@@ -7,10 +7,10 @@
  * a later call can read one operation without parsing its line.
  */
 import { z } from 'zod';
-import type { Message } from '../../conversation/message.js';
-import type { Branch, Session } from '../../conversation/session.js';
-import { DocumentCorruptError } from '../../errors.js';
-import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../storedDocuments.js';
+import type { Message } from '../../../conversation/message.js';
+import type { Branch, Session } from '../../../conversation/session.js';
+import { DocumentCorruptError } from '../../../errors.js';
+import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../../storedDocuments.js';
 import { type BranchImage, checkpointRecord, lastSeq, type OpLocation, type SessionImage } from './sessionImage.js';
 
 /** One change recorded in a session log. A log line holds one or more, applied together. */

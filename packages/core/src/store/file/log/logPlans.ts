@@ -4,15 +4,15 @@
  * anything is written, so a refused write stores nothing. Each function is pure: it returns the
  * operations of one log line and never changes the image.
  */
-import type { Checkpoint, PendingWrite } from '../../conversation/checkpoint.js';
-import type { Message } from '../../conversation/message.js';
-import type { Branch, State } from '../../conversation/session.js';
-import { CheckpointCorruptError, ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
-import type { TenantScope } from '../store.js';
-import { parseStoredCheckpoint, parseStoredPendingWrite } from '../storedDocuments.js';
-import { planAppend } from '../storeRules.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
-import { mergePendingWrites } from './checkpointFiles.js';
+import type { Checkpoint, PendingWrite } from '../../../conversation/checkpoint.js';
+import type { Message } from '../../../conversation/message.js';
+import type { Branch, State } from '../../../conversation/session.js';
+import { CheckpointCorruptError, ConcurrencyError, InvalidInputError, NotFoundError } from '../../../errors.js';
+import type { TenantScope } from '../../store.js';
+import { parseStoredCheckpoint, parseStoredPendingWrite } from '../../storedDocuments.js';
+import { planAppend } from '../../storeRules.js';
+import { assertTenantScope, inTenant } from '../../tenantScope.js';
+import { mergePendingWrites } from '../v1/checkpointFiles.js';
 import type { LogOp } from './logOps.js';
 import { type BranchImage, type CheckpointRecord, firstOwnSeq, lastSeq, messageAt, type SessionImage } from './sessionImage.js';
 

@@ -1,11 +1,11 @@
-import type { Session } from '../../conversation/session.js';
-import { DocumentCorruptError, type StoreError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
-import type { EraseUserInput, EraseUserResult } from '../store.js';
-import { inTenant } from '../tenantScope.js';
-import type { FileEpisodeStore } from './fileEpisodeStore.js';
-import { ownCount, type SessionImage } from "./sessionImage.js";
-import type { SessionLocks } from './sessionLock.js';
+import type { Session } from '../../../conversation/session.js';
+import { DocumentCorruptError, type StoreError } from '../../../errors.js';
+import { assertValidId } from '../../../ids.js';
+import type { EraseUserInput, EraseUserResult } from '../../store.js';
+import { inTenant } from '../../tenantScope.js';
+import type { FileEpisodeStore } from '../fileEpisodeStore.js';
+import { ownCount, type SessionImage } from '../log/sessionImage.js';
+import type { SessionLocks } from '../sessionLock.js';
 
 /** What {@link eraseFileUser} works with: the parts of one `FileStore`. */
 export interface FileErasureParts {

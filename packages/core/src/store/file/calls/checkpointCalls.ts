@@ -2,17 +2,17 @@
  * `FileStore`'s checkpoint calls. A checkpoint's manifest is kept in the session image; its
  * document and pending writes are read from the log only when a call loads or extends it.
  */
-import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
-import type { Session } from '../../conversation/session.js';
-import { CheckpointCorruptError, NotFoundError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
-import { cloneData } from '../cloneData.js';
-import type { CheckpointRetention, TenantScope } from '../store.js';
-import { assertBranchId, assertCheckpoint, assertPendingWrites, checkpointsToPrune, ensureCheckpointDeletable } from '../storeRules.js';
-import type { FileSessions } from './fileSessions.js';
-import type { LogOp } from './logOps.js';
-import { checkpointOps, loadRecord, pendingWriteOps, requireBranch } from './logPlans.js';
-import type { CheckpointRecord } from './sessionImage.js';
+import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../../conversation/checkpoint.js';
+import type { Session } from '../../../conversation/session.js';
+import { CheckpointCorruptError, NotFoundError } from '../../../errors.js';
+import { assertValidId } from '../../../ids.js';
+import { cloneData } from '../../cloneData.js';
+import type { CheckpointRetention, TenantScope } from '../../store.js';
+import { assertBranchId, assertCheckpoint, assertPendingWrites, checkpointsToPrune, ensureCheckpointDeletable } from '../../storeRules.js';
+import type { FileSessions } from '../fileSessions.js';
+import type { LogOp } from '../log/logOps.js';
+import { checkpointOps, loadRecord, pendingWriteOps, requireBranch } from '../log/logPlans.js';
+import type { CheckpointRecord } from '../log/sessionImage.js';
 
 /** `FileStore.saveCheckpoint` (idempotent per id). */
 export async function saveCheckpoint(sessions: FileSessions, checkpoint: Checkpoint, scope: TenantScope): Promise<void> {

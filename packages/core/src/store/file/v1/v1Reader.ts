@@ -7,12 +7,12 @@
  */
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Branch } from '../../conversation/session.js';
+import type { Branch } from '../../../conversation/session.js';
+import type { FileDocuments } from '../fileDocuments.js';
+import { fsyncDir, hasErrorCode, readTextIfPresent } from '../fileIo.js';
+import { type BranchImage, type CheckpointRecord, checkpointRecord, type SessionImage } from '../log/sessionImage.js';
 import { listCheckpointFiles } from './checkpointFiles.js';
-import type { FileDocuments } from './fileDocuments.js';
-import { fsyncDir, hasErrorCode, readTextIfPresent } from './fileIo.js';
 import { readJsonLines } from './jsonLines.js';
-import { type BranchImage, type CheckpointRecord, checkpointRecord, type SessionImage } from './sessionImage.js';
 
 /**
  * The session stored in version 1 layout under `docs.layout.sessionDir(sessionId)`.

@@ -17,9 +17,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { Branch } from '../../conversation/session.js';
-import { parseStoredBranch, parseStoredSession } from '../storedDocuments.js';
-import { hasErrorCode } from './fileIo.js';
+import type { Branch } from '../../../conversation/session.js';
+import { parseStoredBranch, parseStoredSession } from '../../storedDocuments.js';
+import { hasErrorCode } from '../fileIo.js';
 import { type BranchImage, type CheckpointRecord, firstOwnSeq, type OpLocation, type SessionImage } from './sessionImage.js';
 
 /** The `format` of a log index. */

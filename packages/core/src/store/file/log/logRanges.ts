@@ -5,7 +5,7 @@
  * call by reading only what it asks for.
  */
 import { type FileHandle, open } from 'node:fs/promises';
-import { hasErrorCode } from './fileIo.js';
+import { hasErrorCode } from '../fileIo.js';
 import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages, unparsable } from './logOps.js';
 import type { CheckpointRecord, MessageRun, OpLocation } from './sessionImage.js';
 

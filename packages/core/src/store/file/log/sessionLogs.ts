@@ -1,10 +1,10 @@
-import { DocumentCorruptError } from '../../errors.js';
-import type { FileDocuments } from './fileDocuments.js';
+import { DocumentCorruptError } from '../../../errors.js';
+import type { FileDocuments } from '../fileDocuments.js';
+import { readV1Session, removeV1Files } from '../v1/v1Reader.js';
 import type { LogOp } from './logOps.js';
 import { LogReplacedError, loadCheckpointRecords, loadRuns } from './logRanges.js';
 import { type BranchImage, type CheckpointRecord, runsBetween, type SessionImage } from './sessionImage.js';
 import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
-import { readV1Session, removeV1Files } from './v1Reader.js';
 
 /** A log is compacted once it has grown past twice its size after the last compaction, and past this many bytes. */
 export const COMPACT_MIN_BYTES = 1024 * 1024;

@@ -1,11 +1,11 @@
 /** `FileStore`'s branch calls: fork, read, list, update and delete branches of a session. */
-import type { Branch, BranchParent, State } from '../../conversation/session.js';
-import { cloneData } from '../cloneData.js';
-import type { TenantScope, UpdateOptions } from '../store.js';
-import { assertBranchId, branchState, changedBranch, ensureBranchDeletable } from '../storeRules.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
-import type { FileSessions } from './fileSessions.js';
-import { forkOps, requireBranch, requireSession, sortedBranches } from './logPlans.js';
+import type { Branch, BranchParent, State } from '../../../conversation/session.js';
+import { cloneData } from '../../cloneData.js';
+import type { TenantScope, UpdateOptions } from '../../store.js';
+import { assertBranchId, branchState, changedBranch, ensureBranchDeletable } from '../../storeRules.js';
+import { assertTenantScope, inTenant } from '../../tenantScope.js';
+import type { FileSessions } from '../fileSessions.js';
+import { forkOps, requireBranch, requireSession, sortedBranches } from '../log/logPlans.js';
 
 /** `FileStore.forkBranch`: one `branch` operation (a fork copies no message). */
 export async function forkBranch(sessions: FileSessions, sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope): Promise<Branch> {
