@@ -54,9 +54,10 @@ export interface FileStoreOptions {
   cacheBytes?: number;
   /**
    * A session log's index (`log.index.json`, where each message run and checkpoint is in the log)
-   * is written again once this many bytes were appended after the part it covers, in bytes
-   * (default 256 KiB). Opening a session replays at most about this much of its log; smaller
-   * values index more often (each index write costs one file write and rename, no flush).
+   * is written again once this many bytes (and at least as many as the index itself holds) were
+   * appended after the part it covers, in bytes (default 64 KiB). Opening a session replays at
+   * most about this much of its log; smaller values index more often (each index write costs one
+   * file write and rename, no flush).
    */
   indexEveryBytes?: number;
 }

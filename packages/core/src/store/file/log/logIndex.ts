@@ -78,7 +78,7 @@ async function tailCheck(handle: FileHandle, headerBytes: number, through: numbe
  * @param size the log's size in bytes
  * @returns `undefined` when there is no usable index (missing, damaged, or not of this log)
  */
-export async function readIndex(indexPath: string, handle: FileHandle, sessionId: string, header: string, size: number): Promise<{ image: SessionImage; through: number; lines: number } | undefined> {
+export async function readIndex(indexPath: string, handle: FileHandle, sessionId: string, header: string, size: number): Promise<{ image: SessionImage; through: number; lines: number; bytes: number } | undefined> {
   let text: string;
   try {
     text = await readFile(indexPath, 'utf8');
@@ -113,7 +113,7 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
       });
       branches.set(branch.id, { branch, runs, checkpoints });
     }
-    return { image: { session, branches }, through: index.through, lines: index.lines };
+    return { image: { session, branches }, through: index.through, lines: index.lines, bytes: Buffer.byteLength(text) };
   } catch {
     return undefined; // not usable: the log is replayed whole
   }
@@ -123,12 +123,12 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
  * Writes the index of `image` as of log offset `through` (the log open as `handle`; every message
  * run and checkpoint of the image must have a location). Not flushed: a lost or torn index is only
  * a slower open.
- * @returns false when the image has parts outside the log (nothing is written)
+ * @returns the bytes written, or `undefined` when the image has parts outside the log (nothing is written)
  */
-export async function writeIndex(indexPath: string, handle: FileHandle, image: SessionImage, log: { header: string; through: number; lines: number }): Promise<boolean> {
+export async function writeIndex(indexPath: string, handle: FileHandle, image: SessionImage, log: { header: string; through: number; lines: number }): Promise<number | undefined> {
   const branches = [];
   for (const { branch, runs, checkpoints } of image.branches.values()) {
-    if (runs.some((run) => run.at === undefined) || checkpoints.some((c) => c.documentAt === undefined)) return false;
+    if (runs.some((run) => run.at === undefined) || checkpoints.some((c) => c.documentAt === undefined)) return undefined;
     branches.push({
       branch,
       runs: runs.map((run) => [run.firstSeq, run.count, ...toJson(run.at!)]),
@@ -138,12 +138,13 @@ export async function writeIndex(indexPath: string, handle: FileHandle, image: S
   const tail = await tailCheck(handle, Buffer.byteLength(log.header), log.through);
   const index = { format: INDEX_FORMAT, version: INDEX_VERSION, header: log.header, through: log.through, lines: log.lines, tail, session: image.session, branches };
   const temp = join(dirname(indexPath), `.${basename(indexPath)}.${randomUUID()}.tmp`);
+  const text = JSON.stringify(index);
   try {
-    await writeFile(temp, JSON.stringify(index));
+    await writeFile(temp, text);
     await rename(temp, indexPath);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
-  return true;
+  return Buffer.byteLength(text);
 }

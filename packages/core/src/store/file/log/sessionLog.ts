@@ -44,6 +44,8 @@ export interface LoadedLog {
   baseOffset: number;
   /** The log offset the index on disk covers (0: none known). */
   indexedThrough: number;
+  /** The size of that index in bytes (0: none). */
+  indexBytes: number;
 }
 
 function headerLine(sessionId: string): string {
@@ -139,6 +141,7 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
     header,
     baseOffset: offset,
     indexedThrough: indexed?.through ?? 0,
+    indexBytes: indexed?.bytes ?? 0,
   };
 }
 
@@ -256,18 +259,21 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
   }
   await writeFileAtomic(path, parts.join(''));
   const written = await stat(path, { bigint: true });
-  return { image: fresh!, path, indexPath, ino: written.ino, size: Number(written.size), mtimeNs: written.mtimeNs, offset, lines: lineNo, header, baseOffset: offset, indexedThrough: 0 };
+  return { image: fresh!, path, indexPath, ino: written.ino, size: Number(written.size), mtimeNs: written.mtimeNs, offset, lines: lineNo, header, baseOffset: offset, indexedThrough: 0, indexBytes: 0 };
 }
 
 /**
  * Writes the index of `log` (its image as of `log.offset`), which must be flushed to disk; records
- * it in `log.indexedThrough`. See `logIndex.ts`.
+ * it in `log.indexedThrough` and `log.indexBytes`. See `logIndex.ts`.
  */
 export async function indexLog(log: LoadedLog): Promise<void> {
   const handle = await open(log.path, 'r');
   try {
     if ((await handle.stat({ bigint: true })).ino !== log.ino) return;
-    if (await writeIndex(log.indexPath, handle, log.image, { header: log.header, through: log.offset, lines: log.lines })) log.indexedThrough = log.offset;
+    const bytes = await writeIndex(log.indexPath, handle, log.image, { header: log.header, through: log.offset, lines: log.lines });
+    if (bytes === undefined) return;
+    log.indexedThrough = log.offset;
+    log.indexBytes = bytes;
   } finally {
     await handle.close();
   }

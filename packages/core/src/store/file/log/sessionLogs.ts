@@ -9,13 +9,13 @@ import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from 
 /** A log is compacted once it has grown past twice its size after the last compaction, and past this many bytes. */
 export const COMPACT_MIN_BYTES = 1024 * 1024;
 /** By default, a log's index is written again once this many bytes were appended after the part it covers. */
-export const INDEX_EVERY_BYTES = 256 * 1024;
+export const INDEX_EVERY_BYTES = 64 * 1024;
 
 /** Options of {@link SessionLogs}. */
 export interface SessionLogsOptions {
   /** Bytes of logs whose images are kept in memory. */
   cacheBytes: number;
-  /** Bytes appended after the part of a log its index covers before the index is written again. */
+  /** Bytes appended after the part of a log its index covers before the index is written again (at least the index's own size). */
   indexEveryBytes: number;
 }
 
@@ -137,8 +137,10 @@ export class SessionLogs {
       const compacted = await this.#compact(sessionId, log);
       if (compacted !== undefined) return compacted;
     }
-    // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take back).
-    if (sync && log.offset - log.indexedThrough >= this.#indexEveryBytes) await this.#index(log);
+    // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take
+    // back). At least as many bytes of log as the index holds come between two index writes, so
+    // rewriting the index never costs more than the log appends.
+    if (sync && log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
     return log;
   }
 
