@@ -55,7 +55,8 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
     expect((error as DocumentCorruptError).field).toBe(field);
     expect((error as Error).message).toContain(sessionFile);
     expect((error as Error).message).toContain(field);
-    await expect(store.listSessions()).rejects.toBeInstanceOf(DocumentCorruptError);
+    // Listings leave an unreadable session out rather than fail for every other one (see fileStore.damagedLine.test.ts).
+    expect(await store.listSessions()).toEqual([]);
   });
 
   it('refuses metadata with an operator key, as createSession does', async () => {

@@ -115,7 +115,7 @@ describe('FileStore on disk', () => {
       expect(await reader.getSession('chat-1')).toEqual(await store.getSession('chat-1'));
       expect(await reader.listCheckpoints('chat-1', 'main')).toEqual(await store.listCheckpoints('chat-1', 'main'));
     }
-    expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.jsonl']);
+    expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.index.json', 'sessions/chat-1/log.jsonl']); // the compacted log is indexed
   }, 60_000);
 });
 

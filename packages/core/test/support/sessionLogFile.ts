@@ -1,7 +1,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** One operation of a session log line, as JSON (see `sessionImage.ts`). */
+/** One operation of a session log line, as JSON (see `src/store/file/log/logOps.ts`). */
 export type LogOpJson = { op: string } & Record<string, unknown>;
 
 /** `<directory>/sessions/<sessionId>/log.jsonl`. */

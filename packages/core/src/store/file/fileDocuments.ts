@@ -12,7 +12,7 @@ import { isValidId } from '../../ids.js';
 import { parseStoredBranch, parseStoredEpisode, parseStoredMessage, parseStoredSession } from '../storedDocuments.js';
 import { mapInBatches, readDirNames, readJsonFile } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
-import { readJsonLines } from './jsonLines.js';
+import { readJsonLines } from './v1/jsonLines.js';
 
 /** The error for a valid document found where another belongs (a file moved or copied by hand). */
 function misplaced(path: string, field: string, found: unknown, wanted: string): DocumentCorruptError {

@@ -8,6 +8,7 @@ import { assertBranchId, assertSessionId } from '../storeRules.js';
  *
  * ```
  * <root>/sessions/<sessionId>/log.jsonl     (format version 2: the session log, see sessionLog.ts)
+ *                            /log.index.json  (where things are in the log, see logIndex.ts)
  * <root>/sessions/<sessionId>/session.json  (format version 1, read and migrated on the first write:)
  *                            /branches/<branchId>.json
  *                            /messages/<branchId>.jsonl
@@ -48,6 +49,11 @@ export class FileLayout {
   /** `<session>/log.jsonl`: the session log (format version 2). */
   logFile(id: string): string {
     return join(this.sessionDir(id), 'log.jsonl');
+  }
+
+  /** `<session>/log.index.json`: the index of the session log (rebuilt from the log when missing or stale). */
+  logIndexFile(id: string): string {
+    return join(this.sessionDir(id), 'log.index.json');
   }
 
   /** `<session>/session.json` (format version 1). */

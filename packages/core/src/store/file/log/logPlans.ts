@@ -4,16 +4,17 @@
  * anything is written, so a refused write stores nothing. Each function is pure: it returns the
  * operations of one log line and never changes the image.
  */
-import type { Checkpoint, PendingWrite } from '../../conversation/checkpoint.js';
-import type { Message } from '../../conversation/message.js';
-import type { Branch, State } from '../../conversation/session.js';
-import { CheckpointCorruptError, ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
-import type { TenantScope } from '../store.js';
-import { parseStoredCheckpoint, parseStoredPendingWrite } from '../storedDocuments.js';
-import { planAppend } from '../storeRules.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
-import { mergePendingWrites } from './checkpointFiles.js';
-import { type BranchImage, type CheckpointRecord, firstOwnSeq, type LogOp, lastSeq, type SessionImage } from './sessionImage.js';
+import type { Checkpoint, PendingWrite } from '../../../conversation/checkpoint.js';
+import type { Message } from '../../../conversation/message.js';
+import type { Branch, State } from '../../../conversation/session.js';
+import { CheckpointCorruptError, ConcurrencyError, InvalidInputError, NotFoundError } from '../../../errors.js';
+import type { TenantScope } from '../../store.js';
+import { parseStoredCheckpoint, parseStoredPendingWrite } from '../../storedDocuments.js';
+import { planAppend } from '../../storeRules.js';
+import { assertTenantScope, inTenant } from '../../tenantScope.js';
+import { mergePendingWrites } from '../v1/checkpointFiles.js';
+import type { LogOp } from './logOps.js';
+import { type BranchImage, type CheckpointRecord, firstOwnSeq, lastSeq, messageAt, type SessionImage } from './sessionImage.js';
 
 /**
  * The image when the session exists in the scope's tenant.
@@ -35,16 +36,29 @@ export function requireBranch(image: SessionImage | undefined, sessionId: string
   return branch;
 }
 
-/** The messages of a batch not stored yet (see `planAppend`), as a log operation, or none. */
+/** The messages of a batch not stored yet (see `planAppend`), as a log operation, or none. Stored seqs the batch names must be read first ({@link storedSeqs}). */
 export function appendOps(branch: BranchImage, messages: readonly Message[]): LogOp[] {
   if (messages.length === 0) return [];
   const first = firstOwnSeq(branch.branch);
   const fresh = planAppend(branch.branch.id, messages, {
     firstOwnSeq: first,
     lastSeq: lastSeq(branch),
-    storedAt: (seq) => branch.messages[seq - first],
+    storedAt: (seq) => messageAt(branch, seq),
   });
   return fresh.length === 0 ? [] : [{ op: 'messages', branchId: branch.branch.id, messages: fresh }];
+}
+
+/** The seqs of `messages` the branch holds already (`undefined` when none): what {@link appendOps} compares. */
+export function storedSeqs(branch: BranchImage, messages: readonly Message[]): { fromSeq: number; throughSeq: number } | undefined {
+  const end = lastSeq(branch);
+  let fromSeq = Number.POSITIVE_INFINITY;
+  let throughSeq = 0;
+  for (const { seq } of messages) {
+    if (seq > end) continue;
+    fromSeq = Math.min(fromSeq, seq);
+    throughSeq = Math.max(throughSeq, seq);
+  }
+  return throughSeq === 0 ? undefined : { fromSeq, throughSeq };
 }
 
 /** A checkpoint save as a log operation, or none when its id is stored already (idempotent). */
@@ -57,12 +71,14 @@ export function checkpointOps(branch: BranchImage, checkpoint: Checkpoint): LogO
 const named = (sessionId: string, branchId: string, id: string) => `checkpoint ${JSON.stringify(id)} of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)}`;
 
 /**
- * A stored checkpoint with its appended pending writes, validated as strictly as it was written.
+ * A stored checkpoint with its appended pending writes, validated as strictly as it was written
+ * (the record must be read first: `ImageLoader.checkpoints`).
  * @throws {CheckpointCorruptError} when the document or a pending write is damaged, or the
  *   document belongs to another session, branch or id
  */
 export function loadRecord(record: CheckpointRecord, sessionId: string, branchId: string): Checkpoint {
   const name = named(sessionId, branchId, record.id);
+  if (!record.loaded) throw new Error(`FileStore bug: ${name} was used before it was read.`);
   const checkpoint = parseStoredCheckpoint(record.document, name);
   if (checkpoint.id !== record.id || checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId) {
     throw new CheckpointCorruptError(

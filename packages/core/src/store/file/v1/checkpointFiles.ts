@@ -5,9 +5,9 @@
  * `<same name>.pending.jsonl`, appended one line per tool result.
  */
 import { join } from 'node:path';
-import type { PendingWrite } from '../../conversation/checkpoint.js';
-import { isValidId } from '../../ids.js';
-import { readDirNames } from './fileIo.js';
+import type { PendingWrite } from '../../../conversation/checkpoint.js';
+import { isValidId } from '../../../ids.js';
+import { readDirNames } from '../fileIo.js';
 
 const NAME = /^(\d{12})-(.+)\.json$/;
 

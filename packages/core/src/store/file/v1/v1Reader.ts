@@ -7,12 +7,12 @@
  */
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Branch } from '../../conversation/session.js';
+import type { Branch } from '../../../conversation/session.js';
+import type { FileDocuments } from '../fileDocuments.js';
+import { fsyncDir, hasErrorCode, readTextIfPresent } from '../fileIo.js';
+import { type BranchImage, type CheckpointRecord, checkpointRecord, type SessionImage } from '../log/sessionImage.js';
 import { listCheckpointFiles } from './checkpointFiles.js';
-import type { FileDocuments } from './fileDocuments.js';
-import { fsyncDir, hasErrorCode, readTextIfPresent } from './fileIo.js';
 import { readJsonLines } from './jsonLines.js';
-import { type BranchImage, type CheckpointRecord, checkpointRecord, type SessionImage } from './sessionImage.js';
 
 /**
  * The session stored in version 1 layout under `docs.layout.sessionDir(sessionId)`.
@@ -24,7 +24,9 @@ export async function readV1Session(docs: FileDocuments, sessionId: string): Pro
   if (session === undefined) return undefined;
   const branches = new Map<string, BranchImage>();
   for (const branch of await docs.listBranches(sessionId)) {
-    branches.set(branch.id, { branch, messages: await docs.readOwnMessages(sessionId, branch.id), checkpoints: await readV1Checkpoints(docs, sessionId, branch) });
+    const messages = await docs.readOwnMessages(sessionId, branch.id);
+    const runs = messages.length === 0 ? [] : [{ firstSeq: messages[0]!.seq, count: messages.length, at: undefined, messages }];
+    branches.set(branch.id, { branch, runs, checkpoints: await readV1Checkpoints(docs, sessionId, branch) });
   }
   return { session, branches };
 }

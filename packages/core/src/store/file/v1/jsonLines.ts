@@ -4,8 +4,8 @@
  * after the last newline are a torn line left by a crash mid-append, and reads ignore them.
  */
 import { readFile } from 'node:fs/promises';
-import { BatonError, DocumentCorruptError, StoreError } from '../../errors.js';
-import { hasErrorCode } from './fileIo.js';
+import { BatonError, DocumentCorruptError, StoreError } from '../../../errors.js';
+import { hasErrorCode } from '../fileIo.js';
 
 const NEWLINE = 0x0a;
 

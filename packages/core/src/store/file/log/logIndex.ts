@@ -1,0 +1,150 @@
+/**
+ * The index beside a `FileStore` session log (`sessions/<id>/log.index.json`): the session and
+ * branch documents, the manifest of every checkpoint, and where in the log each message run,
+ * checkpoint document and pending-writes operation is, as of a byte offset of the log (`through`).
+ * Opening a session reads the index, then replays only the log lines after `through`, and reads
+ * messages and checkpoints from the log by location when a call needs them.
+ *
+ * The log stays the one source of truth: the index is written (temp file and rename, without a
+ * flush) only for a prefix of the log already flushed to disk, and it is used only when it matches
+ * the log — the same header (a compacted log has a new log id), a log at least `through` bytes
+ * long, and the same last 4 KiB before `through` (a hash). Anything else (no index, a damaged or
+ * stale one, a crash between a log write and an index write) falls back to replaying the whole log,
+ * so no crash can lose or duplicate anything the log holds.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { Branch } from '../../../conversation/session.js';
+import { parseStoredBranch, parseStoredSession } from '../../storedDocuments.js';
+import { hasErrorCode } from '../fileIo.js';
+import { type BranchImage, type CheckpointRecord, firstOwnSeq, type OpLocation, type SessionImage } from './sessionImage.js';
+
+/** The `format` of a log index. */
+export const INDEX_FORMAT = 'baton-filestore-log-index';
+const INDEX_VERSION = 1;
+/** The bytes before `through` whose hash the index keeps. */
+const TAIL_CHECK_BYTES = 4096;
+
+const Location = z.union([z.tuple([z.number().int(), z.number().int(), z.number().int()]), z.tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()])]);
+type LocationJson = z.infer<typeof Location>;
+
+const IndexSchema = z.object({
+  format: z.literal(INDEX_FORMAT),
+  version: z.literal(INDEX_VERSION),
+  header: z.string(),
+  through: z.number().int().positive(),
+  lines: z.number().int().positive(),
+  tail: z.string(),
+  session: z.unknown(),
+  branches: z.array(
+    z.object({
+      branch: z.unknown(),
+      /** `[firstSeq, count, offset, length, line, op?]` per run. */
+      runs: z.array(z.array(z.number().int())),
+      checkpoints: z.array(
+        z.object({
+          id: z.string(),
+          createdAt: z.string(),
+          manifest: z.object({ id: z.string(), parentId: z.string().nullable(), step: z.number(), throughSeq: z.number(), createdAt: z.string() }).nullable(),
+          at: Location,
+          writes: z.array(Location),
+        }),
+      ),
+    }),
+  ),
+});
+
+const toJson = (at: OpLocation): LocationJson => (at.op === undefined ? [at.offset, at.length, at.line] : [at.offset, at.length, at.line, at.op]);
+function fromJson(json: readonly number[]): OpLocation {
+  const [offset, length, line, op] = json;
+  if (offset === undefined || length === undefined || line === undefined || json.length > 4) throw new Error('not a location');
+  return op === undefined ? { offset, length, line } : { offset, length, line, op };
+}
+
+/** The hash of the log bytes before `through` the index checks. */
+async function tailCheck(handle: FileHandle, headerBytes: number, through: number): Promise<string> {
+  const from = Math.max(headerBytes, through - TAIL_CHECK_BYTES);
+  const bytes = Buffer.alloc(through - from);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, from);
+  return createHash('sha1').update(bytes.subarray(0, bytesRead)).digest('hex');
+}
+
+/**
+ * The image an index describes, when it matches the log open as `handle`.
+ * @param header the log's header line, newline included
+ * @param size the log's size in bytes
+ * @returns `undefined` when there is no usable index (missing, damaged, or not of this log)
+ */
+export async function readIndex(indexPath: string, handle: FileHandle, sessionId: string, header: string, size: number): Promise<{ image: SessionImage; through: number; lines: number; bytes: number } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(indexPath, 'utf8');
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  try {
+    const index = IndexSchema.parse(JSON.parse(text));
+    const headerBytes = Buffer.byteLength(header);
+    if (index.header !== header || index.through > size || index.through < headerBytes) return undefined;
+    if ((await tailCheck(handle, headerBytes, index.through)) !== index.tail) return undefined;
+    const session = parseStoredSession(index.session, `session in ${indexPath}`);
+    if (session.id !== sessionId) return undefined;
+    const inLog = (at: OpLocation) => at.offset >= headerBytes && at.length > 0 && at.offset + at.length <= index.through;
+    const branches = new Map<string, BranchImage>();
+    for (const entry of index.branches) {
+      const branch: Branch = parseStoredBranch(entry.branch, `branch in ${indexPath}`);
+      if (branch.sessionId !== sessionId) return undefined;
+      let next = firstOwnSeq(branch);
+      const runs = entry.runs.map(([firstSeq, count, ...at]) => {
+        const location = fromJson(at);
+        if (firstSeq !== next || count === undefined || count < 1 || !inLog(location)) throw new Error('runs do not follow each other');
+        next += count;
+        return { firstSeq, count, at: location, messages: undefined };
+      });
+      const checkpoints = entry.checkpoints.map((c): CheckpointRecord => {
+        const documentAt = fromJson(c.at);
+        const writesAt = c.writes.map(fromJson);
+        if (![documentAt, ...writesAt].every(inLog)) throw new Error('a checkpoint outside the log');
+        return { id: c.id, createdAt: c.createdAt, manifest: c.manifest ?? undefined, loaded: false, document: undefined, writes: [], documentAt, writesAt };
+      });
+      branches.set(branch.id, { branch, runs, checkpoints });
+    }
+    return { image: { session, branches }, through: index.through, lines: index.lines, bytes: Buffer.byteLength(text) };
+  } catch {
+    return undefined; // not usable: the log is replayed whole
+  }
+}
+
+/**
+ * Writes the index of `image` as of log offset `through` (the log open as `handle`; every message
+ * run and checkpoint of the image must have a location). Not flushed: a lost or torn index is only
+ * a slower open.
+ * @returns the bytes written, or `undefined` when the image has parts outside the log (nothing is written)
+ */
+export async function writeIndex(indexPath: string, handle: FileHandle, image: SessionImage, log: { header: string; through: number; lines: number }): Promise<number | undefined> {
+  const branches = [];
+  for (const { branch, runs, checkpoints } of image.branches.values()) {
+    if (runs.some((run) => run.at === undefined) || checkpoints.some((c) => c.documentAt === undefined)) return undefined;
+    branches.push({
+      branch,
+      runs: runs.map((run) => [run.firstSeq, run.count, ...toJson(run.at!)]),
+      checkpoints: checkpoints.map((c) => ({ id: c.id, createdAt: c.createdAt, manifest: c.manifest ?? null, at: toJson(c.documentAt!), writes: c.writesAt.map(toJson) })),
+    });
+  }
+  const tail = await tailCheck(handle, Buffer.byteLength(log.header), log.through);
+  const index = { format: INDEX_FORMAT, version: INDEX_VERSION, header: log.header, through: log.through, lines: log.lines, tail, session: image.session, branches };
+  const temp = join(dirname(indexPath), `.${basename(indexPath)}.${randomUUID()}.tmp`);
+  const text = JSON.stringify(index);
+  try {
+    await writeFile(temp, text);
+    await rename(temp, indexPath);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return Buffer.byteLength(text);
+}

@@ -1,0 +1,136 @@
+/**
+ * A `FileStore` session as its log describes it (format version 2): the session document, each
+ * branch with its own messages and its checkpoints in save order. Message bodies and checkpoint
+ * documents may stay on disk: each remembers where in the log it is ({@link OpLocation}), and is
+ * read from there when a call needs it (`logRanges.ts`), so opening a long session reads only its
+ * index and what the call asks for. The log's operations are replayed onto an image by `logOps.ts`.
+ */
+import { z } from 'zod';
+import type { CheckpointManifestEntry } from '../../../conversation/checkpoint.js';
+import type { Message } from '../../../conversation/message.js';
+import type { Branch, Session } from '../../../conversation/session.js';
+
+/**
+ * Where one operation of a session log is stored: the bytes of its JSON, or of its whole line when
+ * `op` is set (then the operation is the line's `ops[op]`).
+ */
+export interface OpLocation {
+  /** Byte offset in the log file. */
+  offset: number;
+  /** Length in bytes. */
+  length: number;
+  /** The number of the line holding it (the header is line 1), for errors. */
+  line: number;
+  /** Set when `offset`/`length` span the whole line: the index of the operation in its `ops`. */
+  op?: number;
+}
+
+/** Consecutive messages of a branch stored by one log operation. */
+export interface MessageRun {
+  firstSeq: number;
+  count: number;
+  /** Where the operation is; `undefined` for messages not read from a log (a format 1 folder). */
+  at: OpLocation | undefined;
+  /** The messages once read (`messages[i].seq === firstSeq + i`); `undefined` while they are on disk. */
+  messages: Message[] | undefined;
+}
+
+/** A stored checkpoint: its document as written (validated when loaded) and the pending writes appended to it. */
+export interface CheckpointRecord {
+  id: string;
+  /** Its manifest fields; `undefined` when they cannot be read (the checkpoint is left out of the manifest). */
+  manifest: CheckpointManifestEntry | undefined;
+  /** `manifest.createdAt`, or when it cannot be read, when the checkpoint was saved (for retention by age). */
+  createdAt: string;
+  /** Whether `document` and `writes` hold what the log holds (else they are read from `documentAt`/`writesAt`). */
+  loaded: boolean;
+  /** The document as stored; `loadCheckpoint` validates it, so a damaged one blocks only itself. */
+  document: unknown;
+  /** Pending writes appended after the save, as stored (validated when loaded). */
+  writes: unknown[];
+  /** Where the checkpoint operation is (`undefined` outside a log). */
+  documentAt: OpLocation | undefined;
+  /** Where each pending-writes operation of it is, in order. */
+  writesAt: OpLocation[];
+}
+
+/** One branch of a session image. */
+export interface BranchImage {
+  branch: Branch;
+  /** The branch's own messages in runs, oldest first, seqs consecutive from `firstOwnSeq(branch)`. */
+  runs: MessageRun[];
+  /** In save order, oldest first. */
+  checkpoints: CheckpointRecord[];
+}
+
+/** A session as its log describes it. */
+export interface SessionImage {
+  session: Session;
+  /** By id, in creation order. */
+  branches: Map<string, BranchImage>;
+}
+
+/** The first seq a branch owns: 1 for `main`, `atSeq + 1` for a fork. */
+export const firstOwnSeq = (branch: Branch): number => (branch.parent === undefined ? 1 : branch.parent.atSeq + 1);
+
+/** The last seq of a branch's history (its parent's `atSeq` when it owns no message yet). */
+export const lastSeq = (image: BranchImage): number => {
+  const last = image.runs.at(-1);
+  return last === undefined ? firstOwnSeq(image.branch) - 1 : last.firstSeq + last.count - 1;
+};
+
+/** How many messages a branch owns. */
+export const ownCount = (image: BranchImage): number => lastSeq(image) - firstOwnSeq(image.branch) + 1;
+
+/** The runs of a branch holding any seq in `fromSeq..throughSeq` (binary search; runs are sorted by seq). */
+export function runsBetween(image: BranchImage, fromSeq: number, throughSeq: number): MessageRun[] {
+  const runs = image.runs;
+  let low = 0;
+  let high = runs.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const run = runs[mid]!;
+    if (run.firstSeq + run.count - 1 < fromSeq) low = mid + 1;
+    else high = mid;
+  }
+  const out: MessageRun[] = [];
+  for (let i = low; i < runs.length && runs[i]!.firstSeq <= throughSeq; i += 1) out.push(runs[i]!);
+  return out;
+}
+
+/**
+ * The stored message at `seq` of a branch, when its run is read (see `logRanges.ts`).
+ * @returns `undefined` when the branch does not own `seq`
+ * @throws {Error} when the run is still on disk (a caller bug: read it first)
+ */
+export function messageAt(image: BranchImage, seq: number): Message | undefined {
+  const [run] = runsBetween(image, seq, seq);
+  if (run === undefined || seq < run.firstSeq) return undefined;
+  if (run.messages === undefined) throw new Error(`FileStore bug: the run of seq ${seq} was used before it was read.`);
+  return run.messages[seq - run.firstSeq];
+}
+
+const ManifestFields = z.object({
+  id: z.string(),
+  parentId: z.string().nullable(),
+  sessionId: z.string(),
+  branchId: z.string(),
+  step: z.number().int().nonnegative(),
+  throughSeq: z.number().int().nonnegative(),
+  createdAt: z.string(),
+});
+
+/**
+ * A checkpoint record from its stored document (read), reading only the manifest fields.
+ * @param savedAt when its manifest fields cannot be read: the time retention by age counts from
+ * @param at where the document is in the log, if it is in one
+ */
+export function checkpointRecord(sessionId: string, branchId: string, id: string, document: unknown, savedAt: string, at?: OpLocation): CheckpointRecord {
+  const parsed = ManifestFields.safeParse(document);
+  const base = { id, loaded: true, document, writes: [], documentAt: at, writesAt: [] };
+  if (parsed.success && parsed.data.id === id && parsed.data.sessionId === sessionId && parsed.data.branchId === branchId) {
+    const { parentId, step, throughSeq, createdAt } = parsed.data;
+    return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
+  }
+  return { ...base, manifest: undefined, createdAt: savedAt };
+}

@@ -1,0 +1,280 @@
+/**
+ * The session log file of `FileStore` format version 2 (`sessions/<id>/log.jsonl`): a header line,
+ * then one JSON line per durable write, each line a batch of operations (`logOps.ts`) applied
+ * together. A line counts once it is complete (ends with `\n`): a line torn by a crash is ignored on
+ * read and cut off by the next append. Compaction replaces the file with a snapshot of the image
+ * (atomic rename), under a new log id, so a reader holding an older position reloads instead of
+ * reading past its end. A log is opened from its index (`logIndex.ts`) when one matches it, replaying
+ * only the lines after it; else it is replayed whole.
+ */
+import { randomUUID } from 'node:crypto';
+import { closeSync, fdatasync as fdatasyncCallback, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { DocumentCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
+import { writeFileAtomic } from '../fileIo.js';
+import { readIndex, writeIndex } from './logIndex.js';
+import { applyLine, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable } from './logOps.js';
+import type { SessionImage } from './sessionImage.js';
+
+/** The `format` of a session log header. */
+export const LOG_FORMAT = 'baton-filestore-session-log';
+/** The format version this code writes (version 1 is the folder of documents read by `v1Reader.ts`). */
+export const LOG_VERSION = 2;
+
+const NEWLINE = 0x0a;
+
+/** A session image and where it stands in its log file. */
+export interface LoadedLog {
+  image: SessionImage;
+  /** The log file and its index. */
+  path: string;
+  indexPath: string;
+  /** The file's identity when last read: inode, size, modification time (ns). */
+  ino: bigint;
+  size: number;
+  mtimeNs: bigint;
+  /** Bytes replayed: up to and including the last complete line (the rest, if any, is a torn line). */
+  offset: number;
+  /** Complete lines up to `offset`, the header included. */
+  lines: number;
+  /** The header line, bytes included; a new log id after each compaction. */
+  header: string;
+  /** `offset` right after the last compaction or full read (compaction runs when the log doubles past it). */
+  baseOffset: number;
+  /** The log offset the index on disk covers (0: none known). */
+  indexedThrough: number;
+  /** The size of that index in bytes (0: none). */
+  indexBytes: number;
+}
+
+function headerLine(sessionId: string): string {
+  return `${JSON.stringify({ format: LOG_FORMAT, version: LOG_VERSION, sessionId, log: randomUUID() })}\n`;
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw unparsable(where, cause);
+  }
+}
+
+function checkHeader(text: string, path: string, sessionId: string): void {
+  const header = parseJson(text, `header of ${path}`) as { format?: unknown; version?: unknown; sessionId?: unknown };
+  if (header?.format !== LOG_FORMAT) throw new DocumentCorruptError(`The file ${path} is not a Baton session log.`, path, 'format');
+  if (typeof header.version !== 'number') throw new DocumentCorruptError(`The session log ${path} has no format version in its header.`, path, 'version');
+  // The header's version is the schema version of every document in the log (sessions, branches, messages, checkpoints).
+  if (header.version > LOG_VERSION) throw new UnsupportedSchemaVersionError('session log', header.version, LOG_VERSION, `session log ${path}`);
+  if (header.sessionId !== sessionId) throw new DocumentCorruptError(`The session log ${path} belongs to session ${JSON.stringify(header.sessionId)}; move it back where it belongs.`, path, 'sessionId');
+}
+
+/**
+ * Replays the complete lines of `bytes` (read from file offset `start`, whose first line is number
+ * `firstLine`) onto `image`, each operation remembered by location.
+ * @returns the image, how many bytes the complete lines take, and how many lines they are
+ */
+function replay(image: SessionImage | undefined, bytes: Buffer, start: number, firstLine: number, path: string): { image: SessionImage | undefined; used: number; lines: number } {
+  const used = bytes.lastIndexOf(NEWLINE) + 1;
+  const savedAt = new Date().toISOString();
+  let current = image;
+  let lineNo = firstLine;
+  let from = 0;
+  while (from < used) {
+    const end = bytes.indexOf(NEWLINE, from);
+    const where = `line ${lineNo} of ${path}`;
+    const text = bytes.toString('utf8', from, end);
+    const line = parseJson(text, where);
+    const ops = (line as { ops?: unknown })?.ops;
+    current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? locateOps(ops, text, start + from, lineNo) : undefined);
+    from = end + 1;
+    lineNo += 1;
+  }
+  return { image: current, used, lines: lineNo - firstLine };
+}
+
+/** Reads `length` bytes at `position`. */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(bytes, 0, length, position);
+  return bytes.subarray(0, bytesRead);
+}
+
+/** The header line (newline included), or `undefined` while it is incomplete. */
+async function readHeader(handle: FileHandle, size: number): Promise<string | undefined> {
+  for (let length = Math.min(size, 512); ; length = Math.min(size, length * 4)) {
+    const bytes = await readAt(handle, 0, length);
+    const end = bytes.indexOf(NEWLINE);
+    if (end !== -1) return bytes.toString('utf8', 0, end + 1);
+    if (length >= size) return undefined;
+  }
+}
+
+/**
+ * Opens a session log: from its index and the lines after it when the index matches, else replayed whole.
+ * @returns `undefined` when the file holds no complete session line yet
+ * @throws {DocumentCorruptError} naming the line when a complete line is damaged;
+ *   {@link UnsupportedSchemaVersionError} for a log of a newer format version
+ */
+async function openLog(handle: FileHandle, path: string, indexPath: string, sessionId: string): Promise<LoadedLog | undefined> {
+  const stat = await handle.stat({ bigint: true });
+  const size = Number(stat.size);
+  const header = await readHeader(handle, size);
+  if (header === undefined) return undefined;
+  checkHeader(header.slice(0, -1), path, sessionId);
+  const headerBytes = Buffer.byteLength(header);
+  const indexed = await readIndex(indexPath, handle, sessionId, header, size);
+  const start = indexed?.through ?? headerBytes;
+  const firstLine = indexed === undefined ? 2 : indexed.lines + 1;
+  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), start, firstLine, path);
+  if (image === undefined) return undefined;
+  const offset = start + used;
+  return {
+    image,
+    path,
+    indexPath,
+    ino: stat.ino,
+    size,
+    mtimeNs: stat.mtimeNs,
+    offset,
+    lines: firstLine - 1 + lines,
+    header,
+    baseOffset: offset,
+    indexedThrough: indexed?.through ?? 0,
+    indexBytes: indexed?.bytes ?? 0,
+  };
+}
+
+/**
+ * The session's log as of now: `cached` itself when the file has not changed, `cached` with the
+ * lines appended since replayed onto it (by any process), or a fresh open when the file was
+ * replaced (compaction, a new session under the same id).
+ *
+ * @param cached a previous result for the same path, or `undefined`
+ * @returns `undefined` when the log does not exist
+ * @throws {DocumentCorruptError} naming the line when a complete line is damaged (`cached` may then
+ *   be half-updated: drop it)
+ */
+export async function refreshLog(path: string, indexPath: string, sessionId: string, cached: LoadedLog | undefined): Promise<LoadedLog | undefined> {
+  if (cached !== undefined) {
+    // The common case, one system call: nobody wrote since this process last read or wrote.
+    const now = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (now === undefined) return undefined;
+    if (now.ino === cached.ino && Number(now.size) === cached.size && now.mtimeNs === cached.mtimeNs) return cached;
+  }
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as { code?: unknown })?.code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stat = await handle.stat({ bigint: true });
+    const size = Number(stat.size);
+    if (cached !== undefined && stat.ino === cached.ino) {
+      if (size === cached.size && stat.mtimeNs === cached.mtimeNs) return cached;
+      const headerBytes = Buffer.byteLength(cached.header);
+      if (size >= cached.offset && size >= headerBytes && (await readAt(handle, 0, headerBytes)).toString('utf8') === cached.header) {
+        const offset = cached.offset;
+        const fresh = await readAt(handle, offset, size - offset);
+        if (cached.offset === offset) {
+          // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
+          const { used, lines } = replay(cached.image, fresh, offset, cached.lines + 1, path);
+          cached.offset = offset + used;
+          cached.lines += lines;
+          cached.size = size;
+          cached.mtimeNs = stat.mtimeNs;
+        }
+        return cached;
+      }
+    }
+    return await openLog(handle, path, indexPath, sessionId);
+  } finally {
+    await handle.close();
+  }
+}
+
+const fdatasync = promisify(fdatasyncCallback);
+
+/**
+ * Appends one line of operations to the log, flushed with `fdatasync` (unless `sync` is false: the
+ * line is then made durable by the next synced append), first cutting off a torn line. The caller
+ * holds the session lock and passes the log as just refreshed. `log` is updated: the line is
+ * replayed onto the image (parsed back from its JSON, so the image equals a fresh read), each
+ * operation remembered by location.
+ * @returns the bytes written
+ */
+export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = true): Promise<number> {
+  const { text, spans } = serializeLine(splitOps(ops));
+  const bytes = Buffer.from(text, 'utf8');
+  // Opening, writing into the page cache and stat-ing take microseconds: done synchronously (no
+  // thread-pool round trips); the flush, which waits for the disk, is asynchronous.
+  const fd = openSync(log.path, 'r+');
+  const offset = log.offset;
+  try {
+    if (log.size > offset) ftruncateSync(fd, offset);
+    writeSync(fd, bytes, 0, bytes.length, offset);
+    if (sync) await fdatasync(fd);
+    const stat = fstatSync(fd, { bigint: true });
+    if (log.offset === offset) {
+      const line = log.lines + 1;
+      const locations = spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
+      applyLine(log.image, JSON.parse(text), `line ${line} of ${log.path}`, false, new Date().toISOString(), locations);
+      log.offset = offset + bytes.length;
+      log.lines = line;
+    }
+    log.size = Number(stat.size);
+    log.mtimeNs = stat.mtimeNs;
+    log.ino = stat.ino;
+  } finally {
+    closeSync(fd);
+  }
+  return bytes.length;
+}
+
+/**
+ * Writes `image` as a new log (a snapshot: compaction, the v1 migration, a new session) and
+ * replaces the file atomically (temp file, fsync, rename, fsync of the folder). Every message and
+ * checkpoint of `image` must be read first. The image returned is built from the snapshot's
+ * operations, each by location.
+ * @returns the log as written
+ */
+export async function writeSnapshot(path: string, indexPath: string, image: SessionImage): Promise<LoadedLog> {
+  const header = headerLine(image.session.id);
+  const parts: string[] = [header];
+  let offset = Buffer.byteLength(header);
+  let lineNo = 1;
+  let fresh: SessionImage | undefined;
+  const savedAt = new Date().toISOString();
+  for (const ops of snapshotLines(image)) {
+    const { text, spans } = serializeLine(ops);
+    lineNo += 1;
+    const line = lineNo;
+    const locations = spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
+    // The operations themselves (read from JSON, so they equal what a fresh read of the snapshot gives).
+    fresh = applyLine(fresh, { ops }, `line ${line} of ${path}`, false, savedAt, locations);
+    parts.push(text);
+    offset += Buffer.byteLength(text);
+  }
+  await writeFileAtomic(path, parts.join(''));
+  const written = await stat(path, { bigint: true });
+  return { image: fresh!, path, indexPath, ino: written.ino, size: Number(written.size), mtimeNs: written.mtimeNs, offset, lines: lineNo, header, baseOffset: offset, indexedThrough: 0, indexBytes: 0 };
+}
+
+/**
+ * Writes the index of `log` (its image as of `log.offset`), which must be flushed to disk; records
+ * it in `log.indexedThrough` and `log.indexBytes`. See `logIndex.ts`.
+ */
+export async function indexLog(log: LoadedLog): Promise<void> {
+  const handle = await open(log.path, 'r');
+  try {
+    if ((await handle.stat({ bigint: true })).ino !== log.ino) return;
+    const bytes = await writeIndex(log.indexPath, handle, log.image, { header: log.header, through: log.offset, lines: log.lines });
+    if (bytes === undefined) return;
+    log.indexedThrough = log.offset;
+    log.indexBytes = bytes;
+  } finally {
+    await handle.close();
+  }
+}
