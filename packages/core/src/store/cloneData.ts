@@ -85,3 +85,17 @@ function copyToolCall(call: ToolCall): ToolCall {
   for (const key in call) if (key !== 'id' && key !== 'name' && key !== 'arguments') return cloneData(call);
   return Object.assign({}, call);
 }
+
+/**
+ * Freezes `value` and every object and array inside it (`Object.freeze`, depth first), so that no
+ * one holding a reference can change it: in strict-mode code (every ES module) an assignment then
+ * throws a `TypeError`. Returns `value` itself.
+ *
+ * @param value plain data (what {@link cloneData} copies)
+ * @returns `value`, deep-frozen
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return Object.freeze(value);
+}

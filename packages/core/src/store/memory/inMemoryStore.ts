@@ -5,7 +5,7 @@ import type { Branch, BranchParent, Session, State } from '../../conversation/se
 import { MAIN_BRANCH } from '../../conversation/session.js';
 import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
-import { cloneData, cloneMessage } from '../cloneData.js';
+import { cloneData, cloneMessage, deepFreeze } from '../cloneData.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -58,7 +58,9 @@ export interface InMemoryStoreOptions {
 
 /**
  * A {@link Store} in process memory: fast, for tests and for single-process bots that need no
- * durability. Values are copied in and out, so callers can never change stored data by reference.
+ * durability. Values are copied in, so callers can never change stored data by reference; they are
+ * copied out too, except messages: `readMessages` returns the stored messages themselves, deep-frozen
+ * (`Object.freeze`), so a long history is read without a copy and changing one throws a `TypeError`.
  * With `maxSessions` it stays bounded in a long-running server: creating a session beyond the limit
  * first removes closed sessions and sessions idle for `idleTtlMs` (least recently used first; never
  * one in use, so never an active turn), with their messages and checkpoints; episodes stay.
@@ -159,7 +161,7 @@ export class InMemoryStore implements Store {
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
     const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
     const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
-    for (const message of fresh) own.set(message.seq, cloneMessage(message));
+    for (const message of fresh) own.set(message.seq, deepFreeze(cloneMessage(message)));
     return { inserted: fresh.length };
   }
 
@@ -172,7 +174,7 @@ export class InMemoryStore implements Store {
       // Own seqs are consecutive from the branch's first own seq (planAppend), so the range is read by seq, without a sort.
       const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
       const last = Math.min(throughSeq, firstOwnSeq - 1 + own.size);
-      for (let seq = Math.max(fromSeq, firstOwnSeq); seq <= last; seq += 1) out.push(cloneMessage(own.get(seq)!));
+      for (let seq = Math.max(fromSeq, firstOwnSeq); seq <= last; seq += 1) out.push(own.get(seq)!);
     }
     return out;
   }
@@ -352,7 +354,7 @@ export class InMemoryStore implements Store {
     const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
     const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
     assertBatchCheckpoint(batch);
-    for (const message of fresh) own.set(message.seq, cloneMessage(message));
+    for (const message of fresh) own.set(message.seq, deepFreeze(cloneMessage(message)));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {
       record.branches.set(branchId, nextBranch);
