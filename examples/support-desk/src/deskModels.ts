@@ -7,7 +7,13 @@ import { AbcdRouterModel } from './abcdRouterModel.js';
 import type { DeskModels } from './deskAgents.js';
 import type { Ontology } from './ontology.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
-import { NaiveBayesClassifier } from './textClassifier.js';
+import { NaiveBayesClassifier, type NaiveBayesOptions } from './textClassifier.js';
+
+/**
+ * The router's naive Bayes settings: words and their character 2–5-grams, counted, smoothing 0.25;
+ * chosen by nested cross-validation on the training folds (`scripts/routingCv.ts`).
+ */
+export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false };
 
 /**
  * The offline models, learned from `training` conversations only: the router (flows) and, per
@@ -22,7 +28,10 @@ import { NaiveBayesClassifier } from './textClassifier.js';
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
   // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
   const router = new AbcdRouterModel({
-    classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))),
+    classifier: new NaiveBayesClassifier(
+      training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })),
+      ROUTER_CLASSIFIER,
+    ),
     specialistFor: specialistForFlow,
   });
   // Besides the conversations, each case's name in words, its flow's and its own ("account access
