@@ -240,6 +240,12 @@ function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number 
   return best.temperature;
 }
 
+/**
+ * About how many held-out texts the temperature is fitted on (one number needs few; scoring a text
+ * costs naive Bayes labels² × features, so this bounds the training time).
+ */
+const CALIBRATION_TEXTS = 400;
+
 /** The classifiers the desk can route with. */
 export type TextClassifierKind = 'naive-bayes' | 'logistic-regression';
 
@@ -285,13 +291,13 @@ export class TextClassifier {
     this.#score = this.#labels.length < 2 ? undefined : learn(kept, this.#labels);
     const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];
-    const stride = Math.max(1, Math.ceil(kept.length / 400));
+    const stride = Math.max(1, Math.ceil(kept.length / CALIBRATION_TEXTS));
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
       const train = kept.filter((_, index) => index % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
       for (const [index, example] of kept.entries()) {
-        // At most about 400 held-out texts are scored: enough to fit one number, and training stays fast.
+        // At most about CALIBRATION_TEXTS held-out texts are scored: enough to fit one number, and training stays fast.
         if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
