@@ -6,7 +6,8 @@
  * the outer training folds, is scored on the outer test fold. Also prints each candidate's outer
  * accuracy on the first message, the first two, the first three and the opening turns, and its
  * training time. The candidates: naive Bayes on words (the first pass's), and naive Bayes on words
- * and character n-grams at two smoothings, binarized or counted; with `--logistic-regression` also
+ * and character n-grams at two smoothings, binarized or counted, one of them also learning each
+ * conversation's first message and first two messages as texts of their own; with `--logistic-regression` also
  * TF-IDF + mljs logistic regression (about a minute per training).
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression]`
@@ -20,6 +21,8 @@ interface Candidate {
   name: string;
   kind: TextClassifierKind;
   options: NaiveBayesOptions;
+  /** Also learn each training conversation's first message and first two messages as texts of their own. */
+  prefixes?: boolean;
 }
 const CANDIDATES: Candidate[] = [
   { name: 'nb words', kind: 'naive-bayes', options: {} },
@@ -27,6 +30,12 @@ const CANDIDATES: Candidate[] = [
   { name: 'nb words+chars3-5 a=0.5 counts', kind: 'naive-bayes', options: { charNgrams: { min: 3, max: 5 }, presence: false } },
   { name: 'nb words+chars2-5 a=0.25 counts', kind: 'naive-bayes', options: { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false } },
   { name: 'nb words+chars2-5 a=0.5 counts', kind: 'naive-bayes', options: { charNgrams: { min: 2, max: 5 }, presence: false } },
+  {
+    name: 'nb words+chars2-5 a=0.25 counts, + prefixes',
+    kind: 'naive-bayes',
+    options: { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false },
+    prefixes: true,
+  },
 ];
 const args = process.argv.slice(2);
 if (args.includes('--logistic-regression')) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
@@ -43,7 +52,10 @@ const CHOOSING_VIEWS = [1, 3];
 const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
   createTextClassifier(
     candidate.kind,
-    items.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })),
+    items.flatMap((c) => [
+      { id: c.id, text: openingText(c), label: c.flow, group: c.id },
+      ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: customerMessages(c).slice(0, k).join('\n'), label: c.flow, group: c.id })) : []),
+    ]),
     calibrationFolds === undefined ? candidate.options : { ...candidate.options, calibrationFolds },
   );
 const percent = (right: number, n: number) => `${((100 * right) / n).toFixed(1)}%`;

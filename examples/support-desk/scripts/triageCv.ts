@@ -10,9 +10,9 @@
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/triageCv.ts [FILE]`
  */
-import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/abcdData.js';
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { ROUTER_CLASSIFIER } from '../src/deskModels.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
 import { crossValidationFolds } from '../src/folds.js';
 import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/textClassifier.js';
 
@@ -47,11 +47,7 @@ function simulate(classifier: TextClassifier, conversation: AbcdConversation, se
 
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
-const train = (items: readonly AbcdConversation[]) =>
-  new NaiveBayesClassifier(
-    items.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })),
-    ROUTER_CLASSIFIER,
-  );
+const train = (items: readonly AbcdConversation[]) => new NaiveBayesClassifier(items.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
 const score = (classifier: TextClassifier, items: readonly AbcdConversation[], setting: Setting) =>
   items.reduce(
     (sum, c) => {

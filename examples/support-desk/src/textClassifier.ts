@@ -10,6 +10,12 @@ export interface LabelledText {
   id: string;
   text: string;
   label: string;
+  /**
+   * Texts of one group (e.g. parts of one conversation) are held out together by the calibration's
+   * cross-validation, so that it never scores a text with a model that learned its sibling (default:
+   * each text is its own group).
+   */
+  group?: string;
 }
 
 /** A classification: the winning label, its calibrated probability (0–1), and every label's probability, best first. */
@@ -280,10 +286,16 @@ export class TextClassifier {
     const range = options.charNgrams;
     this.#featurize = range === undefined ? textFeatures : (text) => [...textFeatures(text), ...characterNgrams(text, range)];
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
+    const groups = new Map<string, number>();
     const kept = examples
       .filter((example) => allowed === undefined || allowed.has(example.label))
-      .map((example) => ({ features: this.#featurize(example.text), label: example.label }))
-      .filter((example) => example.features.length > 0);
+      .map((example, index) => ({ features: this.#featurize(example.text), label: example.label, group: example.group ?? `#${index}` }))
+      .filter((example) => example.features.length > 0)
+      .map((example) => {
+        if (!groups.has(example.group)) groups.set(example.group, groups.size);
+        // The position of its group, which decides its calibration fold.
+        return { ...example, position: groups.get(example.group)! };
+      });
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
     // The named error for too little data, whichever the model (naive Bayes raises it as it learns).
@@ -293,12 +305,12 @@ export class TextClassifier {
     const scored: Array<{ scores: number[]; truth: number }> = [];
     const stride = Math.max(1, Math.ceil(kept.length / CALIBRATION_TEXTS));
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
-      const train = kept.filter((_, index) => index % folds !== fold);
+      const train = kept.filter((example) => example.position % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
-      for (const [index, example] of kept.entries()) {
+      for (const example of kept) {
         // At most about CALIBRATION_TEXTS held-out texts are scored: enough to fit one number, and training stays fast.
-        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
+        if (example.position % folds === fold && Math.floor(example.position / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
