@@ -2,7 +2,7 @@ import { InvalidInputError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { ROUTER_CLASSIFIER } from '../src/deskModels.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
 import { crossValidationFolds } from '../src/folds.js';
 import { characterNgrams, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
 
@@ -63,10 +63,7 @@ describe('NaiveBayesClassifier', () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
     const scored: Array<{ confidence: number; right: boolean }> = [];
     for (const { train, test } of crossValidationFolds(conversations)) {
-      const classifier = new NaiveBayesClassifier(
-        train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })),
-        ROUTER_CLASSIFIER,
-      );
+      const classifier = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
       expect(classifier.temperature).toBeGreaterThan(0);
       for (const c of test) {
         const result = classifier.classify(customerMessages(c)[0] ?? '');
@@ -82,14 +79,23 @@ describe('NaiveBayesClassifier', () => {
     expect(mean(sure.map((s) => (s.right ? 1 : 0)))).toBeGreaterThan(mean(unsure.map((s) => (s.right ? 1 : 0))));
   });
 
+  it('holds the texts of one group out together when it calibrates: a copy of a held-out text in training would make it overconfident', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    const twice = conversations.flatMap((c) => [0, 1].map((copy) => ({ id: `${c.id}-${copy}`, text: openingText(c), label: c.flow, group: c.id })));
+    const grouped = new NaiveBayesClassifier(twice, ROUTER_CLASSIFIER);
+    const ungrouped = new NaiveBayesClassifier(
+      twice.map(({ group: _, ...text }) => text),
+      ROUTER_CLASSIFIER,
+    );
+    // Ungrouped, each held-out text's copy was learned: it looks always right, and the fitted temperature sharpens.
+    expect(ungrouped.temperature).toBeLessThan(grouped.temperature);
+  });
+
   it("trains on 1,000 conversations within 2 seconds with the router's settings", async () => {
     const demo = await loadConversations(DEMO_DATA_FILE);
     const many = Array.from({ length: 1000 }, (_, i) => ({ ...demo[i % demo.length]!, id: `c-${i}` }));
     const started = performance.now();
-    new NaiveBayesClassifier(
-      many.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })),
-      ROUTER_CLASSIFIER,
-    );
+    new NaiveBayesClassifier(many.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
     // A generous bound on a loaded 2-core machine; the report prints the real figure.
     expect(performance.now() - started).toBeLessThan(2000);
   });
