@@ -7,7 +7,32 @@ import { AbcdRouterModel } from './abcdRouterModel.js';
 import type { DeskModels } from './deskAgents.js';
 import type { Ontology } from './ontology.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
-import { NaiveBayesClassifier } from './textClassifier.js';
+import { type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from './textClassifier.js';
+
+/**
+ * The router's naive Bayes settings: words and their character 2–5-grams, counted, smoothing 0.25;
+ * chosen by nested cross-validation on the training folds (`scripts/routingCv.ts`).
+ */
+export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2 };
+
+/**
+ * What the router learns from a conversation: its opening turns ({@link openingText}), and its first
+ * message and first two messages as texts of their own, so that it also knows what a need looks like
+ * before the customer has said all of it (triage decides after each message). Chosen by nested
+ * cross-validation (`scripts/routingCv.ts`).
+ */
+export function routerTrainingTexts(conversation: AbcdConversation): LabelledText[] {
+  const messages = customerMessages(conversation);
+  return [
+    { id: conversation.id, text: openingText(conversation), label: conversation.flow, group: conversation.id },
+    ...[1, 2].map((count) => ({
+      id: `${conversation.id}-first-${count}`,
+      text: messages.slice(0, count).join('\n'),
+      label: conversation.flow,
+      group: conversation.id,
+    })),
+  ];
+}
 
 /**
  * The offline models, learned from `training` conversations only: the router (flows) and, per
@@ -22,7 +47,7 @@ import { NaiveBayesClassifier } from './textClassifier.js';
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
   // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
   const router = new AbcdRouterModel({
-    classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))),
+    classifier: new NaiveBayesClassifier(training.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER),
     specialistFor: specialistForFlow,
   });
   // Besides the conversations, each case's name in words, its flow's and its own ("account access

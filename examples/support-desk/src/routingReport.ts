@@ -5,6 +5,8 @@ export interface RoutedConversation {
   routedTo: string | null;
   /** The flow named in that handoff's reason; `null` when none. */
   predictedFlow: string | null;
+  /** The questions triage asked the customer before it routed (unknown: left out of {@link RoutingReport.byQuestions}). */
+  clarifyingQuestions?: number;
 }
 
 /** Correct out of total, their ratio (0 when total is 0), and its 95% Wilson score interval. */
@@ -30,6 +32,8 @@ export interface RoutingReport {
   confusion: Record<string, Record<string, number>>;
   /** The column order of `confusion`: the specialists, then `'none'`. */
   columns: string[];
+  /** Flow named right, by how many questions triage asked before it routed (0 = routed at once), fewest first. */
+  byQuestions: Array<{ questions: number; flow: Accuracy }>;
 }
 
 /**
@@ -87,12 +91,18 @@ export function computeRouting(
     return { flow, specialist: accuracy(mine.filter(isRight).length, mine.length), namedFlow: accuracy(mine.filter((o) => o.predictedFlow === flow).length, mine.length) };
   });
   for (const row of Object.values(confusion)) for (const column of columns) row[column] ??= 0;
+  const asked = [...new Set(outcomes.flatMap((o) => (o.clarifyingQuestions === undefined ? [] : [o.clarifyingQuestions])))].sort((a, b) => a - b);
+  const byQuestions = asked.map((questions) => {
+    const mine = outcomes.filter((o) => o.clarifyingQuestions === questions);
+    return { questions, flow: accuracy(mine.filter((o) => o.predictedFlow === o.flow).length, mine.length) };
+  });
   return {
     specialist: accuracy(outcomes.filter(isRight).length, outcomes.length),
     flow: accuracy(outcomes.filter((o) => o.predictedFlow === o.flow).length, outcomes.length),
     perFlow,
     confusion,
     columns,
+    byQuestions,
   };
 }
 
@@ -124,6 +134,13 @@ export function formatRouting(report: RoutingReport): string {
   return [
     `Routing accuracy (right specialist): ${formatAccuracy(report.specialist)}`,
     `Flow accuracy (triage named the flow): ${formatAccuracy(report.flow)}`,
+    ...(report.byQuestions.length === 0
+      ? []
+      : [
+          `Flow right by the questions triage asked first: ${report.byQuestions
+            .map(({ questions, flow }) => `${questions === 0 ? 'none' : questions} ${percent(flow)} (${flow.correct}/${flow.total})`)
+            .join(', ')}`,
+        ]),
     '',
     'Per flow: n, routed to the right specialist, flow named right; then counts by the specialist routed to (confusion)',
     header,

@@ -10,6 +10,12 @@ export interface LabelledText {
   id: string;
   text: string;
   label: string;
+  /**
+   * Texts of one group (e.g. parts of one conversation) are held out together by the calibration's
+   * cross-validation, so that it never scores a text with a model that learned its sibling (default:
+   * each text is its own group).
+   */
+  group?: string;
 }
 
 /** A classification: the winning label, its calibrated probability (0–1), and every label's probability, best first. */
@@ -26,6 +32,18 @@ export interface NaiveBayesOptions {
   labels?: readonly string[];
   /** Folds of the internal cross-validation the calibration is fitted on (default 3; 0 or 1: no calibration, temperature 1). */
   calibrationFolds?: number;
+  /** Character n-grams added to the word features ({@link characterNgrams}; default none). */
+  charNgrams?: CharNgramRange;
+  /** Naive Bayes' additive smoothing (default 0.5). */
+  smoothing?: number;
+  /** Naive Bayes counts each feature once per text (binarized, default `true`) or as often as it occurs (`false`). */
+  presence?: boolean;
+}
+
+/** The lengths of the character n-grams taken inside each word, e.g. `{ min: 3, max: 5 }`. */
+export interface CharNgramRange {
+  min: number;
+  max: number;
 }
 
 // Words that say nothing about what a customer needs: greetings, politeness, function words.
@@ -66,6 +84,33 @@ export function textFeatures(text: string): string[] {
   return features;
 }
 
+/**
+ * The character n-grams of a text's words (wink-tokenizer's word tokens, lowercased), each word padded
+ * with a space on both sides so that n-grams at its start and end differ from those inside (as
+ * scikit-learn's `char_wb` analyzer does): a misspelled or inflected word ("histry", "refunded") still
+ * shares most of its n-grams with the word it stands for. Each n-gram is prefixed with `#`.
+ *
+ * @param range the n-gram lengths, e.g. `{ min: 3, max: 5 }`
+ * @returns the n-grams, in order; `[]` for a text without a content word (as {@link textFeatures})
+ * @example
+ * ```ts
+ * characterNgrams('my bill', { min: 3, max: 3 }); // ['# my', '#my ', '# bi', '#bil', '#ill', '#ll ']
+ * ```
+ */
+export function characterNgrams(text: string, range: CharNgramRange): string[] {
+  const words = tokenizer
+    .tokenize(text.toLowerCase())
+    .filter((token) => token.tag === 'word')
+    .map((token) => token.value);
+  if (!words.some((word) => word.length > 1 && !STOP_WORDS.has(word))) return [];
+  const grams: string[] = [];
+  for (const word of words) {
+    const padded = ` ${word} `;
+    for (let n = range.min; n <= range.max; n += 1) for (let i = 0; i + n <= padded.length; i += 1) grams.push(`#${padded.slice(i, i + n)}`);
+  }
+  return grams;
+}
+
 /** Whether a text says anything a classifier can use (a content word), unlike "hi" or "hello there". */
 export function hasContent(text: string): boolean {
   return textFeatures(text).length > 0;
@@ -79,9 +124,17 @@ interface Featured {
   label: string;
 }
 
-function trainNaiveBayes(examples: readonly Featured[]): WinkModel {
+/** Naive Bayes' settings (see {@link NaiveBayesOptions}). */
+interface NaiveBayesSettings {
+  smoothing: number;
+  presence: boolean;
+}
+
+const DEFAULT_NAIVE_BAYES: NaiveBayesSettings = { smoothing: 0.5, presence: true };
+
+function trainNaiveBayes(examples: readonly Featured[], settings: NaiveBayesSettings = DEFAULT_NAIVE_BAYES): WinkModel {
   const model = createNaiveBayes();
-  model.defineConfig({ considerOnlyPresence: true, smoothingFactor: 0.5 });
+  model.defineConfig({ considerOnlyPresence: settings.presence, smoothingFactor: settings.smoothing });
   for (const example of examples) model.learn(example.features, example.label);
   try {
     model.consolidate();
@@ -104,8 +157,10 @@ type Scorer = (features: readonly string[]) => number[];
 type Learner = (examples: readonly Featured[], labels: readonly string[]) => Scorer;
 
 /** Naive Bayes: each label's log-odds (natural log), from wink's one-vs-rest odds (log base 2). */
-const naiveBayes: Learner = (examples, labels) => {
-  const model = trainNaiveBayes(examples);
+const naiveBayes =
+  (settings: NaiveBayesSettings): Learner =>
+  (examples, labels) => {
+  const model = trainNaiveBayes(examples, settings);
   return (features) => {
     const odds = new Map(model.computeOdds([...features]) as Array<[string, number]>);
     return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
@@ -191,6 +246,12 @@ function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number 
   return best.temperature;
 }
 
+/**
+ * About how many held-out texts the temperature is fitted on (one number needs few; scoring a text
+ * costs naive Bayes labels² × features, so this bounds the training time).
+ */
+const CALIBRATION_TEXTS = 400;
+
 /** The classifiers the desk can route with. */
 export type TextClassifierKind = 'naive-bayes' | 'logistic-regression';
 
@@ -206,6 +267,7 @@ export class TextClassifier {
   readonly #score: Scorer | undefined;
   readonly #labels: string[];
   readonly #size: number;
+  readonly #featurize: (text: string) => string[];
   /** Which model it is. */
   readonly kind: TextClassifierKind;
   /** The fitted temperature (1: uncalibrated). */
@@ -219,26 +281,36 @@ export class TextClassifier {
    */
   protected constructor(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
     this.kind = kind;
-    const learn = kind === 'naive-bayes' ? naiveBayes : logisticRegression;
+    const settings = { smoothing: options.smoothing ?? DEFAULT_NAIVE_BAYES.smoothing, presence: options.presence ?? DEFAULT_NAIVE_BAYES.presence };
+    const learn = kind === 'naive-bayes' ? naiveBayes(settings) : logisticRegression;
+    const range = options.charNgrams;
+    this.#featurize = range === undefined ? textFeatures : (text) => [...textFeatures(text), ...characterNgrams(text, range)];
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
+    const groups = new Map<string, number>();
     const kept = examples
       .filter((example) => allowed === undefined || allowed.has(example.label))
-      .map((example) => ({ features: textFeatures(example.text), label: example.label }))
-      .filter((example) => example.features.length > 0);
+      .map((example, index) => ({ features: this.#featurize(example.text), label: example.label, group: example.group ?? `#${index}` }))
+      .filter((example) => example.features.length > 0)
+      .map((example) => {
+        if (!groups.has(example.group)) groups.set(example.group, groups.size);
+        // The position of its group, which decides its calibration fold.
+        return { ...example, position: groups.get(example.group)! };
+      });
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
-    if (this.#labels.length >= 2) trainNaiveBayes(kept); // the named error for too little data, whichever the model
+    // The named error for too little data, whichever the model (naive Bayes raises it as it learns).
+    if (this.#labels.length >= 2 && kind !== 'naive-bayes') trainNaiveBayes(kept, settings);
     this.#score = this.#labels.length < 2 ? undefined : learn(kept, this.#labels);
     const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];
-    const stride = Math.max(1, Math.ceil(kept.length / 400));
+    const stride = Math.max(1, Math.ceil(kept.length / CALIBRATION_TEXTS));
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
-      const train = kept.filter((_, index) => index % folds !== fold);
+      const train = kept.filter((example) => example.position % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
-      for (const [index, example] of kept.entries()) {
-        // At most about 400 held-out texts are scored: enough to fit one number, and training stays fast.
-        if (index % folds === fold && Math.floor(index / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
+      for (const example of kept) {
+        // At most about CALIBRATION_TEXTS held-out texts are scored: enough to fit one number, and training stays fast.
+        if (example.position % folds === fold && Math.floor(example.position / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
@@ -264,7 +336,7 @@ export class TextClassifier {
       const only = this.#labels[0];
       return only === undefined || !hasContent(text) ? undefined : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
     }
-    const scores = this.#score(textFeatures(text));
+    const scores = this.#score(this.#featurize(text));
     if (scores.every((score) => score === 0)) return undefined;
     const probabilities = softmax(scores, this.temperature)
       .map((probability, index) => ({ label: this.#labels[index]!, probability }))

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations, openingText } from '../src/abcdData.js';
 import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION } from '../src/abcdRouterModel.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
 import { crossValidationFolds, foldOf } from '../src/folds.js';
 import { SPECIALISTS, specialistForFlow } from '../src/specialists.js';
 import { NaiveBayesClassifier } from '../src/textClassifier.js';
@@ -22,7 +23,10 @@ const answered = (first: string, call: ToolCall, answer: string): ModelRequest =
 beforeAll(async () => {
   conversations = await loadConversations(DEMO_DATA_FILE);
   const training = conversations.filter((c) => foldOf(c.id) !== 0);
-  router = new AbcdRouterModel({ classifier: new NaiveBayesClassifier(training.map((c) => ({ id: c.id, text: openingText(c), label: c.flow }))), specialistFor: specialistForFlow });
+  router = new AbcdRouterModel({
+    classifier: new NaiveBayesClassifier(training.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER),
+    specialistFor: specialistForFlow,
+  });
 });
 
 describe('AbcdRouterModel', () => {
@@ -43,7 +47,7 @@ describe('AbcdRouterModel', () => {
 
   it('gathers the opening when unsure: which topic, then the name or account, never the same question twice, then routes', async () => {
     const unsure = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 1.01 });
-    const opening = 'I have a problem with my order';
+    const opening = 'I need help with my account';
     const first = await collectModelResponse(unsure.stream(request([{ role: 'user', content: opening }])));
     expect(first.toolCalls[0]!.name).toBe('request_user_input');
     expect(JSON.parse(first.toolCalls[0]!.arguments).prompt).toMatch(/^Could you tell me a little more\? Is it about .+, or about .+\?$/);
@@ -99,7 +103,7 @@ describe('cross-validation folds', () => {
   it('route most held-out openings to the right specialist (learned from the other folds)', () => {
     let right = 0;
     for (const { train, test } of crossValidationFolds(conversations)) {
-      const classifier = new NaiveBayesClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+      const classifier = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
       for (const c of test) if (specialistForFlow(classifier.classify(openingText(c))?.label ?? '') === specialistForFlow(c.flow)) right += 1;
     }
     // Chance is about 1 in 6; a router that learned nothing would sit far below this.

@@ -62,3 +62,21 @@ describe('computeRouting', () => {
     expect(text).toMatch(/shipping_issue\s+2\s+50\.0%\s+50\.0%\s+1\s+0\s+1/);
   });
 });
+
+describe('flow accuracy by the questions triage asked first', () => {
+  it('splits the conversations by how many questions triage asked before it routed, and prints it', () => {
+    const asked: RoutedConversation[] = [
+      { flow: 'order_issue', routedTo: 'orders', predictedFlow: 'order_issue', clarifyingQuestions: 0 },
+      { flow: 'order_issue', routedTo: 'orders', predictedFlow: 'order_issue', clarifyingQuestions: 0 },
+      { flow: 'shipping_issue', routedTo: 'orders', predictedFlow: 'order_issue', clarifyingQuestions: 2 },
+      { flow: 'product_defect', routedTo: 'returns', predictedFlow: 'product_defect', clarifyingQuestions: 2 },
+    ];
+    const report = computeRouting(asked, flows, specialists, specialistFor);
+    expect(report.byQuestions.map(({ questions, flow }) => [questions, flow.correct, flow.total])).toEqual([
+      [0, 2, 2],
+      [2, 1, 2],
+    ]);
+    expect(formatRouting(report)).toContain('Flow right by the questions triage asked first: none 100.0% (2/2), 2 50.0% (1/2)');
+    expect(computeRouting(outcomes, flows, specialists, specialistFor).byQuestions).toEqual([]);
+  });
+});

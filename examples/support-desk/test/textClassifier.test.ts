@@ -2,8 +2,9 @@ import { InvalidInputError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/dataSource.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
 import { crossValidationFolds } from '../src/folds.js';
-import { hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
+import { characterNgrams, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
 
 describe('textFeatures', () => {
   it('keeps stemmed content words and adjacent pairs, and finds nothing in a greeting', () => {
@@ -14,16 +15,34 @@ describe('textFeatures', () => {
   });
 });
 
+describe('characterNgrams', () => {
+  it('takes the n-grams inside each word, padded at its ends, and none from a greeting', () => {
+    expect(characterNgrams('my bill', { min: 3, max: 3 })).toEqual(['# my', '#my ', '# bi', '#bil', '#ill', '#ll ']);
+    expect(characterNgrams('Hello there!', { min: 2, max: 5 })).toEqual([]);
+  });
+});
+
+const SMALL_TRAINING = [
+  { id: 'a', text: 'I forgot my password', label: 'account_access' },
+  { id: 'b', text: 'Where is my package?', label: 'shipping_issue' },
+  { id: 'c', text: 'reset my password please', label: 'account_access' },
+  { id: 'd', text: 'my package is late', label: 'shipping_issue' },
+  { id: 'e', text: 'the login page rejects my new password', label: 'account_access' },
+  { id: 'f', text: 'tracking says the parcel was delayed', label: 'shipping_issue' },
+];
+
 describe('NaiveBayesClassifier', () => {
+  it('with character n-grams, recognises a misspelt word that words alone do not know', () => {
+    const words = new NaiveBayesClassifier(SMALL_TRAINING, { calibrationFolds: 0 });
+    const chars = new NaiveBayesClassifier(SMALL_TRAINING, { calibrationFolds: 0, charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false });
+    expect(words.classify('pasword')).toBeUndefined();
+    expect(chars.classify('pasword')?.label).toBe('account_access');
+    expect(chars.classify('packages')?.label).toBe('shipping_issue');
+    expect(chars.classify('hi there')).toBeUndefined();
+  });
+
   it('gives no label to a text without content, and probabilities that sum to 1', () => {
-    const classifier = new NaiveBayesClassifier([
-      { id: 'a', text: 'I forgot my password', label: 'account_access' },
-      { id: 'b', text: 'Where is my package?', label: 'shipping_issue' },
-      { id: 'c', text: 'reset my password please', label: 'account_access' },
-      { id: 'd', text: 'my package is late', label: 'shipping_issue' },
-      { id: 'e', text: 'the login page rejects my new password', label: 'account_access' },
-      { id: 'f', text: 'tracking says the parcel was delayed', label: 'shipping_issue' },
-    ]);
+    const classifier = new NaiveBayesClassifier(SMALL_TRAINING);
     expect(classifier.classify('hello')).toBeUndefined();
     const result = classifier.classify('cannot remember my password')!;
     expect(result.label).toBe('account_access');
@@ -44,7 +63,7 @@ describe('NaiveBayesClassifier', () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
     const scored: Array<{ confidence: number; right: boolean }> = [];
     for (const { train, test } of crossValidationFolds(conversations)) {
-      const classifier = new NaiveBayesClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+      const classifier = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
       expect(classifier.temperature).toBeGreaterThan(0);
       for (const c of test) {
         const result = classifier.classify(customerMessages(c)[0] ?? '');
@@ -60,11 +79,23 @@ describe('NaiveBayesClassifier', () => {
     expect(mean(sure.map((s) => (s.right ? 1 : 0)))).toBeGreaterThan(mean(unsure.map((s) => (s.right ? 1 : 0))));
   });
 
-  it('trains on 1,000 conversations within 2 seconds', async () => {
+  it('holds the texts of one group out together when it calibrates: a copy of a held-out text in training would make it overconfident', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    const twice = conversations.flatMap((c) => [0, 1].map((copy) => ({ id: `${c.id}-${copy}`, text: openingText(c), label: c.flow, group: c.id })));
+    const grouped = new NaiveBayesClassifier(twice, ROUTER_CLASSIFIER);
+    const ungrouped = new NaiveBayesClassifier(
+      twice.map(({ group: _, ...text }) => text),
+      ROUTER_CLASSIFIER,
+    );
+    // Ungrouped, each held-out text's copy was learned: it looks always right, and the fitted temperature sharpens.
+    expect(ungrouped.temperature).toBeLessThan(grouped.temperature);
+  });
+
+  it("trains on 1,000 conversations within 2 seconds with the router's settings", async () => {
     const demo = await loadConversations(DEMO_DATA_FILE);
     const many = Array.from({ length: 1000 }, (_, i) => ({ ...demo[i % demo.length]!, id: `c-${i}` }));
     const started = performance.now();
-    new NaiveBayesClassifier(many.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })));
+    new NaiveBayesClassifier(many.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
     // A generous bound on a loaded 2-core machine; the report prints the real figure.
     expect(performance.now() - started).toBeLessThan(2000);
   });

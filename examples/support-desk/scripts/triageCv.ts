@@ -1,0 +1,91 @@
+/**
+ * Chooses how much of the opening triage gathers before it routes, by nested cross-validation of a
+ * simulation of its policy: after each customer message it classifies everything the customer said
+ * so far (with the router's classifier, calibrated) and routes at once when its confidence reaches
+ * `routeConfidence`, otherwise asks one more question (whose answer is the customer's next message),
+ * at most `maxQuestions` (then it routes on its best guess). For each of the 5 outer folds, an inner
+ * 4-fold cross-validation on the outer training folds ONLY picks the settings with the most flows
+ * right (ties: fewer questions); the pick is scored on the outer test fold. Prints each setting's
+ * outer flow accuracy and questions per conversation, and the nested figure.
+ *
+ * `npx tsx --conditions=source examples/support-desk/scripts/triageCv.ts [FILE]`
+ */
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/dataSource.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
+import { crossValidationFolds } from '../src/folds.js';
+import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/textClassifier.js';
+
+interface Setting {
+  routeConfidence: number;
+  maxQuestions: number;
+}
+const SETTINGS: Setting[] = [0.8, 0.9, 0.95, 1.01].flatMap((routeConfidence) => [1, 2, 3].map((maxQuestions) => ({ routeConfidence, maxQuestions })));
+const name = (s: Setting) => `route at ${s.routeConfidence > 1 ? 'never at once' : s.routeConfidence.toFixed(2)}, at most ${s.maxQuestions} question(s)`;
+
+/** Every setting reads the same classifications: each is computed once per classifier. */
+const cache = new WeakMap<TextClassifier, Map<string, Classification | undefined>>();
+function classify(classifier: TextClassifier, text: string): Classification | undefined {
+  const known = cache.get(classifier) ?? new Map<string, Classification | undefined>();
+  cache.set(classifier, known);
+  if (!known.has(text)) known.set(text, classifier.classify(text));
+  return known.get(text);
+}
+
+/** Triage's simulated decision on one conversation: the flow it routes to (`undefined`: none before the customer's messages ran out) and the questions it asked. */
+function simulate(classifier: TextClassifier, conversation: AbcdConversation, setting: Setting): { flow: string | undefined; questions: number } {
+  const messages = customerMessages(conversation);
+  let questions = 0;
+  for (let heard = 1; heard <= messages.length; heard += 1) {
+    const result = classify(classifier, messages.slice(0, heard).join('\n'));
+    if (result !== undefined && (result.confidence >= setting.routeConfidence || questions >= setting.maxQuestions)) return { flow: result.label, questions };
+    if (result === undefined && questions > setting.maxQuestions) return { flow: undefined, questions };
+    questions += 1;
+  }
+  return { flow: undefined, questions };
+}
+
+const file = process.argv[2] ?? DEMO_DATA_FILE;
+const conversations = await loadConversations(file);
+const train = (items: readonly AbcdConversation[]) => new NaiveBayesClassifier(items.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
+const score = (classifier: TextClassifier, items: readonly AbcdConversation[], setting: Setting) =>
+  items.reduce(
+    (sum, c) => {
+      const { flow, questions } = simulate(classifier, c, setting);
+      return { right: sum.right + (flow === c.flow ? 1 : 0), questions: sum.questions + questions };
+    },
+    { right: 0, questions: 0 },
+  );
+
+const outer = SETTINGS.map(() => ({ right: 0, questions: 0 }));
+const nested = { right: 0, questions: 0 };
+const chosen: string[] = [];
+for (const fold of crossValidationFolds(conversations)) {
+  const inner = SETTINGS.map(() => ({ right: 0, questions: 0 }));
+  for (const { train: t, test } of crossValidationFolds(fold.train, 4)) {
+    const classifier = train(t);
+    SETTINGS.forEach((setting, i) => {
+      const { right, questions } = score(classifier, test, setting);
+      inner[i]!.right += right;
+      inner[i]!.questions += questions;
+    });
+  }
+  const best = inner.reduce((b, s, i) => (s.right > inner[b]!.right || (s.right === inner[b]!.right && s.questions < inner[b]!.questions) ? i : b), 0);
+  chosen.push(`fold ${fold.fold}: ${name(SETTINGS[best]!)} (inner ${((100 * inner[best]!.right) / fold.train.length).toFixed(1)}%)`);
+  const classifier = train(fold.train);
+  SETTINGS.forEach((setting, i) => {
+    const { right, questions } = score(classifier, fold.test, setting);
+    outer[i]!.right += right;
+    outer[i]!.questions += questions;
+    if (i === best) {
+      nested.right += right;
+      nested.questions += questions;
+    }
+  });
+}
+const n = conversations.length;
+const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}%, ${(s.questions / n).toFixed(2)} questions per conversation`;
+console.log(`Triage's policy simulated, 5-fold cross-validation on ${n} conversations of ${file}:`);
+for (const [i, setting] of SETTINGS.entries()) console.log(`  ${name(setting)}: ${line(outer[i]!)}`);
+console.log(`Chosen on the training folds only (inner 4-fold CV):\n  ${chosen.join('\n  ')}`);
+console.log(`The chosen setting per fold, on the outer test folds: ${line(nested)}`);
