@@ -9,11 +9,11 @@
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/caseworkBreakdown.ts FILE [--misses]`
  */
-import { loadConversations } from '../src/abcdData.js';
-import { chooseDeskStore } from '../src/deskStore.js';
-import { loadOntology } from '../src/ontology.js';
-import { ranInOrder } from '../src/replayConversation.js';
-import { runReplay } from '../src/runReplay.js';
+import { loadConversations } from '../src/data/abcdData.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import { ranInOrder } from '../src/replay/replayConversation.js';
+import { runReplay } from '../src/replay/runReplay.js';
 
 /** Console log lines (ABCD's `action` turns) back to the actions that wrote them (see actionHandlers.ts). */
 const LOG_ACTIONS: Array<[RegExp, readonly string[]]> = [

@@ -10,8 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadOntology } from '../src/ontology.js';
-import { ABCD_CUSTOMER_NAMES } from '../src/slotExtraction.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { ABCD_CUSTOMER_NAMES } from '../src/models/slotExtraction.js';
 import { EXTRA_SCENES, FLOW_CONTEXT, SCENES, type Scene } from './demoScenes.js';
 
 type Turn = { role: 'customer' | 'agent' | 'action'; text: string };

@@ -12,10 +12,10 @@
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression]`
  */
-import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { crossValidationFolds } from '../src/folds.js';
-import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/textClassifier.js';
+import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { crossValidationFolds } from '../src/data/folds.js';
+import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 
 interface Candidate {
   name: string;

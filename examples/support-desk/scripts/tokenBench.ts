@@ -26,15 +26,15 @@ import type { ModelClient, ModelRequest, ModelStreamEvent, ToolCall } from '@bat
 import { type ContextProvider, FileStore } from '@baton/core';
 import { OpenAIChatModel, RECALLED_CONTEXT_PREFIX } from '@baton/core/openai';
 import { EpisodicMemory, TokenCounter } from '@baton/memory';
-import { type AbcdConversation, loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { createDeskAgents } from '../src/deskAgents.js';
-import { createOfflineModels, mapDeskModels } from '../src/deskModels.js';
-import { buildDeskWorkflow } from '../src/deskWorkflow.js';
-import { loadOntology } from '../src/ontology.js';
-import { replayConversation, sessionIdFor } from '../src/replayConversation.js';
-import { ModelClock } from '../src/timedModel.js';
-import { World, WorldDirectory } from '../src/world.js';
+import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { createDeskAgents } from '../src/desk/deskAgents.js';
+import { createOfflineModels, mapDeskModels } from '../src/desk/deskModels.js';
+import { buildDeskWorkflow } from '../src/desk/deskWorkflow.js';
+import { ModelClock } from '../src/models/timedModel.js';
+import { replayConversation, sessionIdFor } from '../src/replay/replayConversation.js';
+import { World, WorldDirectory } from '../src/tools/world.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are read as JSON
 type Body = any;

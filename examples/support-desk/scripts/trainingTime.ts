@@ -5,10 +5,10 @@
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/trainingTime.ts [FILE]`
  */
-import { loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { createOfflineModels } from '../src/deskModels.js';
-import { loadOntology } from '../src/ontology.js';
+import { loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { createOfflineModels } from '../src/desk/deskModels.js';
 
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);

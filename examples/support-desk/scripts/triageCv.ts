@@ -10,11 +10,11 @@
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/triageCv.ts [FILE]`
  */
-import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
-import { crossValidationFolds } from '../src/folds.js';
-import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/textClassifier.js';
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { crossValidationFolds } from '../src/data/folds.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/models/textClassifier.js';
 
 interface Setting {
   routeConfidence: number;

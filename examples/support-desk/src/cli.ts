@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { isBatonError } from '@baton/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ABCD_SPLITS } from './abcdImport.js';
-import { chatCommand } from './chatCommand.js';
-import { DEFAULT_STORE_DIR } from './deskStore.js';
-import { importCommand } from './importCommand.js';
-import { replayCommand } from './replayCommand.js';
+import { chatCommand } from './chat/chatCommand.js';
+import { ABCD_SPLITS } from './data/abcdImport.js';
+import { importCommand } from './data/importCommand.js';
+import { DEFAULT_STORE_DIR } from './desk/deskStore.js';
+import { replayCommand } from './replay/replayCommand.js';
 
 const count = (name: string) => (value: string) => {
   const n = Number(value);

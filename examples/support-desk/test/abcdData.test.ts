@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidInputError, NotFoundError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { loadOntology } from '../src/ontology.js';
+import { customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { InvalidInputError, NotFoundError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConversations } from '../src/abcdData.js';
-import { convertAbcdSplit, readAbcdRelease } from '../src/abcdImport.js';
-import { loadOntology } from '../src/ontology.js';
+import { loadConversations } from '../src/data/abcdData.js';
+import { convertAbcdSplit, readAbcdRelease } from '../src/data/abcdImport.js';
+import { loadOntology } from '../src/data/ontology.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,11 +1,11 @@
 import { collectModelResponse, type ModelMessage, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConversations } from '../src/abcdData.js';
-import type { AbcdPolicyModel } from '../src/abcdPolicyModel.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { createOfflineModels } from '../src/deskModels.js';
-import { loadOntology } from '../src/ontology.js';
-import { extractSlots } from '../src/slotExtraction.js';
+import { loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { createOfflineModels } from '../src/desk/deskModels.js';
+import type { AbcdPolicyModel } from '../src/models/abcdPolicyModel.js';
+import { extractSlots } from '../src/models/slotExtraction.js';
 
 const ontology = loadOntology();
 let returns: AbcdPolicyModel;

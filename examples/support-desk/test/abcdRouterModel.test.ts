@@ -1,12 +1,12 @@
 import { collectModelResponse, type ModelMessage, type ModelRequest, type ToolCall } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AbcdConversation, loadConversations, openingText } from '../src/abcdData.js';
-import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION } from '../src/abcdRouterModel.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
-import { crossValidationFolds, foldOf } from '../src/folds.js';
-import { SPECIALISTS, specialistForFlow } from '../src/specialists.js';
-import { NaiveBayesClassifier } from '../src/textClassifier.js';
+import { type AbcdConversation, loadConversations, openingText } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { crossValidationFolds, foldOf } from '../src/data/folds.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
+import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION } from '../src/models/abcdRouterModel.js';
+import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
 
 let conversations: AbcdConversation[];
 let router: AbcdRouterModel;

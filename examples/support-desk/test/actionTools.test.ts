@@ -1,10 +1,10 @@
 import { runToolCall, StateContainer, type Tool } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import type { AbcdConversation } from '../src/abcdData.js';
-import type { DeskState } from '../src/actionHandlers.js';
-import { createActionTools } from '../src/actionTools.js';
-import { loadOntology } from '../src/ontology.js';
-import { World, WorldDirectory } from '../src/world.js';
+import type { AbcdConversation } from '../src/data/abcdData.js';
+import { loadOntology } from '../src/data/ontology.js';
+import type { DeskState } from '../src/tools/actionHandlers.js';
+import { createActionTools } from '../src/tools/actionTools.js';
+import { World, WorldDirectory } from '../src/tools/world.js';
 
 const ontology = loadOntology();
 

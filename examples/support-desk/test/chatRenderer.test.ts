@@ -1,13 +1,13 @@
 import { InMemoryStore } from '@baton/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConversations } from '../src/abcdData.js';
-import { createChatRenderer } from '../src/chatRenderer.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { createDeskAgents } from '../src/deskAgents.js';
-import { createOfflineModels } from '../src/deskModels.js';
-import { buildDeskWorkflow } from '../src/deskWorkflow.js';
-import { loadOntology } from '../src/ontology.js';
-import { WorldDirectory } from '../src/world.js';
+import { createChatRenderer } from '../src/chat/chatRenderer.js';
+import { loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { createDeskAgents } from '../src/desk/deskAgents.js';
+import { createOfflineModels } from '../src/desk/deskModels.js';
+import { buildDeskWorkflow } from '../src/desk/deskWorkflow.js';
+import { WorldDirectory } from '../src/tools/world.js';
 
 let output = '';
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { foldOf } from '../src/folds.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { foldOf } from '../src/data/folds.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -7,14 +7,14 @@ import { collectModelResponse } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { TokenCounter } from '@baton/memory';
 import { describe, expect, it } from 'vitest';
-import { loadConversations } from '../src/abcdData.js';
-import { CountedModel } from '../src/costReport.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { chooseDeskStore } from '../src/deskStore.js';
-import { loadOntology } from '../src/ontology.js';
-import { sessionIdFor } from '../src/replayConversation.js';
-import { formatReplayReport } from '../src/replayReport.js';
-import { runReplay } from '../src/runReplay.js';
+import { loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import { CountedModel } from '../src/models/costReport.js';
+import { sessionIdFor } from '../src/replay/replayConversation.js';
+import { formatReplayReport } from '../src/replay/replayReport.js';
+import { runReplay } from '../src/replay/runReplay.js';
 
 const messages = [
   { role: 'system' as const, content: 'You route customers.' },

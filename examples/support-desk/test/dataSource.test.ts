@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NotFoundError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ABCD_SAMPLE_NAME, DEMO_DATA_FILE, displayPath, REPOSITORY_ROOT, resolveDataSource } from '../src/dataSource.js';
+import { ABCD_SAMPLE_NAME, DEMO_DATA_FILE, displayPath, REPOSITORY_ROOT, resolveDataSource } from '../src/data/dataSource.js';
 
 // A layout like a checkout: <dir>/repo is the repository root, and the folder beside it holds the CI's ABCD sample.
 let dir: string;

@@ -3,12 +3,12 @@ import { type BatonEvent, InMemoryStore } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { scriptedLanguageModel } from '../../../packages/ai-sdk/test/support/mockModel.js';
 import { type RecordedAnthropicRequest, startAnthropicServer } from '../../../test/support/anthropicServer.js';
-import type { DeskModels } from '../src/deskAgents.js';
-import { createDeskAgents } from '../src/deskAgents.js';
-import { createAISDKModels } from '../src/deskModels.js';
-import { buildDeskWorkflow } from '../src/deskWorkflow.js';
-import { loadOntology } from '../src/ontology.js';
-import { WorldDirectory } from '../src/world.js';
+import { loadOntology } from '../src/data/ontology.js';
+import type { DeskModels } from '../src/desk/deskAgents.js';
+import { createDeskAgents } from '../src/desk/deskAgents.js';
+import { createAISDKModels } from '../src/desk/deskModels.js';
+import { buildDeskWorkflow } from '../src/desk/deskWorkflow.js';
+import { WorldDirectory } from '../src/tools/world.js';
 
 /** The same four model answers as the OpenAI desk test: triage hands off, returns asks, looks the account up, answers. */
 const script = [

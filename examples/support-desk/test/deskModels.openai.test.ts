@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BatonEvent, InMemoryStore } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDeskAgents } from '../src/deskAgents.js';
-import { createOpenAIModels } from '../src/deskModels.js';
-import { chooseDeskStore } from '../src/deskStore.js';
-import { buildDeskWorkflow } from '../src/deskWorkflow.js';
-import { loadOntology } from '../src/ontology.js';
-import { runReplay } from '../src/runReplay.js';
-import { WorldDirectory } from '../src/world.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { createDeskAgents } from '../src/desk/deskAgents.js';
+import { createOpenAIModels } from '../src/desk/deskModels.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import { buildDeskWorkflow } from '../src/desk/deskWorkflow.js';
+import { runReplay } from '../src/replay/runReplay.js';
+import { WorldDirectory } from '../src/tools/world.js';
 
 // A real HTTP server on loopback speaking the Chat Completions streaming wire format: each request
 // takes the next scripted answer. The desk's agents run on OpenAIChatModel against it unchanged.

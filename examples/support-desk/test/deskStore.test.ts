@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseDeskStore } from '../src/deskStore.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guidelineEntry } from '../src/guidelineValues.js';
+import { guidelineEntry } from '../src/models/guidelineValues.js';
 
 describe('guidelineEntry', () => {
   it("gives the value the guideline has the agent type in, into the action's own slot", () => {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BatonEvent, FileStore, MAIN_BRANCH, type Message } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { chooseDeskStore } from '../src/deskStore.js';
-import { loadOntology } from '../src/ontology.js';
-import type { ReplayReport } from '../src/replayReport.js';
-import { runReplay } from '../src/runReplay.js';
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import type { ReplayReport } from '../src/replay/replayReport.js';
+import { runReplay } from '../src/replay/runReplay.js';
 
 // demo-009 (manage_account / status_service_added): Crystal Minh is billed $40 for a service she
 // never signed up for. Replayed offline, held out: the models learn from every other demo conversation.

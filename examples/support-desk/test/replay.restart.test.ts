@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AbcdConversation, customerMessages, loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { chooseDeskStore } from '../src/deskStore.js';
-import { loadOntology } from '../src/ontology.js';
-import { deterministicPart, formatReplayReport, type ReplayReport } from '../src/replayReport.js';
-import { runReplay } from '../src/runReplay.js';
+import { type AbcdConversation, customerMessages, loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import { deterministicPart, formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
+import { runReplay } from '../src/replay/runReplay.js';
 
 /** The conversation of each flow with the most customer messages (the first such in file order), so every specialist is exercised. */
 const longestPerFlow = (all: AbcdConversation[]) =>

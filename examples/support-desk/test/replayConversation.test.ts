@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type AbcdConversation, loadConversations } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { chooseDeskStore } from '../src/deskStore.js';
-import { loadOntology } from '../src/ontology.js';
-import { sessionIdFor } from '../src/replayConversation.js';
-import { runReplay } from '../src/runReplay.js';
+import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import { sessionIdFor } from '../src/replay/replayConversation.js';
+import { runReplay } from '../src/replay/runReplay.js';
 
 // A conversation written by hand in ABCD's format, with an id that cannot be a session id as it is.
 const mine: AbcdConversation = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ranInOrder } from '../src/replayConversation.js';
-import { calibrationOf } from '../src/replayReport.js';
+import { ranInOrder } from '../src/replay/replayConversation.js';
+import { calibrationOf } from '../src/replay/replayReport.js';
 
 describe('calibrationOf', () => {
   it('gives the mean confidence, the accuracy and the expected calibration error over 10 bins', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeRouting, formatRouting, type RoutedConversation } from '../src/routingReport.js';
+import { computeRouting, formatRouting, type RoutedConversation } from '../src/replay/routingReport.js';
 
 // A hand-made case: two flows share the specialist "orders"; "returns" covers defects.
 const specialistFor = (flow: string) => ({ order_issue: 'orders', shipping_issue: 'orders', product_defect: 'returns' })[flow];

@@ -1,8 +1,8 @@
 import type { ModelMessage } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { viewConversation } from '../src/conversationView.js';
-import { loadOntology } from '../src/ontology.js';
-import { decideNextStep, type PolicyCase } from '../src/specialistPolicy.js';
+import { viewConversation } from '../src/chat/conversationView.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { decideNextStep, type PolicyCase } from '../src/models/specialistPolicy.js';
 
 const ontology = loadOntology();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stratifiedSample } from '../src/stratifiedSample.js';
+import { stratifiedSample } from '../src/data/stratifiedSample.js';
 
 // 30 items of flow a, 6 of b, 4 of c, in file order a…a b…b c…c.
 const items = [

@@ -1,10 +1,10 @@
 import { InvalidInputError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { customerMessages, loadConversations, openingText } from '../src/abcdData.js';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/deskModels.js';
-import { crossValidationFolds } from '../src/folds.js';
-import { characterNgrams, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/textClassifier.js';
+import { customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { crossValidationFolds } from '../src/data/folds.js';
+import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { characterNgrams, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/models/textClassifier.js';
 
 describe('textFeatures', () => {
   it('keeps stemmed content words and adjacent pairs, and finds nothing in a greeting', () => {

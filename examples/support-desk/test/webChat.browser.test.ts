@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_DATA_FILE } from '../src/dataSource.js';
-import { startWebDesk, type WebDesk } from '../src/webDesk.js';
+import { startWebDesk, type WebDesk } from '../src/chat/webDesk.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { ensureChromium } from './support/chromium.js';
 
 /** Where the test saves its screenshot (gitignored). */

@@ -1,9 +1,9 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import { type ViewedCall, viewConversation } from './conversationView.js';
+import { type ViewedCall, viewConversation } from '../chat/conversationView.js';
+import { TRIAGE } from '../desk/specialists.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { SlotValues } from './slotExtraction.js';
-import { TRIAGE } from './specialists.js';
 import type { Classification, TextClassifier } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */

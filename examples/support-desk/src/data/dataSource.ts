@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { NotFoundError } from '@baton/core';
 
 /** The repository root (three folders above this file's folder). */
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** The desk's own demo conversations, shipped with the example: `examples/support-desk/conversations/demo.jsonl`. */
-export const DEMO_DATA_FILE = fileURLToPath(new URL('../conversations/demo.jsonl', import.meta.url));
+export const DEMO_DATA_FILE = fileURLToPath(new URL('../../conversations/demo.jsonl', import.meta.url));
 
 /** The ABCD sample's file name, looked for in a `BATON_ABCD` folder and beside the repository. */
 export const ABCD_SAMPLE_NAME = 'abcd-dev-400.jsonl';

@@ -1,7 +1,7 @@
 import { type Tool, tool } from '@baton/core';
 import { z } from 'zod';
+import type { Ontology } from '../data/ontology.js';
 import { runAction, type SlotArgs } from './actionHandlers.js';
-import type { Ontology } from './ontology.js';
 import type { WorldDirectory } from './world.js';
 
 /** The console actions that move money: a human approves each call before it runs. */

@@ -6,21 +6,21 @@ import { type Authenticate, createBatonApp } from '@baton/server';
 import { type ServedBaton, serveBaton } from '@baton/server/node';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
-import { loadConversations } from './abcdData.js';
-import { resolveDataSource } from './dataSource.js';
-import { createDeskAgents, type DeskModels } from './deskAgents.js';
-import { createOfflineModels, createOpenAIModels } from './deskModels.js';
-import { chooseDeskStore } from './deskStore.js';
-import { buildDeskWorkflow } from './deskWorkflow.js';
-import { loadOntology } from './ontology.js';
-import { WorldDirectory } from './world.js';
+import { loadConversations } from '../data/abcdData.js';
+import { resolveDataSource } from '../data/dataSource.js';
+import { loadOntology } from '../data/ontology.js';
+import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';
+import { createOfflineModels, createOpenAIModels } from '../desk/deskModels.js';
+import { chooseDeskStore } from '../desk/deskStore.js';
+import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
+import { WorldDirectory } from '../tools/world.js';
 
 /** The folder the web chat keeps its sessions in by default: `examples/support-desk/.data/web` (gitignored). */
-export const DEFAULT_WEB_STORE_DIR = fileURLToPath(new URL('../.data/web', import.meta.url));
+export const DEFAULT_WEB_STORE_DIR = fileURLToPath(new URL('../../.data/web', import.meta.url));
 /** The web chat's front end (Vite root: `index.html`, `src/*.ts`). */
-export const WEB_ROOT = fileURLToPath(new URL('../web', import.meta.url));
+export const WEB_ROOT = fileURLToPath(new URL('../../web', import.meta.url));
 /** Where the front end is built to by default: `examples/support-desk/.data/web-dist` (gitignored). */
-export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../.data/web-dist', import.meta.url));
+export const DEFAULT_WEB_DIST = fileURLToPath(new URL('../../.data/web-dist', import.meta.url));
 
 /** Options of {@link startWebDesk}. */
 export interface WebDeskOptions {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type ApprovalDecision, type BatonEvent, isValidId, type Request } from '@baton/core';
-import { type AbcdConversation, customerMessages } from './abcdData.js';
-import { flowInReason } from './abcdRouterModel.js';
-import { TRIAGE } from './specialists.js';
-import type { ModelClock } from './timedModel.js';
+import { type AbcdConversation, customerMessages } from '../data/abcdData.js';
+import { TRIAGE } from '../desk/specialists.js';
+import { flowInReason } from '../models/abcdRouterModel.js';
+import type { ModelClock } from '../models/timedModel.js';
 
 /** The part of a Baton session the replay drives (a `HandoffSession` has it). */
 export interface ReplaySession {

@@ -5,10 +5,10 @@ import { ConfigurationError, FileStore, InMemoryStore, type Store } from '@baton
 import { MongoStore } from '@baton/store-mongo';
 
 /** The folder replays write to by default: `examples/support-desk/.data/replay` (gitignored). */
-export const DEFAULT_STORE_DIR = fileURLToPath(new URL('../.data/replay', import.meta.url));
+export const DEFAULT_STORE_DIR = fileURLToPath(new URL('../../.data/replay', import.meta.url));
 
 /** The folder the chat keeps its sessions in by default: `examples/support-desk/.data/chat` (gitignored). */
-export const DEFAULT_CHAT_STORE_DIR = fileURLToPath(new URL('../.data/chat', import.meta.url));
+export const DEFAULT_CHAT_STORE_DIR = fileURLToPath(new URL('../../.data/chat', import.meta.url));
 
 // What a FileStore keeps at its root; a folder holding anything else is not cleared.
 const FILE_STORE_ENTRIES = new Set(['sessions', 'episodes', 'locks', 'trash']);

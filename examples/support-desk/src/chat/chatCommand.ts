@@ -1,15 +1,15 @@
 import { createInterface } from 'node:readline/promises';
 import { type BatonEvent, createId, SessionClosedError } from '@baton/core';
 import { EpisodicMemory } from '@baton/memory';
-import { loadConversations } from './abcdData.js';
+import { loadConversations } from '../data/abcdData.js';
+import { displayPath, resolveDataSource } from '../data/dataSource.js';
+import { loadOntology } from '../data/ontology.js';
+import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';
+import { createOfflineModels, createOpenAIModels } from '../desk/deskModels.js';
+import { chooseDeskStore, DEFAULT_CHAT_STORE_DIR } from '../desk/deskStore.js';
+import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
+import { WorldDirectory } from '../tools/world.js';
 import { createChatRenderer } from './chatRenderer.js';
-import { displayPath, resolveDataSource } from './dataSource.js';
-import { createDeskAgents, type DeskModels } from './deskAgents.js';
-import { createOfflineModels, createOpenAIModels } from './deskModels.js';
-import { chooseDeskStore, DEFAULT_CHAT_STORE_DIR } from './deskStore.js';
-import { buildDeskWorkflow } from './deskWorkflow.js';
-import { loadOntology } from './ontology.js';
-import { WorldDirectory } from './world.js';
 
 /** Options of the `chat` command (see `cli.ts`). */
 export interface ChatCommandOptions {

@@ -1,5 +1,5 @@
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import { type ConversationView, slotsAskedBy, type ViewedCall } from './conversationView.js';
+import { type ConversationView, slotsAskedBy, type ViewedCall } from '../chat/conversationView.js';
 import { GUIDELINE_AMOUNTS, guidelineEntry } from './guidelineValues.js';
 import { extractSlots, type SlotValues } from './slotExtraction.js';
 

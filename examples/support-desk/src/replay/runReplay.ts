@@ -1,18 +1,18 @@
 import { type BatonEvent, MAIN_BRANCH, type Store } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
-import type { AbcdConversation } from './abcdData.js';
-import { CostMeter, CountedModel } from './costReport.js';
-import { createDeskAgents, type DeskAgents, type DeskModels } from './deskAgents.js';
-import { createOfflineModels, mapDeskModels } from './deskModels.js';
-import type { DeskStore } from './deskStore.js';
-import { buildDeskWorkflow } from './deskWorkflow.js';
-import { FOLDS, foldOf } from './folds.js';
-import type { Ontology } from './ontology.js';
+import type { AbcdConversation } from '../data/abcdData.js';
+import { FOLDS, foldOf } from '../data/folds.js';
+import type { Ontology } from '../data/ontology.js';
+import { createDeskAgents, type DeskAgents, type DeskModels } from '../desk/deskAgents.js';
+import { createOfflineModels, mapDeskModels } from '../desk/deskModels.js';
+import type { DeskStore } from '../desk/deskStore.js';
+import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
+import { CostMeter, CountedModel } from '../models/costReport.js';
+import { ModelClock, TimedModel } from '../models/timedModel.js';
+import { World, WorldDirectory } from '../tools/world.js';
 import { type ConversationOutcome, replayConversation, sessionIdFor } from './replayConversation.js';
 import { type ReplayCountTotals, type ReplayReport, summarizeReplay } from './replayReport.js';
-import { ModelClock, TimedModel } from './timedModel.js';
-import { World, WorldDirectory } from './world.js';
 
 /** Options of {@link runReplay}. */
 export interface RunReplayOptions {

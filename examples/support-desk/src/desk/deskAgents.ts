@@ -1,9 +1,9 @@
 import { type Agent, agent, type ModelClient } from '@baton/core';
 import { endConversationTool } from '@baton/memory';
-import { createActionTools } from './actionTools.js';
-import type { Ontology } from './ontology.js';
+import type { Ontology } from '../data/ontology.js';
+import { createActionTools } from '../tools/actionTools.js';
+import type { WorldDirectory } from '../tools/world.js';
 import { SPECIALISTS, TRIAGE } from './specialists.js';
-import type { WorldDirectory } from './world.js';
 
 /** The model each participant runs on: the coordinator's and one per specialist. */
 export interface DeskModels {

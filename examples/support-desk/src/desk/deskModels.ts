@@ -1,13 +1,13 @@
 import type { AISDKModelOptions } from '@baton/ai-sdk';
 import { ConfigurationError, type ModelClient } from '@baton/core';
 import type { LanguageModel } from 'ai';
-import { type AbcdConversation, customerMessages, openingText } from './abcdData.js';
-import { AbcdPolicyModel } from './abcdPolicyModel.js';
-import { AbcdRouterModel } from './abcdRouterModel.js';
+import { type AbcdConversation, customerMessages, openingText } from '../data/abcdData.js';
+import type { Ontology } from '../data/ontology.js';
+import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
+import { AbcdRouterModel } from '../models/abcdRouterModel.js';
+import { type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
 import type { DeskModels } from './deskAgents.js';
-import type { Ontology } from './ontology.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
-import { type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from './textClassifier.js';
 
 /**
  * The router's naive Bayes settings: words and their character 2–5-grams, counted, smoothing 0.25;

@@ -32,7 +32,7 @@ export interface Ontology {
   flowOf(subflow: string): string | undefined;
 }
 
-const ABCD_DIR = new URL('../abcd/', import.meta.url);
+const ABCD_DIR = new URL('../../abcd/', import.meta.url);
 
 /**
  * Loads `abcd/ontology.json` and `abcd/kb.json` (copied from ABCD, MIT) and checks that every action

@@ -1,9 +1,9 @@
-import { type CostReport, formatCostReport } from './costReport.js';
-import type { Ontology } from './ontology.js';
+import type { Ontology } from '../data/ontology.js';
+import { SPECIALISTS, specialistForFlow } from '../desk/specialists.js';
+import { type CostReport, formatCostReport } from '../models/costReport.js';
 import type { ConversationOutcome, ReplayCounts } from './replayConversation.js';
 import { ranInOrder } from './replayConversation.js';
 import { type Accuracy, accuracy, computeRouting, formatAccuracy, formatRouting, type RoutingReport } from './routingReport.js';
-import { SPECIALISTS, specialistForFlow } from './specialists.js';
 
 /** Totals over all conversations: the per-conversation counts plus stored messages and episodes. */
 export interface ReplayCountTotals extends Omit<ReplayCounts, 'restarts'> {

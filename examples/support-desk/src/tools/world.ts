@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AbcdConversation } from './abcdData.js';
-import { ABCD_CUSTOMER_NAMES, extractSlots } from './slotExtraction.js';
+import type { AbcdConversation } from '../data/abcdData.js';
+import { ABCD_CUSTOMER_NAMES, extractSlots } from '../models/slotExtraction.js';
 
 /** An order in the example's world. `amount` and `refunded` are in dollars. */
 export interface OrderRecord {

@@ -1,10 +1,10 @@
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
+import { type ConversationView, viewConversation } from '../chat/conversationView.js';
+import type { Ontology } from '../data/ontology.js';
+import { GUIDELINE_SLOTS } from '../tools/actionTools.js';
 import { withoutIdentity } from './abcdRouterModel.js';
-import { GUIDELINE_SLOTS } from './actionTools.js';
-import { type ConversationView, viewConversation } from './conversationView.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
-import type { Ontology } from './ontology.js';
 import { decideNextStep } from './specialistPolicy.js';
 import type { Classification, TextClassifier } from './textClassifier.js';
 

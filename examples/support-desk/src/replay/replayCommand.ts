@@ -1,15 +1,15 @@
 import { ConfigurationError } from '@baton/core';
 import cliProgress from 'cli-progress';
-import { type AbcdConversation, loadConversations } from './abcdData.js';
-import { displayPath, resolveDataSource } from './dataSource.js';
-import type { DeskModels } from './deskAgents.js';
-import { createOpenAIModels } from './deskModels.js';
-import { chooseDeskStore } from './deskStore.js';
-import { loadOntology } from './ontology.js';
+import { type AbcdConversation, loadConversations } from '../data/abcdData.js';
+import { displayPath, resolveDataSource } from '../data/dataSource.js';
+import { loadOntology } from '../data/ontology.js';
+import { stratifiedSample } from '../data/stratifiedSample.js';
+import type { DeskModels } from '../desk/deskAgents.js';
+import { createOpenAIModels } from '../desk/deskModels.js';
+import { chooseDeskStore } from '../desk/deskStore.js';
+import { specialistForFlow } from '../desk/specialists.js';
 import { formatReplayReport, type ReplayReport } from './replayReport.js';
 import { runReplay } from './runReplay.js';
-import { specialistForFlow } from './specialists.js';
-import { stratifiedSample } from './stratifiedSample.js';
 
 /** Options of the `replay` command (see `cli.ts`). */
 export interface ReplayCommandOptions {

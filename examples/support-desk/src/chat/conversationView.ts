@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ModelMessage } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
-import { extractSlots, type SlotValues } from './slotExtraction.js';
+import { extractSlots, type SlotValues } from '../models/slotExtraction.js';
 
 /** A tool call an agent made, with its result once there is one. */
 export interface ViewedCall {
