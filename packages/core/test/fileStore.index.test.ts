@@ -5,7 +5,7 @@
  * log, describing bytes the log lost, or of a log since compacted), so every read equals what the
  * log holds.
  */
-import { copyFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +91,20 @@ describe('FileStore log index', () => {
     expect(await everything(reopened, 's')).toEqual(expected);
     await reopened.appendMessages('s', 'main', [makeMessage(91)]);
     expect(JSON.parse(await readFile(indexFile, 'utf8'))).toMatchObject({ format: 'baton-filestore-log-index', through: (await stat(logFileOf(directory, 's'))).size });
+  });
+
+  it('removes the temp file an index write left when its process died before the rename', async () => {
+    const directory = await tempDir();
+    const store = new FileStore({ directory, indexEveryBytes: 1 });
+    await store.createSession({ id: 's' });
+    await writeTurns(store, 's', 1, 2, 100);
+    const folder = join(directory, 'sessions', 's');
+    const leftover = join(folder, '.log.index.json.0b0e6c3e-0000-4000-8000-000000000000.tmp');
+    await writeFile(leftover, '{"format":"baton-filestore-log-index"');
+    const reopened = new FileStore({ directory, indexEveryBytes: 1 });
+    await writeTurns(reopened, 's', 7, 1, 100);
+    expect((await readdir(folder)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(await everything(new FileStore({ directory }), 's')).toEqual(await everything(reopened, 's'));
   });
 
   it('ignores the index of a log since compacted (another log id), and indexes the compacted log', async () => {

@@ -14,7 +14,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Branch } from '../../../conversation/session.js';
@@ -120,6 +120,23 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
 }
 
 /**
+ * Removes temp files an index write left when its process died between writing and renaming
+ * (`.log.index.json.<uuid>.tmp`). Only the session's writer writes its index, under the session
+ * lock, so any such file it finds is left over.
+ */
+async function removeStaleTemps(indexPath: string): Promise<void> {
+  const prefix = `.${basename(indexPath)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(indexPath));
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  await Promise.all(names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => rm(join(dirname(indexPath), name), { force: true })));
+}
+
+/**
  * Writes the index of `image` as of log offset `through` (the log open as `handle`; every message
  * run and checkpoint of the image must have a location). Not flushed: a lost or torn index is only
  * a slower open.
@@ -137,6 +154,7 @@ export async function writeIndex(indexPath: string, handle: FileHandle, image: S
   }
   const tail = await tailCheck(handle, Buffer.byteLength(log.header), log.through);
   const index = { format: INDEX_FORMAT, version: INDEX_VERSION, header: log.header, through: log.through, lines: log.lines, tail, session: image.session, branches };
+  await removeStaleTemps(indexPath);
   const temp = join(dirname(indexPath), `.${basename(indexPath)}.${randomUUID()}.tmp`);
   const text = JSON.stringify(index);
   try {
