@@ -25,6 +25,34 @@ export function describeMessageConformance(context: ConformanceContext): void {
       expect(await store.readMessages(session.id, 'main')).toEqual([...first, ...toolTurn]);
     });
 
+    it('keeps what it stored whatever a caller does to the messages it wrote or read (a copy, or a frozen message that refuses the change)', async () => {
+      const { store } = context;
+      const session = await createTestSession(store);
+      const written = makeMessage(1, { metadata: { tags: ['a'] }, toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{}' }], role: 'assistant', content: '' });
+      const expected = structuredClone(written);
+      await store.appendMessages(session.id, 'main', [written]);
+      written.content = 'changed after the write';
+      (written.metadata!.tags as string[]).push('b');
+      const [read] = await store.readMessages(session.id, 'main');
+      const attempts = [
+        () => {
+          read!.content = 'changed after the read';
+        },
+        () => (read!.metadata!.tags as string[]).push('c'),
+        () => {
+          read!.toolCalls![0]!.name = 'other';
+        },
+      ];
+      for (const attempt of attempts) {
+        try {
+          attempt();
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError); // a frozen message (InMemoryStore)
+        }
+      }
+      expect(await store.readMessages(session.id, 'main')).toEqual([expected]);
+    });
+
     it('reads an empty branch as no messages', async () => {
       const session = await createTestSession(context.store);
       expect(await context.store.readMessages(session.id, 'main')).toEqual([]);
