@@ -5,7 +5,7 @@ import type { Branch, BranchParent, Session, State } from '../../conversation/se
 import { MAIN_BRANCH } from '../../conversation/session.js';
 import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
-import { cloneData, cloneMessage, deepFreeze } from '../cloneData.js';
+import { cloneData, frozenMessageCopy } from '../cloneData.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -161,7 +161,7 @@ export class InMemoryStore implements Store {
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
     const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
     const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
-    for (const message of fresh) own.set(message.seq, deepFreeze(cloneMessage(message)));
+    for (const message of fresh) own.set(message.seq, frozenMessageCopy(message));
     return { inserted: fresh.length };
   }
 
@@ -354,7 +354,7 @@ export class InMemoryStore implements Store {
     const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
     const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
     assertBatchCheckpoint(batch);
-    for (const message of fresh) own.set(message.seq, deepFreeze(cloneMessage(message)));
+    for (const message of fresh) own.set(message.seq, frozenMessageCopy(message));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {
       record.branches.set(branchId, nextBranch);
