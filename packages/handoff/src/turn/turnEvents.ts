@@ -113,6 +113,7 @@ export class TurnEvents implements AsyncGenerator<BatonEvent, void> {
     }
   }
 
+  /** The next event (one async call per event: this is every event's path). */
   async #read(): Promise<IteratorResult<BatonEvent, void>> {
     try {
       const phase = this.#phase;
@@ -122,46 +123,41 @@ export class TurnEvents implements AsyncGenerator<BatonEvent, void> {
         throw phase.error;
       }
       try {
-        return await this.#nextEvent(phase);
+        let step: IteratorResult<BatonEvent, void>;
+        if (phase.at === 'drain') step = phase.step;
+        else {
+          if (phase.at === 'after') {
+            this.#phase = PULL;
+            const refused = phase.event.type === 'tool.result' ? refusedHandoff(this.#runtime, phase.event) : undefined;
+            if (refused !== undefined) {
+              logNonFatal(this.#runtime, refused);
+              return { done: false, value: refused };
+            }
+          }
+          this.#steps ??= this.#start();
+          step = await this.#steps.next();
+        }
+        const queue = this.#runtime.queue;
+        if (queue.length > 0) {
+          this.#phase = { at: 'drain', step };
+          return { done: false, value: queue.shift()! };
+        }
+        if (step.done === true) {
+          await this.#finish();
+          return DONE;
+        }
+        const event = step.value;
+        if (event.type === 'turn.completed') this.#ended = true;
+        else if (event.type === 'turn.started') this.#ended = false;
+        else if (event.type === 'error') logNonFatal(this.#runtime, event);
+        this.#phase = event.type === 'tool.result' ? { at: 'after', event } : PULL;
+        return step;
       } catch (error) {
         return await this.#fail(error);
       }
     } finally {
       this.#calls -= 1;
     }
-  }
-
-  /** The next event from `phase` (`pull`, `drain` or `after`). */
-  async #nextEvent(phase: Extract<Phase, { at: 'pull' | 'drain' | 'after' }>): Promise<IteratorResult<BatonEvent, void>> {
-    let step: IteratorResult<BatonEvent, void>;
-    if (phase.at === 'drain') step = phase.step;
-    else {
-      if (phase.at === 'after') {
-        this.#phase = PULL;
-        const refused = phase.event.type === 'tool.result' ? refusedHandoff(this.#runtime, phase.event) : undefined;
-        if (refused !== undefined) {
-          logNonFatal(this.#runtime, refused);
-          return { done: false, value: refused };
-        }
-      }
-      this.#steps ??= this.#start();
-      step = await this.#steps.next();
-    }
-    const queue = this.#runtime.queue;
-    if (queue.length > 0) {
-      this.#phase = { at: 'drain', step };
-      return { done: false, value: queue.shift()! };
-    }
-    if (step.done === true) {
-      await this.#finish();
-      return DONE;
-    }
-    const event = step.value;
-    if (event.type === 'turn.completed') this.#ended = true;
-    else if (event.type === 'turn.started') this.#ended = false;
-    else if (event.type === 'error') logNonFatal(this.#runtime, event);
-    this.#phase = event.type === 'tool.result' ? { at: 'after', event } : PULL;
-    return step;
   }
 
   /** The turn failed with `error`: what it committed is stored first (a failed flush is not retried), the runtime reloads on the next call. */
