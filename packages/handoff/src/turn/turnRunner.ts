@@ -1,7 +1,9 @@
 import {
   type ApprovalDecision,
   addUsage,
+  BatonError,
   type BatonEvent,
+  ConcurrencyError,
   createId,
   type ExecutorInput,
   type ExecutorOutcome,
@@ -14,6 +16,7 @@ import {
   type TurnSettings,
   type Usage,
 } from '@baton/core';
+import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import { closeSession } from '../session/closeSession.js';
@@ -22,9 +25,9 @@ import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { answeredRequest } from './answeredRequest.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
+import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
-import { TurnEvents } from './turnEvents.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
@@ -49,12 +52,59 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * A failure is announced as a fatal `error` event after what the turn committed is stored, marks
  * the runtime for a reload on the next call, and is thrown. The caller holds the session's lock.
  *
- * The steps of the turn ({@link turnSteps}) yield what they do; {@link TurnEvents} is the one place a
- * turn's events come out: events raised on the side (a `checkpoint` saved inside a commit, a refused
+ * This is the one place a turn's events come out: the steps of the turn ({@link turnSteps}) yield
+ * what they do, and events raised on the side (a `checkpoint` saved inside a commit, a refused
  * handoff inside a tool) wait in `runtime.queue` and are emitted before the next step event.
  */
-export function runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
-  return new TurnEvents(runtime, () => turnSteps(runtime, start, call));
+export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+  /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
+  let ended = false;
+  const { queue } = runtime;
+  const steps = turnSteps(runtime, start, call);
+  try {
+    for (;;) {
+      const next = await steps.next();
+      while (queue.length > 0) yield queue.shift()!;
+      if (next.done === true) return;
+      const event = next.value;
+      if (event.type === 'turn.completed') ended = true;
+      else if (event.type === 'turn.started') ended = false;
+      else if (event.type === 'error') logNonFatal(runtime, event);
+      yield event;
+      if (event.type === 'tool.result') {
+        // The active agent is the one whose activation ran the tool (a handoff applies when its result is committed, later).
+        const refused = refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent);
+        if (refused !== undefined) {
+          logNonFatal(runtime, refused);
+          yield refused;
+        }
+      }
+    }
+  } catch (error) {
+    // What the turn committed before it failed is stored first (a failed flush is not retried); the
+    // runtime reloads on the next call.
+    await flushAfterFailure(runtime);
+    runtime.stale = true;
+    const code = error instanceof BatonError ? error.code : 'INTERNAL';
+    const message = error instanceof Error ? error.message : String(error);
+    runtime.config.logger[error instanceof ConcurrencyError ? 'warn' : 'error']({ sessionId: runtime.sessionId, branchId: runtime.branchId, code, err: error }, 'turn failed');
+    yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
+    throw error;
+  } finally {
+    await steps.return(undefined).catch(() => undefined);
+    if (!ended) {
+      // The caller stopped reading before the turn ended: keep what it committed, and let the next
+      // call reload from the store, which finishes the turn if its user message was stored and
+      // forgets it otherwise.
+      await flushAfterFailure(runtime);
+      runtime.stale = true;
+    }
+  }
+}
+
+/** Logs a non-fatal `error` event (a refused handoff) at `warn`. */
+function logNonFatal(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'error' }>): void {
+  runtime.config.logger.warn({ sessionId: runtime.sessionId, branchId: runtime.branchId, code: event.code }, event.message);
 }
 
 /** How the agents of a turn stopped: what the turn must do to end. */
@@ -229,6 +279,19 @@ function activationInput(
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
   return input;
+}
+
+/** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
+function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): Extract<BatonEvent, { type: 'error' }> | undefined {
+  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
+  return {
+    type: 'error',
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    code: 'HANDOFF_REFUSED',
+    message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
+    fatal: false,
+  };
 }
 
 /** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
