@@ -6,17 +6,23 @@ import { InvalidIdError } from './errors.js';
 const POOL = new Uint8Array(16 * 256);
 let poolOffset = POOL.length;
 
-/** The last millisecond and counter used, as uuid's own stateful v7 keeps them. */
-const clock = { msecs: Number.NEGATIVE_INFINITY, seq: 0 };
+/**
+ * What `uuidv7` is called with, reused from id to id (it reads the options and returns a new string;
+ * nothing keeps them): the last millisecond and counter used, as uuid's own stateful v7 keeps
+ * them, and the id's 16 random bytes, copied out of the pool.
+ */
+const v7Options = { random: new Uint8Array(16), msecs: Number.NEGATIVE_INFINITY, seq: 0 };
 
-function pooledRandom(): Uint8Array {
+/** Fills `v7Options.random` with the pool's next 16 bytes. */
+function drawRandom(): Uint8Array {
   if (poolOffset >= POOL.length) {
     randomFillSync(POOL);
     poolOffset = 0;
   }
-  const bytes = POOL.subarray(poolOffset, poolOffset + 16);
+  const random = v7Options.random;
+  for (let i = 0; i < 16; i += 1) random[i] = POOL[poolOffset + i]!;
   poolOffset += 16;
-  return bytes;
+  return random;
 }
 
 /**
@@ -30,8 +36,9 @@ function pooledRandom(): Uint8Array {
  * ```
  */
 export function createId(): string {
-  const random = pooledRandom();
+  const random = drawRandom();
   const now = Date.now();
+  const clock = v7Options;
   if (now > clock.msecs) {
     // A new millisecond: the 31-bit counter starts at a random value (RFC 9562 §6.2, method 1).
     clock.msecs = now;
@@ -41,7 +48,7 @@ export function createId(): string {
     clock.seq = (clock.seq + 1) | 0;
     if (clock.seq === 0) clock.msecs += 1;
   }
-  return uuidv7({ random, msecs: clock.msecs, seq: clock.seq });
+  return uuidv7(v7Options);
 }
 
 const ID_PATTERN = /^[A-Za-z0-9_:][A-Za-z0-9_:.-]{0,127}$/;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../src/index.js';
-import { cloneData, cloneMessage } from '../src/store/cloneData.js';
+import { cloneData, frozenMessageCopy } from '../src/store/cloneData.js';
 
 describe('cloneData', () => {
   it('copies plain data deeply: equal to the original, sharing no object with it', () => {
@@ -95,7 +95,7 @@ describe('cloneData', () => {
   });
 });
 
-describe('cloneMessage', () => {
+describe('frozenMessageCopy', () => {
   const message: Message = {
     id: 'm-1',
     seq: 1,
@@ -108,7 +108,7 @@ describe('cloneMessage', () => {
   };
 
   it('gives what cloneData gives, sharing no object with the message', () => {
-    const copy = cloneMessage(message);
+    const copy = frozenMessageCopy(message);
     expect(copy).toEqual(cloneData(message));
     expect(copy).not.toBe(message);
     expect(copy.toolCalls).not.toBe(message.toolCalls);
@@ -117,19 +117,31 @@ describe('cloneMessage', () => {
     expect((copy.metadata!.handoff as { tags: string[] }).tags).not.toBe((message.metadata!.handoff as { tags: string[] }).tags);
   });
 
+  it('freezes the copy all the way down and leaves the message as it was', () => {
+    const copy = frozenMessageCopy(message);
+    for (const part of [copy, copy.toolCalls, copy.toolCalls![0], copy.metadata, copy.metadata!.handoff, (copy.metadata!.handoff as { tags: string[] }).tags]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(() => {
+      copy.toolCalls![0]!.arguments = '{}';
+    }).toThrow(TypeError);
+    expect(Object.isFrozen(message) || Object.isFrozen(message.toolCalls) || Object.isFrozen(message.metadata)).toBe(false);
+  });
+
   it('keeps a message without tool calls or metadata without them', () => {
     const plain: Message = { id: 'm-2', seq: 2, role: 'user', content: 'hi', createdAt: '2026-01-01T00:00:00.000Z' };
-    expect(Object.keys(cloneMessage(plain)).sort()).toEqual(Object.keys(plain).sort());
+    expect(Object.keys(frozenMessageCopy(plain)).sort()).toEqual(Object.keys(plain).sort());
   });
 
   it('copies keys the schema does not name deeply too (a message with them is copied as cloneData copies it)', () => {
     const extra = { ...message, vendor: { trace: ['x'] }, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
-    const copy = cloneMessage(extra) as Message & { vendor: { trace: string[] } };
+    const copy = frozenMessageCopy(extra) as Message & { vendor: { trace: string[] } };
     expect(JSON.stringify(copy)).toBe(JSON.stringify(extra));
     expect(copy.vendor.trace).not.toBe((extra as Message & { vendor: { trace: string[] } }).vendor.trace);
     const onlyCallExtra = { ...message, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
-    const callCopy = cloneMessage(onlyCallExtra).toolCalls![0] as unknown as { raw: { a: number[] } };
+    const callCopy = frozenMessageCopy(onlyCallExtra).toolCalls![0] as unknown as { raw: { a: number[] } };
     expect(callCopy.raw).toEqual({ a: [1] });
     expect(callCopy.raw).not.toBe((onlyCallExtra.toolCalls![0] as unknown as { raw: object }).raw);
+    expect(Object.isFrozen(copy.vendor.trace) && Object.isFrozen(callCopy.raw.a)).toBe(true);
   });
 });

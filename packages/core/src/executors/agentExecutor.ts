@@ -145,7 +145,7 @@ export class AgentExecutor implements Executor {
    * turn; placed there, every earlier message keeps its position, so a request repeats the previous
    * turn's request as its prefix (what providers' prompt caching reuses). Then `correction` (an output correction, never stored).
    */
-  async #modelInput(own: readonly Message[], given: number, input: ExecutorInput, correction?: readonly ModelMessage[]): Promise<readonly ModelMessage[]> {
+  #modelInput(own: readonly Message[], given: number, input: ExecutorInput, correction?: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
@@ -175,7 +175,9 @@ export class AgentExecutor implements Executor {
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
     let finishReason: FinishReason = 'other';
-    const request: ModelRequest = { messages: await this.#modelInput(own, given, input, correction), tools, agent: this.agent.name, signal: input.signal };
+    // Awaited only when `prepareModelInput` returned a promise (one tick less per model call otherwise).
+    const prepared = this.#modelInput(own, given, input, correction);
+    const request: ModelRequest = { messages: Array.isArray(prepared) ? prepared : await prepared, tools, agent: this.agent.name, signal: input.signal };
     if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
     if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
     const { sessionId, branchId } = input;

@@ -60,33 +60,6 @@ function copyArray(value: unknown[], depth: number): unknown {
 const FLAT_MESSAGE_KEYS: ReadonlySet<string> = new Set(['id', 'seq', 'role', 'content', 'agent', 'toolCallId', 'toolName', 'isError', 'durationMs', 'createdAt']);
 
 /**
- * A copy of a validated message, as {@link cloneData} would make it, about twice as fast: a
- * validated message's fields are strings, numbers and booleans except `toolCalls` (flat
- * `{ id, name, arguments }` objects, copied one level) and `metadata` (free-form JSON, copied with
- * {@link cloneData}). A message with any other key (zod lets unknown keys through) is copied whole
- * with {@link cloneData}. Only for messages that passed `MessageSchema` (a store's own copies, or a
- * write after `assertMessages`).
- *
- * @param message a message that passed `MessageSchema`
- * @returns a copy sharing no object with `message`
- */
-export function cloneMessage(message: Message): Message {
-  for (const key in message) {
-    if (!FLAT_MESSAGE_KEYS.has(key) && key !== 'toolCalls' && key !== 'metadata') return cloneData(message);
-  }
-  if (Object.getPrototypeOf(message) !== Object.prototype) return cloneData(message);
-  const copy: Message = Object.assign({}, message);
-  if (message.toolCalls !== undefined) copy.toolCalls = message.toolCalls.map(copyToolCall);
-  if (message.metadata !== undefined) copy.metadata = cloneData(message.metadata);
-  return copy;
-}
-
-function copyToolCall(call: ToolCall): ToolCall {
-  for (const key in call) if (key !== 'id' && key !== 'name' && key !== 'arguments') return cloneData(call);
-  return Object.assign({}, call);
-}
-
-/**
  * Freezes `value` and every object and array inside it (`Object.freeze`, depth first), so that no
  * one holding a reference can change it: in strict-mode code (every ES module) an assignment then
  * throws a `TypeError`. Returns `value` itself.
@@ -96,6 +69,36 @@ function copyToolCall(call: ToolCall): ToolCall {
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null) deepFreeze(child);
+  }
   return Object.freeze(value);
+}
+
+/**
+ * `deepFreeze(cloneData(message))` for a validated message, in one pass, without a walk over its flat fields:
+ * a validated message's fields are strings, numbers and booleans except `toolCalls` (flat
+ * `{ id, name, arguments }` objects: copied one level and frozen, with their array) and `metadata`
+ * (free-form JSON, copied with {@link cloneData} and frozen with {@link deepFreeze}). A message with
+ * any other key (zod lets unknown keys through) is copied and frozen whole. What a store keeps of a
+ * message it must protect from its callers (`InMemoryStore`).
+ *
+ * @param message a message that passed `MessageSchema`
+ * @returns a deep-frozen copy sharing no object with `message`
+ */
+export function frozenMessageCopy(message: Message): Message {
+  for (const key in message) {
+    if (!FLAT_MESSAGE_KEYS.has(key) && key !== 'toolCalls' && key !== 'metadata') return deepFreeze(cloneData(message));
+  }
+  if (Object.getPrototypeOf(message) !== Object.prototype) return deepFreeze(cloneData(message));
+  const copy: Message = Object.assign({}, message);
+  if (message.toolCalls !== undefined) copy.toolCalls = Object.freeze(message.toolCalls.map(frozenToolCall)) as ToolCall[];
+  if (message.metadata !== undefined) copy.metadata = deepFreeze(cloneData(message.metadata));
+  return Object.freeze(copy);
+}
+
+function frozenToolCall(call: ToolCall): ToolCall {
+  for (const key in call) if (key !== 'id' && key !== 'name' && key !== 'arguments') return deepFreeze(cloneData(call));
+  return Object.freeze(Object.assign({}, call));
 }

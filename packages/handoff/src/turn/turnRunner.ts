@@ -153,7 +153,7 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
   for (let turnsRun = 1; ; turnsRun += 1) {
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
     // (Inlined rather than a generator of its own: every agent event passes through one generator layer less.)
-    const context = await beforeTurn(runtime, call.signal, said);
+    const context = runtime.config.contextProviders.length === 0 ? undefined : await beforeTurn(runtime, call.signal, said);
     let usage: Usage = emptyUsage();
     let end: TurnEnd | undefined;
     while (end === undefined) {
@@ -185,7 +185,7 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
       yield* closeSession(runtime, end.reason);
       return yield completed(runtime, usage);
     }
-    const closeReason = end.kind === 'reply' ? await terminationReason(runtime, end.outcome, end.agent) : undefined;
+    const closeReason = end.kind === 'reply' && runtime.config.terminateWhen !== undefined ? await terminationReason(runtime, end.outcome, end.agent) : undefined;
     await settleTurn(runtime);
     if (closeReason !== undefined) {
       yield* closeSession(runtime, closeReason);

@@ -5,7 +5,7 @@ import type { Branch, BranchParent, Session, State } from '../../conversation/se
 import { MAIN_BRANCH } from '../../conversation/session.js';
 import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
-import { cloneData, cloneMessage, deepFreeze } from '../cloneData.js';
+import { cloneData, frozenMessageCopy } from '../cloneData.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -79,6 +79,8 @@ export class InMemoryStore implements Store {
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #episodes = new Map<string, Episode>();
   readonly #limits: SessionLimits;
+  /** The record last in `#sessions` (the most recently used), when known. */
+  #newest: SessionRecord | undefined;
 
   constructor(options: InMemoryStoreOptions = {}) {
     const maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
@@ -99,13 +101,15 @@ export class InMemoryStore implements Store {
     if (this.#sessions.has(session.id)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
     evictForRoom(this.#sessions, this.#limits, Date.now());
     const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
-    this.#sessions.set(session.id, {
+    const record: SessionRecord = {
       session,
       branches: new Map([[MAIN_BRANCH, main]]),
       messages: new Map([[MAIN_BRANCH, new Map()]]),
       checkpoints: new Map(),
       touchedAt: Date.now(),
-    });
+    };
+    this.#sessions.set(session.id, record);
+    this.#newest = record;
     return cloneData(session);
   }
 
@@ -161,7 +165,7 @@ export class InMemoryStore implements Store {
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
     const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
     const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
-    for (const message of fresh) own.set(message.seq, deepFreeze(cloneMessage(message)));
+    for (const message of fresh) own.set(message.seq, frozenMessageCopy(message));
     return { inserted: fresh.length };
   }
 
@@ -354,7 +358,7 @@ export class InMemoryStore implements Store {
     const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
     const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
     assertBatchCheckpoint(batch);
-    for (const message of fresh) own.set(message.seq, deepFreeze(cloneMessage(message)));
+    for (const message of fresh) own.set(message.seq, frozenMessageCopy(message));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {
       record.branches.set(branchId, nextBranch);
@@ -378,7 +382,12 @@ export class InMemoryStore implements Store {
     const record = this.#sessions.get(id);
     assertTenantScope(scope);
     if (record === undefined || !inTenant(record.session, scope)) return undefined;
-    touchRecord(this.#sessions, record, Date.now());
+    // A turn's calls touch one session over and over: when it is already the newest, only its time moves.
+    if (record === this.#newest) record.touchedAt = Date.now();
+    else {
+      touchRecord(this.#sessions, record, Date.now());
+      this.#newest = record;
+    }
     return record;
   }
 
