@@ -91,13 +91,14 @@ describe('NaiveBayesClassifier', () => {
     expect(ungrouped.temperature).toBeLessThan(grouped.temperature);
   });
 
-  it("trains on 1,000 conversations within 2 seconds with the router's settings", async () => {
+  it("trains on 1,000 conversations with the router's settings and knows all their flows", async () => {
+    // How long it takes is a figure, not an assertion: `scripts/trainingTime.ts` and the replay report print it.
     const demo = await loadConversations(DEMO_DATA_FILE);
     const many = Array.from({ length: 1000 }, (_, i) => ({ ...demo[i % demo.length]!, id: `c-${i}` }));
-    const started = performance.now();
-    new NaiveBayesClassifier(many.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
-    // A generous bound on a loaded 2-core machine; the report prints the real figure.
-    expect(performance.now() - started).toBeLessThan(2000);
+    const classifier = new NaiveBayesClassifier(many.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
+    expect(classifier.size).toBe(many.flatMap(routerTrainingTexts).filter((text) => hasContent(text.text)).length);
+    expect(classifier.labels).toEqual([...new Set(demo.map((c) => c.flow))].sort());
+    expect(classifier.temperature).toBeGreaterThan(0);
   });
 });
 
