@@ -31,7 +31,7 @@ describe('AbcdPolicyModel', () => {
   it("walks kb.json's sequence: asks for the name, pulls up the account, asks for what validation needs", async () => {
     const history: ModelMessage[] = [{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }];
     const first = await step(history);
-    expect(first.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: 'May I have your full name or account ID?' }]]);
+    expect(first.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: 'May I have your full name or account ID?', case: 'return_size' }]]);
     history.push(...call(first.toolCalls[0]!, 'Sure, it is Joyce Wu'));
     const second = await step(history);
     expect(second.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['pull-up-account', { customer_name: 'Joyce Wu' }]]);

@@ -5,7 +5,7 @@ import type { Ontology } from '../data/ontology.js';
 import { GUIDELINE_SLOTS } from '../tools/actionTools.js';
 import { withoutIdentity } from './abcdRouterModel.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
-import { decideNextStep } from './specialistPolicy.js';
+import { caseLabel, decideNextStep } from './specialistPolicy.js';
 import type { Classification, TextClassifier } from './textClassifier.js';
 
 /** The name of the tool that closes a conversation (`endConversationTool` of `@baton/memory`). */
@@ -25,7 +25,7 @@ export interface AbcdPolicyModelOptions {
  * classifier over everything the customer said so far), then walks kb.json's
  * action sequence for that subflow (see `decideNextStep`): it calls each console action with the
  * slot values the customer gave, asks for missing ones with `request_user_input` the way ABCD's
- * agents ask for a name, account ID or order ID, and finishes with a reply to the customer that names
+ * agents ask for a name, account ID or order ID (the question's `case` argument names the case it works on so far), and finishes with a reply to the customer that names
  * the case (`case refund_initiate`); when the customer then says goodbye it calls `end_conversation`.
  * It reads nothing but the request's messages, so replays are deterministic.
  *
@@ -68,7 +68,11 @@ export class AbcdPolicyModel implements ModelClient {
         if (!offered.has(decision.name)) return { type: 'text', text: `I would ${decision.name.replace(/-/g, ' ')} now, but I do not have that tool.` };
         return { type: 'tool', id, name: decision.name, args: decision.args };
       case 'ask':
-        return offered.has(REQUEST_USER_INPUT) ? { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: decision.prompt } } : { type: 'text', text: decision.prompt };
+        // The question carries the case the specialist works on so far (`case`; the tool reads only `prompt`), so a
+        // conversation that ends while the specialist still asks has a case to count.
+        return offered.has(REQUEST_USER_INPUT)
+          ? { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: decision.prompt, case: subflow } }
+          : { type: 'text', text: `${decision.prompt} (${caseLabel(subflow)})` };
       case 'reply':
         return { type: 'text', text: decision.text };
       case 'end':
