@@ -29,6 +29,10 @@ interface Candidate {
 const ROUTER_FEATURES: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false };
 const CANDIDATES: Candidate[] = [
   { name: 'nb words+pairs a=0.5 binarized, whole', options: {}, texts: 'whole' },
+  { name: 'nb words+pairs a=0.25 binarized, whole', options: { smoothing: 0.25 }, texts: 'whole' },
+  { name: 'nb words+pairs a=1 binarized, whole', options: { smoothing: 1 }, texts: 'whole' },
+  { name: 'nb words+pairs a=0.5 counts, whole', options: { presence: false }, texts: 'whole' },
+  { name: 'nb words+pairs a=0.5 binarized, whole + opening', options: {}, texts: 'whole+opening' },
   { name: 'nb words+chars2-5 a=0.25 counts, whole', options: ROUTER_FEATURES, texts: 'whole' },
   { name: 'nb words+chars2-5 a=0.5 binarized, whole', options: { charNgrams: { min: 2, max: 5 } }, texts: 'whole' },
   { name: 'nb words+chars2-5 a=0.25 counts, whole + opening', options: ROUTER_FEATURES, texts: 'whole+opening' },

@@ -95,14 +95,17 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
   const router = new AbcdRouterModel({
     classifier: new NaiveBayesClassifier(training.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER),
     specialistFor: specialistForFlow,
+    flows: ontology.flows,
   });
   const bySubflow = caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS);
+  // Every flow's cases, calibrated: a specialist hands back a customer whose words say another specialist's case.
+  const anyCase = new NaiveBayesClassifier(bySubflow, CASE_CLASSIFIER);
   const policies = new Map(
     SPECIALISTS.map((spec) => {
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
       // The case's confidence is not acted on, so its classifier needs no calibration (and trains faster).
       const classifier = new NaiveBayesClassifier(bySubflow, { ...CASE_CLASSIFIER, labels: subflows, calibrationFolds: 0 });
-      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology })] as const;
+      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyCase, specialistFor: specialistForFlow })] as const;
     }),
   );
   return {

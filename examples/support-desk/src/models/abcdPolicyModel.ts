@@ -2,6 +2,7 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type ConversationView, viewConversation } from '../chat/conversationView.js';
 import type { Ontology } from '../data/ontology.js';
+import { TRIAGE } from '../desk/specialists.js';
 import { GUIDELINE_SLOTS } from '../tools/actionTools.js';
 import { withoutIdentity } from './abcdRouterModel.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
@@ -18,6 +19,17 @@ export interface AbcdPolicyModelOptions {
   /** Classifies customer text into one of the specialist's subflows (calibrated naive Bayes). */
   classifier: TextClassifier;
   ontology: Ontology;
+  /**
+   * Classifies customer text into any flow's subflow, with calibrated probabilities: when the
+   * specialists covering another flow hold at least `rerouteConfidence` of them, the case is handed
+   * back to triage (`handoff_to_triage`, reason `flow <flow>, confidence <p>`) to go to that
+   * specialist, once per conversation (default: never).
+   */
+  anyCase?: TextClassifier | undefined;
+  /** The specialist (agent name) that covers a flow; needed with `anyCase`. */
+  specialistFor?: (flow: string) => string | undefined;
+  /** See `anyCase` (default 0.9). */
+  rerouteConfidence?: number;
 }
 
 /**
@@ -52,7 +64,10 @@ export class AbcdPolicyModel implements ModelClient {
     const { agent, classifier, ontology } = this.#options;
     const view = viewConversation(request.messages);
     const id = `call_${agent}_${view.digest}`;
+    const offered = new Set(request.tools.map((t) => t.name));
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
+    const reroute = this.#reroute(view);
+    if (reroute !== undefined && offered.has(`handoff_to_${TRIAGE}`)) return { type: 'tool', id, name: `handoff_to_${TRIAGE}`, args: { reason: reroute } };
     const subflow = withFlowPrior(classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
@@ -62,7 +77,6 @@ export class AbcdPolicyModel implements ModelClient {
       sequence: ontology.sequences[subflow] ?? [],
       slotsOf: (action) => [...(ontology.actions.get(action)?.slots ?? []), ...(GUIDELINE_SLOTS[action] ?? [])],
     });
-    const offered = new Set(request.tools.map((t) => t.name));
     switch (decision.type) {
       case 'call':
         if (!offered.has(decision.name)) return { type: 'text', text: `I would ${decision.name.replace(/-/g, ' ')} now, but I do not have that tool.` };
@@ -78,6 +92,29 @@ export class AbcdPolicyModel implements ModelClient {
       case 'end':
         return offered.has(END_CONVERSATION) ? { type: 'tool', id, name: END_CONVERSATION, args: { reason: decision.reason } } : { type: 'text', text: 'Thank you for contacting AcmeCorp. Goodbye!' };
     }
+  }
+
+  /**
+   * The reason to hand the case back to triage when the customer's words say it belongs to another
+   * specialist (see `anyCase`), or `undefined`. Never when the case was handed back once already.
+   */
+  #reroute(view: ConversationView): string | undefined {
+    const { agent, anyCase, specialistFor, ontology } = this.#options;
+    if (anyCase === undefined || specialistFor === undefined) return undefined;
+    if (view.calls.some((call) => call.name === `handoff_to_${TRIAGE}`)) return undefined;
+    const result = anyCase.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots));
+    if (result === undefined) return undefined;
+    const bySpecialist = new Map<string, { flow: string; probability: number }>();
+    for (const { label, probability } of result.probabilities) {
+      const flow = ontology.flowOf(label) ?? '';
+      const specialist = specialistFor(flow) ?? '';
+      const known = bySpecialist.get(specialist);
+      // The specialist's likeliest flow names it; its probability is that of all its subflows.
+      bySpecialist.set(specialist, { flow: known?.flow ?? flow, probability: (known?.probability ?? 0) + probability });
+    }
+    const [specialist, best] = [...bySpecialist.entries()].reduce((a, b) => (b[1].probability > a[1].probability ? b : a));
+    if (specialist === agent || best.probability < (this.#options.rerouteConfidence ?? 0.9)) return undefined;
+    return `flow ${best.flow}, confidence ${best.probability.toFixed(2)} (the customer's words are not a case of mine)`;
   }
 }
 
