@@ -36,9 +36,10 @@ export function routerTrainingTexts(conversation: AbcdConversation): LabelledTex
 
 /**
  * The specialists' case (subflow) classifiers' naive Bayes settings: words and word pairs, binarized,
- * smoothing 0.5 (`scripts/caseCv.ts` compares them with other settings by nested cross-validation).
+ * smoothing 0.5, calibrated on 3 folds (`scripts/caseCv.ts` compares them with other settings by nested
+ * cross-validation: none did better).
  */
-export const CASE_CLASSIFIER: NaiveBayesOptions = {};
+export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 3 };
 
 /**
  * Which texts of a conversation a case classifier learns: everything the customer said (`whole`),
@@ -103,8 +104,8 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
   const policies = new Map(
     SPECIALISTS.map((spec) => {
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
-      // The case's confidence is not acted on, so its classifier needs no calibration (and trains faster).
-      const classifier = new NaiveBayesClassifier(bySubflow, { ...CASE_CLASSIFIER, labels: subflows, calibrationFolds: 0 });
+      // Calibrated, so that the flow triage named (with its confidence) weighs against the customer's words (`withFlowPrior`).
+      const classifier = new NaiveBayesClassifier(bySubflow, { ...CASE_CLASSIFIER, labels: subflows });
       return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyCase, specialistFor: specialistForFlow })] as const;
     }),
   );
