@@ -49,6 +49,8 @@ export interface AbcdPolicyModelOptions {
 export class AbcdPolicyModel implements ModelClient {
   readonly model = 'abcd-policy-kb';
   readonly #options: AbcdPolicyModelOptions;
+  /** The last text each classifier classified, and its result: a turn's steps read the same customer words. */
+  readonly #lastClassified = new Map<TextClassifier, { text: string; result: Classification | undefined }>();
 
   constructor(options: AbcdPolicyModelOptions) {
     this.#options = options;
@@ -68,7 +70,7 @@ export class AbcdPolicyModel implements ModelClient {
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
     const reroute = this.#reroute(view);
     if (reroute !== undefined && offered.has(`handoff_to_${TRIAGE}`)) return { type: 'tool', id, name: `handoff_to_${TRIAGE}`, args: { reason: reroute } };
-    const subflow = withFlowPrior(classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
+    const subflow = withFlowPrior(this.#classify(classifier, withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,
@@ -94,6 +96,14 @@ export class AbcdPolicyModel implements ModelClient {
     }
   }
 
+  #classify(classifier: TextClassifier, text: string): Classification | undefined {
+    const last = this.#lastClassified.get(classifier);
+    if (last?.text === text) return last.result;
+    const result = classifier.classify(text);
+    this.#lastClassified.set(classifier, { text, result });
+    return result;
+  }
+
   /**
    * The reason to hand the case back to triage when the customer's words say it belongs to another
    * specialist (see `anyCase`), or `undefined`. Never when the case was handed back once already.
@@ -102,7 +112,7 @@ export class AbcdPolicyModel implements ModelClient {
     const { agent, anyCase, specialistFor, ontology } = this.#options;
     if (anyCase === undefined || specialistFor === undefined) return undefined;
     if (view.calls.some((call) => call.name === `handoff_to_${TRIAGE}`)) return undefined;
-    const result = anyCase.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots));
+    const result = this.#classify(anyCase, withoutIdentity(view.customerTexts.join('\n'), view.slots));
     if (result === undefined) return undefined;
     const bySpecialist = new Map<string, { flow: string; probability: number }>();
     for (const { label, probability } of result.probabilities) {
