@@ -14,8 +14,8 @@
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { crossValidationFolds } from '../src/data/folds.js';
 import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
+import { nestedCrossValidation, percent } from './nestedCv.js';
 
 interface Candidate {
   name: string;
@@ -58,38 +58,22 @@ const train = (candidate: Candidate, items: readonly AbcdConversation[], calibra
     ]),
     calibrationFolds === undefined ? candidate.options : { ...candidate.options, calibrationFolds },
   );
-const percent = (right: number, n: number) => `${((100 * right) / n).toFixed(1)}%`;
 const rightOn = (model: TextClassifier, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;
 
-const outer = CANDIDATES.map(() => views.map(() => 0));
-const seconds = CANDIDATES.map(() => 0);
-const nestedRight = views.map(() => 0);
-const chosen: string[] = [];
-for (const fold of crossValidationFolds(conversations)) {
-  // Inner cross-validation on the outer training folds only (no calibration needed to rank).
-  const inner = CANDIDATES.map((candidate) =>
-    crossValidationFolds(fold.train, 4).reduce((right, { train: t, test }) => {
-      const model = train(candidate, t, 0);
-      return right + CHOOSING_VIEWS.reduce((sum, view) => sum + rightOn(model, test, view), 0);
-    }, 0),
-  );
-  const winner = inner.indexOf(Math.max(...inner));
-  chosen.push(`fold ${fold.fold}: ${CANDIDATES[winner]!.name} (inner ${inner.map((r) => percent(r, CHOOSING_VIEWS.length * fold.train.length)).join(' / ')})`);
-  for (const [k, candidate] of CANDIDATES.entries()) {
-    const started = performance.now();
-    const model = train(candidate, fold.train);
-    seconds[k]! += (performance.now() - started) / 1000;
-    views.forEach((_, v) => {
-      const right = rightOn(model, fold.test, v);
-      outer[k]![v]! += right;
-      if (k === winner) nestedRight[v]! += right;
-    });
-  }
-}
+// The inner cross-validation needs no calibration to rank.
+const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({
+  items: conversations,
+  candidates: CANDIDATES,
+  views: views.length,
+  choosingViews: CHOOSING_VIEWS,
+  train: (candidate, items, inner) => train(candidate, items, inner ? 0 : undefined),
+  rightOn,
+});
 const n = conversations.length;
 console.log(`Flow right, 5-fold cross-validation on ${n} conversations of ${file}:`);
 for (const [k, candidate] of CANDIDATES.entries()) {
-  console.log(`  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${(seconds[k]! / 5).toFixed(2)} s per calibrated training`);
+  console.log(`  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${seconds[k]!.toFixed(2)} s per calibrated training`);
 }
-console.log(`Chosen on the training folds only (inner 4-fold CV, first two messages + opening turns; candidates in the order above):\n  ${chosen.join('\n  ')}`);
+const choices = chosen.map((c) => `fold ${c.fold}: ${CANDIDATES[c.winner]!.name} (inner ${c.inner.map((r) => percent(r, CHOOSING_VIEWS.length * c.trainingItems)).join(' / ')})`);
+console.log(`Chosen on the training folds only (inner 4-fold CV, first two messages + opening turns; candidates in the order above):\n  ${choices.join('\n  ')}`);
 console.log(`The chosen candidate per fold, on the outer test folds: ${views.map(([name], v) => `${name} ${percent(nestedRight[v]!, n)}`).join(', ')}`);

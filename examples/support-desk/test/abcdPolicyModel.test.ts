@@ -31,7 +31,7 @@ describe('AbcdPolicyModel', () => {
   it("walks kb.json's sequence: asks for the name, pulls up the account, asks for what validation needs", async () => {
     const history: ModelMessage[] = [{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }];
     const first = await step(history);
-    expect(first.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: 'May I have your full name or account ID?' }]]);
+    expect(first.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: 'May I have your full name or account ID?', case: 'return_size' }]]);
     history.push(...call(first.toolCalls[0]!, 'Sure, it is Joyce Wu'));
     const second = await step(history);
     expect(second.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['pull-up-account', { customer_name: 'Joyce Wu' }]]);
@@ -95,5 +95,28 @@ describe('extractSlots', () => {
     expect(extractSlots('it was 45').amount).toBeUndefined();
     expect(extractSlots('it was 45', ['amount'])).toMatchObject({ amount: '45' });
     expect(extractSlots('order 7488442726', ['amount']).amount).toBeUndefined();
+  });
+});
+
+describe("a customer triage sent to the wrong specialist", () => {
+  const withTriage = [...tools, { name: 'handoff_to_triage', description: 'back to triage', parameters: {} }];
+  const ask = (messages: ModelMessage[]) => collectModelResponse(returns.stream({ messages: [{ role: 'system', content: 'Returns.' }, ...messages], tools: withTriage, agent: 'returns' }));
+  const forgot: ModelMessage = { role: 'user', content: 'I forgot my password and cannot log in to my account, I need to reset my password' };
+
+  it("is handed back to triage, naming the flow the customer's words belong to, when they clearly belong to another specialist", async () => {
+    const response = await ask([forgot]);
+    expect(response.toolCalls.map((c) => c.name)).toEqual(['handoff_to_triage']);
+    expect(JSON.parse(response.toolCalls[0]!.arguments).reason).toMatch(/^flow account_access, confidence (0\.9\d|1\.00)/);
+  });
+
+  it('is handed back once: after a handoff back, the specialist works on the case it recognises', async () => {
+    const back: ToolCall = { id: 'call_back', name: 'handoff_to_triage', arguments: JSON.stringify({ reason: 'flow account_access, confidence 0.95' }) };
+    const response = await ask([forgot, { role: 'assistant', agent: 'returns', content: '', toolCalls: [back] }, { role: 'tool', toolCallId: 'call_back', toolName: 'handoff_to_triage', content: 'handed off' }]);
+    expect(response.toolCalls.map((c) => c.name)).not.toContain('handoff_to_triage');
+  });
+
+  it('stays with a customer whose words are a case of its own', async () => {
+    const response = await ask([{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }]);
+    expect(response.toolCalls.map((c) => c.name)).toEqual(['request_user_input']);
   });
 });

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds, foldOf } from '../src/data/folds.js';
+import { loadOntology } from '../src/data/ontology.js';
 import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
 import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION } from '../src/models/abcdRouterModel.js';
@@ -108,5 +109,23 @@ describe('cross-validation folds', () => {
     }
     // Chance is about 1 in 6; a router that learned nothing would sit far below this.
     expect(right / conversations.length).toBeGreaterThan(0.7);
+  });
+
+  it("passes a case a specialist handed back to the specialist of the flow it named, and to no one else", async () => {
+    const flows = loadOntology().flows;
+    const withFlows = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, flows });
+    const back = (reason: string): ModelRequest =>
+      request([
+        { role: 'user', content: 'I forgot my password' },
+        { role: 'assistant', agent: 'returns', content: '', toolCalls: [{ id: 'call_back', name: 'handoff_to_triage', arguments: JSON.stringify({ reason }) }] },
+        { role: 'tool', toolCallId: 'call_back', toolName: 'handoff_to_triage', content: 'handed off' },
+      ]);
+    const passed = await collectModelResponse(withFlows.stream(back('flow account_access, confidence 0.95')));
+    expect(passed.toolCalls.map((c) => [c.name, JSON.parse(c.arguments).reason])).toEqual([['handoff_to_account', 'flow account_access, confidence 0.95']]);
+    // A reason naming no flow, or the flow of the specialist that handed it back: back to that specialist.
+    for (const reason of ['not mine', 'flow product_defect, confidence 0.95']) {
+      const kept = await collectModelResponse(withFlows.stream(back(reason)));
+      expect(kept.toolCalls.map((c) => c.name)).toEqual(['handoff_to_returns']);
+    }
   });
 });

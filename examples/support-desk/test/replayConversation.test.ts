@@ -3,7 +3,7 @@ import { type AbcdConversation, loadConversations } from '../src/data/abcdData.j
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
-import { sessionIdFor } from '../src/replay/replayConversation.js';
+import { caseOfQuestion, sessionIdFor } from '../src/replay/replayConversation.js';
 import { runReplay } from '../src/replay/runReplay.js';
 
 // A conversation written by hand in ABCD's format, with an id that cannot be a session id as it is.
@@ -32,9 +32,19 @@ describe('replaying any conversation of the format', () => {
     const [outcome] = report.conversations;
     // "hello" → triage asks how it can help, answered by the next message; orders then asks for the
     // name (answered: "David Williams") and for the ids verification needs (answered: "thanks, bye"),
-    // and asks again; that last question is still pending when the customer has no more messages.
-    expect(outcome).toMatchObject({ id: 'my chat #1', routedTo: 'orders', answers: 3 });
+    // and asks again; that last question is still pending when the customer has no more messages, and
+    // the case that question names is the one counted (the demo's classifier reads "has not arrived" as a
+    // missing item, not the shipping status: a wrong case, counted as one).
+    expect(outcome).toMatchObject({ id: 'my chat #1', routedTo: 'orders', answers: 3, predictedSubflow: 'missing' });
+    expect(report.casework.subflow).toMatchObject({ correct: 0, total: 1 });
     expect(report.counts).toMatchObject({ conversations: 1, turns: 4, episodes: 1, userInputRequests: 4 });
     expect(report.routing.specialist).toMatchObject({ correct: 1, total: 1, accuracy: 1 });
+  });
+
+  it("reads the case a specialist's question names, and none from arguments that are not JSON or name none", () => {
+    expect(caseOfQuestion('{"prompt":"May I have your order ID?","case":"refund_initiate"}')).toBe('case refund_initiate');
+    expect(caseOfQuestion('{"prompt":"May I have your order ID?"}')).toBeUndefined();
+    expect(caseOfQuestion('{"prompt":"May I have your order ID?","case":7}')).toBeUndefined();
+    expect(caseOfQuestion('{"prompt":')).toBeUndefined();
   });
 });

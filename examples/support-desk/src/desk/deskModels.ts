@@ -5,7 +5,7 @@ import { type AbcdConversation, customerMessages, openingText } from '../data/ab
 import type { Ontology } from '../data/ontology.js';
 import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
 import { AbcdRouterModel } from '../models/abcdRouterModel.js';
-import { type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
+import { hasContent, type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
 import type { DeskModels } from './deskAgents.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
 
@@ -35,6 +35,53 @@ export function routerTrainingTexts(conversation: AbcdConversation): LabelledTex
 }
 
 /**
+ * The specialists' case (subflow) classifiers' naive Bayes settings: words and word pairs, binarized,
+ * smoothing 0.5, calibrated on 3 folds (`scripts/caseCv.ts` compares them with other settings by nested
+ * cross-validation: none did better).
+ */
+export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 3 };
+
+/**
+ * Which texts of a conversation a case classifier learns: everything the customer said (`whole`),
+ * and besides it the opening turns (`whole+opening`, {@link openingText}) or each customer message
+ * with a content word (`whole+each`).
+ */
+export type CaseTrainingTexts = 'whole' | 'whole+opening' | 'whole+each';
+
+/** The training texts the desk's case classifiers learn ({@link caseTrainingTexts}). */
+export const CASE_TRAINING_TEXTS: CaseTrainingTexts = 'whole';
+
+/**
+ * What the specialists' case classifiers learn, labelled with the subflow: the conversations' texts
+ * (`texts`, see {@link CaseTrainingTexts}), and each case's name in words, its flow's and its own
+ * ("account access recover username"), three times: what the knowledge base calls it, so that a case
+ * with few conversations is still recognised.
+ *
+ * @param training the conversations learned from
+ * @example
+ * ```ts
+ * const examples = caseTrainingTexts(training, loadOntology(), 'whole');
+ * ```
+ */
+export function caseTrainingTexts(training: readonly AbcdConversation[], ontology: Ontology, texts: CaseTrainingTexts): LabelledText[] {
+  const names = Object.entries(ontology.subflows).flatMap(([flow, subflows]) =>
+    subflows.flatMap((subflow) => [0, 1, 2].map((i) => ({ id: `name-${subflow}-${i}`, text: `${flow} ${subflow}`.replace(/_/g, ' '), label: subflow }))),
+  );
+  return [
+    ...training.flatMap((c) => {
+      const messages = customerMessages(c);
+      const whole = { id: c.id, text: messages.join('\n'), label: c.subflow, group: c.id };
+      if (texts === 'whole+opening') return [whole, { id: `${c.id}-opening`, text: openingText(c), label: c.subflow, group: c.id }];
+      if (texts === 'whole+each') {
+        return [whole, ...messages.flatMap((text, i) => (hasContent(text) ? [{ id: `${c.id}-${i}`, text, label: c.subflow, group: c.id }] : []))];
+      }
+      return [whole];
+    }),
+    ...names,
+  ];
+}
+
+/**
  * The offline models, learned from `training` conversations only: the router (flows) and, per
  * specialist, a policy whose subflow classifier knows only that specialist's flows.
  *
@@ -49,20 +96,17 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
   const router = new AbcdRouterModel({
     classifier: new NaiveBayesClassifier(training.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER),
     specialistFor: specialistForFlow,
+    flows: ontology.flows,
   });
-  // Besides the conversations, each case's name in words, its flow's and its own ("account access
-  // recover username"), three times: what the knowledge base calls it, so a case with few
-  // conversations is still recognised.
-  const names = Object.entries(ontology.subflows).flatMap(([flow, subflows]) =>
-    subflows.flatMap((subflow) => [0, 1, 2].map((i) => ({ id: `name-${subflow}-${i}`, text: `${flow} ${subflow}`.replace(/_/g, ' '), label: subflow }))),
-  );
-  const bySubflow = [...training.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.subflow })), ...names];
+  const bySubflow = caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS);
+  // Every flow's cases, calibrated: a specialist hands back a customer whose words say another specialist's case.
+  const anyCase = new NaiveBayesClassifier(bySubflow, CASE_CLASSIFIER);
   const policies = new Map(
     SPECIALISTS.map((spec) => {
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
-      // The case's confidence is not acted on, so its classifier needs no calibration (and trains faster).
-      const classifier = new NaiveBayesClassifier(bySubflow, { labels: subflows, calibrationFolds: 0 });
-      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology })] as const;
+      // Calibrated, so that the flow triage named (with its confidence) weighs against the customer's words (`withFlowPrior`).
+      const classifier = new NaiveBayesClassifier(bySubflow, { ...CASE_CLASSIFIER, labels: subflows });
+      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyCase, specialistFor: specialistForFlow })] as const;
     }),
   );
   return {

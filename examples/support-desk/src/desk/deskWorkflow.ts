@@ -13,7 +13,8 @@ export interface DeskWorkflowOptions {
 /**
  * Builds the support desk: triage coordinates and may hand off to every specialist, each specialist
  * may hand back to triage; each new customer turn starts at triage (which hands back to the
- * specialist already on the case); a checkpoint after every step, the last 5 kept per branch.
+ * specialist already on the case); agents see the handoffs in their input (a specialist reads the
+ * flow triage named, triage reads the flow a specialist handed a case back with); a checkpoint after every step, the last 5 kept per branch.
  *
  * @example
  * ```ts
@@ -28,6 +29,7 @@ export function buildDeskWorkflow(options: DeskWorkflowOptions): HandoffWorkflow
     .coordinator(triage)
     .handoffs(triage, specialists)
     .returnTo('coordinator')
+    .handoffHistory('keep')
     .store(options.store)
     .checkpoints({ every: 'step', keep: { last: 5 } });
   for (const specialist of specialists) builder = builder.handoffs(specialist, [triage]);

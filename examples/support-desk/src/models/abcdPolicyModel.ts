@@ -2,10 +2,11 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type ConversationView, viewConversation } from '../chat/conversationView.js';
 import type { Ontology } from '../data/ontology.js';
+import { TRIAGE } from '../desk/specialists.js';
 import { GUIDELINE_SLOTS } from '../tools/actionTools.js';
 import { withoutIdentity } from './abcdRouterModel.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
-import { decideNextStep } from './specialistPolicy.js';
+import { caseLabel, decideNextStep } from './specialistPolicy.js';
 import type { Classification, TextClassifier } from './textClassifier.js';
 
 /** The name of the tool that closes a conversation (`endConversationTool` of `@baton/memory`). */
@@ -18,6 +19,17 @@ export interface AbcdPolicyModelOptions {
   /** Classifies customer text into one of the specialist's subflows (calibrated naive Bayes). */
   classifier: TextClassifier;
   ontology: Ontology;
+  /**
+   * Classifies customer text into any flow's subflow, with calibrated probabilities: when the
+   * specialists covering another flow hold at least `rerouteConfidence` of them, the case is handed
+   * back to triage (`handoff_to_triage`, reason `flow <flow>, confidence <p>`) to go to that
+   * specialist, once per conversation (default: never).
+   */
+  anyCase?: TextClassifier | undefined;
+  /** The specialist (agent name) that covers a flow; needed with `anyCase`. */
+  specialistFor?: (flow: string) => string | undefined;
+  /** See `anyCase` (default 0.9). */
+  rerouteConfidence?: number;
 }
 
 /**
@@ -25,7 +37,7 @@ export interface AbcdPolicyModelOptions {
  * classifier over everything the customer said so far), then walks kb.json's
  * action sequence for that subflow (see `decideNextStep`): it calls each console action with the
  * slot values the customer gave, asks for missing ones with `request_user_input` the way ABCD's
- * agents ask for a name, account ID or order ID, and finishes with a reply to the customer that names
+ * agents ask for a name, account ID or order ID (the question's `case` argument names the case it works on so far), and finishes with a reply to the customer that names
  * the case (`case refund_initiate`); when the customer then says goodbye it calls `end_conversation`.
  * It reads nothing but the request's messages, so replays are deterministic.
  *
@@ -37,6 +49,8 @@ export interface AbcdPolicyModelOptions {
 export class AbcdPolicyModel implements ModelClient {
   readonly model = 'abcd-policy-kb';
   readonly #options: AbcdPolicyModelOptions;
+  /** The last text each classifier classified, and its result: a turn's steps read the same customer words. */
+  readonly #lastClassified = new Map<TextClassifier, { text: string; result: Classification | undefined }>();
 
   constructor(options: AbcdPolicyModelOptions) {
     this.#options = options;
@@ -52,8 +66,11 @@ export class AbcdPolicyModel implements ModelClient {
     const { agent, classifier, ontology } = this.#options;
     const view = viewConversation(request.messages);
     const id = `call_${agent}_${view.digest}`;
+    const offered = new Set(request.tools.map((t) => t.name));
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
-    const subflow = withFlowPrior(classifier.classify(withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
+    const reroute = this.#reroute(view);
+    if (reroute !== undefined && offered.has(`handoff_to_${TRIAGE}`)) return { type: 'tool', id, name: `handoff_to_${TRIAGE}`, args: { reason: reroute } };
+    const subflow = withFlowPrior(this.#classify(classifier, withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,
@@ -62,18 +79,52 @@ export class AbcdPolicyModel implements ModelClient {
       sequence: ontology.sequences[subflow] ?? [],
       slotsOf: (action) => [...(ontology.actions.get(action)?.slots ?? []), ...(GUIDELINE_SLOTS[action] ?? [])],
     });
-    const offered = new Set(request.tools.map((t) => t.name));
     switch (decision.type) {
       case 'call':
         if (!offered.has(decision.name)) return { type: 'text', text: `I would ${decision.name.replace(/-/g, ' ')} now, but I do not have that tool.` };
         return { type: 'tool', id, name: decision.name, args: decision.args };
       case 'ask':
-        return offered.has(REQUEST_USER_INPUT) ? { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: decision.prompt } } : { type: 'text', text: decision.prompt };
+        // The question carries the case the specialist works on so far (`case`; the tool reads only `prompt`), so a
+        // conversation that ends while the specialist still asks has a case to count.
+        return offered.has(REQUEST_USER_INPUT)
+          ? { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: decision.prompt, case: subflow } }
+          : { type: 'text', text: `${decision.prompt} (${caseLabel(subflow)})` };
       case 'reply':
         return { type: 'text', text: decision.text };
       case 'end':
         return offered.has(END_CONVERSATION) ? { type: 'tool', id, name: END_CONVERSATION, args: { reason: decision.reason } } : { type: 'text', text: 'Thank you for contacting AcmeCorp. Goodbye!' };
     }
+  }
+
+  #classify(classifier: TextClassifier, text: string): Classification | undefined {
+    const last = this.#lastClassified.get(classifier);
+    if (last?.text === text) return last.result;
+    const result = classifier.classify(text);
+    this.#lastClassified.set(classifier, { text, result });
+    return result;
+  }
+
+  /**
+   * The reason to hand the case back to triage when the customer's words say it belongs to another
+   * specialist (see `anyCase`), or `undefined`. Never when the case was handed back once already.
+   */
+  #reroute(view: ConversationView): string | undefined {
+    const { agent, anyCase, specialistFor, ontology } = this.#options;
+    if (anyCase === undefined || specialistFor === undefined) return undefined;
+    if (view.calls.some((call) => call.name === `handoff_to_${TRIAGE}`)) return undefined;
+    const result = this.#classify(anyCase, withoutIdentity(view.customerTexts.join('\n'), view.slots));
+    if (result === undefined) return undefined;
+    const bySpecialist = new Map<string, { flow: string; probability: number }>();
+    for (const { label, probability } of result.probabilities) {
+      const flow = ontology.flowOf(label) ?? '';
+      const specialist = specialistFor(flow) ?? '';
+      const known = bySpecialist.get(specialist);
+      // The specialist's likeliest flow names it; its probability is that of all its subflows.
+      bySpecialist.set(specialist, { flow: known?.flow ?? flow, probability: (known?.probability ?? 0) + probability });
+    }
+    const [specialist, best] = [...bySpecialist.entries()].reduce((a, b) => (b[1].probability > a[1].probability ? b : a));
+    if (specialist === agent || best.probability < (this.#options.rerouteConfidence ?? 0.9)) return undefined;
+    return `flow ${best.flow}, confidence ${best.probability.toFixed(2)} (the customer's words are not a case of mine)`;
   }
 }
 

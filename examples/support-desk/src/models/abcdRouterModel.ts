@@ -12,6 +12,11 @@ export interface AbcdRouterModelOptions {
   classifier: TextClassifier;
   /** The specialist (agent name) that covers a flow. */
   specialistFor: (flow: string) => string | undefined;
+  /**
+   * The flows a specialist may name when it hands a case back (`flow <flow>` in its reason), to be
+   * routed to that flow's specialist (default none: a case handed back returns to its specialist).
+   */
+  flows?: readonly string[];
   /** The coordinator's own agent name (default `'triage'`). */
   self?: string;
   /**
@@ -101,7 +106,8 @@ export function withoutIdentity(text: string, slots: SlotValues): string {
  * customer has only greeted, or its confidence is below `minConfidence`, it asks one short question
  * with `request_user_input` (the customer's next message answers it) and then routes on all their
  * words; it never asks twice in a row. Once a specialist has spoken, it hands back to that
- * specialist. It reads nothing but the request's messages, so replays are deterministic.
+ * specialist, unless that specialist just handed the case back naming another of `flows`: then to
+ * that flow's specialist. It reads nothing but the request's messages, so replays are deterministic.
  *
  * @example
  * ```ts
@@ -134,6 +140,12 @@ export class AbcdRouterModel implements ModelClient {
     const offered = new Set(request.tools.map((t) => t.name));
     const id = `call_${self}_${view.digest}`;
     const current = view.speakers.filter((name) => name !== self).at(-1);
+    // A specialist that handed the case back naming another flow (`flow order_issue, …`): to that flow's specialist.
+    const back = view.calls.at(-1);
+    const backTo = back?.name === `handoff_to_${self}` ? this.#options.specialistFor(flowInReason(String(back.args.reason ?? ''), this.#options.flows ?? []) ?? '') : undefined;
+    if (backTo !== undefined && backTo !== back?.agent && offered.has(`handoff_to_${backTo}`)) {
+      return { type: 'tool', id, name: `handoff_to_${backTo}`, args: { reason: String(back?.args.reason) } };
+    }
     if (current !== undefined && offered.has(`handoff_to_${current}`)) {
       return { type: 'tool', id, name: `handoff_to_${current}`, args: { reason: `continuing with ${current}` } };
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type ApprovalDecision, type BatonEvent, isValidId, type Request } from '@baton/core';
+import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type AbcdConversation, customerMessages } from '../data/abcdData.js';
 import { TRIAGE } from '../desk/specialists.js';
 import { flowInReason } from '../models/abcdRouterModel.js';
@@ -52,7 +53,7 @@ export interface ConversationOutcome extends ReplayCounts {
   predictedFlow: string | null;
   /** The confidence triage gave in that handoff's reason (`confidence 0.93`; `null`: none given). */
   routingConfidence: number | null;
-  /** The last case a specialist named (`case <subflow>` in a reply or an `end_conversation` reason; `null`: none). */
+  /** The last case a specialist named (`case <subflow>` in a reply or an `end_conversation` reason, or a question's `case` argument; `null`: none). */
   predictedSubflow: string | null;
   /** The console actions the specialists ran successfully, in order. */
   actions: string[];
@@ -138,7 +139,10 @@ export async function replayConversation(conversation: AbcdConversation, options
         case 'message':
           if (event.message.role === 'assistant' && event.message.agent !== TRIAGE) {
             nameCase(event.message.content);
-            for (const call of event.message.toolCalls ?? []) if (call.name === 'end_conversation') nameCase(call.arguments);
+            for (const call of event.message.toolCalls ?? []) {
+              if (call.name === 'end_conversation') nameCase(call.arguments);
+              else if (call.name === REQUEST_USER_INPUT) nameCase(caseOfQuestion(call.arguments));
+            }
           }
           break;
         case 'turn.completed':
@@ -200,6 +204,23 @@ export async function replayConversation(conversation: AbcdConversation, options
 
 /** Tool calls that are no console action. */
 const NOT_ACTIONS = new Set(['request_user_input', 'end_conversation']);
+
+/**
+ * The case a specialist's question names as the one it works on so far (`request_user_input`'s
+ * `case` argument, in `case <subflow>` form), or `undefined` when it names none or its arguments are not JSON.
+ * @example
+ * ```ts
+ * caseOfQuestion('{"prompt":"May I have your order ID?","case":"refund_initiate"}'); // 'case refund_initiate'
+ * ```
+ */
+export function caseOfQuestion(args: string): string | undefined {
+  try {
+    const parsed = JSON.parse(args) as { case?: unknown };
+    return typeof parsed.case === 'string' ? `case ${parsed.case}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The subflow a specialist named as its case in a text (`case refund_initiate`), or `undefined`.

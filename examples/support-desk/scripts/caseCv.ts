@@ -1,0 +1,73 @@
+/**
+ * Chooses the specialists' case (subflow) classifier by nested cross-validation and prints the figures.
+ * Each conversation is classified by the classifier of the specialist that covers its ABCD flow (the
+ * subflows of that specialist's flows only), as the desk does once triage routed it right. For each of
+ * the 5 outer folds, an inner 4-fold cross-validation on the outer training folds ONLY compares the
+ * candidates (case right on everything the customer said plus right on the opening turns); the winner,
+ * trained on the outer training folds, is scored on the outer test fold. Also prints each candidate's
+ * outer accuracy on the opening turns, the first three messages and the whole customer side, and its
+ * training time (six specialists' classifiers). The candidates: the desk's first case classifier (words
+ * and word pairs, binarized, smoothing 0.5), the router's features (words and their character 2–5-grams,
+ * counted, smoothing 0.25), and the router's features learning besides the whole customer side the
+ * opening turns, or each customer message, as texts of their own.
+ *
+ * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE]`
+ */
+import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { type CaseTrainingTexts, caseTrainingTexts } from '../src/desk/deskModels.js';
+import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
+import { NaiveBayesClassifier, type NaiveBayesOptions, type TextClassifier } from '../src/models/textClassifier.js';
+import { nestedCrossValidation, percent } from './nestedCv.js';
+
+interface Candidate {
+  name: string;
+  options: NaiveBayesOptions;
+  texts: CaseTrainingTexts;
+}
+const ROUTER_FEATURES: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false };
+const CANDIDATES: Candidate[] = [
+  { name: 'nb words+pairs a=0.5 binarized, whole', options: {}, texts: 'whole' },
+  { name: 'nb words+pairs a=0.25 binarized, whole', options: { smoothing: 0.25 }, texts: 'whole' },
+  { name: 'nb words+pairs a=1 binarized, whole', options: { smoothing: 1 }, texts: 'whole' },
+  { name: 'nb words+pairs a=0.5 counts, whole', options: { presence: false }, texts: 'whole' },
+  { name: 'nb words+pairs a=0.5 binarized, whole + opening', options: {}, texts: 'whole+opening' },
+  { name: 'nb words+chars2-5 a=0.25 counts, whole', options: ROUTER_FEATURES, texts: 'whole' },
+  { name: 'nb words+chars2-5 a=0.5 binarized, whole', options: { charNgrams: { min: 2, max: 5 } }, texts: 'whole' },
+  { name: 'nb words+chars2-5 a=0.25 counts, whole + opening', options: ROUTER_FEATURES, texts: 'whole+opening' },
+  { name: 'nb words+chars2-5 a=0.25 counts, whole + each message', options: ROUTER_FEATURES, texts: 'whole+each' },
+];
+const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
+const conversations = await loadConversations(file);
+const ontology = loadOntology();
+const views: Array<[string, (c: AbcdConversation) => string]> = [
+  ['opening turns', openingText],
+  ['first three messages', (c) => customerMessages(c).slice(0, 3).join('\n')],
+  ['whole customer side', (c) => customerMessages(c).join('\n')],
+];
+/** The views the inner cross-validation scores on: the opening turns and the whole customer side. */
+const CHOOSING_VIEWS = [0, 2];
+
+/** One classifier per specialist, as `createOfflineModels` builds them. */
+function train(candidate: Candidate, items: readonly AbcdConversation[]): Map<string, TextClassifier> {
+  const examples = caseTrainingTexts(items, ontology, candidate.texts);
+  return new Map(
+    SPECIALISTS.map((spec) => {
+      const labels = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
+      return [spec.name, new NaiveBayesClassifier(examples, { ...candidate.options, labels, calibrationFolds: 0 })] as const;
+    }),
+  );
+}
+const rightOn = (models: Map<string, TextClassifier>, items: readonly AbcdConversation[], view: number) =>
+  items.filter((c) => models.get(specialistForFlow(c.flow) ?? '')?.classify(views[view]![1](c))?.label === c.subflow).length;
+
+const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({ items: conversations, candidates: CANDIDATES, views: views.length, choosingViews: CHOOSING_VIEWS, train, rightOn });
+const n = conversations.length;
+console.log(`Case right within the right specialist, 5-fold cross-validation on ${n} conversations of ${file}:`);
+for (const [k, candidate] of CANDIDATES.entries()) {
+  console.log(`  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${seconds[k]!.toFixed(2)} s per training`);
+}
+const choices = chosen.map((c) => `fold ${c.fold}: ${CANDIDATES[c.winner]!.name} (inner ${c.inner.map((r) => percent(r, CHOOSING_VIEWS.length * c.trainingItems)).join(' / ')})`);
+console.log(`Chosen on the training folds only (inner 4-fold CV, opening turns + whole customer side; candidates in the order above):\n  ${choices.join('\n  ')}`);
+console.log(`The chosen candidate per fold, on the outer test folds: ${views.map(([name], v) => `${name} ${percent(nestedRight[v]!, n)}`).join(', ')}`);
