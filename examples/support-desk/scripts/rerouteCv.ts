@@ -14,7 +14,7 @@ import { type AbcdConversation, customerMessages, loadConversations, openingText
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { ANY_CASE_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { specialistForFlow } from '../src/desk/specialists.js';
 import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
 
@@ -27,7 +27,7 @@ const ontology = loadOntology();
 /** Per conversation: the specialist triage routes to and the second opinion (specialist, probability). */
 function simulate(train: readonly AbcdConversation[], test: readonly AbcdConversation[]) {
   const router = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), { ...ROUTER_CLASSIFIER, calibrationFolds: 0 });
-  const anyCase = new NaiveBayesClassifier(caseTrainingTexts(train, ontology, CASE_TRAINING_TEXTS), CASE_CLASSIFIER);
+  const anyCase = new NaiveBayesClassifier(caseTrainingTexts(train, ontology, CASE_TRAINING_TEXTS), ANY_CASE_CLASSIFIER);
   return test.map((c) => {
     const routed = specialistForFlow(router.classify(openingText(c))?.label ?? '');
     const bySpecialist = new Map<string, number>();

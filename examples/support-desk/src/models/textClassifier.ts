@@ -32,6 +32,11 @@ export interface NaiveBayesOptions {
   labels?: readonly string[];
   /** Folds of the internal cross-validation the calibration is fitted on (default 3; 0 or 1: no calibration, temperature 1). */
   calibrationFolds?: number;
+  /**
+   * About how many held-out texts the calibration scores (default {@link CALIBRATION_TEXTS}, 400). Scoring a
+   * text costs naive Bayes labels² × features, so a classifier of many labels fits its one number on fewer.
+   */
+  calibrationTexts?: number;
   /** Character n-grams added to the word features ({@link characterNgrams}; default none). */
   charNgrams?: CharNgramRange;
   /** Naive Bayes' additive smoothing (default 0.5). */
@@ -303,7 +308,7 @@ export class TextClassifier {
     this.#score = this.#labels.length < 2 ? undefined : learn(kept, this.#labels);
     const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];
-    const stride = Math.max(1, Math.ceil(kept.length / CALIBRATION_TEXTS));
+    const stride = Math.max(1, Math.ceil(kept.length / (options.calibrationTexts ?? CALIBRATION_TEXTS)));
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
       const train = kept.filter((example) => example.position % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
