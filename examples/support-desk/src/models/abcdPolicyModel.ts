@@ -112,6 +112,10 @@ export class AbcdPolicyModel implements ModelClient {
     const { agent, anyCase, specialistFor, ontology } = this.#options;
     if (anyCase === undefined || specialistFor === undefined) return undefined;
     if (view.calls.some((call) => call.name === `handoff_to_${TRIAGE}`)) return undefined;
+    // Only until this specialist runs an action of a case (looking the customer up is every case's): from then on the
+    // customer's words answer it (and the classifier of every case, 55 labels, is the desk's costliest: naive Bayes
+    // scoring costs labels²).
+    if (view.calls.some((call) => call.agent === agent && !IDENTITY_STEPS.has(call.name) && call.name !== REQUEST_USER_INPUT && !call.name.startsWith('handoff_to_'))) return undefined;
     const result = this.#classify(anyCase, withoutIdentity(view.customerTexts.join('\n'), view.slots));
     if (result === undefined) return undefined;
     const bySpecialist = new Map<string, { flow: string; probability: number }>();
@@ -127,6 +131,9 @@ export class AbcdPolicyModel implements ModelClient {
     return `flow ${best.flow}, confidence ${best.probability.toFixed(2)} (the customer's words are not a case of mine)`;
   }
 }
+
+/** The console actions that look the customer up, which start most cases' guidelines whatever the case. */
+const IDENTITY_STEPS: ReadonlySet<string> = new Set(['pull-up-account', 'verify-identity']);
 
 /** The flow and confidence triage named when it last handed the case to `agent` (`flow order_issue, confidence 0.71`). */
 function handedFlow(calls: ConversationView['calls'], agent: string): { flow: string; confidence: number } | undefined {

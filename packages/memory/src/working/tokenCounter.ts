@@ -43,6 +43,9 @@ export function encodingForModel(model: string | undefined): TokenEncoding {
   return /^(gpt-4(-|$)|gpt-3\.5)/.test(model) ? 'cl100k_base' : 'o200k_base';
 }
 
+/** How many counted texts a {@link TokenCounter} remembers (a model input's messages are counted again at every call). */
+const COUNTED_TEXTS = 10_000;
+
 /**
  * Counts tokens with an OpenAI BPE encoding (the `gpt-tokenizer` library), text alone or whole model
  * inputs with the chat overhead OpenAI's cookbook describes.
@@ -59,6 +62,8 @@ export class TokenCounter {
   /** The encoding it counts with. */
   readonly encoding: TokenEncoding;
   readonly #api: typeof o200k;
+  /** Texts already counted, with their tokens (at most {@link COUNTED_TEXTS}; cleared when full). */
+  readonly #counted = new Map<string, number>();
 
   /**
    * @param options `{ model?, encoding? }`: `encoding` wins; else the one of `model` ({@link encodingForModel}); default `o200k_base`
@@ -74,7 +79,14 @@ export class TokenCounter {
    * @returns its number of tokens (0 for `''`)
    */
   countText(text: string): number {
-    return text === '' ? 0 : this.#api.encode(text, { disallowedSpecial: new Set() }).length;
+    if (text === '') return 0;
+    const known = this.#counted.get(text);
+    if (known !== undefined) return known;
+    const tokens = this.#api.encode(text, { disallowedSpecial: new Set() }).length;
+    // A model input repeats the history of the one before it: each text is encoded once, not once per call.
+    if (this.#counted.size >= COUNTED_TEXTS) this.#counted.clear();
+    this.#counted.set(text, tokens);
+    return tokens;
   }
 
   /**
