@@ -1,8 +1,8 @@
 import type { Checkpoint } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
-import { assertValidId } from '../../ids.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, Session } from '../../conversation/session.js';
+import { assertValidId } from '../../ids.js';
 import type { EraseUserInput, EraseUserResult } from '../store.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 

@@ -25,7 +25,6 @@ import {
   applySessionChange,
   assertBatchCheckpoint,
   assertBranchId,
-  assertEpisode,
   assertMessages,
   assertPendingWrites,
   assertSessionId,
@@ -42,6 +41,7 @@ import {
   planAppend,
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
+import { InMemoryEpisodes } from './inMemoryEpisodes.js';
 import { eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 
 
@@ -77,7 +77,7 @@ export interface InMemoryStoreOptions {
 export class InMemoryStore implements Store {
   readonly kind = 'memory';
   readonly #sessions = new Map<string, SessionRecord>();
-  readonly #episodes = new Map<string, Episode>();
+  readonly #episodes = new InMemoryEpisodes();
   readonly #limits: SessionLimits;
   /** The record last in `#sessions` (the most recently used), when known. */
   #newest: SessionRecord | undefined;
@@ -138,8 +138,8 @@ export class InMemoryStore implements Store {
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
     const record = this.#record(id, scope);
     if (!record) return false;
-    for (const episode of this.#episodes.values()) {
-      if (episode.sessionId === id && inTenant(episode, scope)) this.#episodes.delete(episode.id);
+    for (const episode of this.#episodes.byId.values()) {
+      if (episode.sessionId === id && inTenant(episode, scope)) this.#episodes.byId.delete(episode.id);
     }
     return this.#sessions.delete(id);
   }
@@ -299,40 +299,23 @@ export class InMemoryStore implements Store {
   }
 
   async saveEpisode(episode: Episode): Promise<boolean> {
-    const valid = assertEpisode(episode);
-    if (this.#episodes.has(valid.id)) return false;
-    this.#episodes.set(valid.id, cloneData(valid));
-    return true;
+    return this.#episodes.save(episode);
   }
 
   async getEpisode(id: string, scope: TenantScope = {}): Promise<Episode | undefined> {
-    assertValidId('episode', id);
-    assertTenantScope(scope);
-    const episode = this.#episodes.get(id);
-    if (episode === undefined || !inTenant(episode, scope)) return undefined;
-    return cloneData(episode);
+    return this.#episodes.get(id, scope);
   }
 
   async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
-    assertValidId('episode', id);
-    assertTenantScope(scope);
-    const episode = this.#episodes.get(id);
-    return episode !== undefined && inTenant(episode, scope) && this.#episodes.delete(id);
+    return this.#episodes.delete(id, scope);
   }
 
   async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
-    return eraseUserRecords(this.#sessions, this.#episodes, input);
+    return eraseUserRecords(this.#sessions, this.#episodes.byId, input);
   }
 
   async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
-    const found = [...this.#episodes.values()].filter(
-      (e) =>
-        e.tenantId === filter.tenantId &&
-        (filter.userId === undefined || e.userId === filter.userId) &&
-        (filter.since === undefined || e.endedAt >= filter.since),
-    );
-    found.sort((a, b) => b.endedAt.localeCompare(a.endedAt));
-    return cloneData(filter.limit === undefined ? found : found.slice(0, filter.limit));
+    return this.#episodes.find(filter);
   }
 
   /**
