@@ -57,8 +57,11 @@ describe('FileStore with two instances on one folder', () => {
 describe('FileStore session locks', () => {
   it('breaks a lock left by a crashed process once it is stale', async () => {
     const directory = await tempDir();
+    const creator = new FileStore({ directory });
+    await creator.createSession({ id: 'stale-1' });
+    // A write returns once it is durable; its lock folder is removed just after. close() waits for that.
+    await creator.close();
     const store = new FileStore({ directory, lockStaleMs: 2000 });
-    await store.createSession({ id: 'stale-1' });
     const lock = join(directory, 'locks', 'stale-1.lock');
     await mkdir(lock);
     const longAgo = new Date(Date.now() - 60_000);
@@ -68,8 +71,10 @@ describe('FileStore session locks', () => {
 
   it('gives up with a ConcurrencyError when another writer holds the lock for longer than lockWaitMs', async () => {
     const directory = await tempDir();
+    const creator = new FileStore({ directory });
+    await creator.createSession({ id: 'held-1' });
+    await creator.close();
     const store = new FileStore({ directory, lockStaleMs: 60_000, lockWaitMs: 300 });
-    await store.createSession({ id: 'held-1' });
     await mkdir(join(directory, 'locks', 'held-1.lock'));
     const failure = store.appendMessages('held-1', 'main', [makeMessage(1)]);
     await expect(failure).rejects.toBeInstanceOf(ConcurrencyError);
