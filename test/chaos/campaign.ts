@@ -33,6 +33,11 @@ export interface CampaignOptions {
   concurrency?: number;
   /** Where progress and failures go (default: stdout). */
   print?: (line: string) => void;
+  /**
+   * Stops the campaign (a test's timeout): no further trial starts, running children are SIGKILLed,
+   * its FerretDB is stopped, and runCampaign rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** What a campaign found. */
@@ -76,13 +81,13 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     selfTest: [],
     wallMs: 0,
   };
-  const env = { workDir, ferret };
+  const env = { workDir, ferret, signal: options.signal };
   try {
     // Uninterrupted reference runs: kill points, their labels, the transcript every trial must end with.
     const pairs = options.stores.flatMap((store) => options.modes.map((every) => ({ store, every })));
     const references = new Map<string, TrialResult>();
     const referencePlans = pairs.map(({ store, every }): TrialPlan => windowed({ ...fixedPlan(store, every, [], 'reference'), labels: true }, options.window));
-    for (const result of await pool(referencePlans, 2, (plan) => runTrial(plan, env))) references.set(pairKey(result.plan.store, result.plan.every), result);
+    for (const result of await pool(referencePlans, 2, (plan) => runTrial(plan, env), options.signal)) references.set(pairKey(result.plan.store, result.plan.every), result);
     const first = references.values().next().value as TrialResult;
     for (const [key, result] of references) {
       summary.killPoints[key] = result.points;
@@ -120,7 +125,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
       done += 1;
       if (done % 25 === 0) print(`  ${done}/${plans.length} trials, ${summary.failures.length} failing, ${Math.round((Date.now() - started) / 1000)} s`);
       return result;
-    });
+    }, options.signal);
   } finally {
     summary.ferretBounces = ferret?.bounces ?? 0;
     await ferret?.close();
@@ -157,11 +162,12 @@ function record(summary: CampaignSummary, result: TrialResult, references: Reado
 }
 
 /** Runs `work` over `items` with at most `size` at once; results in input order. */
-async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
+      signal?.throwIfAborted();
       const index = next;
       next += 1;
       results[index] = await work(items[index] as T);

@@ -41,6 +41,7 @@ export async function startFerretServer(): Promise<FerretServer> {
   const args = ['--handler=sqlite', '--telemetry=disable', `--listen-addr=127.0.0.1:${port}`, `--state-dir=${stateDir}`, `--sqlite-url=file:${stateDir}/`, '--debug-addr=-', '--log-level=warn'];
   let child: ChildProcess | undefined;
   let bounces = 0;
+  let closed = false;
   let queue: Promise<void> = Promise.resolve();
   const log: string[] = [];
 
@@ -73,6 +74,7 @@ export async function startFerretServer(): Promise<FerretServer> {
     },
     bounce() {
       queue = queue.then(async () => {
+        if (closed) return; // a trial still running when the campaign was stopped: no server to start again
         await kill9();
         bounces += 1;
         await start();
@@ -88,6 +90,7 @@ export async function startFerretServer(): Promise<FerretServer> {
       return result;
     },
     async close() {
+      closed = true;
       await queue.catch(() => {});
       await kill9();
       process.removeListener('exit', onExit);

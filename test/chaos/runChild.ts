@@ -21,12 +21,13 @@ export type ChildOutcome =
  * @param killAt the kill point it dies at (0: none)
  * @param killAfterMs when set, the parent SIGKILLs the child this long after starting it (if it still runs): a kill that can land anywhere, inside a store call too
  * @param timeoutMs a child still running after this is SIGKILLed and reported as an error
+ * @param abort when it aborts, the child is SIGKILLed at once (the campaign is being stopped)
  * @example
  * ```ts
  * const outcome = await runChild(trial, 37, 0);
  * ```
  */
-export function runChild(trial: TrialConfig, killAt: number, child: number, killAfterMs?: number, timeoutMs = 180_000): Promise<ChildOutcome> {
+export function runChild(trial: TrialConfig, killAt: number, child: number, killAfterMs?: number, timeoutMs = 180_000, abort?: AbortSignal): Promise<ChildOutcome> {
   return new Promise((resolve) => {
     const startedAt = Date.now();
     const started = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD], {
@@ -48,9 +49,12 @@ export function runChild(trial: TrialConfig, killAt: number, child: number, kill
       started.kill('SIGKILL');
     }, timeoutMs);
     const timedKill = killAfterMs === undefined ? undefined : setTimeout(() => started.kill('SIGKILL'), killAfterMs);
+    const stop = () => started.kill('SIGKILL');
+    abort?.addEventListener('abort', stop, { once: true });
     started.once('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(timedKill);
+      abort?.removeEventListener('abort', stop);
       const durationMs = Date.now() - startedAt;
       if (timedOut) resolve({ kind: 'error', message: `child ${child} still running after ${timeoutMs} ms; killed. stderr: ${stderr.trim().slice(-1500)}` });
       else if (signal === 'SIGKILL') resolve({ kind: 'killed', durationMs });

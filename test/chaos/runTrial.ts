@@ -64,6 +64,8 @@ export interface TrialResult {
 export interface TrialEnvironment {
   workDir: string;
   ferret?: FerretServer | undefined;
+  /** Stops the trial: no further child starts, a running one is SIGKILLed. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -96,10 +98,11 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   let points = 0;
   let lastChildMs = 0;
   for (let child = 0; child < plan.kills.length + 4; child += 1) {
+    env.signal?.throwIfAborted();
     const killAt = plan.kills[child] ?? 0;
     const bounce = plan.bounce?.child === child && env.ferret ? delayed(plan.bounce.afterMs, () => env.ferret?.bounce()) : undefined;
     const timed = plan.timedKill?.child === child ? plan.timedKill.afterMs : undefined;
-    const outcome = await runChild(trial, killAt, child, timed);
+    const outcome = await runChild(trial, killAt, child, timed, undefined, env.signal);
     await bounce;
     if (outcome.kind === 'killed' && (killAt > 0 || timed !== undefined)) {
       crashes += 1;

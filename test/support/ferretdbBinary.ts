@@ -53,11 +53,14 @@ export async function ensureFerretdbBinary(cacheDir?: string): Promise<string> {
   if (await works(binary)) return binary;
   const dir = join(binary, '..');
   await mkdir(dir, { recursive: true });
+  // A parallel run (another vitest project's globalSetup) may be building: wait for it as long as a
+  // build may take (its download and build time limits, 300 s + 600 s, and then some), not the
+  // "about two minutes" of an idle machine, or a loaded first run fails here while the build goes on.
   const release = await lockfile.lock(dir, {
     lockfilePath: join(dir, 'build.lock'),
     stale: 30_000,
     update: 5_000,
-    retries: { retries: 120, minTimeout: 1_000, maxTimeout: 2_000, factor: 1.2 },
+    retries: { retries: 600, minTimeout: 1_000, maxTimeout: 2_000, factor: 1.2 },
   });
   try {
     if (await works(binary)) return binary;

@@ -12,7 +12,7 @@
  * ```
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,15 +127,57 @@ export async function startMongoServer(options: StartMongoServerOptions = {}): P
   };
 }
 
-/** A port the OS just handed out on 127.0.0.1 (free at the time of the call). */
-export function freePort(): Promise<number> {
+/**
+ * A free 127.0.0.1 port for a server that is started, and may be restarted, on a port fixed in its
+ * command line. It is picked outside the kernel's ephemeral range (Linux's
+ * `/proc/sys/net/ipv4/ip_local_port_range`, usually 32768-60999), from which every `listen(0)` and
+ * every outgoing connection of the machine takes its ports: a port from that range is free only at
+ * the moment of this call, and while a server on it is stopped for a restart, any connection of a
+ * parallel test may take it (the restart then fails to bind). Outside the range only an explicit
+ * bind can take it. Falls back to a port the OS hands out when the range cannot be read or no port
+ * below it is free.
+ */
+export async function freePort(): Promise<number> {
+  const ephemeralStart = await ephemeralRangeStart();
+  if (ephemeralStart !== undefined && ephemeralStart > FIXED_PORTS_FROM + 1000) {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const port = FIXED_PORTS_FROM + Math.floor(Math.random() * (ephemeralStart - FIXED_PORTS_FROM));
+      if (await canListen(port)) return port;
+    }
+  }
+  return listenOnce(0);
+}
+
+/** The lowest port {@link freePort} picks: above the well-known and most registered service ports. */
+const FIXED_PORTS_FROM = 20_000;
+
+/** The first port of the kernel's ephemeral range, or `undefined` where it cannot be read (not Linux). */
+async function ephemeralRangeStart(): Promise<number | undefined> {
+  try {
+    const start = Number((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0]);
+    return Number.isSafeInteger(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a server can listen on `port` of 127.0.0.1 right now. */
+function canListen(port: number): Promise<boolean> {
+  return listenOnce(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Listens on `port` of 127.0.0.1 (0: any), closes, and resolves to the port it listened on. */
+function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
 }

@@ -24,10 +24,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Resolves once the terminal's output (escape sequences removed) satisfies `done`; rejects after 30 s. */
+/**
+ * Resolves once the terminal's output (escape sequences removed) satisfies `done`; rejects after 50 s
+ * (the first prompt follows a tsx start-up and the offline models' training: 3 s idle, many times that
+ * on a loaded 2-core machine).
+ */
 function waitFor(child: ChildProcessWithoutNullStreams, screen: { text: string }, done: (text: string) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out; the terminal shows:\n${screen.text}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`timed out; the terminal shows:\n${screen.text}`)), 50_000);
     const check = () => {
       if (!done(screen.text)) return;
       clearTimeout(timer);
@@ -65,5 +69,5 @@ describe('chat in a terminal', () => {
     expect(lines[typed + 1]).toMatch(/↪ handoff: triage → account \(flow account_access/);
     expect(lines).toContain('you> /quit');
     expect(lines.at(-1)).toMatch(/^Session chat-\S+ closed; its episode is saved in the store\.$/);
-  }, 60_000);
+  }, 150_000);
 });

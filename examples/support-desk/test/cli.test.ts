@@ -104,15 +104,14 @@ describe('support-desk CLI', () => {
     expect(error.stderr).toContain('--restart-every must be a whole number ≥ 0, not "often"');
   }, 60_000);
 
+  // Three CLI processes (each a tsx start-up, 1.5-3 s on an idle machine), started together.
   it('prints help and exits 0, also when pnpm passes a "--" before --help', async () => {
-    const direct = await cli(['replay', '--help']);
+    const [direct, throughPnpm, top] = await Promise.all([cli(['replay', '--help']), cli(['replay', '--', '--help']), cli(['--help'])]);
     expect(direct.stdout).toContain('Usage: support-desk replay [options]');
     expect(direct.stdout).toContain('--train <file>');
-    const throughPnpm = await cli(['replay', '--', '--help']);
     expect(throughPnpm.stdout).toBe(direct.stdout);
-    const top = await cli(['--help']);
     expect(top.stdout).toContain('BATON_ABCD');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a replay where conversations fail', () => {

@@ -74,7 +74,9 @@ describe('FileStore after a writer process is killed with SIGKILL mid-appends', 
       await reopened.close();
     }
     expect(tornRounds, 'no kill landed inside a write, so no torn line was tested').toBe(1);
-  }, 60_000);
+    // Up to 4 rounds, each a writer's tsx start-up and 3.2 MB writes, then an append that may wait out the dead
+    // writer's lock (lockStaleMs 2 s): 3-15 s on an idle machine, four times that and more under load.
+  }, 180_000);
 });
 
 describe('FileStore with two processes appending to one session', () => {

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBranch, checkEpisode, checkMessage, checkSession, FileStore, isBatonError, parseStoredCheckpoint, type Store } from '../src/index.js';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from './support/documentMutations.js';
+import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from './support/documentMutations.js';
 import { makeCheckpoint, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 
 /** What a successful read may return: documents that pass their write rules. */
@@ -156,7 +156,7 @@ afterAll(async () => {
 });
 
 describe('FileStore reads of damaged documents', () => {
-  it.each(Object.keys(targets))('%s: every mutation gives a named Baton error or documents that pass their write rules', async (type) => {
+  it.each(Object.keys(targets))('%s: every mutation gives a named Baton error or documents that pass their write rules', { timeout: fuzzTimeoutMs() }, async (type) => {
     const target = targets[type]!;
     const file = join(directory, target.file());
     const original = await readFile(file, 'utf8');

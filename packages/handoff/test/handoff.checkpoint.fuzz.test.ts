@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { FileStore, isBatonError, RequestSchema } from '@baton/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from '../../core/test/support/documentMutations.js';
+import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from '../../core/test/support/documentMutations.js';
 import { collect, ofType, tempDir } from './support/helpers.js';
 import { askingDesk } from './support/scenarioDesks.js';
 
@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 describe('opening a session whose checkpoint is damaged', () => {
-  it('gives a named Baton error or a session with a well-formed routing state and pending requests', async () => {
+  it('gives a named Baton error or a session with a well-formed routing state and pending requests', { timeout: fuzzTimeoutMs() }, async () => {
     const file = join(dir.path, 'sessions/chat-1/log.jsonl');
     const log = await readFile(file, 'utf8');
     const lines = log.trimEnd().split('\n');

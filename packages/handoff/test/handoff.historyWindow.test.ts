@@ -256,7 +256,8 @@ describe('historyWindow: a bounded history for model input', () => {
     await reopened.close();
   });
 
-  it('a windowed session killed with SIGKILL mid-tool resumes in a new process with the same model inputs as an uninterrupted run, nothing run twice', async () => {
+  // Above killWhenStarted's 40 s for the child (a tsx start-up, slow on a loaded machine), so that its error, quoting the child, is the one seen.
+  it('a windowed session killed with SIGKILL mid-tool resumes in a new process with the same model inputs as an uninterrupted run, nothing run twice', { timeout: 90_000 }, async () => {
     const KILL_AT = 9;
     const dir = await tempDir();
     dispose = dir.dispose;

@@ -39,7 +39,10 @@ describe('MongoStore connection loss', () => {
     await server?.close();
   });
 
-  it('loses and duplicates nothing when the server goes away mid-turn and comes back', async () => {
+  // About 11 s on an idle machine, most of it waiting for the two outages (1.5 s each, then a restart that
+  // waits for a ping) and the retries behind them; the restarts and the retries' server selection (1 s
+  // each) slow down with the machine, so the test gets more than the default 30 s.
+  it('loses and duplicates nothing when the server goes away mid-turn and comes back', { timeout: 120_000 }, async () => {
     const { store } = test;
     const session = await store.createSession({ id: `connloss-${Date.now()}` });
     const expected: Message[] = [];

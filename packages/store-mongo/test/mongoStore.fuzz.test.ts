@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { type Collection, type Document, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCheckpoint, makeMessages } from '../../../test/conformance/fixtures.js';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, readOutcome } from '../../core/test/support/documentMutations.js';
+import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from '../../core/test/support/documentMutations.js';
 import type { MongoStore } from '../src/index.js';
 import { createTestMongoStore, type TestMongoStore } from './testStore.js';
 
@@ -213,7 +213,7 @@ afterAll(async () => {
 });
 
 describe('MongoStore reads of damaged documents', () => {
-  it.each(Object.keys(targets))('%s: every mutation gives a named Baton error or documents that pass their write rules', async (type) => {
+  it.each(Object.keys(targets))('%s: every mutation gives a named Baton error or documents that pass their write rules', { timeout: fuzzTimeoutMs() }, async (type) => {
     const target = targets[type]!;
     const collection = target.collection(test.store);
     const everything = await collection.find({}).toArray();
