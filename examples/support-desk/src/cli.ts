@@ -6,12 +6,15 @@ import { ABCD_SPLITS } from './data/abcdImport.js';
 import { importCommand } from './data/importCommand.js';
 import { DEFAULT_STORE_DIR } from './desk/deskStore.js';
 import { replayCommand } from './replay/replayCommand.js';
+import { DEFAULT_REPLAY_CONCURRENCY } from './replay/runReplay.js';
 
-const count = (name: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number ≥ 0, not ${JSON.stringify(value)}.`);
-  return n;
-};
+const count =
+  (name: string, least = 0) =>
+  (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < least) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
+    return n;
+  };
 
 /**
  * A path given on the command line, made absolute against the folder the user ran the command in:
@@ -43,6 +46,7 @@ program
   .option('--eval <file>', 'replay this file with models learned from --train', callerPath)
   .option('--limit <n>', 'replay a sample of n conversations, stratified by flow (deterministic)', count('--limit'))
   .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
+  .option('--concurrency <n>', 'replay n conversations at a time (each its own session; the report is the same for any n)', count('--concurrency', 1), DEFAULT_REPLAY_CONCURRENCY)
   .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, (dir: string) => (dir === ':memory:' ? dir : callerPath(dir)), DEFAULT_STORE_DIR)
   .option('--json', 'print the report as JSON', false)
   .option('--reject-refunds', 'reject every refund approval instead of approving it', false)
@@ -55,6 +59,7 @@ program
       ...(options.eval === undefined ? {} : { eval: options.eval }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
       restartEvery: options.restartEvery,
+      concurrency: options.concurrency,
       storeDir: options.storeDir,
       json: options.json,
       rejectRefunds: options.rejectRefunds,

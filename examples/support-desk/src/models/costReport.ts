@@ -72,6 +72,23 @@ export class CostMeter {
     this.#perAgent.set(event.agent, addUsage(this.#perAgent.get(event.agent) ?? emptyUsage(), event.usage));
   }
 
+  /**
+   * Adds another meter's counts to this one: its total, and each of its conversations and agents in
+   * its first-seen order (after this meter's own). Meters of single conversations added in the
+   * conversations' order give the same report as one meter that saw them one after another.
+   * @param other a meter (left unchanged)
+   * @returns this meter
+   */
+  add(other: CostMeter): this {
+    const report = other.report();
+    this.#total = addUsage(this.#total, report.total);
+    for (const [sessionId, usage] of Object.entries(report.perConversation)) {
+      this.#perConversation.set(sessionId, addUsage(this.#perConversation.get(sessionId) ?? emptyUsage(), usage));
+    }
+    for (const [agent, usage] of Object.entries(report.perAgent)) this.#perAgent.set(agent, addUsage(this.#perAgent.get(agent) ?? emptyUsage(), usage));
+    return this;
+  }
+
   /** The totals so far. */
   report(): CostReport {
     return { total: this.#total, perConversation: Object.fromEntries(this.#perConversation), perAgent: Object.fromEntries(this.#perAgent) };

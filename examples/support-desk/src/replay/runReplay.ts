@@ -1,4 +1,4 @@
-import { type BatonEvent, MAIN_BRANCH, type Store } from '@baton/core';
+import { type BatonEvent, InvalidInputError, MAIN_BRANCH, type Store } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
 import type { AbcdConversation } from '../data/abcdData.js';
@@ -33,21 +33,35 @@ export interface RunReplayOptions {
   restartEvery?: number;
   /** Reject refunds instead of approving them. */
   rejectRefunds?: boolean;
-  /** Called with every event of every session, in order. */
+  /**
+   * How many conversations are replayed at a time (default {@link DEFAULT_REPLAY_CONCURRENCY}; at least 1). Each is
+   * its own session and its turns stay in order; the report is the same for any value (only timings differ).
+   */
+  concurrency?: number;
+  /** Called with every event of every session; a session's events in order (with `concurrency` > 1, sessions interleave). */
   onEvent?: (event: BatonEvent) => void;
-  /** Called after each conversation. */
+  /** Called after each conversation, as it finishes (with `concurrency` > 1, not necessarily in the input order); `done` counts the finished. */
   onConversation?: (outcome: ConversationOutcome, done: number, total: number) => void;
 }
+
+/**
+ * Conversations replayed at a time by default: enough to overlap one conversation's store writes
+ * (a FileStore waits on `fdatasync`) with another's models on two cores.
+ */
+export const DEFAULT_REPLAY_CONCURRENCY = 4;
 
 /**
  * Replays conversations through the support desk and reports on them. Offline, each conversation
  * is handled by models learned from the other folds only (5-fold cross-validation by a stable hash
  * of the conversation id), so routing accuracy is measured on conversations the router did not learn
  * from. Sessions are stored in `deskStore` (cleared first, so runs are repeatable) and closed at the
- * end; episodic memory saves an episode for each.
+ * end; episodic memory saves an episode for each. `concurrency` conversations are replayed at a time,
+ * each on its own session (its turns in order); outcomes and token counts are reported in the input
+ * order, so the report is the same for any concurrency (but for timings).
  *
- * @param options `{ conversations, ontology, deskStore, training?, models?, restartEvery?, rejectRefunds?, onEvent?, onConversation? }`
+ * @param options `{ conversations, ontology, deskStore, training?, models?, restartEvery?, rejectRefunds?, concurrency?, onEvent?, onConversation? }`
  * @returns the report: routing figures, counts, measurements
+ * @throws {InvalidInputError} when `concurrency` is not a whole number ≥ 1
  * @throws {ConfigurationError} when the store folder holds files a FileStore does not write (it is not cleared);
  *   the store's errors. A failed turn stops only its conversation (see `ConversationOutcome.failure`)
  * @example
@@ -58,63 +72,107 @@ export interface RunReplayOptions {
  */
 export async function runReplay(options: RunReplayOptions): Promise<ReplayReport> {
   const { conversations, ontology, deskStore } = options;
+  const concurrency = options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidInputError(`concurrency must be a whole number ≥ 1, not ${concurrency}.`);
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
-  const clock = new ModelClock();
-  const cost = new CostMeter();
   const worlds = new WorldDirectory();
   const heldOut = options.evaluation === 'held-out';
   const training = options.training ?? conversations;
-  const agentsByFold = new Map<number, DeskAgents>();
+  // Models are learned once per fold (on first use) and shared by the lanes; each lane wraps them with its own clock.
+  const modelsByFold = new Map<number, DeskModels>();
   const trainingMs: number[] = [];
-  const agentsFor = (conversation: AbcdConversation): DeskAgents => {
-    const fold = options.models === undefined && !heldOut ? foldOf(conversation.id) : -1;
-    let agents = agentsByFold.get(fold);
-    if (agents === undefined) {
+  const modelsFor = (fold: number): DeskModels => {
+    let models = modelsByFold.get(fold);
+    if (models === undefined) {
       const trainingStarted = performance.now();
-      const models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
+      models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
       if (options.models === undefined) trainingMs.push(performance.now() - trainingStarted);
-      agents = createDeskAgents(ontology, mapDeskModels(models, (model) => new TimedModel(new CountedModel(model), clock)), worlds);
-      agentsByFold.set(fold, agents);
+      modelsByFold.set(fold, models);
     }
-    return agents;
+    return models;
   };
   const memory = new EpisodicMemory();
-  let store: Store = await deskStore.open();
-  const outcomes: ConversationOutcome[] = [];
+  // Stores that reopen (files, MongoDB) get one object per lane, so that a lane's restart closes only its own;
+  // an in-memory store is one object for all.
+  const shared = deskStore.reopens ? undefined : await deskStore.open();
+  const lanes: Lane[] = [];
+  for (let i = 0; i < Math.min(concurrency, Math.max(1, conversations.length)); i += 1) {
+    lanes.push({ clock: new ModelClock(), agentsByFold: new Map(), store: shared ?? (await deskStore.open()) });
+  }
+  const outcomes: ConversationOutcome[] = new Array(conversations.length);
+  // Each conversation's tokens on a meter of its own, added up in conversation order: the same report for any concurrency.
+  const meters: CostMeter[] = new Array(conversations.length);
   let messages = 0;
   let episodes = 0;
-  for (const conversation of conversations) {
+  let next = 0;
+  let done = 0;
+  let stopped = false;
+
+  const replayOne = async (lane: Lane, index: number): Promise<void> => {
+    const conversation = conversations[index]!;
     const sessionId = sessionIdFor(conversation.id);
     worlds.set(sessionId, World.fromConversation(conversation));
-    const agents = agentsFor(conversation);
+    const fold = options.models === undefined && !heldOut ? foldOf(conversation.id) : -1;
+    let agents = lane.agentsByFold.get(fold);
+    if (agents === undefined) {
+      agents = createDeskAgents(ontology, mapDeskModels(modelsFor(fold), (model) => new TimedModel(new CountedModel(model), lane.clock)), worlds);
+      lane.agentsByFold.set(fold, agents);
+    }
+    const meter = new CostMeter();
+    meters[index] = meter;
     let workflow: HandoffWorkflow | undefined;
     const outcome = await replayConversation(conversation, {
-      clock,
+      clock: lane.clock,
       flows: ontology.flows,
       subflows: Object.values(ontology.subflows).flat(),
       restartEvery: options.restartEvery ?? 0,
       onEvent: (event) => {
-        cost.observe(event);
+        meter.observe(event);
         options.onEvent?.(event);
       },
       decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
       open: async ({ id, userId }) => {
         if (workflow !== undefined && deskStore.reopens) {
-          await store.close();
-          store = await deskStore.open();
+          await lane.store.close();
+          lane.store = await deskStore.open();
         }
-        workflow = buildDeskWorkflow({ agents, store, memory });
+        workflow = buildDeskWorkflow({ agents, store: lane.store, memory });
         return workflow.session({ id, userId });
       },
     });
-    messages += (await store.readMessages(sessionId, MAIN_BRANCH)).length;
-    if ((await store.getEpisode(sessionId)) !== undefined) episodes += 1;
-    outcomes.push(outcome);
-    options.onConversation?.(outcome, outcomes.length, conversations.length);
+    messages += (await lane.store.readMessages(sessionId, MAIN_BRANCH)).length;
+    if ((await lane.store.getEpisode(sessionId)) !== undefined) episodes += 1;
+    outcomes[index] = outcome;
+    done += 1;
+    options.onConversation?.(outcome, done, conversations.length);
+  };
+
+  const runLane = async (lane: Lane): Promise<void> => {
+    while (!stopped && next < conversations.length) {
+      const index = next;
+      next += 1;
+      try {
+        await replayOne(lane, index);
+      } catch (error) {
+        // A store error stops the replay: the other lanes finish their conversation and take no other.
+        stopped = true;
+        throw error;
+      }
+    }
+  };
+
+  let storeBytes: number | undefined;
+  try {
+    const settled = await Promise.allSettled(lanes.map(runLane));
+    const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    storeBytes = await deskStore.bytes();
+  } finally {
+    for (const lane of shared === undefined ? lanes : lanes.slice(0, 1)) await lane.store.close();
   }
-  const storeBytes = await deskStore.bytes();
-  await store.close();
+  const cost = new CostMeter();
+  for (const meter of meters) cost.add(meter);
   const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages, episodes };
   const report = summarizeReplay(outcomes, {
     ontology,
@@ -129,6 +187,13 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   });
   report.cost = cost.report();
   return report;
+}
+
+/** One of the replay's lanes: it replays one conversation at a time, on its own store object, timing its models on its own clock. */
+interface Lane {
+  clock: ModelClock;
+  agentsByFold: Map<number, DeskAgents>;
+  store: Store;
 }
 
 function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[]): string {

@@ -1,0 +1,101 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidInputError } from '@baton/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
+import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { chooseDeskStore } from '../src/desk/deskStore.js';
+import { CostMeter } from '../src/models/costReport.js';
+import { formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
+import { runReplay } from '../src/replay/runReplay.js';
+
+let dir: string;
+let conversations: AbcdConversation[];
+const reports = new Map<number, ReplayReport>();
+const finishedOrder = new Map<number, string[]>();
+
+/** The report less what is measured (times, and the bytes, which hold timestamps) and the store's folder. */
+function deterministic(report: ReplayReport) {
+  const { measurements, conversations: each, store: _folder, ...rest } = report;
+  const { storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
+  return { ...rest, measurements: counted, conversations: each.map(({ wallMs: _w, modelMs: _m, ...outcome }) => outcome) };
+}
+
+/** The printed report less its measured lines. */
+const printed = (report: ReplayReport) =>
+  formatReplayReport(report)
+    .split('\n')
+    .filter((line) => !/^(Bytes stored|Mean orchestration|Offline models trained|Wall time|Support desk replay)/.test(line));
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'support-desk-concurrency-'));
+  conversations = await loadConversations(DEMO_DATA_FILE);
+  for (const concurrency of [1, 4]) {
+    const order: string[] = [];
+    finishedOrder.set(concurrency, order);
+    reports.set(
+      concurrency,
+      await runReplay({
+        conversations,
+        ontology: loadOntology(),
+        deskStore: chooseDeskStore({ directory: join(dir, `c${concurrency}`) }),
+        concurrency,
+        onConversation: (outcome) => order.push(outcome.id),
+      }),
+    );
+  }
+}, 600_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('replaying the demo conversations 4 at a time', () => {
+  it('gives the same report as one at a time: routing, casework, counts, tokens, every outcome in input order', () => {
+    const one = reports.get(1)!;
+    const four = reports.get(4)!;
+    expect(one.counts.conversations).toBe(conversations.length);
+    expect(one.counts.failed).toBe(0);
+    expect(deterministic(four)).toStrictEqual(deterministic(one));
+    expect(printed(four)).toStrictEqual(printed(one));
+    expect(four.conversations.map((c) => c.id)).toStrictEqual(conversations.map((c) => c.id));
+    // Per-conversation tokens keep the conversations' order; the agents keep their first-seen order.
+    expect(Object.keys(four.cost!.perConversation)).toStrictEqual(Object.keys(one.cost!.perConversation));
+    expect(Object.keys(four.cost!.perAgent)).toStrictEqual(Object.keys(one.cost!.perAgent));
+  });
+
+  it('really ran conversations side by side: they finished out of input order, and every session and episode was stored', async () => {
+    expect(finishedOrder.get(1)).toStrictEqual(conversations.map((c) => c.id));
+    expect(finishedOrder.get(4)).not.toStrictEqual(conversations.map((c) => c.id));
+    expect([...finishedOrder.get(4)!].sort()).toStrictEqual(conversations.map((c) => c.id).sort());
+    const four = reports.get(4)!;
+    expect(four.counts.episodes).toBe(conversations.length);
+    expect((await readdir(join(dir, 'c4', 'sessions'))).length).toBeGreaterThanOrEqual(conversations.length);
+  });
+
+  it('refuses a concurrency below 1 with a named error, before touching the store', async () => {
+    const empty = join(dir, 'untouched');
+    await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), concurrency: 0 })).rejects.toThrow(InvalidInputError);
+    await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('CostMeter.add', () => {
+  it('merges per-conversation meters into what one meter of all the events gives', () => {
+    const event = (sessionId: string, agent: string, inputTokens: number) =>
+      ({ type: 'model.completed', sessionId, agent, usage: { inputTokens, outputTokens: 1, totalTokens: inputTokens + 1, requests: 1 } }) as never;
+    const events = [event('s1', 'triage', 5), event('s1', 'billing', 7), event('s2', 'triage', 3), event('s2', 'orders', 2)];
+    const all = new CostMeter();
+    for (const e of events) all.observe(e);
+    const first = new CostMeter();
+    const second = new CostMeter();
+    for (const e of events.slice(0, 2)) first.observe(e);
+    for (const e of events.slice(2)) second.observe(e);
+    const merged = new CostMeter().add(first).add(second);
+    expect(merged.report()).toStrictEqual(all.report());
+    expect(Object.keys(merged.report().perAgent)).toStrictEqual(['triage', 'billing', 'orders']);
+    expect(merged.report().total).toStrictEqual({ inputTokens: 17, outputTokens: 4, totalTokens: 21, requests: 4 });
+  });
+});
