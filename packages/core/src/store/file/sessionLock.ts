@@ -21,6 +21,8 @@ export class SessionLocks {
   readonly #layout: FileLayout;
   readonly #options: SessionLockOptions;
   readonly #queues = new Map<string, Promise<void>>();
+  /** Writes of this process holding (or taking) a session's file lock right now. */
+  #writing = 0;
 
   constructor(layout: FileLayout, options: SessionLockOptions) {
     this.#layout = layout;
@@ -61,13 +63,29 @@ export class SessionLocks {
 
   async #withFileLock<T>(sessionId: string, target: string, work: () => Promise<T>, releasing: (release: Promise<void>) => void): Promise<T> {
     let lost: Error | undefined;
-    const release = await this.#acquire(sessionId, target, (error) => {
-      lost = error;
-    });
+    // Alone, a free lock is taken synchronously; beside other writes of this process (whose flushes can hold
+    // the file system's journal, so that an mkdir waits for them) asynchronously, so the other work goes on.
+    const alone = this.#writing === 0;
+    this.#writing += 1;
+    let release: () => Promise<void>;
+    try {
+      release = await this.#acquire(
+        sessionId,
+        target,
+        (error) => {
+          lost = error;
+        },
+        alone,
+      );
+    } catch (error) {
+      this.#writing -= 1;
+      throw error;
+    }
     let result: T;
     try {
       result = await work();
     } finally {
+      this.#writing -= 1;
       releasing(release().catch(() => {}));
     }
     if (lost !== undefined) {
@@ -79,13 +97,15 @@ export class SessionLocks {
     return result;
   }
 
-  async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+  async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void, alone: boolean): Promise<() => Promise<void>> {
     const { staleMs, waitMs } = this.#options;
     const once: LockOptions = { realpath: false, lockfilePath: `${target}.lock`, stale: staleMs, onCompromised };
-    // The usual case, a free lock, with synchronous calls (an mkdir and a stat of a few µs, no
-    // thread-pool round trips); a held lock is waited for asynchronously, with retries.
+    // The usual case, a free lock, with synchronous calls when this is the process's only write (an mkdir and
+    // a stat of a few µs, no thread-pool round trips), else one asynchronous try; a held lock is waited for
+    // asynchronously, with retries.
     try {
-      lockfile.lockSync(target, once);
+      if (alone) lockfile.lockSync(target, once);
+      else return await lockfile.lock(target, once);
       return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath! });
     } catch (error) {
       if (!hasErrorCode(error, 'ELOCKED') && !hasErrorCode(error, 'ENOENT')) {
