@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Message } from '../../../conversation/message.js';
 import type { Branch, Session } from '../../../conversation/session.js';
 import { DocumentCorruptError } from '../../../errors.js';
-import { deepFreeze } from '../../cloneData.js';
+import { freezeMessages } from '../../cloneData.js';
 import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../../storedDocuments.js';
 import { type BranchImage, checkpointRecord, lastSeq, type OpLocation, type SessionImage } from './sessionImage.js';
 
@@ -150,7 +150,7 @@ function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, s
     case 'messages': {
       const target = branchOf(image, op.branchId, where);
       const messages = parseMessages(op.messages, lastSeq(target) + 1, where, strict);
-      if (messages.length > 0) target.runs.push({ firstSeq: messages[0]!.seq, count: messages.length, at, messages: deepFreeze(messages) });
+      if (messages.length > 0) target.runs.push({ firstSeq: messages[0]!.seq, count: messages.length, at, messages: freezeMessages(messages) });
       return image;
     }
     case 'checkpoint': {

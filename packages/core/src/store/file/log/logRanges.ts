@@ -5,9 +5,10 @@
  * the checksum taken when they were validated is not validated again), so a long session answers a
  * call by reading only what it asks for.
  */
+import { isAscii } from 'node:buffer';
 import { type FileHandle, open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { deepFreeze } from '../../cloneData.js';
+import { freezeMessages } from '../../cloneData.js';
 import { hasErrorCode } from '../fileIo.js';
 import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages, unparsable } from './logOps.js';
 import type { CheckpointRecord, MessageRun, OpLocation } from './sessionImage.js';
@@ -123,7 +124,7 @@ export async function loadRuns(log: LogFile, branchId: string, runs: readonly Me
     if (op?.op !== 'messages' || op.branchId !== branchId || !Array.isArray(op.messages) || op.messages.length !== run.count) {
       throw corrupt(where, '(root)', `does not hold ${expected} where the log index says`);
     }
-    return deepFreeze(parseMessages(op.messages, run.firstSeq, where, !checked));
+    return freezeMessages(parseMessages(op.messages, run.firstSeq, where, !checked));
   });
   // Only once every run read is whole: a failed read leaves the image as it was.
   missing.forEach((run, index) => {
@@ -135,7 +136,8 @@ export async function loadRuns(log: LogFile, branchId: string, runs: readonly Me
 function trustedOp(bytes: Buffer, at: OpLocation, where: string): { op?: unknown; branchId?: unknown; messages?: unknown } | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    // ASCII bytes (the usual JSON of English text) decode as latin1 to the same string, without UTF-8 decoding.
+    value = JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'));
   } catch (cause) {
     throw unparsable(where, cause);
   }
