@@ -158,7 +158,6 @@ const collectGarbage = runInNewContext('gc') as () => void;
 /** Opens the paused session as a new process would and answers its approval. */
 async function openAndAnswer(factory: StoreFactory, id: string, historyWindow?: number): Promise<Sample> {
   collectGarbage();
-  await new Promise((resolve) => setTimeout(resolve, 50)); // the collector's background threads finish (CPU ms counts every thread)
   const fresh = await factory.fresh();
   const counting = countingStore(fresh);
   try {
