@@ -7,8 +7,7 @@
  * plain, with 100 forks, and with 500 older checkpoints.
  *
  * History is written straight to the store (copies of one real turn's messages, with fresh ids),
- * then one real turn through the workflow pauses on the approval. The garbage that writing leaves
- * is collected before each measured open (a new process would not have it). Each figure is the median over
+ * then one real turn through the workflow pauses on the approval. Each figure is the median over
  * several sessions built alike. Each history length runs twice: the model input holds the whole
  * history (the default), and it holds the last 100 messages (`historyWindow({ messages: 100 })`,
  * which also bounds what opening reads). Targets at 5,000 turns: open + answer < 5 ms on
@@ -22,8 +21,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { type Checkpoint, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
 import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
@@ -147,17 +144,8 @@ interface Sample {
   counts: StoreCounts;
 }
 
-/**
- * A full garbage collection. Writing a 5,000-turn history leaves tens of MB of garbage that a new
- * process opening the session would not have: collected before the clock starts, so the figures
- * are the opener's own work (its own garbage, e.g. parsing, is still collected on its clock).
- */
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
 /** Opens the paused session as a new process would and answers its approval. */
 async function openAndAnswer(factory: StoreFactory, id: string, historyWindow?: number): Promise<Sample> {
-  collectGarbage();
   const fresh = await factory.fresh();
   const counting = countingStore(fresh);
   try {
