@@ -47,7 +47,7 @@ export function describeMessageConformance(context: ConformanceContext): void {
         try {
           attempt();
         } catch (error) {
-          expect(error).toBeInstanceOf(TypeError); // a frozen message (InMemoryStore)
+          expect(error).toBeInstanceOf(TypeError); // a frozen message (InMemoryStore, FileStore)
         }
       }
       expect(await store.readMessages(session.id, 'main')).toEqual([expected]);

@@ -195,4 +195,75 @@ describe('FileStore log index', () => {
       { numRuns: 15, seed: 15 },
     );
   }, 60_000);
+
+  it('keeps a CRC-32 of each run of messages: a run whose bytes changed on disk, still valid JSON, throws DocumentCorruptError naming its line', async () => {
+    const directory = await tempDir();
+    const store = new FileStore({ directory, indexEveryBytes: 1 });
+    await store.createSession({ id: 'crc' });
+    await store.appendMessages('crc', 'main', [makeMessage(1, { content: 'refund order 1234' })]);
+    await writeTurns(store, 'crc', 2, 20, 100);
+    const index = JSON.parse(await readFile(indexFileOf(directory, 'crc'), 'utf8'));
+    expect(index.version).toBe(2);
+    const [firstRun] = index.branches[0].runs;
+    expect(firstRun).toHaveLength(7); // [firstSeq, count, offset, length, line, op | null, crc]
+    expect(firstRun[6]).toBeGreaterThanOrEqual(0);
+
+    // One byte flipped in place: '1234' becomes '1235', which a schema would accept.
+    const logFile = logFileOf(directory, 'crc');
+    const bytes = await readFile(logFile);
+    const at = bytes.indexOf('refund order 1234') + 'refund order 123'.length;
+    bytes[at] = '5'.charCodeAt(0);
+    await writeFile(logFile, bytes);
+    const fresh = new FileStore({ directory });
+    expect(await fresh.readMessages('crc', 'main', { fromSeq: 2 })).toEqual(await store.readMessages('crc', 'main', { fromSeq: 2 }));
+    const read = fresh.readMessages('crc', 'main');
+    await expect(read).rejects.toBeInstanceOf(DocumentCorruptError);
+    await expect(read).rejects.toThrow(/line 4 of .*log\.jsonl is damaged \(its bytes no longer match the CRC-32 the log index took of messages 1–1 of branch "main"/);
+    // Nothing was rewritten: the byte is as the damage left it.
+    expect((await readFile(logFile))[at]).toBe('5'.charCodeAt(0));
+  });
+
+  it('still reads a version 1 index (no checksums): its runs are validated in full when read', async () => {
+    const directory = await tempDir();
+    const store = new FileStore({ directory, indexEveryBytes: 1 });
+    await store.createSession({ id: 'v1' });
+    await writeTurns(store, 'v1', 1, 20, 100);
+    const expected = await everything(store, 'v1');
+    const indexFile = indexFileOf(directory, 'v1');
+    const v2 = JSON.parse(await readFile(indexFile, 'utf8'));
+    const runsV1 = (runs: (number | null)[][]) => runs.map(([firstSeq, count, offset, length, line, op]) => (op === null ? [firstSeq, count, offset, length, line] : [firstSeq, count, offset, length, line, op]));
+    const v1 = { ...v2, version: 1, branches: v2.branches.map((b: { runs: (number | null)[][] }) => ({ ...b, runs: runsV1(b.runs) })) };
+    await writeFile(indexFile, JSON.stringify(v1));
+    expect(await everything(new FileStore({ directory }), 'v1')).toEqual(expected);
+
+    // The v1 index is used (not a replay of the whole log): a run damaged in place fails only the read that needs it.
+    const logFile = logFileOf(directory, 'v1');
+    const text = await readFile(logFile, 'utf8');
+    const at = text.indexOf('"content":"1 x');
+    await writeFile(logFile, `${text.slice(0, at)}"content":{1 x${text.slice(at + '"content":"1 x'.length)}`);
+    const fresh = new FileStore({ directory });
+    expect(await fresh.getSession('v1')).toEqual(expected.session);
+    await expect(fresh.readMessages('v1', 'main')).rejects.toThrow(/log\.jsonl is damaged .*restore the file from a backup/);
+  });
+
+  it('returns deep-frozen messages, from the writer and from a new store alike, and keeps them whatever a caller tries', async () => {
+    const directory = await tempDir();
+    const store = new FileStore({ directory, indexEveryBytes: 1 });
+    await store.createSession({ id: 'frozen' });
+    const written = makeMessage(1, { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{}' }], metadata: { tags: ['a'] } });
+    await store.appendMessages('frozen', 'main', [written]);
+    await writeTurns(store, 'frozen', 2, 5, 100);
+    for (const reader of [store, new FileStore({ directory })]) {
+      const [read] = await reader.readMessages('frozen', 'main');
+      expect(Object.isFrozen(read)).toBe(true);
+      expect(() => {
+        read!.content = 'changed';
+      }).toThrow(TypeError);
+      expect(() => {
+        read!.toolCalls![0]!.name = 'other';
+      }).toThrow(TypeError);
+      expect(() => (read!.metadata!.tags as string[]).push('b')).toThrow(TypeError);
+      expect((await reader.readMessages('frozen', 'main'))[0]).toEqual(written);
+    }
+  });
 });

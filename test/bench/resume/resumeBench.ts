@@ -11,11 +11,13 @@
  * several sessions built alike. Each history length runs twice: the model input holds the whole
  * history (the default), and it holds the last 100 messages (`historyWindow({ messages: 100 })`,
  * which also bounds what opening reads). Targets at 5,000 turns: open + answer < 5 ms on
- * InMemoryStore, < 20 ms on FileStore.
+ * InMemoryStore, < 20 ms on FileStore. After the table, for FileStore: the time `JSON.parse` alone
+ * takes over the log lines holding a whole-history session's messages, the floor of any read of
+ * the whole history by a new process.
  *
  * Run: pnpm bench:resume [--only memory,file,mongo]   (MONGODB_URL overrides the FerretDB it starts)
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,6 +32,8 @@ type StoreKind = 'memory' | 'file' | 'mongo';
 /** Makes stores of one kind: `fresh()` is a new store object on the same data (a new process's view). */
 interface StoreFactory {
   kind: StoreKind;
+  /** FileStore's folder. */
+  directory?: string;
   shared: Store;
   fresh(): Promise<Store>;
   closeFresh(store: Store): Promise<void>;
@@ -46,6 +50,7 @@ async function storeFactory(kind: StoreKind, mongoUrl: () => Promise<string>): P
     const shared = new FileStore({ directory });
     return {
       kind,
+      directory,
       shared,
       fresh: async () => new FileStore({ directory }),
       closeFresh: async (store) => (store as FileStore).close(),
@@ -178,6 +183,25 @@ const WINDOW = 100;
 /** Sessions built per (store, history length, model input); the median of their figures is printed. */
 const COPIES: Record<StoreKind, Record<number, number>> = { memory: { 500: 9, 5000: 7 }, file: { 500: 7, 5000: 5 }, mongo: { 500: 3, 5000: 1 } };
 
+/**
+ * What any FileStore read of the whole history costs at least: `JSON.parse` of the log lines that
+ * hold session `id`'s messages (read from the file first, not timed), with nothing else (no
+ * checksum, no validation, no freezing, no orchestration). Median of `rounds`, in ms.
+ */
+async function parseFloor(directory: string, id: string, rounds = 5): Promise<{ ms: number; bytes: number; messages: number }> {
+  const text = await readFile(join(directory, 'sessions', id, 'log.jsonl'), 'utf8');
+  const lines = text.split('\n').filter((line) => line.includes('"op":"messages"'));
+  const times: number[] = [];
+  let messages = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    const started = performance.now();
+    const parsed = lines.map((line) => JSON.parse(line) as { ops: { op: string; messages?: unknown[] }[] });
+    times.push(performance.now() - started);
+    messages = parsed.reduce((sum, line) => sum + line.ops.reduce((n, op) => n + (op.messages?.length ?? 0), 0), 0);
+  }
+  return { ms: median(times), bytes: lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0), messages };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string', default: 'memory,file,mongo' } } });
   const kinds = values.only.split(',') as StoreKind[];
@@ -191,6 +215,8 @@ async function main(): Promise<void> {
   const template = await templateTurn();
   console.log(`one turn = ${template.messages.length} messages (${template.messages.map((m) => m.role).join(', ')})\n`);
   const lines: string[] = [];
+  /** The floor of a whole-history FileStore read (see {@link parseFloor}), printed after the table. */
+  const floors: string[] = [];
   try {
     console.log('| store | history | model input | open ms | answer ms | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
     console.log('|---|---|---|---|---|---|---|---|---|');
@@ -215,6 +241,10 @@ async function main(): Promise<void> {
           const cpuMs = median(samples.map((s) => s.cpuMs));
           const input = window === undefined ? 'whole history' : `last ${window} messages`;
           console.log(`| ${kind} | ${turns} turns | ${input} | ${open.toFixed(2)} | ${answer.toFixed(2)} | ${total.toFixed(2)} | ${cpuMs.toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
+          if (kind === 'file' && window === undefined) {
+            const floor = await parseFloor(factory.directory!, `paused-${turns}-all-0`);
+            floors.push(`FileStore, ${turns} turns: JSON.parse alone of the log lines holding the ${floor.messages} messages (${(floor.bytes / 1e6).toFixed(1)} MB) takes ${floor.ms.toFixed(2)} ms (median of 5), load average ${loadavg()[0]!.toFixed(2)}`);
+          }
         }
         for (const [label, extras] of [
           ['plain', {}],
@@ -233,6 +263,7 @@ async function main(): Promise<void> {
         await factory.close();
       }
     }
+    if (floors.length > 0) console.log(`\nthe floor of reading the whole history from a file:\n${floors.map((f) => `- ${f}`).join('\n')}`);
     console.log('\nreads against branches and checkpoints (500 turns):\n');
     console.log('| store | session carries | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
     console.log('|---|---|---|---|---|---|');

@@ -98,6 +98,47 @@ export function frozenMessageCopy(message: Message): Message {
   return Object.freeze(copy);
 }
 
+/**
+ * Freezes validated messages in place, as {@link deepFreeze} would, without walking their flat
+ * fields (see {@link frozenMessageCopy}: only `toolCalls` and `metadata` are nested; a message or
+ * tool call with any other key is frozen whole with {@link deepFreeze}), and the array holding them.
+ * For messages no one else holds yet (just parsed from a store's own bytes).
+ *
+ * @param messages messages that passed `MessageSchema`
+ * @returns `messages`, frozen with every message and everything inside them
+ */
+export function freezeMessages(messages: Message[]): readonly Message[] {
+  for (const message of messages) freezeMessage(message);
+  return Object.freeze(messages);
+}
+
+function freezeMessage(message: Message): void {
+  if (Object.isFrozen(message)) return;
+  for (const key in message) {
+    if (!FLAT_MESSAGE_KEYS.has(key) && key !== 'toolCalls' && key !== 'metadata') {
+      deepFreeze(message);
+      return;
+    }
+  }
+  const calls = message.toolCalls;
+  if (calls !== undefined) {
+    for (const call of calls) freezeToolCall(call);
+    Object.freeze(calls);
+  }
+  if (message.metadata !== undefined) deepFreeze(message.metadata);
+  Object.freeze(message);
+}
+
+function freezeToolCall(call: ToolCall): void {
+  for (const key in call) {
+    if (key !== 'id' && key !== 'name' && key !== 'arguments') {
+      deepFreeze(call);
+      return;
+    }
+  }
+  Object.freeze(call);
+}
+
 function frozenToolCall(call: ToolCall): ToolCall {
   for (const key in call) if (key !== 'id' && key !== 'name' && key !== 'arguments') return deepFreeze(cloneData(call));
   return Object.freeze(Object.assign({}, call));

@@ -107,7 +107,9 @@ export interface MessageStore {
   appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope?: TenantScope): Promise<{ inserted: number }>;
   /**
    * The branch's messages in `seq` order: for a fork, its parent's first `atSeq` messages (read
-   * through the parent, recursively) and then its own.
+   * through the parent, recursively) and then its own. The caller must not change them: a store
+   * returns copies, or (`InMemoryStore`, `FileStore`) its stored messages deep-frozen, where a
+   * change throws `TypeError`; either way what is stored stays as written.
    * @throws {NotFoundError} when the session (of `options.tenantId`) or branch does not exist
    */
   readMessages(sessionId: string, branchId: string, options?: ReadMessagesOptions): Promise<Message[]>;

@@ -122,12 +122,24 @@ export class HistoryView {
       );
     }
     if (stored) this.#storedCount += messages.length;
-    for (const message of messages) {
-      this.#filteredBeforeLast = this.#filtered.length;
-      this.messages.push(message);
-      if (!this.#omit) continue;
+    if (messages.length === 0) return;
+    const all = this.messages;
+    const filtered = this.#filtered;
+    const omit = this.#omit;
+    // The filtered length before the last message appended (the only one whose length is kept).
+    for (let i = 0; i < messages.length - 1; i += 1) {
+      const message = messages[i]!;
+      all.push(message);
+      if (!omit) continue;
       const visible = withoutHandoffs(message);
-      if (visible !== undefined) this.#filtered.push(visible);
+      if (visible !== undefined) filtered.push(visible);
+    }
+    const last = messages[messages.length - 1]!;
+    this.#filteredBeforeLast = filtered.length;
+    all.push(last);
+    if (omit) {
+      const visible = withoutHandoffs(last);
+      if (visible !== undefined) filtered.push(visible);
     }
   }
 
@@ -168,8 +180,8 @@ function refill(target: Message[], older: readonly Message[]): void {
 function withoutHandoffs(message: Message): Message | undefined {
   if (message.role === 'tool') return isHandoffToolName(message.toolName) ? undefined : message;
   if (message.role !== 'assistant' || message.toolCalls === undefined) return message;
+  if (!message.toolCalls.some((call) => isHandoffToolName(call.name))) return message; // the usual case: nothing to copy
   const calls = message.toolCalls.filter((call) => !isHandoffToolName(call.name));
-  if (calls.length === message.toolCalls.length) return message;
   if (calls.length > 0) return { ...message, toolCalls: calls };
   if (message.content === '') return undefined;
   const { toolCalls: _dropped, ...rest } = message;

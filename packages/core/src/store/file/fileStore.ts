@@ -73,7 +73,11 @@ export interface FileStoreOptions {
  * each run of messages and each checkpoint is) lets a new process open a long session by reading
  * the index and the log lines after it, and `readMessages`/`loadCheckpoint` read only the byte
  * ranges they need; the index is only ever a cache of a flushed prefix of the log, checked against
- * it on open and rebuilt from it when missing or stale (`indexEveryBytes`). What a call has read
+ * it on open and rebuilt from it when missing or stale (`indexEveryBytes`). The index keeps a
+ * CRC-32 of each run of messages: a run read back with the same checksum is not validated again,
+ * and one whose bytes changed on disk throws {@link DocumentCorruptError}. `readMessages` returns
+ * the stored messages themselves, deep-frozen (`Object.freeze`), as `InMemoryStore` does: no copy
+ * of a long history, and changing one throws a `TypeError`. What a call has read
  * stays in memory (bounded by `cacheBytes`); each call checks the file first, replays lines other
  * processes appended, and reopens a log compacted elsewhere. A log is compacted (rewritten whole
  * and renamed into place) when it has doubled since its last compaction. Folders of format version

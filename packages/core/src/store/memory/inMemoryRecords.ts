@@ -10,8 +10,8 @@ import { assertTenantScope, inTenant } from '../tenantScope.js';
 export interface SessionRecord {
   session: Session;
   branches: Map<string, Branch>;
-  /** Own messages of each branch, by seq. */
-  messages: Map<string, Map<number, Message>>;
+  /** Own messages of each branch, in seq order: `messages.get(id)[i].seq === firstOwnSeq + i` (frozen; read without a per-read rebuild). */
+  messages: Map<string, Message[]>;
   checkpoints: Map<string, Checkpoint[]>;
   /** When the store last read or wrote this session (`Date.now()` ms). */
   touchedAt: number;
@@ -66,7 +66,7 @@ export function eraseUserRecords(sessions: Map<string, SessionRecord>, episodes:
     if (record.session.userId !== userId || !inTenant(record.session, input)) continue;
     erased.sessions += 1;
     erased.branches += record.branches.size;
-    for (const own of record.messages.values()) erased.messages += own.size;
+    for (const own of record.messages.values()) erased.messages += own.length;
     for (const list of record.checkpoints.values()) erased.checkpoints += list.length;
     sessions.delete(record.session.id);
   }

@@ -104,7 +104,7 @@ export class InMemoryStore implements Store {
     const record: SessionRecord = {
       session,
       branches: new Map([[MAIN_BRANCH, main]]),
-      messages: new Map([[MAIN_BRANCH, new Map()]]),
+      messages: new Map([[MAIN_BRANCH, []]]),
       checkpoints: new Map(),
       touchedAt: Date.now(),
     };
@@ -163,22 +163,25 @@ export class InMemoryStore implements Store {
       throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
     }
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-    const lastSeq = firstOwnSeq - 1 + own.size; // own seqs are consecutive from firstOwnSeq (planAppend)
-    const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own.get(seq) });
-    for (const message of fresh) own.set(message.seq, frozenMessageCopy(message));
+    const lastSeq = firstOwnSeq - 1 + own.length; // own seqs are consecutive from firstOwnSeq (planAppend)
+    const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own[seq - firstOwnSeq] });
+    for (const message of fresh) own.push(frozenMessageCopy(message));
     return { inserted: fresh.length };
   }
 
   async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
     const record = this.#required(sessionId, options);
     assertBranchId(branchId);
-    const out: Message[] = [];
+    let out: Message[] = [];
     for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
       const own = record.messages.get(branch.id)!;
-      // Own seqs are consecutive from the branch's first own seq (planAppend), so the range is read by seq, without a sort.
+      // Own seqs are consecutive from the branch's first own seq (planAppend): the range is a slice of the array.
       const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-      const last = Math.min(throughSeq, firstOwnSeq - 1 + own.size);
-      for (let seq = Math.max(fromSeq, firstOwnSeq); seq <= last; seq += 1) out.push(own.get(seq)!);
+      const from = Math.max(fromSeq, firstOwnSeq) - firstOwnSeq;
+      const to = Math.min(throughSeq, firstOwnSeq - 1 + own.length) - firstOwnSeq + 1;
+      if (to <= from) continue;
+      if (out.length === 0) out = from === 0 && to === own.length ? own.slice() : own.slice(from, to);
+      else for (let i = from; i < to; i += 1) out.push(own[i]!);
     }
     return out;
   }
@@ -202,7 +205,7 @@ export class InMemoryStore implements Store {
       version: 1,
     };
     record.branches.set(branch.id, branch);
-    record.messages.set(branch.id, new Map());
+    record.messages.set(branch.id, []);
     return cloneData(branch);
   }
 
@@ -335,13 +338,13 @@ export class InMemoryStore implements Store {
     if (batch.messages !== undefined) {
       assertMessages(batch.messages);
       const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-      fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.size, storedAt: (seq) => own.get(seq) });
+      fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.length, storedAt: (seq) => own[seq - firstOwnSeq] });
     }
     const nextBranch = batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
     const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
     const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
     assertBatchCheckpoint(batch);
-    for (const message of fresh) own.set(message.seq, frozenMessageCopy(message));
+    for (const message of fresh) own.push(frozenMessageCopy(message));
     const result: StoreBatchResult = { inserted: fresh.length };
     if (nextBranch !== undefined) {
       record.branches.set(branchId, nextBranch);

@@ -40,7 +40,10 @@ export async function appendMessages(sessions: FileSessions, sessionId: string, 
   return { inserted };
 }
 
-/** `FileStore.readMessages`: the runs of the lineage's seqs are read from the log (or memory), nothing else. */
+/**
+ * `FileStore.readMessages`: the runs of the lineage's seqs are read from the log (or memory),
+ * nothing else. The messages are the image's own, deep-frozen: handed out without a copy.
+ */
 export async function readMessages(sessions: FileSessions, sessionId: string, branchId: string, options: ReadMessagesOptions): Promise<Message[]> {
   assertBranchId(branchId);
   return sessions.view(sessionId, async (found, load) => {
@@ -51,7 +54,7 @@ export async function readMessages(sessions: FileSessions, sessionId: string, br
     for (const { branch, fromSeq, throughSeq } of segments) {
       for (const run of runsBetween(image.branches.get(branch.id)!, fromSeq, throughSeq)) {
         const through = Math.min(throughSeq, run.firstSeq + run.count - 1);
-        for (let seq = Math.max(fromSeq, run.firstSeq); seq <= through; seq += 1) out.push(cloneData(run.messages![seq - run.firstSeq]!));
+        for (let seq = Math.max(fromSeq, run.firstSeq); seq <= through; seq += 1) out.push(run.messages![seq - run.firstSeq]!);
       }
     }
     return out;

@@ -11,6 +11,11 @@
  * long, and the same last 4 KiB before `through` (a hash). Anything else (no index, a damaged or
  * stale one, a crash between a log write and an index write) falls back to replaying the whole log,
  * so no crash can lose or duplicate anything the log holds.
+ *
+ * Version 2 keeps the CRC-32 of each message run's bytes: a run read back with the same checksum is
+ * the run that was validated when it was written (or replayed), so it is used without validating
+ * its messages again; a different checksum means the bytes changed on disk, and reading the run
+ * throws `DocumentCorruptError`. Version 1 indexes (no checksums) are still read.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
@@ -24,7 +29,11 @@ import { type BranchImage, type CheckpointRecord, firstOwnSeq, type OpLocation, 
 
 /** The `format` of a log index. */
 export const INDEX_FORMAT = 'baton-filestore-log-index';
-const INDEX_VERSION = 1;
+/**
+ * The version this code writes: 2 keeps each message run's CRC-32 ({@link OpLocation.crc}); version
+ * 1 (no checksums) is still read, its runs then validated in full when read.
+ */
+const INDEX_VERSION = 2;
 /** The bytes before `through` whose hash the index keeps. */
 const TAIL_CHECK_BYTES = 4096;
 
@@ -33,7 +42,7 @@ type LocationJson = z.infer<typeof Location>;
 
 const IndexSchema = z.object({
   format: z.literal(INDEX_FORMAT),
-  version: z.literal(INDEX_VERSION),
+  version: z.union([z.literal(1), z.literal(INDEX_VERSION)]),
   header: z.string(),
   through: z.number().int().positive(),
   lines: z.number().int().positive(),
@@ -42,8 +51,8 @@ const IndexSchema = z.object({
   branches: z.array(
     z.object({
       branch: z.unknown(),
-      /** `[firstSeq, count, offset, length, line, op?]` per run. */
-      runs: z.array(z.array(z.number().int())),
+      /** Per run: version 1 `[firstSeq, count, offset, length, line, op?]`; version 2 `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
+      runs: z.array(z.array(z.number().int().nullable())),
       checkpoints: z.array(
         z.object({
           id: z.string(),
@@ -58,11 +67,26 @@ const IndexSchema = z.object({
 });
 
 const toJson = (at: OpLocation): LocationJson => (at.op === undefined ? [at.offset, at.length, at.line] : [at.offset, at.length, at.line, at.op]);
-function fromJson(json: readonly number[]): OpLocation {
+function fromJson(json: readonly (number | null)[]): OpLocation {
   const [offset, length, line, op] = json;
-  if (offset === undefined || length === undefined || line === undefined || json.length > 4) throw new Error('not a location');
+  if (typeof offset !== 'number' || typeof length !== 'number' || typeof line !== 'number' || op === null || json.length > 4) throw new Error('not a location');
   return op === undefined ? { offset, length, line } : { offset, length, line, op };
 }
+
+/** A run's location in a version 2 index: `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
+function runLocationV2(json: readonly (number | null)[]): OpLocation {
+  if (json.length !== 7) throw new Error('not a run');
+  const [, , offset, length, line, op, crc] = json;
+  const at = fromJson(op === null ? [offset!, length!, line!] : [offset!, length!, line!, op!]);
+  if (crc !== null && crc !== undefined) {
+    if (crc < 0 || crc > 0xffffffff) throw new Error('not a CRC-32');
+    at.crc = crc;
+  }
+  return at;
+}
+
+/** A run's entry in a version 2 index (see {@link runLocationV2}). */
+const runToJson = (run: { firstSeq: number; count: number }, at: OpLocation): (number | null)[] => [run.firstSeq, run.count, at.offset, at.length, at.line, at.op ?? null, at.crc ?? null];
 
 /** The hash of the log bytes before `through` the index checks. */
 async function tailCheck(handle: FileHandle, headerBytes: number, through: number): Promise<string> {
@@ -99,9 +123,10 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
       const branch: Branch = parseStoredBranch(entry.branch, `branch in ${indexPath}`);
       if (branch.sessionId !== sessionId) return undefined;
       let next = firstOwnSeq(branch);
-      const runs = entry.runs.map(([firstSeq, count, ...at]) => {
-        const location = fromJson(at);
-        if (firstSeq !== next || count === undefined || count < 1 || !inLog(location)) throw new Error('runs do not follow each other');
+      const runs = entry.runs.map((json) => {
+        const [firstSeq, count] = json;
+        const location = index.version === 1 ? fromJson(json.slice(2)) : runLocationV2(json);
+        if (typeof firstSeq !== 'number' || firstSeq !== next || typeof count !== 'number' || count < 1 || !inLog(location)) throw new Error('runs do not follow each other');
         next += count;
         return { firstSeq, count, at: location, messages: undefined };
       });
@@ -148,7 +173,7 @@ export async function writeIndex(indexPath: string, handle: FileHandle, image: S
     if (runs.some((run) => run.at === undefined) || checkpoints.some((c) => c.documentAt === undefined)) return undefined;
     branches.push({
       branch,
-      runs: runs.map((run) => [run.firstSeq, run.count, ...toJson(run.at!)]),
+      runs: runs.map((run) => runToJson(run, run.at!)),
       checkpoints: checkpoints.map((c) => ({ id: c.id, createdAt: c.createdAt, manifest: c.manifest ?? null, at: toJson(c.documentAt!), writes: c.writesAt.map(toJson) })),
     });
   }

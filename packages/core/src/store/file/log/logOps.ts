@@ -6,10 +6,12 @@
  * in operations of at most {@link MESSAGES_PER_OP} and reports where each operation's bytes are, so
  * a later call can read one operation without parsing its line.
  */
+import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import type { Message } from '../../../conversation/message.js';
 import type { Branch, Session } from '../../../conversation/session.js';
 import { DocumentCorruptError } from '../../../errors.js';
+import { freezeMessages } from '../../cloneData.js';
 import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../../storedDocuments.js';
 import { type BranchImage, checkpointRecord, lastSeq, type OpLocation, type SessionImage } from './sessionImage.js';
 
@@ -93,6 +95,14 @@ export function locateOps(ops: readonly unknown[], text: string, offset: number,
 }
 
 /**
+ * `locations` with the CRC-32 of each one's bytes ({@link OpLocation.crc}).
+ * @param bytes the bytes the locations point into; `base` is the file offset of `bytes[0]`
+ */
+export function withChecksums(locations: readonly OpLocation[], bytes: Buffer, base: number): OpLocation[] {
+  return locations.map((at) => ({ ...at, crc: crc32(bytes.subarray(at.offset - base, at.offset - base + at.length)) }));
+}
+
+/**
  * Applies one log line's operations to `image` (created by the line's `session` operation when
  * `undefined`). Documents are validated as strictly as their writes (`strict`; a writer replaying
  * its own line, already validated, passes `false`).
@@ -140,7 +150,7 @@ function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, s
     case 'messages': {
       const target = branchOf(image, op.branchId, where);
       const messages = parseMessages(op.messages, lastSeq(target) + 1, where, strict);
-      if (messages.length > 0) target.runs.push({ firstSeq: messages[0]!.seq, count: messages.length, at, messages });
+      if (messages.length > 0) target.runs.push({ firstSeq: messages[0]!.seq, count: messages.length, at, messages: freezeMessages(messages) });
       return image;
     }
     case 'checkpoint': {
@@ -169,13 +179,14 @@ function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, s
 }
 
 /**
- * The messages of a `messages` operation, validated (when `strict`) and checked to continue the branch at `nextSeq`.
+ * The messages of a `messages` operation, validated (when `strict`; else taken as they are) and
+ * checked to continue the branch at `nextSeq`. Not frozen: callers that keep them freeze them.
  * @throws {DocumentCorruptError} naming the line and message
  */
 export function parseMessages(raw: readonly unknown[], nextSeq: number, where: string, strict: boolean): Message[] {
   return raw.map((value, index) => {
     const message = strict ? parseStoredMessage(value, `${where}, message ${index + 1}`) : (value as Message);
-    if (message.seq !== nextSeq + index) throw corrupt(where, `messages.${index}.seq`, `is ${message.seq}, not the next seq ${nextSeq + index}`);
+    if (message?.seq !== nextSeq + index) throw corrupt(where, `messages.${index}.seq`, `is ${message?.seq}, not the next seq ${nextSeq + index}`);
     return message;
   });
 }

@@ -1,10 +1,14 @@
 /**
  * Ranged reads of a `FileStore` session log: the operations an image remembers by location
  * ({@link OpLocation}) — message runs, checkpoint documents, pending writes — read back with one
- * `pread` each and validated as strictly as a replay of their line, so a long session answers a
+ * `pread` each and validated as strictly as a replay of their line (a message run whose bytes match
+ * the checksum taken when they were validated is not validated again), so a long session answers a
  * call by reading only what it asks for.
  */
+import { isAscii } from 'node:buffer';
 import { type FileHandle, open } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { freezeMessages } from '../../cloneData.js';
 import { hasErrorCode } from '../fileIo.js';
 import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages, unparsable } from './logOps.js';
 import type { CheckpointRecord, MessageRun, OpLocation } from './sessionImage.js';
@@ -20,11 +24,10 @@ export interface LogFile {
 }
 
 /**
- * Reads the operations at `locations` from `log`.
- * @throws {LogReplacedError} when the file is not the one the locations refer to;
- *   {@link DocumentCorruptError} naming the line when the bytes there are not a log operation
+ * Reads the bytes at `locations` from `log` (one `pread` per group of nearby locations).
+ * @throws {LogReplacedError} when the file is not the one the locations refer to
  */
-async function readOps(log: LogFile, locations: readonly OpLocation[]): Promise<ParsedOp[]> {
+async function readBytes(log: LogFile, locations: readonly OpLocation[]): Promise<Buffer[]> {
   let handle: FileHandle;
   try {
     handle = await open(log.path, 'r');
@@ -34,19 +37,29 @@ async function readOps(log: LogFile, locations: readonly OpLocation[]): Promise<
   }
   try {
     if ((await handle.stat({ bigint: true })).ino !== log.ino) throw new LogReplacedError(log.path);
-    const ops: ParsedOp[] = new Array(locations.length);
+    const out: Buffer[] = new Array(locations.length);
     for (const span of spans(locations)) {
-      const bytes = Buffer.alloc(span.end - span.start);
+      const bytes = Buffer.allocUnsafe(span.end - span.start);
       const { bytesRead } = await handle.read(bytes, 0, bytes.length, span.start);
       for (const index of span.members) {
         const at = locations[index]!;
-        ops[index] = parseOpAt(bytes.subarray(at.offset - span.start, Math.min(bytesRead, at.offset - span.start + at.length)), at, log.path);
+        out[index] = bytes.subarray(at.offset - span.start, Math.min(bytesRead, at.offset - span.start + at.length));
       }
     }
-    return ops;
+    return out;
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Reads the operations at `locations` from `log`.
+ * @throws {LogReplacedError} when the file is not the one the locations refer to;
+ *   {@link DocumentCorruptError} naming the line when the bytes there are not a log operation
+ */
+async function readOps(log: LogFile, locations: readonly OpLocation[]): Promise<ParsedOp[]> {
+  const bytes = await readBytes(log, locations);
+  return bytes.map((at, index) => parseOpAt(at, locations[index]!, log.path));
 }
 
 /** Locations closer than this are read with one `pread` (the bytes between them read and dropped). */
@@ -86,24 +99,50 @@ function parseOpAt(bytes: Buffer, at: OpLocation, path: string): ParsedOp {
 }
 
 /**
- * Reads the messages of `runs` still on disk (they belong to branch `branchId` of the image read from `log`).
- * @throws {DocumentCorruptError} naming the line when a run is damaged or not what the image expects
+ * Reads the messages of `runs` still on disk (they belong to branch `branchId` of the image read
+ * from `log`), deep-frozen. A run whose location has a checksum ({@link OpLocation.crc}) and whose
+ * bytes still match it is taken as it was validated when written; any other run is validated in full.
+ * @throws {DocumentCorruptError} naming the line when a run's bytes do not match its checksum, or
+ *   a run is damaged or not what the image expects
  */
 export async function loadRuns(log: LogFile, branchId: string, runs: readonly MessageRun[]): Promise<void> {
   const missing = runs.filter((run) => run.messages === undefined && run.at !== undefined);
   if (missing.length === 0) return;
-  const ops = await readOps(
+  const bytes = await readBytes(
     log,
     missing.map((run) => run.at!),
   );
-  ops.forEach((op, index) => {
-    const run = missing[index]!;
-    const where = `line ${run.at!.line} of ${log.path}`;
-    if (op.op !== 'messages' || op.branchId !== branchId || op.messages.length !== run.count) {
-      throw corrupt(where, '(root)', `does not hold messages ${run.firstSeq}–${run.firstSeq + run.count - 1} of branch ${JSON.stringify(branchId)} where the log index says`);
+  const parsed = missing.map((run, index) => {
+    const at = run.at!;
+    const where = `line ${at.line} of ${log.path}`;
+    const expected = `messages ${run.firstSeq}–${run.firstSeq + run.count - 1} of branch ${JSON.stringify(branchId)}`;
+    const checked = at.crc !== undefined;
+    if (checked && crc32(bytes[index]!) !== at.crc) {
+      throw corrupt(where, '(root)', `is damaged (its bytes no longer match the CRC-32 the log index took of ${expected} when they were written)`);
     }
-    run.messages = parseMessages(op.messages, run.firstSeq, where, true);
+    const op = checked ? trustedOp(bytes[index]!, at, where) : parseOpAt(bytes[index]!, at, log.path);
+    if (op?.op !== 'messages' || op.branchId !== branchId || !Array.isArray(op.messages) || op.messages.length !== run.count) {
+      throw corrupt(where, '(root)', `does not hold ${expected} where the log index says`);
+    }
+    return freezeMessages(parseMessages(op.messages, run.firstSeq, where, !checked));
   });
+  // Only once every run read is whole: a failed read leaves the image as it was.
+  missing.forEach((run, index) => {
+    run.messages = parsed[index];
+  });
+}
+
+/** The operation at `at`, whose bytes matched their checksum: parsed without schema validation (it was validated when written). */
+function trustedOp(bytes: Buffer, at: OpLocation, where: string): { op?: unknown; branchId?: unknown; messages?: unknown } | undefined {
+  let value: unknown;
+  try {
+    // ASCII bytes (the usual JSON of English text) decode as latin1 to the same string, without UTF-8 decoding.
+    value = JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'));
+  } catch (cause) {
+    throw unparsable(where, cause);
+  }
+  if (at.op !== undefined) value = (value as { ops?: unknown[] } | null)?.ops?.[at.op];
+  return typeof value === 'object' && value !== null ? (value as { op?: unknown; branchId?: unknown; messages?: unknown }) : undefined;
 }
 
 /**

@@ -23,6 +23,12 @@ export interface OpLocation {
   line: number;
   /** Set when `offset`/`length` span the whole line: the index of the operation in its `ops`. */
   op?: number;
+  /**
+   * The CRC-32 (`node:zlib` `crc32`) of the bytes at `offset`/`length`, taken when they were
+   * written or replayed (and validated); kept in the log index for message runs. A run read back
+   * whose bytes still have it is used without validating its messages again.
+   */
+  crc?: number;
 }
 
 /** Consecutive messages of a branch stored by one log operation. */
@@ -31,8 +37,11 @@ export interface MessageRun {
   count: number;
   /** Where the operation is; `undefined` for messages not read from a log (a format 1 folder). */
   at: OpLocation | undefined;
-  /** The messages once read (`messages[i].seq === firstSeq + i`); `undefined` while they are on disk. */
-  messages: Message[] | undefined;
+  /**
+   * The messages once read (`messages[i].seq === firstSeq + i`), deep-frozen (`readMessages` hands
+   * them out without a copy); `undefined` while they are on disk.
+   */
+  messages: readonly Message[] | undefined;
 }
 
 /** A stored checkpoint: its document as written (validated when loaded) and the pending writes appended to it. */

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { DocumentCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
 import { writeFileAtomic } from '../fileIo.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { applyLine, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable } from './logOps.js';
+import { applyLine, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable, withChecksums } from './logOps.js';
 import type { SessionImage } from './sessionImage.js';
 
 /** The `format` of a session log header. */
@@ -86,7 +86,7 @@ function replay(image: SessionImage | undefined, bytes: Buffer, start: number, f
     const text = bytes.toString('utf8', from, end);
     const line = parseJson(text, where);
     const ops = (line as { ops?: unknown })?.ops;
-    current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? locateOps(ops, text, start + from, lineNo) : undefined);
+    current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? withChecksums(locateOps(ops, text, start + from, lineNo), bytes, start) : undefined);
     from = end + 1;
     lineNo += 1;
   }
@@ -219,7 +219,11 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
     const stat = fstatSync(fd, { bigint: true });
     if (log.offset === offset) {
       const line = log.lines + 1;
-      const locations = spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
+      const locations = withChecksums(
+        spans.map((span) => ({ offset: offset + span.offset, length: span.length, line })),
+        bytes,
+        offset,
+      );
       applyLine(log.image, JSON.parse(text), `line ${line} of ${log.path}`, false, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
@@ -251,7 +255,11 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
     const { text, spans } = serializeLine(ops);
     lineNo += 1;
     const line = lineNo;
-    const locations = spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
+    const locations = withChecksums(
+      spans.map((span) => ({ offset: offset + span.offset, length: span.length, line })),
+      Buffer.from(text, 'utf8'),
+      offset,
+    );
     // The operations themselves (read from JSON, so they equal what a fresh read of the snapshot gives).
     fresh = applyLine(fresh, { ops }, `line ${line} of ${path}`, false, savedAt, locations);
     parts.push(text);

@@ -8,6 +8,7 @@
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Branch } from '../../../conversation/session.js';
+import { freezeMessages } from '../../cloneData.js';
 import type { FileDocuments } from '../fileDocuments.js';
 import { fsyncDir, hasErrorCode, readTextIfPresent } from '../fileIo.js';
 import { type BranchImage, type CheckpointRecord, checkpointRecord, type SessionImage } from '../log/sessionImage.js';
@@ -25,7 +26,7 @@ export async function readV1Session(docs: FileDocuments, sessionId: string): Pro
   const branches = new Map<string, BranchImage>();
   for (const branch of await docs.listBranches(sessionId)) {
     const messages = await docs.readOwnMessages(sessionId, branch.id);
-    const runs = messages.length === 0 ? [] : [{ firstSeq: messages[0]!.seq, count: messages.length, at: undefined, messages }];
+    const runs = messages.length === 0 ? [] : [{ firstSeq: messages[0]!.seq, count: messages.length, at: undefined, messages: freezeMessages(messages) }];
     branches.set(branch.id, { branch, runs, checkpoints: await readV1Checkpoints(docs, sessionId, branch) });
   }
   return { session, branches };
