@@ -1,4 +1,4 @@
-import { addUsage, type BatonEvent, emptyUsage, type Message, type Request, type Usage } from '@baton/core';
+import { addUsage, type BatonEvent, EventChannel, emptyUsage, type Message, type Request, type Usage } from '@baton/core';
 
 /**
  * What awaiting a {@link TurnStream} gives: what the call did, gathered from its events.
@@ -57,6 +57,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   #nextAgent: string | undefined;
   #completed = false;
   #closed = false;
+  /** Awaited, not iterated: the call's generator is read to the end (see `EventChannel.unattended`). */
+  #unattended = false;
 
   /**
    * @param base the session and branch the call runs on
@@ -144,7 +146,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       });
       promise.catch(() => undefined); // observed by `then` when someone awaits
       this.#ended = { resolve, reject, promise };
-      this.#opened = this.#enter === undefined ? (async () => (this.#generator = this.#start()))() : this.#enterThenStart(this.#enter);
+      this.#opened = this.#enter === undefined ? (async () => this.#started())() : this.#enterThenStart(this.#enter);
     }
     return this.#opened;
   }
@@ -152,12 +154,19 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   async #enterThenStart(enter: () => Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
     this.#exit = await enter();
     try {
-      this.#generator = this.#start();
-      return this.#generator;
+      return this.#started();
     } catch (error) {
       this.#leave();
       throw error;
     }
+  }
+
+  /** Starts the call's generator (telling a channel when nobody can leave it early). */
+  #started(): AsyncGenerator<BatonEvent, void> {
+    const generator = this.#start();
+    this.#generator = generator;
+    if (this.#unattended && generator instanceof EventChannel) generator.unattended();
+    return generator;
   }
 
   /** Runs what `enter` returned, once. */
@@ -168,6 +177,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   }
 
   async #drain(): Promise<TurnResult> {
+    // Nobody iterates this stream and it is read to the end: the turn need not pause for its reader.
+    this.#unattended = true;
     for (;;) {
       const step = await this.next();
       if (step.done === true) return this.#summary();
