@@ -80,21 +80,26 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   }
 
   /** Reads the next event (starting the turn on the first call). */
-  async next(): Promise<IteratorResult<BatonEvent, void>> {
-    try {
-      // Once started, the generator is read directly (one await per event, not two).
-      const step = await (this.#generator ?? (await this.#open())).next();
-      if (step.done === true) {
-        this.#leave();
-        this.#ended?.resolve();
-      } else this.#observe(step.value);
-      return step;
-    } catch (error) {
-      this.#leave();
-      this.#ended?.reject(error);
-      throw error;
-    }
+  next(): Promise<IteratorResult<BatonEvent, void>> {
+    const generator = this.#generator;
+    // Once started, the generator is read directly (one promise per event, not an async function's).
+    if (generator !== undefined) return generator.next().then(this.#onStep, this.#onError);
+    return this.#open().then((opened) => opened.next().then(this.#onStep, this.#onError), this.#onError);
   }
+
+  readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
+    if (step.done === true) {
+      this.#leave();
+      this.#ended?.resolve();
+    } else this.#observe(step.value);
+    return step;
+  };
+
+  readonly #onError = (error: unknown): never => {
+    this.#leave();
+    this.#ended?.reject(error);
+    throw error;
+  };
 
   /** Leaves the stream: what the turn committed is kept, and the next call on the session finishes it. */
   async return(): Promise<IteratorResult<BatonEvent, void>> {
