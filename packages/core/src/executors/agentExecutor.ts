@@ -8,7 +8,7 @@ import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '
 import { type NewRequest, requestKey } from '../conversation/request.js';
 import { AbortedError, InvalidInputError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
 import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
-import { raceAbort } from './abort.js';
+import { NEVER_ABORTED, raceAbort } from './abort.js';
 import { EventChannel, type EventSink } from './eventChannel.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 
@@ -208,6 +208,7 @@ export class AgentExecutor implements Executor {
     const iterator = within === undefined ? client.stream(request)[Symbol.asyncIterator]() : within(() => client.stream(request)[Symbol.asyncIterator]());
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
     const abort = raceAbort(input.signal);
+    const cancellable = input.signal !== NEVER_ABORTED;
     let done = false;
     try {
       for (;;) {
@@ -220,6 +221,12 @@ export class AgentExecutor implements Executor {
         if (event.type === 'text.delta') {
           text += event.delta;
           emit({ type: 'message.delta', sessionId, branchId, agent, delta: event.delta });
+          if (cancellable) {
+            // A call that can be cancelled keeps in step with its reader, as a generator would: a
+            // reader that aborts on a delta sees no later delta, only the AbortedError.
+            const ready = input.ready?.();
+            if (ready !== undefined) await ready;
+          }
         } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
         else if (event.type === 'usage') usage = addUsage(usage, event.usage);
         else finishReason = event.finishReason;
