@@ -39,6 +39,18 @@ function modelMessagesOf(history: readonly Message[], length: number): readonly 
   return entry.models;
 }
 
+/** What one activation may call (see `AgentExecutor#toolsFor`). */
+interface ActivationTools {
+  tools: ReadonlyMap<string, Tool>;
+  definitions: ToolDefinition[];
+  /** The agent's tool array they were built from, and the lengths of both arrays then. */
+  own: readonly Tool[];
+  ownCount: number;
+  extraCount: number;
+}
+
+const NO_TOOLS: readonly Tool[] = [];
+
 /**
  * Runs an {@link Agent}: model → tool calls (several in one response run concurrently; results are
  * committed in call order) → model … until a final answer, a handoff, a request or the end of the
@@ -53,6 +65,9 @@ function modelMessagesOf(history: readonly Message[], length: number): readonly 
  * ```
  */
 export class AgentExecutor implements Executor {
+  /** Tools and definitions built for an array of runtime tools (see `#toolsFor`). */
+  readonly #activationTools = new WeakMap<readonly Tool[], ActivationTools>();
+
   constructor(readonly agent: Agent) {}
 
   get name(): string {
@@ -86,11 +101,7 @@ export class AgentExecutor implements Executor {
 
   /** Runs one activation, emitting its events into `emit` (see {@link Executor.run}). */
   async run(input: ExecutorInput, emit: EventSink): Promise<ExecutorOutcome> {
-    const tools = new Map<string, Tool>();
-    const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
-    for (const t of this.agent.tools) if (allowed(t.name)) tools.set(t.name, t);
-    for (const t of input.tools ?? []) tools.set(t.name, t);
-    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+    const { tools, definitions } = this.#toolsFor(input);
     // `input.history` may be a live array the journal appends to (the handoff runtime's is): this
     // activation reads its first `given` messages and keeps its own commits apart, without copying it.
     const given = input.history.length;
@@ -149,6 +160,29 @@ export class AgentExecutor implements Executor {
       emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message });
       if (response.toolCalls.length === 0) return { type: 'reply', message, usage };
     }
+  }
+
+  /**
+   * The tools of one activation by name (the agent's own that the turn's filter lets through, then
+   * the runtime's) and their definitions for the model. Without a per-turn filter they are built
+   * once per array of runtime tools (the handoff runtime passes the same array to every activation
+   * of an agent in a session) and reused while neither array changes length.
+   */
+  #toolsFor(input: ExecutorInput): ActivationTools {
+    const extra = input.tools ?? NO_TOOLS;
+    const own = this.agent.tools;
+    if (input.turnSettings?.tools === undefined) {
+      const known = this.#activationTools.get(extra);
+      if (known !== undefined && known.own === own && known.ownCount === own.length && known.extraCount === extra.length) return known;
+    }
+    const tools = new Map<string, Tool>();
+    const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
+    for (const t of own) if (allowed(t.name)) tools.set(t.name, t);
+    for (const t of extra) tools.set(t.name, t);
+    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+    const built: ActivationTools = { tools, definitions, own, ownCount: own.length, extraCount: extra.length };
+    if (input.turnSettings?.tools === undefined) this.#activationTools.set(extra, built);
+    return built;
   }
 
   /**

@@ -14,6 +14,16 @@ export type EventSink = (event: BatonEvent) => void;
  */
 export type ReadySignal = () => Promise<void> | undefined;
 
+/** Told synchronously of what a channel's reader is given, as it is given (see {@link EventChannel.observeReads}). */
+export interface ChannelReads {
+  /** An event the reader is given. */
+  event(event: BatonEvent): void;
+  /** The reader is told the run is done (every event read). */
+  done(): void;
+  /** The reader is given the run's failure. */
+  failed(error: unknown): void;
+}
+
 /** Thrown into an emitter whose reader left the channel; it ends the run like a generator's `return`. */
 class ReaderLeft extends Error {
   constructor() {
@@ -64,6 +74,7 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
   #error: unknown;
   #left = false;
   #unattended = false;
+  #reads: ChannelReads | undefined;
 
   /** @param run emits the events into the channel; its promise settles when it is done (a rejection is the failure the reader gets) */
   constructor(run: (channel: EventChannel) => Promise<void>) {
@@ -79,6 +90,7 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     const reader = this.#reader;
     if (reader !== undefined) {
       this.#reader = undefined;
+      this.#reads?.event(event);
       reader.resolve({ done: false, value: event });
     } else this.#buffer.push(event);
   };
@@ -107,6 +119,14 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     waiting?.resolve();
   }
 
+  /**
+   * Tells `reads` of every event, end and failure as the reader is given it, so a wrapper that
+   * watches the events (a turn's stream gathering its result) needs no promise of its own per event.
+   */
+  observeReads(reads: ChannelReads): void {
+    this.#reads = reads;
+  }
+
   /** The next event (starting the run on the first call); `done` once the run finished and every event was read. */
   next(): Promise<IteratorResult<BatonEvent, void>> {
     if (this.#state === 'new') this.#start();
@@ -118,11 +138,16 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
         this.#buffer.length = 0;
         this.#head = 0;
       }
+      this.#reads?.event(value);
       return Promise.resolve({ done: false, value });
     }
-    if (this.#state === 'done') return Promise.resolve({ done: true, value: undefined });
+    if (this.#state === 'done') {
+      this.#reads?.done();
+      return Promise.resolve({ done: true, value: undefined });
+    }
     if (this.#state === 'failed') {
       this.#state = 'done';
+      this.#reads?.failed(this.#error);
       return Promise.reject(this.#error);
     }
     const step = new Promise<IteratorResult<BatonEvent, void>>((resolve, reject) => {
@@ -189,6 +214,7 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     if (failed && !this.#left) {
       if (reader !== undefined) {
         this.#state = 'done';
+        this.#reads?.failed(error);
         reader.reject(error);
       } else {
         this.#state = 'failed';
@@ -197,6 +223,9 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
       return;
     }
     this.#state = 'done';
-    reader?.resolve({ done: true, value: undefined });
+    if (reader !== undefined) {
+      this.#reads?.done();
+      reader.resolve({ done: true, value: undefined });
+    }
   }
 }

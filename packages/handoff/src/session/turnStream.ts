@@ -59,6 +59,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   #closed = false;
   /** Awaited, not iterated: the call's generator is read to the end (see `EventChannel.unattended`). */
   #unattended = false;
+  /** The call's generator is an `EventChannel` that tells this stream what its reader gets: read it directly. */
+  #direct = false;
 
   /**
    * @param base the session and branch the call runs on
@@ -83,8 +85,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   next(): Promise<IteratorResult<BatonEvent, void>> {
     const generator = this.#generator;
     // Once started, the generator is read directly (one promise per event, not an async function's).
-    if (generator !== undefined) return generator.next().then(this.#onStep, this.#onError);
-    return this.#open().then((opened) => opened.next().then(this.#onStep, this.#onError), this.#onError);
+    if (generator !== undefined) return this.#direct ? generator.next() : generator.next().then(this.#onStep, this.#onError);
+    return this.#open().then((opened) => (this.#direct ? opened.next() : opened.next().then(this.#onStep, this.#onError)), this.#onError);
   }
 
   readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
@@ -170,7 +172,21 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   #started(): AsyncGenerator<BatonEvent, void> {
     const generator = this.#start();
     this.#generator = generator;
-    if (this.#unattended && generator instanceof EventChannel) generator.unattended();
+    if (generator instanceof EventChannel) {
+      if (this.#unattended) generator.unattended();
+      generator.observeReads({
+        event: (event) => this.#observe(event),
+        done: () => {
+          this.#leave();
+          this.#ended?.resolve();
+        },
+        failed: (error) => {
+          this.#leave();
+          this.#ended?.reject(error);
+        },
+      });
+      this.#direct = true;
+    }
     return generator;
   }
 
