@@ -62,8 +62,10 @@ export interface ExecutorInput {
   /**
    * For {@link Executor.run}: resolves when the caller has read every event emitted so far and
    * wants more (where a generator would resume after a `yield`); `undefined` when it can go on at
-   * once. `run` awaits it before each side effect (a model call, a tool, a commit), so a caller that
-   * stops reading stops the activation there (it then rejects; let that propagate). Absent: never wait.
+   * once. `run` awaits it before each side effect (a model call, a tool, a commit) and, when the
+   * call can be cancelled (a `signal` other than `NEVER_ABORTED`), after each `message.delta`, so a
+   * caller that stops reading stops the activation there (it then rejects; let that propagate) and
+   * one that cancels on an event sees no later event. Absent: never wait.
    */
   ready?: ReadySignal;
   /**
