@@ -4,7 +4,7 @@
  * same order and store the same history; with tracing, spans that an instrumented model client or
  * tool starts nest under the model call's or tool's span inside the agent's span, on both paths.
  */
-import { type Agent, AgentExecutor, agent, type BatonEvent, type Executor, InMemoryStore, type ModelClient, type ModelRequest, tool } from '@baton/core';
+import { type Agent, AgentExecutor, agent, type BatonEvent, type Executor, type ExecutorInput, type ExecutorOutcome, InMemoryStore, type ModelClient, type ModelRequest, tool } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { context, trace, type Tracer } from '@opentelemetry/api';
@@ -12,7 +12,9 @@ import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpa
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffWorkflow } from '../src/index.js';
-import { collect, lastOf } from './support/helpers.js';
+import { collect, deskAgents, lastOf } from './support/helpers.js';
+
+
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -99,7 +101,7 @@ function comparable(events: readonly BatonEvent[]): unknown {
   const ids = new Map<string, string>();
   return JSON.parse(JSON.stringify(events), (key, value) => {
     if (key === 'createdAt' || key === 'durationMs') return '…';
-    if ((key === 'id' || key === 'parentId') && typeof value === 'string') {
+    if ((key === 'id' || key === 'parentId' || key === 'toolCallId') && typeof value === 'string') {
       if (!ids.has(value)) ids.set(value, `id-${ids.size}`);
       return ids.get(value);
     }
@@ -160,6 +162,24 @@ describe('the handoff turn through Executor.run and through execute', () => {
     ]);
     for (const [index, events] of viaSink.events.entries()) expect(comparable(events), `call ${index + 1}`).toEqual(comparable(viaGenerator.events[index]!));
     expect(viaSink.stored).toEqual(viaGenerator.stored);
+  });
+
+  it("uses execute for an AgentExecutor subclass that overrides execute alone, and run when it overrides neither", async () => {
+    const activations: string[] = [];
+    class Counted extends AgentExecutor {
+      override async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
+        activations.push(this.name);
+        return yield* super.execute(input);
+      }
+    }
+    const { triage, billing } = deskAgents();
+    const counted = await new HandoffBuilder().participants(new Counted(triage), new Counted(billing)).coordinator('triage').store(new InMemoryStore()).build().session({ id: 'sub-1' });
+    const events = await collect(counted.send('Refund please'));
+    expect(activations).toEqual(['triage', 'billing']);
+    expect(events.at(-1)?.type).toBe('turn.completed');
+
+    const plain = await new HandoffBuilder().participants(new AgentExecutor(triage), new AgentExecutor(billing)).coordinator('triage').store(new InMemoryStore()).build().session({ id: 'sub-1' });
+    expect(comparable(await collect(plain.send('Refund please')))).toEqual(comparable(events));
   });
 
   it('nests the spans of an instrumented model client and tool under the model call and the tool, inside the agent span, on both paths', async () => {

@@ -146,7 +146,8 @@ export interface Executor {
    * The same activation as {@link execute}, emitting its events (the same ones, in the same order)
    * into `emit` instead of yielding them: a runtime that has it (the handoff turn does) passes events
    * through one sink instead of a generator per layer. It awaits `input.ready` before each side
-   * effect and runs outside calls through `input.within`. Optional: without it, `execute` is used.
+   * effect and runs outside calls through `input.within`. Optional: without it, `execute` is used
+   * (as it is for an `AgentExecutor` subclass that overrides `execute` but not `run`).
    * @param input as for `execute`
    * @param emit receives each event synchronously; it throws when the caller stopped reading (let that propagate)
    * @returns how the activation ended, as `execute` returns it

@@ -1,5 +1,6 @@
 import {
   type ApprovalDecision,
+  AgentExecutor,
   addUsage,
   BatonError,
   type BatonEvent,
@@ -128,11 +129,21 @@ export async function runTurn(runtime: SessionRuntime, start: TurnStart, call: T
 }
 
 /**
+ * Whether an activation of `executor` goes through its `run`: when it has one, except for an
+ * `AgentExecutor` subclass that overrides `execute` and not `run` (its inherited `run` would skip the override).
+ */
+function usesRun(executor: Executor): boolean {
+  if (executor.run === undefined) return false;
+  if (!(executor instanceof AgentExecutor)) return true;
+  return executor.execute === AgentExecutor.prototype.execute || executor.run !== AgentExecutor.prototype.run;
+}
+
+/**
  * Runs one activation of `executor` into `sink`: its `run` when it has one, else its `execute`
  * generator, read one event at a time (each read after the reader asked for more, as `yield*` would).
  */
 async function activate(executor: Executor, input: ExecutorInput, sink: TurnSink): Promise<ExecutorOutcome> {
-  if (executor.run !== undefined) return executor.run(input, sink.emit);
+  if (usesRun(executor)) return executor.run!(input, sink.emit);
   const { within } = sink;
   const events = within === undefined ? executor.execute(input) : within(() => executor.execute(input));
   let settled = false;
@@ -211,7 +222,11 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
   for (let turnsRun = 1; ; turnsRun += 1) {
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
     // (Inlined rather than a generator of its own: every agent event passes through one generator layer less.)
-    const context = runtime.config.contextProviders.length === 0 ? undefined : (await readyFor(sink), await beforeTurn(runtime, call.signal, said));
+    let context: readonly ModelMessage[] | undefined;
+    if (runtime.config.contextProviders.length > 0) {
+      await readyFor(sink);
+      context = await beforeTurn(runtime, call.signal, said);
+    }
     let usage: Usage = emptyUsage();
     let end: TurnEnd | undefined;
     while (end === undefined) {
