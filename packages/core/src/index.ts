@@ -2,6 +2,7 @@ export { type Agent, type AgentOptions, type AgentOutput, agent, type Instructio
 export { type CheckedOutput, checkStructuredOutput, outputCorrection } from './agents/structuredOutput.js';
 export { NEVER_ABORTED } from './executors/abort.js';
 export { AgentExecutor } from './executors/agentExecutor.js';
+export { type ChannelReads, EventChannel, type EventSink, isReaderLeft, type ReadySignal } from './executors/eventChannel.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,

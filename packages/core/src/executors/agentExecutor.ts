@@ -8,7 +8,8 @@ import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '
 import { type NewRequest, requestKey } from '../conversation/request.js';
 import { AbortedError, InvalidInputError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
 import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
-import { raceAbort } from './abort.js';
+import { NEVER_ABORTED, raceAbort } from './abort.js';
+import { EventChannel, type EventSink } from './eventChannel.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 
 /** The model view of a history array, converted so far: `models[i]` is `toModelMessage(history[i])` for `i < models.length`. */
@@ -38,6 +39,18 @@ function modelMessagesOf(history: readonly Message[], length: number): readonly 
   return entry.models;
 }
 
+/** What one activation may call (see `AgentExecutor#toolsFor`). */
+interface ActivationTools {
+  tools: ReadonlyMap<string, Tool>;
+  definitions: ToolDefinition[];
+  /** The agent's tool array they were built from, and the lengths of both arrays then. */
+  own: readonly Tool[];
+  ownCount: number;
+  extraCount: number;
+}
+
+const NO_TOOLS: readonly Tool[] = [];
+
 /**
  * Runs an {@link Agent}: model → tool calls (several in one response run concurrently; results are
  * committed in call order) → model … until a final answer, a handoff, a request or the end of the
@@ -52,6 +65,9 @@ function modelMessagesOf(history: readonly Message[], length: number): readonly 
  * ```
  */
 export class AgentExecutor implements Executor {
+  /** Tools and definitions built for an array of runtime tools (see `#toolsFor`). */
+  readonly #activationTools = new WeakMap<readonly Tool[], ActivationTools>();
+
   constructor(readonly agent: Agent) {}
 
   get name(): string {
@@ -74,12 +90,18 @@ export class AgentExecutor implements Executor {
     if (!checked.ok) throw new InvalidInputError(`The edited arguments ${JSON.stringify(args)} fail the schema: ${checked.problem} The request is still pending; answer it again.`);
   }
 
+  /** Runs one activation as a generator (see {@link Executor.execute}): the events of {@link run}, read through an {@link EventChannel}. */
   async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
-    const tools = new Map<string, Tool>();
-    const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
-    for (const t of this.agent.tools) if (allowed(t.name)) tools.set(t.name, t);
-    for (const t of input.tools ?? []) tools.set(t.name, t);
-    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+    let outcome: ExecutorOutcome | undefined;
+    yield* new EventChannel(async (channel) => {
+      outcome = await this.run({ ...input, ready: channel.ready }, channel.emit);
+    });
+    return outcome!;
+  }
+
+  /** Runs one activation, emitting its events into `emit` (see {@link Executor.run}). */
+  async run(input: ExecutorInput, emit: EventSink): Promise<ExecutorOutcome> {
+    const { tools, definitions } = this.#toolsFor(input);
     // `input.history` may be a live array the journal appends to (the handoff runtime's is): this
     // activation reads its first `given` messages and keeps its own commits apart, without copying it.
     const given = input.history.length;
@@ -93,7 +115,7 @@ export class AgentExecutor implements Executor {
       if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
       const last = own.length > 0 ? own[own.length - 1] : input.history[given - 1];
       if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
-        const step = yield* this.#answerToolCalls(last.toolCalls, tools, input);
+        const step = await this.#answerToolCalls(last.toolCalls, tools, input, emit);
         if (step.requests.length > 0) return { type: 'requests', requests: step.requests, usage };
         own.push(...step.committed);
         if (step.control?.kind === 'handoff') {
@@ -108,7 +130,7 @@ export class AgentExecutor implements Executor {
         throw new MaxStepsExceededError(`Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`);
       }
       steps += 1;
-      const response = yield* this.#callModel(own, given, definitions, input, correction);
+      const response = await this.#callModel(own, given, definitions, input, emit, correction);
       usage = addUsage(usage, response.usage);
       let structured: { value: unknown } | undefined;
       if (response.toolCalls.length === 0 && this.agent.outputType !== undefined) {
@@ -122,6 +144,8 @@ export class AgentExecutor implements Executor {
         structured = { value: checked.value };
       }
       correction = undefined;
+      const ready = input.ready?.();
+      if (ready !== undefined) await ready;
       const [message] = await input.journal.commit([
         response.toolCalls.length > 0
           ? { role: 'assistant', agent: this.agent.name, content: response.text, toolCalls: response.toolCalls }
@@ -130,12 +154,35 @@ export class AgentExecutor implements Executor {
       if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
       own.push(message);
       if (structured !== undefined) {
-        yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message, structuredOutput: structured.value };
+        emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message, structuredOutput: structured.value });
         return { type: 'reply', message, usage, structuredOutput: structured.value };
       }
-      yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
+      emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message });
       if (response.toolCalls.length === 0) return { type: 'reply', message, usage };
     }
+  }
+
+  /**
+   * The tools of one activation by name (the agent's own that the turn's filter lets through, then
+   * the runtime's) and their definitions for the model. Without a per-turn filter they are built
+   * once per array of runtime tools (the handoff runtime passes the same array to every activation
+   * of an agent in a session) and reused while neither array changes length.
+   */
+  #toolsFor(input: ExecutorInput): ActivationTools {
+    const extra = input.tools ?? NO_TOOLS;
+    const own = this.agent.tools;
+    if (input.turnSettings?.tools === undefined) {
+      const known = this.#activationTools.get(extra);
+      if (known !== undefined && known.own === own && known.ownCount === own.length && known.extraCount === extra.length) return known;
+    }
+    const tools = new Map<string, Tool>();
+    const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
+    for (const t of own) if (allowed(t.name)) tools.set(t.name, t);
+    for (const t of extra) tools.set(t.name, t);
+    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+    const built: ActivationTools = { tools, definitions, own, ownCount: own.length, extraCount: extra.length };
+    if (input.turnSettings?.tools === undefined) this.#activationTools.set(extra, built);
+    return built;
   }
 
   /**
@@ -164,13 +211,14 @@ export class AgentExecutor implements Executor {
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }
 
-  async *#callModel(
+  async #callModel(
     own: readonly Message[],
     given: number,
     tools: ToolDefinition[],
     input: ExecutorInput,
+    emit: EventSink,
     correction?: readonly ModelMessage[],
-  ): AsyncGenerator<BatonEvent, { text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }, void> {
+  ): Promise<{ text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }> {
     let text = '';
     const toolCalls: ToolCall[] = [];
     let usage = emptyUsage();
@@ -184,16 +232,21 @@ export class AgentExecutor implements Executor {
     const agent = this.agent.name;
     const model = this.agent.model.model;
     // Built literally: a spread followed by more keys is a slow path in V8 (see storeJournal.ts).
-    yield { type: 'model.started', sessionId, branchId, agent, model };
+    emit({ type: 'model.started', sessionId, branchId, agent, model });
+    const ready = input.ready?.();
+    if (ready !== undefined) await ready;
     const startedAt = performance.now();
-    const stream = this.agent.model.stream(request);
+    const { within } = input;
+    const client = this.agent.model;
+    // With tracing, the call and each read of it run in the model call's span (instrumented clients nest under it).
+    const iterator = within === undefined ? client.stream(request)[Symbol.asyncIterator]() : within(() => client.stream(request)[Symbol.asyncIterator]());
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
-    const iterator = stream[Symbol.asyncIterator]();
     const abort = raceAbort(input.signal);
+    const cancellable = input.signal !== NEVER_ABORTED;
     let done = false;
     try {
       for (;;) {
-        const next = await abort.race(iterator.next());
+        const next = await abort.race(within === undefined ? iterator.next() : within(() => iterator.next()));
         if (next.done === true) {
           done = true;
           break;
@@ -201,7 +254,13 @@ export class AgentExecutor implements Executor {
         const event = next.value;
         if (event.type === 'text.delta') {
           text += event.delta;
-          yield { type: 'message.delta', sessionId: input.sessionId, branchId: input.branchId, agent: this.agent.name, delta: event.delta };
+          emit({ type: 'message.delta', sessionId, branchId, agent, delta: event.delta });
+          if (cancellable) {
+            // A call that can be cancelled keeps in step with its reader, as a generator would: a
+            // reader that aborts on a delta sees no later delta, only the AbortedError.
+            const ready = input.ready?.();
+            if (ready !== undefined) await ready;
+          }
         } else if (event.type === 'tool_call') toolCalls.push(event.toolCall);
         else if (event.type === 'usage') usage = addUsage(usage, event.usage);
         else finishReason = event.finishReason;
@@ -212,7 +271,7 @@ export class AgentExecutor implements Executor {
       if (!done) iterator.return?.().catch(() => undefined);
     }
     if (usage.requests === 0) usage = { ...usage, requests: 1 };
-    yield { type: 'model.completed', sessionId, branchId, agent, model, durationMs: performance.now() - startedAt, usage, finishReason };
+    emit({ type: 'model.completed', sessionId, branchId, agent, model, durationMs: performance.now() - startedAt, usage, finishReason });
     return { text, toolCalls, usage, finishReason };
   }
 
@@ -221,11 +280,12 @@ export class AgentExecutor implements Executor {
    * the rest run concurrently; each finished result is recorded as a pending write at once. When
    * none waits for a human, all results are committed in call order.
    */
-  async *#answerToolCalls(
+  async #answerToolCalls(
     calls: readonly ToolCall[],
     tools: ReadonlyMap<string, Tool>,
     input: ExecutorInput,
-  ): AsyncGenerator<BatonEvent, { committed: Message[]; requests: NewRequest[]; control?: PendingWrite['control'] }, void> {
+    emit: EventSink,
+  ): Promise<{ committed: Message[]; requests: NewRequest[]; control?: PendingWrite['control'] }> {
     const results = new Map<string, PendingWrite>();
     const requests: NewRequest[] = [];
     const running = new Map<string, Promise<{ id: string; outcome: Awaited<ReturnType<typeof runToolCall>> }>>();
@@ -236,6 +296,7 @@ export class AgentExecutor implements Executor {
 
     /** Set when this step is left (cancelled, failed, or the caller stopped reading): late results are not journalled. */
     let left = false;
+    const { within } = input;
     const abort = raceAbort(input.signal);
     try {
       for (const call of calls) {
@@ -244,13 +305,16 @@ export class AgentExecutor implements Executor {
           results.set(call.id, done);
           continue;
         }
-        yield { type: 'tool.call', sessionId: base.sessionId, branchId: base.branchId, agent: this.agent.name, toolCall: call };
+        emit({ type: 'tool.call', sessionId: base.sessionId, branchId: base.branchId, agent: this.agent.name, toolCall: call });
+        const ready = input.ready?.();
+        if (ready !== undefined) await ready;
         // Each result is journalled as soon as its tool returns, not behind its siblings: a crash
         // re-runs only tools whose result was not journalled yet (at-least-once before `tool.result`,
         // exactly-once after it).
+        const started = within === undefined ? runToolCall(call, tools, callInput) : within(() => runToolCall(call, tools, callInput));
         running.set(
           call.id,
-          runToolCall(call, tools, callInput).then(async (outcome) => {
+          started.then(async (outcome) => {
             if (outcome.type === 'write' && !left) await input.journal.recordPendingWrite(outcome.write);
             return { id: call.id, outcome };
           }),
@@ -265,7 +329,7 @@ export class AgentExecutor implements Executor {
           continue;
         }
         results.set(id, outcome.write);
-        yield {
+        emit({
           type: 'tool.result',
           sessionId: base.sessionId,
           branchId: base.branchId,
@@ -275,7 +339,12 @@ export class AgentExecutor implements Executor {
           content: outcome.write.content,
           isError: outcome.write.isError,
           durationMs: outcome.write.durationMs,
-        };
+        });
+        if (running.size > 0) {
+          // A caller that stops reading here leaves the step: later results are not journalled.
+          const ready = input.ready?.();
+          if (ready !== undefined) await ready;
+        }
       }
     } finally {
       abort.dispose();
@@ -300,6 +369,8 @@ export class AgentExecutor implements Executor {
       }
       return { ...write, control: undefined, isError: true, content: `Ignored: this response already moved control (${control.kind}${control.target ? ` to ${control.target}` : ''}). Make one handoff at a time.` };
     });
+    const ready = input.ready?.();
+    if (ready !== undefined) await ready;
     const committed = await input.journal.commit(
       ordered.map((write) => ({
         role: 'tool' as const,
@@ -314,7 +385,7 @@ export class AgentExecutor implements Executor {
         ...(write.approvedArguments === undefined ? {} : { metadata: { approvedArguments: write.approvedArguments } }),
       })),
     );
-    for (const message of committed) yield { type: 'message', sessionId: base.sessionId, branchId: base.branchId, message };
+    for (const message of committed) emit({ type: 'message', sessionId: base.sessionId, branchId: base.branchId, message });
     return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
   }
 }

@@ -1,6 +1,7 @@
 import type { Tool } from '../agents/tool.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
 import type { BatonEvent } from '../conversation/events.js';
+import type { EventSink, ReadySignal } from './eventChannel.js';
 import type { Message, ModelMessage, NewMessage } from '../conversation/message.js';
 import type { ApprovalDecision, HumanStepAnswer, NewRequest, Request } from '../conversation/request.js';
 import type { StateAccess } from '../conversation/state.js';
@@ -58,6 +59,23 @@ export interface ExecutorInput {
    * `workflow.asExecutor()` in `@baton/handoff`). Absent when the runtime offers none.
    */
   branchHistory?: BranchHistory;
+  /**
+   * For {@link Executor.run}: resolves when the caller has read every event emitted so far and
+   * wants more (where a generator would resume after a `yield`); `undefined` when it can go on at
+   * once. `run` awaits it before each side effect (a model call, a tool, a commit) and, when the
+   * call can be cancelled (a `signal` other than `NEVER_ABORTED`), after each `message.delta`, so a
+   * caller that stops reading stops the activation there (it then rejects; let that propagate) and
+   * one that cancels on an event sees no later event. Absent: never wait.
+   */
+  ready?: ReadySignal;
+  /**
+   * Runs `fn` (a model call's `stream` and each read of it, a tool call) in the context the runtime
+   * wants outside calls to run in: with tracing, the innermost open span (the model call's `chat`
+   * span, the tool's `execute_tool` span, under the agent's `invoke_agent` span), so instrumented
+   * clients nest under it. Absent: `fn` runs in the caller's context.
+   * @returns what `fn` returns
+   */
+  within?: <T>(fn: () => T) => T;
 }
 
 /** A live view of a branch's committed history (see {@link ExecutorInput.branchHistory}). */
@@ -124,6 +142,18 @@ export interface Executor {
    * @throws {MaxStepsExceededError | AbortedError} and what the model client or journal throws
    */
   execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void>;
+  /**
+   * The same activation as {@link execute}, emitting its events (the same ones, in the same order)
+   * into `emit` instead of yielding them: a runtime that has it (the handoff turn does) passes events
+   * through one sink instead of a generator per layer. It awaits `input.ready` before each side
+   * effect and runs outside calls through `input.within`. Optional: without it, `execute` is used
+   * (as it is for an `AgentExecutor` subclass that overrides `execute` but not `run`).
+   * @param input as for `execute`
+   * @param emit receives each event synchronously; it throws when the caller stopped reading (let that propagate)
+   * @returns how the activation ended, as `execute` returns it
+   * @throws what `execute` throws
+   */
+  run?(input: ExecutorInput, emit: EventSink): Promise<ExecutorOutcome>;
   /**
    * Called when this participant's pending requests are dropped unanswered (the turn was
    * discarded, the session closed), after the drop is stored, so the executor can withdraw what it

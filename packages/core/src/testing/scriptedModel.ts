@@ -73,7 +73,17 @@ export class ScriptedModel implements ModelClient {
     return typeof this.#script === 'function' ? Number.POSITIVE_INFINITY : this.#script.length - this.#calls;
   }
 
-  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+  /**
+   * Streams the next scripted response (see the class comment). The response is chosen and the
+   * request recorded when the stream is first read, as an async generator would; the events are
+   * then read from a list, without a generator's machinery (so benchmarks measure Baton, not the model).
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return new ScriptedStream(() => this.#answer(request), request.signal, this.model);
+  }
+
+  /** Records `request`, takes the next response and turns it into stream events. */
+  #answer(request: ModelRequest): { events: ModelStreamEvent[]; index: number } {
     const index = this.#calls;
     this.#calls += 1;
     if (this.#record) {
@@ -91,26 +101,77 @@ export class ScriptedModel implements ModelClient {
       throw new ConfigurationError(`ScriptedModel ${JSON.stringify(this.model)} has no response #${index + 1} (the script has ${index}). Add one.`);
     }
     if (response.error) throw response.error;
-    const checkAborted = () => {
-      if (request.signal?.aborted) throw new AbortedError(`ScriptedModel ${JSON.stringify(this.model)} call #${index + 1} was cancelled.`, { cause: request.signal.reason });
-    };
-    checkAborted();
+    const events: ModelStreamEvent[] = [];
     const text = response.text ?? '';
-    for (let at = 0; at < text.length; at += this.#chunkSize) {
-      yield { type: 'text.delta', delta: text.slice(at, at + this.#chunkSize) };
-      checkAborted();
-    }
+    for (let at = 0; at < text.length; at += this.#chunkSize) events.push({ type: 'text.delta', delta: text.slice(at, at + this.#chunkSize) });
     const calls = response.toolCalls ?? [];
     for (const call of calls) {
       const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      yield { type: 'tool_call', toolCall: { id: call.id ?? `call_${createId()}`, name: call.name, arguments: args } };
+      events.push({ type: 'tool_call', toolCall: { id: call.id ?? `call_${createId()}`, name: call.name, arguments: args } });
     }
     const inputTokens = response.usage?.inputTokens ?? 0;
     const outputTokens = response.usage?.outputTokens ?? 0;
-    yield {
-      type: 'usage',
-      usage: { inputTokens, outputTokens, totalTokens: response.usage?.totalTokens ?? inputTokens + outputTokens, requests: 1 },
-    };
-    yield { type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : 'stop' };
+    events.push({ type: 'usage', usage: { inputTokens, outputTokens, totalTokens: response.usage?.totalTokens ?? inputTokens + outputTokens, requests: 1 } });
+    events.push({ type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : 'stop' });
+    return { events, index };
+  }
+}
+
+/**
+ * One {@link ScriptedModel} call's stream: answers on the first read, then gives the answer's events
+ * one per read. The signal is checked before answering and after each text delta (an aborted call
+ * rejects with {@link AbortedError}); a failure ends the stream.
+ */
+class ScriptedStream implements AsyncIterable<ModelStreamEvent>, AsyncIterator<ModelStreamEvent> {
+  readonly #answer: () => { events: ModelStreamEvent[]; index: number };
+  readonly #signal: AbortSignal | undefined;
+  readonly #model: string;
+  #events: ModelStreamEvent[] | undefined;
+  #index = 0;
+  #at = 0;
+  #done = false;
+
+  constructor(answer: () => { events: ModelStreamEvent[]; index: number }, signal: AbortSignal | undefined, model: string) {
+    this.#answer = answer;
+    this.#signal = signal;
+    this.#model = model;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ModelStreamEvent, undefined>> {
+    if (this.#done) return Promise.resolve({ done: true, value: undefined });
+    try {
+      let events = this.#events;
+      if (events === undefined) {
+        const answered = this.#answer();
+        events = answered.events;
+        this.#events = events;
+        this.#index = answered.index;
+        this.#checkAborted();
+      } else if (events[this.#at - 1]?.type === 'text.delta') this.#checkAborted();
+      if (this.#at >= events.length) {
+        this.#done = true;
+        return Promise.resolve({ done: true, value: undefined });
+      }
+      const value = events[this.#at]!;
+      this.#at += 1;
+      return Promise.resolve({ done: false, value });
+    } catch (error) {
+      this.#done = true;
+      return Promise.reject(error);
+    }
+  }
+
+  return(): Promise<IteratorResult<ModelStreamEvent, undefined>> {
+    this.#done = true;
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  #checkAborted(): void {
+    const signal = this.#signal;
+    if (signal?.aborted) throw new AbortedError(`ScriptedModel ${JSON.stringify(this.#model)} call #${this.#index + 1} was cancelled.`, { cause: signal.reason });
   }
 }

@@ -70,7 +70,7 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
 export function turn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
   if (start.kind === 'resume') runtime.config.logger.info({ sessionId: runtime.sessionId, branchId: runtime.branchId }, 'resuming an interrupted turn');
-  return tracedTurn(runtime, start.kind !== 'message', () => runTurn(runtime, start, call));
+  return tracedTurn(runtime, start.kind !== 'message', (sink) => runTurn(runtime, start, call, sink));
 }
 
 /** Like {@link turn}'s failure handling, for other work that yields events (closing a session on load). */

@@ -1,4 +1,4 @@
-import { addUsage, type BatonEvent, emptyUsage, type Message, type Request, type Usage } from '@baton/core';
+import { addUsage, type BatonEvent, EventChannel, emptyUsage, type Message, type Request, type Usage } from '@baton/core';
 
 /**
  * What awaiting a {@link TurnStream} gives: what the call did, gathered from its events.
@@ -57,6 +57,10 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   #nextAgent: string | undefined;
   #completed = false;
   #closed = false;
+  /** Awaited, not iterated: the call's generator is read to the end (see `EventChannel.unattended`). */
+  #unattended = false;
+  /** The call's generator is an `EventChannel` that tells this stream what its reader gets: read it directly. */
+  #direct = false;
 
   /**
    * @param base the session and branch the call runs on
@@ -78,21 +82,26 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   }
 
   /** Reads the next event (starting the turn on the first call). */
-  async next(): Promise<IteratorResult<BatonEvent, void>> {
-    try {
-      // Once started, the generator is read directly (one await per event, not two).
-      const step = await (this.#generator ?? (await this.#open())).next();
-      if (step.done === true) {
-        this.#leave();
-        this.#ended?.resolve();
-      } else this.#observe(step.value);
-      return step;
-    } catch (error) {
-      this.#leave();
-      this.#ended?.reject(error);
-      throw error;
-    }
+  next(): Promise<IteratorResult<BatonEvent, void>> {
+    const generator = this.#generator;
+    // Once started, the generator is read directly (one promise per event, not an async function's).
+    if (generator !== undefined) return this.#direct ? generator.next() : generator.next().then(this.#onStep, this.#onError);
+    return this.#open().then((opened) => (this.#direct ? opened.next() : opened.next().then(this.#onStep, this.#onError)), this.#onError);
   }
+
+  readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
+    if (step.done === true) {
+      this.#leave();
+      this.#ended?.resolve();
+    } else this.#observe(step.value);
+    return step;
+  };
+
+  readonly #onError = (error: unknown): never => {
+    this.#leave();
+    this.#ended?.reject(error);
+    throw error;
+  };
 
   /** Leaves the stream: what the turn committed is kept, and the next call on the session finishes it. */
   async return(): Promise<IteratorResult<BatonEvent, void>> {
@@ -144,7 +153,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       });
       promise.catch(() => undefined); // observed by `then` when someone awaits
       this.#ended = { resolve, reject, promise };
-      this.#opened = this.#enter === undefined ? (async () => (this.#generator = this.#start()))() : this.#enterThenStart(this.#enter);
+      this.#opened = this.#enter === undefined ? (async () => this.#started())() : this.#enterThenStart(this.#enter);
     }
     return this.#opened;
   }
@@ -152,12 +161,33 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   async #enterThenStart(enter: () => Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
     this.#exit = await enter();
     try {
-      this.#generator = this.#start();
-      return this.#generator;
+      return this.#started();
     } catch (error) {
       this.#leave();
       throw error;
     }
+  }
+
+  /** Starts the call's generator (telling a channel when nobody can leave it early). */
+  #started(): AsyncGenerator<BatonEvent, void> {
+    const generator = this.#start();
+    this.#generator = generator;
+    if (generator instanceof EventChannel) {
+      if (this.#unattended) generator.unattended();
+      generator.observeReads({
+        event: (event) => this.#observe(event),
+        done: () => {
+          this.#leave();
+          this.#ended?.resolve();
+        },
+        failed: (error) => {
+          this.#leave();
+          this.#ended?.reject(error);
+        },
+      });
+      this.#direct = true;
+    }
+    return generator;
   }
 
   /** Runs what `enter` returned, once. */
@@ -168,6 +198,8 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   }
 
   async #drain(): Promise<TurnResult> {
+    // Nobody iterates this stream and it is read to the end: the turn need not pause for its reader.
+    this.#unattended = true;
     for (;;) {
       const step = await this.next();
       if (step.done === true) return this.#summary();

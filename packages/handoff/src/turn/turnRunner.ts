@@ -1,5 +1,6 @@
 import {
   type ApprovalDecision,
+  AgentExecutor,
   addUsage,
   BatonError,
   type BatonEvent,
@@ -7,10 +8,14 @@ import {
   createId,
   type ExecutorInput,
   type ExecutorOutcome,
+  type EventSink,
+  type Executor,
   emptyUsage,
+  isReaderLeft,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
+  type ReadySignal,
   type Request,
   requestKey,
   type TurnSettings,
@@ -41,6 +46,24 @@ export interface TurnCall {
   settings?: TurnSettings;
 }
 
+/**
+ * Where a turn's events go: `emit` takes each event synchronously (it throws once the reader left:
+ * let that propagate); `ready` is awaited before each side effect, so a reader that stops reading
+ * stops the turn where a generator would have stopped (see `EventChannel`); `within` runs outside
+ * calls (model calls, tools) in the tracing context of the innermost open span, when tracing.
+ */
+export interface TurnSink {
+  emit: EventSink;
+  ready: ReadySignal;
+  within?: <T>(fn: () => T) => T;
+}
+
+/** Awaits `sink.ready()` when it must wait (no tick when the reader already asked for more). */
+async function readyFor(sink: TurnSink): Promise<void> {
+  const ready = sink.ready();
+  if (ready !== undefined) await ready;
+}
+
 /** The default text of the user message that starts an autonomous turn. */
 export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
 
@@ -52,35 +75,39 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * A failure is announced as a fatal `error` event after what the turn committed is stored, marks
  * the runtime for a reload on the next call, and is thrown. The caller holds the session's lock.
  *
- * This is the one place a turn's events come out: the steps of the turn ({@link turnSteps}) yield
- * what they do, and events raised on the side (a `checkpoint` saved inside a commit, a refused
- * handoff inside a tool) wait in `runtime.queue` and are emitted before the next step event.
+ * This is the one place a turn's events come out, into `sink`: the steps of the turn
+ * ({@link turnSteps}) and the executors (`Executor.run`, or their `execute` generator read here)
+ * emit what they do, and events raised on the side (a `checkpoint` saved inside a commit, a
+ * refused handoff inside a tool) wait in `runtime.queue` and are emitted before the next step event.
+ * A reader that leaves (the sink throws, see `isReaderLeft`) ends the turn unfinished: what it
+ * committed is stored and the next call reloads.
  */
-export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+export async function runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall, sink: TurnSink): Promise<void> {
   /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
   let ended = false;
   const { queue } = runtime;
-  const steps = turnSteps(runtime, start, call);
-  try {
-    for (;;) {
-      const next = await steps.next();
-      while (queue.length > 0) yield queue.shift()!;
-      if (next.done === true) return;
-      const event = next.value;
-      if (event.type === 'turn.completed') ended = true;
-      else if (event.type === 'turn.started') ended = false;
-      else if (event.type === 'error') logNonFatal(runtime, event);
-      yield event;
-      if (event.type === 'tool.result') {
-        // The active agent is the one whose activation ran the tool (a handoff applies when its result is committed, later).
-        const refused = refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent);
-        if (refused !== undefined) {
-          logNonFatal(runtime, refused);
-          yield refused;
-        }
+  const out = sink.emit;
+  const emit: EventSink = (event) => {
+    while (queue.length > 0) out(queue.shift()!);
+    if (event.type === 'turn.completed') ended = true;
+    else if (event.type === 'turn.started') ended = false;
+    else if (event.type === 'error') logNonFatal(runtime, event);
+    out(event);
+    if (event.type === 'tool.result') {
+      // The active agent is the one whose activation ran the tool (a handoff applies when its result is committed, later).
+      const refused = refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent);
+      if (refused !== undefined) {
+        logNonFatal(runtime, refused);
+        out(refused);
       }
     }
+  };
+  const steps: TurnSink = sink.within === undefined ? { emit, ready: sink.ready } : { emit, ready: sink.ready, within: sink.within };
+  try {
+    await turnSteps(runtime, start, call, steps);
+    while (queue.length > 0) out(queue.shift()!);
   } catch (error) {
+    if (isReaderLeft(error)) throw error;
     // What the turn committed before it failed is stored first (a failed flush is not retried); the
     // runtime reloads on the next call.
     await flushAfterFailure(runtime);
@@ -88,10 +115,9 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
     const code = error instanceof BatonError ? error.code : 'INTERNAL';
     const message = error instanceof Error ? error.message : String(error);
     runtime.config.logger[error instanceof ConcurrencyError ? 'warn' : 'error']({ sessionId: runtime.sessionId, branchId: runtime.branchId, code, err: error }, 'turn failed');
-    yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };
+    out({ type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true });
     throw error;
   } finally {
-    await steps.return(undefined).catch(() => undefined);
     if (!ended) {
       // The caller stopped reading before the turn ended: keep what it committed, and let the next
       // call reload from the store, which finishes the turn if its user message was stored and
@@ -99,6 +125,47 @@ export async function* runTurn(runtime: SessionRuntime, start: TurnStart, call: 
       await flushAfterFailure(runtime);
       runtime.stale = true;
     }
+  }
+}
+
+/**
+ * Whether an activation of `executor` goes through its `run`: when it has one, except for an
+ * `AgentExecutor` subclass that overrides `execute` and not `run` (its inherited `run` would skip the override).
+ */
+function usesRun(executor: Executor): boolean {
+  if (executor.run === undefined) return false;
+  if (!(executor instanceof AgentExecutor)) return true;
+  return executor.execute === AgentExecutor.prototype.execute || executor.run !== AgentExecutor.prototype.run;
+}
+
+/**
+ * Runs one activation of `executor` into `sink`: its `run` when it has one, else its `execute`
+ * generator, read one event at a time (each read after the reader asked for more, as `yield*` would).
+ */
+async function activate(executor: Executor, input: ExecutorInput, sink: TurnSink): Promise<ExecutorOutcome> {
+  if (usesRun(executor)) return executor.run!(input, sink.emit);
+  const { within } = sink;
+  const events = within === undefined ? executor.execute(input) : within(() => executor.execute(input));
+  let settled = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<BatonEvent, ExecutorOutcome>;
+      try {
+        step = await (within === undefined ? events.next() : within(() => events.next()));
+      } catch (error) {
+        settled = true;
+        throw error;
+      }
+      if (step.done === true) {
+        settled = true;
+        return step.value;
+      }
+      sink.emit(step.value);
+      await readyFor(sink);
+    }
+  } finally {
+    // The reader left: let the executor clean up as `yield*` would have it.
+    if (!settled) await events.return(undefined as never);
   }
 }
 
@@ -115,7 +182,8 @@ type TurnEnd =
   | { kind: 'close'; reason: string };
 
 /** The steps of a turn, top to bottom: open it, run agents until one stops the turn, end it (and go on in autonomous mode). */
-async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCall, sink: TurnSink): Promise<void> {
+  const { emit } = sink;
   const base = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   const journal = new StoreJournal(runtime);
   let approvals: ExecutorInput['approvals'];
@@ -125,10 +193,10 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
 
   // 1. Open the turn: a user message, an answer to a request, or the resumption of an interrupted turn.
   if (start.kind === 'message') {
-    yield* openWithMessages(runtime, journal, start.texts, undefined);
+    await openWithMessages(runtime, journal, start.texts, undefined, sink);
     said = start.texts.join('\n');
   } else {
-    yield { type: 'turn.started', ...base, turn: runtime.snapshot.context.turn };
+    emit({ type: 'turn.started', ...base, turn: runtime.snapshot.context.turn });
     if (start.kind === 'answer') {
       const { request, answer } = start;
       runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.id !== request.id);
@@ -136,10 +204,11 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
       if (answered !== undefined) runtime.answeredRequests.set(requestKey(request), answered);
       if (request.type === 'user_input') {
         const write = answerWrite(request, String(answer));
+        await readyFor(sink);
         await journal.recordPendingWrite(write);
-        yield { type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 };
+        emit({ type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 });
         // Other requests of the same step still wait: the turn stays paused.
-        if (runtime.pendingRequests.length > 0) return yield completed(runtime, emptyUsage());
+        if (runtime.pendingRequests.length > 0) return emit(completed(runtime, emptyUsage()));
         said = write.content;
       } else if (request.type === 'human_step') {
         humanAnswers = new Map([[request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }]]);
@@ -153,67 +222,99 @@ async function* turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnC
   for (let turnsRun = 1; ; turnsRun += 1) {
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
     // (Inlined rather than a generator of its own: every agent event passes through one generator layer less.)
-    const context = runtime.config.contextProviders.length === 0 ? undefined : await beforeTurn(runtime, call.signal, said);
+    let context: readonly ModelMessage[] | undefined;
+    if (runtime.config.contextProviders.length > 0) {
+      await readyFor(sink);
+      context = await beforeTurn(runtime, call.signal, said);
+    }
     let usage: Usage = emptyUsage();
     let end: TurnEnd | undefined;
     while (end === undefined) {
       const agent = runtime.snapshot.context.activeAgent;
       const handoffsBefore = runtime.snapshot.context.handoffsThisTurn;
-      yield { type: 'agent.started', sessionId: base.sessionId, branchId: base.branchId, agent };
+      emit({ type: 'agent.started', sessionId: base.sessionId, branchId: base.branchId, agent });
       const executor = runtime.config.participants.get(agent)!;
       // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
       if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
       // The executor's events go straight through: runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
-      const outcome = yield* executor.execute(activationInput(runtime, journal, call, agent, context, approvals, humanAnswers));
+      const outcome = await activate(executor, activationInput(runtime, journal, call, agent, context, approvals, humanAnswers, sink), sink);
       approvals = undefined;
       humanAnswers = undefined;
       usage = addUsage(usage, outcome.usage);
       const after = afterActivation(runtime, agent, outcome, handoffsBefore);
-      if (after.event !== undefined) yield after.event;
+      if (after.event !== undefined) emit(after.event);
       // A refused handoff ends the turn once it was announced.
       if (after.end?.kind === 'refused') runtime.actor.send({ type: 'REPLY' });
       end = after.end;
     }
 
     // 3. End the turn: make it durable, then pause, close or return control to the user.
+    await readyFor(sink);
     if (end.kind === 'pause') {
-      yield* pause(runtime, end.requests);
-      return yield completed(runtime, usage);
+      await pause(runtime, end.requests, emit);
+      return emit(completed(runtime, usage));
     }
     if (end.kind === 'close') {
       await settleTurn(runtime);
-      yield* closeSession(runtime, end.reason);
-      return yield completed(runtime, usage);
+      await emitAll(closeSession(runtime, end.reason), sink);
+      return emit(completed(runtime, usage));
     }
     const closeReason = end.kind === 'reply' && runtime.config.terminateWhen !== undefined ? await terminationReason(runtime, end.outcome, end.agent) : undefined;
     await settleTurn(runtime);
     if (closeReason !== undefined) {
-      yield* closeSession(runtime, closeReason);
-      return yield completed(runtime, usage);
+      await emitAll(closeSession(runtime, closeReason), sink);
+      return emit(completed(runtime, usage));
     }
-    yield completed(runtime, usage);
+    emit(completed(runtime, usage));
 
     // 4. Autonomous mode: the next turn starts without the user, up to its turn limit.
     const autonomous = runtime.config.autonomous;
     if (end.kind !== 'reply' || autonomous === undefined || turnsRun >= autonomous.maxTurns) return;
-    yield* openWithMessages(runtime, journal, [autonomous.prompt], { autonomous: true });
+    await readyFor(sink);
+    await openWithMessages(runtime, journal, [autonomous.prompt], { autonomous: true }, sink);
     said = autonomous.prompt;
   }
 }
 
 /** Starts a turn with user messages: `turn.started`, then the messages, committed together. */
-async function* openWithMessages(
+async function openWithMessages(
   runtime: SessionRuntime,
   journal: StoreJournal,
   texts: readonly string[],
   metadata: Record<string, unknown> | undefined,
-): AsyncGenerator<BatonEvent, void> {
+  sink: TurnSink,
+): Promise<void> {
   const { sessionId, branchId } = runtime;
   runtime.actor.send({ type: 'USER_TURN' });
   // Event literals without `...base`: a spread followed by more keys is a slow path in V8 (hot: every turn).
-  yield { type: 'turn.started', sessionId, branchId, turn: runtime.snapshot.context.turn };
+  sink.emit({ type: 'turn.started', sessionId, branchId, turn: runtime.snapshot.context.turn });
+  await readyFor(sink);
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
-  for (const message of messages) yield { type: 'message', sessionId, branchId, message };
+  for (const message of messages) sink.emit({ type: 'message', sessionId, branchId, message });
+}
+
+/** Emits the events of `events` into `sink`, reading each after the reader asked for more (as `yield*` would). */
+async function emitAll(events: AsyncGenerator<BatonEvent, void>, sink: TurnSink): Promise<void> {
+  let settled = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<BatonEvent, void>;
+      try {
+        step = await events.next();
+      } catch (error) {
+        settled = true;
+        throw error;
+      }
+      if (step.done === true) {
+        settled = true;
+        return;
+      }
+      sink.emit(step.value);
+      await readyFor(sink);
+    }
+  } finally {
+    if (!settled) await events.return(undefined);
+  }
 }
 
 /**
@@ -260,7 +361,8 @@ function activationInput(
   agent: string,
   context: readonly ModelMessage[] | undefined,
   approvals: ExecutorInput['approvals'],
-  humanAnswers?: ExecutorInput['humanAnswers'],
+  humanAnswers: ExecutorInput['humanAnswers'],
+  sink: TurnSink,
 ): ExecutorInput {
   const input: ExecutorInput = {
     sessionId: runtime.sessionId,
@@ -272,7 +374,9 @@ function activationInput(
     state: runtime.state,
     signal: call.signal,
     branchHistory: runtime.history,
+    ready: sink.ready,
   };
+  if (sink.within !== undefined) input.within = sink.within;
   if (call.settings !== undefined) input.turnSettings = call.settings;
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
@@ -295,7 +399,7 @@ function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { ty
 }
 
 /** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
-async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): AsyncGenerator<BatonEvent, void> {
+async function pause(runtime: SessionRuntime, raised: readonly NewRequest[], emit: EventSink): Promise<void> {
   const known = new Map(runtime.pendingRequests.map((r) => [requestKey(r), r]));
   const fresh: Request[] = [];
   const conversationRef = { branchId: runtime.branchId, throughSeq: runtime.history.headSeq };
@@ -309,7 +413,7 @@ async function* pause(runtime: SessionRuntime, raised: readonly NewRequest[]): A
   runtime.actor.send({ type: 'REQUEST' });
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
-  for (const request of fresh) yield { type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request };
+  for (const request of fresh) emit({ type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request });
 }
 
 function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: string): PendingWrite {

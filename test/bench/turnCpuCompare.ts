@@ -1,0 +1,72 @@
+/**
+ * CPU time per handoff turn (the turn of turnCpu.ts) of this checkout against another checkout of
+ * Baton, in one process: rounds of 50 sessions × 20 turns alternate between the two (ABAB, then
+ * BABA), so both see the same load at the same moments, which separate runs on a shared machine do
+ * not. Each checkout runs its own sources (`@baton/*` resolved from its own `node_modules`); the
+ * other checkout must be installed. Prints the median of the measured rounds of each and every round
+ * in µs of process CPU per turn, with the load average.
+ * Run: node --conditions=source --import tsx test/bench/turnCpuCompare.ts --base <other checkout> [--rounds 20]
+ * (e.g. `git worktree add ../base <commit>`, install there, then `--base ../base`).
+ */
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const arg = (name: string): string | undefined => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const baseDir = arg('--base');
+if (baseDir === undefined) throw new Error('Pass --base <another checkout of Baton> (installed) to compare with.');
+const rounds = Number(arg('--rounds') ?? 20);
+if (!Number.isInteger(rounds) || rounds < 2) throw new Error(`--rounds takes an integer of at least 2, not ${arg('--rounds')}.`);
+
+/** What one checkout provides: its bench workflow on its own InMemoryStore. */
+interface Checkout {
+  name: string;
+  workflow: { session(options: { id: string }): Promise<{ send(text: string): AsyncIterable<unknown> }> };
+}
+
+async function checkout(name: string, dir: string): Promise<Checkout> {
+  const root = resolve(dir);
+  const desk = await import(pathToFileURL(resolve(root, 'test/bench/handoffDesk.ts')).href);
+  const core = await import(pathToFileURL(resolve(root, 'packages/core/src/index.ts')).href);
+  return { name, workflow: desk.handoffDesk(new core.InMemoryStore()) };
+}
+
+let sessions = 0;
+/** µs of process CPU per turn over 50 new sessions of 20 turns each. */
+async function round({ workflow }: Checkout): Promise<number> {
+  const start = process.cpuUsage();
+  for (let s = 0; s < 50; s += 1) {
+    sessions += 1;
+    const session = await workflow.session({ id: `compare-${sessions}` });
+    for (let t = 0; t < 20; t += 1) {
+      for await (const _ of session.send(`message ${t}`)) {
+        // drain
+      }
+    }
+  }
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+const base = await checkout('base', baseDir);
+const head = await checkout('this checkout', fileURLToPath(new URL('../..', import.meta.url)));
+// Warm-up: both JIT-compiled before anything is measured.
+for (let i = 0; i < 4; i += 1) {
+  await round(base);
+  await round(head);
+}
+const times = new Map<Checkout, number[]>([
+  [base, []],
+  [head, []],
+]);
+for (let i = 0; i < rounds; i += 1) {
+  for (const c of i % 2 === 0 ? [base, head] : [head, base]) times.get(c)!.push(await round(c));
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+for (const [c, values] of times) {
+  console.log(`${c.name}: CPU µs per turn median ${Math.round(median(values))} (rounds ${values.map(Math.round).join(', ')})`);
+}
+console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
