@@ -8,12 +8,17 @@
  * training time. The candidates: naive Bayes on words (the first pass's), and naive Bayes on words
  * and character n-grams at two smoothings, binarized or counted, one of them also learning each
  * conversation's first message and first two messages as texts of their own; with `--logistic-regression` also
- * TF-IDF + mljs logistic regression (about a minute per training).
+ * TF-IDF + mljs logistic regression (about a minute per training). With `--guidelines` the candidates
+ * are the desk's router learning each subflow's written guideline (labelled with its flow) 0, 1, 3 or 10 times
+ * (`guidelineTrainingTexts`).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadGuidelines } from '../src/data/guidelines.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { guidelineTrainingTexts, ROUTER_CLASSIFIER } from '../src/desk/deskModels.js';
 import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
@@ -23,8 +28,10 @@ interface Candidate {
   options: NaiveBayesOptions;
   /** Also learn each training conversation's first message and first two messages as texts of their own. */
   prefixes?: boolean;
+  /** Also learn each subflow's written guideline this many times, labelled with its flow. */
+  guidelines?: number;
 }
-const CANDIDATES: Candidate[] = [
+let CANDIDATES: Candidate[] = [
   { name: 'nb words', kind: 'naive-bayes', options: {} },
   { name: 'nb words+chars3-5 a=0.25', kind: 'naive-bayes', options: { charNgrams: { min: 3, max: 5 }, smoothing: 0.25 } },
   { name: 'nb words+chars3-5 a=0.5 counts', kind: 'naive-bayes', options: { charNgrams: { min: 3, max: 5 }, presence: false } },
@@ -38,6 +45,10 @@ const CANDIDATES: Candidate[] = [
   },
 ];
 const args = process.argv.slice(2);
+if (args.includes('--guidelines')) {
+  CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk router, guidelines x${copies}`, kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: copies }));
+}
+const guidelines = loadGuidelines(loadOntology());
 if (args.includes('--logistic-regression')) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
 const file = args.find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
@@ -55,7 +66,7 @@ const train = (candidate: Candidate, items: readonly AbcdConversation[], calibra
     items.flatMap((c) => [
       { id: c.id, text: openingText(c), label: c.flow, group: c.id },
       ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: customerMessages(c).slice(0, k).join('\n'), label: c.flow, group: c.id })) : []),
-    ]),
+    ]).concat(guidelineTrainingTexts(guidelines, 'flow', candidate.guidelines ?? 0)),
     calibrationFolds === undefined ? candidate.options : { ...candidate.options, calibrationFolds },
   );
 const rightOn = (model: TextClassifier, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;

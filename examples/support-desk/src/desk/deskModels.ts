@@ -2,6 +2,7 @@ import type { AISDKModelOptions } from '@baton/ai-sdk';
 import { ConfigurationError, type ModelClient } from '@baton/core';
 import type { LanguageModel } from 'ai';
 import { type AbcdConversation, customerMessages, openingText } from '../data/abcdData.js';
+import { type Guideline, guidelineText, loadGuidelines } from '../data/guidelines.js';
 import type { Ontology } from '../data/ontology.js';
 import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
 import { AbcdRouterModel } from '../models/abcdRouterModel.js';
@@ -32,6 +33,33 @@ export function routerTrainingTexts(conversation: AbcdConversation): LabelledTex
       group: conversation.id,
     })),
   ];
+}
+
+/**
+ * How many times the router and the case classifiers learn each subflow's written guideline
+ * ({@link guidelineTrainingTexts}); 0: not at all. `router`: labelled with the flow; `cases`: with the
+ * subflow. Chosen by nested cross-validation (`scripts/routingCv.ts`, `scripts/caseCv.ts`).
+ */
+export const GUIDELINE_COPIES = { router: 3, cases: 3 } as const;
+
+/**
+ * ABCD's written guidelines as training texts ({@link guidelineText}: the flow's title and description,
+ * the subflow's title and instructions), each `copies` times, labelled with the flow or the subflow.
+ * They are learned, never held out to fit the calibration (`calibrate: false`): a case with few
+ * conversations is still described.
+ *
+ * @param guidelines from {@link loadGuidelines}
+ * @param label `'flow'` for the router, `'subflow'` for the case classifiers
+ * @param copies how many times each is learned (0: none)
+ * @example
+ * ```ts
+ * guidelineTrainingTexts(loadGuidelines(ontology), 'flow', 1).length; // 55
+ * ```
+ */
+export function guidelineTrainingTexts(guidelines: readonly Guideline[], label: 'flow' | 'subflow', copies: number): LabelledText[] {
+  return guidelines.flatMap((guideline) =>
+    Array.from({ length: copies }, (_, i) => ({ id: `guideline-${guideline.subflow}-${i}`, text: guidelineText(guideline), label: guideline[label], calibrate: false })),
+  );
 }
 
 /**
@@ -93,19 +121,21 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
  * specialist, a policy whose subflow classifier knows only that specialist's flows.
  *
  * @param training the conversations the models learn from (never the ones they are evaluated on)
+ * @param guidelines the written guidelines they also learn ({@link GUIDELINE_COPIES}; default ABCD's, {@link loadGuidelines})
+ * @throws {InvalidInputError} when the guidelines file does not match the ontology (see {@link loadGuidelines})
  * @example
  * ```ts
  * const models = createOfflineModels(trainingConversations, loadOntology());
  * ```
  */
-export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
+export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology, guidelines: readonly Guideline[] = loadGuidelines(ontology)): DeskModels {
   // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
   const router = new AbcdRouterModel({
-    classifier: new NaiveBayesClassifier(training.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER),
+    classifier: new NaiveBayesClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)], ROUTER_CLASSIFIER),
     specialistFor: specialistForFlow,
     flows: ontology.flows,
   });
-  const bySubflow = caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS);
+  const bySubflow = [...caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(guidelines, 'subflow', GUIDELINE_COPIES.cases)];
   // Every flow's cases, calibrated: a specialist hands back a customer whose words say another specialist's case.
   const anyCase = new NaiveBayesClassifier(bySubflow, ANY_CASE_CLASSIFIER);
   const policies = new Map(
