@@ -19,7 +19,7 @@ import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { guidelineTrainingTexts, ROUTER_CLASSIFIER } from '../src/desk/deskModels.js';
-import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
+import { createTextClassifier, type LabelledText, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
 interface Candidate {
@@ -63,7 +63,7 @@ const CHOOSING_VIEWS = [1, 3];
 const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
   createTextClassifier(
     candidate.kind,
-    items.flatMap((c) => [
+    items.flatMap((c): LabelledText[] => [
       { id: c.id, text: openingText(c), label: c.flow, group: c.id },
       ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: customerMessages(c).slice(0, k).join('\n'), label: c.flow, group: c.id })) : []),
     ]).concat(guidelineTrainingTexts(guidelines, 'flow', candidate.guidelines ?? 0)),
