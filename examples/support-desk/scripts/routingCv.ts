@@ -10,15 +10,17 @@
  * conversation's first message and first two messages as texts of their own; with `--logistic-regression` also
  * TF-IDF + mljs logistic regression (about a minute per training). With `--guidelines` the candidates
  * are the desk's router learning each subflow's written guideline (labelled with its flow) 0, 1, 3 or 10 times
- * (`guidelineTrainingTexts`).
+ * (`guidelineTrainingTexts`). With `--without-identity` the candidates are the desk's router learning the
+ * conversations' texts with or without the customer's names and ids (`needText`), every view read
+ * without them, as triage reads the customer.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { guidelineTrainingTexts, ROUTER_CLASSIFIER } from '../src/desk/deskModels.js';
+import { GUIDELINE_COPIES, guidelineTrainingTexts, needText, ROUTER_CLASSIFIER } from '../src/desk/deskModels.js';
 import { createTextClassifier, type LabelledText, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
@@ -30,6 +32,8 @@ interface Candidate {
   prefixes?: boolean;
   /** Also learn each subflow's written guideline this many times, labelled with its flow. */
   guidelines?: number;
+  /** Learn the conversations' texts less the customer's name and ids ({@link needText}), as triage reads them. */
+  withoutIdentity?: boolean;
 }
 let CANDIDATES: Candidate[] = [
   { name: 'nb words', kind: 'naive-bayes', options: {} },
@@ -48,25 +52,41 @@ const args = process.argv.slice(2);
 if (args.includes('--guidelines')) {
   CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk router, guidelines x${copies}`, kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: copies }));
 }
+const identityFree = args.includes('--without-identity');
+if (identityFree) {
+  CANDIDATES = [false, true].map((withoutIdentity) => ({
+    name: `desk router, learns texts ${withoutIdentity ? 'less' : 'with'} names and ids`,
+    kind: 'naive-bayes',
+    options: ROUTER_CLASSIFIER,
+    prefixes: true,
+    guidelines: GUIDELINE_COPIES.router,
+    withoutIdentity,
+  }));
+}
 const guidelines = loadGuidelines(loadOntology());
 if (args.includes('--logistic-regression')) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
 const file = args.find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
+/** With `--without-identity` every view is read as triage reads it, less the customer's name and ids. */
+const read = (messages: readonly string[]) => (identityFree ? needText(messages) : messages.join('\n'));
 const views: Array<[string, (c: AbcdConversation) => string]> = [
-  ['first message', (c) => customerMessages(c)[0] ?? ''],
-  ['first two messages', (c) => customerMessages(c).slice(0, 2).join('\n')],
-  ['first three messages', (c) => customerMessages(c).slice(0, 3).join('\n')],
-  ['opening turns', openingText],
+  ['first message', (c) => read(customerMessages(c).slice(0, 1))],
+  ['first two messages', (c) => read(customerMessages(c).slice(0, 2))],
+  ['first three messages', (c) => read(customerMessages(c).slice(0, 3))],
+  ['opening turns', (c) => read(openingText(c).split('\n'))],
 ];
 /** The views the inner cross-validation scores on: the first two messages and the opening turns. */
 const CHOOSING_VIEWS = [1, 3];
 const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
   createTextClassifier(
     candidate.kind,
-    items.flatMap((c): LabelledText[] => [
-      { id: c.id, text: openingText(c), label: c.flow, group: c.id },
-      ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: customerMessages(c).slice(0, k).join('\n'), label: c.flow, group: c.id })) : []),
-    ]).concat(guidelineTrainingTexts(guidelines, 'flow', candidate.guidelines ?? 0)),
+    items.flatMap((c): LabelledText[] => {
+      const text = (messages: readonly string[]) => (candidate.withoutIdentity ? needText(messages) : messages.join('\n'));
+      return [
+        { id: c.id, text: text(openingText(c).split('\n')), label: c.flow, group: c.id },
+        ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: text(customerMessages(c).slice(0, k)), label: c.flow, group: c.id })) : []),
+      ];
+    }).concat(guidelineTrainingTexts(guidelines, 'flow', candidate.guidelines ?? 0)),
     calibrationFolds === undefined ? candidate.options : { ...candidate.options, calibrationFolds },
   );
 const rightOn = (model: TextClassifier, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;

@@ -17,7 +17,7 @@ import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { GUIDELINE_COPIES, guidelineTrainingTexts, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { GUIDELINE_COPIES, guidelineTrainingTexts, needText, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/models/textClassifier.js';
 
 interface Setting {
@@ -28,8 +28,8 @@ interface Setting {
 }
 /** The confidence below which triage is torn (the router's `minConfidence`, set before measuring). */
 const TORN = 0.5;
-const SETTINGS: Setting[] = [0.8, 0.9, 0.95, 1.01].flatMap((routeConfidence) =>
-  [1, 2, 3].flatMap((maxQuestions) => [0, 1].map((maxQuestionsTorn) => ({ routeConfidence, maxQuestions, maxQuestionsTorn }))),
+const SETTINGS: Setting[] = [0.7, 0.8, 0.9, 0.95, 1.01].flatMap((routeConfidence) =>
+  [1, 2, 3].flatMap((maxQuestions) => [0, 1, 2].map((maxQuestionsTorn) => ({ routeConfidence, maxQuestions, maxQuestionsTorn }))),
 );
 const name = (s: Setting) =>
   `route at ${s.routeConfidence > 1 ? 'never at once' : s.routeConfidence.toFixed(2)}, at most ${s.maxQuestions} question(s)${s.maxQuestionsTorn > 0 ? ` + ${s.maxQuestionsTorn} when torn` : ''}`;
@@ -48,7 +48,7 @@ function simulate(classifier: TextClassifier, conversation: AbcdConversation, se
   const messages = customerMessages(conversation);
   let questions = 0;
   for (let heard = 1; heard <= messages.length; heard += 1) {
-    const result = classify(classifier, messages.slice(0, heard).join('\n'));
+    const result = classify(classifier, needText(messages.slice(0, heard)));
     const torn = result !== undefined && result.confidence < TORN && questions >= 1 && questions < setting.maxQuestions + setting.maxQuestionsTorn;
     if (result !== undefined && (result.confidence >= setting.routeConfidence || (questions >= setting.maxQuestions && !torn))) return { flow: result.label, questions };
     if (result === undefined && questions > setting.maxQuestions) return { flow: undefined, questions };

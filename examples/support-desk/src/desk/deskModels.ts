@@ -5,7 +5,8 @@ import { type AbcdConversation, customerMessages, openingText } from '../data/ab
 import { type Guideline, guidelineText, loadGuidelines } from '../data/guidelines.js';
 import type { Ontology } from '../data/ontology.js';
 import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
-import { AbcdRouterModel } from '../models/abcdRouterModel.js';
+import { AbcdRouterModel, withoutIdentity } from '../models/abcdRouterModel.js';
+import { extractSlots, type SlotValues } from '../models/slotExtraction.js';
 import { hasContent, type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
 import type { DeskModels } from './deskAgents.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
@@ -15,6 +16,24 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
  * chosen by nested cross-validation on the training folds (`scripts/routingCv.ts`).
  */
 export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2 };
+
+/**
+ * Customer messages as triage reads them: joined by newlines, less the customer's name and ids that
+ * {@link extractSlots} finds in any of them ({@link withoutIdentity}), as the router does with the
+ * slots of the conversation so far.
+ *
+ * @param messages the customer's messages, in order
+ * @returns the text triage classifies (`''` for no messages)
+ * @example
+ * ```ts
+ * needText(['hi, I am Joyce Wu', 'my promo code does not work']); // 'hi, I am  \nmy promo code does not work'
+ * ```
+ */
+export function needText(messages: readonly string[]): string {
+  const slots: SlotValues = {};
+  for (const message of messages) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  return withoutIdentity(messages.join('\n'), slots);
+}
 
 /**
  * What the router learns from a conversation: its opening turns ({@link openingText}), and its first
