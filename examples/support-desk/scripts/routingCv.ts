@@ -14,7 +14,7 @@
  * conversations' texts with or without the customer's names and ids (`needText`), every view read
  * without them, as triage reads the customer.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity] [--sublinear]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
@@ -61,15 +61,6 @@ if (identityFree) {
     prefixes: true,
     guidelines: GUIDELINE_COPIES.router,
     withoutIdentity,
-  }));
-}
-if (args.includes('--sublinear')) {
-  CANDIDATES = [false, true].map((sublinear) => ({
-    name: `desk router, ${sublinear ? 'sublinear' : 'raw'} counts`,
-    kind: 'naive-bayes',
-    options: { ...ROUTER_CLASSIFIER, sublinear },
-    prefixes: true,
-    guidelines: GUIDELINE_COPIES.router,
   }));
 }
 const guidelines = loadGuidelines(loadOntology());

@@ -49,11 +49,6 @@ export interface NaiveBayesOptions {
   smoothing?: number;
   /** Naive Bayes counts each feature once per text (binarized, default `true`) or as often as it occurs (`false`). */
   presence?: boolean;
-  /**
-   * Sublinear term frequency: a feature that occurs c times in a text counts round(1 + ln c) times
-   * (1, 2, 2, 2, 3 … for c = 1, 2, 3, 4, 5 …), between binarized and counted (default `false`).
-   */
-  sublinear?: boolean;
 }
 
 /** The lengths of the character n-grams taken inside each word, e.g. `{ min: 3, max: 5 }`. */
@@ -238,13 +233,6 @@ const logisticRegression: Learner = (examples, labels) => {
   };
 };
 
-/** Each distinct feature round(1 + ln c) times, c its count (see {@link NaiveBayesOptions.sublinear}). */
-function sublinearCounts(features: readonly string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
-  return [...counts].flatMap(([feature, count]) => Array<string>(Math.round(1 + Math.log(count))).fill(feature));
-}
-
 function softmax(scores: readonly number[], temperature: number): number[] {
   const scaled = scores.map((score) => score / temperature);
   const top = Math.max(...scaled);
@@ -307,8 +295,7 @@ export class TextClassifier {
     const settings = { smoothing: options.smoothing ?? DEFAULT_NAIVE_BAYES.smoothing, presence: options.presence ?? DEFAULT_NAIVE_BAYES.presence };
     const learn = kind === 'naive-bayes' ? naiveBayes(settings) : logisticRegression;
     const range = options.charNgrams;
-    const featurize = range === undefined ? textFeatures : (text: string) => [...textFeatures(text), ...characterNgrams(text, range)];
-    this.#featurize = options.sublinear === true ? (text) => sublinearCounts(featurize(text)) : featurize;
+    this.#featurize = range === undefined ? textFeatures : (text) => [...textFeatures(text), ...characterNgrams(text, range)];
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
     const groups = new Map<string, number>();
     const kept = examples
