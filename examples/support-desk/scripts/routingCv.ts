@@ -12,15 +12,17 @@
  * are the desk's router learning each subflow's written guideline (labelled with its flow) 0, 1, 3 or 10 times
  * (`guidelineTrainingTexts`). With `--without-identity` the candidates are the desk's router learning the
  * conversations' texts with or without the customer's names and ids (`needText`), every view read
- * without them, as triage reads the customer.
+ * without them, as triage reads the customer. With `--ensemble`, the desk's router alone or its calibrated
+ * probabilities averaged with those of a words-only naive Bayes learning the same texts.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity] [--ensemble]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { GUIDELINE_COPIES, guidelineTrainingTexts, needText, ROUTER_CLASSIFIER } from '../src/desk/deskModels.js';
+import { AveragedClassifier, type FlowClassifier } from '../src/models/averagedClassifier.js';
 import { createTextClassifier, type LabelledText, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
@@ -34,6 +36,8 @@ interface Candidate {
   guidelines?: number;
   /** Learn the conversations' texts less the customer's name and ids ({@link needText}), as triage reads them. */
   withoutIdentity?: boolean;
+  /** Average its calibrated probabilities with those of a second naive Bayes of these options, on the same texts. */
+  ensembleWith?: NaiveBayesOptions;
 }
 let CANDIDATES: Candidate[] = [
   { name: 'nb words', kind: 'naive-bayes', options: {} },
@@ -63,6 +67,14 @@ if (identityFree) {
     withoutIdentity,
   }));
 }
+if (args.includes('--ensemble')) {
+  const desk = { kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: GUIDELINE_COPIES.router } as const;
+  CANDIDATES = [
+    { name: 'desk router', ...desk },
+    { name: 'desk router + nb words (binarized, a=0.5), averaged', ...desk, ensembleWith: {} },
+    { name: 'desk router + nb words (counted, a=0.25), averaged', ...desk, ensembleWith: { smoothing: 0.25, presence: false } },
+  ];
+}
 const guidelines = loadGuidelines(loadOntology());
 if (args.includes('--logistic-regression')) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
 const file = args.find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
@@ -77,7 +89,13 @@ const views: Array<[string, (c: AbcdConversation) => string]> = [
 ];
 /** The views the inner cross-validation scores on: the first two messages and the opening turns. */
 const CHOOSING_VIEWS = [1, 3];
-const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
+type Router = FlowClassifier;
+const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): Router =>
+  candidate.ensembleWith === undefined
+    ? trainOne(candidate, items, calibrationFolds)
+    : // Averaging needs calibrated probabilities, also in the inner cross-validation.
+      new AveragedClassifier([trainOne(candidate, items), trainOne({ ...candidate, options: { ...candidate.ensembleWith, calibrationFolds: 2 } }, items)]);
+const trainOne = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
   createTextClassifier(
     candidate.kind,
     items.flatMap((c): LabelledText[] => {
@@ -89,7 +107,7 @@ const train = (candidate: Candidate, items: readonly AbcdConversation[], calibra
     }).concat(guidelineTrainingTexts(guidelines, 'flow', candidate.guidelines ?? 0)),
     calibrationFolds === undefined ? candidate.options : { ...candidate.options, calibrationFolds },
   );
-const rightOn = (model: TextClassifier, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;
+const rightOn = (model: Router, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;
 
 // The inner cross-validation needs no calibration to rank.
 const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({

@@ -6,6 +6,7 @@ import { type Guideline, guidelineText, loadGuidelines } from '../data/guideline
 import type { Ontology } from '../data/ontology.js';
 import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
 import { AbcdRouterModel, withoutIdentity } from '../models/abcdRouterModel.js';
+import { AveragedClassifier } from '../models/averagedClassifier.js';
 import { extractSlots, type SlotValues } from '../models/slotExtraction.js';
 import { hasContent, type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
 import type { DeskModels } from './deskAgents.js';
@@ -16,6 +17,23 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
  * chosen by nested cross-validation on the training folds (`scripts/routingCv.ts`).
  */
 export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2 };
+
+/**
+ * The second naive Bayes of the router's ensemble ({@link createRouterClassifier}): words only, binarized,
+ * smoothing 0.5, calibrated on 2 folds; chosen by nested cross-validation (`scripts/routingCv.ts --ensemble`).
+ */
+export const ROUTER_WORDS_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2 };
+
+/**
+ * The router's classifier: the calibrated probabilities of a naive Bayes on words and character n-grams
+ * ({@link ROUTER_CLASSIFIER}) and of one on words alone ({@link ROUTER_WORDS_CLASSIFIER}), averaged.
+ *
+ * @param texts what it learns ({@link routerTrainingTexts}, {@link guidelineTrainingTexts})
+ * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features
+ */
+export function createRouterClassifier(texts: readonly LabelledText[]): AveragedClassifier {
+  return new AveragedClassifier([new NaiveBayesClassifier(texts, ROUTER_CLASSIFIER), new NaiveBayesClassifier(texts, ROUTER_WORDS_CLASSIFIER)]);
+}
 
 /**
  * Customer messages as triage reads them: joined by newlines, less the customer's name and ids that
@@ -150,7 +168,7 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology, guidelines: readonly Guideline[] = loadGuidelines(ontology)): DeskModels {
   // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
   const router = new AbcdRouterModel({
-    classifier: new NaiveBayesClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)], ROUTER_CLASSIFIER),
+    classifier: createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]),
     specialistFor: specialistForFlow,
     flows: ontology.flows,
   });

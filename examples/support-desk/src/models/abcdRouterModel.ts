@@ -2,14 +2,15 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type ViewedCall, viewConversation } from '../chat/conversationView.js';
 import { TRIAGE } from '../desk/specialists.js';
+import type { FlowClassifier } from './averagedClassifier.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { SlotValues } from './slotExtraction.js';
-import type { Classification, TextClassifier } from './textClassifier.js';
+import type { Classification } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */
 export interface AbcdRouterModelOptions {
   /** Classifies customer text into an ABCD flow (trained on other conversations' opening text), with calibrated confidence. */
-  classifier: TextClassifier;
+  classifier: FlowClassifier;
   /** The specialist (agent name) that covers a flow. */
   specialistFor: (flow: string) => string | undefined;
   /**
@@ -131,7 +132,7 @@ export class AbcdRouterModel implements ModelClient {
   }
 
   /** The flow classifier it routes with. */
-  get classifier(): TextClassifier {
+  get classifier(): FlowClassifier {
     return this.#options.classifier;
   }
 
