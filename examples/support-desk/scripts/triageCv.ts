@@ -1,7 +1,8 @@
 /**
  * Chooses how much of the opening triage gathers before it routes, by nested cross-validation of a
  * simulation of its policy: after each customer message it classifies everything the customer said
- * so far (with the router's classifier, calibrated) and routes at once when its confidence reaches
+ * so far, less their name and ids as triage reads it (`needText`), with the router's naive Bayes, calibrated
+ * (alone: not averaged with the words-only one the desk's router adds, `createRouterClassifier`) and routes at once when its confidence reaches
  * `routeConfidence`, otherwise asks one more question (whose answer is the customer's next message),
  * at most `maxQuestions`, then up to `maxQuestionsTorn` more while its confidence is below 0.5 (then it
  * routes on its best guess). The classifier learns what the desk's router learns (the conversations'
