@@ -9,14 +9,16 @@
  * training time (six specialists' classifiers). The candidates: the desk's first case classifier (words
  * and word pairs, binarized, smoothing 0.5), the router's features (words and their character 2–5-grams,
  * counted, smoothing 0.25), and the router's features learning besides the whole customer side the
- * opening turns, or each customer message, as texts of their own.
+ * opening turns, or each customer message, as texts of their own. With `--guidelines` the candidates are
+ * the desk's case classifiers learning each subflow's written guideline 0, 1, 3 or 10 times (`guidelineTrainingTexts`).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { type CaseTrainingTexts, caseTrainingTexts } from '../src/desk/deskModels.js';
+import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseTrainingTexts, guidelineTrainingTexts } from '../src/desk/deskModels.js';
 import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
 import { NaiveBayesClassifier, type NaiveBayesOptions, type TextClassifier } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
@@ -25,9 +27,11 @@ interface Candidate {
   name: string;
   options: NaiveBayesOptions;
   texts: CaseTrainingTexts;
+  /** Also learn each subflow's written guideline this many times. */
+  guidelines?: number;
 }
 const ROUTER_FEATURES: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false };
-const CANDIDATES: Candidate[] = [
+let CANDIDATES: Candidate[] = [
   { name: 'nb words+pairs a=0.5 binarized, whole', options: {}, texts: 'whole' },
   { name: 'nb words+pairs a=0.25 binarized, whole', options: { smoothing: 0.25 }, texts: 'whole' },
   { name: 'nb words+pairs a=1 binarized, whole', options: { smoothing: 1 }, texts: 'whole' },
@@ -38,9 +42,13 @@ const CANDIDATES: Candidate[] = [
   { name: 'nb words+chars2-5 a=0.25 counts, whole + opening', options: ROUTER_FEATURES, texts: 'whole+opening' },
   { name: 'nb words+chars2-5 a=0.25 counts, whole + each message', options: ROUTER_FEATURES, texts: 'whole+each' },
 ];
+if (process.argv.includes('--guidelines')) {
+  CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk case classifiers, guidelines x${copies}`, options: CASE_CLASSIFIER, texts: CASE_TRAINING_TEXTS, guidelines: copies }));
+}
 const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const ontology = loadOntology();
+const guidelines = loadGuidelines(ontology);
 const views: Array<[string, (c: AbcdConversation) => string]> = [
   ['opening turns', openingText],
   ['first three messages', (c) => customerMessages(c).slice(0, 3).join('\n')],
@@ -51,7 +59,7 @@ const CHOOSING_VIEWS = [0, 2];
 
 /** One classifier per specialist, as `createOfflineModels` builds them. */
 function train(candidate: Candidate, items: readonly AbcdConversation[]): Map<string, TextClassifier> {
-  const examples = caseTrainingTexts(items, ontology, candidate.texts);
+  const examples = [...caseTrainingTexts(items, ontology, candidate.texts), ...guidelineTrainingTexts(guidelines, 'subflow', candidate.guidelines ?? 0)];
   return new Map(
     SPECIALISTS.map((spec) => {
       const labels = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);

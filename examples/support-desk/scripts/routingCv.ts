@@ -8,13 +8,22 @@
  * training time. The candidates: naive Bayes on words (the first pass's), and naive Bayes on words
  * and character n-grams at two smoothings, binarized or counted, one of them also learning each
  * conversation's first message and first two messages as texts of their own; with `--logistic-regression` also
- * TF-IDF + mljs logistic regression (about a minute per training).
+ * TF-IDF + mljs logistic regression (about a minute per training). With `--guidelines` the candidates
+ * are the desk's router learning each subflow's written guideline (labelled with its flow) 0, 1, 3 or 10 times
+ * (`guidelineTrainingTexts`). With `--without-identity` the candidates are the desk's router learning the
+ * conversations' texts with or without the customer's names and ids (`needText`), every view read
+ * without them, as triage reads the customer. With `--ensemble`, the desk's router alone or its calibrated
+ * probabilities averaged with those of a words-only naive Bayes learning the same texts.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity] [--ensemble]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
+import { loadGuidelines } from '../src/data/guidelines.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { GUIDELINE_COPIES, guidelineTrainingTexts, needText, ROUTER_CLASSIFIER } from '../src/desk/deskModels.js';
+import { AveragedClassifier, type FlowClassifier } from '../src/models/averagedClassifier.js';
+import { createTextClassifier, type LabelledText, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
 interface Candidate {
@@ -23,8 +32,14 @@ interface Candidate {
   options: NaiveBayesOptions;
   /** Also learn each training conversation's first message and first two messages as texts of their own. */
   prefixes?: boolean;
+  /** Also learn each subflow's written guideline this many times, labelled with its flow. */
+  guidelines?: number;
+  /** Learn the conversations' texts less the customer's name and ids ({@link needText}), as triage reads them. */
+  withoutIdentity?: boolean;
+  /** Average its calibrated probabilities with those of a second naive Bayes of these options, on the same texts. */
+  ensembleWith?: NaiveBayesOptions;
 }
-const CANDIDATES: Candidate[] = [
+let CANDIDATES: Candidate[] = [
   { name: 'nb words', kind: 'naive-bayes', options: {} },
   { name: 'nb words+chars3-5 a=0.25', kind: 'naive-bayes', options: { charNgrams: { min: 3, max: 5 }, smoothing: 0.25 } },
   { name: 'nb words+chars3-5 a=0.5 counts', kind: 'naive-bayes', options: { charNgrams: { min: 3, max: 5 }, presence: false } },
@@ -38,27 +53,61 @@ const CANDIDATES: Candidate[] = [
   },
 ];
 const args = process.argv.slice(2);
+if (args.includes('--guidelines')) {
+  CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk router, guidelines x${copies}`, kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: copies }));
+}
+const identityFree = args.includes('--without-identity');
+if (identityFree) {
+  CANDIDATES = [false, true].map((withoutIdentity) => ({
+    name: `desk router, learns texts ${withoutIdentity ? 'less' : 'with'} names and ids`,
+    kind: 'naive-bayes',
+    options: ROUTER_CLASSIFIER,
+    prefixes: true,
+    guidelines: GUIDELINE_COPIES.router,
+    withoutIdentity,
+  }));
+}
+if (args.includes('--ensemble')) {
+  const desk = { kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: GUIDELINE_COPIES.router } as const;
+  CANDIDATES = [
+    { name: 'desk router', ...desk },
+    { name: 'desk router + nb words (binarized, a=0.5), averaged', ...desk, ensembleWith: {} },
+    { name: 'desk router + nb words (counted, a=0.25), averaged', ...desk, ensembleWith: { smoothing: 0.25, presence: false } },
+  ];
+}
+const guidelines = loadGuidelines(loadOntology());
 if (args.includes('--logistic-regression')) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
 const file = args.find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
+/** With `--without-identity` every view is read as triage reads it, less the customer's name and ids. */
+const read = (messages: readonly string[]) => (identityFree ? needText(messages) : messages.join('\n'));
 const views: Array<[string, (c: AbcdConversation) => string]> = [
-  ['first message', (c) => customerMessages(c)[0] ?? ''],
-  ['first two messages', (c) => customerMessages(c).slice(0, 2).join('\n')],
-  ['first three messages', (c) => customerMessages(c).slice(0, 3).join('\n')],
-  ['opening turns', openingText],
+  ['first message', (c) => read(customerMessages(c).slice(0, 1))],
+  ['first two messages', (c) => read(customerMessages(c).slice(0, 2))],
+  ['first three messages', (c) => read(customerMessages(c).slice(0, 3))],
+  ['opening turns', (c) => read(openingText(c).split('\n'))],
 ];
 /** The views the inner cross-validation scores on: the first two messages and the opening turns. */
 const CHOOSING_VIEWS = [1, 3];
-const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
+type Router = FlowClassifier;
+const train = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): Router =>
+  candidate.ensembleWith === undefined
+    ? trainOne(candidate, items, calibrationFolds)
+    : // Averaging needs calibrated probabilities, also in the inner cross-validation.
+      new AveragedClassifier([trainOne(candidate, items), trainOne({ ...candidate, options: { ...candidate.ensembleWith, calibrationFolds: 2 } }, items)]);
+const trainOne = (candidate: Candidate, items: readonly AbcdConversation[], calibrationFolds?: number): TextClassifier =>
   createTextClassifier(
     candidate.kind,
-    items.flatMap((c) => [
-      { id: c.id, text: openingText(c), label: c.flow, group: c.id },
-      ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: customerMessages(c).slice(0, k).join('\n'), label: c.flow, group: c.id })) : []),
-    ]),
+    items.flatMap((c): LabelledText[] => {
+      const text = (messages: readonly string[]) => (candidate.withoutIdentity ? needText(messages) : messages.join('\n'));
+      return [
+        { id: c.id, text: text(openingText(c).split('\n')), label: c.flow, group: c.id },
+        ...(candidate.prefixes ? [1, 2].map((k) => ({ id: `${c.id}-${k}`, text: text(customerMessages(c).slice(0, k)), label: c.flow, group: c.id })) : []),
+      ];
+    }).concat(guidelineTrainingTexts(guidelines, 'flow', candidate.guidelines ?? 0)),
     calibrationFolds === undefined ? candidate.options : { ...candidate.options, calibrationFolds },
   );
-const rightOn = (model: TextClassifier, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;
+const rightOn = (model: Router, items: readonly AbcdConversation[], view: number) => items.filter((c) => model.classify(views[view]![1](c))?.label === c.flow).length;
 
 // The inner cross-validation needs no calibration to rank.
 const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({

@@ -1,9 +1,12 @@
 /**
  * Chooses how much of the opening triage gathers before it routes, by nested cross-validation of a
  * simulation of its policy: after each customer message it classifies everything the customer said
- * so far (with the router's classifier, calibrated) and routes at once when its confidence reaches
+ * so far, less their name and ids as triage reads it (`needText`), with the router's naive Bayes, calibrated
+ * (alone: not averaged with the words-only one the desk's router adds, `createRouterClassifier`) and routes at once when its confidence reaches
  * `routeConfidence`, otherwise asks one more question (whose answer is the customer's next message),
- * at most `maxQuestions` (then it routes on its best guess). For each of the 5 outer folds, an inner
+ * at most `maxQuestions`, then up to `maxQuestionsTorn` more while its confidence is below 0.5 (then it
+ * routes on its best guess). The classifier learns what the desk's router learns (the conversations'
+ * texts and the written guidelines, `GUIDELINE_COPIES.router` times). For each of the 5 outer folds, an inner
  * 4-fold cross-validation on the outer training folds ONLY picks the settings with the most flows
  * right (ties: fewer questions); the pick is scored on the outer test fold. Prints each setting's
  * outer flow accuracy and questions per conversation, and the nested figure.
@@ -13,15 +16,24 @@
 import { type AbcdConversation, customerMessages, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
-import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { loadGuidelines } from '../src/data/guidelines.js';
+import { loadOntology } from '../src/data/ontology.js';
+import { GUIDELINE_COPIES, guidelineTrainingTexts, needText, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/models/textClassifier.js';
 
 interface Setting {
   routeConfidence: number;
   maxQuestions: number;
+  /** Questions beyond `maxQuestions` while the confidence is below {@link TORN}. */
+  maxQuestionsTorn: number;
 }
-const SETTINGS: Setting[] = [0.8, 0.9, 0.95, 1.01].flatMap((routeConfidence) => [1, 2, 3].map((maxQuestions) => ({ routeConfidence, maxQuestions })));
-const name = (s: Setting) => `route at ${s.routeConfidence > 1 ? 'never at once' : s.routeConfidence.toFixed(2)}, at most ${s.maxQuestions} question(s)`;
+/** The confidence below which triage is torn (the router's `minConfidence`, set before measuring). */
+const TORN = 0.5;
+const SETTINGS: Setting[] = [0.7, 0.8, 0.9, 0.95, 1.01].flatMap((routeConfidence) =>
+  [1, 2, 3].flatMap((maxQuestions) => [0, 1, 2].map((maxQuestionsTorn) => ({ routeConfidence, maxQuestions, maxQuestionsTorn }))),
+);
+const name = (s: Setting) =>
+  `route at ${s.routeConfidence > 1 ? 'never at once' : s.routeConfidence.toFixed(2)}, at most ${s.maxQuestions} question(s)${s.maxQuestionsTorn > 0 ? ` + ${s.maxQuestionsTorn} when torn` : ''}`;
 
 /** Every setting reads the same classifications: each is computed once per classifier. */
 const cache = new WeakMap<TextClassifier, Map<string, Classification | undefined>>();
@@ -37,8 +49,9 @@ function simulate(classifier: TextClassifier, conversation: AbcdConversation, se
   const messages = customerMessages(conversation);
   let questions = 0;
   for (let heard = 1; heard <= messages.length; heard += 1) {
-    const result = classify(classifier, messages.slice(0, heard).join('\n'));
-    if (result !== undefined && (result.confidence >= setting.routeConfidence || questions >= setting.maxQuestions)) return { flow: result.label, questions };
+    const result = classify(classifier, needText(messages.slice(0, heard)));
+    const torn = result !== undefined && result.confidence < TORN && questions >= 1 && questions < setting.maxQuestions + setting.maxQuestionsTorn;
+    if (result !== undefined && (result.confidence >= setting.routeConfidence || (questions >= setting.maxQuestions && !torn))) return { flow: result.label, questions };
     if (result === undefined && questions > setting.maxQuestions) return { flow: undefined, questions };
     questions += 1;
   }
@@ -47,7 +60,8 @@ function simulate(classifier: TextClassifier, conversation: AbcdConversation, se
 
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
-const train = (items: readonly AbcdConversation[]) => new NaiveBayesClassifier(items.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER);
+const guidelines = guidelineTrainingTexts(loadGuidelines(loadOntology()), 'flow', GUIDELINE_COPIES.router);
+const train = (items: readonly AbcdConversation[]) => new NaiveBayesClassifier([...items.flatMap(routerTrainingTexts), ...guidelines], ROUTER_CLASSIFIER);
 const score = (classifier: TextClassifier, items: readonly AbcdConversation[], setting: Setting) =>
   items.reduce(
     (sum, c) => {

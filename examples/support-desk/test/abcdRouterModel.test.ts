@@ -59,9 +59,38 @@ describe('AbcdRouterModel', () => {
       { role: 'assistant', agent: 'triage', content: '', toolCalls: [{ ...second.toolCalls[0]!, id: 'call_2' }] },
       { role: 'tool', toolCallId: 'call_2', toolName: 'request_user_input', content: 'Joyce Wu' },
     );
-    // Even below its confidence thresholds, after its two questions it routes on its best guess.
+    // Without extra questions when torn, after its two questions it routes on its best guess, even below its thresholds.
+    const strict = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 1.01, maxQuestionsTorn: 0 });
+    const routedAfterTwo = await collectModelResponse(strict.stream({ ...request([]), messages }));
+    expect(routedAfterTwo.toolCalls[0]!.name).toMatch(/^handoff_to_/);
+    // Still torn (below minConfidence) after two questions: one more which-topic question (maxQuestionsTorn, default 1) ...
     const third = await collectModelResponse(unsure.stream({ ...request([]), messages }));
-    expect(third.toolCalls[0]!.name).toMatch(/^handoff_to_/);
+    expect(third.toolCalls.map((c) => c.name)).toEqual(['request_user_input']);
+    expect(JSON.parse(third.toolCalls[0]!.arguments).prompt).toMatch(/^Could you tell me a little more/);
+    messages.push(
+      { role: 'assistant', agent: 'triage', content: '', toolCalls: [{ ...third.toolCalls[0]!, id: 'call_3' }] },
+      { role: 'tool', toolCallId: 'call_3', toolName: 'request_user_input', content: 'my password does not work' },
+    );
+    // ... and then it routes, on all the customer said.
+    const fourth = await collectModelResponse(unsure.stream({ ...request([]), messages }));
+    expect(fourth.toolCalls[0]!.name).toBe('handoff_to_account');
+  });
+
+  it('asks the extra question only while torn, and never the question it asked last', async () => {
+    // After the name question, a guess between 0.5 and routeConfidence routes at once; below 0.5 it asks which topic.
+    const confident = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 0, maxQuestions: 1 });
+    const opening = 'I need help with my account';
+    const asked = await collectModelResponse(confident.stream(request([{ role: 'user', content: opening }])));
+    expect(JSON.parse(asked.toolCalls[0]!.arguments).prompt).toBe(IDENTITY_QUESTION);
+    const routed = await collectModelResponse(confident.stream(answered(opening, asked.toolCalls[0]!, 'Joyce Wu')));
+    expect(routed.toolCalls[0]!.name).toMatch(/^handoff_to_/);
+    const torn = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 1.01, maxQuestions: 1 });
+    const first = await collectModelResponse(torn.stream(request([{ role: 'user', content: opening }])));
+    const which = JSON.parse(first.toolCalls[0]!.arguments).prompt as string;
+    expect(which).toMatch(/^Could you tell me a little more\? Is it about/);
+    // The answer says nothing new, so its two likeliest topics stay the same: it asks in other words, not the same question again.
+    const second = await collectModelResponse(torn.stream(answered(opening, first.toolCalls[0]!, 'yes')));
+    expect(second.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: 'Could you tell me a little more about what you need?' }]]);
   });
 
   it('asks for the name or account when its guess is not sure enough to route, then routes on it', async () => {

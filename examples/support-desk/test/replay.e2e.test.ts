@@ -40,7 +40,7 @@ describe(`replaying ${ID} end to end`, () => {
   it('triage hands the customer to the account specialist, naming the flow', () => {
     const first = events.find((e) => e.type === 'handoff');
     expect(first).toMatchObject({ type: 'handoff', from: 'triage', to: 'account', reason: expect.stringContaining('flow manage_account') });
-    expect(report.conversations[0]).toMatchObject({ routedTo: 'account', predictedFlow: 'manage_account', failure: null });
+    expect(report.conversations[0]).toMatchObject({ routedTo: 'account', predictedFlow: 'manage_account', finalFlow: 'manage_account', failure: null });
   });
 
   it("asks the customer for the amount, and the customer's next message answers it", () => {

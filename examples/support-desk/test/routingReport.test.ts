@@ -80,3 +80,24 @@ describe('flow accuracy by the questions triage asked first', () => {
     expect(computeRouting(outcomes, flows, specialists, specialistFor).byQuestions).toEqual([]);
   });
 });
+
+describe('the flow at the end', () => {
+  it('counts the flow the last handoff named (a hand-back that corrects it, or one that spoils it) apart from the flow accuracy', () => {
+    const handedBack: RoutedConversation[] = [
+      // Triage named shipping_issue; the specialist handed back naming order_issue, the true flow.
+      { flow: 'order_issue', routedTo: 'orders', predictedFlow: 'shipping_issue', finalFlow: 'order_issue' },
+      // Right at first, spoiled by a hand-back.
+      { flow: 'product_defect', routedTo: 'returns', predictedFlow: 'product_defect', finalFlow: 'order_issue' },
+      { flow: 'shipping_issue', routedTo: 'orders', predictedFlow: 'shipping_issue', finalFlow: 'shipping_issue' },
+      { flow: 'shipping_issue', routedTo: null, predictedFlow: null, finalFlow: null },
+    ];
+    const report = computeRouting(handedBack, flows, specialists, specialistFor);
+    expect(report.flow).toMatchObject({ correct: 2, total: 4 });
+    expect(report.finalFlow).toMatchObject({ correct: 2, total: 4 });
+    expect(computeRouting(handedBack.slice(0, 1), flows, specialists, specialistFor)).toMatchObject({ flow: { correct: 0 }, finalFlow: { correct: 1, total: 1 } });
+    expect(formatRouting(report)).toContain('Flow at the end (the last handoff that named one, after any hand-back; not the flow accuracy): 50.0% (2/4; 95% CI 15.0–85.0%)');
+    // Unknown when no outcome carries it: no line.
+    expect(computeRouting(outcomes, flows, specialists, specialistFor).finalFlow).toBeUndefined();
+    expect(formatRouting(computeRouting(outcomes, flows, specialists, specialistFor))).not.toContain('Flow at the end');
+  });
+});

@@ -91,6 +91,24 @@ describe('NaiveBayesClassifier', () => {
     expect(ungrouped.temperature).toBeLessThan(grouped.temperature);
   });
 
+  it('learns the texts marked calibrate: false in every calibration fold and never scores them', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    const once = conversations.map((c) => ({ id: c.id, text: openingText(c), label: c.flow, group: c.id }));
+    const plain = new NaiveBayesClassifier(once, ROUTER_CLASSIFIER);
+    // A copy of every text, not a conversation's: learned by every fold, so each held-out text's copy was learned.
+    const copies = once.map(({ group: _, ...text }) => ({ ...text, id: `${text.id}-copy`, calibrate: false }));
+    const withCopies = new NaiveBayesClassifier([...once, ...copies], ROUTER_CLASSIFIER);
+    expect(withCopies.size).toBe(2 * plain.size);
+    expect(withCopies.temperature).toBeLessThan(plain.temperature);
+    // Only texts marked calibrate: false besides the conversations': with none left to score, no calibration (temperature 1).
+    const uncalibrated = new NaiveBayesClassifier(
+      once.map((text) => ({ ...text, calibrate: false })),
+      ROUTER_CLASSIFIER,
+    );
+    expect(uncalibrated.temperature).toBe(1);
+    expect(plain.temperature).not.toBe(1);
+  });
+
   it("trains on 1,000 conversations with the router's settings and knows all their flows", async () => {
     // How long it takes is a figure, not an assertion: `scripts/trainingTime.ts` and the replay report print it.
     const demo = await loadConversations(DEMO_DATA_FILE);

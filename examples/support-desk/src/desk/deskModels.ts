@@ -2,9 +2,12 @@ import type { AISDKModelOptions } from '@baton/ai-sdk';
 import { ConfigurationError, type ModelClient } from '@baton/core';
 import type { LanguageModel } from 'ai';
 import { type AbcdConversation, customerMessages, openingText } from '../data/abcdData.js';
+import { type Guideline, guidelineText, loadGuidelines } from '../data/guidelines.js';
 import type { Ontology } from '../data/ontology.js';
 import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
-import { AbcdRouterModel } from '../models/abcdRouterModel.js';
+import { AbcdRouterModel, withoutIdentity } from '../models/abcdRouterModel.js';
+import { AveragedClassifier } from '../models/averagedClassifier.js';
+import { extractSlots, type SlotValues } from '../models/slotExtraction.js';
 import { hasContent, type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
 import type { DeskModels } from './deskAgents.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
@@ -14,6 +17,41 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
  * chosen by nested cross-validation on the training folds (`scripts/routingCv.ts`).
  */
 export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2 };
+
+/**
+ * The second naive Bayes of the router's ensemble ({@link createRouterClassifier}): words only, binarized,
+ * smoothing 0.5, calibrated on 2 folds; chosen by nested cross-validation (`scripts/routingCv.ts --ensemble`).
+ */
+export const ROUTER_WORDS_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2 };
+
+/**
+ * The router's classifier: the calibrated probabilities of a naive Bayes on words and character n-grams
+ * ({@link ROUTER_CLASSIFIER}) and of one on words alone ({@link ROUTER_WORDS_CLASSIFIER}), averaged.
+ *
+ * @param texts what it learns ({@link routerTrainingTexts}, {@link guidelineTrainingTexts})
+ * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features
+ */
+export function createRouterClassifier(texts: readonly LabelledText[]): AveragedClassifier {
+  return new AveragedClassifier([new NaiveBayesClassifier(texts, ROUTER_CLASSIFIER), new NaiveBayesClassifier(texts, ROUTER_WORDS_CLASSIFIER)]);
+}
+
+/**
+ * Customer messages as triage reads them: joined by newlines, less the customer's name and ids that
+ * {@link extractSlots} finds in any of them ({@link withoutIdentity}), as the router does with the
+ * slots of the conversation so far.
+ *
+ * @param messages the customer's messages, in order
+ * @returns the text triage classifies (`''` for no messages)
+ * @example
+ * ```ts
+ * needText(['hi, I am Joyce Wu', 'my promo code does not work']); // 'hi, I am  \nmy promo code does not work'
+ * ```
+ */
+export function needText(messages: readonly string[]): string {
+  const slots: SlotValues = {};
+  for (const message of messages) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  return withoutIdentity(messages.join('\n'), slots);
+}
 
 /**
  * What the router learns from a conversation: its opening turns ({@link openingText}), and its first
@@ -32,6 +70,33 @@ export function routerTrainingTexts(conversation: AbcdConversation): LabelledTex
       group: conversation.id,
     })),
   ];
+}
+
+/**
+ * How many times the router and the case classifiers learn each subflow's written guideline
+ * ({@link guidelineTrainingTexts}); 0: not at all. `router`: labelled with the flow; `cases`: with the
+ * subflow. Chosen by nested cross-validation (`scripts/routingCv.ts`, `scripts/caseCv.ts`).
+ */
+export const GUIDELINE_COPIES = { router: 3, cases: 3 } as const;
+
+/**
+ * ABCD's written guidelines as training texts ({@link guidelineText}: the flow's title and description,
+ * the subflow's title and instructions), each `copies` times, labelled with the flow or the subflow.
+ * They are learned, never held out to fit the calibration (`calibrate: false`): a case with few
+ * conversations is still described.
+ *
+ * @param guidelines from {@link loadGuidelines}
+ * @param label `'flow'` for the router, `'subflow'` for the case classifiers
+ * @param copies how many times each is learned (0: none)
+ * @example
+ * ```ts
+ * guidelineTrainingTexts(loadGuidelines(ontology), 'flow', 1).length; // 55
+ * ```
+ */
+export function guidelineTrainingTexts(guidelines: readonly Guideline[], label: 'flow' | 'subflow', copies: number): LabelledText[] {
+  return guidelines.flatMap((guideline) =>
+    Array.from({ length: copies }, (_, i) => ({ id: `guideline-${guideline.subflow}-${i}`, text: guidelineText(guideline), label: guideline[label], calibrate: false })),
+  );
 }
 
 /**
@@ -93,19 +158,21 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
  * specialist, a policy whose subflow classifier knows only that specialist's flows.
  *
  * @param training the conversations the models learn from (never the ones they are evaluated on)
+ * @param guidelines the written guidelines they also learn ({@link GUIDELINE_COPIES}; default ABCD's, {@link loadGuidelines})
+ * @throws {InvalidInputError} when the guidelines file does not match the ontology (see {@link loadGuidelines})
  * @example
  * ```ts
  * const models = createOfflineModels(trainingConversations, loadOntology());
  * ```
  */
-export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology): DeskModels {
+export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology, guidelines: readonly Guideline[] = loadGuidelines(ontology)): DeskModels {
   // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
   const router = new AbcdRouterModel({
-    classifier: new NaiveBayesClassifier(training.flatMap(routerTrainingTexts), ROUTER_CLASSIFIER),
+    classifier: createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]),
     specialistFor: specialistForFlow,
     flows: ontology.flows,
   });
-  const bySubflow = caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS);
+  const bySubflow = [...caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(guidelines, 'subflow', GUIDELINE_COPIES.cases)];
   // Every flow's cases, calibrated: a specialist hands back a customer whose words say another specialist's case.
   const anyCase = new NaiveBayesClassifier(bySubflow, ANY_CASE_CLASSIFIER);
   const policies = new Map(

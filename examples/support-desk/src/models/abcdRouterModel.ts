@@ -2,14 +2,15 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type ViewedCall, viewConversation } from '../chat/conversationView.js';
 import { TRIAGE } from '../desk/specialists.js';
+import type { FlowClassifier } from './averagedClassifier.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import type { SlotValues } from './slotExtraction.js';
-import type { Classification, TextClassifier } from './textClassifier.js';
+import type { Classification } from './textClassifier.js';
 
 /** Options of {@link AbcdRouterModel}. */
 export interface AbcdRouterModelOptions {
   /** Classifies customer text into an ABCD flow (trained on other conversations' opening text), with calibrated confidence. */
-  classifier: TextClassifier;
+  classifier: FlowClassifier;
   /** The specialist (agent name) that covers a flow. */
   specialistFor: (flow: string) => string | undefined;
   /**
@@ -32,6 +33,13 @@ export interface AbcdRouterModelOptions {
   routeConfidence?: number;
   /** The most questions triage asks before it routes on its best guess (default 2). */
   maxQuestions?: number;
+  /**
+   * Questions triage may ask beyond `maxQuestions` while it is still torn: its calibrated confidence
+   * below `minConfidence` after its first question. Each is a which-topic question
+   * ({@link clarifyingQuestion}), never the question it asked last, so the customer always answers in
+   * between (default 1; 0: none).
+   */
+  maxQuestionsTorn?: number;
 }
 
 /** The question triage asks for the customer's identity while it gathers the opening, as ABCD's agents do before their first action. */
@@ -124,7 +132,7 @@ export class AbcdRouterModel implements ModelClient {
   }
 
   /** The flow classifier it routes with. */
-  get classifier(): TextClassifier {
+  get classifier(): FlowClassifier {
     return this.#options.classifier;
   }
 
@@ -166,16 +174,25 @@ export class AbcdRouterModel implements ModelClient {
    * ABCD's agents do before their first action: no intent yet, it asks how it can help; torn between
    * two topics (below `minConfidence`), which of them (once); not sure enough to route
    * (below `routeConfidence`), the customer's name or account (once); never the question it asked
-   * last, and at most `maxQuestions` in all (then it routes on its best guess).
+   * last, and at most `maxQuestions` in all, then up to `maxQuestionsTorn` more which-topic questions
+   * while still below `minConfidence` (then it routes on its best guess).
    */
   #nextQuestion(mine: readonly ViewedCall[], result: Classification | undefined): string | undefined {
     const asked = mine.filter((call) => call.name === REQUEST_USER_INPUT).map((call) => String(call.args.prompt ?? ''));
     const last = mine.at(-1)?.name === REQUEST_USER_INPUT ? asked.at(-1) : undefined;
     const maxQuestions = this.#options.maxQuestions ?? 2;
     if (result === undefined) return asked.length > maxQuestions ? undefined : [HOW_CAN_I_HELP, IDENTITY_QUESTION].find((q) => q !== last);
-    if (result.confidence >= (this.#options.routeConfidence ?? 0.8) || asked.length >= maxQuestions) return undefined;
+    if (result.confidence >= (this.#options.routeConfidence ?? 0.8)) return undefined;
     const [a, b] = result.probabilities;
-    const torn = result.confidence < (this.#options.minConfidence ?? 0.5) && b !== undefined && a!.probability + b.probability >= 0.6;
+    const minConfidence = this.#options.minConfidence ?? 0.5;
+    if (asked.length >= maxQuestions) {
+      // Still torn after its questions: one more which-topic question (never the one it asked last), up to maxQuestionsTorn.
+      const extra = asked.length < maxQuestions + (this.#options.maxQuestionsTorn ?? 1) && result.confidence < minConfidence && asked.length >= 1;
+      const question = clarifyingQuestion(b === undefined ? [] : [a!.label, b.label]);
+      const fallback = clarifyingQuestion([]);
+      return extra ? [question, fallback].find((q) => q !== last) : undefined;
+    }
+    const torn = result.confidence < minConfidence && b !== undefined && a!.probability + b.probability >= 0.6;
     const clarified = asked.some((q) => q.startsWith(clarifyingQuestion([]).slice(0, 20)));
     if (torn && !clarified) return clarifyingQuestion([a!.label, b.label]);
     return asked.includes(IDENTITY_QUESTION) ? undefined : IDENTITY_QUESTION;

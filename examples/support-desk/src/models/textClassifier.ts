@@ -16,6 +16,12 @@ export interface LabelledText {
    * each text is its own group).
    */
   group?: string;
+  /**
+   * `false`: a text that is not a conversation's (e.g. a written guideline): always learned, also by the
+   * calibration's folds, but never held out and scored to fit the calibration, which must measure the
+   * conversations the classifier will read (default `true`).
+   */
+  calibrate?: boolean;
 }
 
 /** A classification: the winning label, its calibrated probability (0–1), and every label's probability, best first. */
@@ -294,7 +300,7 @@ export class TextClassifier {
     const groups = new Map<string, number>();
     const kept = examples
       .filter((example) => allowed === undefined || allowed.has(example.label))
-      .map((example, index) => ({ features: this.#featurize(example.text), label: example.label, group: example.group ?? `#${index}` }))
+      .map((example, index) => ({ features: this.#featurize(example.text), label: example.label, group: example.group ?? `#${index}`, calibrate: example.calibrate !== false }))
       .filter((example) => example.features.length > 0)
       .map((example) => {
         if (!groups.has(example.group)) groups.set(example.group, groups.size);
@@ -310,12 +316,12 @@ export class TextClassifier {
     const scored: Array<{ scores: number[]; truth: number }> = [];
     const stride = Math.max(1, Math.ceil(kept.length / (options.calibrationTexts ?? CALIBRATION_TEXTS)));
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
-      const train = kept.filter((example) => example.position % folds !== fold);
+      const train = kept.filter((example) => !example.calibrate || example.position % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
       for (const example of kept) {
         // At most about CALIBRATION_TEXTS held-out texts are scored: enough to fit one number, and training stays fast.
-        if (example.position % folds === fold && Math.floor(example.position / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
+        if (example.calibrate && example.position % folds === fold && Math.floor(example.position / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);

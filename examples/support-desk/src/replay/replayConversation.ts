@@ -51,6 +51,8 @@ export interface ConversationOutcome extends ReplayCounts {
   routedTo: string | null;
   /** The flow named in that handoff's reason (`null`: none). */
   predictedFlow: string | null;
+  /** The flow named by the last handoff whose reason named one (a specialist's hand-back, passed on by triage, names the flow it corrects to; `null`: none). */
+  finalFlow: string | null;
   /** The confidence triage gave in that handoff's reason (`confidence 0.93`; `null`: none given). */
   routingConfidence: number | null;
   /** The last case a specialist named (`case <subflow>` in a reply or an `end_conversation` reason, or a question's `case` argument; `null`: none). */
@@ -107,7 +109,7 @@ export async function replayConversation(conversation: AbcdConversation, options
     turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0,
     toolCalls: 0, toolErrors: 0, answers: 0, clarifyingQuestions: 0, tokens: 0, restarts: 0,
   };
-  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, routingConfidence: null as number | null, predictedSubflow: null as string | null, actions: [] as string[], closedByDesk: false, wallMs: 0, modelMs: 0 };
+  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, finalFlow: null as string | null, routingConfidence: null as number | null, predictedSubflow: null as string | null, actions: [] as string[], closedByDesk: false, wallMs: 0, modelMs: 0 };
   const nameCase = (text: string | undefined) => {
     const named = caseInText(text, options.subflows ?? []);
     if (named !== undefined) outcome.predictedSubflow = named;
@@ -123,6 +125,7 @@ export async function replayConversation(conversation: AbcdConversation, options
       switch (event.type) {
         case 'handoff':
           counts.handoffs += 1;
+          if (event.from === TRIAGE) outcome.finalFlow = flowInReason(event.reason, options.flows) ?? outcome.finalFlow;
           if (outcome.routedTo === null && event.from === TRIAGE) {
             outcome.routedTo = event.to;
             outcome.predictedFlow = flowInReason(event.reason, options.flows) ?? null;

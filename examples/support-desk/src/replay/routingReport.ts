@@ -7,6 +7,11 @@ export interface RoutedConversation {
   predictedFlow: string | null;
   /** The questions triage asked the customer before it routed (unknown: left out of {@link RoutingReport.byQuestions}). */
   clarifyingQuestions?: number;
+  /**
+   * The flow the last handoff that named one named: triage's first, or the one a specialist's hand-back named
+   * (which triage passed on); `null` when none; unknown: left out of {@link RoutingReport.finalFlow}.
+   */
+  finalFlow?: string | null;
 }
 
 /** Correct out of total, their ratio (0 when total is 0), and its 95% Wilson score interval. */
@@ -34,6 +39,11 @@ export interface RoutingReport {
   columns: string[];
   /** Flow named right, by how many questions triage asked before it routed (0 = routed at once), fewest first. */
   byQuestions: Array<{ questions: number; flow: Accuracy }>;
+  /**
+   * Conversations whose flow was named right by the last handoff that named one (after any hand-back), of those
+   * whose `finalFlow` is known; `undefined` when none is.
+   */
+  finalFlow?: Accuracy;
 }
 
 /**
@@ -96,6 +106,7 @@ export function computeRouting(
     const mine = outcomes.filter((o) => o.clarifyingQuestions === questions);
     return { questions, flow: accuracy(mine.filter((o) => o.predictedFlow === o.flow).length, mine.length) };
   });
+  const withFinal = outcomes.filter((o) => o.finalFlow !== undefined);
   return {
     specialist: accuracy(outcomes.filter(isRight).length, outcomes.length),
     flow: accuracy(outcomes.filter((o) => o.predictedFlow === o.flow).length, outcomes.length),
@@ -103,6 +114,7 @@ export function computeRouting(
     confusion,
     columns,
     byQuestions,
+    ...(withFinal.length === 0 ? {} : { finalFlow: accuracy(withFinal.filter((o) => o.finalFlow === o.flow).length, withFinal.length) }),
   };
 }
 
@@ -141,6 +153,7 @@ export function formatRouting(report: RoutingReport): string {
             .map(({ questions, flow }) => `${questions === 0 ? 'none' : questions} ${percent(flow)} (${flow.correct}/${flow.total})`)
             .join(', ')}`,
         ]),
+    ...(report.finalFlow === undefined ? [] : [`Flow at the end (the last handoff that named one, after any hand-back; not the flow accuracy): ${formatAccuracy(report.finalFlow)}`]),
     '',
     'Per flow: n, routed to the right specialist, flow named right; then counts by the specialist routed to (confusion)',
     header,
