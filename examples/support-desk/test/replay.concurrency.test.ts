@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidInputError } from '@baton/core';
+import { FileStore, InvalidInputError, MAIN_BRANCH } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
@@ -9,6 +9,7 @@ import { loadOntology } from '../src/data/ontology.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
 import { CostMeter } from '../src/models/costReport.js';
 import { formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
+import { sessionIdFor } from '../src/replay/replayConversation.js';
 import { runReplay } from '../src/replay/runReplay.js';
 
 let dir: string;
@@ -73,6 +74,16 @@ describe('replaying the demo conversations 4 at a time', () => {
     const four = reports.get(4)!;
     expect(four.counts.episodes).toBe(conversations.length);
     expect((await readdir(join(dir, 'c4', 'sessions'))).length).toBeGreaterThanOrEqual(conversations.length);
+  });
+
+  it('counts every stored message once when lanes finish together (the count a new store reads back)', async () => {
+    const store = new FileStore({ directory: join(dir, 'c4') });
+    let stored = 0;
+    for (const conversation of conversations) stored += (await store.readMessages(sessionIdFor(conversation.id), MAIN_BRANCH)).length;
+    await store.close();
+    expect(stored).toBeGreaterThan(conversations.length);
+    expect(reports.get(4)!.counts.messages).toBe(stored);
+    expect(reports.get(1)!.counts.messages).toBe(stored);
   });
 
   it('refuses a concurrency below 1 with a named error, before touching the store', async () => {

@@ -141,7 +141,9 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
         return workflow.session({ id, userId });
       },
     });
-    messages += (await lane.store.readMessages(sessionId, MAIN_BRANCH)).length;
+    // Read first, then add: `messages += await …` would read `messages` before the await and lose another lane's addition.
+    const stored = (await lane.store.readMessages(sessionId, MAIN_BRANCH)).length;
+    messages += stored;
     if ((await lane.store.getEpisode(sessionId)) !== undefined) episodes += 1;
     outcomes[index] = outcome;
     done += 1;
