@@ -1,9 +1,9 @@
 /**
- * Chooses the confidence at which a specialist hands a customer back (the case classifier of all
- * flows giving another specialist's flows at least that much; `AbcdPolicyModel`'s
+ * Chooses the confidence at which a specialist hands a customer back (the flow classifier of the
+ * case texts giving another specialist's flows at least that much; `AbcdPolicyModel`'s
  * `rerouteConfidence`) by nested cross-validation on a simulation, and prints the figures. Triage's
  * choice is simulated by the router's classifier on the opening turns, the specialist's second
- * opinion by the calibrated case classifier of all flows on everything the customer said; a
+ * opinion by the calibrated flow classifier of the case texts on everything the customer said; a
  * conversation counts as right when the specialist it ends with covers its flow. For each of the 5
  * outer folds an inner 4-fold cross-validation on the outer training folds ONLY chooses the
  * threshold (ties: the higher, fewer handoffs back); the choice is scored on the outer test fold.
@@ -14,7 +14,7 @@ import { type AbcdConversation, customerMessages, loadConversations, openingText
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { ANY_CASE_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { ANY_FLOW_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, flowTexts, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { specialistForFlow } from '../src/desk/specialists.js';
 import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
 
@@ -27,12 +27,12 @@ const ontology = loadOntology();
 /** Per conversation: the specialist triage routes to and the second opinion (specialist, probability). */
 function simulate(train: readonly AbcdConversation[], test: readonly AbcdConversation[]) {
   const router = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), { ...ROUTER_CLASSIFIER, calibrationFolds: 0 });
-  const anyCase = new NaiveBayesClassifier(caseTrainingTexts(train, ontology, CASE_TRAINING_TEXTS), ANY_CASE_CLASSIFIER);
+  const anyFlow = new NaiveBayesClassifier(flowTexts(caseTrainingTexts(train, ontology, CASE_TRAINING_TEXTS), ontology), ANY_FLOW_CLASSIFIER);
   return test.map((c) => {
     const routed = specialistForFlow(router.classify(openingText(c))?.label ?? '');
     const bySpecialist = new Map<string, number>();
-    for (const { label, probability } of anyCase.classify(customerMessages(c).join('\n'))?.probabilities ?? []) {
-      const specialist = specialistForFlow(ontology.flowOf(label) ?? '') ?? '';
+    for (const { label: flow, probability } of anyFlow.classify(customerMessages(c).join('\n'))?.probabilities ?? []) {
+      const specialist = specialistForFlow(flow) ?? '';
       bySpecialist.set(specialist, (bySpecialist.get(specialist) ?? 0) + probability);
     }
     const [other, probability] = [...bySpecialist.entries()].reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);

@@ -20,15 +20,15 @@ export interface AbcdPolicyModelOptions {
   classifier: TextClassifier;
   ontology: Ontology;
   /**
-   * Classifies customer text into any flow's subflow, with calibrated probabilities: when the
-   * specialists covering another flow hold at least `rerouteConfidence` of them, the case is handed
-   * back to triage (`handoff_to_triage`, reason `flow <flow>, confidence <p>`) to go to that
-   * specialist, once per conversation (default: never).
+   * Classifies customer text into any flow, with calibrated probabilities: when the flows of another
+   * specialist hold at least `rerouteConfidence` of them, the case is handed back to triage
+   * (`handoff_to_triage`, reason `flow <flow>, confidence <p>`) to go to that specialist, once per
+   * conversation (default: never).
    */
-  anyCase?: TextClassifier | undefined;
-  /** The specialist (agent name) that covers a flow; needed with `anyCase`. */
+  anyFlow?: TextClassifier | undefined;
+  /** The specialist (agent name) that covers a flow; needed with `anyFlow`. */
   specialistFor?: (flow: string) => string | undefined;
-  /** See `anyCase` (default 0.9). */
+  /** See `anyFlow` (default 0.9). */
   rerouteConfidence?: number;
 }
 
@@ -106,24 +106,22 @@ export class AbcdPolicyModel implements ModelClient {
 
   /**
    * The reason to hand the case back to triage when the customer's words say it belongs to another
-   * specialist (see `anyCase`), or `undefined`. Never when the case was handed back once already.
+   * specialist (see `anyFlow`), or `undefined`. Never when the case was handed back once already.
    */
   #reroute(view: ConversationView): string | undefined {
-    const { agent, anyCase, specialistFor, ontology } = this.#options;
-    if (anyCase === undefined || specialistFor === undefined) return undefined;
+    const { agent, anyFlow, specialistFor } = this.#options;
+    if (anyFlow === undefined || specialistFor === undefined) return undefined;
     if (view.calls.some((call) => call.name === `handoff_to_${TRIAGE}`)) return undefined;
     // Only until this specialist runs an action of a case (looking the customer up is every case's): from then on the
-    // customer's words answer it (and the classifier of every case, 55 labels, is the desk's costliest: naive Bayes
-    // scoring costs labels²).
+    // customer's words answer it.
     if (view.calls.some((call) => call.agent === agent && !IDENTITY_STEPS.has(call.name) && call.name !== REQUEST_USER_INPUT && !call.name.startsWith('handoff_to_'))) return undefined;
-    const result = this.#classify(anyCase, withoutIdentity(view.customerTexts.join('\n'), view.slots));
+    const result = this.#classify(anyFlow, withoutIdentity(view.customerTexts.join('\n'), view.slots));
     if (result === undefined) return undefined;
     const bySpecialist = new Map<string, { flow: string; probability: number }>();
-    for (const { label, probability } of result.probabilities) {
-      const flow = ontology.flowOf(label) ?? '';
+    for (const { label: flow, probability } of result.probabilities) {
       const specialist = specialistFor(flow) ?? '';
       const known = bySpecialist.get(specialist);
-      // The specialist's likeliest flow names it; its probability is that of all its subflows.
+      // The specialist's likeliest flow names it; its probability is that of all its flows.
       bySpecialist.set(specialist, { flow: known?.flow ?? flow, probability: (known?.probability ?? 0) + probability });
     }
     const [specialist, best] = [...bySpecialist.entries()].reduce((a, b) => (b[1].probability > a[1].probability ? b : a));
