@@ -1,8 +1,8 @@
 /**
  * Chooses how much of the opening triage gathers before it routes, by nested cross-validation of a
  * simulation of its policy: after each customer message it classifies everything the customer said
- * so far, less their name and ids as triage reads it (`needText`), with the router's naive Bayes, calibrated
- * (alone: not averaged with the words-only one the desk's router adds, `createRouterClassifier`) and routes at once when its confidence reaches
+ * so far, less their name and ids as triage reads it (`needText`), with the desk's router classifier
+ * (`createRouterClassifier`: two calibrated naive Bayes, averaged) and routes at once when its confidence reaches
  * `routeConfidence`, otherwise asks one more question (whose answer is the customer's next message),
  * at most `maxQuestions`, then up to `maxQuestionsTorn` more while its confidence is below 0.5 (then it
  * routes on its best guess). The classifier learns what the desk's router learns (the conversations'
@@ -18,8 +18,9 @@ import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { GUIDELINE_COPIES, guidelineTrainingTexts, needText, ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
-import { type Classification, NaiveBayesClassifier, type TextClassifier } from '../src/models/textClassifier.js';
+import { createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, needText, routerTrainingTexts } from '../src/desk/deskModels.js';
+import type { FlowClassifier } from '../src/models/averagedClassifier.js';
+import type { Classification } from '../src/models/textClassifier.js';
 
 interface Setting {
   routeConfidence: number;
@@ -36,8 +37,8 @@ const name = (s: Setting) =>
   `route at ${s.routeConfidence > 1 ? 'never at once' : s.routeConfidence.toFixed(2)}, at most ${s.maxQuestions} question(s)${s.maxQuestionsTorn > 0 ? ` + ${s.maxQuestionsTorn} when torn` : ''}`;
 
 /** Every setting reads the same classifications: each is computed once per classifier. */
-const cache = new WeakMap<TextClassifier, Map<string, Classification | undefined>>();
-function classify(classifier: TextClassifier, text: string): Classification | undefined {
+const cache = new WeakMap<FlowClassifier, Map<string, Classification | undefined>>();
+function classify(classifier: FlowClassifier, text: string): Classification | undefined {
   const known = cache.get(classifier) ?? new Map<string, Classification | undefined>();
   cache.set(classifier, known);
   if (!known.has(text)) known.set(text, classifier.classify(text));
@@ -45,7 +46,7 @@ function classify(classifier: TextClassifier, text: string): Classification | un
 }
 
 /** Triage's simulated decision on one conversation: the flow it routes to (`undefined`: none before the customer's messages ran out) and the questions it asked. */
-function simulate(classifier: TextClassifier, conversation: AbcdConversation, setting: Setting): { flow: string | undefined; questions: number } {
+function simulate(classifier: FlowClassifier, conversation: AbcdConversation, setting: Setting): { flow: string | undefined; questions: number } {
   const messages = customerMessages(conversation);
   let questions = 0;
   for (let heard = 1; heard <= messages.length; heard += 1) {
@@ -61,8 +62,8 @@ function simulate(classifier: TextClassifier, conversation: AbcdConversation, se
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(loadOntology()), 'flow', GUIDELINE_COPIES.router);
-const train = (items: readonly AbcdConversation[]) => new NaiveBayesClassifier([...items.flatMap(routerTrainingTexts), ...guidelines], ROUTER_CLASSIFIER);
-const score = (classifier: TextClassifier, items: readonly AbcdConversation[], setting: Setting) =>
+const train = (items: readonly AbcdConversation[]) => createRouterClassifier([...items.flatMap(routerTrainingTexts), ...guidelines]);
+const score = (classifier: FlowClassifier, items: readonly AbcdConversation[], setting: Setting) =>
   items.reduce(
     (sum, c) => {
       const { flow, questions } = simulate(classifier, c, setting);
