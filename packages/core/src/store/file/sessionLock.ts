@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import lockfile, { type LockOptions } from 'proper-lockfile';
 import { ConcurrencyError, StoreError } from '../../errors.js';
@@ -11,6 +12,24 @@ export interface SessionLockOptions {
   /** How long a write waits for another writer's lock before giving up with `ConcurrencyError` (ms). */
   waitMs: number;
 }
+
+/**
+ * The file system calls `proper-lockfile` makes, as its `fs` option. Its synchronous API copies the
+ * `fs` object it is given on every call, and its default (`graceful-fs`, hundreds of members) made
+ * that copy about 60–80 µs of CPU per lock taken; this object has only the members it calls.
+ */
+const LOCK_FS = {
+  mkdir: fs.mkdir,
+  mkdirSync: fs.mkdirSync,
+  rmdir: fs.rmdir,
+  rmdirSync: fs.rmdirSync,
+  stat: fs.stat,
+  statSync: fs.statSync,
+  utimes: fs.utimes,
+  utimesSync: fs.utimesSync,
+  realpath: fs.realpath,
+  realpathSync: fs.realpathSync,
+};
 
 /**
  * One writer per session at a time, across processes: a `proper-lockfile` lock (an atomic `mkdir`
@@ -99,14 +118,14 @@ export class SessionLocks {
 
   async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void, alone: boolean): Promise<() => Promise<void>> {
     const { staleMs, waitMs } = this.#options;
-    const once: LockOptions = { realpath: false, lockfilePath: `${target}.lock`, stale: staleMs, onCompromised };
+    const once: LockOptions = { realpath: false, lockfilePath: `${target}.lock`, stale: staleMs, onCompromised, fs: LOCK_FS };
     // The usual case, a free lock, with synchronous calls when this is the process's only write (an mkdir and
     // a stat of a few µs, no thread-pool round trips), else one asynchronous try; a held lock is waited for
     // asynchronously, with retries.
     try {
       if (alone) lockfile.lockSync(target, once);
       else return await lockfile.lock(target, once);
-      return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath! });
+      return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath!, fs: LOCK_FS });
     } catch (error) {
       if (!hasErrorCode(error, 'ELOCKED') && !hasErrorCode(error, 'ENOENT')) {
         throw new StoreError(`Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`, { cause: error });
