@@ -1,8 +1,10 @@
 /**
  * Prints how long the offline models (the router's and the six specialists' classifiers) take to
  * train on 1,000 conversations: the conversations of a file (default the demo conversations),
- * repeated with fresh ids up to 1,000; three runs, each timed: wall time, and the process's CPU time (user +
- * system, which a loaded machine inflates less than the wall time).
+ * repeated with fresh ids up to 1,000, each copy's customer messages ending in a word of its own (`copy17`), so
+ * that no two copies' texts are equal and the classifiers' remembered words ({@link forgetTextFeatures}) make no
+ * copy free; three runs, each timed after forgetting them (as a new process starts): wall time, and the process's
+ * CPU time (user + system, which a loaded machine inflates less than the wall time).
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/trainingTime.ts [FILE]`
  */
@@ -10,13 +12,20 @@ import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { createOfflineModels } from '../src/desk/deskModels.js';
+import { forgetTextFeatures } from '../src/models/textClassifier.js';
 
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
-const thousand = Array.from({ length: 1000 }, (_, i) => ({ ...conversations[i % conversations.length]!, id: `training-${i}` }));
+const thousand = Array.from({ length: 1000 }, (_, i) => {
+  const conversation = conversations[i % conversations.length]!;
+  const copy = Math.floor(i / conversations.length);
+  const turns = conversation.turns.map((turn) => (turn.role === 'customer' && copy > 0 ? { ...turn, text: `${turn.text} copy${copy}` } : turn));
+  return { ...conversation, turns, id: `training-${i}` };
+});
 const ontology = loadOntology();
 const times: Array<{ wall: number; cpu: number }> = [];
 for (let run = 0; run < 3; run += 1) {
+  forgetTextFeatures();
   const started = performance.now();
   const cpu = process.cpuUsage();
   createOfflineModels(thousand, ontology);

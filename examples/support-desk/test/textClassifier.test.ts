@@ -4,7 +4,7 @@ import { customerMessages, loadConversations, openingText } from '../src/data/ab
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
-import { characterNgrams, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/models/textClassifier.js';
+import { characterNgrams, forgetTextFeatures, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/models/textClassifier.js';
 
 describe('textFeatures', () => {
   it('keeps stemmed content words and adjacent pairs, and finds nothing in a greeting', () => {
@@ -12,6 +12,17 @@ describe('textFeatures', () => {
     expect(textFeatures('Hi there! Hello?')).toEqual([]);
     expect(hasContent('hi')).toBe(false);
     expect(hasContent('my jeans are torn')).toBe(true);
+  });
+
+  it('gives a text seen before the same features, whatever a caller did to the array it got, and again after forgetTextFeatures', () => {
+    const first = textFeatures('My refund never arrived');
+    const expected = [...first];
+    first.push('tampered');
+    expect(textFeatures('My refund never arrived')).toEqual(expected);
+    expect(characterNgrams('My refund never arrived', { min: 3, max: 3 })).toContain('#ref');
+    forgetTextFeatures();
+    expect(textFeatures('My refund never arrived')).toEqual(expected);
+    expect(textFeatures('my refund never arrived!')).toEqual(expected);
   });
 });
 

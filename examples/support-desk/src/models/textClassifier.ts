@@ -69,6 +69,52 @@ const STOP_WORDS = new Set(
 
 const tokenizer = new Tokenizer();
 
+/** Texts whose words are remembered ({@link wordsOf}): about what a desk's training and a replay's turns read again. */
+const WORDS_CACHE_TEXTS = 5_000;
+const wordsCache = new Map<string, readonly string[]>();
+
+/**
+ * A text's words: wink-tokenizer's word tokens of the lowercased text. Remembered for the last
+ * {@link WORDS_CACHE_TEXTS} texts (then forgotten all at once): the router's two classifiers, the case
+ * classifiers and the flow classifier read the same texts, and each model call reads the conversation so far.
+ */
+function wordsOf(text: string): readonly string[] {
+  let words = wordsCache.get(text);
+  if (words === undefined) {
+    words = tokenizer
+      .tokenize(text.toLowerCase())
+      .filter((token) => token.tag === 'word')
+      .map((token) => token.value);
+    if (wordsCache.size >= WORDS_CACHE_TEXTS) wordsCache.clear();
+    wordsCache.set(text, words);
+  }
+  return words;
+}
+
+/**
+ * Forgets the words and stems remembered for the texts classified so far (at most {@link WORDS_CACHE_TEXTS}
+ * texts and {@link STEM_CACHE_WORDS} words; a benchmark calls it to time a training as a new process runs it).
+ */
+export function forgetTextFeatures(): void {
+  wordsCache.clear();
+  stemCache.clear();
+}
+
+/** Words whose Porter stem is remembered ({@link stem}). */
+const STEM_CACHE_WORDS = 50_000;
+const stemCache = new Map<string, string>();
+
+/** The `stemmer` package's Porter stem of a word, remembered for the last {@link STEM_CACHE_WORDS} words (a vocabulary repeats). */
+function stem(word: string): string {
+  let stemmed = stemCache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stemmer(word);
+    if (stemCache.size >= STEM_CACHE_WORDS) stemCache.clear();
+    stemCache.set(word, stemmed);
+  }
+  return stemmed;
+}
+
 /**
  * The features a classifier sees in a text: the stemmed content words (wink-tokenizer's word tokens,
  * lowercased, Porter-stemmed; greetings and function words dropped) and every pair of adjacent words
@@ -81,16 +127,13 @@ const tokenizer = new Tokenizer();
  * ```
  */
 export function textFeatures(text: string): string[] {
-  const words = tokenizer
-    .tokenize(text.toLowerCase())
-    .filter((token) => token.tag === 'word')
-    .map((token) => token.value);
+  const words = wordsOf(text);
   const content = words.filter((word) => word.length > 1 && !STOP_WORDS.has(word));
   if (content.length === 0) return [];
-  const features = content.map((word) => stemmer(word));
+  const features = content.map(stem);
   for (let i = 0; i + 1 < words.length; i += 1) {
     if (STOP_WORDS.has(words[i]!) && STOP_WORDS.has(words[i + 1]!)) continue;
-    features.push(`${stemmer(words[i]!)}_${stemmer(words[i + 1]!)}`);
+    features.push(`${stem(words[i]!)}_${stem(words[i + 1]!)}`);
   }
   return features;
 }
@@ -109,10 +152,7 @@ export function textFeatures(text: string): string[] {
  * ```
  */
 export function characterNgrams(text: string, range: CharNgramRange): string[] {
-  const words = tokenizer
-    .tokenize(text.toLowerCase())
-    .filter((token) => token.tag === 'word')
-    .map((token) => token.value);
+  const words = wordsOf(text);
   if (!words.some((word) => word.length > 1 && !STOP_WORDS.has(word))) return [];
   const grams: string[] = [];
   for (const word of words) {
