@@ -1,26 +1,37 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore, InvalidInputError, MAIN_BRANCH } from '@baton/core';
+import { type BatonEvent, FileStore, InvalidInputError, MAIN_BRANCH } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
 import { CostMeter } from '../src/models/costReport.js';
 import { formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
 import { sessionIdFor } from '../src/replay/replayConversation.js';
+import { shareOut } from '../src/replay/replayWorkers.js';
 import { runReplay } from '../src/replay/runReplay.js';
 
 let dir: string;
 let conversations: AbcdConversation[];
 const reports = new Map<number, ReplayReport>();
 const finishedOrder = new Map<number, string[]>();
+/** Per session, the types of its events in order, for the in-thread run (`1`) and the run on two workers (`2`). */
+const eventTypes = new Map<number, Map<string, string[]>>();
+let onWorkers: ReplayReport;
+const workerProgress: Array<{ id: string; done: number; total: number }> = [];
+
+const recordEvents = (into: Map<string, string[]>) => (event: BatonEvent) => {
+  if (!into.has(event.sessionId)) into.set(event.sessionId, []);
+  into.get(event.sessionId)!.push(event.type);
+};
 
 /** The report less what is measured (times, and the bytes, which hold timestamps) and the store's folder. */
 function deterministic(report: ReplayReport) {
   const { measurements, conversations: each, store: _folder, ...rest } = report;
-  const { storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
+  const { trainings: _trainings, storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
   return { ...rest, measurements: counted, conversations: each.map(({ wallMs: _w, modelMs: _m, ...outcome }) => outcome) };
 }
 
@@ -44,9 +55,18 @@ beforeAll(async () => {
         deskStore: chooseDeskStore({ directory: join(dir, `c${concurrency}`) }),
         concurrency,
         onConversation: (outcome) => order.push(outcome.id),
+        ...(concurrency === 1 ? { onEvent: recordEvents(eventTypes.set(1, new Map()).get(1)!) } : {}),
       }),
     );
   }
+  onWorkers = await runReplay({
+    conversations,
+    ontology: loadOntology(),
+    deskStore: chooseDeskStore({ directory: join(dir, 'w2') }),
+    workers: 2,
+    onEvent: recordEvents(eventTypes.set(2, new Map()).get(2)!),
+    onConversation: (outcome, done, total) => workerProgress.push({ id: outcome.id, done, total }),
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -89,6 +109,72 @@ describe('replaying the demo conversations 4 at a time', () => {
   it('refuses a concurrency below 1 with a named error, before touching the store', async () => {
     const empty = join(dir, 'untouched');
     await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), concurrency: 0 })).rejects.toThrow(InvalidInputError);
+    await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('replaying the demo conversations on two worker threads', () => {
+  it('gives the same report as one thread: routing, casework, counts, tokens, every outcome in input order', () => {
+    const one = reports.get(1)!;
+    expect(onWorkers.counts.failed).toBe(0);
+    expect(deterministic(onWorkers)).toStrictEqual(deterministic(one));
+    expect(printed(onWorkers)).toStrictEqual(printed(one));
+    expect(onWorkers.conversations.map((c) => c.id)).toStrictEqual(conversations.map((c) => c.id));
+    expect(Object.keys(onWorkers.cost!.perConversation)).toStrictEqual(Object.keys(one.cost!.perConversation));
+    expect(Object.keys(onWorkers.cost!.perAgent)).toStrictEqual(Object.keys(one.cost!.perAgent));
+  });
+
+  it('trained, in the workers, the folds of each worker\'s share: a fold cut between the two is trained twice', () => {
+    const shares = shareOut(
+      conversations.map((c) => c.id),
+      2,
+      true,
+    );
+    const expected = shares.map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size).reduce((a, b) => a + b, 0);
+    expect(reports.get(1)!.measurements.trainings).toBe(5);
+    expect(onWorkers.measurements.trainings).toBe(expected);
+    // Each share is a run of whole folds but at most one cut: together they hold every conversation once.
+    expect(shares.flat().sort((a, b) => a - b)).toStrictEqual(conversations.map((_, index) => index));
+  });
+
+  it('passes every event and every finished conversation back to this thread, and stores every message and episode once', async () => {
+    expect(eventTypes.get(2)).toStrictEqual(eventTypes.get(1));
+    expect(workerProgress.map((p) => p.done)).toStrictEqual(conversations.map((_, index) => index + 1));
+    expect(workerProgress.every((p) => p.total === conversations.length)).toBe(true);
+    expect(workerProgress.map((p) => p.id).sort()).toStrictEqual(conversations.map((c) => c.id).sort());
+    const store = new FileStore({ directory: join(dir, 'w2') });
+    let stored = 0;
+    let episodes = 0;
+    for (const conversation of conversations) {
+      stored += (await store.readMessages(sessionIdFor(conversation.id), MAIN_BRANCH)).length;
+      if ((await store.getEpisode(sessionIdFor(conversation.id))) !== undefined) episodes += 1;
+    }
+    await store.close();
+    expect(onWorkers.counts.messages).toBe(stored);
+    expect(stored).toBe(reports.get(1)!.counts.messages);
+    expect(episodes).toBe(conversations.length);
+  });
+
+  it('throws the store error a worker met, by name, as the in-thread replay does', async () => {
+    // A FileStore folder under a regular file: clearing it succeeds (nothing is there), writing the first session fails.
+    const file = join(dir, 'not-a-folder');
+    await writeFile(file, 'a file\n');
+    const few = conversations.slice(0, 4);
+    const failure = async (workers: number) =>
+      runReplay({ conversations: few, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(file, 'store') }), workers }).then(
+        () => expect.unreachable('the replay should fail'),
+        (error: Error) => error,
+      );
+    const inThread = await failure(1);
+    const onTwo = await failure(2);
+    expect(onTwo.name).toBe(inThread.name);
+    expect(onTwo.name).not.toBe('Error');
+    expect(onTwo.message).toBe(inThread.message);
+  }, 120_000);
+
+  it('refuses workers below 1 with a named error, before touching the store', async () => {
+    const empty = join(dir, 'untouched-workers');
+    await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), workers: 0 })).rejects.toThrow(InvalidInputError);
     await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
   });
 });
