@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BatonEvent, FileStore, InvalidInputError, MAIN_BRANCH } from '@baton/core';
@@ -155,20 +155,18 @@ describe('replaying the demo conversations on two worker threads', () => {
     expect(episodes).toBe(conversations.length);
   });
 
-  it('throws the store error a worker met, by name, as the in-thread replay does', async () => {
-    // A FileStore folder under a regular file: clearing it succeeds (nothing is there), writing the first session fails.
-    const file = join(dir, 'not-a-folder');
-    await writeFile(file, 'a file\n');
-    const few = conversations.slice(0, 4);
-    const failure = async (workers: number) =>
-      runReplay({ conversations: few, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(file, 'store') }), workers }).then(
+  it('throws the error that stopped a worker, by name and message, as the in-thread replay does', async () => {
+    // A conversation without turns (not what loadConversations gives): replaying it throws, in a worker as in this thread.
+    const broken = [...conversations.slice(0, 3), { ...conversations[3]!, turns: null } as unknown as AbcdConversation];
+    const failure = (workers: number, folder: string) =>
+      runReplay({ conversations: broken, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(dir, folder) }), workers }).then(
         () => expect.unreachable('the replay should fail'),
         (error: Error) => error,
       );
-    const inThread = await failure(1);
-    const onTwo = await failure(2);
+    const inThread = await failure(1, 'broken-1');
+    const onTwo = await failure(2, 'broken-2');
+    expect(inThread.name).toBe('TypeError');
     expect(onTwo.name).toBe(inThread.name);
-    expect(onTwo.name).not.toBe('Error');
     expect(onTwo.message).toBe(inThread.message);
   }, 120_000);
 
