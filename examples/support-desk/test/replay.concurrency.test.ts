@@ -156,16 +156,17 @@ describe('replaying the demo conversations on two worker threads', () => {
   });
 
   it('throws the error that stopped a worker, by name and message, as the in-thread replay does', async () => {
-    // A conversation without turns (not what loadConversations gives): replaying it throws, in a worker as in this thread.
+    // A conversation without turns (not what loadConversations gives; the models learn from the good ones): replaying it throws, in a worker as in this thread.
     const broken = [...conversations.slice(0, 3), { ...conversations[3]!, turns: null } as unknown as AbcdConversation];
     const failure = (workers: number, folder: string) =>
-      runReplay({ conversations: broken, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(dir, folder) }), workers }).then(
+      runReplay({ conversations: broken, training: conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(dir, folder) }), workers }).then(
         () => expect.unreachable('the replay should fail'),
         (error: Error) => error,
       );
     const inThread = await failure(1, 'broken-1');
     const onTwo = await failure(2, 'broken-2');
     expect(inThread.name).toBe('TypeError');
+    expect(inThread.message).toBe('conversation.turns is not iterable');
     expect(onTwo.name).toBe(inThread.name);
     expect(onTwo.message).toBe(inThread.message);
   }, 120_000);
