@@ -3,11 +3,11 @@
  * of yielded through a generator per layer, and `EventChannel`, which reads such a run as an async
  * generator (the handoff turn's stream). The events and the outcome must be the ones `execute` gives.
  */
-import { AgentExecutor, agent, type BatonEvent, EventChannel, type ExecutorInput, type ExecutorOutcome, StateContainer, tool } from '@baton/core';
+import { AgentExecutor, agent, type BatonEvent, EventChannel, type ExecutorInput, type ExecutorOutcome, tool } from '@baton/core';
 import { ScriptedModel, type ScriptedResponse } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runExecutor, TestJournal } from './support/testJournal.js';
+import { executorInput, runExecutor, TestJournal } from './support/testJournal.js';
 
 /** An agent that looks two orders up at once (one lookup fails), then answers in three deltas. */
 function orders(ran: string[]) {
@@ -40,17 +40,7 @@ function comparable(events: readonly BatonEvent[], outcome: ExecutorOutcome): un
   return JSON.parse(JSON.stringify({ events, outcome }), (key, value) => (key === 'id' || key === 'createdAt' || key === 'durationMs' ? '…' : value));
 }
 
-function inputFor(journal: TestJournal): ExecutorInput {
-  return {
-    sessionId: 'session-1',
-    branchId: 'main',
-    turn: 1,
-    history: [...journal.messages],
-    state: new StateContainer({ session: {}, branch: {} }),
-    signal: new AbortController().signal,
-    journal,
-  };
-}
+const inputFor = (journal: TestJournal): ExecutorInput => executorInput(journal);
 
 describe('Executor.run: one event sink per activation', () => {
   it('AgentExecutor.run emits the events execute yields, in the same order, and returns the same outcome and commits', async () => {

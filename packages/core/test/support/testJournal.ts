@@ -59,6 +59,23 @@ export interface ExecutorRun {
 }
 
 /**
+ * The input of one activation over a {@link TestJournal}: session `session-1`, branch `main`, turn 1,
+ * the journal's messages as history, empty state, a signal that never aborts; `extra` overrides any field.
+ */
+export function executorInput(journal: TestJournal, extra: Partial<Omit<ExecutorInput, 'journal'>> = {}): ExecutorInput {
+  return {
+    sessionId: 'session-1',
+    branchId: 'main',
+    turn: 1,
+    history: [...journal.messages],
+    state: new StateContainer({ session: {}, branch: {} }),
+    signal: new AbortController().signal,
+    ...extra,
+    journal,
+  };
+}
+
+/**
  * Runs an executor once over a {@link TestJournal} and collects its events and outcome.
  *
  * @param history the branch history the executor sees (usually `journal.messages`)
@@ -69,16 +86,7 @@ export async function runExecutor(
   journal: TestJournal,
   extra: Partial<Omit<ExecutorInput, 'journal'>> = {},
 ): Promise<ExecutorRun> {
-  const input: ExecutorInput = {
-    sessionId: 'session-1',
-    branchId: 'main',
-    turn: 1,
-    history: [...journal.messages],
-    state: new StateContainer({ session: {}, branch: {} }),
-    signal: new AbortController().signal,
-    ...extra,
-    journal,
-  };
+  const input = executorInput(journal, extra);
   const events: BatonEvent[] = [];
   const generator = executor.execute(input);
   for (;;) {

@@ -1,6 +1,5 @@
 import {
   type ApprovalDecision,
-  AgentExecutor,
   addUsage,
   BatonError,
   type BatonEvent,
@@ -9,13 +8,11 @@ import {
   type ExecutorInput,
   type ExecutorOutcome,
   type EventSink,
-  type Executor,
   emptyUsage,
   isReaderLeft,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
-  type ReadySignal,
   type Request,
   requestKey,
   type TurnSettings,
@@ -33,6 +30,9 @@ import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
+import { activate, emitAll, readyFor, type TurnSink } from './turnSink.js';
+
+export type { TurnSink } from './turnSink.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
@@ -44,24 +44,6 @@ export type TurnStart =
 export interface TurnCall {
   signal: AbortSignal;
   settings?: TurnSettings;
-}
-
-/**
- * Where a turn's events go: `emit` takes each event synchronously (it throws once the reader left:
- * let that propagate); `ready` is awaited before each side effect, so a reader that stops reading
- * stops the turn where a generator would have stopped (see `EventChannel`); `within` runs outside
- * calls (model calls, tools) in the tracing context of the innermost open span, when tracing.
- */
-export interface TurnSink {
-  emit: EventSink;
-  ready: ReadySignal;
-  within?: <T>(fn: () => T) => T;
-}
-
-/** Awaits `sink.ready()` when it must wait (no tick when the reader already asked for more). */
-async function readyFor(sink: TurnSink): Promise<void> {
-  const ready = sink.ready();
-  if (ready !== undefined) await ready;
 }
 
 /** The default text of the user message that starts an autonomous turn. */
@@ -125,47 +107,6 @@ export async function runTurn(runtime: SessionRuntime, start: TurnStart, call: T
       await flushAfterFailure(runtime);
       runtime.stale = true;
     }
-  }
-}
-
-/**
- * Whether an activation of `executor` goes through its `run`: when it has one, except for an
- * `AgentExecutor` subclass that overrides `execute` and not `run` (its inherited `run` would skip the override).
- */
-function usesRun(executor: Executor): boolean {
-  if (executor.run === undefined) return false;
-  if (!(executor instanceof AgentExecutor)) return true;
-  return executor.execute === AgentExecutor.prototype.execute || executor.run !== AgentExecutor.prototype.run;
-}
-
-/**
- * Runs one activation of `executor` into `sink`: its `run` when it has one, else its `execute`
- * generator, read one event at a time (each read after the reader asked for more, as `yield*` would).
- */
-async function activate(executor: Executor, input: ExecutorInput, sink: TurnSink): Promise<ExecutorOutcome> {
-  if (usesRun(executor)) return executor.run!(input, sink.emit);
-  const { within } = sink;
-  const events = within === undefined ? executor.execute(input) : within(() => executor.execute(input));
-  let settled = false;
-  try {
-    for (;;) {
-      let step: IteratorResult<BatonEvent, ExecutorOutcome>;
-      try {
-        step = await (within === undefined ? events.next() : within(() => events.next()));
-      } catch (error) {
-        settled = true;
-        throw error;
-      }
-      if (step.done === true) {
-        settled = true;
-        return step.value;
-      }
-      sink.emit(step.value);
-      await readyFor(sink);
-    }
-  } finally {
-    // The reader left: let the executor clean up as `yield*` would have it.
-    if (!settled) await events.return(undefined as never);
   }
 }
 
@@ -291,30 +232,6 @@ async function openWithMessages(
   await readyFor(sink);
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
   for (const message of messages) sink.emit({ type: 'message', sessionId, branchId, message });
-}
-
-/** Emits the events of `events` into `sink`, reading each after the reader asked for more (as `yield*` would). */
-async function emitAll(events: AsyncGenerator<BatonEvent, void>, sink: TurnSink): Promise<void> {
-  let settled = false;
-  try {
-    for (;;) {
-      let step: IteratorResult<BatonEvent, void>;
-      try {
-        step = await events.next();
-      } catch (error) {
-        settled = true;
-        throw error;
-      }
-      if (step.done === true) {
-        settled = true;
-        return;
-      }
-      sink.emit(step.value);
-      await readyFor(sink);
-    }
-  } finally {
-    if (!settled) await events.return(undefined);
-  }
 }
 
 /**
