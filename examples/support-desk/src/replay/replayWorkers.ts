@@ -54,23 +54,18 @@ export function shareOut(ids: readonly string[], workers: number, byFold: boolea
   return shares;
 }
 
-/** A module resolve hook that adds the `source` condition (the workspace packages' TypeScript sources, as `--conditions=source` does). */
-const SOURCE_CONDITION_HOOK = `export async function resolve(specifier, context, next) {
-  return next(specifier, context.conditions.includes('source') ? context : { ...context, conditions: [...context.conditions, 'source'] });
-}`;
+/** The condition under which the workspace packages (`@baton/*`) resolve to their TypeScript sources. */
+const SOURCE_CONDITION = '--conditions=source';
 
-/** The worker's entry, and how to start it: under tsx (this file is TypeScript), the worker registers tsx before importing it. */
+/**
+ * Starts one replay worker on its bootstrap, `replayWorker.mjs`, which registers tsx in the new thread and
+ * imports the TypeScript entry, `replayWorkerMain.ts`. The worker gets this thread's Node flags (under the
+ * CLI: tsx's own and `--conditions=source`) and `--conditions=source` when they lack it (a host such as
+ * vitest resolves the sources its own way, which a worker does not inherit).
+ */
 function startWorker(workerData: ReplayWorkerData): Worker {
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './replayWorker.ts' : './replayWorker.js', import.meta.url);
-  // Workers inherit the parent's flags (under the CLI: tsx's and `--conditions=source`, which makes the workspace packages
-  // resolve to their sources). A host that resolves the sources its own way (vitest) has neither: a resolve hook adds the condition.
-  const execArgv = process.execArgv;
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData, execArgv });
-  // On Node 20, a worker started on a .ts file fails before tsx's `--import` hooks apply to it; register them first.
-  const tsxApi = import.meta.resolve('tsx/esm/api');
-  const sourceCondition = `data:text/javascript,${encodeURIComponent(SOURCE_CONDITION_HOOK)}`;
-  const source = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import('node:module'); }).then(({ register }) => { register(${JSON.stringify(sourceCondition)}); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(source, { eval: true, workerData, execArgv });
+  const execArgv = process.execArgv.includes(SOURCE_CONDITION) ? process.execArgv : [...process.execArgv, SOURCE_CONDITION];
+  return new Worker(new URL('./replayWorker.mjs', import.meta.url), { workerData, execArgv });
 }
 
 /** Rebuilds a worker's error: a Baton error by its class name (so the CLI prints it as such), else an `Error` of that name. */

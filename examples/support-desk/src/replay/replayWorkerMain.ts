@@ -1,5 +1,5 @@
 /**
- * A replay worker thread's entry (started by `replayInWorkers`): replays its share of the conversations
+ * A replay worker thread's entry (`replayWorker.mjs` imports it once tsx is registered; `replayInWorkers` starts the thread): replays its share of the conversations
  * into the store named by `workerData.store`, posting each outcome (and, when asked, each event) as it
  * goes, then its part of the report. It stops taking conversations when the parent posts `{ type: 'stop' }`.
  */
@@ -10,7 +10,7 @@ import type { ReplayWorkerData, ReplayWorkerMessage } from './replayWorkers.js';
 import { replayPart } from './runReplay.js';
 
 const port = parentPort;
-if (port === null) throw new Error('replayWorker.ts runs as a worker thread (see replayInWorkers).');
+if (port === null) throw new Error('replayWorkerMain.ts runs as a worker thread (see replayInWorkers).');
 const data = workerData as ReplayWorkerData;
 const post = (message: ReplayWorkerMessage) => port.postMessage(message);
 let stop = false;
