@@ -23,6 +23,23 @@ const eventTypes = new Map<number, Map<string, string[]>>();
 let onWorkers: ReplayReport;
 const workerProgress: Array<{ id: string; done: number; total: number }> = [];
 
+/** Per concurrency of the in-thread runs, the session of every event, in the order the events came. */
+const eventSessions = new Map<number, string[]>();
+
+/** The most sessions open at once in a stream of events: a session is open from its first event to its last. */
+function mostOpenAtOnce(sessions: readonly string[]): number {
+  const last = new Map<string, number>();
+  sessions.forEach((session, i) => last.set(session, i));
+  const open = new Set<string>();
+  let most = 0;
+  sessions.forEach((session, i) => {
+    open.add(session);
+    most = Math.max(most, open.size);
+    if (last.get(session) === i) open.delete(session);
+  });
+  return most;
+}
+
 const recordEvents = (into: Map<string, string[]>) => (event: BatonEvent) => {
   if (!into.has(event.sessionId)) into.set(event.sessionId, []);
   into.get(event.sessionId)!.push(event.type);
@@ -47,6 +64,11 @@ beforeAll(async () => {
   for (const concurrency of [1, 4]) {
     const order: string[] = [];
     finishedOrder.set(concurrency, order);
+    const sessions: string[] = [];
+    eventSessions.set(concurrency, sessions);
+    const types = new Map<string, string[]>();
+    if (concurrency === 1) eventTypes.set(1, types);
+    const recordTypes = recordEvents(types);
     reports.set(
       concurrency,
       await runReplay({
@@ -55,7 +77,10 @@ beforeAll(async () => {
         deskStore: chooseDeskStore({ directory: join(dir, `c${concurrency}`) }),
         concurrency,
         onConversation: (outcome) => order.push(outcome.id),
-        ...(concurrency === 1 ? { onEvent: recordEvents(eventTypes.set(1, new Map()).get(1)!) } : {}),
+        onEvent: (event) => {
+          sessions.push(event.sessionId);
+          if (concurrency === 1) recordTypes(event);
+        },
       }),
     );
   }
@@ -87,9 +112,12 @@ describe('replaying the demo conversations 4 at a time', () => {
     expect(Object.keys(four.cost!.perAgent)).toStrictEqual(Object.keys(one.cost!.perAgent));
   });
 
-  it('really ran conversations side by side: they finished out of input order, and every session and episode was stored', async () => {
+  it('really ran conversations side by side, at most 4 at a time, and stored every session and episode', async () => {
+    // Lanes start together and each awaits the store: the sessions' events interleave (by how lanes are scheduled, not by timing).
+    expect(mostOpenAtOnce(eventSessions.get(1)!)).toBe(1);
+    expect(mostOpenAtOnce(eventSessions.get(4)!)).toBeGreaterThanOrEqual(2);
+    expect(mostOpenAtOnce(eventSessions.get(4)!)).toBeLessThanOrEqual(4);
     expect(finishedOrder.get(1)).toStrictEqual(conversations.map((c) => c.id));
-    expect(finishedOrder.get(4)).not.toStrictEqual(conversations.map((c) => c.id));
     expect([...finishedOrder.get(4)!].sort()).toStrictEqual(conversations.map((c) => c.id).sort());
     const four = reports.get(4)!;
     expect(four.counts.episodes).toBe(conversations.length);
