@@ -29,14 +29,14 @@ const eventSessions = new Map<number, string[]>();
 /** The most sessions open at once in a stream of events: a session is open from its first event to its last. */
 function mostOpenAtOnce(sessions: readonly string[]): number {
   const last = new Map<string, number>();
-  sessions.forEach((session, i) => last.set(session, i));
+  for (const [i, session] of sessions.entries()) last.set(session, i);
   const open = new Set<string>();
   let most = 0;
-  sessions.forEach((session, i) => {
+  for (const [i, session] of sessions.entries()) {
     open.add(session);
     most = Math.max(most, open.size);
     if (last.get(session) === i) open.delete(session);
-  });
+  }
   return most;
 }
 
