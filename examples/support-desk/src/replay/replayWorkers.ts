@@ -60,8 +60,9 @@ const SOURCE_CONDITION = '--conditions=source';
 /**
  * Starts one replay worker on its bootstrap, `replayWorker.mjs`, which registers tsx in the new thread and
  * imports the TypeScript entry, `replayWorkerMain.ts`. The worker gets this thread's Node flags (under the
- * CLI: tsx's own and `--conditions=source`) and `--conditions=source` when they lack it (a host such as
- * vitest resolves the sources its own way, which a worker does not inherit).
+ * CLI: tsx's own and `--conditions=source`; tsx's hooks are then registered twice in the worker, which
+ * changes nothing) and `--conditions=source` when they lack it (a host such as vitest resolves the sources
+ * its own way, which a worker does not inherit). Errors of loading surface as the worker's `error` event.
  */
 function startWorker(workerData: ReplayWorkerData): Worker {
   const execArgv = process.execArgv.includes(SOURCE_CONDITION) ? process.execArgv : [...process.execArgv, SOURCE_CONDITION];
