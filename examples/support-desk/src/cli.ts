@@ -6,7 +6,7 @@ import { ABCD_SPLITS } from './data/abcdImport.js';
 import { importCommand } from './data/importCommand.js';
 import { DEFAULT_STORE_DIR } from './desk/deskStore.js';
 import { replayCommand } from './replay/replayCommand.js';
-import { DEFAULT_REPLAY_CONCURRENCY } from './replay/runReplay.js';
+import { DEFAULT_REPLAY_CONCURRENCY, DEFAULT_REPLAY_WORKERS } from './replay/runReplay.js';
 
 const count =
   (name: string, least = 0) =>
@@ -47,6 +47,12 @@ program
   .option('--limit <n>', 'replay a sample of n conversations, stratified by flow (deterministic)', count('--limit'))
   .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
   .option('--concurrency <n>', 'replay n conversations at a time (each its own session; the report is the same for any n)', count('--concurrency', 1), DEFAULT_REPLAY_CONCURRENCY)
+  .option(
+    '--workers <n>',
+    'worker threads replaying the conversations, each n of them on --concurrency lanes (1: all in this thread; a :memory: store or --models openai always 1)',
+    count('--workers', 1),
+    DEFAULT_REPLAY_WORKERS,
+  )
   .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, (dir: string) => (dir === ':memory:' ? dir : callerPath(dir)), DEFAULT_STORE_DIR)
   .option('--json', 'print the report as JSON', false)
   .option('--reject-refunds', 'reject every refund approval instead of approving it', false)
@@ -60,6 +66,7 @@ program
       ...(options.limit === undefined ? {} : { limit: options.limit }),
       restartEvery: options.restartEvery,
       concurrency: options.concurrency,
+      workers: options.workers,
       storeDir: options.storeDir,
       json: options.json,
       rejectRefunds: options.rejectRefunds,

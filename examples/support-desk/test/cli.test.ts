@@ -44,6 +44,24 @@ describe('support-desk CLI', () => {
     expect((await readdir(join(dir, 'store'))).length).toBeGreaterThan(0);
   }, 60_000);
 
+  it('replays the demo conversations on two worker threads (--workers 2) into a FileStore: every conversation, message and episode', async () => {
+    const { stdout } = await cli(['replay', '--workers', '2', '--json', '--store-dir', join(dir, 'store-workers')]);
+    const report = JSON.parse(stdout);
+    expect(report.counts.conversations).toBe(demoLines.length);
+    expect(report.counts.failed).toBe(0);
+    expect(report.counts.episodes).toBe(demoLines.length);
+    expect(report.counts.messages).toBeGreaterThan(demoLines.length);
+    // The workers each trained the folds of their share: the fold cut between them twice, 6 trainings in all (5 in one thread).
+    expect(report.measurements.trainings).toBe(6);
+    expect((await readdir(join(dir, 'store-workers', 'sessions'))).length).toBeGreaterThanOrEqual(demoLines.length);
+  }, 120_000);
+
+  it('refuses --workers 0', async () => {
+    const error = await failing(['replay', '--workers', '0']);
+    expect(error.code).toBe(1);
+    expect(error.stderr).toContain('--workers must be a whole number ≥ 1, not "0"');
+  }, 60_000);
+
   it('prints the text report below the Data line', async () => {
     const { stdout } = await cli(['replay', '--limit', '3', '--no-progress', '--store-dir', ':memory:']);
     const lines = stdout.split('\n');

@@ -1,26 +1,54 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore, InvalidInputError, MAIN_BRANCH } from '@baton/core';
+import { type BatonEvent, FileStore, InvalidInputError, MAIN_BRANCH } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
 import { CostMeter } from '../src/models/costReport.js';
 import { formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
 import { sessionIdFor } from '../src/replay/replayConversation.js';
+import { shareOut } from '../src/replay/replayWorkers.js';
 import { runReplay } from '../src/replay/runReplay.js';
 
 let dir: string;
 let conversations: AbcdConversation[];
 const reports = new Map<number, ReplayReport>();
 const finishedOrder = new Map<number, string[]>();
+/** Per session, the types of its events in order, for the in-thread run (`1`) and the run on two workers (`2`). */
+const eventTypes = new Map<number, Map<string, string[]>>();
+let onWorkers: ReplayReport;
+const workerProgress: Array<{ id: string; done: number; total: number }> = [];
+
+/** Per concurrency of the in-thread runs, the session of every event, in the order the events came. */
+const eventSessions = new Map<number, string[]>();
+
+/** The most sessions open at once in a stream of events: a session is open from its first event to its last. */
+function mostOpenAtOnce(sessions: readonly string[]): number {
+  const last = new Map<string, number>();
+  for (const [i, session] of sessions.entries()) last.set(session, i);
+  const open = new Set<string>();
+  let most = 0;
+  for (const [i, session] of sessions.entries()) {
+    open.add(session);
+    most = Math.max(most, open.size);
+    if (last.get(session) === i) open.delete(session);
+  }
+  return most;
+}
+
+const recordEvents = (into: Map<string, string[]>) => (event: BatonEvent) => {
+  if (!into.has(event.sessionId)) into.set(event.sessionId, []);
+  into.get(event.sessionId)!.push(event.type);
+};
 
 /** The report less what is measured (times, and the bytes, which hold timestamps) and the store's folder. */
 function deterministic(report: ReplayReport) {
   const { measurements, conversations: each, store: _folder, ...rest } = report;
-  const { storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
+  const { trainings: _trainings, storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
   return { ...rest, measurements: counted, conversations: each.map(({ wallMs: _w, modelMs: _m, ...outcome }) => outcome) };
 }
 
@@ -36,6 +64,11 @@ beforeAll(async () => {
   for (const concurrency of [1, 4]) {
     const order: string[] = [];
     finishedOrder.set(concurrency, order);
+    const sessions: string[] = [];
+    eventSessions.set(concurrency, sessions);
+    const types = new Map<string, string[]>();
+    if (concurrency === 1) eventTypes.set(1, types);
+    const recordTypes = recordEvents(types);
     reports.set(
       concurrency,
       await runReplay({
@@ -44,9 +77,21 @@ beforeAll(async () => {
         deskStore: chooseDeskStore({ directory: join(dir, `c${concurrency}`) }),
         concurrency,
         onConversation: (outcome) => order.push(outcome.id),
+        onEvent: (event) => {
+          sessions.push(event.sessionId);
+          if (concurrency === 1) recordTypes(event);
+        },
       }),
     );
   }
+  onWorkers = await runReplay({
+    conversations,
+    ontology: loadOntology(),
+    deskStore: chooseDeskStore({ directory: join(dir, 'w2') }),
+    workers: 2,
+    onEvent: recordEvents(eventTypes.set(2, new Map()).get(2)!),
+    onConversation: (outcome, done, total) => workerProgress.push({ id: outcome.id, done, total }),
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -67,9 +112,12 @@ describe('replaying the demo conversations 4 at a time', () => {
     expect(Object.keys(four.cost!.perAgent)).toStrictEqual(Object.keys(one.cost!.perAgent));
   });
 
-  it('really ran conversations side by side: they finished out of input order, and every session and episode was stored', async () => {
+  it('really ran conversations side by side, at most 4 at a time, and stored every session and episode', async () => {
+    // Lanes start together and each awaits the store: the sessions' events interleave (by how lanes are scheduled, not by timing).
+    expect(mostOpenAtOnce(eventSessions.get(1)!)).toBe(1);
+    expect(mostOpenAtOnce(eventSessions.get(4)!)).toBeGreaterThanOrEqual(2);
+    expect(mostOpenAtOnce(eventSessions.get(4)!)).toBeLessThanOrEqual(4);
     expect(finishedOrder.get(1)).toStrictEqual(conversations.map((c) => c.id));
-    expect(finishedOrder.get(4)).not.toStrictEqual(conversations.map((c) => c.id));
     expect([...finishedOrder.get(4)!].sort()).toStrictEqual(conversations.map((c) => c.id).sort());
     const four = reports.get(4)!;
     expect(four.counts.episodes).toBe(conversations.length);
@@ -89,6 +137,71 @@ describe('replaying the demo conversations 4 at a time', () => {
   it('refuses a concurrency below 1 with a named error, before touching the store', async () => {
     const empty = join(dir, 'untouched');
     await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), concurrency: 0 })).rejects.toThrow(InvalidInputError);
+    await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('replaying the demo conversations on two worker threads', () => {
+  it('gives the same report as one thread: routing, casework, counts, tokens, every outcome in input order', () => {
+    const one = reports.get(1)!;
+    expect(onWorkers.counts.failed).toBe(0);
+    expect(deterministic(onWorkers)).toStrictEqual(deterministic(one));
+    expect(printed(onWorkers)).toStrictEqual(printed(one));
+    expect(onWorkers.conversations.map((c) => c.id)).toStrictEqual(conversations.map((c) => c.id));
+    expect(Object.keys(onWorkers.cost!.perConversation)).toStrictEqual(Object.keys(one.cost!.perConversation));
+    expect(Object.keys(onWorkers.cost!.perAgent)).toStrictEqual(Object.keys(one.cost!.perAgent));
+  });
+
+  it('trained, in the workers, the folds of each worker\'s share: a fold cut between the two is trained twice', () => {
+    const shares = shareOut(
+      conversations.map((c) => c.id),
+      2,
+      true,
+    );
+    const expected = shares.map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size).reduce((a, b) => a + b, 0);
+    expect(reports.get(1)!.measurements.trainings).toBe(5);
+    expect(onWorkers.measurements.trainings).toBe(expected);
+    // Each share is a run of whole folds but at most one cut: together they hold every conversation once.
+    expect(shares.flat().sort((a, b) => a - b)).toStrictEqual(conversations.map((_, index) => index));
+  });
+
+  it('passes every event and every finished conversation back to this thread, and stores every message and episode once', async () => {
+    expect(eventTypes.get(2)).toStrictEqual(eventTypes.get(1));
+    expect(workerProgress.map((p) => p.done)).toStrictEqual(conversations.map((_, index) => index + 1));
+    expect(workerProgress.every((p) => p.total === conversations.length)).toBe(true);
+    expect(workerProgress.map((p) => p.id).sort()).toStrictEqual(conversations.map((c) => c.id).sort());
+    const store = new FileStore({ directory: join(dir, 'w2') });
+    let stored = 0;
+    let episodes = 0;
+    for (const conversation of conversations) {
+      stored += (await store.readMessages(sessionIdFor(conversation.id), MAIN_BRANCH)).length;
+      if ((await store.getEpisode(sessionIdFor(conversation.id))) !== undefined) episodes += 1;
+    }
+    await store.close();
+    expect(onWorkers.counts.messages).toBe(stored);
+    expect(stored).toBe(reports.get(1)!.counts.messages);
+    expect(episodes).toBe(conversations.length);
+  });
+
+  it('throws the error that stopped a worker, by name and message, as the in-thread replay does', async () => {
+    // A conversation without turns (not what loadConversations gives; the models learn from the good ones): replaying it throws, in a worker as in this thread.
+    const broken = [...conversations.slice(0, 3), { ...conversations[3]!, turns: null } as unknown as AbcdConversation];
+    const failure = (workers: number, folder: string) =>
+      runReplay({ conversations: broken, training: conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(dir, folder) }), workers }).then(
+        () => expect.unreachable('the replay should fail'),
+        (error: Error) => error,
+      );
+    const inThread = await failure(1, 'broken-1');
+    const onTwo = await failure(2, 'broken-2');
+    expect(inThread.name).toBe('TypeError');
+    expect(inThread.message).toBe('conversation.turns is not iterable');
+    expect(onTwo.name).toBe(inThread.name);
+    expect(onTwo.message).toBe(inThread.message);
+  }, 120_000);
+
+  it('refuses workers below 1 with a named error, before touching the store', async () => {
+    const empty = join(dir, 'untouched-workers');
+    await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), workers: 0 })).rejects.toThrow(InvalidInputError);
     await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
   });
 });

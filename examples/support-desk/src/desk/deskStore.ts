@@ -27,6 +27,21 @@ export interface DeskStore {
   reset(sessionIds: readonly string[]): Promise<void>;
   /** Bytes the store holds now (files' sizes, each file once however many hard links it has; or MongoDB's `dataSize`); `undefined` when unknown. */
   bytes(): Promise<number | undefined>;
+  /**
+   * What {@link chooseDeskStore} was given: another thread (a replay worker) passes it to `chooseDeskStore` for a desk
+   * store of its own on the same folder or database. An in-memory store cannot be shared this way (see `reopens`).
+   */
+  readonly options: DeskStoreOptions;
+}
+
+/** Options of {@link chooseDeskStore}: plain data, so that they can be sent to a worker thread. */
+export interface DeskStoreOptions {
+  /** The FileStore's folder (default {@link DEFAULT_STORE_DIR}), or `':memory:'`. */
+  directory?: string;
+  /** A MongoDB connection string; when given (and not empty), it wins over `directory`. */
+  mongoUrl?: string | undefined;
+  /** The MongoDB database (default `baton_support_desk`). */
+  mongoDbName?: string;
 }
 
 /**
@@ -42,13 +57,14 @@ export interface DeskStore {
  * const store = await deskStore.open();
  * ```
  */
-export function chooseDeskStore(options: { directory?: string; mongoUrl?: string | undefined; mongoDbName?: string } = {}): DeskStore {
-  if (options.mongoUrl !== undefined && options.mongoUrl !== '') return mongoDeskStore(options.mongoUrl, options.mongoDbName ?? 'baton_support_desk');
-  if (options.directory === ':memory:') return memoryDeskStore();
-  return fileDeskStore(options.directory ?? DEFAULT_STORE_DIR);
+export function chooseDeskStore(options: DeskStoreOptions = {}): DeskStore {
+  const given = { ...options };
+  if (options.mongoUrl !== undefined && options.mongoUrl !== '') return { ...mongoDeskStore(options.mongoUrl, options.mongoDbName ?? 'baton_support_desk'), options: given };
+  if (options.directory === ':memory:') return { ...memoryDeskStore(), options: given };
+  return { ...fileDeskStore(options.directory ?? DEFAULT_STORE_DIR), options: given };
 }
 
-function fileDeskStore(directory: string): DeskStore {
+function fileDeskStore(directory: string): Omit<DeskStore, 'options'> {
   return {
     kind: 'file',
     location: directory,
@@ -67,7 +83,7 @@ function fileDeskStore(directory: string): DeskStore {
   };
 }
 
-function memoryDeskStore(): DeskStore {
+function memoryDeskStore(): Omit<DeskStore, 'options'> {
   const store = new InMemoryStore();
   return {
     kind: 'memory',
@@ -81,7 +97,7 @@ function memoryDeskStore(): DeskStore {
   };
 }
 
-function mongoDeskStore(url: string, dbName: string): DeskStore {
+function mongoDeskStore(url: string, dbName: string): Omit<DeskStore, 'options'> {
   let shared: MongoStore | undefined;
   const get = async () => {
     if (shared === undefined) {

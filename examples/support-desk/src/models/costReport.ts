@@ -76,11 +76,11 @@ export class CostMeter {
    * Adds another meter's counts to this one: its total, and each of its conversations and agents in
    * its first-seen order (after this meter's own). Meters of single conversations added in the
    * conversations' order give the same report as one meter that saw them one after another.
-   * @param other a meter (left unchanged)
+   * @param other a meter (left unchanged), or a meter's {@link CostReport} (as a worker thread sends it)
    * @returns this meter
    */
-  add(other: CostMeter): this {
-    const report = other.report();
+  add(other: CostMeter | CostReport): this {
+    const report = other instanceof CostMeter ? other.report() : other;
     this.#total = addUsage(this.#total, report.total);
     for (const [sessionId, usage] of Object.entries(report.perConversation)) {
       this.#perConversation.set(sessionId, addUsage(this.#perConversation.get(sessionId) ?? emptyUsage(), usage));

@@ -9,7 +9,7 @@ import { createOpenAIModels } from '../desk/deskModels.js';
 import { chooseDeskStore } from '../desk/deskStore.js';
 import { specialistForFlow } from '../desk/specialists.js';
 import { formatReplayReport, type ReplayReport } from './replayReport.js';
-import { runReplay } from './runReplay.js';
+import { DEFAULT_REPLAY_WORKERS, runReplay } from './runReplay.js';
 
 /** Options of the `replay` command (see `cli.ts`). */
 export interface ReplayCommandOptions {
@@ -24,6 +24,8 @@ export interface ReplayCommandOptions {
   restartEvery: number;
   /** Conversations replayed at a time (default 4; see `RunReplayOptions.concurrency`). */
   concurrency?: number;
+  /** Worker threads (default {@link DEFAULT_REPLAY_WORKERS}; see `RunReplayOptions.workers`). */
+  workers?: number;
   storeDir?: string;
   json: boolean;
   rejectRefunds: boolean;
@@ -66,10 +68,10 @@ async function runData(options: ReplayCommandOptions): Promise<RunData> {
  * `json`), replays them with a progress bar on stderr, and prints the report (text, or JSON with
  * `json`). When a conversation failed, the first failure is printed on stderr above the report.
  *
- * @param options what `cli.ts` parsed: `{ data?, train?, eval?, limit?, restartEvery, concurrency?, storeDir?, json, rejectRefunds, models, progress }`
+ * @param options what `cli.ts` parsed: `{ data?, train?, eval?, limit?, restartEvery, concurrency?, workers?, storeDir?, json, rejectRefunds, models, progress }`
  * @returns the report (`report.counts.failed` > 0 when a conversation failed; the CLI then exits with 1)
  * @throws {NotFoundError} when a data file is missing (the message says what format is expected), or `BATON_ABCD` names nothing usable
- * @throws {InvalidInputError} when a line of a data file is not an ABCD conversation, or `concurrency` is not a whole number ≥ 1
+ * @throws {InvalidInputError} when a line of a data file is not an ABCD conversation, or `concurrency` or `workers` is not a whole number ≥ 1
  * @throws {ConfigurationError} when `storeDir` holds files a FileStore does not write (it is not cleared), for
  *   `models: 'openai'` without an API key, or for `train` without `eval` (or with `data`)
  * @example
@@ -101,6 +103,7 @@ export async function replayCommand(options: ReplayCommandOptions): Promise<Repl
       deskStore,
       restartEvery: options.restartEvery,
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      workers: options.workers ?? DEFAULT_REPLAY_WORKERS,
       rejectRefunds: options.rejectRefunds,
       ...(models === undefined ? {} : { models }),
       onConversation: (outcome, done) => {

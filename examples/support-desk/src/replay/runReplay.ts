@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { type BatonEvent, InvalidInputError, MAIN_BRANCH, type Store } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
@@ -8,7 +9,8 @@ import { createDeskAgents, type DeskAgents, type DeskModels } from '../desk/desk
 import { createOfflineModels, mapDeskModels } from '../desk/deskModels.js';
 import type { DeskStore } from '../desk/deskStore.js';
 import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
-import { CostMeter, CountedModel } from '../models/costReport.js';
+import { CostMeter, type CostReport, CountedModel } from '../models/costReport.js';
+import { replayInWorkers } from './replayWorkers.js';
 import { ModelClock, TimedModel } from '../models/timedModel.js';
 import { World, WorldDirectory } from '../tools/world.js';
 import { type ConversationOutcome, replayConversation, sessionIdFor } from './replayConversation.js';
@@ -38,6 +40,15 @@ export interface RunReplayOptions {
    * its own session and its turns stay in order; the report is the same for any value (only timings differ).
    */
   concurrency?: number;
+  /**
+   * Worker threads replaying the conversations (default 1: all in this thread). With more, the
+   * conversations are sorted by fold and cut into `workers` runs of consecutive ones; each worker
+   * trains the folds it needs, replays its run on `concurrency` lanes into the same store, and the
+   * outcomes are merged in input order (the report is the same for any value, but for timings and
+   * `measurements.trainings`). Workers load the ontology with `loadOntology()`. Runs with given
+   * `models` or an in-memory store stay in this thread (neither crosses threads).
+   */
+  workers?: number;
   /** Called with every event of every session; a session's events in order (with `concurrency` > 1, sessions interleave). */
   onEvent?: (event: BatonEvent) => void;
   /** Called after each conversation, as it finishes (with `concurrency` > 1, not necessarily in the input order); `done` counts the finished. */
@@ -51,6 +62,13 @@ export interface RunReplayOptions {
 export const DEFAULT_REPLAY_CONCURRENCY = 4;
 
 /**
+ * Worker threads of the `replay` command by default: two (the machine this example is measured on has
+ * two cores; each worker trains a few folds, so more workers than cores add trainings and gain nothing),
+ * or one where Node reports a single core. `runReplay` itself defaults to 1.
+ */
+export const DEFAULT_REPLAY_WORKERS = Math.min(2, availableParallelism());
+
+/**
  * Replays conversations through the support desk and reports on them. Offline, each conversation
  * is handled by models learned from the other folds only (5-fold cross-validation by a stable hash
  * of the conversation id), so routing accuracy is measured on conversations the router did not learn
@@ -59,9 +77,10 @@ export const DEFAULT_REPLAY_CONCURRENCY = 4;
  * each on its own session (its turns in order); outcomes and token counts are reported in the input
  * order, so the report is the same for any concurrency (but for timings).
  *
- * @param options `{ conversations, ontology, deskStore, training?, models?, restartEvery?, rejectRefunds?, concurrency?, onEvent?, onConversation? }`
+ * @param options `{ conversations, ontology, deskStore, training?, models?, restartEvery?, rejectRefunds?, concurrency?, workers?, onEvent?, onConversation? }`
  * @returns the report: routing figures, counts, measurements
- * @throws {InvalidInputError} when `concurrency` is not a whole number ≥ 1
+ * @throws {InvalidInputError} when `concurrency` or `workers` is not a whole number ≥ 1
+ * @throws {ReplayWorkerError} when a worker thread stops without a report (it crashed, or could not load)
  * @throws {ConfigurationError} when the store folder holds files a FileStore does not write (it is not cleared);
  *   the store's errors. A failed turn stops only its conversation (see `ConversationOutcome.failure`)
  * @example
@@ -74,11 +93,79 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const { conversations, ontology, deskStore } = options;
   const concurrency = options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidInputError(`concurrency must be a whole number ≥ 1, not ${concurrency}.`);
+  const requestedWorkers = options.workers ?? 1;
+  if (!Number.isInteger(requestedWorkers) || requestedWorkers < 1) throw new InvalidInputError(`workers must be a whole number ≥ 1, not ${requestedWorkers}.`);
+  // Models given by the caller do not cross threads, nor does an in-memory store: those runs stay in this thread.
+  const workers = options.models === undefined && deskStore.reopens ? Math.min(requestedWorkers, Math.max(1, conversations.length)) : 1;
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
+  const training = options.training ?? conversations;
+  let part: ReplayPart;
+  let storeBytes: number | undefined;
+  if (workers === 1) {
+    part = await replayPart({ ...options, concurrency, training }, conversations.length, async () => {
+      storeBytes = await deskStore.bytes();
+    });
+  } else {
+    part = await replayInWorkers({ ...options, concurrency, training }, workers);
+    storeBytes = await deskStore.bytes();
+    // A store that does not reopen (MongoDB) opened its client here to reset and measure: close it.
+    if (!deskStore.reopens) await (await deskStore.open()).close();
+  }
+  const cost = new CostMeter();
+  for (const report of part.costs) cost.add(report);
+  const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages: part.messages, episodes: part.episodes };
+  const report = summarizeReplay(part.outcomes, {
+    ontology,
+    evaluation: describeEvaluation(options, training),
+    store: `${deskStore.kind} (${deskStore.location})`,
+    models: options.models === undefined ? 'offline (abcd-router-nb, abcd-policy-kb)' : options.models.triage.model,
+    storeBytes,
+    wallMs: performance.now() - started,
+    trainingMs: part.trainingMs,
+    trainingConversations: training.length,
+    ...extra,
+  });
+  report.cost = cost.report();
+  return report;
+}
+
+/**
+ * What replaying some conversations gives, before it is summed up: outcomes and token reports in
+ * input order, stored messages and episodes, the time of each training. Plain data (a worker posts it).
+ */
+export interface ReplayPart {
+  outcomes: ConversationOutcome[];
+  costs: CostReport[];
+  messages: number;
+  episodes: number;
+  trainingMs: number[];
+}
+
+/** What {@link replayPart} needs: {@link RunReplayOptions} with the defaults filled in, plus a stop signal. */
+export interface ReplayPartOptions extends RunReplayOptions {
+  training: readonly AbcdConversation[];
+  concurrency: number;
+  /** Checked before each conversation: once it returns true, no lane takes another conversation. */
+  stopRequested?: () => boolean;
+  /** Called with each conversation's outcome and its index in `conversations`. */
+  onOutcome?: (outcome: ConversationOutcome, index: number) => void;
+}
+
+/**
+ * Replays `conversations` into the desk store (not reset here) on `concurrency` lanes in this thread,
+ * training each fold's offline models on first use. `runReplay` calls it for `workers: 1`; each
+ * replay worker calls it for its share.
+ *
+ * @param total the conversations of the whole run (for `onConversation`'s `total`)
+ * @param beforeClose called once every lane finished, before the store objects are closed (to measure the store)
+ * @returns the part's outcomes and token reports in `conversations` order
+ * @throws the store's errors (the other lanes finish their conversation and take no other); a failed turn stops only its conversation
+ */
+export async function replayPart(options: ReplayPartOptions, total: number, beforeClose?: () => Promise<void>): Promise<ReplayPart> {
+  const { conversations, ontology, deskStore, training, concurrency } = options;
   const worlds = new WorldDirectory();
   const heldOut = options.evaluation === 'held-out';
-  const training = options.training ?? conversations;
   // Models are learned once per fold (on first use) and shared by the lanes; each lane wraps them with its own clock.
   const modelsByFold = new Map<number, DeskModels>();
   const trainingMs: number[] = [];
@@ -147,11 +234,12 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     if ((await lane.store.getEpisode(sessionId)) !== undefined) episodes += 1;
     outcomes[index] = outcome;
     done += 1;
-    options.onConversation?.(outcome, done, conversations.length);
+    options.onOutcome?.(outcome, index);
+    options.onConversation?.(outcome, done, total);
   };
 
   const runLane = async (lane: Lane): Promise<void> => {
-    while (!stopped && next < conversations.length) {
+    while (!stopped && !(options.stopRequested?.() ?? false) && next < conversations.length) {
       const index = next;
       next += 1;
       try {
@@ -164,31 +252,15 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
     }
   };
 
-  let storeBytes: number | undefined;
   try {
     const settled = await Promise.allSettled(lanes.map(runLane));
     const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
-    storeBytes = await deskStore.bytes();
+    await beforeClose?.();
   } finally {
     for (const lane of shared === undefined ? lanes : lanes.slice(0, 1)) await lane.store.close();
   }
-  const cost = new CostMeter();
-  for (const meter of meters) cost.add(meter);
-  const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages, episodes };
-  const report = summarizeReplay(outcomes, {
-    ontology,
-    evaluation: describeEvaluation(options, training),
-    store: `${deskStore.kind} (${deskStore.location})`,
-    models: options.models === undefined ? 'offline (abcd-router-nb, abcd-policy-kb)' : options.models.triage.model,
-    storeBytes,
-    wallMs: performance.now() - started,
-    trainingMs,
-    trainingConversations: training.length,
-    ...extra,
-  });
-  report.cost = cost.report();
-  return report;
+  return { outcomes, costs: meters.map((meter) => meter.report()), messages, episodes, trainingMs };
 }
 
 /** One of the replay's lanes: it replays one conversation at a time, on its own store object, timing its models on its own clock. */
