@@ -12,7 +12,7 @@ import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { createOfflineModels } from '../src/desk/deskModels.js';
-import { forgetTextFeatures } from '../src/models/textClassifier.js';
+import { forgetTextFeatures } from '../src/models/textFeatures.js';
 
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);

@@ -9,9 +9,10 @@ import { foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
 import { CostMeter } from '../src/models/costReport.js';
-import { formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
 import { sessionIdFor } from '../src/replay/replayConversation.js';
+import type { ReplayReport } from '../src/replay/replayReport.js';
 import { shareOut } from '../src/replay/replayWorkers.js';
+import { deterministic, printed } from './support/comparableReport.js';
 import { runReplay } from '../src/replay/runReplay.js';
 
 let dir: string;
@@ -45,18 +46,6 @@ const recordEvents = (into: Map<string, string[]>) => (event: BatonEvent) => {
   into.get(event.sessionId)!.push(event.type);
 };
 
-/** The report less what is measured (times, and the bytes, which hold timestamps) and the store's folder. */
-function deterministic(report: ReplayReport) {
-  const { measurements, conversations: each, store: _folder, ...rest } = report;
-  const { trainings: _trainings, storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
-  return { ...rest, measurements: counted, conversations: each.map(({ wallMs: _w, modelMs: _m, ...outcome }) => outcome) };
-}
-
-/** The printed report less its measured lines. */
-const printed = (report: ReplayReport) =>
-  formatReplayReport(report)
-    .split('\n')
-    .filter((line) => !/^(Bytes stored|Mean orchestration|Offline models trained|Wall time|Support desk replay)/.test(line));
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'support-desk-concurrency-'));

@@ -16,8 +16,9 @@ import { loadOntology } from '../src/data/ontology.js';
 import { stratifiedSample } from '../src/data/stratifiedSample.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
 import { sessionIdFor } from '../src/replay/replayConversation.js';
-import { formatReplayReport, type ReplayReport } from '../src/replay/replayReport.js';
+import type { ReplayReport } from '../src/replay/replayReport.js';
 import { shareOut } from '../src/replay/replayWorkers.js';
+import { deterministic, printed } from './support/comparableReport.js';
 import { runReplay } from '../src/replay/runReplay.js';
 
 const onTwoDb = testDatabaseName('support_desk_workers_2');
@@ -44,18 +45,6 @@ afterAll(async () => {
   }
 });
 
-/** The report less what is measured (times, bytes) and where it was stored. */
-function deterministic(report: ReplayReport) {
-  const { measurements, conversations: each, store: _store, ...rest } = report;
-  const { trainings: _trainings, storeBytes: _bytes, bytesPerMessage: _perMessage, orchestrationMsPerTurn: _orchestration, modelMsPerTurn: _model, wallSeconds: _wall, trainingMs: _training, ...counted } = measurements;
-  return { ...rest, measurements: counted, conversations: each.map(({ wallMs: _w, modelMs: _m, ...outcome }) => outcome) };
-}
-
-/** The printed report less its measured lines and its first line (which names the database). */
-const printed = (report: ReplayReport) =>
-  formatReplayReport(report)
-    .split('\n')
-    .filter((line) => !/^(Bytes stored|Mean orchestration|Offline models trained|Wall time|Support desk replay)/.test(line));
 
 /** Every stored message of the sample, without what differs between runs (ids, clocks), as a new store reads them back. */
 async function storedMessages(dbName: string) {

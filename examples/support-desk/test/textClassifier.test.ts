@@ -4,7 +4,8 @@ import { customerMessages, loadConversations, openingText } from '../src/data/ab
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
-import { characterNgrams, forgetTextFeatures, hasContent, LogisticRegressionClassifier, NaiveBayesClassifier, textFeatures } from '../src/models/textClassifier.js';
+import { LogisticRegressionClassifier, NaiveBayesClassifier } from '../src/models/textClassifier.js';
+import { characterNgrams, forgetTextFeatures, hasContent, textFeatures } from '../src/models/textFeatures.js';
 
 describe('textFeatures', () => {
   it('keeps stemmed content words and adjacent pairs, and finds nothing in a greeting', () => {

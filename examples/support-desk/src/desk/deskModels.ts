@@ -8,7 +8,8 @@ import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
 import { AbcdRouterModel, withoutIdentity } from '../models/abcdRouterModel.js';
 import { AveragedClassifier } from '../models/averagedClassifier.js';
 import { extractSlots, type SlotValues } from '../models/slotExtraction.js';
-import { hasContent, type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
+import { type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
+import { hasContent } from '../models/textFeatures.js';
 import type { DeskModels } from './deskAgents.js';
 import { SPECIALISTS, specialistForFlow } from './specialists.js';
 

@@ -1,9 +1,8 @@
 import { InvalidInputError } from '@baton/core';
 import LogisticRegression from 'ml-logistic-regression';
 import { Matrix } from 'ml-matrix';
-import { stemmer } from 'stemmer';
 import createNaiveBayes from 'wink-naive-bayes-text-classifier';
-import Tokenizer from 'wink-tokenizer';
+import { type CharNgramRange, characterNgrams, hasContent, textFeatures } from './textFeatures.js';
 
 /** A training example: a text and its label (a flow, a subflow). */
 export interface LabelledText {
@@ -49,122 +48,6 @@ export interface NaiveBayesOptions {
   smoothing?: number;
   /** Naive Bayes counts each feature once per text (binarized, default `true`) or as often as it occurs (`false`). */
   presence?: boolean;
-}
-
-/** The lengths of the character n-grams taken inside each word, e.g. `{ min: 3, max: 5 }`. */
-export interface CharNgramRange {
-  min: number;
-  max: number;
-}
-
-// Words that say nothing about what a customer needs: greetings, politeness, function words.
-const STOP_WORDS = new Set(
-  (
-    'a about am an and any are as at be been but by can could did do does doing for from get got had has have hello help hey hi ' +
-    'how i if im in is it its just let me morning my need no not of oh ok okay on or please question quick so some ' +
-    'thank thanks that the there this to today too um up us want was we well what when where which who why will with would ' +
-    'yes you your afternoon evening good day dear sir madam hope hiya greetings wondering wonder like there hii hiii hellooo'
-  ).split(' '),
-);
-
-const tokenizer = new Tokenizer();
-
-/** Texts whose words are remembered ({@link wordsOf}): about what a desk's training and a replay's turns read again. */
-const WORDS_CACHE_TEXTS = 5_000;
-const wordsCache = new Map<string, readonly string[]>();
-
-/**
- * A text's words: wink-tokenizer's word tokens of the lowercased text. Remembered for the last
- * {@link WORDS_CACHE_TEXTS} texts (then forgotten all at once): the router's two classifiers, the case
- * classifiers and the flow classifier read the same texts, and each model call reads the conversation so far.
- */
-function wordsOf(text: string): readonly string[] {
-  let words = wordsCache.get(text);
-  if (words === undefined) {
-    words = tokenizer
-      .tokenize(text.toLowerCase())
-      .filter((token) => token.tag === 'word')
-      .map((token) => token.value);
-    if (wordsCache.size >= WORDS_CACHE_TEXTS) wordsCache.clear();
-    wordsCache.set(text, words);
-  }
-  return words;
-}
-
-/**
- * Forgets the words and stems remembered for the texts classified so far (at most {@link WORDS_CACHE_TEXTS}
- * texts and {@link STEM_CACHE_WORDS} words; a benchmark calls it to time a training as a new process runs it).
- */
-export function forgetTextFeatures(): void {
-  wordsCache.clear();
-  stemCache.clear();
-}
-
-/** Words whose Porter stem is remembered ({@link stem}). */
-const STEM_CACHE_WORDS = 50_000;
-const stemCache = new Map<string, string>();
-
-/** The `stemmer` package's Porter stem of a word, remembered for the last {@link STEM_CACHE_WORDS} words (a vocabulary repeats). */
-function stem(word: string): string {
-  let stemmed = stemCache.get(word);
-  if (stemmed === undefined) {
-    stemmed = stemmer(word);
-    if (stemCache.size >= STEM_CACHE_WORDS) stemCache.clear();
-    stemCache.set(word, stemmed);
-  }
-  return stemmed;
-}
-
-/**
- * The features a classifier sees in a text: the stemmed content words (wink-tokenizer's word tokens,
- * lowercased, Porter-stemmed; greetings and function words dropped) and every pair of adjacent words
- * (`charg_twice`), so that "charged twice" counts apart from "charged" and "twice".
- *
- * @returns the features, in order; `[]` for a text without a content word (a bare greeting)
- * @example
- * ```ts
- * textFeatures('Hi, I forgot my password!'); // ['forgot', 'password', 'i_forgot', 'forgot_my', 'my_password']
- * ```
- */
-export function textFeatures(text: string): string[] {
-  const words = wordsOf(text);
-  const content = words.filter((word) => word.length > 1 && !STOP_WORDS.has(word));
-  if (content.length === 0) return [];
-  const features = content.map(stem);
-  for (let i = 0; i + 1 < words.length; i += 1) {
-    if (STOP_WORDS.has(words[i]!) && STOP_WORDS.has(words[i + 1]!)) continue;
-    features.push(`${stem(words[i]!)}_${stem(words[i + 1]!)}`);
-  }
-  return features;
-}
-
-/**
- * The character n-grams of a text's words (wink-tokenizer's word tokens, lowercased), each word padded
- * with a space on both sides so that n-grams at its start and end differ from those inside (as
- * scikit-learn's `char_wb` analyzer does): a misspelled or inflected word ("histry", "refunded") still
- * shares most of its n-grams with the word it stands for. Each n-gram is prefixed with `#`.
- *
- * @param range the n-gram lengths, e.g. `{ min: 3, max: 5 }`
- * @returns the n-grams, in order; `[]` for a text without a content word (as {@link textFeatures})
- * @example
- * ```ts
- * characterNgrams('my bill', { min: 3, max: 3 }); // ['# my', '#my ', '# bi', '#bil', '#ill', '#ll ']
- * ```
- */
-export function characterNgrams(text: string, range: CharNgramRange): string[] {
-  const words = wordsOf(text);
-  if (!words.some((word) => word.length > 1 && !STOP_WORDS.has(word))) return [];
-  const grams: string[] = [];
-  for (const word of words) {
-    const padded = ` ${word} `;
-    for (let n = range.min; n <= range.max; n += 1) for (let i = 0; i + n <= padded.length; i += 1) grams.push(`#${padded.slice(i, i + n)}`);
-  }
-  return grams;
-}
-
-/** Whether a text says anything a classifier can use (a content word), unlike "hi" or "hello there". */
-export function hasContent(text: string): boolean {
-  return textFeatures(text).length > 0;
 }
 
 type WinkModel = ReturnType<typeof createNaiveBayes>;
