@@ -77,3 +77,13 @@ export function eraseUserRecords(sessions: Map<string, SessionRecord>, episodes:
   }
   return erased;
 }
+
+/** The checkpoints of an existing branch of `record`, oldest first (created empty on first use). */
+export function checkpointList(record: SessionRecord, branchId: string): Checkpoint[] {
+  let list = record.checkpoints.get(branchId);
+  if (list === undefined) {
+    list = [];
+    record.checkpoints.set(branchId, list);
+  }
+  return list;
+}

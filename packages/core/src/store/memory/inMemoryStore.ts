@@ -42,7 +42,7 @@ import {
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
-import { eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
+import { checkpointList, eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 
 
 /** Options of {@link InMemoryStore}. */
@@ -389,14 +389,4 @@ export class InMemoryStore implements Store {
     if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
     return checkpointList(record, branchId);
   }
-}
-
-/** The checkpoints of an existing branch of `record`, oldest first (created empty on first use). */
-function checkpointList(record: SessionRecord, branchId: string): Checkpoint[] {
-  let list = record.checkpoints.get(branchId);
-  if (list === undefined) {
-    list = [];
-    record.checkpoints.set(branchId, list);
-  }
-  return list;
 }
