@@ -44,6 +44,11 @@ function wordsOf(text: string): readonly string[] {
 /**
  * Forgets the words and stems remembered for the texts classified so far (at most {@link WORDS_CACHE_TEXTS}
  * texts and {@link STEM_CACHE_WORDS} words; a benchmark calls it to time a training as a new process runs it).
+ * @example
+ * ```ts
+ * forgetTextFeatures();
+ * createOfflineModels(conversations, ontology); // timed as a new process would train
+ * ```
  */
 export function forgetTextFeatures(): void {
   wordsCache.clear();

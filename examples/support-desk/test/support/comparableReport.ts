@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { formatReplayReport, type ReplayReport } from '../../src/replay/replayReport.js';
 
 /**
@@ -15,3 +16,17 @@ export const printed = (report: ReplayReport): string[] =>
   formatReplayReport(report)
     .split('\n')
     .filter((line) => !/^(Bytes stored|Mean orchestration|Offline models trained|Wall time|Support desk replay)/.test(line));
+
+/**
+ * Asserts that two replays of the same conversations agree on everything but what is measured: the
+ * report ({@link deterministic}), its printed lines ({@link printed}), the outcomes in input order, and the
+ * order of the per-conversation and per-agent token counts.
+ */
+export function expectSameReport(actual: ReplayReport, expected: ReplayReport): void {
+  expect(deterministic(actual)).toStrictEqual(deterministic(expected));
+  expect(printed(actual)).toStrictEqual(printed(expected));
+  expect(actual.conversations.map((c) => c.id)).toStrictEqual(expected.conversations.map((c) => c.id));
+  // Per-conversation tokens keep the conversations' order; the agents keep their first-seen order.
+  expect(Object.keys(actual.cost!.perConversation)).toStrictEqual(Object.keys(expected.cost!.perConversation));
+  expect(Object.keys(actual.cost!.perAgent)).toStrictEqual(Object.keys(expected.cost!.perAgent));
+}
