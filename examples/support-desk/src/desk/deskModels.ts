@@ -111,7 +111,7 @@ export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 3 };
  * The classifier of every flow a specialist hands a customer back with (the case classifiers' texts labelled with their
  * case's flow, see {@link flowTexts}): {@link CASE_CLASSIFIER}'s settings. It reads the same texts as the case
  * classifiers but names one of 10 flows, not one of 55 cases: the hand-back only asks whose flow the customer's
- * words are, and naive Bayes scoring costs labels² × features per text. Its temperature is fitted on about 50
+ * words are, and scoring costs labels × features per text (labels² before wink was patched). Its temperature is fitted on about 50
  * held-out texts, as when it named the 55 cases (kept, not chosen again on the figures).
  */
 export const ANY_FLOW_CLASSIFIER: NaiveBayesOptions = { ...CASE_CLASSIFIER, calibrationTexts: 50 };
