@@ -96,6 +96,15 @@ describe('extractSlots', () => {
     expect(extractSlots('it was 45', ['amount'])).toMatchObject({ amount: '45' });
     expect(extractSlots('order 7488442726', ['amount']).amount).toBeUndefined();
   });
+
+  it('gives a text read again the same values in a new object, whatever a caller did to the one it got', () => {
+    const first = extractSlots('my jeans from Guess, I am a silver member');
+    expect(first).toEqual({ product: 'guess jeans', membership_level: 'silver' });
+    first.product = 'tampered';
+    delete first.membership_level;
+    expect(extractSlots('my jeans from Guess, I am a silver member')).toEqual({ product: 'guess jeans', membership_level: 'silver' });
+    expect(extractSlots('my jeans from Guess, I am a silver member', ['pin_number'])).toEqual({ product: 'guess jeans', membership_level: 'silver' });
+  });
 });
 
 describe("a customer triage sent to the wrong specialist", () => {

@@ -25,6 +25,10 @@ const ONE_OF: Array<[slot: string, values: readonly string[]]> = [
   ['payment_method', ['credit card', 'debit card', 'paypal']],
   ['security_answer', ['Alexander', 'Martinez', 'Livingston', 'Singh', 'Ahmed']],
 ];
+/** {@link ONE_OF}'s values with the whole-word pattern each is found by (in lowercased text). */
+const ONE_OF_PATTERNS = ONE_OF.map(([slot, values]) => [slot, values.map((value) => [value, new RegExp(`\\b${value.toLowerCase()}\\b`)] as const)] as const);
+/** {@link ITEMS} with the pattern each is found by, singular or plural (in lowercased text). */
+const ITEM_PATTERNS = ITEMS.map((item) => [item, new RegExp(`\\b${item.replace(/s$/, '')}s?\\b`)] as const);
 
 /**
  * Finds ABCD slot values in a customer's text: names (ABCD's ten customers), account ids (10 letters
@@ -35,13 +39,30 @@ const ONE_OF: Array<[slot: string, values: readonly string[]]> = [
  * @param asked slots the customer was just asked for: a bare number then counts as a PIN when a PIN
  *   was asked for, as an amount when an amount was (a message holding one number of up to four
  *   digits), a bare word as a username when a username was
- * @returns the values found; a later call's values should win over an earlier one's
+ * @returns the values found (a new object each call; the last {@link SLOTS_CACHE_TEXTS} texts' are remembered); a later
+ *   call's values should win over an earlier one's
  * @example
  * ```ts
  * extractSlots('I am David Williams, account 1VGSVKMH3K'); // { customer_name: 'David Williams', account_id: '1VGSVKMH3K' }
  * ```
  */
 export function extractSlots(text: string, asked: readonly string[] = []): SlotValues {
+  const key = asked.length === 0 ? text : `${asked.join(' ')}\u0000${text}`;
+  let found = slotsCache.get(key);
+  if (found === undefined) {
+    found = findSlots(text, asked);
+    if (slotsCache.size >= SLOTS_CACHE_TEXTS) slotsCache.clear();
+    slotsCache.set(key, found);
+  }
+  return { ...found };
+}
+
+/** Texts whose slots are remembered ({@link extractSlots}): a model reads the whole conversation so far at every call. */
+const SLOTS_CACHE_TEXTS = 5_000;
+const slotsCache = new Map<string, SlotValues>();
+
+/** {@link extractSlots} without its memory. */
+function findSlots(text: string, asked: readonly string[]): SlotValues {
   const found: SlotValues = {};
   const lower = text.toLowerCase();
   for (const name of ABCD_CUSTOMER_NAMES) if (lower.includes(name.toLowerCase())) found.customer_name = name;
@@ -56,12 +77,12 @@ export function extractSlots(text: string, asked: readonly string[] = []): SlotV
   if (account) found.account_id = account;
   const username = withoutEmail.match(/\b[a-z]+\d{1,7}\b/g)?.find((token) => !/^\d/.test(token));
   if (username) found.username = username;
-  for (const [slot, values] of ONE_OF) {
-    const value = values.find((v) => new RegExp(`\\b${v.toLowerCase()}\\b`).test(lower));
+  for (const [slot, values] of ONE_OF_PATTERNS) {
+    const value = values.find(([, pattern]) => pattern.test(lower))?.[0];
     if (value) found[slot] = value;
   }
   const brand = BRANDS.find((b) => lower.includes(b));
-  const item = ITEMS.find((i) => new RegExp(`\\b${i.replace(/s$/, '')}s?\\b`).test(lower));
+  const item = ITEM_PATTERNS.find(([, pattern]) => pattern.test(lower))?.[0];
   if (item) found.product = brand ? `${brand} ${item}` : item;
   if (asked.includes('pin_number')) {
     const pin = /\b\d{3,6}\b/.exec(text);
