@@ -12,22 +12,26 @@
 export class SessionLock {
   readonly #tails = new Map<string, Promise<void>>();
 
-  /** Waits until `key` is free, takes it, and returns the function that frees it (call it once). */
-  async acquire(key: string): Promise<() => void> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
+  /**
+   * Waits until `key` is free, takes it, and returns the function that frees it (call it once).
+   * A free key is taken at once (the returned promise is already resolved): a turn's lock costs no
+   * chain of promises when nobody else holds it.
+   */
+  acquire(key: string): Promise<() => void> {
+    const previous = this.#tails.get(key);
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const tail = previous.then(() => mine);
+    const tail = previous === undefined ? mine : previous.then(() => mine);
     this.#tails.set(key, tail);
-    await previous;
     let released = false;
-    return () => {
+    const free = () => {
       if (released) return;
       released = true;
       release();
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     };
+    return previous === undefined ? Promise.resolve(free) : previous.then(() => free);
   }
 }
