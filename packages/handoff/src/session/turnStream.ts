@@ -24,6 +24,9 @@ export interface TurnResult {
   closed: boolean;
 }
 
+/** The end of a call's generator that did not fail. */
+const ENDED = { failed: false } as const;
+
 /**
  * The event stream of one call that runs a turn (`session.send`, `respond`, `resume`): an async
  * generator of {@link BatonEvent}s that is also awaitable, resolving to a {@link TurnResult}. The
@@ -51,7 +54,10 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   /** Releases what `enter` took (once), when the call's generator is done, failed or left. */
   #exit: (() => void) | undefined;
   #result: Promise<TurnResult> | undefined;
-  #ended: { resolve: () => void; reject: (error: unknown) => void; promise: Promise<void> } | undefined;
+  /** How the call's generator ended, once it did (the first end counts): `{ failed: false }`, or the error it failed with. */
+  #end: { failed: false } | { failed: true; error: unknown } | undefined;
+  /** Settled at the end, for an await that came while the stream was being iterated (made only then). */
+  #ended: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   readonly #messages: Message[] = [];
   #usage: Usage = emptyUsage();
   #nextAgent: string | undefined;
@@ -92,14 +98,14 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
     if (step.done === true) {
       this.#leave();
-      this.#ended?.resolve();
+      this.#finish();
     } else this.#observe(step.value);
     return step;
   };
 
   readonly #onError = (error: unknown): never => {
     this.#leave();
-    this.#ended?.reject(error);
+    this.#fail(error);
     throw error;
   };
 
@@ -111,7 +117,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       return generator === undefined ? { done: true, value: undefined } : await generator.return(undefined);
     } finally {
       this.#leave();
-      this.#ended?.resolve();
+      this.#finish();
     }
   }
 
@@ -123,7 +129,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       return step;
     } catch (thrown) {
       this.#leave();
-      this.#ended?.reject(thrown);
+      this.#fail(thrown);
       throw thrown;
     }
   }
@@ -138,21 +144,13 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
     onfulfilled?: ((value: TurnResult) => TResult1 | PromiseLike<TResult1>) | null,
     onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
   ): Promise<TResult1 | TResult2> {
-    this.#result ??= this.#opened === undefined ? this.#drain() : this.#ended!.promise.then(() => this.#summary());
+    this.#result ??= this.#opened === undefined ? this.#drain() : this.#whenEnded().then(() => this.#summary());
     return this.#result.then(onfulfilled, onrejected);
   }
 
   /** The call's generator, entering and starting it on the first call. */
   #open(): Promise<AsyncGenerator<BatonEvent, void>> {
     if (this.#opened === undefined) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      promise.catch(() => undefined); // observed by `then` when someone awaits
-      this.#ended = { resolve, reject, promise };
       this.#opened = this.#enter === undefined ? (async () => this.#started())() : this.#enterThenStart(this.#enter);
     }
     return this.#opened;
@@ -168,6 +166,29 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
     }
   }
 
+  /** Resolves when the call's generator ended (at once if it did), rejects with its failure. */
+  #whenEnded(): Promise<void> {
+    const end = this.#end;
+    if (end !== undefined) return end.failed ? Promise.reject(end.error) : Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#ended = { resolve, reject };
+    });
+  }
+
+  /** The call's generator is done or was left (the first end counts). */
+  #finish(): void {
+    if (this.#end !== undefined) return;
+    this.#end = ENDED;
+    this.#ended?.resolve();
+  }
+
+  /** The call's generator failed with `error` (the first end counts). */
+  #fail(error: unknown): void {
+    if (this.#end !== undefined) return;
+    this.#end = { failed: true, error };
+    this.#ended?.reject(error);
+  }
+
   /** Starts the call's generator (telling a channel when nobody can leave it early). */
   #started(): AsyncGenerator<BatonEvent, void> {
     const generator = this.#start();
@@ -178,11 +199,11 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
         event: (event) => this.#observe(event),
         done: () => {
           this.#leave();
-          this.#ended?.resolve();
+          this.#finish();
         },
         failed: (error) => {
           this.#leave();
-          this.#ended?.reject(error);
+          this.#fail(error);
         },
       });
       this.#direct = true;
