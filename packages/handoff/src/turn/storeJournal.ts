@@ -37,7 +37,17 @@ export class StoreJournal implements ExecutorJournal {
    *   another writer (process) already took one of their seqs; the runtime is marked stale and
    *   reloads on the next call. Nothing is retried blindly.
    */
-  async commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
+  commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
+    // Not an async function: a commit that saves no checkpoint (most) is done synchronously, and
+    // costs a resolved promise instead of an async function's state. A throw still rejects.
+    try {
+      return this.#commit(newMessages);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
     const runtime = this.runtime;
     const head = runtime.history.headSeq;
     const now = isoNow();
@@ -53,9 +63,9 @@ export class StoreJournal implements ExecutorJournal {
       applyRoutingEffect(runtime.actor, message);
     }
     if (runtime.config.checkpointEvery === 'step' || (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))) {
-      await saveCheckpoint(runtime);
+      return saveCheckpoint(runtime).then(() => messages);
     }
-    return messages;
+    return Promise.resolve(messages);
   }
 
   /**
