@@ -12,10 +12,12 @@ export interface TurnSink {
   within?: <T>(fn: () => T) => T;
 }
 
-/** Awaits `sink.ready()` when it must wait (no tick when the reader already asked for more). */
-export async function readyFor(sink: TurnSink): Promise<void> {
-  const ready = sink.ready();
-  if (ready !== undefined) await ready;
+/**
+ * What to await before a side effect: `sink.ready()`, a promise only when the turn must wait for its
+ * reader. Hot paths await it only when it is one (`const ready = readyFor(sink); if (ready) await ready;`).
+ */
+export function readyFor(sink: TurnSink): Promise<void> | undefined {
+  return sink.ready();
 }
 
 /**
