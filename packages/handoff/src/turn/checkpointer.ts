@@ -105,14 +105,22 @@ function notePruneDue(runtime: SessionRuntime, step: number): void {
  *
  * @throws {StoreError} (or what the store throws) when the prune fails
  */
-export async function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
+export function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
+  // Not an async function: most turns prune nothing, and get a resolved promise without an async function's state.
   const retention = retentionOf(runtime.config.checkpointKeep);
-  if (retention === undefined) return;
+  if (retention === undefined) return NOTHING_TO_PRUNE;
   const clock = clockOf(runtime);
   const now = Date.now();
   const ageDue =
     retention.maxAgeMs !== undefined && (clock.lastAt === undefined || now - clock.lastAt >= Math.max(MIN_AGE_PRUNE_INTERVAL_MS, retention.maxAgeMs / 10));
-  if (!clock.due && !ageDue) return;
+  if (!clock.due && !ageDue) return NOTHING_TO_PRUNE;
+  return prune(runtime, retention, clock, now);
+}
+
+/** What {@link pruneCheckpoints} returns when no prune is due. */
+const NOTHING_TO_PRUNE: Promise<void> = Promise.resolve();
+
+async function prune(runtime: SessionRuntime, retention: CheckpointRetention, clock: PruneClock, now: number): Promise<void> {
   await runtime.config.store.pruneCheckpoints(runtime.sessionId, runtime.branchId, retention, runtime.scope);
   clock.due = false;
   clock.lastAt = now;
