@@ -19,6 +19,20 @@ export class SessionLock {
    */
   acquire(key: string): Promise<() => void> {
     const previous = this.#tails.get(key);
+    const free = this.#take(key, previous);
+    return previous === undefined ? Promise.resolve(free) : previous.then(() => free);
+  }
+
+  /**
+   * Takes `key` now when it is free, without a promise.
+   * @returns the function that frees it (call it once), or `undefined` when someone holds or waits for it (then use {@link acquire})
+   */
+  tryAcquire(key: string): (() => void) | undefined {
+    return this.#tails.has(key) ? undefined : this.#take(key, undefined);
+  }
+
+  /** Queues a holder of `key` behind `previous` (the current tail, if any) and returns its release. */
+  #take(key: string, previous: Promise<void> | undefined): () => void {
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
       release = resolve;
@@ -26,12 +40,11 @@ export class SessionLock {
     const tail = previous === undefined ? mine : previous.then(() => mine);
     this.#tails.set(key, tail);
     let released = false;
-    const free = () => {
+    return () => {
       if (released) return;
       released = true;
       release();
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     };
-    return previous === undefined ? Promise.resolve(free) : previous.then(() => free);
   }
 }

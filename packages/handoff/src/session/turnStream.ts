@@ -44,7 +44,7 @@ const ENDED = { failed: false } as const;
  */
 export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike<TurnResult> {
   readonly #start: () => AsyncGenerator<BatonEvent, void>;
-  readonly #enter: (() => Promise<() => void>) | undefined;
+  readonly #enter: (() => Promise<() => void> | (() => void)) | undefined;
   readonly #pending: () => readonly Request[];
   readonly #base: { sessionId: string; branchId: string };
   /** Set on the first read or await: resolves to the call's generator once `enter` is done. */
@@ -73,13 +73,14 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
    * @param start creates the call's generator (called once, on the first read or await, after `enter`)
    * @param pendingRequests reads the session's pending requests once the call ended
    * @param enter runs first (e.g. takes the session's lock) and returns what to run when the
-   *   generator is done, failed or left (e.g. release the lock); a failure of `enter` fails the call
+   *   generator is done, failed or left (e.g. release the lock), or a promise of it when it must
+   *   wait; a failure of `enter` fails the call
    */
   constructor(
     base: { sessionId: string; branchId: string },
     start: () => AsyncGenerator<BatonEvent, void>,
     pendingRequests: () => readonly Request[],
-    enter?: () => Promise<() => void>,
+    enter?: () => Promise<() => void> | (() => void),
   ) {
     this.#base = base;
     this.#start = start;
@@ -89,10 +90,17 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
 
   /** Reads the next event (starting the turn on the first call). */
   next(): Promise<IteratorResult<BatonEvent, void>> {
-    const generator = this.#generator;
+    let generator = this.#generator;
+    if (generator === undefined) {
+      const opened = this.#open();
+      // Entered at once (see `enter`): the generator already started and is read below.
+      generator = this.#generator;
+      if (generator === undefined) {
+        return opened.then((started) => (this.#direct ? started.next() : started.next().then(this.#onStep, this.#onError)), this.#onError);
+      }
+    }
     // Once started, the generator is read directly (one promise per event, not an async function's).
-    if (generator !== undefined) return this.#direct ? generator.next() : generator.next().then(this.#onStep, this.#onError);
-    return this.#open().then((opened) => (this.#direct ? opened.next() : opened.next().then(this.#onStep, this.#onError)), this.#onError);
+    return this.#direct ? generator.next() : generator.next().then(this.#onStep, this.#onError);
   }
 
   readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
@@ -151,13 +159,34 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   /** The call's generator, entering and starting it on the first call. */
   #open(): Promise<AsyncGenerator<BatonEvent, void>> {
     if (this.#opened === undefined) {
-      this.#opened = this.#enter === undefined ? (async () => this.#started())() : this.#enterThenStart(this.#enter);
+      const enter = this.#enter;
+      if (enter === undefined) this.#opened = (async () => this.#started())();
+      else {
+        let entered: Promise<() => void> | (() => void);
+        try {
+          entered = enter();
+        } catch (error) {
+          entered = Promise.reject(error);
+        }
+        this.#opened = typeof entered === 'function' ? this.#startEntered(entered) : this.#enterThenStart(entered);
+      }
     }
     return this.#opened;
   }
 
-  async #enterThenStart(enter: () => Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
-    this.#exit = await enter();
+  /** Starts the call's generator at once, `enter` having returned its `exit` without waiting. */
+  #startEntered(exit: () => void): Promise<AsyncGenerator<BatonEvent, void>> {
+    this.#exit = exit;
+    try {
+      return Promise.resolve(this.#started());
+    } catch (error) {
+      this.#leave();
+      return Promise.reject(error);
+    }
+  }
+
+  async #enterThenStart(entering: Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
+    this.#exit = await entering;
     try {
       return this.#started();
     } catch (error) {
