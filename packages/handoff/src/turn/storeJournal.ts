@@ -80,24 +80,25 @@ export class StoreJournal implements ExecutorJournal {
     const runtime = this.runtime;
     runtime.pendingWrites.set(write.toolCallId, write);
     if (isHandoffToolName(write.toolName)) return Promise.resolve();
-    this.#waiting.push(write);
+    (this.#waiting ??= []).push(write);
     this.#nextWrite ??= this.#writeWaiting();
     return this.#nextWrite;
   }
 
-  /** Results waiting for the next pending-writes write. */
-  #waiting: PendingWrite[] = [];
+  /** Results waiting for the next pending-writes write (made on the first; most turns have none). */
+  #waiting: PendingWrite[] | undefined;
   /** The write that will store `#waiting` (it starts when the write in flight, if any, ends). */
   #nextWrite: Promise<void> | undefined;
-  #inFlight: Promise<void> = Promise.resolve();
+  #inFlight: Promise<void> | undefined;
 
   #writeWaiting(): Promise<void> {
     const previous = this.#inFlight;
     const mine = (async () => {
-      await previous.catch(() => undefined);
+      // One tick even for the first write: results finishing in the same tick join its batch.
+      await previous?.catch(() => undefined);
       // From here on, results that finish join the write after this one.
-      const batch = this.#waiting;
-      this.#waiting = [];
+      const batch = this.#waiting ?? [];
+      this.#waiting = undefined;
       this.#nextWrite = undefined;
       const runtime = this.runtime;
       if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);
