@@ -96,26 +96,38 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       // Entered at once (see `enter`): the generator already started and is read below.
       generator = this.#generator;
       if (generator === undefined) {
-        return opened.then((started) => (this.#direct ? started.next() : started.next().then(this.#onStep, this.#onError)), this.#onError);
+        return opened.then((started) => (this.#direct ? started.next() : started.next().then(this.#onStep(), this.#onError())), this.#onError());
       }
     }
     // Once started, the generator is read directly (one promise per event, not an async function's).
-    return this.#direct ? generator.next() : generator.next().then(this.#onStep, this.#onError);
+    return this.#direct ? generator.next() : generator.next().then(this.#onStep(), this.#onError());
   }
 
-  readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
-    if (step.done === true) {
-      this.#leave();
-      this.#finish();
-    } else this.#observe(step.value);
-    return step;
-  };
+  /** The handlers of a step read through a promise (made on first use: a turn read directly needs none). */
+  #stepHandler: ((step: IteratorResult<BatonEvent, void>) => IteratorResult<BatonEvent, void>) | undefined;
+  #errorHandler: ((error: unknown) => never) | undefined;
 
-  readonly #onError = (error: unknown): never => {
-    this.#leave();
-    this.#fail(error);
-    throw error;
-  };
+  /** Observes a step of the call's generator (leaving the stream when it is the last). */
+  #onStep(): (step: IteratorResult<BatonEvent, void>) => IteratorResult<BatonEvent, void> {
+    this.#stepHandler ??= (step) => {
+      if (step.done === true) {
+        this.#leave();
+        this.#finish();
+      } else this.#observe(step.value);
+      return step;
+    };
+    return this.#stepHandler;
+  }
+
+  /** Leaves the stream on a failure of the call and rethrows it. */
+  #onError(): (error: unknown) => never {
+    this.#errorHandler ??= (error) => {
+      this.#leave();
+      this.#fail(error);
+      throw error;
+    };
+    return this.#errorHandler;
+  }
 
   /** Leaves the stream: what the turn committed is kept, and the next call on the session finishes it. */
   async return(): Promise<IteratorResult<BatonEvent, void>> {
