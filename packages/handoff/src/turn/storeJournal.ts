@@ -80,7 +80,8 @@ export class StoreJournal implements ExecutorJournal {
     const runtime = this.runtime;
     runtime.pendingWrites.set(write.toolCallId, write);
     if (isHandoffToolName(write.toolName)) return Promise.resolve();
-    (this.#waiting ??= []).push(write);
+    this.#waiting ??= [];
+    this.#waiting.push(write);
     this.#nextWrite ??= this.#writeWaiting();
     return this.#nextWrite;
   }
