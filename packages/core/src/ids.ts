@@ -13,6 +13,34 @@ let poolOffset = POOL.length;
  */
 const v7Options = { random: new Uint8Array(16), msecs: Number.NEGATIVE_INFINITY, seq: 0 };
 
+/** Where `uuidv7` writes an id's 16 bytes, reused from id to id (they are formatted at once). */
+const idBytes = new Uint8Array(16);
+
+/** Character codes of the hex digits `0-9a-f`. */
+const HEX_CODES: readonly number[] = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+
+/**
+ * The character codes of an id's text, reused from id to id: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`
+ * (the dashes are set once; {@link formatId} writes the 32 hex digits around them).
+ */
+const idCodes: number[] = Array.from('00000000-0000-0000-0000-000000000000', (char) => char.charCodeAt(0));
+
+/**
+ * The canonical lowercase text of `idBytes` (RFC 9562 §4), built as one flat string from its
+ * character codes: uuid's own formatting concatenates 20 pieces, one intermediate string each.
+ */
+function formatId(): string {
+  let at = 0;
+  for (let i = 0; i < 16; i += 1) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) at += 1; // the dash already there
+    const byte = idBytes[i]!;
+    idCodes[at] = HEX_CODES[byte >> 4]!;
+    idCodes[at + 1] = HEX_CODES[byte & 15]!;
+    at += 2;
+  }
+  return String.fromCharCode.apply(null, idCodes);
+}
+
 /** Fills `v7Options.random` with the pool's next 16 bytes. */
 function drawRandom(): Uint8Array {
   if (poolOffset >= POOL.length) {
@@ -48,7 +76,9 @@ export function createId(): string {
     clock.seq = (clock.seq + 1) | 0;
     if (clock.seq === 0) clock.msecs += 1;
   }
-  return uuidv7(v7Options);
+  // uuid lays out the bytes (timestamp, version, counter, variant, random) into `idBytes`.
+  uuidv7(v7Options, idBytes, 0);
+  return formatId();
 }
 
 const ID_PATTERN = /^[A-Za-z0-9_:][A-Za-z0-9_:.-]{0,127}$/;

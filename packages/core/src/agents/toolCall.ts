@@ -76,7 +76,9 @@ export async function runToolCall(
         approvedArguments = decision.arguments;
       }
     }
-    const value = await found.execute(parsed.data, context);
+    // A tool that returns synchronously (a handoff, most lookups in memory) is not awaited: no tick and no promise for it.
+    const returned = found.execute(parsed.data, context);
+    const value = isPromiseLike(returned) ? await returned : returned;
     if (isToolControl(value)) {
       switch (value.kind) {
         case 'user_input':
@@ -117,4 +119,9 @@ export async function parseArguments(target: Tool, raw: unknown): Promise<{ ok: 
   } catch (error) {
     return { ok: false, problem: `the arguments of ${target.name} could not be validated: ${error instanceof Error ? error.message : String(error)}`, threw: true };
   }
+}
+
+/** Whether `value` is a promise or another thenable (what `await` would wait for). */
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

@@ -33,7 +33,9 @@ function isSafe(value: unknown): boolean {
     for (const item of value) if (!isSafe(item)) return false;
     return true;
   }
-  for (const key of Object.keys(value)) {
+  // for…in with hasOwn visits what Object.keys lists without allocating the list (checked once per stored message).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (key.startsWith('$') || key.includes('.') || key.includes('\0') || RESERVED_KEYS.has(key)) return false;
     if (!isSafe((value as Record<string, unknown>)[key])) return false;
   }

@@ -312,12 +312,13 @@ export class AgentExecutor implements Executor {
         // re-runs only tools whose result was not journalled yet (at-least-once before `tool.result`,
         // exactly-once after it).
         const started = within === undefined ? runToolCall(call, tools, callInput) : within(() => runToolCall(call, tools, callInput));
+        const id = call.id;
         running.set(
-          call.id,
-          started.then(async (outcome) => {
-            if (outcome.type === 'write' && !left) await input.journal.recordPendingWrite(outcome.write);
-            return { id: call.id, outcome };
-          }),
+          id,
+          // Not an async callback: a result that needs no journal write (a request) settles without an await.
+          started.then((outcome) =>
+            outcome.type === 'write' && !left ? input.journal.recordPendingWrite(outcome.write).then(() => ({ id, outcome })) : { id, outcome },
+          ),
         );
       }
       // Raced with the signal, so a tool that ignores it cannot hold a cancelled turn (its result is discarded).

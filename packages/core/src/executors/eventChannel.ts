@@ -65,10 +65,24 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
   readonly #run: (channel: EventChannel) => Promise<void>;
   #buffer: (BatonEvent | undefined)[] = [];
   #head = 0;
-  /** The reader's pending `next()` (only when nothing is buffered). */
-  #reader: { resolve: (step: IteratorResult<BatonEvent, void>) => void; reject: (error: unknown) => void } | undefined;
-  /** The run waiting in `ready()` for the reader. */
-  #waiting: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  /** Settles the reader's pending `next()` (only when nothing is buffered); `#rejectReader` is set with it. */
+  #reader: ((step: IteratorResult<BatonEvent, void>) => void) | undefined;
+  #rejectReader: ((error: unknown) => void) | undefined;
+  /** Resumes the run waiting in `ready()` for the reader; `#rejectWaiting` is set with it. */
+  #waiting: (() => void) | undefined;
+  #rejectWaiting: ((error: unknown) => void) | undefined;
+  /**
+   * The executors of the promises `next()` and `ready()` wait with, made once per channel rather
+   * than a closure per promise (every event of a turn goes through one of them).
+   */
+  readonly #awaitReader = (resolve: (step: IteratorResult<BatonEvent, void>) => void, reject: (error: unknown) => void): void => {
+    this.#reader = resolve;
+    this.#rejectReader = reject;
+  };
+  readonly #awaitRun = (resolve: () => void, reject: (error: unknown) => void): void => {
+    this.#waiting = resolve;
+    this.#rejectWaiting = reject;
+  };
   #settled: Promise<void> | undefined;
   #state: 'new' | 'running' | 'done' | 'failed' = 'new';
   #error: unknown;
@@ -90,8 +104,9 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     const reader = this.#reader;
     if (reader !== undefined) {
       this.#reader = undefined;
+      this.#rejectReader = undefined;
       this.#reads?.event(event);
-      reader.resolve({ done: false, value: event });
+      reader({ done: false, value: event });
     } else this.#buffer.push(event);
   };
 
@@ -103,9 +118,7 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
   readonly ready: ReadySignal = () => {
     if (this.#left) return Promise.reject(LEFT);
     if (this.#unattended || this.#reader !== undefined) return undefined;
-    return new Promise<void>((resolve, reject) => {
-      this.#waiting = { resolve, reject };
-    });
+    return new Promise<void>(this.#awaitRun);
   };
 
   /**
@@ -114,9 +127,7 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
    */
   unattended(): void {
     this.#unattended = true;
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.resolve();
+    this.#resumeRun();
   }
 
   /**
@@ -150,13 +161,9 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
       this.#reads?.failed(this.#error);
       return Promise.reject(this.#error);
     }
-    const step = new Promise<IteratorResult<BatonEvent, void>>((resolve, reject) => {
-      this.#reader = { resolve, reject };
-    });
+    const step = new Promise<IteratorResult<BatonEvent, void>>(this.#awaitReader);
     // The reader asks past everything emitted: a run waiting in ready() goes on.
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.resolve();
+    this.#resumeRun();
     return step;
   }
 
@@ -169,9 +176,10 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     this.#left = true;
     this.#buffer = [];
     this.#head = 0;
-    const waiting = this.#waiting;
+    const reject = this.#rejectWaiting;
     this.#waiting = undefined;
-    waiting?.reject(LEFT);
+    this.#rejectWaiting = undefined;
+    reject?.(LEFT);
     // A failure after the reader left is not the reader's: the run handled it (stored what it could).
     await this.#settled?.catch(() => undefined);
     this.#state = 'done';
@@ -192,6 +200,15 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     await this.return();
   }
 
+  /** Lets a run waiting in `ready()` go on. */
+  #resumeRun(): void {
+    const waiting = this.#waiting;
+    if (waiting === undefined) return;
+    this.#waiting = undefined;
+    this.#rejectWaiting = undefined;
+    waiting();
+  }
+
   #start(): void {
     this.#state = 'running';
     let running: Promise<void>;
@@ -210,12 +227,14 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
 
   #finish(error: unknown, failed: boolean): void {
     const reader = this.#reader;
+    const rejectReader = this.#rejectReader;
     this.#reader = undefined;
+    this.#rejectReader = undefined;
     if (failed && !this.#left) {
-      if (reader !== undefined) {
+      if (rejectReader !== undefined) {
         this.#state = 'done';
         this.#reads?.failed(error);
-        reader.reject(error);
+        rejectReader(error);
       } else {
         this.#state = 'failed';
         this.#error = error;
@@ -225,7 +244,7 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
     this.#state = 'done';
     if (reader !== undefined) {
       this.#reads?.done();
-      reader.resolve({ done: true, value: undefined });
+      reader({ done: true, value: undefined });
     }
   }
 }

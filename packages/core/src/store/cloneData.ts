@@ -32,7 +32,9 @@ function copyPlain(value: unknown, depth: number): unknown {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return UNSUPPORTED;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // for…in with hasOwn visits what Object.keys lists, in the same order, without allocating the list.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (key === '__proto__') return UNSUPPORTED;
     const child = copyPlain((value as Record<string, unknown>)[key], depth + 1);
     if (child === UNSUPPORTED) return UNSUPPORTED;
@@ -69,7 +71,8 @@ const FLAT_MESSAGE_KEYS: ReadonlySet<string> = new Set(['id', 'seq', 'role', 'co
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const child = (value as Record<string, unknown>)[key];
     if (typeof child === 'object' && child !== null) deepFreeze(child);
   }

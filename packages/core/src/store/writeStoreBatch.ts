@@ -21,8 +21,17 @@ import { assertBatchCheckpoint } from './storeRules.js';
  * });
  * ```
  */
-export async function writeStoreBatch(store: Store, batch: StoreBatch): Promise<StoreBatchResult> {
-  if (typeof store.writeBatch === 'function') return store.writeBatch(batch);
+export function writeStoreBatch(store: Store, batch: StoreBatch): Promise<StoreBatchResult> {
+  // Not an async function: the store's own write is returned as it is (one promise, not two); a synchronous throw still rejects.
+  try {
+    return typeof store.writeBatch === 'function' ? store.writeBatch(batch) : writeSeparately(store, batch);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The batch's writes with the separate calls, in order, for a store without `writeBatch`. */
+async function writeSeparately(store: Store, batch: StoreBatch): Promise<StoreBatchResult> {
   const { sessionId, branchId } = batch;
   const scope = batch.tenantId === undefined ? {} : { tenantId: batch.tenantId };
   const checkpoint = batch.checkpoint;

@@ -12,16 +12,33 @@
 export class SessionLock {
   readonly #tails = new Map<string, Promise<void>>();
 
-  /** Waits until `key` is free, takes it, and returns the function that frees it (call it once). */
-  async acquire(key: string): Promise<() => void> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
+  /**
+   * Waits until `key` is free, takes it, and returns the function that frees it (call it once).
+   * A free key is taken at once (the returned promise is already resolved): a turn's lock costs no
+   * chain of promises when nobody else holds it.
+   */
+  acquire(key: string): Promise<() => void> {
+    const previous = this.#tails.get(key);
+    const free = this.#take(key, previous);
+    return previous === undefined ? Promise.resolve(free) : previous.then(() => free);
+  }
+
+  /**
+   * Takes `key` now when it is free, without a promise.
+   * @returns the function that frees it (call it once), or `undefined` when someone holds or waits for it (then use {@link acquire})
+   */
+  tryAcquire(key: string): (() => void) | undefined {
+    return this.#tails.has(key) ? undefined : this.#take(key, undefined);
+  }
+
+  /** Queues a holder of `key` behind `previous` (the current tail, if any) and returns its release. */
+  #take(key: string, previous: Promise<void> | undefined): () => void {
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const tail = previous.then(() => mine);
+    const tail = previous === undefined ? mine : previous.then(() => mine);
     this.#tails.set(key, tail);
-    await previous;
     let released = false;
     return () => {
       if (released) return;

@@ -15,11 +15,23 @@ import type { SessionRuntime } from './sessionRuntime.js';
  * calls the returned function, which releases the lock (a `TurnStream` does both, so a turn's
  * events pass through no extra generator).
  *
- * @returns the function that releases the lock (call it once, when the events are done, failed or left)
+ * @returns the function that releases the lock (call it once, when the events are done, failed or
+ *   left): at once when the lock was free and the runtime needs no load or settle, else a promise of it
  * @throws what the load or the settle throws (the lock is released first)
  */
-export async function enterSession(runtime: SessionRuntime, locks: SessionLock): Promise<() => void> {
-  const release = await locks.acquire(`${runtime.sessionId}\u0000${runtime.branchId}`);
+export function enterSession(runtime: SessionRuntime, locks: SessionLock): Promise<() => void> | (() => void) {
+  const key = `${runtime.sessionId}\u0000${runtime.branchId}`;
+  // The usual case (the lock is free, the runtime current and settled) is entered at once, without a promise.
+  if (!runtime.outdated && !runtime.unsettled.persistState) {
+    const release = locks.tryAcquire(key);
+    if (release !== undefined) return release;
+  }
+  return enterWaiting(runtime, locks, key);
+}
+
+/** {@link enterSession} when the lock is held, or the runtime must load or settle first. */
+async function enterWaiting(runtime: SessionRuntime, locks: SessionLock, key: string): Promise<() => void> {
+  const release = await locks.acquire(key);
   try {
     if (runtime.outdated) await runtime.load();
     if (runtime.unsettled.persistState) await settleTurn(runtime);

@@ -24,6 +24,9 @@ export interface TurnResult {
   closed: boolean;
 }
 
+/** The end of a call's generator that did not fail. */
+const ENDED = { failed: false } as const;
+
 /**
  * The event stream of one call that runs a turn (`session.send`, `respond`, `resume`): an async
  * generator of {@link BatonEvent}s that is also awaitable, resolving to a {@link TurnResult}. The
@@ -41,7 +44,7 @@ export interface TurnResult {
  */
 export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike<TurnResult> {
   readonly #start: () => AsyncGenerator<BatonEvent, void>;
-  readonly #enter: (() => Promise<() => void>) | undefined;
+  readonly #enter: (() => Promise<() => void> | (() => void)) | undefined;
   readonly #pending: () => readonly Request[];
   readonly #base: { sessionId: string; branchId: string };
   /** Set on the first read or await: resolves to the call's generator once `enter` is done. */
@@ -51,7 +54,10 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
   /** Releases what `enter` took (once), when the call's generator is done, failed or left. */
   #exit: (() => void) | undefined;
   #result: Promise<TurnResult> | undefined;
-  #ended: { resolve: () => void; reject: (error: unknown) => void; promise: Promise<void> } | undefined;
+  /** How the call's generator ended, once it did (the first end counts): `{ failed: false }`, or the error it failed with. */
+  #end: { failed: false } | { failed: true; error: unknown } | undefined;
+  /** Settled at the end, for an await that came while the stream was being iterated (made only then). */
+  #ended: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   readonly #messages: Message[] = [];
   #usage: Usage = emptyUsage();
   #nextAgent: string | undefined;
@@ -67,13 +73,14 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
    * @param start creates the call's generator (called once, on the first read or await, after `enter`)
    * @param pendingRequests reads the session's pending requests once the call ended
    * @param enter runs first (e.g. takes the session's lock) and returns what to run when the
-   *   generator is done, failed or left (e.g. release the lock); a failure of `enter` fails the call
+   *   generator is done, failed or left (e.g. release the lock), or a promise of it when it must
+   *   wait; a failure of `enter` fails the call
    */
   constructor(
     base: { sessionId: string; branchId: string },
     start: () => AsyncGenerator<BatonEvent, void>,
     pendingRequests: () => readonly Request[],
-    enter?: () => Promise<() => void>,
+    enter?: () => Promise<() => void> | (() => void),
   ) {
     this.#base = base;
     this.#start = start;
@@ -83,25 +90,44 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
 
   /** Reads the next event (starting the turn on the first call). */
   next(): Promise<IteratorResult<BatonEvent, void>> {
-    const generator = this.#generator;
+    let generator = this.#generator;
+    if (generator === undefined) {
+      const opened = this.#open();
+      // Entered at once (see `enter`): the generator already started and is read below.
+      generator = this.#generator;
+      if (generator === undefined) {
+        return opened.then((started) => (this.#direct ? started.next() : started.next().then(this.#onStep(), this.#onError())), this.#onError());
+      }
+    }
     // Once started, the generator is read directly (one promise per event, not an async function's).
-    if (generator !== undefined) return this.#direct ? generator.next() : generator.next().then(this.#onStep, this.#onError);
-    return this.#open().then((opened) => (this.#direct ? opened.next() : opened.next().then(this.#onStep, this.#onError)), this.#onError);
+    return this.#direct ? generator.next() : generator.next().then(this.#onStep(), this.#onError());
   }
 
-  readonly #onStep = (step: IteratorResult<BatonEvent, void>): IteratorResult<BatonEvent, void> => {
-    if (step.done === true) {
-      this.#leave();
-      this.#ended?.resolve();
-    } else this.#observe(step.value);
-    return step;
-  };
+  /** The handlers of a step read through a promise (made on first use: a turn read directly needs none). */
+  #stepHandler: ((step: IteratorResult<BatonEvent, void>) => IteratorResult<BatonEvent, void>) | undefined;
+  #errorHandler: ((error: unknown) => never) | undefined;
 
-  readonly #onError = (error: unknown): never => {
-    this.#leave();
-    this.#ended?.reject(error);
-    throw error;
-  };
+  /** Observes a step of the call's generator (leaving the stream when it is the last). */
+  #onStep(): (step: IteratorResult<BatonEvent, void>) => IteratorResult<BatonEvent, void> {
+    this.#stepHandler ??= (step) => {
+      if (step.done === true) {
+        this.#leave();
+        this.#finish();
+      } else this.#observe(step.value);
+      return step;
+    };
+    return this.#stepHandler;
+  }
+
+  /** Leaves the stream on a failure of the call and rethrows it. */
+  #onError(): (error: unknown) => never {
+    this.#errorHandler ??= (error) => {
+      this.#leave();
+      this.#fail(error);
+      throw error;
+    };
+    return this.#errorHandler;
+  }
 
   /** Leaves the stream: what the turn committed is kept, and the next call on the session finishes it. */
   async return(): Promise<IteratorResult<BatonEvent, void>> {
@@ -111,7 +137,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       return generator === undefined ? { done: true, value: undefined } : await generator.return(undefined);
     } finally {
       this.#leave();
-      this.#ended?.resolve();
+      this.#finish();
     }
   }
 
@@ -123,7 +149,7 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       return step;
     } catch (thrown) {
       this.#leave();
-      this.#ended?.reject(thrown);
+      this.#fail(thrown);
       throw thrown;
     }
   }
@@ -138,34 +164,70 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
     onfulfilled?: ((value: TurnResult) => TResult1 | PromiseLike<TResult1>) | null,
     onrejected?: ((reason: unknown) => TResult2 | PromiseLike<TResult2>) | null,
   ): Promise<TResult1 | TResult2> {
-    this.#result ??= this.#opened === undefined ? this.#drain() : this.#ended!.promise.then(() => this.#summary());
+    this.#result ??= this.#opened === undefined ? this.#drain() : this.#whenEnded().then(() => this.#summary());
     return this.#result.then(onfulfilled, onrejected);
   }
 
   /** The call's generator, entering and starting it on the first call. */
   #open(): Promise<AsyncGenerator<BatonEvent, void>> {
     if (this.#opened === undefined) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      promise.catch(() => undefined); // observed by `then` when someone awaits
-      this.#ended = { resolve, reject, promise };
-      this.#opened = this.#enter === undefined ? (async () => this.#started())() : this.#enterThenStart(this.#enter);
+      const enter = this.#enter;
+      if (enter === undefined) this.#opened = (async () => this.#started())();
+      else {
+        let entered: Promise<() => void> | (() => void);
+        try {
+          entered = enter();
+        } catch (error) {
+          entered = Promise.reject(error);
+        }
+        this.#opened = typeof entered === 'function' ? this.#startEntered(entered) : this.#enterThenStart(entered);
+      }
     }
     return this.#opened;
   }
 
-  async #enterThenStart(enter: () => Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
-    this.#exit = await enter();
+  /** Starts the call's generator at once, `enter` having returned its `exit` without waiting. */
+  #startEntered(exit: () => void): Promise<AsyncGenerator<BatonEvent, void>> {
+    this.#exit = exit;
+    try {
+      return Promise.resolve(this.#started());
+    } catch (error) {
+      this.#leave();
+      return Promise.reject(error);
+    }
+  }
+
+  async #enterThenStart(entering: Promise<() => void>): Promise<AsyncGenerator<BatonEvent, void>> {
+    this.#exit = await entering;
     try {
       return this.#started();
     } catch (error) {
       this.#leave();
       throw error;
     }
+  }
+
+  /** Resolves when the call's generator ended (at once if it did), rejects with its failure. */
+  #whenEnded(): Promise<void> {
+    const end = this.#end;
+    if (end !== undefined) return end.failed ? Promise.reject(end.error) : Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#ended = { resolve, reject };
+    });
+  }
+
+  /** The call's generator is done or was left (the first end counts). */
+  #finish(): void {
+    if (this.#end !== undefined) return;
+    this.#end = ENDED;
+    this.#ended?.resolve();
+  }
+
+  /** The call's generator failed with `error` (the first end counts). */
+  #fail(error: unknown): void {
+    if (this.#end !== undefined) return;
+    this.#end = { failed: true, error };
+    this.#ended?.reject(error);
   }
 
   /** Starts the call's generator (telling a channel when nobody can leave it early). */
@@ -178,11 +240,11 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
         event: (event) => this.#observe(event),
         done: () => {
           this.#leave();
-          this.#ended?.resolve();
+          this.#finish();
         },
         failed: (error) => {
           this.#leave();
-          this.#ended?.reject(error);
+          this.#fail(error);
         },
       });
       this.#direct = true;

@@ -15,14 +15,20 @@ import { type DurableWrites, persist } from './flushMessages.js';
  * @throws {ConcurrencyError} when another writer took one of the turn's seqs or changed the session
  *   or branch document; the runtime reloads on the next call
  */
-export async function settleTurn(runtime: SessionRuntime): Promise<void> {
-  const { patches } = runtime.state;
-  const writes: DurableWrites = { sessionChange: { lastActivityAt: isoNow() } };
-  if (patches.session.length > 0) writes.sessionChange!.state = runtime.state.session;
-  if (patches.branch.length > 0) writes.branchState = runtime.state.branch;
-  if (runtime.config.checkpointEvery !== 'manual') await saveCheckpoint(runtime, writes);
-  else await persist(runtime, writes);
-  runtime.state.clearPatches();
-  runtime.unsettled.persistState = false;
-  await pruneCheckpoints(runtime);
+export function settleTurn(runtime: SessionRuntime): Promise<void> {
+  // Not an async function (one `then` instead of an async function's state and two awaits); a throw still rejects.
+  try {
+    const { patches } = runtime.state;
+    const writes: DurableWrites = { sessionChange: { lastActivityAt: isoNow() } };
+    if (patches.session.length > 0) writes.sessionChange!.state = runtime.state.session;
+    if (patches.branch.length > 0) writes.branchState = runtime.state.branch;
+    const written = runtime.config.checkpointEvery !== 'manual' ? saveCheckpoint(runtime, writes) : persist(runtime, writes);
+    return written.then(() => {
+      runtime.state.clearPatches();
+      runtime.unsettled.persistState = false;
+      return pruneCheckpoints(runtime);
+    });
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -37,7 +37,17 @@ export class StoreJournal implements ExecutorJournal {
    *   another writer (process) already took one of their seqs; the runtime is marked stale and
    *   reloads on the next call. Nothing is retried blindly.
    */
-  async commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
+  commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
+    // Not an async function: a commit that saves no checkpoint (most) is done synchronously, and
+    // costs a resolved promise instead of an async function's state. A throw still rejects.
+    try {
+      return this.#commit(newMessages);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #commit(newMessages: readonly NewMessage[]): Promise<Message[]> {
     const runtime = this.runtime;
     const head = runtime.history.headSeq;
     const now = isoNow();
@@ -53,9 +63,9 @@ export class StoreJournal implements ExecutorJournal {
       applyRoutingEffect(runtime.actor, message);
     }
     if (runtime.config.checkpointEvery === 'step' || (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))) {
-      await saveCheckpoint(runtime);
+      return saveCheckpoint(runtime).then(() => messages);
     }
-    return messages;
+    return Promise.resolve(messages);
   }
 
   /**
@@ -70,24 +80,26 @@ export class StoreJournal implements ExecutorJournal {
     const runtime = this.runtime;
     runtime.pendingWrites.set(write.toolCallId, write);
     if (isHandoffToolName(write.toolName)) return Promise.resolve();
+    this.#waiting ??= [];
     this.#waiting.push(write);
     this.#nextWrite ??= this.#writeWaiting();
     return this.#nextWrite;
   }
 
-  /** Results waiting for the next pending-writes write. */
-  #waiting: PendingWrite[] = [];
+  /** Results waiting for the next pending-writes write (made on the first; most turns have none). */
+  #waiting: PendingWrite[] | undefined;
   /** The write that will store `#waiting` (it starts when the write in flight, if any, ends). */
   #nextWrite: Promise<void> | undefined;
-  #inFlight: Promise<void> = Promise.resolve();
+  #inFlight: Promise<void> | undefined;
 
   #writeWaiting(): Promise<void> {
     const previous = this.#inFlight;
     const mine = (async () => {
-      await previous.catch(() => undefined);
+      // One tick even for the first write: results finishing in the same tick join its batch.
+      await previous?.catch(() => undefined);
       // From here on, results that finish join the write after this one.
-      const batch = this.#waiting;
-      this.#waiting = [];
+      const batch = this.#waiting ?? [];
+      this.#waiting = undefined;
       this.#nextWrite = undefined;
       const runtime = this.runtime;
       if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);

@@ -190,7 +190,8 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
     }
 
     // 3. End the turn: make it durable, then pause, close or return control to the user.
-    await readyFor(sink);
+    const ready = readyFor(sink);
+    if (ready !== undefined) await ready;
     if (end.kind === 'pause') {
       await pause(runtime, end.requests, emit);
       return emit(completed(runtime, usage));
@@ -229,7 +230,8 @@ async function openWithMessages(
   runtime.actor.send({ type: 'USER_TURN' });
   // Event literals without `...base`: a spread followed by more keys is a slow path in V8 (hot: every turn).
   sink.emit({ type: 'turn.started', sessionId, branchId, turn: runtime.snapshot.context.turn });
-  await readyFor(sink);
+  const ready = readyFor(sink);
+  if (ready !== undefined) await ready;
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
   for (const message of messages) sink.emit({ type: 'message', sessionId, branchId, message });
 }

@@ -12,10 +12,12 @@ export interface TurnSink {
   within?: <T>(fn: () => T) => T;
 }
 
-/** Awaits `sink.ready()` when it must wait (no tick when the reader already asked for more). */
-export async function readyFor(sink: TurnSink): Promise<void> {
-  const ready = sink.ready();
-  if (ready !== undefined) await ready;
+/**
+ * What to await before a side effect: `sink.ready()`, a promise only when the turn must wait for its
+ * reader. Hot paths await it only when it is one (`const ready = readyFor(sink); if (ready) await ready;`).
+ */
+export function readyFor(sink: TurnSink): Promise<void> | undefined {
+  return sink.ready();
 }
 
 /**
@@ -32,10 +34,16 @@ function usesRun(executor: Executor): boolean {
  * Runs one activation of `executor` into `sink`: its `run` when it has one, else its `execute`
  * generator, read one event at a time (each read after the reader asked for more, as `yield*` would).
  */
-export async function activate(executor: Executor, input: ExecutorInput, sink: TurnSink): Promise<ExecutorOutcome> {
-  if (usesRun(executor)) return executor.run!(input, sink.emit);
-  const { within } = sink;
-  return drain(within === undefined ? executor.execute(input) : within(() => executor.execute(input)), sink);
+export function activate(executor: Executor, input: ExecutorInput, sink: TurnSink): Promise<ExecutorOutcome> {
+  // Not an async function: the activation's own promise is returned as it is (no second promise and
+  // no extra ticks per activation); a synchronous throw still rejects.
+  try {
+    if (usesRun(executor)) return executor.run!(input, sink.emit);
+    const { within } = sink;
+    return drain(within === undefined ? executor.execute(input) : within(() => executor.execute(input)), sink);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Emits the events of `events` into `sink`, reading each after the reader asked for more (as `yield*` would). */
