@@ -60,8 +60,8 @@ export function splitOps(ops: readonly LogOp[]): LogOp[] {
 }
 
 /**
- * One log line of `ops` (as `JSON.stringify({ ops })` writes it) and where each operation's JSON
- * is, relative to the line's start.
+ * One log line of `ops` (as `JSON.stringify({ ops })` writes it), where each operation's JSON
+ * is (byte offset and length, relative to the line's start), and that JSON itself (`parts[i]` for `ops[i]`).
  */
 export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { offset: number; length: number }[]; parts: string[] } {
   const parts = ops.map((op) => JSON.stringify(op));
