@@ -28,6 +28,8 @@ export class FileLayout {
   readonly episodesDir: string;
   readonly locksDir: string;
   readonly trashDir: string;
+  /** The checked paths of sessions asked for lately (a session's calls ask for them several times each). */
+  readonly #sessionPaths = new Map<string, SessionPaths>();
 
   /** @param directory the store's root folder (relative paths resolve against the working directory) */
   constructor(directory: string) {
@@ -43,17 +45,33 @@ export class FileLayout {
    * @throws {InvalidIdError} for an unsafe id
    */
   sessionDir(id: string): string {
-    return inside(this.sessionsDir, assertSessionId(id), 'session', id);
+    return this.#paths(id).sessionDir;
   }
 
   /** `<session>/log.jsonl`: the session log (format version 2). */
   logFile(id: string): string {
-    return join(this.sessionDir(id), 'log.jsonl');
+    return this.#paths(id).logFile;
   }
 
   /** `<session>/log.index.json`: the index of the session log (rebuilt from the log when missing or stale). */
   logIndexFile(id: string): string {
-    return join(this.sessionDir(id), 'log.index.json');
+    return this.#paths(id).logIndexFile;
+  }
+
+  /** The paths of session `id`, checked once and remembered (the most recent {@link SESSION_PATHS_KEPT} sessions). */
+  #paths(id: string): SessionPaths {
+    const known = this.#sessionPaths.get(id);
+    if (known !== undefined) return known;
+    const sessionDir = inside(this.sessionsDir, assertSessionId(id), 'session', id);
+    const paths: SessionPaths = {
+      sessionDir,
+      logFile: join(sessionDir, 'log.jsonl'),
+      logIndexFile: join(sessionDir, 'log.index.json'),
+      lockTarget: inside(this.locksDir, id, 'session', id),
+    };
+    if (this.#sessionPaths.size >= SESSION_PATHS_KEPT) this.#sessionPaths.delete(this.#sessionPaths.keys().next().value!);
+    this.#sessionPaths.set(id, paths);
+    return paths;
   }
 
   /** `<session>/session.json` (format version 1). */
@@ -118,8 +136,19 @@ export class FileLayout {
 
   /** The path proper-lockfile locks for session `id` (its lock folder is this path plus `.lock`). */
   lockTarget(id: string): string {
-    return inside(this.locksDir, assertSessionId(id), 'session', id);
+    return this.#paths(id).lockTarget;
   }
+}
+
+/** How many sessions' paths a {@link FileLayout} remembers (the oldest asked for first is forgotten). */
+const SESSION_PATHS_KEPT = 1024;
+
+/** The paths of one session, each checked to stay inside its folder. */
+interface SessionPaths {
+  sessionDir: string;
+  logFile: string;
+  logIndexFile: string;
+  lockTarget: string;
 }
 
 /** `join(parent, name)`, refusing anything that would not be a direct child of `parent`. */

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import lockfile, { type LockOptions } from 'proper-lockfile';
 import { ConcurrencyError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
@@ -30,6 +31,51 @@ const LOCK_FS = {
   realpath: fs.realpath,
   realpathSync: fs.realpathSync,
 };
+
+/**
+ * The file system calls of a lock taken synchronously, in `fs` callback style, each calling back
+ * before it returns (what proper-lockfile's `lockSync` builds). `lockSync` builds a new such object
+ * on every call, which loses proper-lockfile's cached probe of the file system's mtime precision
+ * (kept on the `fs` object it is given), so every lock also set and read back its folder's mtime
+ * (a metadata write); this one object keeps the probe's result.
+ */
+const SYNC_LOCK_FS = Object.fromEntries(
+  (['mkdir', 'realpath', 'stat', 'rmdir', 'utimes'] as const).map((method) => [
+    method,
+    (...args: unknown[]) => {
+      const callback = args.pop() as (error: unknown, result?: unknown) => void;
+      let result: unknown;
+      try {
+        result = (fs[`${method}Sync`] as (...a: unknown[]) => unknown)(...args);
+      } catch (error) {
+        callback(error);
+        return;
+      }
+      callback(null, result);
+    },
+  ]),
+);
+
+/** proper-lockfile's callback API (`lib/lockfile.js`, which its promise and sync functions wrap; one module, one table of held locks). */
+interface CallbackLockfile {
+  lock(file: string, options: LockOptions, callback: (error: Error | null | undefined, release?: unknown) => void): void;
+}
+const callbackLockfile = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as CallbackLockfile;
+
+/**
+ * Takes a free lock synchronously (as `lockfile.lockSync` does, with {@link SYNC_LOCK_FS}).
+ * @throws the error proper-lockfile gives (`ELOCKED` when held)
+ */
+function lockSync(target: string, options: LockOptions): void {
+  let failure: Error | null | undefined;
+  let locked = false;
+  callbackLockfile.lock(target, { ...options, fs: SYNC_LOCK_FS }, (error) => {
+    failure = error;
+    locked = !error;
+  });
+  if (failure) throw failure;
+  if (!locked) throw new Error('proper-lockfile did not take the lock synchronously');
+}
 
 /**
  * One writer per session at a time, across processes: a `proper-lockfile` lock (an atomic `mkdir`
@@ -123,7 +169,7 @@ export class SessionLocks {
     // a stat of a few µs, no thread-pool round trips), else one asynchronous try; a held lock is waited for
     // asynchronously, with retries.
     try {
-      if (alone) lockfile.lockSync(target, once);
+      if (alone) lockSync(target, once);
       else return await lockfile.lock(target, once);
       return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath!, fs: LOCK_FS });
     } catch (error) {

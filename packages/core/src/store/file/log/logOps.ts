@@ -13,7 +13,7 @@ import type { Branch, Session } from '../../../conversation/session.js';
 import { DocumentCorruptError } from '../../../errors.js';
 import { freezeMessages } from '../../cloneData.js';
 import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../../storedDocuments.js';
-import { type BranchImage, checkpointRecord, lastSeq, type OpLocation, type SessionImage } from './sessionImage.js';
+import { type BranchImage, checkpointRecord, lastSeq, type OpLocation, recordDocument, type SessionImage, writtenCheckpointRecord } from './sessionImage.js';
 
 /** One change recorded in a session log. A log line holds one or more, applied together. */
 export type LogOp =
@@ -60,10 +60,10 @@ export function splitOps(ops: readonly LogOp[]): LogOp[] {
 }
 
 /**
- * One log line of `ops` (as `JSON.stringify({ ops })` writes it) and where each operation's JSON
- * is, relative to the line's start.
+ * One log line of `ops` (as `JSON.stringify({ ops })` writes it), where each operation's JSON
+ * is (byte offset and length, relative to the line's start), and that JSON itself (`parts[i]` for `ops[i]`).
  */
-export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { offset: number; length: number }[] } {
+export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { offset: number; length: number }[]; parts: string[] } {
   const parts = ops.map((op) => JSON.stringify(op));
   const spans: { offset: number; length: number }[] = [];
   let offset = LINE_PREFIX.length;
@@ -72,7 +72,7 @@ export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { o
     spans.push({ offset, length });
     offset += length + 1;
   }
-  return { text: `${LINE_PREFIX}${parts.join(',')}]}\n`, spans };
+  return { text: `${LINE_PREFIX}${parts.join(',')}]}\n`, spans, parts };
 }
 
 /** Lines longer than this are re-serialized on read to find each operation's bytes (shorter ones are read whole when needed). */
@@ -123,6 +123,37 @@ export function applyLine(image: SessionImage | undefined, line: unknown, where:
     const parsed = LogOpSchema.safeParse(raw);
     if (!parsed.success) throw corrupt(where, `ops.${index}`, 'is not a session log operation');
     current = applyOp(current, parsed.data, `${where} (operation ${index + 1})`, strict, savedAt, locations?.[index]);
+  });
+  if (current === undefined) throw corrupt(where, '(root)', 'comes before the session document');
+  return current;
+}
+
+/**
+ * Applies a line this process has just written to `image`, as {@link applyLine} applies it when read
+ * back, without parsing the line again: each operation is its own JSON parsed (a copy sharing
+ * nothing with the caller's objects), except a checkpoint's, whose manifest fields are taken from
+ * the (validated) document and whose document is parsed only when a call needs it
+ * ({@link recordDocument}). The operations are the store's own, so they are not checked again.
+ *
+ * @param ops the operations as written; `parts` their JSON (from {@link serializeLine})
+ * @param where names the line for errors; `savedAt` as for {@link applyLine}
+ * @param locations where each operation is in the file
+ * @returns the image after the line
+ * @throws {DocumentCorruptError} when the line contradicts the image (a bug of the caller)
+ */
+export function applyWritten(image: SessionImage | undefined, ops: readonly LogOp[], parts: readonly string[], where: string, savedAt: string, locations: readonly OpLocation[]): SessionImage {
+  let current = image;
+  ops.forEach((op, index) => {
+    const opWhere = `${where} (operation ${index + 1})`;
+    const at = locations[index];
+    if (op.op === 'checkpoint' && current !== undefined && at !== undefined) {
+      const target = branchOf(current, op.branchId, opWhere);
+      if (!target.checkpoints.some((c) => c.id === op.id)) {
+        target.checkpoints.push(writtenCheckpointRecord(current.session.id, op.branchId, op.id, op.checkpoint, parts[index]!, op.savedAt ?? savedAt, at));
+      }
+      return;
+    }
+    current = applyOp(current, JSON.parse(parts[index]!) as ParsedOp, opWhere, false, savedAt, at);
   });
   if (current === undefined) throw corrupt(where, '(root)', 'comes before the session document');
   return current;
@@ -231,7 +262,7 @@ export function snapshotLines(image: SessionImage): LogOp[][] {
     for (const op of splitOps([{ op: 'messages', branchId: branch.id, messages }])) if (op.op === 'messages' && op.messages.length > 0) lines.push([op]);
     for (const record of checkpoints) {
       if (!record.loaded) throw new Error('FileStore bug: a snapshot of a checkpoint not read.');
-      const op: LogOp = { op: 'checkpoint', branchId: branch.id, id: record.id, checkpoint: record.document };
+      const op: LogOp = { op: 'checkpoint', branchId: branch.id, id: record.id, checkpoint: recordDocument(record) };
       if (record.manifest === undefined) op.savedAt = record.createdAt;
       lines.push([op]);
       if (record.writes.length > 0) lines.push([{ op: 'pendingWrites', branchId: branch.id, checkpointId: record.id, writes: record.writes }]);

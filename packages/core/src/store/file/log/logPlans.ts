@@ -14,7 +14,7 @@ import { planAppend } from '../../storeRules.js';
 import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import { mergePendingWrites } from '../v1/checkpointFiles.js';
 import type { LogOp } from './logOps.js';
-import { type BranchImage, type CheckpointRecord, firstOwnSeq, lastSeq, messageAt, type SessionImage } from './sessionImage.js';
+import { type BranchImage, type CheckpointRecord, firstOwnSeq, lastSeq, messageAt, recordDocument, type SessionImage } from './sessionImage.js';
 
 /**
  * The image when the session exists in the scope's tenant.
@@ -79,7 +79,7 @@ const named = (sessionId: string, branchId: string, id: string) => `checkpoint $
 export function loadRecord(record: CheckpointRecord, sessionId: string, branchId: string): Checkpoint {
   const name = named(sessionId, branchId, record.id);
   if (!record.loaded) throw new Error(`FileStore bug: ${name} was used before it was read.`);
-  const checkpoint = parseStoredCheckpoint(record.document, name);
+  const checkpoint = parseStoredCheckpoint(recordDocument(record), name);
   if (checkpoint.id !== record.id || checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId) {
     throw new CheckpointCorruptError(
       `The stored ${name} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Delete it.`,

@@ -53,8 +53,14 @@ export interface CheckpointRecord {
   createdAt: string;
   /** Whether `document` and `writes` hold what the log holds (else they are read from `documentAt`/`writesAt`). */
   loaded: boolean;
-  /** The document as stored; `loadCheckpoint` validates it, so a damaged one blocks only itself. */
+  /**
+   * The document as stored; `loadCheckpoint` validates it, so a damaged one blocks only itself.
+   * Read it with {@link recordDocument}: a checkpoint this process just wrote keeps the JSON of its
+   * operation instead ({@link documentJson}) until a call needs the document.
+   */
   document: unknown;
+  /** The JSON of the checkpoint operation (`{"op":"checkpoint",…}`) not parsed yet: `document` is its `checkpoint`. */
+  documentJson?: string | undefined;
   /** Pending writes appended after the save, as stored (validated when loaded). */
   writes: unknown[];
   /** Where the checkpoint operation is (`undefined` outside a log). */
@@ -128,6 +134,47 @@ const ManifestFields = z.object({
   throughSeq: z.number().int().nonnegative(),
   createdAt: z.string(),
 });
+
+/**
+ * The stored document of a loaded record, parsed from {@link CheckpointRecord.documentJson} on first use.
+ * @throws {Error} when the record is not loaded (a caller bug)
+ */
+export function recordDocument(record: CheckpointRecord): unknown {
+  if (!record.loaded) throw new Error(`FileStore bug: checkpoint ${JSON.stringify(record.id)} was used before it was read.`);
+  if (record.documentJson !== undefined) {
+    record.document = (JSON.parse(record.documentJson) as { checkpoint?: unknown }).checkpoint;
+    record.documentJson = undefined;
+  }
+  return record.document;
+}
+
+/** The manifest fields of a document when they have the types {@link ManifestFields} requires (checked by hand), else `undefined`. */
+function manifestFieldsOf(document: unknown): z.infer<typeof ManifestFields> | undefined {
+  if (typeof document !== 'object' || document === null) return undefined;
+  const { id, parentId, sessionId, branchId, step, throughSeq, createdAt } = document as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof sessionId !== 'string' || typeof branchId !== 'string' || typeof createdAt !== 'string') return undefined;
+  if (parentId !== null && typeof parentId !== 'string') return undefined;
+  if (!Number.isSafeInteger(step) || (step as number) < 0 || !Number.isSafeInteger(throughSeq) || (throughSeq as number) < 0) return undefined;
+  // `+ 0` turns -0 into 0, as a JSON round trip does.
+  return { id, parentId, sessionId, branchId, step: (step as number) + 0, throughSeq: (throughSeq as number) + 0, createdAt };
+}
+
+/**
+ * The record of a checkpoint this process has just appended to the log: its manifest read from
+ * `document` (the checkpoint as written, already validated; only its primitive manifest fields are
+ * kept), its document parsed from `opJson` (the operation's JSON as written) only when a call needs
+ * it. It equals what {@link checkpointRecord} gives for the same operation read back from the file.
+ */
+export function writtenCheckpointRecord(sessionId: string, branchId: string, id: string, document: unknown, opJson: string, savedAt: string, at: OpLocation): CheckpointRecord {
+  const fields = manifestFieldsOf(document);
+  if (fields === undefined) return checkpointRecord(sessionId, branchId, id, (JSON.parse(opJson) as { checkpoint?: unknown }).checkpoint, savedAt, at);
+  const base = { id, loaded: true, document: undefined, documentJson: opJson, writes: [], documentAt: at, writesAt: [] };
+  if (fields.id === id && fields.sessionId === sessionId && fields.branchId === branchId) {
+    const { parentId, step, throughSeq, createdAt } = fields;
+    return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
+  }
+  return { ...base, manifest: undefined, createdAt: savedAt };
+}
 
 /**
  * A checkpoint record from its stored document (read), reading only the manifest fields.

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { DocumentCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
 import { writeFileAtomic } from '../fileIo.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { applyLine, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable, withChecksums } from './logOps.js';
+import { applyLine, applyWritten, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable, withChecksums } from './logOps.js';
 import type { SessionImage } from './sessionImage.js';
 
 /** The `format` of a session log header. */
@@ -201,12 +201,14 @@ const fdatasync = promisify(fdatasyncCallback);
  * Appends one line of operations to the log, flushed with `fdatasync` (unless `sync` is false: the
  * line is then made durable by the next synced append), first cutting off a torn line. The caller
  * holds the session lock and passes the log as just refreshed. `log` is updated: the line is
- * replayed onto the image (parsed back from its JSON, so the image equals a fresh read), each
- * operation remembered by location.
+ * applied to the image (each operation copied from its JSON as written, so the image equals a fresh
+ * read; a checkpoint's document parsed only when needed, see `applyWritten`), each operation
+ * remembered by location.
  * @returns the bytes written
  */
 export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = true): Promise<number> {
-  const { text, spans } = serializeLine(splitOps(ops));
+  const lineOps = splitOps(ops);
+  const { text, spans, parts } = serializeLine(lineOps);
   const bytes = Buffer.from(text, 'utf8');
   // Opening, writing into the page cache and stat-ing take microseconds: done synchronously (no
   // thread-pool round trips); the flush, which waits for the disk, is asynchronous.
@@ -224,7 +226,7 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
         bytes,
         offset,
       );
-      applyLine(log.image, JSON.parse(text), `line ${line} of ${log.path}`, false, new Date().toISOString(), locations);
+      applyWritten(log.image, lineOps, parts, `line ${line} of ${log.path}`, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
     }
