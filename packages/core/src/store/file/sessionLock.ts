@@ -56,7 +56,10 @@ const SYNC_LOCK_FS = Object.fromEntries(
   ]),
 );
 
-/** proper-lockfile's callback API (`lib/lockfile.js`, which its promise and sync functions wrap; one module, one table of held locks). */
+/**
+ * proper-lockfile's callback API (`lib/lockfile.js`, which its promise and sync functions wrap; one module, one table of held locks).
+ * An internal path: the package is pinned to 4.1.2 (its last release) in `package.json` for this reason; check it on an upgrade.
+ */
 interface CallbackLockfile {
   lock(file: string, options: LockOptions, callback: (error: Error | null | undefined, release?: unknown) => void): void;
 }
