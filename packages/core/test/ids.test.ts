@@ -1,4 +1,5 @@
 import { assertValidId, createId, InvalidIdError, isValidId } from '@baton/core';
+import { parse, stringify, validate, version } from 'uuid';
 import { describe, expect, it } from 'vitest';
 
 describe('createId', () => {
@@ -7,6 +8,15 @@ describe('createId', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (let i = 1; i < ids.length; i += 1) expect(ids[i]! > ids[i - 1]!).toBe(true);
     expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("writes each id's bytes as the uuid package formats them (RFC 9562's canonical text, version 7)", () => {
+    for (let i = 0; i < 2_000; i += 1) {
+      const id = createId();
+      expect(validate(id)).toBe(true);
+      expect(version(id)).toBe(7);
+      expect(stringify(parse(id))).toBe(id);
+    }
   });
 
   it('encodes the creation time in its first 48 bits', () => {
