@@ -1,5 +1,5 @@
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointCorruptError, ConcurrencyError, ConfigurationError, FileStore, InvalidIdError, StoreError, UnsupportedSchemaVersionError } from '../src/index.js';
 import { editSessionLog, type LogOpJson, logFileOf } from './support/sessionLogFile.js';
@@ -184,18 +184,19 @@ describe('FileStore torn lines', () => {
 
 describe('FileStore ids and paths', () => {
   it.each(['../x', 'a/b', '..', '$x', '../../etc/passwd', 'a\\b'])('refuses the session id %j without creating any file', async (bad) => {
-    const parent = await tempDir();
-    const directory = join(parent, 'store');
+    // This test's own folder, two levels above the store: an id that escaped the store would write in it.
+    const outer = await tempDir();
+    const directory = join(outer, 'parent', 'store');
     const store = new FileStore({ directory });
     await store.createSession({ id: 'ok' });
-    const before = await listFiles(parent);
+    const everything = async () => (await readdir(outer, { recursive: true })).sort();
+    const before = await everything();
     await expect(store.createSession({ id: bad })).rejects.toBeInstanceOf(InvalidIdError);
     await expect(store.appendMessages(bad, 'main', [makeMessage(1)])).rejects.toBeInstanceOf(InvalidIdError);
     await expect(store.deleteSession(bad)).rejects.toBeInstanceOf(InvalidIdError);
     await expect(store.saveCheckpoint(makeCheckpoint(bad))).rejects.toBeInstanceOf(InvalidIdError);
     await expect(store.forkBranch('ok', { branchId: bad, parent: { branchId: 'main', atSeq: 0 } })).rejects.toBeInstanceOf(InvalidIdError);
-    expect(await listFiles(parent)).toEqual(before);
-    expect(await readdir(dirname(parent))).not.toContain('x');
+    expect(await everything()).toEqual(before);
   });
 });
 
