@@ -30,7 +30,7 @@ import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
-import { activate, emitAll, readyFor, type TurnSink } from './turnSink.js';
+import { activate, emitAll, type TurnSink } from './turnSink.js';
 
 export type { TurnSink } from './turnSink.js';
 
@@ -145,7 +145,7 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
       if (answered !== undefined) runtime.answeredRequests.set(requestKey(request), answered);
       if (request.type === 'user_input') {
         const write = answerWrite(request, String(answer));
-        await readyFor(sink);
+        await sink.ready();
         await journal.recordPendingWrite(write);
         emit({ type: 'tool.result', ...base, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 });
         // Other requests of the same step still wait: the turn stays paused.
@@ -165,7 +165,7 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
     // (Inlined rather than a generator of its own: every agent event passes through one generator layer less.)
     let context: readonly ModelMessage[] | undefined;
     if (runtime.config.contextProviders.length > 0) {
-      await readyFor(sink);
+      await sink.ready();
       context = await beforeTurn(runtime, call.signal, said);
     }
     let usage: Usage = emptyUsage();
@@ -190,7 +190,8 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
     }
 
     // 3. End the turn: make it durable, then pause, close or return control to the user.
-    const ready = readyFor(sink);
+    // `ready()` gives a promise only when the turn must wait for its reader: awaited only then (hot: every turn).
+    const ready = sink.ready();
     if (ready !== undefined) await ready;
     if (end.kind === 'pause') {
       await pause(runtime, end.requests, emit);
@@ -212,7 +213,7 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
     // 4. Autonomous mode: the next turn starts without the user, up to its turn limit.
     const autonomous = runtime.config.autonomous;
     if (end.kind !== 'reply' || autonomous === undefined || turnsRun >= autonomous.maxTurns) return;
-    await readyFor(sink);
+    await sink.ready();
     await openWithMessages(runtime, journal, [autonomous.prompt], { autonomous: true }, sink);
     said = autonomous.prompt;
   }
@@ -230,7 +231,8 @@ async function openWithMessages(
   runtime.actor.send({ type: 'USER_TURN' });
   // Event literals without `...base`: a spread followed by more keys is a slow path in V8 (hot: every turn).
   sink.emit({ type: 'turn.started', sessionId, branchId, turn: runtime.snapshot.context.turn });
-  const ready = readyFor(sink);
+  // `ready()` gives a promise only when the turn must wait for its reader: awaited only then (hot: every turn).
+  const ready = sink.ready();
   if (ready !== undefined) await ready;
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
   for (const message of messages) sink.emit({ type: 'message', sessionId, branchId, message });

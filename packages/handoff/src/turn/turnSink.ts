@@ -13,14 +13,6 @@ export interface TurnSink {
 }
 
 /**
- * What to await before a side effect: `sink.ready()`, a promise only when the turn must wait for its
- * reader. Hot paths await it only when it is one (`const ready = readyFor(sink); if (ready) await ready;`).
- */
-export function readyFor(sink: TurnSink): Promise<void> | undefined {
-  return sink.ready();
-}
-
-/**
  * Whether an activation of `executor` goes through its `run`: when it has one, except for an
  * `AgentExecutor` subclass that overrides `execute` and not `run` (its inherited `run` would skip the override).
  */
@@ -73,7 +65,7 @@ async function drain<R>(events: AsyncGenerator<BatonEvent, R>, sink: TurnSink): 
         return step.value;
       }
       sink.emit(step.value);
-      await readyFor(sink);
+      await sink.ready();
     }
   } finally {
     if (!settled) await events.return(undefined as never);
