@@ -153,7 +153,8 @@ export class HistoryView {
     const last = this.last;
     const whole = !this.#omit || last?.role !== 'assistant' || !last.toolCalls?.length;
     const window = this.#window;
-    if (window === undefined) return whole ? this.#filtered : [...this.#filtered.slice(0, this.#filteredBeforeLast), last];
+    // slice + push, not a spread: a spread of a long history walks it through the iterator protocol.
+    if (window === undefined) return whole ? this.#filtered : withLast(this.#filtered.slice(0, this.#filteredBeforeLast), last);
     // Only the view's tail is copied: the window and one message before it, where windowStart cuts as on the whole view.
     const filtered = this.#filtered;
     const end = whole ? filtered.length : this.#filteredBeforeLast;
@@ -162,10 +163,16 @@ export class HistoryView {
       from -= 1;
       if (filtered[from]!.role !== 'context') counted += 1;
     }
-    const tail = whole ? filtered.slice(from, end) : [...filtered.slice(from, end), last];
+    const tail = whole ? filtered.slice(from, end) : withLast(filtered.slice(from, end), last);
     const start = windowStart(tail, window);
     return start === 0 ? tail : tail.slice(start);
   }
+}
+
+/** `messages` with `last` pushed onto it (the array itself). */
+function withLast(messages: Message[], last: Message): Message[] {
+  messages.push(last);
+  return messages;
 }
 
 /** Puts `older` in front of `target`'s elements, in place (the array's identity is kept). */
@@ -178,12 +185,22 @@ function refill(target: Message[], older: readonly Message[]): void {
 
 /** A message as agents see it: handoff tool calls and results removed; `undefined` when nothing is left. */
 function withoutHandoffs(message: Message): Message | undefined {
-  if (message.role === 'tool') return isHandoffToolName(message.toolName) ? undefined : message;
-  if (message.role !== 'assistant' || message.toolCalls === undefined) return message;
-  if (!message.toolCalls.some((call) => isHandoffToolName(call.name))) return message; // the usual case: nothing to copy
-  const calls = message.toolCalls.filter((call) => !isHandoffToolName(call.name));
-  if (calls.length > 0) return { ...message, toolCalls: calls };
-  if (message.content === '') return undefined;
-  const { toolCalls: _dropped, ...rest } = message;
-  return rest;
+  const { role } = message;
+  if (role === 'tool') return isHandoffToolName(message.toolName) ? undefined : message;
+  const calls = message.toolCalls;
+  if (role !== 'assistant' || calls === undefined) return message;
+  // Loops, not some/filter with a closure: this runs once per message when a long history is opened.
+  let handoffs = 0;
+  for (let i = 0; i < calls.length; i += 1) if (isHandoffToolName(calls[i]!.name)) handoffs += 1;
+  if (handoffs === 0) return message; // the usual case: nothing to copy
+  if (handoffs === calls.length && message.content === '') return undefined;
+  // Copied key by key: a spread or rest pattern of a frozen message takes V8's slow path.
+  const copy: Record<string, unknown> = {};
+  for (const key in message) if (key !== 'toolCalls' && Object.hasOwn(message, key)) copy[key] = message[key as keyof Message];
+  if (handoffs < calls.length) {
+    const kept: Message['toolCalls'] & {} = [];
+    for (const call of calls) if (!isHandoffToolName(call.name)) kept.push(call);
+    copy.toolCalls = kept;
+  }
+  return copy as unknown as Message;
 }
