@@ -1,7 +1,7 @@
 /**
  * Resume and restore: the time to open a session whose history is 500 or 5,000 turns and whose last
  * turn paused on an approval (`workflow.session({ id })`, as a fresh process would: a new workflow
- * and a new store object), then to answer it (`session.respond(id, { approved: true })` until
+ * and a new store object; for `file-running`, a new workflow on the store that wrote it), then to answer it (`session.respond(id, { approved: true })` until
  * `turn.completed`), on InMemoryStore, FileStore and MongoStore. A second table shows that reading
  * the history does not grow with the number of branches or checkpoints: the same 500-turn session
  * plain, with 100 forks, and with 500 older checkpoints.
@@ -11,11 +11,13 @@
  * several sessions built alike. Each history length runs twice: the model input holds the whole
  * history (the default), and it holds the last 100 messages (`historyWindow({ messages: 100 })`,
  * which also bounds what opening reads). Targets at 5,000 turns: open + answer < 5 ms on
- * InMemoryStore, < 20 ms on FileStore. After the table, for FileStore: the time `JSON.parse` alone
+ * InMemoryStore, < 20 ms on FileStore. `file` opens through a new FileStore object on the same folder
+ * (a restarted process); `file-running` through the FileStore that wrote the session (a process that
+ * kept running while the approval waited: its cache holds the session). After the table, for FileStore: the time `JSON.parse` alone
  * takes over the log lines holding a whole-history session's messages, the floor of any read of
  * the whole history by a new process.
  *
- * Run: pnpm bench:resume [--only memory,file,mongo]   (MONGODB_URL overrides the FerretDB it starts)
+ * Run: pnpm bench:resume [--only memory,file,file-running,mongo]   (MONGODB_URL overrides the FerretDB it starts)
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -27,7 +29,8 @@ import { type MongoServer, startMongoServer } from '../../support/mongoServer.js
 import { approvalDesk } from './approvalDesk.js';
 import { countingStore, type StoreCounts } from './countingStore.js';
 
-type StoreKind = 'memory' | 'file' | 'mongo';
+/** `file-running`: FileStore opened through the store object that wrote the session (a running process, its cache warm), not a new one. */
+type StoreKind = 'memory' | 'file' | 'file-running' | 'mongo';
 
 /** Makes stores of one kind: `fresh()` is a new store object on the same data (a new process's view). */
 interface StoreFactory {
@@ -45,15 +48,16 @@ async function storeFactory(kind: StoreKind, mongoUrl: () => Promise<string>): P
     const shared = new InMemoryStore();
     return { kind, shared, fresh: async () => shared, closeFresh: async () => {}, close: async () => {} };
   }
-  if (kind === 'file') {
+  if (kind === 'file' || kind === 'file-running') {
     const directory = await mkdtemp(join(tmpdir(), 'baton-resume-bench-'));
     const shared = new FileStore({ directory });
+    const running = kind === 'file-running';
     return {
       kind,
       directory,
       shared,
-      fresh: async () => new FileStore({ directory }),
-      closeFresh: async (store) => (store as FileStore).close(),
+      fresh: async () => (running ? shared : new FileStore({ directory })),
+      closeFresh: async (store) => (running ? undefined : (store as FileStore).close()),
       close: async () => {
         await shared.close();
         await rm(directory, { recursive: true, force: true });
@@ -181,7 +185,7 @@ function profile(counts: StoreCounts): string {
 const WINDOW = 100;
 
 /** Sessions built per (store, history length, model input); the median of their figures is printed. */
-const COPIES: Record<StoreKind, Record<number, number>> = { memory: { 500: 9, 5000: 7 }, file: { 500: 7, 5000: 5 }, mongo: { 500: 3, 5000: 1 } };
+const COPIES: Record<StoreKind, Record<number, number>> = { memory: { 500: 9, 5000: 7 }, file: { 500: 7, 5000: 5 }, 'file-running': { 500: 7, 5000: 5 }, mongo: { 500: 3, 5000: 1 } };
 
 /**
  * What any FileStore read of the whole history costs at least: `JSON.parse` of the log lines that
@@ -203,7 +207,7 @@ async function parseFloor(directory: string, id: string, rounds = 5): Promise<{ 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string', default: 'memory,file,mongo' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string', default: 'memory,file,file-running,mongo' } } });
   const kinds = values.only.split(',') as StoreKind[];
   console.log(`cores: ${availableParallelism()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
   let server: MongoServer | undefined;
