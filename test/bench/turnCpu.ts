@@ -8,12 +8,18 @@
  * collected by either garbage collector counted too) and prints the bytes allocated per turn: a
  * figure that, unlike CPU time, hardly moves with what else the machine runs, and the 15 functions
  * that allocated most of it (bytes per turn by the allocating function).
- * Run: node --conditions=source --import tsx test/bench/turnCpu.ts [--alloc]
+ * The first line printed says which code ran: the packages' TypeScript sources through tsx
+ * (`--conditions=source`; tsx's transform adds a `__name` call to every function it creates) or
+ * their compiled `dist/` (what an application that installs Baton runs; `pnpm build` first).
+ * Run: node --conditions=source --import tsx test/bench/turnCpu.ts [--alloc]   (sources)
+ *      npx --yes pnpm@10.34.8 build && node --import tsx test/bench/turnCpu.ts [--alloc]   (dist)
  */
 import { Session } from 'node:inspector/promises';
 import { InMemoryStore } from '@baton/core';
 import { handoffDesk } from './handoffDesk.js';
 
+const measured = import.meta.resolve('@baton/core').includes('/dist/') ? 'compiled dist/ (pnpm build)' : 'TypeScript sources through tsx';
+console.log(`measuring @baton/core and @baton/handoff from their ${measured}`);
 const workflow = handoffDesk(new InMemoryStore());
 let sessions = 0;
 
