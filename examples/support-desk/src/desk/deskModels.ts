@@ -136,6 +136,14 @@ export function flowTexts(texts: readonly LabelledText[], ontology: Ontology): L
  */
 export type CaseTrainingTexts = 'whole' | 'whole+opening' | 'whole+each';
 
+/**
+ * How many of the customer's messages that say anything a specialist recognises the case from (`caseText`): the
+ * messages after them mostly answer questions (an order ID, a membership level, "yes") and blur the case. Chosen
+ * by nested cross-validation (`scripts/caseCv.ts --case-messages`: the setting whose inner scores, summed over the
+ * five folds, ranked first).
+ */
+export const CASE_MESSAGES = 4;
+
 /** The training texts the desk's case classifiers learn ({@link caseTrainingTexts}). */
 export const CASE_TRAINING_TEXTS: CaseTrainingTexts = 'whole';
 
@@ -196,7 +204,7 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
       // Calibrated, so that the flow triage named (with its confidence) weighs against the customer's words (`withFlowPrior`).
       const classifier = new NaiveBayesClassifier(bySubflow, { ...CASE_CLASSIFIER, labels: subflows });
-      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyFlow, specialistFor: specialistForFlow })] as const;
+      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyFlow, specialistFor: specialistForFlow, caseMessages: CASE_MESSAGES })] as const;
     }),
   );
   return {
