@@ -14,9 +14,9 @@
  * With `--case-messages` the candidates are the desk's case classifiers (as `createOfflineModels` trains them,
  * uncalibrated) reading the customer's words up to their first 1, 2, 3, 4, 5, 6 or 8 messages that say anything,
  * or all of them (`caseText`), less their name and ids as the specialists read them; the one view scored and chosen
- * on is that text.
+ * on is that text. With both flags, each of those readings with the guidelines learned 3, 6 or 10 times.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines | --case-messages]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines] [--case-messages]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
@@ -55,13 +55,17 @@ if (process.argv.includes('--guidelines')) {
 }
 const byMessages = process.argv.includes('--case-messages');
 if (byMessages) {
-  CANDIDATES = [1, 2, 3, 4, 5, 6, 8, undefined].map((reads) => ({
-    name: `desk case classifiers reading ${reads === undefined ? 'all messages' : `up to ${reads} saying message(s)`}`,
-    options: CASE_CLASSIFIER,
-    texts: CASE_TRAINING_TEXTS,
-    guidelines: GUIDELINE_COPIES.cases,
-    reads,
-  }));
+  // With `--guidelines` too: every reading with the guidelines learned 3, 6 or 10 times.
+  const copies = process.argv.includes('--guidelines') ? [3, 6, 10] : [GUIDELINE_COPIES.cases];
+  CANDIDATES = copies.flatMap((guidelines) =>
+    [1, 2, 3, 4, 5, 6, 8, undefined].map((reads) => ({
+      name: `desk case classifiers${copies.length > 1 ? `, guidelines x${guidelines},` : ''} reading ${reads === undefined ? 'all messages' : `up to ${reads} saying message(s)`}`,
+      options: CASE_CLASSIFIER,
+      texts: CASE_TRAINING_TEXTS,
+      guidelines,
+      reads,
+    })),
+  );
 }
 const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
