@@ -36,7 +36,7 @@ interface Candidate {
   /** Also learn each subflow's written guideline this many times. */
   guidelines?: number;
   /** With `--case-messages`: how many saying messages the specialist reads (`caseText`; `undefined`: all). */
-  reads?: number;
+  reads?: number | undefined;
 }
 const ROUTER_FEATURES: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false };
 let CANDIDATES: Candidate[] = [

@@ -153,7 +153,7 @@ describe('a specialist reading the first messages that say anything (caseMessage
   let classifier: NaiveBayesClassifier;
   beforeAll(async () => {
     const texts = [...caseTrainingTexts(await loadConversations(DEMO_DATA_FILE), ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(loadGuidelines(ontology), 'subflow', GUIDELINE_COPIES.cases)];
-    classifier = new NaiveBayesClassifier(texts, { ...CASE_CLASSIFIER, labels: ontology.subflows.product_defect });
+    classifier = new NaiveBayesClassifier(texts, { ...CASE_CLASSIFIER, labels: ontology.subflows.product_defect ?? [] });
   });
   const caseAsked = async (caseMessages: number | undefined) => {
     const model = new AbcdPolicyModel({ agent: 'returns', classifier, ontology, caseMessages });

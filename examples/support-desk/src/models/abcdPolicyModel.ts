@@ -37,7 +37,7 @@ export interface AbcdPolicyModelOptions {
    * messages after them mostly answer the specialist's questions (an order ID, a membership level, "yes"),
    * which say little about the case.
    */
-  caseMessages?: number;
+  caseMessages?: number | undefined;
 }
 
 /**
