@@ -190,7 +190,7 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
  * ```
  */
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology, guidelines: readonly Guideline[] = loadGuidelines(ontology)): DeskModels {
-  // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
+  // Triage routes on the opening turns; a specialist recognises the case from the customer's first messages that say anything (CASE_MESSAGES).
   const router = new AbcdRouterModel({
     classifier: createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]),
     specialistFor: specialistForFlow,

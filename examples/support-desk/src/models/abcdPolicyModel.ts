@@ -42,7 +42,8 @@ export interface AbcdPolicyModelOptions {
 
 /**
  * A specialist's offline model: it recognises the subflow within its flows (a calibrated naive Bayes
- * classifier over everything the customer said so far), then walks kb.json's
+ * classifier over what the customer said so far, up to their first `caseMessages` messages that say
+ * anything, see {@link caseText}), then walks kb.json's
  * action sequence for that subflow (see `decideNextStep`): it calls each console action with the
  * slot values the customer gave, asks for missing ones with `request_user_input` the way ABCD's
  * agents ask for a name, account ID or order ID (the question's `case` argument names the case it works on so far), and finishes with a reply to the customer that names
