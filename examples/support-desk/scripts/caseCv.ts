@@ -114,7 +114,7 @@ for (const [k, candidate] of CANDIDATES.entries()) {
   console.log(`  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${seconds[k]!.toFixed(2)} s per training`);
 }
 const choices = chosen.map((c) => `fold ${c.fold}: ${CANDIDATES[c.winner]!.name} (inner ${c.inner.map((r) => percent(r, CHOOSING_VIEWS.length * c.trainingItems)).join(' / ')})`);
-console.log(`Chosen on the training folds only (inner 4-fold CV, opening turns + whole customer side; candidates in the order above):\n  ${choices.join('\n  ')}`);
+console.log(`Chosen on the training folds only (inner 4-fold CV, ${CHOOSING_VIEWS.map((v) => views[v]![0]).join(' + ')}; candidates in the order above):\n  ${choices.join('\n  ')}`);
 // The desk needs one setting: the candidate whose inner right counts, summed over the five folds, are highest.
 const summed = CANDIDATES.map((_, k) => chosen.reduce((sum, c) => sum + c.inner[k]!, 0));
 const ranked = CANDIDATES.map((candidate, k) => ({ name: candidate.name, right: summed[k]! })).sort((a, b) => b.right - a.right);
