@@ -11,15 +11,21 @@
  * counted, smoothing 0.25), and the router's features learning besides the whole customer side the
  * opening turns, or each customer message, as texts of their own. With `--guidelines` the candidates are
  * the desk's case classifiers learning each subflow's written guideline 0, 1, 3 or 10 times (`guidelineTrainingTexts`).
+ * With `--case-messages` the candidates are the desk's case classifiers (as `createOfflineModels` trains them,
+ * uncalibrated) reading the customer's words up to their first 1, 2, 3, 4, 5, 6 or 8 messages that say anything,
+ * or all of them (`caseText`), less their name and ids as the specialists read them; the one view scored and chosen
+ * on is that text. With both flags, each of those readings with the guidelines learned 3, 6 or 10 times.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines] [--case-messages]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseTrainingTexts, guidelineTrainingTexts } from '../src/desk/deskModels.js';
+import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseTrainingTexts, GUIDELINE_COPIES, guidelineTrainingTexts } from '../src/desk/deskModels.js';
 import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
+import { caseText } from '../src/models/abcdPolicyModel.js';
+import { extractSlots, type SlotValues } from '../src/models/slotExtraction.js';
 import { NaiveBayesClassifier, type NaiveBayesOptions, type TextClassifier } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
@@ -29,6 +35,8 @@ interface Candidate {
   texts: CaseTrainingTexts;
   /** Also learn each subflow's written guideline this many times. */
   guidelines?: number;
+  /** With `--case-messages`: how many saying messages the specialist reads (`caseText`; `undefined`: all). */
+  reads?: number | undefined;
 }
 const ROUTER_FEATURES: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false };
 let CANDIDATES: Candidate[] = [
@@ -45,30 +53,59 @@ let CANDIDATES: Candidate[] = [
 if (process.argv.includes('--guidelines')) {
   CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk case classifiers, guidelines x${copies}`, options: CASE_CLASSIFIER, texts: CASE_TRAINING_TEXTS, guidelines: copies }));
 }
+const byMessages = process.argv.includes('--case-messages');
+if (byMessages) {
+  // With `--guidelines` too: every reading with the guidelines learned 3, 6 or 10 times.
+  const copies = process.argv.includes('--guidelines') ? [3, 6, 10] : [GUIDELINE_COPIES.cases];
+  CANDIDATES = copies.flatMap((guidelines) =>
+    [1, 2, 3, 4, 5, 6, 8, undefined].map((reads) => ({
+      name: `desk case classifiers${copies.length > 1 ? `, guidelines x${guidelines},` : ''} reading ${reads === undefined ? 'all messages' : `up to ${reads} saying message(s)`}`,
+      options: CASE_CLASSIFIER,
+      texts: CASE_TRAINING_TEXTS,
+      guidelines,
+      reads,
+    })),
+  );
+}
 const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const ontology = loadOntology();
 const guidelines = loadGuidelines(ontology);
-const views: Array<[string, (c: AbcdConversation) => string]> = [
-  ['opening turns', openingText],
-  ['first three messages', (c) => customerMessages(c).slice(0, 3).join('\n')],
-  ['whole customer side', (c) => customerMessages(c).join('\n')],
-];
-/** The views the inner cross-validation scores on: the opening turns and the whole customer side. */
-const CHOOSING_VIEWS = [0, 2];
+/** A conversation's text as a view reads it (`reads`: the candidate's, with `--case-messages`). */
+type View = (c: AbcdConversation, reads: number | undefined) => string;
+/** The slots the customer's messages hold, as a specialist hears them (their name and ids are left out of `caseText`). */
+function slotsOf(c: AbcdConversation): SlotValues {
+  const slots: SlotValues = {};
+  for (const message of customerMessages(c)) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  return slots;
+}
+const views: Array<[string, View]> = byMessages
+  ? [['what the specialist reads', (c, reads) => caseText(customerMessages(c), slotsOf(c), reads)]]
+  : [
+      ['opening turns', openingText],
+      ['first three messages', (c) => customerMessages(c).slice(0, 3).join('\n')],
+      ['whole customer side', (c) => customerMessages(c).join('\n')],
+    ];
+/** The views the inner cross-validation scores on: the opening turns and the whole customer side (with `--case-messages`, its one view). */
+const CHOOSING_VIEWS = byMessages ? [0] : [0, 2];
 
-/** One classifier per specialist, as `createOfflineModels` builds them. */
-function train(candidate: Candidate, items: readonly AbcdConversation[]): Map<string, TextClassifier> {
+/** One classifier per specialist, as `createOfflineModels` builds them, and what they read. */
+interface CaseModels {
+  classifiers: Map<string, TextClassifier>;
+  reads: number | undefined;
+}
+function train(candidate: Candidate, items: readonly AbcdConversation[]): CaseModels {
   const examples = [...caseTrainingTexts(items, ontology, candidate.texts), ...guidelineTrainingTexts(guidelines, 'subflow', candidate.guidelines ?? 0)];
-  return new Map(
+  const classifiers = new Map(
     SPECIALISTS.map((spec) => {
       const labels = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
       return [spec.name, new NaiveBayesClassifier(examples, { ...candidate.options, labels, calibrationFolds: 0 })] as const;
     }),
   );
+  return { classifiers, reads: candidate.reads };
 }
-const rightOn = (models: Map<string, TextClassifier>, items: readonly AbcdConversation[], view: number) =>
-  items.filter((c) => models.get(specialistForFlow(c.flow) ?? '')?.classify(views[view]![1](c))?.label === c.subflow).length;
+const rightOn = (models: CaseModels, items: readonly AbcdConversation[], view: number) =>
+  items.filter((c) => models.classifiers.get(specialistForFlow(c.flow) ?? '')?.classify(views[view]![1](c, models.reads))?.label === c.subflow).length;
 
 const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({ items: conversations, candidates: CANDIDATES, views: views.length, choosingViews: CHOOSING_VIEWS, train, rightOn });
 const n = conversations.length;
@@ -77,5 +114,9 @@ for (const [k, candidate] of CANDIDATES.entries()) {
   console.log(`  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${seconds[k]!.toFixed(2)} s per training`);
 }
 const choices = chosen.map((c) => `fold ${c.fold}: ${CANDIDATES[c.winner]!.name} (inner ${c.inner.map((r) => percent(r, CHOOSING_VIEWS.length * c.trainingItems)).join(' / ')})`);
-console.log(`Chosen on the training folds only (inner 4-fold CV, opening turns + whole customer side; candidates in the order above):\n  ${choices.join('\n  ')}`);
+console.log(`Chosen on the training folds only (inner 4-fold CV, ${CHOOSING_VIEWS.map((v) => views[v]![0]).join(' + ')}; candidates in the order above):\n  ${choices.join('\n  ')}`);
+// The desk needs one setting: the candidate whose inner right counts, summed over the five folds, are highest.
+const summed = CANDIDATES.map((_, k) => chosen.reduce((sum, c) => sum + c.inner[k]!, 0));
+const ranked = CANDIDATES.map((candidate, k) => ({ name: candidate.name, right: summed[k]! })).sort((a, b) => b.right - a.right);
+console.log(`Summed over the folds' inner cross-validations (right, of ${chosen.reduce((sum, c) => sum + CHOOSING_VIEWS.length * c.trainingItems, 0)}): ${ranked.map((r) => `${r.name} ${r.right}`).join(', ')}`);
 console.log(`The chosen candidate per fold, on the outer test folds: ${views.map(([name], v) => `${name} ${percent(nestedRight[v]!, n)}`).join(', ')}`);

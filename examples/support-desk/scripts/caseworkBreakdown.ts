@@ -5,7 +5,8 @@
  * The column `agents` is the same measure on what ABCD's own agents did (their console log, read back
  * into actions; the troubleshooting actions all log "Agent is looking for solutions", so that line
  * stands for any of them): how far the human agents themselves followed kb.json. Last, the steps run
- * again and the console actions called with no arguments at all.
+ * again, the console actions called with no arguments at all, and where the wrong cases come from (the
+ * flow wrong at the end, a case of another flow, or another case of the right flow: the pairs confused).
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/caseworkBreakdown.ts FILE [--misses]`
  */
@@ -90,6 +91,18 @@ const reruns = report.conversations.map((o) => o.actions.length - new Set(o.acti
 console.log(`steps run a second time or more: ${reruns.reduce((a, b) => a + b, 0)}, in ${reruns.filter((n) => n > 0).length} conversations`);
 const withNone = [...bare].filter(([, c]) => c.bare > 0).sort((a, b) => b[1].bare - a[1].bare);
 console.log(`actions called with no arguments: ${withNone.map(([name, c]) => `${name} ${c.bare} of ${c.calls}`).join(', ')}`);
+// Where the wrong cases come from: the flow wrong at the end (routing and the hand-back), a case of another flow than
+// the right one the conversation ended with, or another case of the right flow (the pairs confused, most first).
+const wrongCase = report.conversations.filter((o) => o.predictedSubflow !== o.subflow);
+const wrongFlow = wrongCase.filter((o) => o.finalFlow !== o.flow).length;
+const otherFlow = wrongCase.filter((o) => o.finalFlow === o.flow && ontology.flowOf(o.predictedSubflow ?? '') !== o.flow).length;
+const pairs = new Map<string, number>();
+for (const o of wrongCase.filter((x) => x.finalFlow === x.flow && ontology.flowOf(x.predictedSubflow ?? '') === x.flow)) pairs.set(`${o.subflow} as ${o.predictedSubflow}`, (pairs.get(`${o.subflow} as ${o.predictedSubflow}`) ?? 0) + 1);
+const withinFlow = [...pairs.values()].reduce((a, b) => a + b, 0);
+console.log(
+  `wrong case: ${wrongCase.length}; the flow wrong at the end ${wrongFlow}, the flow right at the end but a case of another flow ${otherFlow}, another case of the right flow ${withinFlow}: ` +
+    [...pairs].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([pair, n]) => `${pair} ${n}`).join(', '),
+);
 const agentsInOrder = report.conversations.filter((o) => loggedInOrder(ontology.sequences[o.subflow] ?? [], logs.get(o.id) ?? [])).length;
 console.log(
   `\nflow ${report.routing.flow.correct}, subflow ${report.casework.subflow.correct}, sequence in order ${report.casework.sequenceInOrder.correct} of ${report.conversations.length}; ` +

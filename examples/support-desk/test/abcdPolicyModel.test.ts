@@ -3,9 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { createOfflineModels } from '../src/desk/deskModels.js';
-import type { AbcdPolicyModel } from '../src/models/abcdPolicyModel.js';
+import { loadGuidelines } from '../src/data/guidelines.js';
+import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, createOfflineModels, GUIDELINE_COPIES, guidelineTrainingTexts } from '../src/desk/deskModels.js';
+import { AbcdPolicyModel, caseText } from '../src/models/abcdPolicyModel.js';
 import { extractSlots } from '../src/models/slotExtraction.js';
+import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
 
 const ontology = loadOntology();
 let returns: AbcdPolicyModel;
@@ -127,5 +129,41 @@ describe("a customer triage sent to the wrong specialist", () => {
   it('stays with a customer whose words are a case of its own', async () => {
     const response = await ask([{ role: 'user', content: 'The jacket I got is the wrong size, I want to return it' }]);
     expect(response.toolCalls.map((c) => c.name)).toEqual(['request_user_input']);
+  });
+});
+
+describe('caseText', () => {
+  it("reads the customer's messages up to the n-th that says anything, less their name and ids", () => {
+    const texts = ['hi', 'my jeans came in the wrong color', 'Joyce Wu', 'I want to return them', 'my order ID is 1234567890', 'silver'];
+    const slots = { customer_name: 'Joyce Wu', order_id: '1234567890' };
+    // "hi" and the bare name say nothing, so they do not count; the name and the order ID are left out.
+    expect(caseText(texts, slots, 1)).toBe('hi\nmy jeans came in the wrong color');
+    expect(caseText(texts, slots, 2)).toBe('hi\nmy jeans came in the wrong color\n \nI want to return them');
+    expect(caseText(texts, slots, 3)).toBe('hi\nmy jeans came in the wrong color\n \nI want to return them\nmy order ID is  ');
+    expect(caseText(texts, slots)).toBe(caseText(texts, slots, 99));
+    expect(caseText(texts, slots)).toBe('hi\nmy jeans came in the wrong color\n \nI want to return them\nmy order ID is  \nsilver');
+    expect(caseText([], slots, 4)).toBe('');
+  });
+});
+
+describe('a specialist reading the first messages that say anything (caseMessages)', () => {
+  const opening: ModelMessage = { role: 'user', content: 'The jacket I got is the wrong size, I want to return it' };
+  // A later answer that, read with the opening, sounds like another case of the same specialist.
+  const later: ModelMessage = { role: 'user', content: 'where is my refund? what is the status of my refund, the refund is still pending' };
+  let classifier: NaiveBayesClassifier;
+  beforeAll(async () => {
+    const texts = [...caseTrainingTexts(await loadConversations(DEMO_DATA_FILE), ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(loadGuidelines(ontology), 'subflow', GUIDELINE_COPIES.cases)];
+    classifier = new NaiveBayesClassifier(texts, { ...CASE_CLASSIFIER, labels: ontology.subflows.product_defect ?? [] });
+  });
+  const caseAsked = async (caseMessages: number | undefined) => {
+    const model = new AbcdPolicyModel({ agent: 'returns', classifier, ontology, caseMessages });
+    const response = await collectModelResponse(model.stream({ messages: [{ role: 'system', content: 'Returns.' }, opening, later], tools, agent: 'returns' }));
+    return JSON.parse(response.toolCalls[0]!.arguments).case as string;
+  };
+
+  it('keeps the case of the opening when a later message would say another', async () => {
+    expect(await caseAsked(1)).toBe('return_size');
+    // Reading every message, the same specialist names another case: what reading the first ones changes.
+    expect(await caseAsked(undefined)).not.toBe('return_size');
   });
 });

@@ -136,6 +136,14 @@ export function flowTexts(texts: readonly LabelledText[], ontology: Ontology): L
  */
 export type CaseTrainingTexts = 'whole' | 'whole+opening' | 'whole+each';
 
+/**
+ * How many of the customer's messages that say anything a specialist recognises the case from (`caseText`): the
+ * messages after them mostly answer questions (an order ID, a membership level, "yes") and blur the case. Chosen
+ * by nested cross-validation (`scripts/caseCv.ts --case-messages`: the setting whose inner scores, summed over the
+ * five folds, ranked first).
+ */
+export const CASE_MESSAGES = 4;
+
 /** The training texts the desk's case classifiers learn ({@link caseTrainingTexts}). */
 export const CASE_TRAINING_TEXTS: CaseTrainingTexts = 'whole';
 
@@ -182,7 +190,7 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
  * ```
  */
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology, guidelines: readonly Guideline[] = loadGuidelines(ontology)): DeskModels {
-  // Triage routes on the opening turns; a specialist recognises the case on the whole conversation so far.
+  // Triage routes on the opening turns; a specialist recognises the case from the customer's first messages that say anything (CASE_MESSAGES).
   const router = new AbcdRouterModel({
     classifier: createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]),
     specialistFor: specialistForFlow,
@@ -196,7 +204,7 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
       // Calibrated, so that the flow triage named (with its confidence) weighs against the customer's words (`withFlowPrior`).
       const classifier = new NaiveBayesClassifier(bySubflow, { ...CASE_CLASSIFIER, labels: subflows });
-      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyFlow, specialistFor: specialistForFlow })] as const;
+      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyFlow, specialistFor: specialistForFlow, caseMessages: CASE_MESSAGES })] as const;
     }),
   );
   return {

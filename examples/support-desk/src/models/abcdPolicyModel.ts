@@ -5,9 +5,11 @@ import type { Ontology } from '../data/ontology.js';
 import { TRIAGE } from '../desk/specialists.js';
 import { GUIDELINE_SLOTS } from '../tools/actionTools.js';
 import { withoutIdentity } from './abcdRouterModel.js';
+import type { SlotValues } from './slotExtraction.js';
 import { type ModelDecision, streamDecision } from './decisionStream.js';
 import { caseLabel, decideNextStep } from './specialistPolicy.js';
 import type { Classification, TextClassifier } from './textClassifier.js';
+import { hasContent } from './textFeatures.js';
 
 /** The name of the tool that closes a conversation (`endConversationTool` of `@baton/memory`). */
 const END_CONVERSATION = 'end_conversation';
@@ -30,11 +32,18 @@ export interface AbcdPolicyModelOptions {
   specialistFor?: (flow: string) => string | undefined;
   /** See `anyFlow` (default 0.9). */
   rerouteConfidence?: number;
+  /**
+   * How many of the customer's first messages the case is recognised from (default: all of them). The
+   * messages after them mostly answer the specialist's questions (an order ID, a membership level, "yes"),
+   * which say little about the case.
+   */
+  caseMessages?: number | undefined;
 }
 
 /**
  * A specialist's offline model: it recognises the subflow within its flows (a calibrated naive Bayes
- * classifier over everything the customer said so far), then walks kb.json's
+ * classifier over what the customer said so far, up to their first `caseMessages` messages that say
+ * anything, see {@link caseText}), then walks kb.json's
  * action sequence for that subflow (see `decideNextStep`): it calls each console action with the
  * slot values the customer gave, asks for missing ones with `request_user_input` the way ABCD's
  * agents ask for a name, account ID or order ID (the question's `case` argument names the case it works on so far), and finishes with a reply to the customer that names
@@ -70,7 +79,7 @@ export class AbcdPolicyModel implements ModelClient {
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
     const reroute = this.#reroute(view);
     if (reroute !== undefined && offered.has(`handoff_to_${TRIAGE}`)) return { type: 'tool', id, name: `handoff_to_${TRIAGE}`, args: { reason: reroute } };
-    const subflow = withFlowPrior(this.#classify(classifier, withoutIdentity(view.customerTexts.join('\n'), view.slots)), handedFlow(view.calls, agent), ontology);
+    const subflow = withFlowPrior(this.#classify(classifier, caseText(view.customerTexts, view.slots, this.#options.caseMessages)), handedFlow(view.calls, agent), ontology);
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,
@@ -128,6 +137,29 @@ export class AbcdPolicyModel implements ModelClient {
     if (specialist === agent || best.probability < (this.#options.rerouteConfidence ?? 0.9)) return undefined;
     return `flow ${best.flow}, confidence ${best.probability.toFixed(2)} (the customer's words are not a case of mine)`;
   }
+}
+
+/**
+ * The customer's words a specialist recognises the case from: their messages less their name and ids
+ * ({@link withoutIdentity}), joined by newlines, up to and including the `messages`-th message that says
+ * anything (has a content word, see {@link hasContent}: "hi" or a bare name does not count).
+ *
+ * @param texts the customer's messages so far, in order
+ * @param slots the slots they hold (their name and ids are left out)
+ * @param messages how many saying messages to read (`undefined`: all)
+ * @returns the text to classify (`''` for no messages)
+ * @example
+ * ```ts
+ * caseText(['hi', 'my jeans came in the wrong color', 'Joyce Wu', 'it is silver'], { customer_name: 'Joyce Wu' }, 1);
+ * // 'hi\nmy jeans came in the wrong color'
+ * ```
+ */
+export function caseText(texts: readonly string[], slots: SlotValues, messages?: number): string {
+  const words = texts.map((text) => withoutIdentity(text, slots));
+  if (messages === undefined) return words.join('\n');
+  let saying = 0;
+  const last = words.findIndex((text) => hasContent(text) && ++saying === messages);
+  return (last < 0 ? words : words.slice(0, last + 1)).join('\n');
 }
 
 /** The console actions that look the customer up, which start most cases' guidelines whatever the case. */
