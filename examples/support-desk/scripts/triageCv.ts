@@ -18,7 +18,7 @@ import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, needText, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, routerTrainingTexts, triageReading } from '../src/desk/deskModels.js';
 import type { FlowClassifier } from '../src/models/averagedClassifier.js';
 import type { Classification } from '../src/models/textClassifier.js';
 
@@ -50,7 +50,7 @@ function simulate(classifier: FlowClassifier, conversation: AbcdConversation, se
   const messages = customerMessages(conversation);
   let questions = 0;
   for (let heard = 1; heard <= messages.length; heard += 1) {
-    const result = classify(classifier, needText(messages.slice(0, heard)));
+    const result = classify(classifier, triageReading(messages.slice(0, heard)));
     const torn = result !== undefined && result.confidence < TORN && questions >= 1 && questions < setting.maxQuestions + setting.maxQuestionsTorn;
     if (result !== undefined && (result.confidence >= setting.routeConfidence || (questions >= setting.maxQuestions && !torn))) return { flow: result.label, questions };
     if (result === undefined && questions > setting.maxQuestions) return { flow: undefined, questions };

@@ -5,7 +5,7 @@ import { type AbcdConversation, customerMessages, openingText } from '../data/ab
 import { type Guideline, guidelineText, loadGuidelines } from '../data/guidelines.js';
 import type { Ontology } from '../data/ontology.js';
 import { AbcdPolicyModel } from '../models/abcdPolicyModel.js';
-import { AbcdRouterModel, withoutIdentity } from '../models/abcdRouterModel.js';
+import { AbcdRouterModel, triageText, withoutIdentity } from '../models/abcdRouterModel.js';
 import { AveragedClassifier } from '../models/averagedClassifier.js';
 import { extractSlots, type SlotValues } from '../models/slotExtraction.js';
 import { type LabelledText, NaiveBayesClassifier, type NaiveBayesOptions } from '../models/textClassifier.js';
@@ -52,6 +52,23 @@ export function needText(messages: readonly string[]): string {
   const slots: SlotValues = {};
   for (const message of messages) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
   return withoutIdentity(messages.join('\n'), slots);
+}
+
+/**
+ * Customer messages as triage classifies them ({@link triageText}: those that say anything about the need, less the
+ * name and ids that {@link extractSlots} finds in any of them), as the router does with the slots of the conversation
+ * so far.
+ *
+ * @param messages the customer's messages, in order
+ * @example
+ * ```ts
+ * triageReading(['my promo code does not work', 'Joyce Wu, account ID QW12ER34TY']); // 'my promo code does not work'
+ * ```
+ */
+export function triageReading(messages: readonly string[]): string {
+  const slots: SlotValues = {};
+  for (const message of messages) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  return triageText(messages, slots);
 }
 
 /**
