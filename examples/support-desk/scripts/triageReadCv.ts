@@ -25,6 +25,8 @@ interface Reading {
   name: string;
   /** Triage's classification after hearing `messages` (the customer's messages so far). */
   read: (classify: Classify, messages: readonly string[]) => Classification | undefined;
+  /** The router learns its texts as triage reads them ({@link triageReading}) instead of as said. */
+  learnAsRead?: boolean;
 }
 /** The messages that say anything once the customer's name and ids are left out. */
 const saying = (messages: readonly string[]) => {
@@ -48,6 +50,11 @@ const READINGS: Reading[] = [
     name: 'the messages that say anything besides who the customer is, the surest prefix',
     read: (classify: Classify, m: readonly string[]) =>
       m.map((_, i) => classify(triageReading(m.slice(0, i + 1)))).reduce<Classification | undefined>((best, r) => (r !== undefined && (best === undefined || r.confidence > best.confidence) ? r : best), undefined),
+  },
+  {
+    name: 'triageReading, learning the texts as read',
+    read: (classify: Classify, m: readonly string[]) => classify(triageReading(m)),
+    learnAsRead: true,
   },
   {
     name: 'everything so far, the surest prefix once out of questions',
@@ -76,12 +83,22 @@ function simulate(classify: Classify, conversation: AbcdConversation, reading: R
 const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(loadOntology()), 'flow', GUIDELINE_COPIES.router);
-const train = (items: readonly AbcdConversation[]): Classify => {
-  const classifier: FlowClassifier = createRouterClassifier([...items.flatMap(routerTrainingTexts), ...guidelines]);
+const train = (items: readonly AbcdConversation[], learnAsRead: boolean): Classify => {
+  const texts = items.flatMap(routerTrainingTexts).map((t) => (learnAsRead ? { ...t, text: triageReading(t.text.split('\n')) } : t));
+  const classifier: FlowClassifier = createRouterClassifier([...texts, ...guidelines]);
   const known = new Map<string, Classification | undefined>();
   return (text) => {
     if (!known.has(text)) known.set(text, classifier.classify(text));
     return known.get(text);
+  };
+};
+/** One classifier per training set and way of learning, shared by the readings. */
+const trainer = (items: readonly AbcdConversation[]) => {
+  const made = new Map<boolean, Classify>();
+  return (reading: Reading) => {
+    const learnAsRead = reading.learnAsRead ?? false;
+    if (!made.has(learnAsRead)) made.set(learnAsRead, train(items, learnAsRead));
+    return made.get(learnAsRead)!;
   };
 };
 const score = (classify: Classify, items: readonly AbcdConversation[], reading: Reading) =>
@@ -100,9 +117,9 @@ const chosen: string[] = [];
 for (const fold of crossValidationFolds(conversations)) {
   const inner = READINGS.map(() => ({ right: 0, questions: 0 }));
   for (const { train: t, test } of crossValidationFolds(fold.train, 4)) {
-    const classify = train(t);
+    const classifierFor = trainer(t);
     READINGS.forEach((reading, i) => {
-      const { right, questions } = score(classify, test, reading);
+      const { right, questions } = score(classifierFor(reading), test, reading);
       inner[i]!.right += right;
       inner[i]!.questions += questions;
       summed[i]! += right;
@@ -110,9 +127,9 @@ for (const fold of crossValidationFolds(conversations)) {
   }
   const best = inner.reduce((b, s, i) => (s.right > inner[b]!.right || (s.right === inner[b]!.right && s.questions < inner[b]!.questions) ? i : b), 0);
   chosen.push(`fold ${fold.fold}: ${READINGS[best]!.name} (inner ${inner.map((s) => s.right).join(', ')})`);
-  const classify = train(fold.train);
+  const classifierFor = trainer(fold.train);
   READINGS.forEach((reading, i) => {
-    const { right, questions } = score(classify, fold.test, reading);
+    const { right, questions } = score(classifierFor(reading), fold.test, reading);
     outer[i]!.right += right;
     outer[i]!.questions += questions;
     if (i === best) {

@@ -6,7 +6,7 @@ import { crossValidationFolds, foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
-import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION } from '../src/models/abcdRouterModel.js';
+import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION, saysNeed, triageText } from '../src/models/abcdRouterModel.js';
 import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
 
 let conversations: AbcdConversation[];
@@ -102,6 +102,24 @@ describe('AbcdRouterModel', () => {
     expect(routed.toolCalls[0]!.name).toBe('handoff_to_billing');
   });
 
+  it('routes on what the customer said about their need: an answer that only gives their name and ids weighs nothing', async () => {
+    const gathering = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 0, maxQuestions: 1 });
+    const opening = 'I need you to check on my refund';
+    const asked = await collectModelResponse(gathering.stream(request([{ role: 'user', content: opening }])));
+    expect(asked.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: IDENTITY_QUESTION }]]);
+    const alone = router.classifier.classify(opening)!;
+    const answers = ['Username: rdomingo631, email address rdomingo631@email.com', 'Order ID: 6862310275', 'My account ID is EXT2LVWHXY'];
+    for (const answer of answers) {
+      const routed = await collectModelResponse(gathering.stream(answered(opening, asked.toolCalls[0]!, answer)));
+      expect(routed.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+        [`handoff_to_${specialistForFlow(alone.label)}`, { reason: `flow ${alone.label}, confidence ${alone.confidence.toFixed(2)}` }],
+      ]);
+    }
+    // An answer that says more of the need is read with the opening.
+    const more = await collectModelResponse(gathering.stream(answered(opening, asked.toolCalls[0]!, 'I returned the jeans two weeks ago')));
+    expect(JSON.parse(more.toolCalls[0]!.arguments).reason).not.toBe(`flow ${alone.label}, confidence ${alone.confidence.toFixed(2)}`);
+  });
+
   it('hands back to the specialist already on the case', async () => {
     const response = await collectModelResponse(
       router.stream(request([{ role: 'user', content: 'My jeans have a stain' }, { role: 'assistant', agent: 'returns', content: 'Sorry about that!' }, { role: 'user', content: 'ok thanks' }])),
@@ -113,6 +131,19 @@ describe('AbcdRouterModel', () => {
     const input = request([{ role: 'user', content: 'I want to cancel my subscription bill' }]);
     const [a, b] = await Promise.all([collectModelResponse(router.stream(input)), collectModelResponse(router.stream(input))]);
     expect(a.toolCalls).toEqual(b.toolCalls);
+  });
+});
+
+describe('what triage reads', () => {
+  it('tells a message about the need from one that only says who the customer is', () => {
+    expect(['Order ID: 6862310275', 'my username and email address', 'my account id', 'hi', 'yes'].map(saysNeed)).toEqual([false, false, false, false, false]);
+    expect(['I returned it a while ago', 'my promo code does not work', 'I want to change my address'].map(saysNeed)).toEqual([true, true, true]);
+  });
+
+  it('reads the messages about the need, less the name and ids, and all of them when none says one', () => {
+    expect(triageText(['I need to check on my refund', 'Order ID: 6862310275', 'it was the jeans'], { order_id: '6862310275' })).toBe('I need to check on my refund\nit was the jeans');
+    expect(triageText(['hi', 'Joyce Wu, account QW12ER34TY'], { customer_name: 'Joyce Wu', account_id: 'QW12ER34TY' })).toBe('hi\n , account  ');
+    expect(triageText([], {})).toBe('');
   });
 });
 
