@@ -41,6 +41,11 @@ export interface AbcdRouterModelOptions {
    * between (default 1; 0: none).
    */
   maxQuestionsTorn?: number;
+  /**
+   * What triage classifies of the customer's messages so far, given the name and ids found in them (default
+   * {@link triageText}: the messages that say anything about the need, less the name and ids).
+   */
+  read?: (messages: readonly string[], slots: SlotValues) => string;
 }
 
 /** The question triage asks for the customer's identity while it gathers the opening, as ABCD's agents do before their first action. */
@@ -200,7 +205,7 @@ export class AbcdRouterModel implements ModelClient {
       return { type: 'tool', id, name: `handoff_to_${current}`, args: { reason: `continuing with ${current}` } };
     }
     // The opening turns together: what the customer said so far about their need, less who they are (a name or an id says nothing about the need).
-    const result = this.#options.classifier.classify(triageText(view.customerTexts, view.slots));
+    const result = this.#options.classifier.classify((this.#options.read ?? triageText)(view.customerTexts, view.slots));
     const question = this.#nextQuestion(view.calls.filter((call) => call.agent === self), result);
     if (question !== undefined && offered.has(REQUEST_USER_INPUT)) return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: question } };
     if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
