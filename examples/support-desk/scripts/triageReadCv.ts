@@ -10,7 +10,10 @@
  * on the outer test fold. Prints each reading's outer flow accuracy and questions per conversation, the choice
  * per fold, the inner right counts summed over the folds, and the nested figure.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/triageReadCv.ts [FILE]`
+ * With `--clarify` the candidates are the desk's reading before this choice and `triageText`, each with the router's
+ * `clarifyBelow` at 0 (never), 0.5, 0.65 and 0.8: which topic, once the customer gave their name, while below it.
+ *
+ * `npx tsx --conditions=source examples/support-desk/scripts/triageReadCv.ts [FILE] [--clarify]`
  */
 import type { ModelMessage } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
@@ -30,6 +33,8 @@ import { hasContent } from '../src/models/textFeatures.js';
 interface Reading {
   name: string;
   read: (messages: readonly string[], slots: SlotValues) => string;
+  /** The router's `clarifyBelow` (default 0). */
+  clarifyBelow?: number;
 }
 /** The messages that say anything (a content word) once the customer's name and ids are left out; all when none does. */
 const saying = (messages: readonly string[], slots: SlotValues) => {
@@ -43,13 +48,18 @@ const READINGS: Reading[] = [
   ...[2, 3].map((k) => ({ name: `the first ${k} messages that say anything`, read: (m: readonly string[], slots: SlotValues) => saying(m, slots).slice(0, k).join('\n') })),
   { name: 'the messages that say anything besides who the customer is (triageText)', read: triageText },
 ];
+if (process.argv.includes('--clarify')) {
+  const before = READINGS[0]!;
+  const desk = READINGS.at(-1)!;
+  READINGS.splice(0, READINGS.length, ...[before, desk].flatMap((r) => [0, 0.5, 0.65, 0.8].map((clarifyBelow) => ({ ...r, name: `${r.name}, which topic after the name below ${clarifyBelow}`, clarifyBelow }))));
+}
 
 const ontology = loadOntology();
 const tools = [...SPECIALISTS.map((s) => `handoff_to_${s.name}`), REQUEST_USER_INPUT].map((name) => ({ name, description: name, parameters: {} }));
 
 /** Triage's decision on one conversation, the customer's recorded messages answering its questions: the flow it handed off with and the questions it asked. */
 function simulate(classifier: FlowClassifier, conversation: AbcdConversation, reading: Reading): { flow: string | undefined; questions: number } {
-  const router = new AbcdRouterModel({ classifier, specialistFor: specialistForFlow, flows: ontology.flows, read: reading.read });
+  const router = new AbcdRouterModel({ classifier, specialistFor: specialistForFlow, flows: ontology.flows, read: reading.read, clarifyBelow: reading.clarifyBelow ?? 0 });
   const messages: ModelMessage[] = [{ role: 'system', content: 'Route.' }];
   let pending: string | undefined;
   let questions = 0;
@@ -70,7 +80,7 @@ function simulate(classifier: FlowClassifier, conversation: AbcdConversation, re
   return { flow: undefined, questions };
 }
 
-const file = process.argv[2] ?? DEMO_DATA_FILE;
+const file = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(ontology), 'flow', GUIDELINE_COPIES.router);
 /** The desk's router classifier, each text classified once (every reading reads many of the same texts). */

@@ -72,6 +72,14 @@ export function triageReading(messages: readonly string[]): string {
 }
 
 /**
+ * Below this confidence triage, once the customer has given their name or account, asks which of its two likeliest
+ * topics the need is about before it routes (the router's `clarifyBelow`; its route-at-once confidence, 0.8): chosen,
+ * with the reading {@link triageText}, by nested cross-validation of the desk's router on the recorded messages
+ * (`scripts/triageReadCv.ts --clarify`: the candidate whose inner scores, summed over the five folds, ranked first).
+ */
+export const TRIAGE_CLARIFY_BELOW = 0.8;
+
+/**
  * What the router learns from a conversation: its opening turns ({@link openingText}), and its first
  * message and first two messages as texts of their own, so that it also knows what a need looks like
  * before the customer has said all of it (triage decides after each message). Chosen by nested
@@ -212,6 +220,7 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
     classifier: createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]),
     specialistFor: specialistForFlow,
     flows: ontology.flows,
+    clarifyBelow: TRIAGE_CLARIFY_BELOW,
   });
   const bySubflow = [...caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(guidelines, 'subflow', GUIDELINE_COPIES.cases)];
   // Every flow, calibrated: a specialist hands back a customer whose words say another specialist's flow.

@@ -42,6 +42,12 @@ export interface AbcdRouterModelOptions {
    */
   maxQuestionsTorn?: number;
   /**
+   * Below this calibrated confidence (0–1), once the customer has answered the name-or-account question, triage asks
+   * which of its two likeliest topics the need is about ({@link clarifyingQuestion}), if it has not asked that yet and
+   * a question of its `maxQuestions` remains, instead of routing on its guess (default 0: it routes).
+   */
+  clarifyBelow?: number;
+  /**
    * What triage classifies of the customer's messages so far, given the name and ids found in them (default
    * {@link triageText}: the messages that say anything about the need, less the name and ids).
    */
@@ -242,6 +248,9 @@ export class AbcdRouterModel implements ModelClient {
     const torn = result.confidence < minConfidence && b !== undefined && a!.probability + b.probability >= 0.6;
     const clarified = asked.some((q) => q.startsWith(clarifyingQuestion([]).slice(0, 20)));
     if (torn && !clarified) return clarifyingQuestion([a!.label, b.label]);
-    return asked.includes(IDENTITY_QUESTION) ? undefined : IDENTITY_QUESTION;
+    if (!asked.includes(IDENTITY_QUESTION)) return IDENTITY_QUESTION;
+    // Still unsure after the name or account: which of its two likeliest topics, once.
+    const unsure = result.confidence < (this.#options.clarifyBelow ?? 0) && b !== undefined;
+    return unsure && !clarified ? clarifyingQuestion([a!.label, b.label]) : undefined;
   }
 }
