@@ -6,7 +6,7 @@ import { crossValidationFolds, foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
-import { AbcdRouterModel, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION, saysNeed, triageText } from '../src/models/abcdRouterModel.js';
+import { AbcdRouterModel, clarifyingQuestion, flowInReason, HOW_CAN_I_HELP, IDENTITY_QUESTION, saysNeed, triageText } from '../src/models/abcdRouterModel.js';
 import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
 
 let conversations: AbcdConversation[];
@@ -100,6 +100,29 @@ describe('AbcdRouterModel', () => {
     expect(asked.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: IDENTITY_QUESTION }]]);
     const routed = await collectModelResponse(gathering.stream(answered(opening, asked.toolCalls[0]!, 'Crystal Minh')));
     expect(routed.toolCalls[0]!.name).toBe('handoff_to_billing');
+  });
+
+  it('still unsure after the name (below clarifyBelow), asks which of its two likeliest topics, names them, then routes on the answer', async () => {
+    const clarifying = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 0, clarifyBelow: 1.01 });
+    const opening = 'I was charged twice for my order';
+    const asked = await collectModelResponse(clarifying.stream(request([{ role: 'user', content: opening }])));
+    expect(asked.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: IDENTITY_QUESTION }]]);
+    const named = answered(opening, asked.toolCalls[0]!, 'Crystal Minh');
+    const which = await collectModelResponse(clarifying.stream(named));
+    const guess = router.classifier.classify(opening)!;
+    const [a, b] = guess.probabilities;
+    expect(which.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['request_user_input', { prompt: clarifyingQuestion([a!.label, b!.label]) }]]);
+    const messages = [
+      ...named.messages,
+      { role: 'assistant' as const, agent: 'triage', content: '', toolCalls: [{ ...which.toolCalls[0]!, id: 'call_2' }] },
+      { role: 'tool' as const, toolCallId: 'call_2', toolName: 'request_user_input', content: 'a charge I dispute, on my bill' },
+    ];
+    // Its two questions asked (maxQuestions), it routes.
+    const routed = await collectModelResponse(clarifying.stream({ ...request([]), messages }));
+    expect(routed.toolCalls[0]!.name).toBe('handoff_to_billing');
+    // With clarifyBelow 0 (the default) it routes after the name.
+    const routing = new AbcdRouterModel({ classifier: router.classifier, specialistFor: specialistForFlow, routeConfidence: 1.01, minConfidence: 0 });
+    expect((await collectModelResponse(routing.stream(named))).toolCalls[0]!.name).toBe('handoff_to_billing');
   });
 
   it('routes on what the customer said about their need: an answer that only gives their name and ids weighs nothing', async () => {
