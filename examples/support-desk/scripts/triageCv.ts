@@ -1,11 +1,12 @@
 /**
  * Chooses how much of the opening triage gathers before it routes, by nested cross-validation of a
  * simulation of its policy: after each customer message it classifies everything the customer said
- * so far, less their name and ids as triage reads it (`needText`), with the desk's router classifier
+ * so far as triage reads it (`triageReading`: the messages about the need, less the name and ids), with the desk's router classifier
  * (`createRouterClassifier`: two calibrated naive Bayes, averaged) and routes at once when its confidence reaches
  * `routeConfidence`, otherwise asks one more question (whose answer is the customer's next message),
  * at most `maxQuestions`, then up to `maxQuestionsTorn` more while its confidence is below 0.5 (then it
- * routes on its best guess). The classifier learns what the desk's router learns (the conversations'
+ * routes on its best guess). Its questions are of no kind: the desk's router asks the name once and routes after it unless
+ * still torn (or below its `clarifyBelow`), which `triageReadCv.ts` simulates exactly by running the router itself. The classifier learns what the desk's router learns (the conversations'
  * texts and the written guidelines, `GUIDELINE_COPIES.router` times). For each of the 5 outer folds, an inner
  * 4-fold cross-validation on the outer training folds ONLY picks the settings with the most flows
  * right (ties: fewer questions); the pick is scored on the outer test fold. Prints each setting's
