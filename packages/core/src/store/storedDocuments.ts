@@ -18,6 +18,7 @@ import { type Branch, BranchSchema, type Session, SessionSchema } from '../conve
 import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { isIsoTimestamp } from '../timestamp.js';
+import { fastCheckpointCopy } from './checkpointFastCheck.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 
 /** The first rule a document breaks: the field's path and what is wrong with it. */
@@ -222,7 +223,9 @@ export function parseStoredEpisode(value: unknown, document: string): Episode {
 export function parseStoredCheckpoint(value: unknown, document: string): Checkpoint {
   let checkpoint: Checkpoint;
   try {
-    checkpoint = parseCheckpoint(value, document);
+    // A turn-end checkpoint of the current version (the one every resume reads) is checked without zod.
+    const data = typeof value === 'string' ? parseJsonOrText(value) : value;
+    checkpoint = fastCheckpointCopy(data) ?? parseCheckpoint(data, document);
   } catch (error) {
     if (!(error instanceof CheckpointCorruptError)) throw error;
     throw new CheckpointCorruptError(`${error.message} Checkpoint: ${document}. Restore it from a backup or delete it.`, { cause: error });
@@ -237,6 +240,15 @@ export function parseStoredCheckpoint(value: unknown, document: string): Checkpo
     throw new CheckpointCorruptError(`The checkpoint ${document} fails its schema at ${broken.field}: ${broken.problem}; it was not loaded. Restore it from a backup or delete it.`);
   }
   return checkpoint;
+}
+
+/** The value of a JSON text, or the text itself when it is not JSON (`parseCheckpoint` then reports it). */
+function parseJsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
