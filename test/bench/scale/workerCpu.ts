@@ -11,7 +11,7 @@
  * Store: FerretDB 1.24 on a throwaway PostgreSQL (`--backend pg`, the default when PostgreSQL's
  * server binaries are found) or on SQLite (`--backend sqlite`); `MONGODB_URL` overrides both.
  *
- * Run: pnpm bench:worker-cpu [--sessions 200] [--turns 3] [--concurrency 8] [--rounds 1] [--count] [--backend pg|sqlite]
+ * Run: npx tsx --conditions=source test/bench/scale/workerCpu.ts [--sessions 200] [--turns 3] [--concurrency 8] [--rounds 1] [--count] [--backend pg|sqlite]
  * Profile: node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx --conditions=source test/bench/scale/workerCpu.ts
  */
 import { loadavg } from 'node:os';

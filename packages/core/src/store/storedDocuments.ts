@@ -20,6 +20,7 @@ import { isValidId } from '../ids.js';
 import { isIsoTimestamp } from '../timestamp.js';
 import { fastCheckpointCopy } from './checkpointFastCheck.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
+import { fastStoredBranch, fastStoredSession } from './sessionFastCheck.js';
 
 /** The first rule a document breaks: the field's path and what is wrong with it. */
 export interface DocumentProblem {
@@ -30,7 +31,12 @@ export interface DocumentProblem {
 /** A schema-valid document, or the first rule it breaks. */
 export type CheckedDocument<T> = { ok: true; data: T } | ({ ok: false } & DocumentProblem);
 
-function schemaCheck<T>(schema: z.ZodType<T>, value: unknown, rules: (data: T) => DocumentProblem | undefined): CheckedDocument<T> {
+function schemaCheck<T>(schema: z.ZodType<T>, value: unknown, rules: (data: T) => DocumentProblem | undefined, fast?: (value: unknown) => T | undefined): CheckedDocument<T> {
+  const quick = fast?.(value);
+  if (quick !== undefined) {
+    const broken = rules(quick);
+    return broken === undefined ? { ok: true, data: quick } : { ok: false, ...broken };
+  }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -70,6 +76,7 @@ export function checkSession(value: unknown): CheckedDocument<Session> {
       keysProblem('metadata', s.metadata),
       keysProblem('state', s.state),
     ),
+    fastStoredSession,
   );
 }
 
@@ -82,6 +89,7 @@ export function checkBranch(value: unknown): CheckedDocument<Branch> {
       b.parent === undefined ? undefined : idProblem('parent.branchId', 'branch', b.parent.branchId),
       keysProblem('state', b.state),
     ),
+    fastStoredBranch,
   );
 }
 
