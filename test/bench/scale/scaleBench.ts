@@ -143,10 +143,16 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
   const db = `baton_scale_${plan.workload}_${plan.workers}_${Math.random().toString(36).slice(2, 8)}`;
   const workers = await Promise.all(Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)));
   try {
-    // Warm-up: two turns of a session of its own on every worker, then the counters start from zero.
-    await Promise.all(workers.map(async (worker, w) => {
-      for (const turn of [0, 1]) await runTurn(worker, `warmup-${w}`, `warm-up ${turn}`);
-    }));
+    // Warm-up: 60 turns of sessions of its own on every worker (6 at a time), so the measured turns
+    // run compiled code, as a long-running worker's do (a cold worker spends more CPU per turn); then
+    // the counters start from zero.
+    await Promise.all(
+      workers.flatMap((worker, w) =>
+        Array.from({ length: 6 }, async (_, s) => {
+          for (let turn = 0; turn < 10; turn += 1) await runTurn(worker, `warmup-${w}-${s}`, `warm-up ${turn}`);
+        }),
+      ),
+    );
     for (const worker of workers) worker.child.send({ kind: 'reset' } satisfies ToWorker);
 
     const latencies: number[] = [];
