@@ -5,8 +5,9 @@
  * without child processes, so that a CPU profile (`node --cpu-prof`) sees the worker's whole path.
  *
  * Prints this process's CPU milliseconds per turn (user + system, `process.cpuUsage`), the store
- * round trips per turn (counted with command monitoring only when `--count` is given: the
- * monitoring itself costs CPU), and the load average.
+ * round trips per turn (connection check-outs, one per command; with `--count` also by command and
+ * collection through command monitoring, which costs CPU of its own), and the load average; then
+ * reads every session back and checks its history (`historyCheck.ts`).
  *
  * Store: FerretDB 1.24 on a throwaway PostgreSQL (`--backend pg`, the default when PostgreSQL's
  * server binaries are found) or on SQLite (`--backend sqlite`); `MONGODB_URL` overrides both.
@@ -51,7 +52,14 @@ if (url === '') {
 const client = new MongoClient(url, { monitorCommands: values.count });
 let commands = 0;
 let checkouts = 0;
-if (values.count) client.on('commandStarted', () => (commands += 1));
+let byName: Record<string, number> = {};
+if (values.count) {
+  client.on('commandStarted', (event) => {
+    commands += 1;
+    const name = `${event.commandName} ${String(event.command[event.commandName])}`;
+    byName[name] = (byName[name] ?? 0) + 1;
+  });
+}
 client.on('connectionCheckedOut', () => (checkouts += 1));
 await client.connect();
 
@@ -75,6 +83,7 @@ try {
     for (let t = 0; t < turnsPerSession; t += 1) for (let s = 0; s < sessions; s += 1) queue.push([`customer-${s}`, t]);
     commands = 0;
     checkouts = 0;
+    byName = {};
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     // `concurrency` turns at once, never two of one session (a customer waits for the answer).
@@ -101,11 +110,15 @@ try {
     const cpu = process.cpuUsage(cpuBefore);
     const turns = sessions * turnsPerSession;
     const perTurn = (cpu.user + cpu.system) / 1000 / turns;
+    // Counted before the history check below, which reads every session once more.
+    const named = Object.entries(byName)
+      .map(([name, n]) => `${name} ${(n / turns).toFixed(2)}`)
+      .join(', ');
+    const trips = `, ${(checkouts / turns).toFixed(2)} round trips per turn${values.count ? ` (${(commands / turns).toFixed(2)} commands monitored: ${named})` : ''}`;
     let faults = 0;
     for (const [sessionId, sent] of texts) {
       if (!isClean(checkHistory(await store.readMessages(sessionId, 'main'), sent, answerTo, new Set()))) faults += 1;
     }
-    const trips = `, ${(checkouts / turns).toFixed(2)} round trips per turn${values.count ? ` (${(commands / turns).toFixed(2)} commands monitored)` : ''}`;
     console.log(
       `round ${round + 1}: ${turns} turns in ${seconds.toFixed(1)} s, worker CPU ${perTurn.toFixed(2)} ms per turn (user ${(cpu.user / 1000 / turns).toFixed(2)}, system ${(cpu.system / 1000 / turns).toFixed(2)})${trips}; history check ${faults === 0 ? 'ok' : `FAILED for ${faults} sessions`}; load average ${loadavg()[0]!.toFixed(2)}`,
     );
