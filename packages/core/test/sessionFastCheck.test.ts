@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InMemoryStore, InvalidInputError, type Session, SessionSchema } from '../src/index.js';
-import { fastAcceptsNewSession } from '../src/store/sessionFastCheck.js';
+import { BranchSchema, InMemoryStore, InvalidInputError, type Session, SessionSchema } from '../src/index.js';
+import { fastAcceptsNewSession, fastStoredBranch, fastStoredSession } from '../src/store/sessionFastCheck.js';
 import { checkSession } from '../src/store/storedDocuments.js';
 
 const fresh: Session = {
@@ -69,5 +69,78 @@ describe('fastAcceptsNewSession', () => {
     expect(await store.getSession('s-bad')).toBeUndefined();
     const good = await store.createSession({ id: 's-good', metadata: { plan: 'pro' }, state: { n: 1 } });
     expect(good).toMatchObject({ id: 's-good', status: 'active', version: 1, metadata: { plan: 'pro' }, state: { n: 1 } });
+  });
+});
+
+/** Records with the shapes zod treats specially: `__proto__`, `constructor`, symbol and non-enumerable keys, a null prototype. */
+function oddRecords(): unknown[] {
+  const hidden = { shown: 1 };
+  Object.defineProperty(hidden, 'hidden', { value: 2, enumerable: false });
+  const nullProto = Object.assign(Object.create(null), { a: 1 });
+  return [
+    JSON.parse('{"__proto__":{"polluted":true},"a":1}'),
+    { constructor: 'x' },
+    { [Symbol('s')]: 1 },
+    hidden,
+    nullProto,
+    { nested: { deep: [1, { x: null }] } },
+    { '0': 'numeric key', 'a.b': 1, $x: 2 },
+  ];
+}
+
+/**
+ * The fast read of a stored document must give exactly what zod gives, or leave it to zod: every
+ * field set to every sample value (and each record to each odd record), with unknown keys beside.
+ */
+function expectSameAsZod(name: string, base: Record<string, unknown>, schema: typeof SessionSchema | typeof BranchSchema, fast: (value: unknown) => unknown): number {
+  let fastCount = 0;
+  const values = [...samples, ...oddRecords()];
+  for (const field of [...Object.keys(schema.shape), '_id', 'order', 'tenantIdOfDocument']) {
+    for (const [index, value] of values.entries()) {
+      const doc: Record<string, unknown> = { ...base, _id: 'x', order: 7, [field]: value };
+      if (value === undefined && index % 2 === 0) delete doc[field];
+      const quick = fast(doc);
+      if (quick === undefined) continue;
+      fastCount += 1;
+      const parsed = schema.safeParse(doc);
+      const where = `${name}.${field} = values[${index}]`;
+      expect(parsed.success, where).toBe(true);
+      expect(quick, where).toStrictEqual(parsed.data);
+      expect(Object.keys(quick as object), where).toStrictEqual(Object.keys(parsed.data as object));
+      for (const record of ['metadata', 'state']) {
+        const got = (quick as Record<string, unknown>)[record];
+        if (got !== undefined) {
+          expect(got, where).not.toBe(doc[record]);
+          expect(Object.getPrototypeOf(got), where).toBe(Object.getPrototypeOf((parsed.data as Record<string, unknown>)[record]));
+        }
+      }
+    }
+  }
+  return fastCount;
+}
+
+describe('fastStoredSession and fastStoredBranch', () => {
+  it('give exactly what zod gives for a stored session, or leave it to zod', () => {
+    const stored = { ...fresh, tenantId: 't-1', userId: 'u-1', status: 'closed', closedAt: '2026-01-02T00:00:00.000Z', closedReason: 'done', version: 9 };
+    expect(fastStoredSession(stored)).toStrictEqual(SessionSchema.parse(stored));
+    expect(expectSameAsZod('session', stored, SessionSchema, fastStoredSession)).toBeGreaterThan(50);
+    expect(expectSameAsZod('session', { ...fresh }, SessionSchema, fastStoredSession)).toBeGreaterThan(50);
+  });
+
+  it('give exactly what zod gives for a stored branch, with or without a parent, or leave it to zod', () => {
+    const main = { id: 'main', sessionId: 's-1', createdAt: '2026-01-01T00:00:00.000Z', state: { a: 1 }, version: 3 };
+    const fork = { ...main, id: 'b-1', parent: { branchId: 'main', atSeq: 4, extra: true } };
+    expect(fastStoredBranch(fork)).toStrictEqual(BranchSchema.parse(fork));
+    expect(expectSameAsZod('branch', main, BranchSchema, fastStoredBranch)).toBeGreaterThan(30);
+    expect(expectSameAsZod('fork', fork, BranchSchema, fastStoredBranch)).toBeGreaterThan(30);
+    for (const parent of [null, [], { branchId: 'main' }, { branchId: 'main', atSeq: -1 }, { branchId: 1, atSeq: 0 }, 'main']) {
+      expect(fastStoredBranch({ ...main, parent })).toBeUndefined();
+    }
+  });
+
+  it('refuse a stored session the rules refuse, through checkSession, with the field named', () => {
+    expect(checkSession({ ...fresh, id: '../x' })).toMatchObject({ ok: false, field: 'id' });
+    expect(checkSession({ ...fresh, state: { $set: 1 } })).toMatchObject({ ok: false, field: 'state' });
+    expect(checkSession({ ...fresh, version: 0 })).toMatchObject({ ok: false, field: 'version' });
   });
 });

@@ -74,6 +74,8 @@ export class MongoStore implements Store {
   readonly #options: ResolvedMongoStoreOptions;
   readonly #context: MongoContext;
   #init: Promise<void> | undefined;
+  /** Whether init() has succeeded (so calls need not await it). */
+  #ready = false;
   #closed = false;
 
   constructor(connection: MongoStoreConnection, options: MongoStoreOptions = {}) {
@@ -136,6 +138,7 @@ export class MongoStore implements Store {
       const info = await this.db.admin().command({ buildInfo: 1 });
       this.#context.versionClaims = 'ferretdb' in info || 'ferretdbVersion' in info;
     }
+    this.#ready = true;
   }
 
   /**
@@ -242,6 +245,18 @@ export class MongoStore implements Store {
   }
 
   #run<T>(action: string, operation: () => Promise<T>): Promise<T> {
+    if (this.#ready && !this.#closed) {
+      // The common case after init(): the operation's own promise, without two more async frames.
+      let result: Promise<T>;
+      try {
+        result = operation();
+      } catch (error) {
+        return Promise.reject(toStoreError(action, error));
+      }
+      return result.catch((error: unknown) => {
+        throw toStoreError(action, error);
+      });
+    }
     return withStoreErrors(action, async () => {
       if (this.#closed) throw new StoreError(`Cannot ${action}: this MongoStore is closed; create a new one.`);
       await this.init();

@@ -3,8 +3,9 @@
  * database, each turn routed to a worker at random (as a load balancer that is not sticky would),
  * each session a customer who sends a turn, waits for the answer and sends the next. Prints turns/s,
  * p50/p99 turn latency (as the customer sees it: routing, opening the session from the store, the
- * turn), store round trips per turn (commands counted with the driver's command monitoring in each
- * worker), and checks afterwards that no message was lost, duplicated or interleaved.
+ * turn), store round trips per turn (each worker's connection check-outs, one per command; by
+ * command name with `--commands`, which turns on the driver's command monitoring in the workers and
+ * so adds its CPU to theirs), and checks afterwards that no message was lost, duplicated or interleaved.
  *
  * Two workloads: instant models (CPU-bound: 200 sessions on 1, 2, 4 workers) and models that take
  * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200).
@@ -14,7 +15,7 @@
  * SQLite (`--backend sqlite`); MONGODB_URL overrides both. Prints each process's CPU use (workers,
  * FerretDB, PostgreSQL, this driver) per configuration: cores used, and cores waited for while runnable.
  *
- * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite] [--pg name=value …]
+ * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite] [--pg name=value …] [--commands]
  * (`--pg` passes a setting to the PostgreSQL it starts, e.g. `--pg synchronous_commit=off`;
  * SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
@@ -81,11 +82,20 @@ interface Worker {
   stats?: (reply: FromWorker & { kind: 'stats' }) => void;
 }
 
+/** Whether the workers count commands by name (`--commands`: the driver's command monitoring, which costs them CPU). */
+let monitorCommands = false;
+
 function startWorker(url: string, db: string, modelLatencyMs: number): Promise<Worker> {
   const child = fork(WORKER, [], {
     cwd: ROOT,
     execArgv: ['--import', 'tsx', '--conditions=source'],
-    env: { ...process.env, SCALE_MONGODB_URL: url, SCALE_DB: db, SCALE_MODEL_LATENCY_MS: String(modelLatencyMs) },
+    env: {
+      ...process.env,
+      SCALE_MONGODB_URL: url,
+      SCALE_DB: db,
+      SCALE_MODEL_LATENCY_MS: String(modelLatencyMs),
+      SCALE_MONITOR_COMMANDS: monitorCommands ? '1' : '0',
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const worker: Worker = { child, pending: new Map(), queue: [], inFlight: 0 };
@@ -133,10 +143,16 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
   const db = `baton_scale_${plan.workload}_${plan.workers}_${Math.random().toString(36).slice(2, 8)}`;
   const workers = await Promise.all(Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)));
   try {
-    // Warm-up: two turns of a session of its own on every worker, then the counters start from zero.
-    await Promise.all(workers.map(async (worker, w) => {
-      for (const turn of [0, 1]) await runTurn(worker, `warmup-${w}`, `warm-up ${turn}`);
-    }));
+    // Warm-up: 60 turns of sessions of its own on every worker (6 at a time), so the measured turns
+    // run compiled code, as a long-running worker's do (a cold worker spends more CPU per turn); then
+    // the counters start from zero.
+    await Promise.all(
+      workers.flatMap((worker, w) =>
+        Array.from({ length: 6 }, async (_, s) => {
+          for (let turn = 0; turn < 10; turn += 1) await runTurn(worker, `warmup-${w}-${s}`, `warm-up ${turn}`);
+        }),
+      ),
+    );
     for (const worker of workers) worker.child.send({ kind: 'reset' } satisfies ToWorker);
 
     const latencies: number[] = [];
@@ -191,7 +207,7 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
     const byCommand: Record<string, number> = {};
     for (const s of stats) for (const [name, count] of Object.entries(s.commands)) byCommand[name] = (byCommand[name] ?? 0) + count;
     for (const name of Object.keys(byCommand)) byCommand[name] = byCommand[name]! / Math.max(1, turns);
-    const commandsPerTurn = Object.values(byCommand).reduce((a, b) => a + b, 0);
+    const commandsPerTurn = stats.reduce((n, s) => n + s.roundTrips, 0) / Math.max(1, turns);
 
     // The check reads every session back through a store of its own.
     const store = new MongoStore({ url }, { dbName: db });
@@ -252,7 +268,8 @@ function row(o: Outcome): string {
     .map(([name, n]) => `${name} ${n.toFixed(2)}`)
     .join(', ');
   const check = o.lost + o.duplicated + o.interleaved === 0 ? 'ok' : `lost ${o.lost}, duplicated ${o.duplicated}, interleaved ${o.interleaved}`;
-  return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${o.commandsPerTurn.toFixed(2)} (${commands}) | ${o.failedTurns} | ${check} |`;
+  const trips = commands === '' ? o.commandsPerTurn.toFixed(2) : `${o.commandsPerTurn.toFixed(2)} (${commands})`;
+  return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${trips} | ${o.failedTurns} | ${check} |`;
 }
 
 /**
@@ -326,8 +343,17 @@ async function startStore(backend: string | undefined, pgSettings: readonly stri
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string', default: '3' }, only: { type: 'string' }, workers: { type: 'string' }, backend: { type: 'string' }, pg: { type: 'string', multiple: true } },
+  const { values } = parseArgs({
+    options: {
+      turns: { type: 'string', default: '3' },
+      only: { type: 'string' },
+      workers: { type: 'string' },
+      backend: { type: 'string' },
+      pg: { type: 'string', multiple: true },
+      commands: { type: 'boolean', default: false },
+    },
   });
+  monitorCommands = values.commands;
   const turnsPerSession = Number(values.turns);
   console.log(`cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
   const store = await startStore(values.backend, values.pg ?? []);

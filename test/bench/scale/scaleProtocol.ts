@@ -15,5 +15,8 @@ export type ToWorker =
 export type FromWorker =
   | { kind: 'ready'; pid: number }
   | { kind: 'turn'; id: number; error?: string }
-  /** Commands the worker's MongoClient started since the last reset, by command name, and the turns it served. */
-  | { kind: 'stats'; commands: Record<string, number>; turns: number };
+  /**
+   * Since the last reset: the round trips of the worker's MongoClient (connection check-outs, one per
+   * command), the commands by name (only with command monitoring on, else empty) and the turns it served.
+   */
+  | { kind: 'stats'; roundTrips: number; commands: Record<string, number>; turns: number };

@@ -1,9 +1,12 @@
 /**
  * One stateless scale-out worker: a child process that serves any turn of any session it is sent,
  * opening the session from MongoDB for each turn (nothing about a session is kept between turns, so
- * a load balancer may route each turn anywhere). It counts every command its MongoClient starts,
- * through the driver's command monitoring. Started by scaleBench.ts with SCALE_MONGODB_URL,
- * SCALE_DB and SCALE_MODEL_LATENCY_MS; talks over the IPC channel (scaleProtocol.ts).
+ * a load balancer may route each turn anywhere). It counts its MongoClient's round trips by the
+ * connection pool's check-out events (the driver checks a connection out for every command, and
+ * emits these events anyway); with SCALE_MONITOR_COMMANDS=1 it also counts commands by name through
+ * command monitoring, which costs the worker CPU of its own (every command and reply is copied into
+ * an event). Started by scaleBench.ts with SCALE_MONGODB_URL, SCALE_DB and SCALE_MODEL_LATENCY_MS;
+ * talks over the IPC channel (scaleProtocol.ts).
  */
 import { MongoStore } from '@baton/store-mongo';
 import { MongoClient } from 'mongodb';
@@ -12,12 +15,19 @@ import type { FromWorker, ToWorker } from './scaleProtocol.js';
 
 const send = (message: FromWorker) => process.send?.(message);
 
-const client = new MongoClient(process.env.SCALE_MONGODB_URL ?? '', { monitorCommands: true });
+const monitorCommands = process.env.SCALE_MONITOR_COMMANDS === '1';
+const client = new MongoClient(process.env.SCALE_MONGODB_URL ?? '', { monitorCommands });
+let roundTrips = 0;
 let commands: Record<string, number> = {};
 let turns = 0;
-client.on('commandStarted', (event) => {
-  commands[event.commandName] = (commands[event.commandName] ?? 0) + 1;
+client.on('connectionCheckedOut', () => {
+  roundTrips += 1;
 });
+if (monitorCommands) {
+  client.on('commandStarted', (event) => {
+    commands[event.commandName] = (commands[event.commandName] ?? 0) + 1;
+  });
+}
 await client.connect();
 const store = new MongoStore({ client }, { dbName: process.env.SCALE_DB ?? 'baton_scale' });
 await store.init();
@@ -40,9 +50,10 @@ async function serveTurn(id: number, sessionId: string, text: string): Promise<v
 process.on('message', (message: ToWorker) => {
   if (message.kind === 'turn') void serveTurn(message.id, message.sessionId, message.text);
   else if (message.kind === 'reset') {
+    roundTrips = 0;
     commands = {};
     turns = 0;
-  } else if (message.kind === 'stats') send({ kind: 'stats', commands, turns });
+  } else if (message.kind === 'stats') send({ kind: 'stats', roundTrips, commands, turns });
   else if (message.kind === 'exit') {
     void store.close().then(async () => {
       await client.close();

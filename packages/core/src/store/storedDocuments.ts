@@ -18,7 +18,9 @@ import { type Branch, BranchSchema, type Session, SessionSchema } from '../conve
 import { CheckpointCorruptError, DocumentCorruptError, InvalidInputError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { isIsoTimestamp } from '../timestamp.js';
+import { fastCheckpointCopy } from './checkpointFastCheck.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
+import { fastStoredBranch, fastStoredSession } from './sessionFastCheck.js';
 
 /** The first rule a document breaks: the field's path and what is wrong with it. */
 export interface DocumentProblem {
@@ -29,7 +31,12 @@ export interface DocumentProblem {
 /** A schema-valid document, or the first rule it breaks. */
 export type CheckedDocument<T> = { ok: true; data: T } | ({ ok: false } & DocumentProblem);
 
-function schemaCheck<T>(schema: z.ZodType<T>, value: unknown, rules: (data: T) => DocumentProblem | undefined): CheckedDocument<T> {
+function schemaCheck<T>(schema: z.ZodType<T>, value: unknown, rules: (data: T) => DocumentProblem | undefined, fast?: (value: unknown) => T | undefined): CheckedDocument<T> {
+  const quick = fast?.(value);
+  if (quick !== undefined) {
+    const broken = rules(quick);
+    return broken === undefined ? { ok: true, data: quick } : { ok: false, ...broken };
+  }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -69,6 +76,7 @@ export function checkSession(value: unknown): CheckedDocument<Session> {
       keysProblem('metadata', s.metadata),
       keysProblem('state', s.state),
     ),
+    fastStoredSession,
   );
 }
 
@@ -81,6 +89,7 @@ export function checkBranch(value: unknown): CheckedDocument<Branch> {
       b.parent === undefined ? undefined : idProblem('parent.branchId', 'branch', b.parent.branchId),
       keysProblem('state', b.state),
     ),
+    fastStoredBranch,
   );
 }
 
@@ -222,7 +231,9 @@ export function parseStoredEpisode(value: unknown, document: string): Episode {
 export function parseStoredCheckpoint(value: unknown, document: string): Checkpoint {
   let checkpoint: Checkpoint;
   try {
-    checkpoint = parseCheckpoint(value, document);
+    // A turn-end checkpoint of the current version (the one every resume reads) is checked without zod.
+    const data = typeof value === 'string' ? parseJsonOrText(value) : value;
+    checkpoint = fastCheckpointCopy(data) ?? parseCheckpoint(data, document);
   } catch (error) {
     if (!(error instanceof CheckpointCorruptError)) throw error;
     throw new CheckpointCorruptError(`${error.message} Checkpoint: ${document}. Restore it from a backup or delete it.`, { cause: error });
@@ -237,6 +248,15 @@ export function parseStoredCheckpoint(value: unknown, document: string): Checkpo
     throw new CheckpointCorruptError(`The checkpoint ${document} fails its schema at ${broken.field}: ${broken.problem}; it was not loaded. Restore it from a backup or delete it.`);
   }
   return checkpoint;
+}
+
+/** The value of a JSON text, or the text itself when it is not JSON (`parseCheckpoint` then reports it). */
+function parseJsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /**

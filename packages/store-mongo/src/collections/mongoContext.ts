@@ -27,8 +27,7 @@ export interface MongoContext {
  */
 export function toBranch(doc: BranchDoc): Branch {
   const document = `branch document ${JSON.stringify(doc._id)}`;
-  const { tenantId: _tenant, ...fields } = doc;
-  const branch = parseStoredBranch(fields, document);
+  const branch = parseStoredBranch(doc, document); // drops _id, tenantId and the bookkeeping fields
   if (doc._id !== branchKey(branch.sessionId, branch.id)) throw misplacedDocument(document, 'id', branch.id);
   return branch;
 }

@@ -31,6 +31,9 @@ import { changeDigest, compareAndSet } from './compareAndSet.js';
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
 
+/** The fields an `updateSession` change may set (those of `SessionChangeSchema`), in its order. */
+const SESSION_CHANGE_FIELDS = Object.keys(SessionChangeSchema.shape) as (keyof SessionChange)[];
+
 
 /**
  * A session as the API returns it: the document checked as strictly as `createSession` checks it
@@ -116,12 +119,13 @@ export async function updateSession(context: MongoContext, id: string, change: S
 export function sessionChangeSet(change: SessionChange): SessionChange {
   const input = optionsObject('The session change', change);
   assertSessionChange(input); // the keys, then the fields (a wrong type is an InvalidInputError)
-  const set: SessionChange = {};
-  for (const [key, value] of Object.entries(SessionChangeSchema.parse(input)) as [keyof SessionChange, unknown][]) {
-    if (value === undefined) continue;
-    Object.assign(set, { [key]: value });
+  // The fields are valid now: take them as they are (no second zod pass, which would only copy them).
+  const set: Record<string, unknown> = {};
+  for (const key of SESSION_CHANGE_FIELDS) {
+    const value = input[key];
+    if (value !== undefined) set[key] = value;
   }
-  return set;
+  return set as SessionChange;
 }
 
 /** Sessions matching the filter, most recently active first (uses the `(tenantId, userId, lastActivityAt)` index); see `Store.listSessions`. */
