@@ -16,12 +16,12 @@
  */
 import { type AbcdConversation, customerMessages, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { crossValidationFolds } from '../src/data/folds.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, routerTrainingTexts, triageReading } from '../src/desk/deskModels.js';
 import type { FlowClassifier } from '../src/models/averagedClassifier.js';
 import type { Classification } from '../src/models/textClassifier.js';
+import { nestedTriageChoice } from './nestedTriageChoice.js';
 
 interface Setting {
   routeConfidence: number;
@@ -73,32 +73,8 @@ const score = (classifier: FlowClassifier, items: readonly AbcdConversation[], s
     { right: 0, questions: 0 },
   );
 
-const outer = SETTINGS.map(() => ({ right: 0, questions: 0 }));
-const nested = { right: 0, questions: 0 };
-const chosen: string[] = [];
-for (const fold of crossValidationFolds(conversations)) {
-  const inner = SETTINGS.map(() => ({ right: 0, questions: 0 }));
-  for (const { train: t, test } of crossValidationFolds(fold.train, 4)) {
-    const classifier = train(t);
-    SETTINGS.forEach((setting, i) => {
-      const { right, questions } = score(classifier, test, setting);
-      inner[i]!.right += right;
-      inner[i]!.questions += questions;
-    });
-  }
-  const best = inner.reduce((b, s, i) => (s.right > inner[b]!.right || (s.right === inner[b]!.right && s.questions < inner[b]!.questions) ? i : b), 0);
-  chosen.push(`fold ${fold.fold}: ${name(SETTINGS[best]!)} (inner ${((100 * inner[best]!.right) / fold.train.length).toFixed(1)}%)`);
-  const classifier = train(fold.train);
-  SETTINGS.forEach((setting, i) => {
-    const { right, questions } = score(classifier, fold.test, setting);
-    outer[i]!.right += right;
-    outer[i]!.questions += questions;
-    if (i === best) {
-      nested.right += right;
-      nested.questions += questions;
-    }
-  });
-}
+const { outer, folds, nested } = nestedTriageChoice(conversations, SETTINGS, train, score);
+const chosen = folds.map((f) => `fold ${f.fold}: ${name(SETTINGS[f.chosen]!)} (inner ${((100 * f.inner[f.chosen]!.right) / f.trainingSize).toFixed(1)}%)`);
 const n = conversations.length;
 const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}%, ${(s.questions / n).toFixed(2)} questions per conversation`;
 console.log(`Triage's policy simulated, 5-fold cross-validation on ${n} conversations of ${file}:`);

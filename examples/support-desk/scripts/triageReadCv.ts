@@ -19,7 +19,6 @@ import type { ModelMessage } from '@baton/core';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import { type AbcdConversation, customerMessages, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { crossValidationFolds } from '../src/data/folds.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, routerTrainingTexts } from '../src/desk/deskModels.js';
@@ -29,6 +28,7 @@ import type { FlowClassifier } from '../src/models/averagedClassifier.js';
 import type { SlotValues } from '../src/models/slotExtraction.js';
 import type { Classification } from '../src/models/textClassifier.js';
 import { hasContent } from '../src/models/textFeatures.js';
+import { nestedTriageChoice } from './nestedTriageChoice.js';
 
 interface Reading {
   name: string;
@@ -103,38 +103,12 @@ const score = (classifier: FlowClassifier, items: readonly AbcdConversation[], r
     { right: 0, questions: 0 },
   );
 
-const outer = READINGS.map(() => ({ right: 0, questions: 0 }));
-const summed = READINGS.map(() => 0);
-const nested = { right: 0, questions: 0 };
-const chosen: string[] = [];
-for (const fold of crossValidationFolds(conversations)) {
-  const inner = READINGS.map(() => ({ right: 0, questions: 0 }));
-  for (const { train: t, test } of crossValidationFolds(fold.train, 4)) {
-    const classifier = train(t);
-    READINGS.forEach((reading, i) => {
-      const { right, questions } = score(classifier, test, reading);
-      inner[i]!.right += right;
-      inner[i]!.questions += questions;
-      summed[i]! += right;
-    });
-  }
-  const best = inner.reduce((b, s, i) => (s.right > inner[b]!.right || (s.right === inner[b]!.right && s.questions < inner[b]!.questions) ? i : b), 0);
-  chosen.push(`fold ${fold.fold}: ${READINGS[best]!.name} (inner ${inner.map((s) => s.right).join(', ')})`);
-  const classifier = train(fold.train);
-  READINGS.forEach((reading, i) => {
-    const { right, questions } = score(classifier, fold.test, reading);
-    outer[i]!.right += right;
-    outer[i]!.questions += questions;
-    if (i === best) {
-      nested.right += right;
-      nested.questions += questions;
-    }
-  });
-}
+const { outer, innerRightSummed, folds, nested } = nestedTriageChoice(conversations, READINGS, train, score);
+const chosen = folds.map((f) => `fold ${f.fold}: ${READINGS[f.chosen]!.name} (inner ${f.inner.map((s) => s.right).join(', ')})`);
 const n = conversations.length;
 const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}% (${s.right}/${n}), ${(s.questions / n).toFixed(2)} questions per conversation`;
 console.log(`Triage's reading, the desk's router on the recorded messages, 5-fold cross-validation on ${n} conversations of ${file}:`);
 for (const [i, reading] of READINGS.entries()) console.log(`  ${reading.name}: ${line(outer[i]!)}`);
 console.log(`Chosen on the training folds only (inner 4-fold CV; inner right per reading, in the order above):\n  ${chosen.join('\n  ')}`);
-console.log(`Summed over the folds' inner cross-validations (right, of ${4 * n}): ${READINGS.map((r, i) => `${r.name} ${summed[i]}`).join('; ')}`);
+console.log(`Summed over the folds' inner cross-validations (right, of ${4 * n}): ${READINGS.map((r, i) => `${r.name} ${innerRightSummed[i]}`).join('; ')}`);
 console.log(`The chosen reading per fold, on the outer test folds: ${line(nested)}`);
