@@ -28,14 +28,24 @@ export interface NestedTriageResult {
  * Runs the nested cross-validation of `candidates` on `conversations` (folds by `crossValidationFolds`).
  *
  * @param train learns a model from training conversations (once per inner and per outer training set)
- * @param score a candidate's tally on conversations, with a model trained without them
+ * @param decide triage's decision on one conversation under a candidate, with a model trained without it:
+ *   the flow it handed off with (right when it is the conversation's) and the questions it asked
  */
 export function nestedTriageChoice<Candidate, Model>(
   conversations: readonly AbcdConversation[],
   candidates: readonly Candidate[],
   train: (items: readonly AbcdConversation[]) => Model,
-  score: (model: Model, items: readonly AbcdConversation[], candidate: Candidate) => TriageTally,
+  decide: (model: Model, conversation: AbcdConversation, candidate: Candidate) => { flow: string | undefined; questions: number },
 ): NestedTriageResult {
+  const score = (model: Model, items: readonly AbcdConversation[], candidate: Candidate): TriageTally => {
+    const tally = { right: 0, questions: 0 };
+    for (const conversation of items) {
+      const { flow, questions } = decide(model, conversation, candidate);
+      if (flow === conversation.flow) tally.right += 1;
+      tally.questions += questions;
+    }
+    return tally;
+  };
   const empty = (): TriageTally => ({ right: 0, questions: 0 });
   const add = (to: TriageTally, tally: TriageTally) => {
     to.right += tally.right;

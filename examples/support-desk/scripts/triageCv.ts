@@ -64,16 +64,8 @@ const file = process.argv[2] ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(loadOntology()), 'flow', GUIDELINE_COPIES.router);
 const train = (items: readonly AbcdConversation[]) => createRouterClassifier([...items.flatMap(routerTrainingTexts), ...guidelines]);
-const score = (classifier: FlowClassifier, items: readonly AbcdConversation[], setting: Setting) =>
-  items.reduce(
-    (sum, c) => {
-      const { flow, questions } = simulate(classifier, c, setting);
-      return { right: sum.right + (flow === c.flow ? 1 : 0), questions: sum.questions + questions };
-    },
-    { right: 0, questions: 0 },
-  );
 
-const { outer, folds, nested } = nestedTriageChoice(conversations, SETTINGS, train, score);
+const { outer, folds, nested } = nestedTriageChoice(conversations, SETTINGS, train, simulate);
 const chosen = folds.map((f) => `fold ${f.fold}: ${name(SETTINGS[f.chosen]!)} (inner ${((100 * f.inner[f.chosen]!.right) / f.trainingSize).toFixed(1)}%)`);
 const n = conversations.length;
 const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}%, ${(s.questions / n).toFixed(2)} questions per conversation`;

@@ -94,16 +94,8 @@ function train(items: readonly AbcdConversation[]): FlowClassifier {
     },
   };
 }
-const score = (classifier: FlowClassifier, items: readonly AbcdConversation[], reading: Reading) =>
-  items.reduce(
-    (sum, c) => {
-      const { flow, questions } = simulate(classifier, c, reading);
-      return { right: sum.right + (flow === c.flow ? 1 : 0), questions: sum.questions + questions };
-    },
-    { right: 0, questions: 0 },
-  );
 
-const { outer, innerRightSummed, folds, nested } = nestedTriageChoice(conversations, READINGS, train, score);
+const { outer, innerRightSummed, folds, nested } = nestedTriageChoice(conversations, READINGS, train, simulate);
 const chosen = folds.map((f) => `fold ${f.fold}: ${READINGS[f.chosen]!.name} (inner ${f.inner.map((s) => s.right).join(', ')})`);
 const n = conversations.length;
 const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}% (${s.right}/${n}), ${(s.questions / n).toFixed(2)} questions per conversation`;
