@@ -245,18 +245,8 @@ export class MongoStore implements Store {
   }
 
   #run<T>(action: string, operation: () => Promise<T>): Promise<T> {
-    if (this.#ready && !this.#closed) {
-      // The common case after init(): the operation's own promise, without two more async frames.
-      let result: Promise<T>;
-      try {
-        result = operation();
-      } catch (error) {
-        return Promise.reject(toStoreError(action, error));
-      }
-      return result.catch((error: unknown) => {
-        throw toStoreError(action, error);
-      });
-    }
+    // The common case after init(): the operation's own promise, without an async frame to await init().
+    if (this.#ready && !this.#closed) return withStoreErrors(action, operation);
     return withStoreErrors(action, async () => {
       if (this.#closed) throw new StoreError(`Cannot ${action}: this MongoStore is closed; create a new one.`);
       await this.init();

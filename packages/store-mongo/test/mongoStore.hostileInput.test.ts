@@ -102,4 +102,20 @@ describe('MongoStore hostile input', () => {
     expect(await snapshot()).toEqual(before);
     expect(await store.getSession(sessionId, acme)).toMatchObject({ version: 1, metadata: { plan: 'gold' } });
   });
+
+  it('writes the change it checked, even when the caller changes its objects while the update is in flight', async () => {
+    const { store } = test;
+    const { id } = await store.createSession({ id: 'mutated', metadata: { plan: 'gold' } });
+    const metadata: Record<string, unknown> = { plan: 'silver', nested: { tier: 1 } };
+    const state: Record<string, unknown> = { step: 1 };
+    const pending = store.updateSession(id, { metadata, state }, { expectedVersion: 1 });
+    // After the check, before the write: a $ key and changed values the store must not see.
+    metadata.$where = 'sleep(1000)';
+    (metadata.nested as Record<string, unknown>).tier = 99;
+    state.step = 2;
+    const updated = await pending;
+    expect(updated).toMatchObject({ version: 2, metadata: { plan: 'silver', nested: { tier: 1 } }, state: { step: 1 } });
+    expect(await store.getSession(id)).toMatchObject({ version: 2, metadata: { plan: 'silver', nested: { tier: 1 } }, state: { step: 1 } });
+    expect((await store.getSession(id))?.metadata).not.toHaveProperty('$where');
+  });
 });

@@ -74,13 +74,20 @@ function isConnectionFailure(error: unknown): boolean {
 }
 
 /**
- * Runs one store operation and converts driver errors with {@link toStoreError}.
- * @throws {StoreError} for any driver failure; Baton errors unchanged
+ * Runs one store operation and converts driver errors with {@link toStoreError}. Not `async`: it
+ * returns the operation's own promise with one `catch` (every store call goes through it), and a
+ * synchronous throw from `run` becomes a rejection too.
+ * @returns a promise of `run`'s result
+ * @throws {StoreError} (as a rejection) for any driver failure; Baton errors unchanged
  */
-export async function withStoreErrors<T>(action: string, run: () => Promise<T>): Promise<T> {
+export function withStoreErrors<T>(action: string, run: () => Promise<T>): Promise<T> {
+  let result: Promise<T>;
   try {
-    return await run();
+    result = run();
   } catch (error) {
-    throw toStoreError(action, error);
+    return Promise.reject(toStoreError(action, error));
   }
+  return result.catch((error: unknown) => {
+    throw toStoreError(action, error);
+  });
 }

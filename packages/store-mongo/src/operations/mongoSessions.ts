@@ -119,11 +119,12 @@ export async function updateSession(context: MongoContext, id: string, change: S
 export function sessionChangeSet(change: SessionChange): SessionChange {
   const input = optionsObject('The session change', change);
   assertSessionChange(input); // the keys, then the fields (a wrong type is an InvalidInputError)
-  // The fields are valid now: take them as they are (no second zod pass, which would only copy them).
+  // The fields are valid now: no second zod pass. `metadata` and `state` are copied whole, so what is
+  // written is what was checked even if the caller changes its objects while the update is in flight.
   const set: Record<string, unknown> = {};
   for (const key of SESSION_CHANGE_FIELDS) {
     const value = input[key];
-    if (value !== undefined) set[key] = value;
+    if (value !== undefined) set[key] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
   }
   return set as SessionChange;
 }
