@@ -15,22 +15,27 @@
  * uncalibrated) reading the customer's words up to their first 1, 2, 3, 4, 5, 6 or 8 messages that say anything,
  * or all of them (`caseText`), less their name and ids as the specialists read them; the one view scored and chosen
  * on is that text. With both flags, each of those readings with the guidelines learned 3, 6 or 10 times.
+ * With `--svm` the candidates are the naive Bayes the case classifiers were until the eleventh pass and one-vs-rest linear SVMs
+ * (`LinearSvmClassifier`) at a few settings of lambda and epochs, all learning and reading as the desk does
+ * (guidelines x3, `caseText` of the first {@link CASE_MESSAGES} saying messages).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines] [--case-messages]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines] [--case-messages] [--svm]`
  */
 import { type AbcdConversation, customerMessages, loadConversations, openingText } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseTrainingTexts, GUIDELINE_COPIES, guidelineTrainingTexts } from '../src/desk/deskModels.js';
+import { CASE_CLASSIFIER, CASE_CLASSIFIER_KIND, CASE_MESSAGES, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseTrainingTexts, GUIDELINE_COPIES, guidelineTrainingTexts } from '../src/desk/deskModels.js';
 import { SPECIALISTS, specialistForFlow } from '../src/desk/specialists.js';
 import { caseText } from '../src/models/abcdPolicyModel.js';
 import { extractSlots, type SlotValues } from '../src/models/slotExtraction.js';
-import { NaiveBayesClassifier, type NaiveBayesOptions, type TextClassifier } from '../src/models/textClassifier.js';
+import { createTextClassifier, type NaiveBayesOptions, type TextClassifier, type TextClassifierKind } from '../src/models/textClassifier.js';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 
 interface Candidate {
   name: string;
+  /** The classifier's kind (default naive Bayes). */
+  kind?: TextClassifierKind;
   options: NaiveBayesOptions;
   texts: CaseTrainingTexts;
   /** Also learn each subflow's written guideline this many times. */
@@ -51,15 +56,31 @@ let CANDIDATES: Candidate[] = [
   { name: 'nb words+chars2-5 a=0.25 counts, whole + each message', options: ROUTER_FEATURES, texts: 'whole+each' },
 ];
 if (process.argv.includes('--guidelines')) {
-  CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk case classifiers, guidelines x${copies}`, options: CASE_CLASSIFIER, texts: CASE_TRAINING_TEXTS, guidelines: copies }));
+  CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk case classifiers, guidelines x${copies}`, kind: CASE_CLASSIFIER_KIND, options: CASE_CLASSIFIER, texts: CASE_TRAINING_TEXTS, guidelines: copies }));
 }
-const byMessages = process.argv.includes('--case-messages');
-if (byMessages) {
+const svm = process.argv.includes('--svm');
+const byMessages = process.argv.includes('--case-messages') || svm;
+if (svm) {
+  // The desk's case classifiers (naive Bayes) against one-vs-rest linear SVMs, all reading and learning as the desk does.
+  const desk = { texts: CASE_TRAINING_TEXTS, guidelines: GUIDELINE_COPIES.cases, reads: CASE_MESSAGES };
+  CANDIDATES = [
+    // The naive Bayes the case classifiers were before the linear SVM: the hand-back flow classifier's settings.
+    { name: 'naive Bayes (words+pairs a=0.5 binarized)', kind: 'naive-bayes', options: {}, ...desk },
+    ...(
+      [
+        [0.03, 5],
+        [0.03, 10],
+        [0.1, 10],
+      ] as const
+    ).map(([lambda, epochs]) => ({ name: `linear SVM lambda=${lambda} ${epochs} epochs`, kind: 'linear-svm' as const, options: { lambda, epochs }, ...desk })),
+  ];
+} else if (byMessages) {
   // With `--guidelines` too: every reading with the guidelines learned 3, 6 or 10 times.
   const copies = process.argv.includes('--guidelines') ? [3, 6, 10] : [GUIDELINE_COPIES.cases];
   CANDIDATES = copies.flatMap((guidelines) =>
     [1, 2, 3, 4, 5, 6, 8, undefined].map((reads) => ({
       name: `desk case classifiers${copies.length > 1 ? `, guidelines x${guidelines},` : ''} reading ${reads === undefined ? 'all messages' : `up to ${reads} saying message(s)`}`,
+      kind: CASE_CLASSIFIER_KIND,
       options: CASE_CLASSIFIER,
       texts: CASE_TRAINING_TEXTS,
       guidelines,
@@ -99,7 +120,7 @@ function train(candidate: Candidate, items: readonly AbcdConversation[]): CaseMo
   const classifiers = new Map(
     SPECIALISTS.map((spec) => {
       const labels = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
-      return [spec.name, new NaiveBayesClassifier(examples, { ...candidate.options, labels, calibrationFolds: 0 })] as const;
+      return [spec.name, createTextClassifier(candidate.kind ?? 'naive-bayes', examples, { ...candidate.options, labels, calibrationFolds: 0 })] as const;
     }),
   );
   return { classifiers, reads: candidate.reads };

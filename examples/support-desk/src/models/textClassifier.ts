@@ -1,4 +1,6 @@
 import { InvalidInputError } from '@baton/core';
+import incrBinaryClassification from '@stdlib/ml-incr-binary-classification';
+import ndarray from '@stdlib/ndarray-ctor';
 import LogisticRegression from 'ml-logistic-regression';
 import { Matrix } from 'ml-matrix';
 import createNaiveBayes from 'wink-naive-bayes-text-classifier';
@@ -31,7 +33,7 @@ export interface Classification {
   probabilities: Array<{ label: string; probability: number }>;
 }
 
-/** Options of {@link NaiveBayesClassifier} and {@link LogisticRegressionClassifier}. */
+/** Options of {@link NaiveBayesClassifier}, {@link LogisticRegressionClassifier} and {@link LinearSvmClassifier}. */
 export interface NaiveBayesOptions {
   /** Only these labels are learned (default: all). */
   labels?: readonly string[];
@@ -48,6 +50,10 @@ export interface NaiveBayesOptions {
   smoothing?: number;
   /** Naive Bayes counts each feature once per text (binarized, default `true`) or as often as it occurs (`false`). */
   presence?: boolean;
+  /** The linear SVM's regularisation λ (Pegasos' λ: the objective is λ/2·‖w‖² + the mean hinge loss; default {@link SVM_LAMBDA}). */
+  lambda?: number;
+  /** How many times the linear SVM goes over its training texts, each time in a seeded shuffled order (default {@link SVM_EPOCHS}). */
+  epochs?: number;
 }
 
 type WinkModel = ReturnType<typeof createNaiveBayes>;
@@ -108,18 +114,17 @@ const LR_RATE = 0.05;
 const LR_MIN_DF = 2;
 
 /**
- * TF-IDF + logistic regression: features seen in at least two training texts, weighted by their
- * inverse document frequency (`ln(N / df)`, presence only), each text's vector L2-normalised, plus a
- * bias; mljs's one-vs-rest `ml-logistic-regression` (batch gradient descent, {@link LR_STEPS} steps of
- * {@link LR_RATE}: few enough steps to act as regularisation). A label's log-odds are its
- * one-vs-rest logit.
+ * TF-IDF vectors over the features seen in at least {@link LR_MIN_DF} training texts: each feature present
+ * weighs its inverse document frequency (`ln(N / df)`, presence only), the vector is L2-normalised, and with
+ * `bias` a last column holds 1. `vectorize` returns `undefined` for a text with no known feature.
  */
-const logisticRegression: Learner = (examples, labels) => {
+function tfIdfVectorizer(examples: readonly Featured[], bias: boolean): { columns: number; vectorize: (features: readonly string[]) => Float64Array | undefined } {
   const df = new Map<string, number>();
   for (const example of examples) for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
   const vocabulary = new Map<string, { column: number; idf: number }>();
   for (const [feature, count] of df) if (count >= LR_MIN_DF) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
-  const columns = vocabulary.size + 1;
+  const size = vocabulary.size;
+  const columns = size + (bias ? 1 : 0);
   const vectorize = (features: readonly string[]): Float64Array | undefined => {
     const row = new Float64Array(columns);
     for (const feature of features) {
@@ -127,12 +132,24 @@ const logisticRegression: Learner = (examples, labels) => {
       if (known !== undefined) row[known.column] = known.idf;
     }
     let norm = 0;
-    for (const value of row) norm += value * value;
+    for (let i = 0; i < size; i += 1) norm += row[i]! * row[i]!;
     if (norm === 0) return undefined;
-    for (let i = 0; i < columns - 1; i += 1) row[i]! /= Math.sqrt(norm);
-    row[columns - 1] = 1;
+    for (let i = 0; i < size; i += 1) row[i]! /= Math.sqrt(norm);
+    if (bias) row[size] = 1;
     return row;
   };
+  return { columns, vectorize };
+}
+
+/**
+ * TF-IDF + logistic regression: features seen in at least two training texts, weighted by their
+ * inverse document frequency (`ln(N / df)`, presence only), each text's vector L2-normalised, plus a
+ * bias; mljs's one-vs-rest `ml-logistic-regression` (batch gradient descent, {@link LR_STEPS} steps of
+ * {@link LR_RATE}: few enough steps to act as regularisation). A label's log-odds are its
+ * one-vs-rest logit.
+ */
+const logisticRegression: Learner = (examples, labels) => {
+  const { columns, vectorize } = tfIdfVectorizer(examples, true);
   const rows: Float64Array[] = [];
   const targets: number[] = [];
   for (const example of examples) {
@@ -156,6 +173,89 @@ const logisticRegression: Learner = (examples, labels) => {
   };
 };
 
+/** The linear SVM's default regularisation λ ({@link NaiveBayesOptions.lambda}); see {@link linearSvm}. */
+export const SVM_LAMBDA = 0.03;
+/** The linear SVM's default number of passes over the training texts ({@link NaiveBayesOptions.epochs}). */
+export const SVM_EPOCHS = 10;
+/** The linear SVM averages the iterates of every this many steps of its second half of passes (fewer sums, the same mean). */
+const SVM_AVERAGE_EVERY = 4;
+/** The seed of the linear SVM's shuffled orders: the same texts give the same model. */
+const SVM_SEED = 14;
+
+/** A seeded pseudo-random generator (mulberry32) of numbers in [0, 1): the SVM's shuffles are reproducible. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * TF-IDF + one-vs-rest linear SVM: the vectors of {@link tfIdfVectorizer} (features in at least two training texts,
+ * plus a bias column of 1), one binary soft-margin linear SVM per label (that label +1, the others −1), each trained
+ * by stdlib's `@stdlib/ml-incr-binary-classification`: stochastic gradient descent on the hinge loss with Pegasos'
+ * step size 1/(λt) and L2 regularisation λ (the bias column is regularised with the rest: the library's own
+ * unregularised intercept takes steps of 1/(λt) too, which swamp the weights), over `epochs` passes of the texts in a
+ * seeded shuffled order (the same for every label). The model kept is the mean of the library's iterates over the
+ * second half of the passes, taken every {@link SVM_AVERAGE_EVERY} steps (averaged SGD, Polyak–Ruppert: the last
+ * iterate of a few hundred steps is noisy). A
+ * label's "log-odds" are its decision value w·x; the calibration's temperature scales them.
+ */
+const linearSvm =
+  (lambda: number, epochs: number): Learner =>
+  (examples, labels) => {
+    const { columns, vectorize } = tfIdfVectorizer(examples, true);
+    const rows: Array<{ vector: Float64Array; label: number }> = [];
+    for (const example of examples) {
+      const vector = vectorize(example.features);
+      if (vector !== undefined) rows.push({ vector, label: labels.indexOf(example.label) });
+    }
+    const inputs = rows.map((row) => new ndarray('float64', row.vector, [columns], [1], 0, 'row-major'));
+    const models = labels.map(() => incrBinaryClassification(columns, { loss: 'hinge', lambda, learningRate: ['pegasos'], intercept: false }));
+    // The sum of each model's iterates over the averaged passes, then their mean: the weights, the bias's last.
+    const weights = labels.map(() => new Float64Array(columns));
+    const averagedFrom = Math.floor(epochs / 2);
+    const random = seededRandom(SVM_SEED);
+    const order = rows.map((_, i) => i);
+    let step = 0;
+    let samples = 0;
+    for (let epoch = 0; epoch < epochs; epoch += 1) {
+      for (let i = order.length - 1; i > 0; i -= 1) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      for (const i of order) {
+        step += 1;
+        const averaged = epoch >= averagedFrom && step % SVM_AVERAGE_EVERY === 0;
+        if (averaged) samples += 1;
+        for (const [k, model] of models.entries()) {
+          const coefficients = model(inputs[i], rows[i]!.label === k ? 1 : -1).data as Float64Array;
+          if (!averaged) continue;
+          const sum = weights[k]!;
+          for (let d = 0; d < columns; d += 1) sum[d]! += coefficients[d]!;
+        }
+      }
+    }
+    for (const [k, w] of weights.entries()) {
+      // Too few steps to have averaged any (fewer than SVM_AVERAGE_EVERY texts): the last iterate.
+      if (samples === 0) w.set(models[k]!().data as Float64Array);
+      else for (let d = 0; d < columns; d += 1) w[d]! /= samples;
+    }
+    return (features) => {
+      const row = vectorize(features);
+      if (row === undefined) return labels.map(() => 0);
+      return weights.map((w) => {
+        let score = 0;
+        for (let i = 0; i < columns; i += 1) if (row[i] !== 0) score += row[i]! * w[i]!;
+        return score;
+      });
+    };
+  };
+
 function softmax(scores: readonly number[], temperature: number): number[] {
   const scaled = scores.map((score) => score / temperature);
   const top = Math.max(...scaled);
@@ -167,11 +267,12 @@ function softmax(scores: readonly number[], temperature: number): number[] {
 /**
  * Fits the temperature of temperature scaling (Guo et al., "On Calibration of Modern Neural
  * Networks", ICML 2017): the T that minimises the negative log-likelihood of the true labels under
- * softmax(scores / T), searched on a log-spaced grid from 1/16 to 64.
+ * softmax(scores / T), searched on a log-spaced grid from 1/1024 to 64 (a linear SVM's decision values are
+ * small: its temperatures are below 1).
  */
 function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number }>): number {
   let best = { temperature: 1, loss: Number.POSITIVE_INFINITY };
-  for (let step = -16; step <= 24; step += 1) {
+  for (let step = -40; step <= 24; step += 1) {
     const temperature = 2 ** (step / 4);
     let loss = 0;
     for (const { scores, truth } of scored) loss -= Math.log(Math.max(1e-12, softmax(scores, temperature)[truth]!));
@@ -187,14 +288,14 @@ function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number 
 const CALIBRATION_TEXTS = 400;
 
 /** The classifiers the desk can route with. */
-export type TextClassifierKind = 'naive-bayes' | 'logistic-regression';
+export type TextClassifierKind = 'naive-bayes' | 'logistic-regression' | 'linear-svm';
 
 /**
  * A text classifier over {@link textFeatures} whose per-label log-odds are turned into probabilities
  * by temperature scaling fitted on an internal cross-validation of the training texts, so that a
  * confidence of 0.6 is right about 60% of the time. Deterministic: folds are by position in
- * `examples`, ties go to the label that sorts first. Use {@link NaiveBayesClassifier} or
- * {@link LogisticRegressionClassifier} (or {@link createTextClassifier}).
+ * `examples`, ties go to the label that sorts first. Use {@link NaiveBayesClassifier},
+ * {@link LogisticRegressionClassifier} or {@link LinearSvmClassifier} (or {@link createTextClassifier}).
  */
 export class TextClassifier {
   /** `undefined` when fewer than two labels were learned (then the one label, if any, is always the answer). */
@@ -216,7 +317,8 @@ export class TextClassifier {
   protected constructor(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
     this.kind = kind;
     const settings = { smoothing: options.smoothing ?? DEFAULT_NAIVE_BAYES.smoothing, presence: options.presence ?? DEFAULT_NAIVE_BAYES.presence };
-    const learn = kind === 'naive-bayes' ? naiveBayes(settings) : logisticRegression;
+    const learn =
+      kind === 'naive-bayes' ? naiveBayes(settings) : kind === 'linear-svm' ? linearSvm(options.lambda ?? SVM_LAMBDA, options.epochs ?? SVM_EPOCHS) : logisticRegression;
     const range = options.charNgrams;
     this.#featurize = range === undefined ? textFeatures : (text) => [...textFeatures(text), ...characterNgrams(text, range)];
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
@@ -316,9 +418,29 @@ export class LogisticRegressionClassifier extends TextClassifier {
 }
 
 /**
+ * A calibrated TF-IDF + one-vs-rest linear SVM text classifier (stdlib's `@stdlib/ml-incr-binary-classification`:
+ * Pegasos-style stochastic gradient descent on the hinge loss, options `lambda` and `epochs`) over
+ * {@link textFeatures}; its decision values are calibrated into probabilities by temperature scaling, see
+ * {@link TextClassifier}. Deterministic: the texts are shuffled in a seeded order.
+ *
+ * @example
+ * ```ts
+ * const cases = new LinearSvmClassifier(examples, { lambda: 1e-3, epochs: 5 });
+ * cases.classify('I was charged twice')?.label;
+ * ```
+ */
+export class LinearSvmClassifier extends TextClassifier {
+  /** @throws {InvalidInputError} see {@link TextClassifier} */
+  constructor(examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
+    super('linear-svm', examples, options);
+  }
+}
+
+/**
  * Trains a calibrated classifier of the given kind.
  * @throws {InvalidInputError} see {@link TextClassifier}
  */
 export function createTextClassifier(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}): TextClassifier {
-  return kind === 'naive-bayes' ? new NaiveBayesClassifier(examples, options) : new LogisticRegressionClassifier(examples, options);
+  if (kind === 'naive-bayes') return new NaiveBayesClassifier(examples, options);
+  return kind === 'linear-svm' ? new LinearSvmClassifier(examples, options) : new LogisticRegressionClassifier(examples, options);
 }
