@@ -308,7 +308,7 @@ function describeEvaluation(options: RunReplayOptions, training: readonly AbcdCo
   if (options.models !== undefined) return 'no training: the given models handle every conversation';
   if (scheme !== undefined) {
     const seed = scheme.seed === undefined ? '' : ` (seed ${scheme.seed})`;
-    return `${scheme.folds}-fold cross-validation${seed} by sha256 of the conversation id: each conversation routed by models learned from the other ${scheme.folds - 1} folds`;
+    return `${scheme.folds}-fold cross-validation${seed} by sha256 of the conversation id: each conversation routed by models learned from the other ${scheme.folds - 1} fold${scheme.folds === 2 ? '' : 's'}`;
   }
   const learned = new Set(training.map((c) => c.id));
   const overlap = options.conversations.filter((c) => learned.has(c.id)).length;
