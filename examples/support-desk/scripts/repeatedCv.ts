@@ -53,7 +53,7 @@ const rights: number[][] = MEASURES.map(() => []);
 for (let seed = 1; seed <= repeats; seed += 1) {
   const report = await replay(String(seed));
   if (report.counts.failed > 0) throw new Error(`seed ${seed}: ${report.counts.failed} conversations failed`);
-  MEASURES.forEach(([, pick], i) => rights[i]!.push(pick(report).correct));
+  for (const [i, [, pick]] of MEASURES.entries()) rights[i]!.push(pick(report).correct);
   console.log(line(`seed ${seed}`, MEASURES.map(([, pick]) => cell(pick(report).correct))));
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
