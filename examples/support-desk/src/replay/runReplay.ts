@@ -105,8 +105,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidInputError(`concurrency must be a whole number ≥ 1, not ${concurrency}.`);
   const requestedWorkers = options.workers ?? 1;
   if (!Number.isInteger(requestedWorkers) || requestedWorkers < 1) throw new InvalidInputError(`workers must be a whole number ≥ 1, not ${requestedWorkers}.`);
-  // Models given by the caller do not cross threads, nor does an in-memory store: those runs stay in this thread.
   const crossValidation = resolveCrossValidation(options);
+  // Models given by the caller do not cross threads, nor does an in-memory store: those runs stay in this thread.
   const workers = options.models === undefined && deskStore.reopens ? Math.min(requestedWorkers, Math.max(1, conversations.length)) : 1;
   const training = options.training ?? conversations;
   if (crossValidation !== undefined) checkCrossValidation(crossValidation.folds, crossValidation.seed, training.length);
