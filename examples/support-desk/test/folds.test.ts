@@ -63,7 +63,7 @@ describe('crossValidationFolds with a seed', () => {
 });
 
 describe('bad folds and seeds', () => {
-  it('are refused with InvalidInputError: folds not a whole number 2–50, more folds than items, a seed not 1–64 printable characters', () => {
+  it('are refused with InvalidInputError: folds not a whole number 2–50, more folds given than items, a seed not 1–64 printable characters', () => {
     for (const folds of [0, 1, 51, 2.5, Number.NaN]) {
       expect(() => foldOf('a', folds)).toThrow(InvalidInputError);
       expect(() => crossValidationFolds(conversations, folds, 'x')).toThrow(/whole number from 2 to 50/);
@@ -71,6 +71,8 @@ describe('bad folds and seeds', () => {
     expect(() => crossValidationFolds(conversations.slice(0, 3), 4)).toThrow(InvalidInputError);
     expect(() => crossValidationFolds(conversations.slice(0, 3), 4)).toThrow('Cannot cut 3 conversations into 4 cross-validation folds');
     expect(crossValidationFolds(conversations.slice(0, 3), 3, 'x').flatMap((f) => f.test)).toHaveLength(3);
+    // The default 5 folds still take fewer items, as they always have (some folds then test nothing).
+    expect(crossValidationFolds(conversations.slice(0, 3)).flatMap((f) => f.test)).toHaveLength(3);
     for (const seed of ['', 'x'.repeat(65), 'a\nb', 'tab\t', 'é']) {
       expect(() => foldOf('a', FOLDS, seed)).toThrow(InvalidInputError);
       expect(() => crossValidationFolds(conversations, FOLDS, seed)).toThrow(/printable ASCII/);

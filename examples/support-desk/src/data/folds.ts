@@ -75,13 +75,15 @@ export function foldOf(id: string, folds: number = FOLDS, seed?: string): number
 /**
  * Splits items into `folds` cross-validation folds by {@link foldOf} of their id.
  * @param items anything with an `id`
- * @param folds how many folds (default {@link FOLDS}; whole number {@link MIN_FOLDS}–{@link MAX_FOLDS}, at most `items.length`)
+ * @param folds how many folds: a whole number {@link MIN_FOLDS}–{@link MAX_FOLDS}, at most `items.length`; when omitted
+ *   {@link FOLDS}, which also takes fewer items (some folds then test nothing), as it always has
  * @param seed draws another partition (see {@link foldOf}); `undefined`: the default one
  * @returns for each fold, the items it tests (`test`) and the items its models learn from (`train`); each item is in exactly one `test`
- * @throws {InvalidInputError} for folds or a seed out of range, or more folds than items (see {@link checkCrossValidation})
+ * @throws {InvalidInputError} for folds or a seed out of range, or more folds given than items (see {@link checkCrossValidation})
  */
-export function crossValidationFolds<T extends { id: string }>(items: readonly T[], folds: number = FOLDS, seed?: string): Array<{ fold: number; train: T[]; test: T[] }> {
-  checkCrossValidation(folds, seed, items.length);
+export function crossValidationFolds<T extends { id: string }>(items: readonly T[], givenFolds?: number, seed?: string): Array<{ fold: number; train: T[]; test: T[] }> {
+  const folds = givenFolds ?? FOLDS;
+  checkCrossValidation(folds, seed, givenFolds === undefined ? undefined : items.length);
   const foldOfItem = items.map((item) => foldOf(item.id, folds, seed));
   return Array.from({ length: folds }, (_, fold) => ({
     fold,

@@ -29,7 +29,7 @@ export interface RunReplayOptions {
   evaluation?: 'cross-validation' | 'held-out';
   /**
    * The cross-validation partition (with `evaluation: 'cross-validation'`): `folds` (default {@link FOLDS}; a whole
-   * number 2–50, at most the training conversations) and `seed` (1–64 printable ASCII characters; default none: the
+   * number 2–50, when given at most the training conversations) and `seed` (1–64 printable ASCII characters; default none: the
    * partition every figure of the README was measured on). A seed draws another random partition by
    * `sha256("baton-fold:" + seed + ":" + id)`, so repeating a replay with seeds `1`, `2`, … shows how much its
    * figures depend on the partition (`scripts/repeatedCv.ts`). Refused with `'held-out'` or given `models`.
@@ -88,7 +88,7 @@ export const DEFAULT_REPLAY_WORKERS = Math.min(2, availableParallelism());
  * @param options `{ conversations, ontology, deskStore, training?, evaluation?, crossValidation?, models?, restartEvery?, rejectRefunds?, concurrency?, workers?, onEvent?, onConversation? }`
  * @returns the report: routing figures, counts, measurements
  * @throws {InvalidInputError} when `concurrency` or `workers` is not a whole number ≥ 1; when `crossValidation` has folds that are
- *   not a whole number 2–50 or more than the training conversations, or a seed that is not 1–64 printable ASCII characters,
+ *   not a whole number 2–50 or (given) more than the training conversations, or a seed that is not 1–64 printable ASCII characters,
  *   or is given with `evaluation: 'held-out'` or with `models` (all before the store is touched)
  * @throws {ReplayWorkerError} when a worker thread stops without a report (it crashed, or could not load)
  * @throws {ConfigurationError} when the store folder holds files a FileStore does not write (it is not cleared);
@@ -109,7 +109,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   // Models given by the caller do not cross threads, nor does an in-memory store: those runs stay in this thread.
   const workers = options.models === undefined && deskStore.reopens ? Math.min(requestedWorkers, Math.max(1, conversations.length)) : 1;
   const training = options.training ?? conversations;
-  if (crossValidation !== undefined) checkCrossValidation(crossValidation.folds, crossValidation.seed, training.length);
+  // Folds the caller chose must each hold a conversation; the default 5 still take a smaller file (some folds then test nothing).
+  if (crossValidation !== undefined) checkCrossValidation(crossValidation.folds, crossValidation.seed, options.crossValidation?.folds === undefined ? undefined : training.length);
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
   let part: ReplayPart;
