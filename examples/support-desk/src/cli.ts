@@ -3,6 +3,7 @@ import { isBatonError } from '@baton/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { chatCommand } from './chat/chatCommand.js';
 import { ABCD_SPLITS } from './data/abcdImport.js';
+import { checkCrossValidation, FOLDS, MAX_FOLDS, MAX_SEED_LENGTH, MIN_FOLDS } from './data/folds.js';
 import { importCommand } from './data/importCommand.js';
 import { DEFAULT_STORE_DIR } from './desk/deskStore.js';
 import { replayCommand } from './replay/replayCommand.js';
@@ -15,6 +16,23 @@ const count =
     if (!Number.isInteger(n) || n < least) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
     return n;
   };
+
+/** `--folds`: a whole number MIN_FOLDS–MAX_FOLDS (whether the data holds that many conversations is checked once it is loaded). */
+const foldsCount = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < MIN_FOLDS || n > MAX_FOLDS) throw new InvalidArgumentError(`--folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${JSON.stringify(value)}.`);
+  return n;
+};
+
+/** `--cv-seed`: 1 to MAX_SEED_LENGTH printable ASCII characters. */
+const cvSeed = (value: string) => {
+  try {
+    checkCrossValidation(FOLDS, value);
+  } catch {
+    throw new InvalidArgumentError(`--cv-seed must be 1 to ${MAX_SEED_LENGTH} printable ASCII characters, not ${JSON.stringify(value)}.`);
+  }
+  return value;
+};
 
 /**
  * A path given on the command line, made absolute against the folder the user ran the command in:
@@ -40,10 +58,12 @@ else an ABCD sample kept beside the repository by the project's CI; else the dem
 
 program
   .command('replay')
-  .description('Replay conversations through the desk and print a routing report (5-fold cross-validation, or --train/--eval).')
+  .description('Replay conversations through the desk and print a routing report (5-fold cross-validation, --folds/--cv-seed, or --train/--eval).')
   .option('--data <file>', 'conversations, JSON Lines (default: BATON_ABCD, else the demo conversations)', callerPath)
   .option('--train <file>', 'the offline models learn from this file (with --eval; no cross-validation)', callerPath)
   .option('--eval <file>', 'replay this file with models learned from --train', callerPath)
+  .option('--folds <k>', `cross-validation folds, ${MIN_FOLDS}-${MAX_FOLDS} (default ${FOLDS}; not with --train/--eval)`, foldsCount)
+  .option('--cv-seed <seed>', `draw another random partition into folds: sha256("baton-fold:" + seed + ":" + id) (1-${MAX_SEED_LENGTH} printable characters; default none, the fixed partition; not with --train/--eval)`, cvSeed)
   .option('--limit <n>', 'replay a sample of n conversations, stratified by flow (deterministic)', count('--limit'))
   .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
   .option('--concurrency <n>', 'replay n conversations at a time (each its own session; the report is the same for any n)', count('--concurrency', 1), DEFAULT_REPLAY_CONCURRENCY)
@@ -64,6 +84,8 @@ program
       ...(options.train === undefined ? {} : { train: options.train }),
       ...(options.eval === undefined ? {} : { eval: options.eval }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(options.folds === undefined ? {} : { folds: options.folds }),
+      ...(options.cvSeed === undefined ? {} : { cvSeed: options.cvSeed }),
       restartEvery: options.restartEvery,
       concurrency: options.concurrency,
       workers: options.workers,

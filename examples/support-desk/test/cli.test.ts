@@ -116,6 +116,35 @@ describe('support-desk CLI', () => {
     expect(error.stderr).toContain('ConfigurationError: Use --train FILE together with --eval FILE');
   }, 60_000);
 
+  it('replays with --folds and --cv-seed: the partition is named in the report, as JSON too', async () => {
+    const six = join(dir, 'six.jsonl');
+    await writeFile(six, `${demoLines.slice(0, 6).join('\n')}\n`);
+    const { stdout } = await cli(['replay', '--data', six, '--folds', '2', '--cv-seed', 'x', '--json', '--store-dir', ':memory:']);
+    const report = JSON.parse(stdout);
+    expect(report.evaluation).toBe('2-fold cross-validation (seed x) by sha256 of the conversation id: each conversation routed by models learned from the other 1 fold');
+    expect(report.crossValidation).toStrictEqual({ folds: 2, seed: 'x' });
+    expect(report.counts.conversations).toBe(6);
+    expect(report.measurements.trainings).toBe(new Set(demoLines.slice(0, 6).map((line) => foldOf(JSON.parse(line).id, 2, 'x'))).size);
+  }, 60_000);
+
+  // Three CLI processes, started together.
+  it('refuses --folds/--cv-seed with --train/--eval, --folds out of 2-50 or above the conversations, and a seed of unprintable characters', async () => {
+    const two = join(dir, 'two-only.jsonl');
+    await writeFile(two, `${demoLines.slice(0, 2).join('\n')}\n`);
+    const [withHeldOut, tooMany, moreThanData, badSeed] = await Promise.all([
+      failing(['replay', '--train', DEMO_DATA_FILE, '--eval', DEMO_DATA_FILE, '--cv-seed', '1']),
+      failing(['replay', '--folds', '51']),
+      failing(['replay', '--data', two, '--folds', '3', '--store-dir', ':memory:']),
+      failing(['replay', '--cv-seed', 'a\tb']),
+    ]);
+    expect(withHeldOut.code).toBe(1);
+    expect(withHeldOut.stderr).toContain('ConfigurationError: --folds and --cv-seed choose cross-validation folds: --train/--eval evaluate on a held-out file, without cross-validation.');
+    expect(tooMany.stderr).toContain('--folds must be a whole number from 2 to 50, not "51"');
+    expect(moreThanData.code).toBe(1);
+    expect(moreThanData.stderr).toContain('InvalidInputError: Cannot cut 2 conversations into 3 cross-validation folds: use at most 2 folds.');
+    expect(badSeed.stderr).toContain('--cv-seed must be 1 to 64 printable ASCII characters, not "a\\tb"');
+  }, 120_000);
+
   it('refuses a --restart-every that is not a whole number', async () => {
     const error = await failing(['replay', '--restart-every', 'often']);
     expect(error.code).not.toBe(0);
@@ -127,6 +156,8 @@ describe('support-desk CLI', () => {
     const [direct, throughPnpm, top] = await Promise.all([cli(['replay', '--help']), cli(['replay', '--', '--help']), cli(['--help'])]);
     expect(direct.stdout).toContain('Usage: support-desk replay [options]');
     expect(direct.stdout).toContain('--train <file>');
+    expect(direct.stdout).toContain('--folds <k>');
+    expect(direct.stdout).toContain('--cv-seed <seed>');
     expect(throughPnpm.stdout).toBe(direct.stdout);
     expect(top.stdout).toContain('BATON_ABCD');
   }, 120_000);

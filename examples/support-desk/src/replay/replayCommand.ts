@@ -19,6 +19,10 @@ export interface ReplayCommandOptions {
   train?: string;
   /** `--eval FILE`: the conversations replayed with models learned from `train`. */
   eval?: string;
+  /** `--folds K`: cross-validation folds (2–50; default 5). Refused with `train`/`eval`. */
+  folds?: number;
+  /** `--cv-seed S`: draws another random partition into folds (see `RunReplayOptions.crossValidation`). Refused with `train`/`eval`. */
+  cvSeed?: string;
   /** Replay a sample of this many conversations, stratified by flow (deterministic). */
   limit?: number;
   restartEvery: number;
@@ -50,6 +54,9 @@ async function runData(options: ReplayCommandOptions): Promise<RunData> {
     if (options.train === undefined || options.eval === undefined || options.data !== undefined) {
       throw new ConfigurationError('Use --train FILE together with --eval FILE (and without --data): the models learn from the one and replay the other.');
     }
+    if (options.folds !== undefined || options.cvSeed !== undefined) {
+      throw new ConfigurationError('--folds and --cv-seed choose cross-validation folds: --train/--eval evaluate on a held-out file, without cross-validation. Use them with --data (or no data option) instead.');
+    }
     const [training, all] = await Promise.all([loadConversations(options.train), loadConversations(options.eval)]);
     const [trainSource, evalSource] = await Promise.all([resolveDataSource({ data: options.train }), resolveDataSource({ data: options.eval })]);
     const { replayed, note } = sampled(all);
@@ -68,18 +75,22 @@ async function runData(options: ReplayCommandOptions): Promise<RunData> {
  * `json`), replays them with a progress bar on stderr, and prints the report (text, or JSON with
  * `json`). When a conversation failed, the first failure is printed on stderr above the report.
  *
- * @param options what `cli.ts` parsed: `{ data?, train?, eval?, limit?, restartEvery, concurrency?, workers?, storeDir?, json, rejectRefunds, models, progress }`
+ * @param options what `cli.ts` parsed: `{ data?, train?, eval?, folds?, cvSeed?, limit?, restartEvery, concurrency?, workers?, storeDir?, json, rejectRefunds, models, progress }`
  * @returns the report (`report.counts.failed` > 0 when a conversation failed; the CLI then exits with 1)
  * @throws {NotFoundError} when a data file is missing (the message says what format is expected), or `BATON_ABCD` names nothing usable
- * @throws {InvalidInputError} when a line of a data file is not an ABCD conversation, or `concurrency` or `workers` is not a whole number ≥ 1
+ * @throws {InvalidInputError} when a line of a data file is not an ABCD conversation, `concurrency` or `workers` is not a whole number ≥ 1,
+ *   or `folds` is out of range (2–50, at most the conversations) or `cvSeed` is not 1–64 printable ASCII characters
  * @throws {ConfigurationError} when `storeDir` holds files a FileStore does not write (it is not cleared), for
- *   `models: 'openai'` without an API key, or for `train` without `eval` (or with `data`)
+ *   `models: 'openai'` without an API key, for `train` without `eval` (or with `data`), or `folds`/`cvSeed` with `train`/`eval` or `models: 'openai'`
  * @example
  * ```ts
  * await replayCommand({ limit: 20, restartEvery: 0, json: false, rejectRefunds: false, models: 'offline', progress: false });
  * ```
  */
 export async function replayCommand(options: ReplayCommandOptions): Promise<ReplayReport> {
+  if (options.models === 'openai' && (options.folds !== undefined || options.cvSeed !== undefined)) {
+    throw new ConfigurationError('--folds and --cv-seed choose the folds the offline models learn from: --models openai learns nothing, so there are no folds.');
+  }
   const data = await runData(options);
   if (options.json) console.error(data.line);
   else console.log(data.line);
@@ -99,6 +110,9 @@ export async function replayCommand(options: ReplayCommandOptions): Promise<Repl
       conversations,
       training: data.training,
       evaluation: data.evaluation,
+      ...(options.folds !== undefined || options.cvSeed !== undefined
+        ? { crossValidation: { ...(options.folds === undefined ? {} : { folds: options.folds }), ...(options.cvSeed === undefined ? {} : { seed: options.cvSeed }) } }
+        : {}),
       ontology: loadOntology(),
       deskStore,
       restartEvery: options.restartEvery,

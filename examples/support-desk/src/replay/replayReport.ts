@@ -1,3 +1,4 @@
+import type { CrossValidationScheme } from '../data/folds.js';
 import type { Ontology } from '../data/ontology.js';
 import { SPECIALISTS, specialistForFlow } from '../desk/specialists.js';
 import { type CostReport, formatCostReport } from '../models/costReport.js';
@@ -64,7 +65,10 @@ export function calibrationOf(pairs: ReadonlyArray<{ confidence: number; right: 
 
 /** A replay's report. `routing` and `counts` are deterministic: a rerun, with or without restarts, gives the same. */
 export interface ReplayReport {
+  /** How the offline models were evaluated, in words (the report's `Evaluation:` line). */
   evaluation: string;
+  /** The cross-validation partition (folds, and the seed when one was given); absent when held out or with given models. */
+  crossValidation?: CrossValidationScheme;
   store: string;
   models: string;
   routing: RoutingReport;
@@ -109,6 +113,7 @@ export function summarizeReplay(
   context: {
     ontology: Ontology;
     evaluation: string;
+    crossValidation?: CrossValidationScheme;
     store: string;
     models: string;
     storeBytes: number | undefined;
@@ -149,6 +154,7 @@ export function summarizeReplay(
   const turns = Math.max(1, counts.turns);
   return {
     evaluation: context.evaluation,
+    ...(context.crossValidation === undefined ? {} : { crossValidation: context.crossValidation }),
     store: context.store,
     models: context.models,
     routing: computeRouting(outcomes, context.ontology.flows, SPECIALISTS.map((s) => s.name), specialistForFlow),

@@ -24,6 +24,7 @@ try {
       conversations: data.conversations,
       training: data.training,
       evaluation: data.evaluation,
+      scheme: data.scheme,
       ontology: loadOntology(),
       deskStore: chooseDeskStore(data.store),
       restartEvery: data.restartEvery,

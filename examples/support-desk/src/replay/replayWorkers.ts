@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import * as core from '@baton/core';
 import type { BatonEvent } from '@baton/core';
-import { foldOf } from '../data/folds.js';
+import { type CrossValidationScheme, FOLDS, foldOf } from '../data/folds.js';
 import type { DeskStoreOptions } from '../desk/deskStore.js';
 import type { ConversationOutcome } from './replayConversation.js';
 import type { ReplayPart, ReplayPartOptions } from './runReplay.js';
@@ -19,6 +19,8 @@ export interface ReplayWorkerData {
   conversations: ReplayPartOptions['conversations'];
   training: ReplayPartOptions['training'];
   evaluation: 'cross-validation' | 'held-out';
+  /** The run's cross-validation partition (each worker trains and replays by it); `undefined` when held out. */
+  scheme: CrossValidationScheme | undefined;
   store: DeskStoreOptions;
   restartEvery: number;
   rejectRefunds: boolean;
@@ -35,18 +37,20 @@ export type ReplayWorkerMessage =
   | { type: 'failed'; error: { name: string; message: string; stack?: string } };
 
 /**
- * Which conversations each worker replays: the indices sorted by fold (stable; in input order within a
+ * Which conversations each worker replays: the indices sorted by fold of `scheme` (stable; in input order within a
  * fold), cut into `workers` runs of consecutive indices as even as can be. A worker then trains only the
  * folds of its run (one fold split between two workers is trained by both).
  *
  * @param ids the conversations' ids, in input order
  * @param byFold sort by fold first (cross-validation); otherwise input order
+ * @param scheme the folds to sort by (default: {@link FOLDS} folds, no seed)
  * @returns one array of input indices per worker (none empty when `workers` ≤ `ids.length`)
+ * @throws {InvalidInputError} when `scheme` has folds or a seed out of range (see `checkCrossValidation`)
  */
-export function shareOut(ids: readonly string[], workers: number, byFold: boolean): number[][] {
+export function shareOut(ids: readonly string[], workers: number, byFold: boolean, scheme: CrossValidationScheme = { folds: FOLDS }): number[][] {
   const order = ids.map((_, index) => index);
   if (byFold) {
-    const folds = ids.map((id) => foldOf(id));
+    const folds = ids.map((id) => foldOf(id, scheme.folds, scheme.seed));
     order.sort((a, b) => folds[a]! - folds[b]! || a - b);
   }
   const shares: number[][] = [];
@@ -92,7 +96,8 @@ export async function replayInWorkers(options: ReplayPartOptions, workers: numbe
   const shares = shareOut(
     conversations.map((c) => c.id),
     workers,
-    options.evaluation !== 'held-out',
+    options.scheme !== undefined,
+    options.scheme,
   ).filter((share) => share.length > 0);
   const outcomes: ConversationOutcome[] = new Array(conversations.length);
   const costs: ReplayPart['costs'] = new Array(conversations.length);
@@ -111,6 +116,7 @@ export async function replayInWorkers(options: ReplayPartOptions, workers: numbe
         conversations: share.map((index) => conversations[index]!),
         training: options.training,
         evaluation: options.evaluation ?? 'cross-validation',
+        scheme: options.scheme,
         store: options.deskStore.options,
         restartEvery: options.restartEvery ?? 0,
         rejectRefunds: options.rejectRefunds ?? false,

@@ -3,7 +3,7 @@ import { type BatonEvent, InvalidInputError, MAIN_BRANCH, type Store } from '@ba
 import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
 import type { AbcdConversation } from '../data/abcdData.js';
-import { FOLDS, foldOf } from '../data/folds.js';
+import { type CrossValidationScheme, checkCrossValidation, FOLDS, foldOf } from '../data/folds.js';
 import type { Ontology } from '../data/ontology.js';
 import { createDeskAgents, type DeskAgents, type DeskModels } from '../desk/deskAgents.js';
 import { createOfflineModels, mapDeskModels } from '../desk/deskModels.js';
@@ -27,6 +27,14 @@ export interface RunReplayOptions {
    * separate file, as `start --train FILE --eval FILE` gives).
    */
   evaluation?: 'cross-validation' | 'held-out';
+  /**
+   * The cross-validation partition (with `evaluation: 'cross-validation'`): `folds` (default {@link FOLDS}; a whole
+   * number 2–50, when given at most the training conversations) and `seed` (1–64 printable ASCII characters; default none: the
+   * partition every figure of the README was measured on). A seed draws another random partition by
+   * `sha256("baton-fold:" + seed + ":" + id)`, so repeating a replay with seeds `1`, `2`, … shows how much its
+   * figures depend on the partition (`scripts/repeatedCv.ts`). Refused with `'held-out'` or given `models`.
+   */
+  crossValidation?: { folds?: number; seed?: string };
   ontology: Ontology;
   deskStore: DeskStore;
   /** `undefined`: the offline models, learned per cross-validation fold; otherwise these models for every conversation. */
@@ -71,15 +79,17 @@ export const DEFAULT_REPLAY_WORKERS = Math.min(2, availableParallelism());
 /**
  * Replays conversations through the support desk and reports on them. Offline, each conversation
  * is handled by models learned from the other folds only (5-fold cross-validation by a stable hash
- * of the conversation id), so routing accuracy is measured on conversations the router did not learn
+ * of the conversation id, or the folds and seed of `crossValidation`), so routing accuracy is measured on conversations the router did not learn
  * from. Sessions are stored in `deskStore` (cleared first, so runs are repeatable) and closed at the
  * end; episodic memory saves an episode for each. `concurrency` conversations are replayed at a time,
  * each on its own session (its turns in order); outcomes and token counts are reported in the input
  * order, so the report is the same for any concurrency (but for timings).
  *
- * @param options `{ conversations, ontology, deskStore, training?, models?, restartEvery?, rejectRefunds?, concurrency?, workers?, onEvent?, onConversation? }`
+ * @param options `{ conversations, ontology, deskStore, training?, evaluation?, crossValidation?, models?, restartEvery?, rejectRefunds?, concurrency?, workers?, onEvent?, onConversation? }`
  * @returns the report: routing figures, counts, measurements
- * @throws {InvalidInputError} when `concurrency` or `workers` is not a whole number ≥ 1
+ * @throws {InvalidInputError} when `concurrency` or `workers` is not a whole number ≥ 1; when `crossValidation` has folds that are
+ *   not a whole number 2–50 or (given) more than the training conversations, or a seed that is not 1–64 printable ASCII characters,
+ *   or is given with `evaluation: 'held-out'` or with `models` (all before the store is touched)
  * @throws {ReplayWorkerError} when a worker thread stops without a report (it crashed, or could not load)
  * @throws {ConfigurationError} when the store folder holds files a FileStore does not write (it is not cleared);
  *   the store's errors. A failed turn stops only its conversation (see `ConversationOutcome.failure`)
@@ -95,19 +105,22 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidInputError(`concurrency must be a whole number ≥ 1, not ${concurrency}.`);
   const requestedWorkers = options.workers ?? 1;
   if (!Number.isInteger(requestedWorkers) || requestedWorkers < 1) throw new InvalidInputError(`workers must be a whole number ≥ 1, not ${requestedWorkers}.`);
+  const crossValidation = resolveCrossValidation(options);
   // Models given by the caller do not cross threads, nor does an in-memory store: those runs stay in this thread.
   const workers = options.models === undefined && deskStore.reopens ? Math.min(requestedWorkers, Math.max(1, conversations.length)) : 1;
+  const training = options.training ?? conversations;
+  // Folds the caller chose must each hold a conversation; the default 5 still take a smaller file (some folds then test nothing).
+  if (crossValidation !== undefined) checkCrossValidation(crossValidation.folds, crossValidation.seed, options.crossValidation?.folds === undefined ? undefined : training.length);
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
-  const training = options.training ?? conversations;
   let part: ReplayPart;
   let storeBytes: number | undefined;
   if (workers === 1) {
-    part = await replayPart({ ...options, concurrency, training }, conversations.length, async () => {
+    part = await replayPart({ ...options, concurrency, training, scheme: crossValidation }, conversations.length, async () => {
       storeBytes = await deskStore.bytes();
     });
   } else {
-    part = await replayInWorkers({ ...options, concurrency, training }, workers);
+    part = await replayInWorkers({ ...options, concurrency, training, scheme: crossValidation }, workers);
     storeBytes = await deskStore.bytes();
     // A store that does not reopen (MongoDB) opened its client here to reset and measure: close it.
     if (!deskStore.reopens) await (await deskStore.open()).close();
@@ -117,7 +130,8 @@ export async function runReplay(options: RunReplayOptions): Promise<ReplayReport
   const extra: Pick<ReplayCountTotals, 'messages' | 'episodes'> = { messages: part.messages, episodes: part.episodes };
   const report = summarizeReplay(part.outcomes, {
     ontology,
-    evaluation: describeEvaluation(options, training),
+    evaluation: describeEvaluation(options, training, crossValidation),
+    ...(crossValidation === undefined ? {} : { crossValidation }),
     store: `${deskStore.kind} (${deskStore.location})`,
     models: options.models === undefined ? 'offline (abcd-router-nb, abcd-policy-kb)' : options.models.triage.model,
     storeBytes,
@@ -146,6 +160,8 @@ export interface ReplayPart {
 export interface ReplayPartOptions extends RunReplayOptions {
   training: readonly AbcdConversation[];
   concurrency: number;
+  /** The checked cross-validation partition; `undefined` when nothing is trained per fold (held out, or given models). */
+  scheme: CrossValidationScheme | undefined;
   /** Checked before each conversation: once it returns true, no lane takes another conversation. */
   stopRequested?: () => boolean;
   /** Called with each conversation's outcome and its index in `conversations`. */
@@ -163,9 +179,8 @@ export interface ReplayPartOptions extends RunReplayOptions {
  * @throws the store's errors (the other lanes finish their conversation and take no other); a failed turn stops only its conversation
  */
 export async function replayPart(options: ReplayPartOptions, total: number, beforeClose?: () => Promise<void>): Promise<ReplayPart> {
-  const { conversations, ontology, deskStore, training, concurrency } = options;
+  const { conversations, ontology, deskStore, training, concurrency, scheme } = options;
   const worlds = new WorldDirectory();
-  const heldOut = options.evaluation === 'held-out';
   // Models are learned once per fold (on first use) and shared by the lanes; each lane wraps them with its own clock.
   const modelsByFold = new Map<number, DeskModels>();
   const trainingMs: number[] = [];
@@ -173,7 +188,7 @@ export async function replayPart(options: ReplayPartOptions, total: number, befo
     let models = modelsByFold.get(fold);
     if (models === undefined) {
       const trainingStarted = performance.now();
-      models = options.models ?? createOfflineModels(training.filter((c) => foldOf(c.id) !== fold), ontology);
+      models = options.models ?? createOfflineModels(scheme === undefined ? training : training.filter((c) => foldOf(c.id, scheme.folds, scheme.seed) !== fold), ontology);
       if (options.models === undefined) trainingMs.push(performance.now() - trainingStarted);
       modelsByFold.set(fold, models);
     }
@@ -200,7 +215,7 @@ export async function replayPart(options: ReplayPartOptions, total: number, befo
     const conversation = conversations[index]!;
     const sessionId = sessionIdFor(conversation.id);
     worlds.set(sessionId, World.fromConversation(conversation));
-    const fold = options.models === undefined && !heldOut ? foldOf(conversation.id) : -1;
+    const fold = scheme === undefined ? -1 : foldOf(conversation.id, scheme.folds, scheme.seed);
     let agents = lane.agentsByFold.get(fold);
     if (agents === undefined) {
       agents = createDeskAgents(ontology, mapDeskModels(modelsFor(fold), (model) => new TimedModel(new CountedModel(model), lane.clock)), worlds);
@@ -270,10 +285,31 @@ interface Lane {
   store: Store;
 }
 
-function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[]): string {
+/**
+ * The cross-validation partition of a run: `undefined` when nothing is trained per fold (given models, or held out).
+ * @throws {InvalidInputError} when `crossValidation` is given with `evaluation: 'held-out'` or with `models`
+ */
+function resolveCrossValidation(options: RunReplayOptions): CrossValidationScheme | undefined {
+  const given = options.crossValidation;
+  if (options.models !== undefined || options.evaluation === 'held-out') {
+    if (given !== undefined) {
+      throw new InvalidInputError(
+        options.models !== undefined
+          ? 'crossValidation was given with models: the given models handle every conversation, nothing is trained per fold.'
+          : "crossValidation was given with evaluation 'held-out': held-out models learn from all of training, there are no folds.",
+      );
+    }
+    return undefined;
+  }
+  const folds = given?.folds ?? FOLDS;
+  return given?.seed === undefined ? { folds } : { folds, seed: given.seed };
+}
+
+function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[], scheme: CrossValidationScheme | undefined): string {
   if (options.models !== undefined) return 'no training: the given models handle every conversation';
-  if (options.evaluation !== 'held-out') {
-    return `${FOLDS}-fold cross-validation by sha256 of the conversation id: each conversation routed by models learned from the other ${FOLDS - 1} folds`;
+  if (scheme !== undefined) {
+    const seed = scheme.seed === undefined ? '' : ` (seed ${scheme.seed})`;
+    return `${scheme.folds}-fold cross-validation${seed} by sha256 of the conversation id: each conversation routed by models learned from the other ${scheme.folds - 1} fold${scheme.folds === 2 ? '' : 's'}`;
   }
   const learned = new Set(training.map((c) => c.id));
   const overlap = options.conversations.filter((c) => learned.has(c.id)).length;
