@@ -4,7 +4,7 @@ import { customerMessages, loadConversations, openingText } from '../src/data/ab
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { crossValidationFolds } from '../src/data/folds.js';
 import { ROUTER_CLASSIFIER, routerTrainingTexts } from '../src/desk/deskModels.js';
-import { LogisticRegressionClassifier, NaiveBayesClassifier } from '../src/models/textClassifier.js';
+import { createTextClassifier, LinearSvmClassifier, LogisticRegressionClassifier, NaiveBayesClassifier } from '../src/models/textClassifier.js';
 import { characterNgrams, forgetTextFeatures, hasContent, textFeatures } from '../src/models/textFeatures.js';
 
 describe('textFeatures', () => {
@@ -144,5 +144,64 @@ describe('LogisticRegressionClassifier', () => {
     expect(results.filter(({ result, flow }) => result?.label === flow).length / results.length).toBeGreaterThan(0.6);
     expect(classifier.classify('hi there')).toBeUndefined();
     expect(() => new LogisticRegressionClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(InvalidInputError);
+  });
+});
+
+describe('LinearSvmClassifier', () => {
+  // Two cases a word apart, each said four ways: a separable set.
+  const SEPARABLE = [
+    ...['refund my order', 'I want a refund', 'refund please, the item broke', 'when will my refund arrive'].map((text, i) => ({ id: `r${i}`, text, label: 'refund' })),
+    ...['change my shipping address', 'my address is wrong', 'update the delivery address', 'I moved, new address'].map((text, i) => ({ id: `a${i}`, text, label: 'address' })),
+    ...['cancel my subscription', 'stop the subscription', 'end my subscription now', 'I no longer want the subscription'].map((text, i) => ({ id: `s${i}`, text, label: 'subscription' })),
+  ];
+
+  it('learns a separable set: every training text and new phrasings of each case get their label', () => {
+    const classifier = new LinearSvmClassifier(SEPARABLE, { calibrationFolds: 0 });
+    expect(classifier.kind).toBe('linear-svm');
+    expect(classifier.labels).toEqual(['address', 'refund', 'subscription']);
+    for (const example of SEPARABLE) expect(classifier.classify(example.text)?.label).toBe(example.label);
+    expect(classifier.classify('where is the refund')?.label).toBe('refund');
+    expect(classifier.classify('wrong address on the order')?.label).toBe('address');
+    expect(classifier.classify('hello there')).toBeUndefined();
+  });
+
+  it('is deterministic: the same texts give the same model, temperature and probabilities', () => {
+    const first = new LinearSvmClassifier(SEPARABLE, { lambda: 0.01, epochs: 7 });
+    const second = createTextClassifier('linear-svm', SEPARABLE, { lambda: 0.01, epochs: 7 });
+    expect(second.kind).toBe('linear-svm');
+    expect(second.temperature).toBe(first.temperature);
+    for (const text of ['my refund is late', 'new address please', 'cancel it']) expect(second.classify(text)).toEqual(first.classify(text));
+  });
+
+  it('is calibrated on held-out demo conversations: probabilities sum to 1, and the mean confidence is near the accuracy', async () => {
+    const conversations = await loadConversations(DEMO_DATA_FILE);
+    const scored: Array<{ confidence: number; right: boolean }> = [];
+    for (const { train, test } of crossValidationFolds(conversations)) {
+      const classifier = new LinearSvmClassifier(train.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.flow })));
+      expect(classifier.temperature).toBeGreaterThan(0);
+      for (const c of test) {
+        const result = classifier.classify(customerMessages(c).join('\n'));
+        if (result === undefined) continue;
+        expect(result.probabilities.reduce((sum, p) => sum + p.probability, 0)).toBeCloseTo(1, 6);
+        expect(result.confidence).toBe(result.probabilities[0]!.probability);
+        scored.push({ confidence: result.confidence, right: result.label === c.flow });
+      }
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    // Chance is 1 in 10 flows.
+    expect(mean(scored.map((s) => (s.right ? 1 : 0)))).toBeGreaterThan(0.6);
+    expect(Math.abs(mean(scored.map((s) => s.confidence)) - mean(scored.map((s) => (s.right ? 1 : 0))))).toBeLessThan(0.15);
+  });
+
+  it('refuses two labels with too few words by the same named error as the other kinds, and answers its only label when it learned one', () => {
+    const tooFew = [
+      { id: 'a', text: 'password', label: 'x' },
+      { id: 'b', text: 'package', label: 'y' },
+    ];
+    expect(() => new LinearSvmClassifier(tooFew)).toThrow(InvalidInputError);
+    expect(() => new LinearSvmClassifier(tooFew)).toThrow(/at least 2 labels and 10 distinct words/);
+    expect(() => createTextClassifier('linear-svm', tooFew)).toThrow(InvalidInputError);
+    const single = new LinearSvmClassifier([{ id: 'a', text: 'password', label: 'account_access' }]);
+    expect(single.classify('my parcel is late')).toMatchObject({ label: 'account_access', confidence: 1 });
   });
 });
