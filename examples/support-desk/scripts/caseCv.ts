@@ -68,9 +68,10 @@ if (svm) {
     { name: 'naive Bayes (words+pairs a=0.5 binarized)', kind: 'naive-bayes', options: {}, ...desk },
     ...(
       [
+        [0.03, 3],
+        [0.1, 3],
         [0.03, 5],
         [0.03, 10],
-        [0.1, 10],
       ] as const
     ).map(([lambda, epochs]) => ({ name: `linear SVM lambda=${lambda} ${epochs} epochs`, kind: 'linear-svm' as const, options: { lambda, epochs }, ...desk })),
   ];

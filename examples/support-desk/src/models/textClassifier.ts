@@ -118,11 +118,18 @@ const LR_MIN_DF = 2;
  * weighs its inverse document frequency (`ln(N / df)`, presence only), the vector is L2-normalised, and with
  * `bias` a last column holds 1. `vectorize` returns `undefined` for a text with no known feature.
  */
-function tfIdfVectorizer(examples: readonly Featured[], bias: boolean): { columns: number; vectorize: (features: readonly string[]) => Float64Array | undefined } {
+function tfIdfVectorizer(
+  examples: readonly Featured[],
+  bias: boolean,
+  maxFeatures = Number.POSITIVE_INFINITY,
+): { columns: number; vectorize: (features: readonly string[]) => Float64Array | undefined } {
   const df = new Map<string, number>();
   for (const example of examples) for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
+  const kept = [...df].filter(([, count]) => count >= LR_MIN_DF);
+  // At most maxFeatures, the most frequent (as scikit-learn's `max_features`; a stable sort: ties keep their first text's order).
+  if (kept.length > maxFeatures) kept.sort((a, b) => b[1] - a[1]).splice(maxFeatures);
   const vocabulary = new Map<string, { column: number; idf: number }>();
-  for (const [feature, count] of df) if (count >= LR_MIN_DF) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
+  for (const [feature, count] of kept) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
   const size = vocabulary.size;
   const columns = size + (bias ? 1 : 0);
   const vectorize = (features: readonly string[]): Float64Array | undefined => {
@@ -179,6 +186,11 @@ export const SVM_LAMBDA = 0.03;
 export const SVM_EPOCHS = 10;
 /** The linear SVM averages the iterates of every this many steps of its second half of passes (fewer sums, the same mean). */
 const SVM_AVERAGE_EVERY = 4;
+/**
+ * The linear SVM's vocabulary: at most this many features (the most frequent of those in at least two training texts).
+ * Its vectors are dense, so that each step costs the vocabulary's size: this bounds its training time.
+ */
+const SVM_MAX_FEATURES = 1000;
 /** The seed of the linear SVM's shuffled orders: the same texts give the same model. */
 const SVM_SEED = 14;
 
@@ -208,7 +220,7 @@ function seededRandom(seed: number): () => number {
 const linearSvm =
   (lambda: number, epochs: number): Learner =>
   (examples, labels) => {
-    const { columns, vectorize } = tfIdfVectorizer(examples, true);
+    const { columns, vectorize } = tfIdfVectorizer(examples, true, SVM_MAX_FEATURES);
     const rows: Array<{ vector: Float64Array; label: number }> = [];
     for (const example of examples) {
       const vector = vectorize(example.features);
