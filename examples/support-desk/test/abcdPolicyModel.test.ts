@@ -4,10 +4,10 @@ import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
-import { CASE_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, createOfflineModels, GUIDELINE_COPIES, guidelineTrainingTexts } from '../src/desk/deskModels.js';
+import { CASE_CLASSIFIER, CASE_CLASSIFIER_KIND, CASE_TRAINING_TEXTS, caseTrainingTexts, createOfflineModels, GUIDELINE_COPIES, guidelineTrainingTexts } from '../src/desk/deskModels.js';
 import { AbcdPolicyModel, caseText } from '../src/models/abcdPolicyModel.js';
 import { extractSlots } from '../src/models/slotExtraction.js';
-import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
+import { createTextClassifier, type TextClassifier } from '../src/models/textClassifier.js';
 
 const ontology = loadOntology();
 let returns: AbcdPolicyModel;
@@ -150,10 +150,10 @@ describe('a specialist reading the first messages that say anything (caseMessage
   const opening: ModelMessage = { role: 'user', content: 'The jacket I got is the wrong size, I want to return it' };
   // A later answer that, read with the opening, sounds like another case of the same specialist.
   const later: ModelMessage = { role: 'user', content: 'where is my refund? what is the status of my refund, the refund is still pending' };
-  let classifier: NaiveBayesClassifier;
+  let classifier: TextClassifier;
   beforeAll(async () => {
     const texts = [...caseTrainingTexts(await loadConversations(DEMO_DATA_FILE), ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(loadGuidelines(ontology), 'subflow', GUIDELINE_COPIES.cases)];
-    classifier = new NaiveBayesClassifier(texts, { ...CASE_CLASSIFIER, labels: ontology.subflows.product_defect ?? [] });
+    classifier = createTextClassifier(CASE_CLASSIFIER_KIND, texts, { ...CASE_CLASSIFIER, labels: ontology.subflows.product_defect ?? [] });
   });
   const caseAsked = async (caseMessages: number | undefined) => {
     const model = new AbcdPolicyModel({ agent: 'returns', classifier, ontology, caseMessages });

@@ -8,8 +8,8 @@ import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { GUIDELINES_FILE, guidelineText, loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { CASE_CLASSIFIER, caseTrainingTexts, guidelineTrainingTexts } from '../src/desk/deskModels.js';
-import { NaiveBayesClassifier } from '../src/models/textClassifier.js';
+import { CASE_CLASSIFIER, CASE_CLASSIFIER_KIND, caseTrainingTexts, guidelineTrainingTexts } from '../src/desk/deskModels.js';
+import { createTextClassifier } from '../src/models/textClassifier.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -87,12 +87,14 @@ describe('guidelineTrainingTexts', () => {
     expect(training.length).toBeGreaterThan(3);
     const labels = ontology.subflows.shipping_issue!;
     const customer = 'The shipping fee on my order is way too high, can you waive it or refund the shipping?';
-    const without = new NaiveBayesClassifier(
+    const without = createTextClassifier(
+      CASE_CLASSIFIER_KIND,
       caseTrainingTexts(training, ontology, 'whole').filter((t) => !t.id.startsWith('name-')),
       { ...CASE_CLASSIFIER, labels },
     );
     expect(without.labels).not.toContain('cost');
-    const withGuidelines = new NaiveBayesClassifier(
+    const withGuidelines = createTextClassifier(
+      CASE_CLASSIFIER_KIND,
       [...caseTrainingTexts(training, ontology, 'whole').filter((t) => !t.id.startsWith('name-')), ...guidelineTrainingTexts(guidelines, 'subflow', 3)],
       { ...CASE_CLASSIFIER, labels },
     );
