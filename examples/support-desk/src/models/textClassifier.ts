@@ -214,8 +214,8 @@ function seededRandom(seed: number): () => number {
  * unregularised intercept takes steps of 1/(λt) too, which swamp the weights), over `epochs` passes of the texts in a
  * seeded shuffled order (the same for every label). The model kept is the mean of the library's iterates over the
  * second half of the passes, taken every {@link SVM_AVERAGE_EVERY} steps (averaged SGD, Polyak–Ruppert: the last
- * iterate of a few hundred steps is noisy). A
- * label's "log-odds" are its decision value w·x; the calibration's temperature scales them.
+ * iterate of a few hundred steps is noisy). A label's "log-odds" are its decision value w·x; the calibration's
+ * temperature scales them.
  */
 const linearSvm =
   (lambda: number, epochs: number): Learner =>
