@@ -185,7 +185,7 @@ export const SVM_LAMBDA = 0.03;
 /** The linear SVM's default number of passes over the training texts ({@link NaiveBayesOptions.epochs}). */
 export const SVM_EPOCHS = 10;
 /** The linear SVM averages the iterates of every this many steps of its second half of passes (fewer sums, the same mean). */
-const SVM_AVERAGE_EVERY = 4;
+const SVM_AVERAGE_EVERY = 8;
 /**
  * The linear SVM's vocabulary: at most this many features (the most frequent of those in at least two training texts).
  * Its vectors are dense, so that each step costs the vocabulary's size: this bounds its training time.
