@@ -8,6 +8,8 @@ import incrBinaryClassification from '@stdlib/ml-incr-binary-classification';
 import ndarray from '@stdlib/ndarray-ctor';
 import LogisticRegression from 'ml-logistic-regression';
 import { Matrix } from 'ml-matrix';
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import createNaiveBayes from 'wink-naive-bayes-text-classifier';
 import type { TextClassifier } from './textClassifier.js';
 
@@ -154,18 +156,6 @@ const SVM_MAX_FEATURES = 1000;
 /** The seed of the linear SVM's shuffled orders: the same texts give the same model. */
 const SVM_SEED = 14;
 
-/** A seeded pseudo-random generator (mulberry32) of numbers in [0, 1): the SVM's shuffles are reproducible. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * TF-IDF + one-vs-rest linear SVM: the vectors of {@link tfIdfVectorizer} (features in at least two training texts,
  * plus a bias column of 1), one binary soft-margin linear SVM per label (that label +1, the others −1), each trained
@@ -191,13 +181,14 @@ export const linearSvm =
     // The sum of each model's iterates over the averaged passes, then their mean: the weights, the bias's last.
     const weights = labels.map(() => new Float64Array(columns));
     const averagedFrom = Math.floor(epochs / 2);
-    const random = seededRandom(SVM_SEED);
+    // pure-rand's xoroshiro128+ (the generator fast-check uses), seeded: the same texts give the same shuffles.
+    const random = xoroshiro128plus(SVM_SEED);
     const order = rows.map((_, i) => i);
     let step = 0;
     let samples = 0;
     for (let epoch = 0; epoch < epochs; epoch += 1) {
       for (let i = order.length - 1; i > 0; i -= 1) {
-        const j = Math.floor(random() * (i + 1));
+        const j = uniformInt(random, 0, i);
         [order[i], order[j]] = [order[j]!, order[i]!];
       }
       for (const i of order) {
