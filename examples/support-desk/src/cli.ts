@@ -17,10 +17,14 @@ const count =
     return n;
   };
 
-/** `--folds`: a whole number MIN_FOLDS–MAX_FOLDS (whether the data holds that many conversations is checked once it is loaded). */
+/** `--folds`: a whole number MIN_FOLDS–MAX_FOLDS, checked by `checkCrossValidation` (whether the data holds that many conversations is checked once it is loaded). */
 const foldsCount = (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < MIN_FOLDS || n > MAX_FOLDS) throw new InvalidArgumentError(`--folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${JSON.stringify(value)}.`);
+  try {
+    checkCrossValidation(n);
+  } catch {
+    throw new InvalidArgumentError(`--folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${JSON.stringify(value)}.`);
+  }
   return n;
 };
 

@@ -5,7 +5,7 @@ import { type BatonEvent, FileStore, InvalidInputError, MAIN_BRANCH } from '@bat
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { foldOf } from '../src/data/folds.js';
+import { FOLDS, foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
 import { CostMeter } from '../src/models/costReport.js';
@@ -138,7 +138,7 @@ describe('replaying the demo conversations on two worker threads', () => {
     const shares = shareOut(
       conversations.map((c) => c.id),
       2,
-      true,
+      { folds: FOLDS },
     );
     const expected = shares.map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size).reduce((a, b) => a + b, 0);
     expect(reports.get(1)!.measurements.trainings).toBe(5);

@@ -87,7 +87,6 @@ describe('a replay with crossValidation { folds: 3, seed: "x" }', () => {
     const shares = shareOut(
       replayed.map((c) => c.id),
       2,
-      true,
       { folds: FOLDS, seed: SEED },
     );
     expect(onTwo.measurements.trainings).toBe(shares.map((share) => new Set(share.map((index) => foldOfId(replayed[index]!.id))).size).reduce((a, b) => a + b, 0));

@@ -11,7 +11,7 @@ import { testDatabaseName } from '../../../test/support/mongoServer.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 import { type AbcdConversation, loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { foldOf } from '../src/data/folds.js';
+import { FOLDS, foldOf } from '../src/data/folds.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { stratifiedSample } from '../src/data/stratifiedSample.js';
 import { chooseDeskStore } from '../src/desk/deskStore.js';
@@ -73,7 +73,7 @@ describe('the support-desk replay on two worker threads against MongoDB', () => 
     const shares = shareOut(
       conversations.map((c) => c.id),
       2,
-      true,
+      { folds: FOLDS },
     );
     expect(shares.every((share) => share.length > 0)).toBe(true);
     expect(onOne.measurements.trainings).toBe(5);

@@ -30,11 +30,39 @@ export interface NaiveBayesSettings {
 /** The desk's naive Bayes settings when none are given: smoothing 0.5, binarized features. */
 export const DEFAULT_NAIVE_BAYES: NaiveBayesSettings = { smoothing: 0.5, presence: true };
 
+/** wink's floor, kept by every kind of classifier: at least this many distinct features among the training texts. */
+const MIN_VOCABULARY = 10;
+
+/** The named error for training texts too few to learn from (what wink refuses, whichever the model). */
+function tooLittleData(examples: readonly Featured[], cause?: unknown): InvalidInputError {
+  const labels = new Set(examples.map((example) => example.label));
+  return new InvalidInputError(
+    `Cannot train a text classifier on ${examples.length} texts with ${labels.size} label(s) (${[...labels].slice(0, 5).join(', ')}): ` +
+      'it needs at least 2 labels and 10 distinct words; give it more conversations.',
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Checks that featured texts of 2 labels or more hold enough to learn from: at least {@link MIN_VOCABULARY} distinct
+ * features, the floor wink's naive Bayes enforces, so that every kind of classifier refuses the same texts.
+ * @throws {InvalidInputError} when they hold fewer distinct features
+ * @example
+ * ```ts
+ * checkTrainable([{ features: ['password'], label: 'x' }, { features: ['package'], label: 'y' }]); // throws InvalidInputError
+ * ```
+ */
+export function checkTrainable(examples: readonly Featured[]): void {
+  const vocabulary = new Set<string>();
+  for (const example of examples) for (const feature of example.features) vocabulary.add(feature);
+  if (vocabulary.size < MIN_VOCABULARY) throw tooLittleData(examples);
+}
+
 /**
  * Trains winkjs's naive Bayes on featured texts.
- * @throws {InvalidInputError} when wink refuses the texts (fewer than 2 labels or 10 distinct features)
+ * @throws {InvalidInputError} when wink refuses the texts (fewer than 2 labels or {@link MIN_VOCABULARY} distinct features)
  */
-export function trainNaiveBayes(examples: readonly Featured[], settings: NaiveBayesSettings = DEFAULT_NAIVE_BAYES): WinkModel {
+function trainNaiveBayes(examples: readonly Featured[], settings: NaiveBayesSettings = DEFAULT_NAIVE_BAYES): WinkModel {
   const model = createNaiveBayes();
   model.defineConfig({ considerOnlyPresence: settings.presence, smoothingFactor: settings.smoothing });
   for (const example of examples) model.learn(example.features, example.label);
@@ -42,12 +70,7 @@ export function trainNaiveBayes(examples: readonly Featured[], settings: NaiveBa
     model.consolidate();
   } catch (error) {
     // wink refuses fewer than 10 distinct features (and fewer than 2 labels, which the caller avoids).
-    const labels = new Set(examples.map((example) => example.label));
-    throw new InvalidInputError(
-      `Cannot train a text classifier on ${examples.length} texts with ${labels.size} label(s) (${[...labels].slice(0, 5).join(', ')}): ` +
-        'it needs at least 2 labels and 10 distinct words; give it more conversations.',
-      { cause: error },
-    );
+    throw tooLittleData(examples, error);
   }
   return model;
 }
@@ -111,6 +134,22 @@ function tfIdfVectorizer(
 }
 
 /**
+ * The scorer of linear one-vs-rest models: each label's `sign · w·x` over the text's vector (all 0 when the text has no
+ * known feature). mljs's logistic regression needs sign −1 (see {@link logisticRegression}).
+ */
+function linearScorer(vectorize: (features: readonly string[]) => Float64Array | undefined, weights: ReadonlyArray<ArrayLike<number>>, labels: readonly string[], sign: 1 | -1): Scorer {
+  return (features) => {
+    const row = vectorize(features);
+    if (row === undefined) return labels.map(() => 0);
+    return weights.map((w) => {
+      let score = 0;
+      for (let i = 0; i < row.length; i += 1) if (row[i] !== 0) score += row[i]! * w[i]!;
+      return sign * score;
+    });
+  };
+}
+
+/**
  * TF-IDF + logistic regression: features seen in at least two training texts, weighted by their
  * inverse document frequency (`ln(N / df)`, presence only), each text's vector L2-normalised, plus a
  * bias; mljs's one-vs-rest `ml-logistic-regression` (batch gradient descent, {@link LR_STEPS} steps of
@@ -118,7 +157,7 @@ function tfIdfVectorizer(
  * one-vs-rest logit.
  */
 export const logisticRegression: Learner = (examples, labels) => {
-  const { columns, vectorize } = tfIdfVectorizer(examples, true);
+  const { vectorize } = tfIdfVectorizer(examples, true);
   const rows: Float64Array[] = [];
   const targets: number[] = [];
   for (const example of examples) {
@@ -131,20 +170,12 @@ export const logisticRegression: Learner = (examples, labels) => {
   model.train(new Matrix(rows.map((row) => [...row])), Matrix.columnVector(targets));
   // mljs trains class i against the rest with class i as 0, so its logit for "not i" is x·w; i's is −x·w.
   const weights = model.classifiers.map((classifier) => classifier.weights.to1DArray());
-  return (features) => {
-    const row = vectorize(features);
-    if (row === undefined) return labels.map(() => 0);
-    return weights.map((w) => {
-      let score = 0;
-      for (let i = 0; i < columns; i += 1) if (row[i] !== 0) score -= row[i]! * w[i]!;
-      return score;
-    });
-  };
+  return linearScorer(vectorize, weights, labels, -1);
 };
 
-/** The linear SVM's default regularisation λ ({@link NaiveBayesOptions.lambda}); see {@link linearSvm}. */
+/** The linear SVM's default regularisation λ (`NaiveBayesOptions.lambda`); see {@link linearSvm}. */
 export const SVM_LAMBDA = 0.03;
-/** The linear SVM's default number of passes over the training texts ({@link NaiveBayesOptions.epochs}). */
+/** The linear SVM's default number of passes over the training texts (`NaiveBayesOptions.epochs`). */
 export const SVM_EPOCHS = 10;
 /** The linear SVM averages the iterates of every this many steps of its second half of passes (fewer sums, the same mean). */
 const SVM_AVERAGE_EVERY = 8;
@@ -208,13 +239,5 @@ export const linearSvm =
       if (samples === 0) w.set(models[k]!().data as Float64Array);
       else for (let d = 0; d < columns; d += 1) w[d]! /= samples;
     }
-    return (features) => {
-      const row = vectorize(features);
-      if (row === undefined) return labels.map(() => 0);
-      return weights.map((w) => {
-        let score = 0;
-        for (let i = 0; i < columns; i += 1) if (row[i] !== 0) score += row[i]! * w[i]!;
-        return score;
-      });
-    };
+    return linearScorer(vectorize, weights, labels, 1);
   };

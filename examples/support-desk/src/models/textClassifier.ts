@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@baton/core';
-import { DEFAULT_NAIVE_BAYES, linearSvm, logisticRegression, naiveBayes, type Scorer, SVM_EPOCHS, SVM_LAMBDA, trainNaiveBayes } from './learners.js';
+import { checkTrainable, DEFAULT_NAIVE_BAYES, linearSvm, logisticRegression, naiveBayes, type Scorer, SVM_EPOCHS, SVM_LAMBDA } from './learners.js';
 import { type CharNgramRange, characterNgrams, hasContent, textFeatures } from './textFeatures.js';
 
 /** A training example: a text and its label (a flow, a subflow). */
@@ -131,7 +131,7 @@ export class TextClassifier {
     this.#labels = [...new Set(kept.map((example) => example.label))].sort();
     this.#size = kept.length;
     // The named error for too little data, whichever the model (naive Bayes raises it as it learns).
-    if (this.#labels.length >= 2 && kind !== 'naive-bayes') trainNaiveBayes(kept, settings);
+    if (this.#labels.length >= 2 && kind !== 'naive-bayes') checkTrainable(kept);
     this.#score = this.#labels.length < 2 ? undefined : learn(kept, this.#labels);
     const folds = options.calibrationFolds ?? 3;
     const scored: Array<{ scores: number[]; truth: number }> = [];

@@ -23,7 +23,6 @@ try {
     {
       conversations: data.conversations,
       training: data.training,
-      evaluation: data.evaluation,
       scheme: data.scheme,
       ontology: loadOntology(),
       deskStore: chooseDeskStore(data.store),

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import * as core from '@baton/core';
 import type { BatonEvent } from '@baton/core';
-import { type CrossValidationScheme, FOLDS, foldOf } from '../data/folds.js';
+import { type CrossValidationScheme, foldOf } from '../data/folds.js';
 import type { DeskStoreOptions } from '../desk/deskStore.js';
 import type { ConversationOutcome } from './replayConversation.js';
 import type { ReplayPart, ReplayPartOptions } from './runReplay.js';
@@ -18,7 +18,6 @@ export class ReplayWorkerError extends core.BatonError {
 export interface ReplayWorkerData {
   conversations: ReplayPartOptions['conversations'];
   training: ReplayPartOptions['training'];
-  evaluation: 'cross-validation' | 'held-out';
   /** The run's cross-validation partition (each worker trains and replays by it); `undefined` when held out. */
   scheme: CrossValidationScheme | undefined;
   store: DeskStoreOptions;
@@ -37,19 +36,22 @@ export type ReplayWorkerMessage =
   | { type: 'failed'; error: { name: string; message: string; stack?: string } };
 
 /**
- * Which conversations each worker replays: the indices sorted by fold of `scheme` (stable; in input order within a
- * fold), cut into `workers` runs of consecutive indices as even as can be. A worker then trains only the
- * folds of its run (one fold split between two workers is trained by both).
+ * Which conversations each worker replays: with a cross-validation `scheme`, the indices sorted by their fold
+ * (stable; in input order within a fold), otherwise in input order; cut into `workers` runs of consecutive indices
+ * as even as can be. A worker then trains only the folds of its run (one fold split between two workers is trained by both).
  *
  * @param ids the conversations' ids, in input order
- * @param byFold sort by fold first (cross-validation); otherwise input order
- * @param scheme the folds to sort by (default: {@link FOLDS} folds, no seed)
+ * @param scheme the folds to sort by (`undefined`: held out, nothing trained per fold, input order)
  * @returns one array of input indices per worker (none empty when `workers` ≤ `ids.length`)
  * @throws {InvalidInputError} when `scheme` has folds or a seed out of range (see `checkCrossValidation`)
+ * @example
+ * ```ts
+ * shareOut(['a', 'b', 'c'], 2, { folds: 5 }); // e.g. [[2, 0], [1]]: sorted by fold, cut in two
+ * ```
  */
-export function shareOut(ids: readonly string[], workers: number, byFold: boolean, scheme: CrossValidationScheme = { folds: FOLDS }): number[][] {
+export function shareOut(ids: readonly string[], workers: number, scheme: CrossValidationScheme | undefined): number[][] {
   const order = ids.map((_, index) => index);
-  if (byFold) {
+  if (scheme !== undefined) {
     const folds = ids.map((id) => foldOf(id, scheme.folds, scheme.seed));
     order.sort((a, b) => folds[a]! - folds[b]! || a - b);
   }
@@ -96,7 +98,6 @@ export async function replayInWorkers(options: ReplayPartOptions, workers: numbe
   const shares = shareOut(
     conversations.map((c) => c.id),
     workers,
-    options.scheme !== undefined,
     options.scheme,
   ).filter((share) => share.length > 0);
   const outcomes: ConversationOutcome[] = new Array(conversations.length);
@@ -115,7 +116,6 @@ export async function replayInWorkers(options: ReplayPartOptions, workers: numbe
       const thread = startWorker({
         conversations: share.map((index) => conversations[index]!),
         training: options.training,
-        evaluation: options.evaluation ?? 'cross-validation',
         scheme: options.scheme,
         store: options.deskStore.options,
         restartEvery: options.restartEvery ?? 0,
