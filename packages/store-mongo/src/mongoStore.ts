@@ -55,7 +55,7 @@ import { SessionTenants } from './operations/sessionTenants.js';
  * Documents are written with `schemaVersion` (core's `SCHEMA_VERSIONS`) and migrated on read.
  *
  * @param connection `{ url, clientOptions? }` (the store owns the client) or `{ client }` (yours)
- * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, versionClaims?, branchCacheSize? }`
+ * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, operationTimeoutMS?, versionClaims?, branchCacheSize? }`
  * @throws {ConfigurationError} for a missing url or a bad option
  * @example
  * ```ts
@@ -154,7 +154,7 @@ export class MongoStore implements Store {
    * ```
    */
   migrate(): Promise<TenantFieldsReport> {
-    return this.#run('migrate its documents', () => migrateTenantFields(this.#context.collections, { force: true }));
+    return this.#run('migrate its documents', () => migrateTenantFields(this.#context.collections, { force: true }), true);
   }
 
   createSession(input: CreateSessionInput): Promise<Session> {
@@ -234,7 +234,7 @@ export class MongoStore implements Store {
     return this.#run('delete an episode', () => episodes.deleteEpisode(this.#context, id, scope));
   }
   eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
-    return this.#run("erase a user's data", () => sessions.eraseUser(this.#context, input));
+    return this.#run("erase a user's data", () => sessions.eraseUser(this.#context, input), true);
   }
 
   /** Closes the client when the store created it (`{ url }`); a client you passed stays open. */
@@ -244,14 +244,17 @@ export class MongoStore implements Store {
     if (this.#ownsClient) await withStoreErrors('close its connection', () => this.#client.close());
   }
 
-  #run<T>(action: string, operation: () => Promise<T>): Promise<T> {
+  /** Runs a store call; `bulk` calls (a migration, an erasure) may run long and get no deadline. */
+  #run<T>(action: string, operation: () => Promise<T>, bulk = false): Promise<T> {
     // The common case after init(): the operation's own promise, without an async frame to await init().
-    if (this.#ready && !this.#closed) return withStoreErrors(action, operation);
-    return withStoreErrors(action, async () => {
+    const deadline = bulk ? undefined : this.#options.operationTimeoutMS;
+    if (this.#ready && !this.#closed) return withStoreErrors(action, operation, deadline);
+    // init() (indexes, and a migration on a first start) has no deadline; the operation has.
+    const ready = withStoreErrors(action, async () => {
       if (this.#closed) throw new StoreError(`Cannot ${action}: this MongoStore is closed; create a new one.`);
       await this.init();
-      return operation();
     });
+    return ready.then(() => withStoreErrors(action, operation, deadline));
   }
 }
 

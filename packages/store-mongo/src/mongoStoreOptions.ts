@@ -45,6 +45,16 @@ export interface MongoStoreOptions {
    */
   serverSelectionTimeoutMS?: number;
   /**
+   * The longest one store call may take, in milliseconds, before it fails with a `StoreError` that
+   * says the server is unreachable or the connection was lost. Default 30,000. Used with `{ url }`
+   * and `{ client }`; every call but the bulk ones (`migrate`, `eraseUser`) and `init`/`close`. It guards against a driver that never answers: the MongoDB Node driver (6.x
+   * and 7.x) waits forever for a `drain` event when it writes a command to a socket the server
+   * closed a moment before, so without a deadline such a call would never settle. As with any lost
+   * connection, the operation may still complete after the deadline; every write is idempotent and
+   * may be retried.
+   */
+  operationTimeoutMS?: number;
+  /**
    * How session and branch updates compare-and-set their `version`: `false` with one atomic
    * `findOneAndUpdate` (MongoDB); `true` by first inserting a version claim (needed on FerretDB 1.x,
    * whose conditional updates are not atomic; one more round trip per update, plus a delete of the
@@ -64,6 +74,7 @@ export interface ResolvedMongoStoreOptions {
   checkpointTtlSeconds: number | undefined;
   sharded: boolean;
   serverSelectionTimeoutMS: number;
+  operationTimeoutMS: number;
   branchCacheSize: number;
   versionClaims: 'auto' | boolean;
 }
@@ -92,6 +103,10 @@ export function resolveMongoStoreOptions(options: MongoStoreOptions): ResolvedMo
   if (!(Number.isInteger(serverSelectionTimeoutMS) && serverSelectionTimeoutMS > 0)) {
     throw new ConfigurationError(`MongoStore serverSelectionTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(serverSelectionTimeoutMS)}.`);
   }
+  const operationTimeoutMS = options.operationTimeoutMS ?? 30_000;
+  if (!(Number.isInteger(operationTimeoutMS) && operationTimeoutMS > 0)) {
+    throw new ConfigurationError(`MongoStore operationTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(operationTimeoutMS)}.`);
+  }
   const branchCacheSize = options.branchCacheSize ?? 10_000;
   if (!(Number.isInteger(branchCacheSize) && branchCacheSize >= 0)) {
     throw new ConfigurationError(`MongoStore branchCacheSize must be a whole number >= 0, not ${JSON.stringify(branchCacheSize)}.`);
@@ -100,5 +115,5 @@ export function resolveMongoStoreOptions(options: MongoStoreOptions): ResolvedMo
   if (versionClaims !== 'auto' && typeof versionClaims !== 'boolean') {
     throw new ConfigurationError(`MongoStore versionClaims must be 'auto', true or false, not ${JSON.stringify(versionClaims)}.`);
   }
-  return { dbName, collectionPrefix, checkpointTtlSeconds: ttl, sharded: options.sharded ?? false, serverSelectionTimeoutMS, branchCacheSize, versionClaims };
+  return { dbName, collectionPrefix, checkpointTtlSeconds: ttl, sharded: options.sharded ?? false, serverSelectionTimeoutMS, operationTimeoutMS, branchCacheSize, versionClaims };
 }

@@ -51,19 +51,42 @@ export function duplicateKeyIndexes(error: unknown): number[] | undefined {
   return writeErrors.map((w) => w.index as number);
 }
 
+/** Why a call failed when the server could not be reached or the connection dropped under it. */
+const LOST = 'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)';
+
 /**
- * Turns a driver error into a {@link StoreError} (with the driver error as `cause`); Baton errors
- * and programming errors pass through unchanged.
+ * Turns a driver error, or a Node socket error the driver let through (`EPIPE`, `ECONNRESET`, …),
+ * into a {@link StoreError} (with the original error as `cause`); Baton errors and programming
+ * errors pass through unchanged.
  *
  * @param action what the store was doing, for the message (`'append messages'`)
  */
 export function toStoreError(action: string, error: unknown): unknown {
-  if (error instanceof BatonError || !isMongoError(error)) return error;
+  if (error instanceof BatonError) return error;
+  if (isSocketError(error)) {
+    // The driver (6.x) passes some socket errors through raw: a write to a connection whose server
+    // has just closed it rejects with Node's own `EPIPE` ("This socket has been ended by the other
+    // party") rather than a `MongoNetworkError`. It is the same lost connection.
+    return new StoreError(`MongoStore could not ${action}: ${LOST}. Socket said: ${error.code}: ${error.message}`, { cause: error });
+  }
+  if (!isMongoError(error)) return error;
   const lost = isConnectionFailure(error) || isConnectionFailure(error.cause) || /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
-  const why = lost
-    ? 'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)'
-    : 'the MongoDB server refused the operation';
+  const why = lost ? LOST : 'the MongoDB server refused the operation';
   return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, { cause: error });
+}
+
+/**
+ * Node's codes for a socket that failed under a call: the peer closed or reset it, or it could not
+ * be reached. See https://nodejs.org/api/errors.html#common-system-errors and `writeAfterFIN` in
+ * Node's `net` module (`EPIPE`).
+ */
+const SOCKET_FAILURES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN', 'ERR_SOCKET_CLOSED', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
+/** A Node socket error (not a driver error) with one of the {@link SOCKET_FAILURES} codes. */
+function isSocketError(error: unknown): error is Error & { code: string } {
+  if (!(error instanceof Error) || isMongoError(error)) return false;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && SOCKET_FAILURES.has(code);
 }
 
 /** The driver's names for a lost or unreachable server (`MongoNetworkTimeoutError` is a `MongoNetworkError`). */
@@ -77,17 +100,30 @@ function isConnectionFailure(error: unknown): boolean {
  * Runs one store operation and converts driver errors with {@link toStoreError}. Not `async`: it
  * returns the operation's own promise with one `catch` (every store call goes through it), and a
  * synchronous throw from `run` becomes a rejection too.
+ *
+ * With `deadlineMs`, a call that has not settled by then fails with a {@link StoreError} that says
+ * the connection was lost (see `MongoStoreOptions.operationTimeoutMS`); the operation itself is
+ * not cancelled (the driver cannot cancel writes) and its late outcome is ignored.
+ * @param deadlineMs milliseconds; omit for no deadline
  * @returns a promise of `run`'s result
- * @throws {StoreError} (as a rejection) for any driver failure; Baton errors unchanged
+ * @throws {StoreError} (as a rejection) for any driver failure or a missed deadline; Baton errors unchanged
  */
-export function withStoreErrors<T>(action: string, run: () => Promise<T>): Promise<T> {
+export function withStoreErrors<T>(action: string, run: () => Promise<T>, deadlineMs?: number): Promise<T> {
   let result: Promise<T>;
   try {
     result = run();
   } catch (error) {
     return Promise.reject(toStoreError(action, error));
   }
-  return result.catch((error: unknown) => {
+  const converted = result.catch((error: unknown) => {
     throw toStoreError(action, error);
   });
+  if (deadlineMs === undefined) return converted;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new StoreError(`MongoStore could not ${action}: no answer within ${deadlineMs} ms (operationTimeoutMS): ${LOST}.`));
+    }, deadlineMs);
+  });
+  return Promise.race([converted, late]).finally(() => clearTimeout(timer));
 }
