@@ -17,7 +17,7 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
  * The router's naive Bayes settings: words and their character 2–5-grams, counted, smoothing 0.25;
  * chosen by nested cross-validation on the training folds (`scripts/routingCv.ts`).
  */
-export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2 };
+export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 3, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2, calibrationTexts: 150 };
 
 /**
  * The second naive Bayes of the router's ensemble ({@link createRouterClassifier}): words only, binarized,
@@ -137,7 +137,7 @@ export const CASE_CLASSIFIER_KIND: TextClassifierKind = 'linear-svm';
  * passes, not the 10 that ranked first there, and 2 calibration folds, not 3, for training time (`scripts/trainingTime.ts`;
  * with 3 folds the repeated cross-validation's case mean was 308.2 of 400, with 2 it is 307.6: the same within its spread).
  */
-export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2, lambda: 0.03, epochs: 5 };
+export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2, calibrationTexts: 100, lambda: 0.03, epochs: 5 };
 
 /**
  * The classifier of every flow a specialist hands a customer back with (the case classifiers' texts labelled with their

@@ -60,6 +60,15 @@ function softmax(scores: readonly number[], temperature: number): number[] {
   return exps.map((e) => e / sum);
 }
 
+/** `log softmax(scores / temperature)[index]`, without the arrays {@link softmax} makes (the temperature search calls it often). */
+function logSoftmaxAt(scores: readonly number[], temperature: number, index: number): number {
+  let top = Number.NEGATIVE_INFINITY;
+  for (const score of scores) top = Math.max(top, score / temperature);
+  let sum = 0;
+  for (const score of scores) sum += Math.exp(score / temperature - top);
+  return scores[index]! / temperature - top - Math.log(sum);
+}
+
 /**
  * Fits the temperature of temperature scaling (Guo et al., "On Calibration of Modern Neural
  * Networks", ICML 2017): the T that minimises the negative log-likelihood of the true labels under
@@ -71,7 +80,7 @@ function fitTemperature(scored: ReadonlyArray<{ scores: number[]; truth: number 
   for (let step = -40; step <= 24; step += 1) {
     const temperature = 2 ** (step / 4);
     let loss = 0;
-    for (const { scores, truth } of scored) loss -= Math.log(Math.max(1e-12, softmax(scores, temperature)[truth]!));
+    for (const { scores, truth } of scored) loss -= Math.max(Math.log(1e-12), logSoftmaxAt(scores, temperature, truth));
     if (loss < best.loss) best = { temperature, loss };
   }
   return best.temperature;
@@ -134,9 +143,12 @@ export class TextClassifier {
     if (this.#labels.length >= 2 && kind !== 'naive-bayes') checkTrainable(kept);
     this.#score = this.#labels.length < 2 ? undefined : learn(kept, this.#labels);
     const folds = options.calibrationFolds ?? 3;
+    const wanted = options.calibrationTexts ?? CALIBRATION_TEXTS;
     const scored: Array<{ scores: number[]; truth: number }> = [];
-    const stride = Math.max(1, Math.ceil(kept.length / (options.calibrationTexts ?? CALIBRATION_TEXTS)));
-    for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds; fold += 1) {
+    // Each fold offers about `wanted` held-out texts (every stride-th); the folds after the one that brings the count to
+    // `wanted` are not trained: a fold model costs a training on (folds − 1)/folds of the texts.
+    const stride = Math.max(1, Math.ceil(kept.length / folds / wanted));
+    for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds && scored.length < wanted; fold += 1) {
       const train = kept.filter((example) => !example.calibrate || example.position % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
