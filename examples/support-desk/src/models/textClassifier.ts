@@ -33,7 +33,11 @@ export interface Classification {
 export interface NaiveBayesOptions {
   /** Only these labels are learned (default: all). */
   labels?: readonly string[];
-  /** Folds of the internal cross-validation the calibration is fitted on (default 3; 0 or 1: no calibration, temperature 1). */
+  /**
+   * Folds of the internal cross-validation the calibration is fitted on (default 3; 0 or 1: no calibration, temperature
+   * 1). A fold's model is trained only while fewer than `calibrationTexts` held-out texts have been scored: with many
+   * texts, one fold is enough.
+   */
   calibrationFolds?: number;
   /**
    * About how many held-out texts the calibration scores (default {@link CALIBRATION_TEXTS}, 400). Scoring a
