@@ -35,6 +35,9 @@ describe('MongoStore', () => {
     expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { collectionPrefix: 'x.$' })).toThrow(ConfigurationError);
     expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { checkpointTtlSeconds: -5 })).toThrow(/checkpointTtlSeconds must be a positive whole number/);
     expect(() => new MongoStore({ url: 'not a url' })).toThrow(ConfigurationError);
+    for (const operationTimeoutMS of [0, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { operationTimeoutMS })).toThrow(/operationTimeoutMS must be a positive whole number of milliseconds/);
+    }
   });
 
   it('turns an unreachable server into a StoreError that keeps the driver error', async () => {
