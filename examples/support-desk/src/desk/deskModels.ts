@@ -16,7 +16,8 @@ import { SPECIALISTS, specialistForFlow } from './specialists.js';
 /**
  * The router's naive Bayes settings: words and their character 3–5-grams, counted, smoothing 0.25 (chosen by nested
  * cross-validation on the training folds, `scripts/routingCv.ts`, with 2–5-grams; the 2-grams were dropped in the
- * twelfth pass for training time, the figures unchanged or better); calibrated on 150 held-out texts of one of 2 folds.
+ * twelfth pass for training time, the replay's figures unchanged or better, and `routingCv.ts --ngrams` ties the two);
+ * calibrated on 150 held-out texts of one of 2 folds.
  */
 export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 3, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2, calibrationTexts: 150 };
 
