@@ -11,6 +11,7 @@
  */
 import net from 'node:net';
 import { type Message, StoreError } from '@baton/core';
+import { MongoError } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeMessage } from '../../../test/conformance/fixtures.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
@@ -80,6 +81,9 @@ describe('MongoStore dropped connections', () => {
     expect(failure).toBeInstanceOf(StoreError);
     expect((failure as StoreError).message).toMatch(/^MongoStore could not save a checkpoint: the MongoDB server is unreachable or the connection was lost\..*EPIPE/);
     expect((failure as StoreError).cause).toBe(epipe);
+    // A driver error whose cause is such a socket error says the same.
+    const wrapped = toStoreError('save a checkpoint', new MongoError('write failed', { cause: epipe }));
+    expect((wrapped as StoreError).message).toMatch(/^MongoStore could not save a checkpoint: the MongoDB server is unreachable or the connection was lost\..*MongoError: write failed$/);
     // Programming errors still pass through unchanged.
     const bug = new TypeError('x is not a function');
     expect(toStoreError('save a checkpoint', bug)).toBe(bug);

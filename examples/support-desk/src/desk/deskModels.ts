@@ -135,9 +135,10 @@ export const CASE_CLASSIFIER_KIND: TextClassifierKind = 'linear-svm';
 
 /**
  * The specialists' case (subflow) classifiers' settings ({@link CASE_CLASSIFIER_KIND}): regularisation λ 0.03, 5 passes
- * over the training texts, calibrated on about 100 held-out texts of 2 folds (one fold when it holds that many). λ chosen by nested cross-validation (`scripts/caseCv.ts --svm`); 5
- * passes, not the 10 that ranked first there, and 2 calibration folds, not 3, for training time (`scripts/trainingTime.ts`;
- * with 3 folds the repeated cross-validation's case mean was 308.2 of 400, with 2 it is 307.6: the same within its spread).
+ * over the training texts, calibrated on about 100 held-out texts of 2 folds (one fold when it holds that many). λ chosen
+ * by nested cross-validation (`scripts/caseCv.ts --svm`); 5 passes, not the 10 that ranked first there, 2 calibration
+ * folds, not 3, and 100 held-out texts, for training time (`scripts/trainingTime.ts`; with 3 folds the repeated
+ * cross-validation's case mean was 308.2 of 400, with 2 it was 307.6: the same within its spread).
  */
 export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2, calibrationTexts: 100, lambda: 0.03, epochs: 5 };
 

@@ -149,15 +149,15 @@ export class TextClassifier {
     const folds = options.calibrationFolds ?? 3;
     const wanted = options.calibrationTexts ?? CALIBRATION_TEXTS;
     const scored: Array<{ scores: number[]; truth: number }> = [];
-    // Each fold offers about `wanted` held-out texts (every stride-th); the folds after the one that brings the count to
-    // `wanted` are not trained: a fold model costs a training on (folds − 1)/folds of the texts.
+    // Each fold offers about `wanted` held-out texts (every stride-th): enough to fit one number, and scoring stays cheap.
+    // The folds after the one that brings the count to `wanted` are not trained: each costs a training on
+    // (folds − 1)/folds of the texts.
     const stride = Math.max(1, Math.ceil(kept.length / folds / wanted));
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds && scored.length < wanted; fold += 1) {
       const train = kept.filter((example) => !example.calibrate || example.position % folds !== fold);
       if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
       for (const example of kept) {
-        // At most about CALIBRATION_TEXTS held-out texts are scored: enough to fit one number, and training stays fast.
         if (example.calibrate && example.position % folds === fold && Math.floor(example.position / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }

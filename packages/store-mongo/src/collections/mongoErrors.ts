@@ -64,13 +64,14 @@ const LOST = 'the MongoDB server is unreachable or the connection was lost. Chec
 export function toStoreError(action: string, error: unknown): unknown {
   if (error instanceof BatonError) return error;
   if (isSocketError(error)) {
-    // The driver (6.x) passes some socket errors through raw: a write to a connection whose server
+    // The driver (6.22 and 7.9 alike) passes some socket errors through raw: a write to a connection whose server
     // has just closed it rejects with Node's own `EPIPE` ("This socket has been ended by the other
     // party") rather than a `MongoNetworkError`. It is the same lost connection.
     return new StoreError(`MongoStore could not ${action}: ${LOST}. Socket said: ${error.code}: ${error.message}`, { cause: error });
   }
   if (!isMongoError(error)) return error;
-  const lost = isConnectionFailure(error) || isConnectionFailure(error.cause) || /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
+  const lost =
+    isConnectionFailure(error) || isConnectionFailure(error.cause) || isSocketError(error.cause) || /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
   const why = lost ? LOST : 'the MongoDB server refused the operation';
   return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, { cause: error });
 }
