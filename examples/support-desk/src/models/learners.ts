@@ -4,7 +4,7 @@
  * winkjs's, logistic regression mljs's, the linear SVM stdlib's; this file turns texts into what each library takes.
  */
 import { InvalidInputError } from '@baton/core';
-import incrBinaryClassification from '@stdlib/ml-incr-binary-classification';
+import BinaryClassificationModel from '@stdlib/ml-incr-binary-classification/lib/model.js';
 import ndarray from '@stdlib/ndarray-ctor';
 import LogisticRegression from 'ml-logistic-regression';
 import { Matrix } from 'ml-matrix';
@@ -208,7 +208,9 @@ export const linearSvm =
       if (vector !== undefined) rows.push({ vector, label: labels.indexOf(example.label) });
     }
     const inputs = rows.map((row) => new ndarray('float64', row.vector, [columns], [1], 0, 'row-major'));
-    const models = labels.map(() => incrBinaryClassification(columns, { loss: 'hinge', lambda, learningRate: ['pegasos'], intercept: false }));
+    // The library's model itself, not the accumulator its package exports: that accumulator returns the coefficients
+    // after every step, a dense copy that cost as much as the step; they are read here only when averaged.
+    const models = labels.map(() => new BinaryClassificationModel(columns, { loss: 'hinge', lambda, learningRate: ['pegasos'], intercept: false }));
     // The sum of each model's iterates over the averaged passes, then their mean: the weights, the bias's last.
     const weights = labels.map(() => new Float64Array(columns));
     const averagedFrom = Math.floor(epochs / 2);
@@ -226,9 +228,13 @@ export const linearSvm =
         step += 1;
         const averaged = epoch >= averagedFrom && step % SVM_AVERAGE_EVERY === 0;
         if (averaged) samples += 1;
-        for (const [k, model] of models.entries()) {
-          const coefficients = model(inputs[i], rows[i]!.label === k ? 1 : -1).data as Float64Array;
+        const input = inputs[i]!;
+        const label = rows[i]!.label;
+        for (let k = 0; k < models.length; k += 1) {
+          const model = models[k]!;
+          model.update(input, label === k ? 1 : -1);
           if (!averaged) continue;
+          const coefficients = model.coefficients.data;
           const sum = weights[k]!;
           for (let d = 0; d < columns; d += 1) sum[d]! += coefficients[d]!;
         }
@@ -236,7 +242,7 @@ export const linearSvm =
     }
     for (const [k, w] of weights.entries()) {
       // Too few steps to have averaged any (fewer than SVM_AVERAGE_EVERY texts): the last iterate.
-      if (samples === 0) w.set(models[k]!().data as Float64Array);
+      if (samples === 0) w.set(models[k]!.coefficients.data);
       else for (let d = 0; d < columns; d += 1) w[d]! /= samples;
     }
     return linearScorer(vectorize, weights, labels, 1);

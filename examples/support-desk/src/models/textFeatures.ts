@@ -19,30 +19,40 @@ const STOP_WORDS = new Set(
 
 const tokenizer = new Tokenizer();
 
-/** Texts whose words are remembered ({@link wordsOf}): about what a desk's training and a replay's turns read again. */
-const WORDS_CACHE_TEXTS = 5_000;
-const wordsCache = new Map<string, readonly string[]>();
+/** Texts whose words and features are remembered ({@link readingOf}): about what a desk's training and a replay's turns read again. */
+const READINGS_CACHE_TEXTS = 5_000;
+
+/** What is remembered of a text: its words, and its features once asked for. */
+interface Reading {
+  words: readonly string[];
+  features?: readonly string[];
+}
+const readings = new Map<string, Reading>();
 
 /**
- * A text's words: wink-tokenizer's word tokens of the lowercased text. Remembered for the last
- * {@link WORDS_CACHE_TEXTS} texts (then forgotten all at once): the router's two classifiers, the case
+ * A text's reading: its words (wink-tokenizer's word tokens of the lowercased text), and what
+ * {@link textFeatures} made of them. Remembered for the last
+ * {@link READINGS_CACHE_TEXTS} texts (then forgotten all at once): the router's two classifiers, the case
  * classifiers and the flow classifier read the same texts, and each model call reads the conversation so far.
+ * Remembering the features also hands the classifiers the same feature strings again, which winkjs's
+ * object-keyed counts look up faster than new strings of the same characters.
  */
-function wordsOf(text: string): readonly string[] {
-  let words = wordsCache.get(text);
-  if (words === undefined) {
-    words = tokenizer
+function readingOf(text: string): Reading {
+  let reading = readings.get(text);
+  if (reading === undefined) {
+    const words = tokenizer
       .tokenize(text.toLowerCase())
       .filter((token) => token.tag === 'word')
       .map((token) => token.value);
-    if (wordsCache.size >= WORDS_CACHE_TEXTS) wordsCache.clear();
-    wordsCache.set(text, words);
+    if (readings.size >= READINGS_CACHE_TEXTS) readings.clear();
+    reading = { words };
+    readings.set(text, reading);
   }
-  return words;
+  return reading;
 }
 
 /**
- * Forgets the words and stems remembered for the texts classified so far (at most {@link WORDS_CACHE_TEXTS}
+ * Forgets the words, features and stems remembered for the texts classified so far (at most {@link READINGS_CACHE_TEXTS}
  * texts and {@link STEM_CACHE_WORDS} words; a benchmark calls it to time a training as a new process runs it).
  * @example
  * ```ts
@@ -51,13 +61,16 @@ function wordsOf(text: string): readonly string[] {
  * ```
  */
 export function forgetTextFeatures(): void {
-  wordsCache.clear();
+  readings.clear();
   stemCache.clear();
+  gramCache.clear();
 }
 
-/** Words whose Porter stem is remembered ({@link stem}). */
+/** Words whose Porter stem, and whose character n-grams of each range, are remembered ({@link stem}, {@link characterNgrams}). */
 const STEM_CACHE_WORDS = 50_000;
 const stemCache = new Map<string, string>();
+/** Each range's words' character n-grams (`'3-5'` → word → n-grams). */
+const gramCache = new Map<string, Map<string, readonly string[]>>();
 
 /** The `stemmer` package's Porter stem of a word, remembered for the last {@link STEM_CACHE_WORDS} words (a vocabulary repeats). */
 function stem(word: string): string {
@@ -82,7 +95,13 @@ function stem(word: string): string {
  * ```
  */
 export function textFeatures(text: string): string[] {
-  const words = wordsOf(text);
+  const reading = readingOf(text);
+  reading.features ??= featuresOf(reading.words);
+  return [...reading.features];
+}
+
+/** {@link textFeatures} of a text's words. */
+function featuresOf(words: readonly string[]): string[] {
   const content = words.filter((word) => word.length > 1 && !STOP_WORDS.has(word));
   if (content.length === 0) return [];
   const features = content.map(stem);
@@ -107,12 +126,26 @@ export function textFeatures(text: string): string[] {
  * ```
  */
 export function characterNgrams(text: string, range: CharNgramRange): string[] {
-  const words = wordsOf(text);
+  const { words } = readingOf(text);
   if (!words.some((word) => word.length > 1 && !STOP_WORDS.has(word))) return [];
+  const key = `${range.min}-${range.max}`;
+  let byWord = gramCache.get(key);
+  if (byWord === undefined) {
+    byWord = new Map();
+    gramCache.set(key, byWord);
+  }
   const grams: string[] = [];
   for (const word of words) {
-    const padded = ` ${word} `;
-    for (let n = range.min; n <= range.max; n += 1) for (let i = 0; i + n <= padded.length; i += 1) grams.push(`#${padded.slice(i, i + n)}`);
+    let ofWord = byWord.get(word);
+    if (ofWord === undefined) {
+      const padded = ` ${word} `;
+      const made: string[] = [];
+      for (let n = range.min; n <= range.max; n += 1) for (let i = 0; i + n <= padded.length; i += 1) made.push(`#${padded.slice(i, i + n)}`);
+      if (byWord.size >= STEM_CACHE_WORDS) byWord.clear();
+      byWord.set(word, made);
+      ofWord = made;
+    }
+    for (const gram of ofWord) grams.push(gram);
   }
   return grams;
 }

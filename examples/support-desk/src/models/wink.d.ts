@@ -1,4 +1,5 @@
-// Type declarations for the packages the desk's classifiers use that ship none (winkjs, ml-logistic-regression).
+// Type declarations for the packages the desk's classifiers use that ship none (winkjs, ml-logistic-regression), and for
+// the model class inside stdlib's incremental binary classifier, whose package declares only its accumulator.
 
 declare module 'wink-tokenizer' {
   /** A token and its type (`word`, `number`, `punctuation`, `emoji`, `email`, …). */
@@ -36,5 +37,23 @@ declare module 'ml-logistic-regression' {
     classifiers: Array<{ weights: Matrix }>;
     train(features: Matrix, classes: Matrix): void;
     predict(features: Matrix): number[];
+  }
+}
+
+declare module '@stdlib/ml-incr-binary-classification/lib/model.js' {
+  import type ndarray from '@stdlib/ndarray-ctor';
+  /**
+   * The binary classifier behind `@stdlib/ml-incr-binary-classification`'s accumulator (version 0.1.0, pinned):
+   * stochastic gradient descent on N features, its weights kept scaled so that L2 regularisation costs one multiply.
+   */
+  export default class BinaryClassificationModel {
+    constructor(
+      features: number,
+      options: { loss: 'hinge' | 'log' | 'modifiedHuber' | 'perceptron' | 'squaredHinge'; lambda: number; learningRate: [string, ...number[]]; intercept: boolean },
+    );
+    /** One step on a vector of N features whose label is +1 or −1 (not checked). */
+    update(x: ndarray, y: 1 | -1): this;
+    /** The current coefficients, copied into one ndarray the model reuses (overwritten by the next read). */
+    readonly coefficients: { data: Float64Array };
   }
 }
