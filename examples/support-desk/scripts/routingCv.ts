@@ -83,6 +83,7 @@ if (args.includes('--ngrams')) {
   CANDIDATES = [
     { min: 2, max: 5 },
     { min: 3, max: 5 },
+    { min: 3, max: 4 },
   ].map((charNgrams) => ({ name: `desk router, character ${charNgrams.min}-${charNgrams.max}-grams`, ...desk, options: { ...ROUTER_CLASSIFIER, charNgrams } }));
 }
 const guidelines = loadGuidelines(loadOntology());

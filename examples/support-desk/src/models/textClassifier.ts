@@ -149,16 +149,18 @@ export class TextClassifier {
     const folds = options.calibrationFolds ?? 3;
     const wanted = options.calibrationTexts ?? CALIBRATION_TEXTS;
     const scored: Array<{ scores: number[]; truth: number }> = [];
-    // Each fold offers about `wanted` held-out texts (every stride-th): enough to fit one number, and scoring stays cheap.
-    // The folds after the one that brings the count to `wanted` are not trained: each costs a training on
-    // (folds − 1)/folds of the texts.
-    const stride = Math.max(1, Math.ceil(kept.length / folds / wanted));
+    // A fold's model scores every stride-th text the fold holds out, the stride chosen so that the fold alone offers the
+    // `wanted` texts still missing when it holds that many (enough to fit one number, and scoring stays cheap). The folds
+    // after the one that brings the count to `wanted` are not trained: each costs a training on (folds − 1)/folds of the texts.
     for (let fold = 0; this.#score !== undefined && folds > 1 && fold < folds && scored.length < wanted; fold += 1) {
+      const heldOut = kept.filter((example) => example.calibrate && example.position % folds === fold);
       const train = kept.filter((example) => !example.calibrate || example.position % folds !== fold);
-      if (new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
+      if (heldOut.length === 0 || new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
-      for (const example of kept) {
-        if (example.calibrate && example.position % folds === fold && Math.floor(example.position / folds) % stride === 0) scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
+      const stride = Math.max(1, Math.floor(heldOut.length / (wanted - scored.length)));
+      for (let i = 0; i < heldOut.length; i += stride) {
+        const example = heldOut[i]!;
+        scored.push({ scores: score(example.features), truth: this.#labels.indexOf(example.label) });
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
