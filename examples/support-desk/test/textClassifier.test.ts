@@ -43,6 +43,28 @@ const SMALL_TRAINING = [
   { id: 'f', text: 'tracking says the parcel was delayed', label: 'shipping_issue' },
 ];
 
+describe('calibration', () => {
+  // 200 texts of two labels (two of one, then two of the other), each its own group: a fold of 2 holds out 100 of them.
+  const texts = Array.from({ length: 200 }, (_, i) =>
+    i % 4 < 2
+      ? { id: `p${i}`, text: `my password ${['reset', 'forgot', 'locked', 'expired'][i % 4]} number ${i}`, label: 'account_access' }
+      : { id: `s${i}`, text: `my package ${['late', 'lost', 'delayed', 'missing'][i % 4]} number ${i}`, label: 'shipping_issue' },
+  );
+
+  it('trains one fold model when the first fold holds out enough texts, and the next only when it does not', () => {
+    const one = new NaiveBayesClassifier(texts, { calibrationFolds: 2, calibrationTexts: 60 });
+    expect(one.calibration.folds).toBe(1);
+    expect(one.calibration.texts).toBeGreaterThanOrEqual(60);
+    const exact = new LinearSvmClassifier(texts, { calibrationFolds: 2, calibrationTexts: 100 });
+    expect(exact.calibration).toEqual({ folds: 1, texts: 100 });
+    const two = new NaiveBayesClassifier(texts, { calibrationFolds: 2, calibrationTexts: 150 });
+    expect(two.calibration).toEqual({ folds: 2, texts: 150 });
+    const none = new NaiveBayesClassifier(texts, { calibrationFolds: 0 });
+    expect(none.calibration).toEqual({ folds: 0, texts: 0 });
+    expect(none.temperature).toBe(1);
+  });
+});
+
 describe('NaiveBayesClassifier', () => {
   it('with character n-grams, recognises a misspelt word that words alone do not know', () => {
     const words = new NaiveBayesClassifier(SMALL_TRAINING, { calibrationFolds: 0 });

@@ -116,6 +116,11 @@ export class TextClassifier {
   readonly kind: TextClassifierKind;
   /** The fitted temperature (1: uncalibrated). */
   readonly temperature: number;
+  /**
+   * What the temperature was fitted on: how many fold models were trained (each on (folds − 1)/folds of the texts) and
+   * how many held-out texts they scored; `{ folds: 0, texts: 0 }` without calibration.
+   */
+  readonly calibration: { folds: number; texts: number };
 
   /**
    * Trains the model and fits its calibration.
@@ -149,6 +154,7 @@ export class TextClassifier {
     const folds = options.calibrationFolds ?? 3;
     const wanted = options.calibrationTexts ?? CALIBRATION_TEXTS;
     const scored: Array<{ scores: number[]; truth: number }> = [];
+    let trained = 0;
     // A fold's model scores every stride-th text the fold holds out, the stride chosen so that the fold alone offers the
     // `wanted` texts still missing when it holds that many (enough to fit one number, and scoring stays cheap). The folds
     // after the one that brings the count to `wanted` are not trained: each costs a training on (folds − 1)/folds of the texts.
@@ -157,6 +163,7 @@ export class TextClassifier {
       const train = kept.filter((example) => !example.calibrate || example.position % folds !== fold);
       if (heldOut.length === 0 || new Set(train.map((example) => example.label)).size < this.#labels.length) continue;
       const score = learn(train, this.#labels);
+      trained += 1;
       const stride = Math.max(1, Math.floor(heldOut.length / (wanted - scored.length)));
       for (let i = 0; i < heldOut.length; i += stride) {
         const example = heldOut[i]!;
@@ -164,6 +171,7 @@ export class TextClassifier {
       }
     }
     this.temperature = scored.length === 0 ? 1 : fitTemperature(scored);
+    this.calibration = { folds: trained, texts: scored.length };
   }
 
   /** How many training texts it learned from. */
