@@ -98,52 +98,74 @@ const LR_RATE = 0.05;
 /** Features in fewer training texts than this are left out (they cost time and say little). */
 const LR_MIN_DF = 2;
 
+/** A text's TF-IDF vector as its nonzero entries, in ascending column order (the bias column, when there is one, left out: it always holds 1). */
+interface SparseVector {
+  columns: Int32Array;
+  values: Float64Array;
+}
+
 /**
  * TF-IDF vectors over the features seen in at least {@link LR_MIN_DF} training texts: each feature present
  * weighs its inverse document frequency (`ln(N / df)`, presence only), the vector is L2-normalised, and with
- * `bias` a last column holds 1. `vectorize` returns `undefined` for a text with no known feature.
+ * `bias` a last column holds 1. `vectorize` gives the nonzero entries, `dense` the whole vector; both `undefined` for a
+ * text with no known feature.
  */
 function tfIdfVectorizer(
   examples: readonly Featured[],
   bias: boolean,
   maxFeatures = Number.POSITIVE_INFINITY,
-): { columns: number; vectorize: (features: readonly string[]) => Float64Array | undefined } {
+): { columns: number; vectorize: (features: readonly string[]) => SparseVector | undefined; dense: (vector: SparseVector) => Float64Array } {
   const df = new Map<string, number>();
   for (const example of examples) for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
   const kept = [...df].filter(([, count]) => count >= LR_MIN_DF);
   // At most maxFeatures, the most frequent (as scikit-learn's `max_features`; a stable sort: ties keep their first text's order).
   if (kept.length > maxFeatures) kept.sort((a, b) => b[1] - a[1]).splice(maxFeatures);
-  const vocabulary = new Map<string, { column: number; idf: number }>();
-  for (const [feature, count] of kept) vocabulary.set(feature, { column: vocabulary.size, idf: Math.log(examples.length / count) });
+  const vocabulary = new Map<string, number>();
+  const idf = new Float64Array(kept.length);
+  for (const [feature, count] of kept) {
+    idf[vocabulary.size] = Math.log(examples.length / count);
+    vocabulary.set(feature, vocabulary.size);
+  }
   const size = vocabulary.size;
   const columns = size + (bias ? 1 : 0);
-  const vectorize = (features: readonly string[]): Float64Array | undefined => {
-    const row = new Float64Array(columns);
+  const vectorize = (features: readonly string[]): SparseVector | undefined => {
+    const present = new Set<number>();
     for (const feature of features) {
-      const known = vocabulary.get(feature);
-      if (known !== undefined) row[known.column] = known.idf;
+      const column = vocabulary.get(feature);
+      if (column !== undefined) present.add(column);
     }
+    const ordered = Int32Array.from(present).sort();
+    // Summed in column order, as over the whole vector (its zeros add nothing): the same norm to the last bit.
     let norm = 0;
-    for (let i = 0; i < size; i += 1) norm += row[i]! * row[i]!;
+    for (const column of ordered) norm += idf[column]! * idf[column]!;
     if (norm === 0) return undefined;
-    for (let i = 0; i < size; i += 1) row[i]! /= Math.sqrt(norm);
+    const values = new Float64Array(ordered.length);
+    for (const [i, column] of ordered.entries()) values[i] = idf[column]! / Math.sqrt(norm);
+    return { columns: ordered, values };
+  };
+  const dense = (vector: SparseVector): Float64Array => {
+    const row = new Float64Array(columns);
+    for (const [i, column] of vector.columns.entries()) row[column] = vector.values[i]!;
     if (bias) row[size] = 1;
     return row;
   };
-  return { columns, vectorize };
+  return { columns, vectorize, dense };
 }
 
 /**
- * The scorer of linear one-vs-rest models: each label's `sign · w·x` over the text's vector (all 0 when the text has no
- * known feature). mljs's logistic regression needs sign −1 (see {@link logisticRegression}).
+ * The scorer of linear one-vs-rest models over {@link tfIdfVectorizer}'s vectors with a bias column (the last): each
+ * label's `sign · w·x` (all 0 when the text has no known feature). mljs's logistic regression needs sign −1 (see
+ * {@link logisticRegression}).
  */
-function linearScorer(vectorize: (features: readonly string[]) => Float64Array | undefined, weights: ReadonlyArray<ArrayLike<number>>, labels: readonly string[], sign: 1 | -1): Scorer {
+function linearScorer(vectorize: (features: readonly string[]) => SparseVector | undefined, weights: ReadonlyArray<ArrayLike<number>>, labels: readonly string[], sign: 1 | -1): Scorer {
   return (features) => {
-    const row = vectorize(features);
-    if (row === undefined) return labels.map(() => 0);
+    const vector = vectorize(features);
+    if (vector === undefined) return labels.map(() => 0);
     return weights.map((w) => {
       let score = 0;
-      for (let i = 0; i < row.length; i += 1) if (row[i] !== 0) score += row[i]! * w[i]!;
+      for (let i = 0; i < vector.columns.length; i += 1) score += vector.values[i]! * w[vector.columns[i]!]!;
+      // The bias column, the last, holds 1.
+      score += w[w.length - 1]!;
       return sign * score;
     });
   };
@@ -157,13 +179,13 @@ function linearScorer(vectorize: (features: readonly string[]) => Float64Array |
  * one-vs-rest logit.
  */
 export const logisticRegression: Learner = (examples, labels) => {
-  const { vectorize } = tfIdfVectorizer(examples, true);
+  const { vectorize, dense } = tfIdfVectorizer(examples, true);
   const rows: Float64Array[] = [];
   const targets: number[] = [];
   for (const example of examples) {
-    const row = vectorize(example.features);
-    if (row === undefined) continue;
-    rows.push(row);
+    const vector = vectorize(example.features);
+    if (vector === undefined) continue;
+    rows.push(dense(vector));
     targets.push(labels.indexOf(example.label));
   }
   const model = new LogisticRegression({ numSteps: LR_STEPS, learningRate: LR_RATE });
@@ -202,12 +224,16 @@ export const linearSvm =
   (lambda: number, epochs: number): Learner =>
   (examples, labels) => {
     const { columns, vectorize } = tfIdfVectorizer(examples, true, SVM_MAX_FEATURES);
-    const rows: Array<{ vector: Float64Array; label: number }> = [];
+    const rows: Array<{ vector: SparseVector; label: number }> = [];
     for (const example of examples) {
       const vector = vectorize(example.features);
       if (vector !== undefined) rows.push({ vector, label: labels.indexOf(example.label) });
     }
-    const inputs = rows.map((row) => new ndarray('float64', row.vector, [columns], [1], 0, 'row-major'));
+    // The library takes dense vectors: each text's is written into one buffer for its step and cleared after it (a
+    // dense copy of every text would cost memory, and time to collect it, for nothing).
+    const buffer = new Float64Array(columns);
+    buffer[columns - 1] = 1;
+    const input = new ndarray('float64', buffer, [columns], [1], 0, 'row-major');
     // The library's model itself, not the accumulator its package exports: that accumulator returns the coefficients
     // after every step, a dense copy that cost as much as the step; they are read here only when averaged.
     const models = labels.map(() => new BinaryClassificationModel(columns, { loss: 'hinge', lambda, learningRate: ['pegasos'], intercept: false }));
@@ -228,8 +254,8 @@ export const linearSvm =
         step += 1;
         const averaged = epoch >= averagedFrom && step % SVM_AVERAGE_EVERY === 0;
         if (averaged) samples += 1;
-        const input = inputs[i]!;
-        const label = rows[i]!.label;
+        const { vector, label } = rows[i]!;
+        for (let j = 0; j < vector.columns.length; j += 1) buffer[vector.columns[j]!] = vector.values[j]!;
         for (let k = 0; k < models.length; k += 1) {
           const model = models[k]!;
           model.update(input, label === k ? 1 : -1);
@@ -238,6 +264,7 @@ export const linearSvm =
           const sum = weights[k]!;
           for (let d = 0; d < columns; d += 1) sum[d]! += coefficients[d]!;
         }
+        for (const column of vector.columns) buffer[column] = 0;
       }
     }
     for (const [k, w] of weights.entries()) {
