@@ -1,20 +1,24 @@
 /**
- * Prints how long the offline models (the router's and the six specialists' classifiers) take to
- * train on 1,000 conversations: the conversations of a file (default the demo conversations),
+ * Prints how long the offline models (the router's classifier, the six specialists' case classifiers and the
+ * hand-back's flow classifier: `createOfflineModels`) take to train on 1,000 conversations, or with `--router` the
+ * router's classifier alone (`createRouterClassifier` on `routerTrainingTexts` and the guidelines, as
+ * `createOfflineModels` trains it): the conversations of a file (default the demo conversations),
  * repeated with fresh ids up to 1,000, each copy's customer messages ending in a word of its own (`copy17`), so
  * that no two copies' texts are equal and the classifiers' remembered words ({@link forgetTextFeatures}) make no
  * copy free; three runs, each timed after forgetting them (as a new process starts): wall time, and the process's
  * CPU time (user + system, which a loaded machine inflates less than the wall time).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/trainingTime.ts [FILE]`
+ * `npx tsx --conditions=source examples/support-desk/scripts/trainingTime.ts [FILE] [--router]`
  */
 import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
+import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { createOfflineModels } from '../src/desk/deskModels.js';
+import { createOfflineModels, createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, routerTrainingTexts } from '../src/desk/deskModels.js';
 import { forgetTextFeatures } from '../src/models/textFeatures.js';
 
-const file = process.argv[2] ?? DEMO_DATA_FILE;
+const routerOnly = process.argv.includes('--router');
+const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const thousand = Array.from({ length: 1000 }, (_, i) => {
   const conversation = conversations[i % conversations.length]!;
@@ -28,10 +32,14 @@ for (let run = 0; run < 3; run += 1) {
   forgetTextFeatures();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  createOfflineModels(thousand, ontology);
+  if (routerOnly) {
+    createRouterClassifier([...thousand.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(loadGuidelines(ontology), 'flow', GUIDELINE_COPIES.router)]);
+  } else {
+    createOfflineModels(thousand, ontology);
+  }
   const used = process.cpuUsage(cpu);
   times.push({ wall: performance.now() - started, cpu: (used.user + used.system) / 1000 });
 }
 console.log(
-  `Offline models trained on 1,000 conversations (${conversations.length} of ${file}, repeated): ${times.map((t) => `${t.wall.toFixed(0)} ms (CPU ${t.cpu.toFixed(0)} ms)`).join(', ')}`,
+  `${routerOnly ? "The router's classifier" : 'Offline models'} trained on 1,000 conversations (${conversations.length} of ${file}, repeated): ${times.map((t) => `${t.wall.toFixed(0)} ms (CPU ${t.cpu.toFixed(0)} ms)`).join(', ')}`,
 );
