@@ -14,7 +14,7 @@
  * conversations' texts with or without the customer's names and ids (`needText`), every view read
  * without them, as triage reads the customer. With `--ensemble`, the desk's router alone or its calibrated
  * probabilities averaged with those of a words-only naive Bayes learning the same texts. With `--ngrams`, the desk's
- * router (both members) with the n-gram member's character 2–5-grams or 3–5-grams.
+ * router (both members) with the n-gram member's character 2–5-grams, 3–5-grams or 3–4-grams.
  *
  * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity] [--ensemble] [--ngrams]`
  */
@@ -78,7 +78,7 @@ if (args.includes('--ensemble')) {
 }
 if (args.includes('--ngrams')) {
   // The desk's router as it is (both members, the guidelines, the prefixes), with the n-gram member's character range
-  // as it was chosen (2-5, first: ties go to it) and as the twelfth pass set it for training time (3-5).
+  // as it was chosen (2-5, first: ties go to it), as the twelfth pass set it for training time (3-5), and shorter (3-4).
   const desk = { kind: 'naive-bayes', prefixes: true, guidelines: GUIDELINE_COPIES.router, ensembleWith: ROUTER_WORDS_CLASSIFIER } as const;
   CANDIDATES = [
     { min: 2, max: 5 },
