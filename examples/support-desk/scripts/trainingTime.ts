@@ -1,8 +1,7 @@
 /**
  * Prints how long the offline models (the router's classifier, the six specialists' case classifiers and the
  * hand-back's flow classifier: `createOfflineModels`) take to train on 1,000 conversations, or with `--router` the
- * router's classifier alone (`createRouterClassifier` on `routerTrainingTexts` and the guidelines, as
- * `createOfflineModels` trains it): the conversations of a file (default the demo conversations),
+ * router's classifier alone (`trainRouterClassifier`, as `createOfflineModels` trains it): the conversations of a file (default the demo conversations),
  * repeated with fresh ids up to 1,000, each copy's customer messages ending in a word of its own (`copy17`), so
  * that no two copies' texts are equal and the classifiers' remembered words ({@link forgetTextFeatures}) make no
  * copy free; three runs, each timed after forgetting them (as a new process starts): wall time, and the process's
@@ -14,7 +13,7 @@ import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadGuidelines } from '../src/data/guidelines.js';
 import { loadOntology } from '../src/data/ontology.js';
-import { createOfflineModels, createRouterClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, routerTrainingTexts } from '../src/desk/deskModels.js';
+import { createOfflineModels, trainRouterClassifier } from '../src/desk/deskModels.js';
 import { forgetTextFeatures } from '../src/models/textFeatures.js';
 
 const routerOnly = process.argv.includes('--router');
@@ -33,7 +32,7 @@ for (let run = 0; run < 3; run += 1) {
   const started = performance.now();
   const cpu = process.cpuUsage();
   if (routerOnly) {
-    createRouterClassifier([...thousand.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(loadGuidelines(ontology), 'flow', GUIDELINE_COPIES.router)]);
+    trainRouterClassifier(thousand, loadGuidelines(ontology));
   } else {
     createOfflineModels(thousand, ontology);
   }

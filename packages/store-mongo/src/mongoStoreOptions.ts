@@ -47,11 +47,12 @@ export interface MongoStoreOptions {
   /**
    * The longest one store call may take, in milliseconds, before it fails with a `StoreError` that
    * says the server is unreachable or the connection was lost. Default 30,000. Used with `{ url }`
-   * and `{ client }`; every call but the bulk ones (`migrate`, `eraseUser`) and `init`/`close`. It guards against a driver that never answers: the MongoDB Node driver (6.x
-   * and 7.x) waits forever for a `drain` event when it writes a command to a socket the server
-   * closed a moment before, so without a deadline such a call would never settle. As with any lost
-   * connection, the operation may still complete after the deadline; every write is idempotent and
-   * may be retried.
+   * and `{ client }`, for every call but the bulk ones (`migrate`, `eraseUser`) and `init`/`close`.
+   * It guards against a driver that never answers: the MongoDB Node driver (6.x and 7.x) waits
+   * forever for a `drain` event when it writes a command to a socket the server closed a moment
+   * before, so without a deadline such a call would never settle. As with any lost connection, the
+   * operation may still complete after the deadline; every write is idempotent and may be retried.
+   * Anything but a positive whole number is a `ConfigurationError` from the constructor.
    */
   operationTimeoutMS?: number;
   /**

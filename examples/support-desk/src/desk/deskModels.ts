@@ -214,6 +214,22 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
 }
 
 /**
+ * The desk's router classifier ({@link createRouterClassifier}) learned as {@link createOfflineModels} learns it: each
+ * conversation's {@link routerTrainingTexts} and the written guidelines, {@link GUIDELINE_COPIES}`.router` times each.
+ *
+ * @param training the conversations it learns from
+ * @param guidelines from {@link loadGuidelines}
+ * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features
+ * @example
+ * ```ts
+ * trainRouterClassifier(conversations, loadGuidelines(ontology)).classify('I was charged twice')?.label; // 'purchase_dispute'
+ * ```
+ */
+export function trainRouterClassifier(training: readonly AbcdConversation[], guidelines: readonly Guideline[]): AveragedClassifier {
+  return createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]);
+}
+
+/**
  * The offline models, learned from `training` conversations only: the router (flows) and, per
  * specialist, a policy whose subflow classifier knows only that specialist's flows.
  *
@@ -228,7 +244,7 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
 export function createOfflineModels(training: readonly AbcdConversation[], ontology: Ontology, guidelines: readonly Guideline[] = loadGuidelines(ontology)): DeskModels {
   // Triage routes on the opening turns; a specialist recognises the case from the customer's first messages that say anything (CASE_MESSAGES).
   const router = new AbcdRouterModel({
-    classifier: createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]),
+    classifier: trainRouterClassifier(training, guidelines),
     specialistFor: specialistForFlow,
     flows: ontology.flows,
     clarifyBelow: TRIAGE_CLARIFY_BELOW,

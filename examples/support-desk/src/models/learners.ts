@@ -98,7 +98,7 @@ const LR_RATE = 0.05;
 /** Features in fewer training texts than this are left out (they cost time and say little). */
 const LR_MIN_DF = 2;
 
-/** A text's TF-IDF vector as its nonzero entries, in ascending column order (the bias column, when there is one, left out: it always holds 1). */
+/** A text's TF-IDF vector as its nonzero entries, in ascending column order (the bias column left out: it always holds 1). */
 interface SparseVector {
   columns: Int32Array;
   values: Float64Array;
@@ -106,13 +106,12 @@ interface SparseVector {
 
 /**
  * TF-IDF vectors over the features seen in at least {@link LR_MIN_DF} training texts: each feature present
- * weighs its inverse document frequency (`ln(N / df)`, presence only), the vector is L2-normalised, and with
- * `bias` a last column holds 1. `vectorize` gives the nonzero entries, `dense` the whole vector; both `undefined` for a
- * text with no known feature.
+ * weighs its inverse document frequency (`ln(N / df)`, presence only), the vector is L2-normalised, and a last column,
+ * the bias, holds 1 (`columns` counts it). `vectorize` gives the nonzero entries, bias left out (`undefined` for a text
+ * with no known feature); `dense` the whole vector, bias included.
  */
 function tfIdfVectorizer(
   examples: readonly Featured[],
-  bias: boolean,
   maxFeatures = Number.POSITIVE_INFINITY,
 ): { columns: number; vectorize: (features: readonly string[]) => SparseVector | undefined; dense: (vector: SparseVector) => Float64Array } {
   const df = new Map<string, number>();
@@ -127,7 +126,7 @@ function tfIdfVectorizer(
     vocabulary.set(feature, vocabulary.size);
   }
   const size = vocabulary.size;
-  const columns = size + (bias ? 1 : 0);
+  const columns = size + 1;
   const vectorize = (features: readonly string[]): SparseVector | undefined => {
     const present = new Set<number>();
     for (const feature of features) {
@@ -146,14 +145,14 @@ function tfIdfVectorizer(
   const dense = (vector: SparseVector): Float64Array => {
     const row = new Float64Array(columns);
     for (const [i, column] of vector.columns.entries()) row[column] = vector.values[i]!;
-    if (bias) row[size] = 1;
+    row[size] = 1;
     return row;
   };
   return { columns, vectorize, dense };
 }
 
 /**
- * The scorer of linear one-vs-rest models over {@link tfIdfVectorizer}'s vectors with a bias column (the last): each
+ * The scorer of linear one-vs-rest models over {@link tfIdfVectorizer}'s vectors (the bias column the last): each
  * label's `sign · w·x` (all 0 when the text has no known feature). mljs's logistic regression needs sign −1 (see
  * {@link logisticRegression}).
  */
@@ -179,7 +178,7 @@ function linearScorer(vectorize: (features: readonly string[]) => SparseVector |
  * one-vs-rest logit.
  */
 export const logisticRegression: Learner = (examples, labels) => {
-  const { vectorize, dense } = tfIdfVectorizer(examples, true);
+  const { vectorize, dense } = tfIdfVectorizer(examples);
   const rows: Float64Array[] = [];
   const targets: number[] = [];
   for (const example of examples) {
@@ -223,7 +222,7 @@ const SVM_SEED = 14;
 export const linearSvm =
   (lambda: number, epochs: number): Learner =>
   (examples, labels) => {
-    const { columns, vectorize } = tfIdfVectorizer(examples, true, SVM_MAX_FEATURES);
+    const { columns, vectorize } = tfIdfVectorizer(examples, SVM_MAX_FEATURES);
     const rows: Array<{ vector: SparseVector; label: number }> = [];
     for (const example of examples) {
       const vector = vectorize(example.features);
