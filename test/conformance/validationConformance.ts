@@ -1,4 +1,4 @@
-import { ConcurrencyError, InvalidIdError, InvalidInputError, NotFoundError, type Store } from '@baton/core';
+import { ConcurrencyError, InvalidIdError, InvalidInputError, MAX_METADATA_DEPTH, NestingTooDeepError, NotFoundError, type Store } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { type ConformanceContext, createSessionWithMessages, createTestSession, seqs } from './conformanceContext.js';
 import { BAD_IDS, makeCheckpoint, makeEpisode, makeMessage, makePendingWrite, uniqueId } from './fixtures.js';
@@ -139,6 +139,44 @@ export function describeValidationConformance(context: ConformanceContext): void
         expect(await store.getEpisode(episode.id)).toBeUndefined();
       }
       expect(await store.findEpisodes({ userId })).toEqual([]);
+    });
+
+    it(`refuses metadata and state nested deeper than MAX_METADATA_DEPTH (${MAX_METADATA_DEPTH}) with NestingTooDeepError, and keeps them at the limit`, async () => {
+      const { store } = context;
+      // `levels` objects and arrays within each other: `{ a: { a: … [{ leaf: true }] } }`.
+      const nested = (levels: number): Record<string, unknown> => {
+        let value: unknown = { leaf: true };
+        for (let level = 1; level < levels; level += 1) value = level === 1 ? [value] : { a: value };
+        return value as Record<string, unknown>;
+      };
+      const userId = uniqueId('u');
+      // 2,000 levels overflowed the stack of a copy inside the store (a RangeError, a StoreError on FileStore).
+      for (const bad of [nested(MAX_METADATA_DEPTH + 1), nested(2_000)]) {
+        const tooDeep = (field: string) => ({ name: 'NestingTooDeepError', code: 'INVALID_INPUT', field, limit: MAX_METADATA_DEPTH });
+        const id = uniqueId('s');
+        await expect(store.createSession({ id, metadata: bad })).rejects.toMatchObject(tooDeep('session.metadata'));
+        await expect(store.createSession({ id, state: bad })).rejects.toMatchObject(tooDeep('session.state'));
+        expect(await store.getSession(id)).toBeUndefined();
+
+        const { session } = await createSessionWithMessages(store, 1);
+        await expect(store.updateSession(session.id, { metadata: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NestingTooDeepError);
+        await expect(store.updateSession(session.id, { state: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NestingTooDeepError);
+        await expect(store.updateBranch(session.id, 'main', { state: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NestingTooDeepError);
+        await expect(store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: bad })).rejects.toBeInstanceOf(
+          NestingTooDeepError,
+        );
+        await expect(store.appendMessages(session.id, 'main', [makeMessage(2, { metadata: bad })])).rejects.toBeInstanceOf(NestingTooDeepError);
+        const episode = { ...makeEpisode({ sessionId: session.id, userId }), metadata: bad };
+        await expect(store.saveEpisode(episode)).rejects.toBeInstanceOf(NestingTooDeepError);
+        expect(await store.getSession(session.id)).toEqual(session);
+        expect(await store.listBranches(session.id)).toEqual([expect.objectContaining({ id: 'main', version: 1, state: {} })]);
+        expect(seqs(await store.readMessages(session.id, 'main'))).toEqual([1]);
+        expect(await store.getEpisode(episode.id)).toBeUndefined();
+      }
+      const deepest = nested(MAX_METADATA_DEPTH);
+      const kept = await store.createSession({ id: uniqueId('s'), metadata: deepest, state: deepest });
+      expect(await store.getSession(kept.id)).toEqual(kept);
+      expect(kept.metadata).toEqual(deepest);
     });
 
     it('never returns or changes another tenant data', async () => {

@@ -93,6 +93,30 @@ export class InvalidInputError extends BatonError {
   readonly code = BatonErrorCode.INVALID_INPUT;
 }
 
+/**
+ * Metadata or state nested deeper than a store keeps (`MAX_METADATA_DEPTH` levels): an
+ * {@link InvalidInputError} (same `code`, so a server answers 400) that names the field and the limit.
+ * Refused before anything walks or copies the value, so deep input never overflows the stack.
+ *
+ * @example
+ * ```ts
+ * import { NestingTooDeepError } from '@baton/core';
+ * try { await store.createSession({ id: 's-1', metadata: deep }); }
+ * catch (error) { if (error instanceof NestingTooDeepError) console.log(error.field, error.limit); }
+ * ```
+ */
+export class NestingTooDeepError extends InvalidInputError {
+  constructor(
+    /** The field, as the message names it (`'session.metadata'`). */
+    readonly field: string,
+    /** The deepest nesting allowed, in levels of objects and arrays. */
+    readonly limit: number,
+    options: BatonErrorOptions = {},
+  ) {
+    super(`${field} is nested more than ${limit} levels deep (objects and arrays within each other); flatten it to at most ${limit} levels.`, options);
+  }
+}
+
 /** A session, branch, checkpoint, request or episode that the caller named does not exist. */
 export class NotFoundError extends BatonError {
   readonly code = BatonErrorCode.NOT_FOUND;

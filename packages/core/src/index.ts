@@ -53,6 +53,7 @@ export {
   ModelBehaviorError,
   ModelProviderError,
   type ModelProviderErrorOptions,
+  NestingTooDeepError,
   NotFoundError,
   OutputValidationError,
   RateLimitError,
@@ -98,7 +99,7 @@ export {
   ToolCallSchema,
   toModelMessage,
 } from './conversation/message.js';
-export { assertSafeMetadata, type Metadata } from './conversation/metadata.js';
+export { assertSafeMetadata, MAX_METADATA_DEPTH, type Metadata } from './conversation/metadata.js';
 export {
   addUsage,
   collectModelResponse,

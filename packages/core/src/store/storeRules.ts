@@ -48,8 +48,8 @@ export function newSession(input: CreateSessionInput): Session {
     status: 'active',
     createdAt,
     lastActivityAt: createdAt,
-    metadata: assertSafeMetadata('session.metadata', cloneData(input.metadata ?? {})),
-    state: assertSafeMetadata('session.state', cloneData(input.state ?? {})),
+    metadata: cloneData(assertSafeMetadata('session.metadata', input.metadata ?? {})),
+    state: cloneData(assertSafeMetadata('session.state', input.state ?? {})),
     version: 1,
   };
   if (input.tenantId !== undefined) session.tenantId = input.tenantId;
