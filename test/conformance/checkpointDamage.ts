@@ -6,8 +6,12 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** The kinds of damage: a cut-off write, bytes that are not JSON, JSON of the wrong shape, a future format. */
-export const CHECKPOINT_DAMAGE = ['truncated', 'garbage', 'wrongShape', 'futureSchema'] as const;
+/**
+ * The kinds of damage: a cut-off write, bytes that are not JSON, JSON of the wrong shape, a future
+ * format, and values a save refuses: a pending write's `createdAt` that is no timestamp, a pending
+ * request whose id breaks the id rule, a `human_step` request's `createdAt` that is no timestamp.
+ */
+export const CHECKPOINT_DAMAGE = ['truncated', 'garbage', 'wrongShape', 'futureSchema', 'writeTime', 'requestId', 'humanStepTime'] as const;
 /** One of {@link CHECKPOINT_DAMAGE}. */
 export type CheckpointDamage = (typeof CHECKPOINT_DAMAGE)[number];
 
@@ -31,8 +35,34 @@ export function damagedText(stored: string, damage: CheckpointDamage): string {
       return JSON.stringify({ ...JSON.parse(stored), pendingRequests: 'none', step: -1 });
     case 'futureSchema':
       return JSON.stringify({ ...JSON.parse(stored), schemaVersion: 999 });
+    case 'writeTime':
+      return JSON.stringify({ ...JSON.parse(stored), pendingWrites: [{ ...PENDING_WRITE, createdAt: 'x' }] });
+    case 'requestId':
+      return JSON.stringify({ ...JSON.parse(stored), pendingRequests: [{ ...USER_INPUT, id: 'bad id\u00ff' }] });
+    case 'humanStepTime':
+      return JSON.stringify({ ...JSON.parse(stored), pendingRequests: [{ ...HUMAN_STEP, createdAt: 'x' }] });
   }
 }
+
+/** The field each kind of damage breaks, which the refusal names (`undefined`: the whole document). */
+export const DAMAGED_FIELD: Readonly<Record<CheckpointDamage, string | undefined>> = {
+  truncated: undefined,
+  garbage: undefined,
+  wrongShape: undefined,
+  futureSchema: undefined,
+  writeTime: 'pendingWrites.0.createdAt',
+  requestId: 'pendingRequests.0.id',
+  humanStepTime: 'pendingRequests.0.createdAt',
+};
+
+const AT = '2025-01-01T00:00:00.000Z';
+const PENDING_WRITE = { toolCallId: 'call-1', toolName: 'refund', agent: 'billing', content: 'Refunded.', isError: false, durationMs: 3, createdAt: AT };
+const CONVERSATION_REF = { branchId: 'main', throughSeq: 2 };
+const USER_INPUT = { type: 'user_input', id: 'req-1', agent: 'billing', toolCallId: 'call-1', prompt: 'Order number?', conversationRef: CONVERSATION_REF, createdAt: AT };
+const HUMAN_STEP = { type: 'human_step', id: 'req-2', agent: 'operator', stepId: 'step-1', prompt: 'Answer the customer', conversationRef: CONVERSATION_REF, createdAt: AT };
+
+/** A valid pending write, `user_input` and `human_step` request (what the damage above breaks one field of). */
+export const VALID_PENDING = { write: PENDING_WRITE, userInput: USER_INPUT, humanStep: HUMAN_STEP } as const;
 
 /**
  * A {@link DamageCheckpoint} for a `FileStore` rooted at `directory`: in the session log, the

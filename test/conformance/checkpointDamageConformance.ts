@@ -1,6 +1,6 @@
 import { type Checkpoint, CheckpointCorruptError, type CheckpointManifestEntry, UnsupportedSchemaVersionError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { CHECKPOINT_DAMAGE, type DamageCheckpoint } from './checkpointDamage.js';
+import { CHECKPOINT_DAMAGE, DAMAGED_FIELD, type DamageCheckpoint } from './checkpointDamage.js';
 import { type ConformanceContext, createSessionWithMessages } from './conformanceContext.js';
 import { makeCheckpointChain, makePendingWrite } from './fixtures.js';
 
@@ -23,7 +23,8 @@ function damager(context: ConformanceContext): DamageCheckpoint {
 }
 
 /**
- * Damaged checkpoints (a torn write, garbage, the wrong shape, a future schema): the damaged one
+ * Damaged checkpoints (a torn write, garbage, the wrong shape, a future schema, a value a save
+ * refuses): the damaged one
  * throws `CheckpointCorruptError` (a future schema: `UnsupportedSchemaVersionError`) when it is the one loaded, and blocks nothing else — loading an
  * older one, listing the manifest, pruning.
  */
@@ -41,6 +42,9 @@ export function describeCheckpointDamageConformance(context: ConformanceContext)
 
         await expect(store.loadCheckpoint(session.id, 'main')).rejects.toBeInstanceOf(refusal);
         await expect(store.loadCheckpoint(session.id, 'main', newest.id)).rejects.toBeInstanceOf(refusal);
+        // A value a save refuses is refused on read too, naming its field.
+        const field = DAMAGED_FIELD[damage];
+        if (field !== undefined) await expect(store.loadCheckpoint(session.id, 'main')).rejects.toThrow(field);
         expect(await store.loadCheckpoint(session.id, 'main', third.id)).toEqual(third);
         expect(await store.loadCheckpoint(session.id, 'main', first.id)).toEqual(first);
         expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), newest)).toEqual(chain.slice(0, 3).map(manifest));

@@ -1,5 +1,6 @@
-import { ConcurrencyError, InvalidIdError, InvalidInputError, MAX_METADATA_DEPTH, NestingTooDeepError, NotFoundError, type Store } from '@baton/core';
+import { type Checkpoint, CheckpointCorruptError, ConcurrencyError, InvalidIdError, InvalidInputError, MAX_METADATA_DEPTH, NestingTooDeepError, NotFoundError, type Store, writeStoreBatch } from '@baton/core';
 import { describe, expect, it } from 'vitest';
+import { VALID_PENDING } from './checkpointDamage.js';
 import { type ConformanceContext, createSessionWithMessages, createTestSession, seqs } from './conformanceContext.js';
 import { BAD_IDS, makeCheckpoint, makeEpisode, makeMessage, makePendingWrite, uniqueId } from './fixtures.js';
 
@@ -177,6 +178,29 @@ export function describeValidationConformance(context: ConformanceContext): void
       const kept = await store.createSession({ id: uniqueId('s'), metadata: deepest, state: deepest });
       expect(await store.getSession(kept.id)).toEqual(kept);
       expect(kept.metadata).toEqual(deepest);
+    });
+
+    it('refuses on save the checkpoint values a load refuses: a pending request id that breaks the id rule, non-ISO times', async () => {
+      const { store } = context;
+      const { session } = await createSessionWithMessages(store, 2);
+      const base = makeCheckpoint({ sessionId: session.id, throughSeq: 2 });
+      const { write, userInput, humanStep } = VALID_PENDING;
+      const badId = { ...base, pendingRequests: [{ ...userInput, id: 'bad id\u00ff' }] } as Checkpoint;
+      await expect(store.saveCheckpoint(badId)).rejects.toMatchObject({ name: 'InvalidIdError', kind: 'request', value: 'bad id\u00ff' });
+      const badWrite = { ...base, pendingWrites: [{ ...write, createdAt: 'x' }] };
+      await expect(store.saveCheckpoint(badWrite)).rejects.toThrow(/pendingWrites\.0\.createdAt/);
+      await expect(store.saveCheckpoint(badWrite)).rejects.toBeInstanceOf(CheckpointCorruptError);
+      const badStep = { ...base, pendingRequests: [{ ...humanStep, createdAt: 'x' }] } as Checkpoint;
+      await expect(store.saveCheckpoint(badStep)).rejects.toThrow(/pendingRequests\.0\.createdAt/);
+      await expect(writeStoreBatch(store, { sessionId: session.id, branchId: 'main', checkpoint: badId })).rejects.toBeInstanceOf(InvalidIdError);
+      expect(await store.listCheckpoints(session.id, 'main')).toEqual([]);
+
+      const valid = { ...base, pendingRequests: [userInput, humanStep], pendingWrites: [write] } as Checkpoint;
+      await store.saveCheckpoint(valid);
+      await expect(store.putPendingWrites(session.id, 'main', valid.id, [{ ...write, toolCallId: 'call-2', createdAt: 'x' }])).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      expect(await store.loadCheckpoint(session.id, 'main')).toEqual(valid);
     });
 
     it('never returns or changes another tenant data', async () => {

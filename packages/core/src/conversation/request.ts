@@ -48,7 +48,7 @@ export const RequestSchema = z.discriminatedUnion('type', [
     /** What the operator is asked to do. */
     prompt: z.string(),
     conversationRef: ConversationRefSchema,
-    createdAt: z.string(),
+    createdAt: IsoTimestampSchema,
   }),
 ]);
 /** A pending `user_input`, `tool_approval` or `human_step` request. */

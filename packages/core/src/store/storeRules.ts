@@ -191,7 +191,8 @@ export function planAppend(branchId: string, messages: readonly Message[], end: 
 }
 
 /**
- * Validates a checkpoint before it is saved: its schema, then its session, branch and own ids.
+ * Validates a checkpoint before it is saved: its schema, then its session, branch and own ids and
+ * its pending requests' ids (the rules `parseStoredCheckpoint` applies on read).
  * @returns the parsed checkpoint
  * @throws {CheckpointCorruptError} when it fails the schema or is not of {@link CHECKPOINT_SCHEMA_VERSION}; {@link InvalidIdError} for unsafe ids
  */
@@ -219,6 +220,8 @@ function assertCheckpointIds(valid: Checkpoint): Checkpoint {
   assertBranchId(valid.branchId);
   assertValidId('checkpoint', valid.id);
   if (valid.parentId !== null) assertValidId('checkpoint', valid.parentId);
+  // A request id is a route segment (`POST /sessions/:id/requests/:requestId`): the id rule, as a read applies it.
+  for (const request of valid.pendingRequests) assertValidId('request', request.id);
   return valid;
 }
 

@@ -215,7 +215,7 @@ export function parseStoredEpisode(value: unknown, document: string): Episode {
 
 /**
  * A checkpoint read from storage: {@link parseCheckpoint} plus the id rules `saveCheckpoint`
- * applies (its `id`, `parentId`, `sessionId` and `branchId`).
+ * applies (its `id`, `parentId`, `sessionId`, `branchId` and its pending requests' `id`s).
  *
  * @param value the parsed document or its JSON text
  * @param document names it for the message
@@ -243,6 +243,7 @@ export function parseStoredCheckpoint(value: unknown, document: string): Checkpo
     checkpoint.parentId === null ? undefined : idProblem('parentId', 'checkpoint', checkpoint.parentId),
     idProblem('sessionId', 'session', checkpoint.sessionId),
     idProblem('branchId', 'branch', checkpoint.branchId),
+    ...checkpoint.pendingRequests.map((request, index) => idProblem(`pendingRequests.${index}.id`, 'request', request.id)),
   );
   if (broken !== undefined) {
     throw new CheckpointCorruptError(`The checkpoint ${document} fails its schema at ${broken.field}: ${broken.problem}; it was not loaded. Restore it from a backup or delete it.`);
