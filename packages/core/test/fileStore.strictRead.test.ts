@@ -4,7 +4,16 @@
  * error naming the document and the field, and the writes refuse the same values.
  */
 import { describe, expect, it } from 'vitest';
-import { CheckpointCorruptError, DocumentCorruptError, FileStore, InMemoryStore, InvalidInputError, StoreError } from '../src/index.js';
+import {
+  CheckpointCorruptError,
+  DocumentCorruptError,
+  FileStore,
+  InMemoryStore,
+  InvalidInputError,
+  MAX_METADATA_DEPTH,
+  NestingTooDeepError,
+  StoreError,
+} from '../src/index.js';
 import { editSessionLog, type LogOpJson, logFileOf } from './support/sessionLogFile.js';
 import { makeCheckpoint, makeMessages } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
@@ -66,6 +75,20 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
       doc.metadata = { nested: { $where: '1' } };
     });
     await expect(store.getSession('chat-1')).rejects.toThrow(/metadata.*\$where/);
+  });
+
+  it('refuses metadata nested deeper than MAX_METADATA_DEPTH, as createSession does, with a DocumentCorruptError (no stack overflow)', async () => {
+    const { directory, store } = await storeWithSession();
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let level = 1; level < 2_000; level += 1) deep = { a: deep };
+    await expect(store.createSession({ id: 'chat-2', metadata: deep })).rejects.toBeInstanceOf(NestingTooDeepError);
+    await editLogged(directory, 'session', 'session', (doc) => {
+      doc.metadata = deep;
+    });
+    const error = await failure(store.getSession('chat-1'));
+    expect(error).toBeInstanceOf(DocumentCorruptError);
+    expect((error as DocumentCorruptError).field).toBe('metadata');
+    expect((error as Error).message).toContain(`more than ${MAX_METADATA_DEPTH} levels`);
   });
 
   it('loads a session stored without userId (created without one) and a valid one unchanged', async () => {

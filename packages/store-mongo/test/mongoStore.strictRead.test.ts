@@ -3,7 +3,7 @@
  * another program, a bad migration) so that a write would refuse it is refused on read with a
  * named error that names the document and the field, never returned and never a TypeError.
  */
-import { CheckpointCorruptError, DocumentCorruptError, StoreError } from '@baton/core';
+import { CheckpointCorruptError, DocumentCorruptError, MAX_METADATA_DEPTH, NestingTooDeepError, StoreError } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCheckpoint, makeMessages } from '../../../test/conformance/fixtures.js';
 import { createTestMongoStore, type TestMongoStore } from './testStore.js';
@@ -57,6 +57,19 @@ describe('MongoStore strict reads', () => {
     await store.collections.sessions.updateOne({ _id: 's-tenant' }, { $set: { tenantId: '../other' } });
     expect(await store.getSession('s-tenant', { tenantId: 'acme' })).toBeUndefined();
     expect(await store.getSession('s-tenant')).toBeUndefined();
+  });
+
+  it('refuses a session whose metadata nests deeper than MAX_METADATA_DEPTH, as createSession does, with a DocumentCorruptError', async () => {
+    const { store } = test;
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let level = 1; level < MAX_METADATA_DEPTH + 1; level += 1) deep = { a: deep };
+    await expect(store.createSession({ id: 's-deep-2', metadata: deep })).rejects.toBeInstanceOf(NestingTooDeepError);
+    await store.createSession({ id: 's-deep' });
+    await store.collections.sessions.updateOne({ _id: 's-deep' }, { $set: { metadata: deep } });
+    const error = await failure(store.getSession('s-deep'));
+    expect(error).toBeInstanceOf(DocumentCorruptError);
+    expect((error as DocumentCorruptError).field).toBe('metadata');
+    expect((error as Error).message).toContain(`more than ${MAX_METADATA_DEPTH} levels`);
   });
 
   it('loads a session stored without userId', async () => {
