@@ -6,12 +6,13 @@ import { z } from 'zod';
 import { type Authenticate, type Principal, tenantKeyOf } from './http/auth.js';
 import { errorResponse } from './http/errorResponse.js';
 import { HttpError } from './http/errors.js';
+import { sendRefusal } from './http/pendingRequests.js';
 import { AnswerBody, ChatBody, CloseBody, CreateSessionBody, ForkBody, lastUserText, readBody, SendMessageBody } from './http/schemas.js';
 import { createSession, openSession, runningView, scopeOf, sessionDocument, sessionView } from './http/sessionAccess.js';
 import type { LoggedEvent } from './streaming/branchLog.js';
 import { type EventPosition, formatEventId, parseEventId } from './streaming/eventId.js';
 import { sseResponse, uiMessageStreamResponse } from './streaming/sse.js';
-import { TurnRuns, type TurnRunsOptions } from './streaming/turnRuns.js';
+import { type StartedRun, TurnRuns, type TurnRunsOptions } from './streaming/turnRuns.js';
 
 /** Options of {@link createBatonApp}. */
 export interface BatonAppOptions {
@@ -114,14 +115,19 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
   /** Starts a turn call on the branch (the server reads it to its end). */
   const startTurn = (c: Context<Env>, session: HandoffSession, call: (session: HandoffSession) => TurnStream) =>
     runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, call(session));
-  /** Starts a turn call on the branch and answers with its events (SSE) or its result (JSON). */
-  const turnResponse = async (c: Context<Env>, session: HandoffSession, call: (session: HandoffSession) => TurnStream) => {
-    const started = await startTurn(c, session, call);
+  /** Starts a turn with the user's message; refused while requests wait, naming the route that answers them. */
+  const startSend = (c: Context<Env>, session: HandoffSession, text: string | string[]) =>
+    startTurn(c, session, (s) => s.send(text)).catch((error: unknown) => {
+      throw sendRefusal(session, error);
+    });
+  /** Answers with a started turn's events (SSE) or its result (JSON). */
+  const turnResponse = async (c: Context<Env>, started: Promise<StartedRun>) => {
+    const { queue, stream } = await started;
     if (prefersJson(c)) {
-      started.queue.close();
-      return c.json(await started.stream);
+      queue.close();
+      return c.json(await stream);
     }
-    return sseResponse(c, { replay: [], queue: started.queue, after: { seq: -1, index: 0 }, follow: false, keepAliveMs });
+    return sseResponse(c, { replay: [], queue, after: { seq: -1, index: 0 }, follow: false, keepAliveMs });
   };
   /** Opens the branch for a call that runs a turn: refused with 409 at once while a turn runs there. */
   const openForTurn = async (c: Context<Env>, id: string, branch: string) => {
@@ -157,14 +163,14 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     const { branch } = query(c);
     const body = await readBody(c.req.raw, SendMessageBody);
     const session = await openForTurn(c, c.req.param('id'), branch);
-    return turnResponse(c, session, (s) => s.send(body.text));
+    return turnResponse(c, startSend(c, session, body.text));
   });
 
   app.post('/sessions/:id/chat', async (c) => {
     const { branch } = query(c);
     const text = lastUserText(await readBody(c.req.raw, ChatBody));
     const session = await openForTurn(c, c.req.param('id'), branch);
-    const started = await startTurn(c, session, (s) => s.send(text));
+    const started = await startSend(c, session, text);
     return uiMessageStreamResponse(c, started.queue, createId());
   });
 
@@ -172,7 +178,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     const { branch } = query(c);
     const body = await readBody(c.req.raw, AnswerBody);
     const session = await openForTurn(c, c.req.param('id'), branch);
-    return turnResponse(c, session, (s) => s.respond(c.req.param('requestId'), answerOf(body)));
+    return turnResponse(c, startTurn(c, session, (s) => s.respond(c.req.param('requestId'), answerOf(body))));
   });
 
   app.post('/sessions/:id/close', async (c) => {

@@ -3,8 +3,19 @@ import { HttpError } from './errors.js';
 
 const id = z.string().min(1).max(128);
 
-/** `POST /sessions`: `{ id?, metadata? }`; the server makes an id when none is given. */
-export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: z.record(z.string(), z.unknown()).optional() });
+/**
+ * Metadata as the client sent it: a JSON object, passed on uncopied. (`z.record` would copy it key by
+ * key, and assigning a `"__proto__"` key drops it, so the store's key rules would never see it.)
+ */
+const metadata = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), {
+  error: 'expected a JSON object',
+});
+
+/**
+ * `POST /sessions`: `{ id?, metadata? }`; the server makes an id when none is given. `metadata` is
+ * checked by the store's rules when the session is created (see `createSession`).
+ */
+export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: metadata.optional() });
 
 /** `POST /sessions/:id/messages`: `{ text }`, the user's message (or several sent in a row). */
 export const SendMessageBody = z.strictObject({

@@ -1,4 +1,4 @@
-import { ConcurrencyError, MAIN_BRANCH, NotFoundError, type Session } from '@baton/core';
+import { assertSafeMetadata, ConcurrencyError, MAIN_BRANCH, NotFoundError, type Session } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow } from '@baton/handoff';
 import type { Principal } from './auth.js';
 
@@ -40,10 +40,15 @@ export async function openSession(workflow: HandoffWorkflow, principal: Principa
 
 /**
  * Creates a session for `principal` (its tenant and user), with `id` or a new one.
- * @throws {ConcurrencyError} when the id is taken (by anyone: whose it is is not told)
+ * @throws {InvalidInputError} (400) when `metadata` breaks the store's key rules (`$where`, `a.b`,
+ *   `__proto__`, `constructor`, `prototype` at any depth), naming the key; `NestingTooDeepError`
+ *   (an `InvalidInputError`, 400) when it nests deeper than `MAX_METADATA_DEPTH`;
+ *   {@link ConcurrencyError} (409) when the id is taken (by anyone: whose it is is not told)
  */
 export async function createSession(workflow: HandoffWorkflow, principal: Principal, id: string, metadata: Record<string, unknown> | undefined): Promise<HandoffSession> {
   const taken = () => new ConcurrencyError(`Session id ${JSON.stringify(id)} is taken; choose another id, or leave id out and the server makes one.`);
+  // The store checks it too; checked first here so that a bad body is never answered as a taken id.
+  if (metadata !== undefined) assertSafeMetadata('metadata', metadata);
   if ((await workflow.config.store.getSession(id, scopeOf(principal))) !== undefined) throw taken();
   try {
     return await workflow.session({
@@ -53,10 +58,24 @@ export async function createSession(workflow: HandoffWorkflow, principal: Princi
       ...(metadata === undefined ? {} : { metadata }),
     });
   } catch (error) {
-    // Another tenant holds the id (the workflow refuses it with INVALID_INPUT): the same answer as a taken id.
-    if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'INVALID_INPUT') throw taken();
+    if (await takenByAnother(workflow, principal, id, error)) throw taken();
     throw error;
   }
+}
+
+/**
+ * Whether opening the session failed because someone else holds `id`: another tenant (the workflow
+ * refuses it with an INVALID_INPUT caused by the store's CONCURRENCY), or another user who created
+ * it since the check above (it now exists for this tenant). Any other INVALID_INPUT is the caller's.
+ */
+async function takenByAnother(workflow: HandoffWorkflow, principal: Principal, id: string, error: unknown): Promise<boolean> {
+  if (codeOf(error) !== 'INVALID_INPUT') return false;
+  if (codeOf((error as { cause?: unknown }).cause) === 'CONCURRENCY') return true;
+  return (await workflow.config.store.getSession(id, scopeOf(principal))) !== undefined;
+}
+
+function codeOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
 }
 
 /** The fields of a session document every view shows. */
