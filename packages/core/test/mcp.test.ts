@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AgentExecutor, agent, type BatonEvent, ConfigurationError, runToolCall, StateContainer, type Tool } from '@baton/core';
 import { connectMcpHttp, connectMcpStdio, type McpConnection } from '@baton/core/mcp';
 import { ScriptedModel } from '@baton/core/testing';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { startMcpHttpServer } from './support/mcpServer.js';
 import { ordersStdioServer } from './support/mcpStdio.js';
@@ -112,6 +113,29 @@ describe('MCP connections', () => {
     }
     await expect(escaped.client.listTools()).rejects.toThrow();
     await escaped.close();
+  });
+
+  it('tools() of a connection whose stdio server was killed is a ConfigurationError naming the server, not the SDK\'s "Not connected"', async () => {
+    await using connection = await connectMcpStdio(ordersStdioServer());
+    expect((await connection.tools()).length).toBe(4);
+    const pid = (connection.client.transport as StdioClientTransport).pid;
+    expect(pid).toBeTypeOf('number');
+    process.kill(pid!, 'SIGKILL');
+    // The SDK notices the process exit and drops the transport.
+    while (connection.client.transport !== undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    const error = await connection.tools().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).message).toMatch(/MCP server .*mcpStdioServer\.ts.*\(stdio\).*Not connected.*connect again/);
+  });
+
+  it('tools() of a connection whose HTTP server closed is a ConfigurationError naming the server', async () => {
+    const server = await startMcpHttpServer();
+    await using connection = await connectMcpHttp(server.url);
+    expect((await connection.tools()).length).toBe(4);
+    await server.close();
+    const error = await connection.tools().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).message).toContain(`MCP server ${server.url} (Streamable HTTP)`);
   });
 
   it('a server that cannot be reached is a ConfigurationError naming it', async () => {

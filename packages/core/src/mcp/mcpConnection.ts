@@ -4,13 +4,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '../agents/tool.js';
 import { ConfigurationError } from '../errors.js';
-import { type McpToolsOptions, mcpTools } from './mcpTools.js';
+import { type McpToolsOptions, mcpTools, mcpToolsOf } from './mcpTools.js';
 
 /** A connected MCP client that closes with `await using` (or `close()`). */
 export interface McpConnection extends AsyncDisposable {
   /** The SDK client, for anything beyond tools (resources, prompts). */
   readonly client: Client;
-  /** The server's tools as Baton tools (see {@link mcpTools}). */
+  /**
+   * The server's tools as Baton tools (see {@link mcpTools}).
+   * @throws {ConfigurationError} naming the server (its command or URL) when they cannot be listed:
+   *   the server process died, the HTTP server is gone, or the connection was closed
+   */
   tools(options?: McpToolsOptions): Promise<Tool[]>;
   /** Closes the connection (stops a stdio server process). Closing twice is a no-op. */
   close(): Promise<void>;
@@ -71,5 +75,5 @@ async function connect(transport: Transport, where: string, options: McpConnectO
     closed ??= client.close();
     return closed;
   };
-  return { client, tools: (toolOptions) => mcpTools(client, toolOptions), close, [Symbol.asyncDispose]: close };
+  return { client, tools: (toolOptions) => mcpToolsOf(client, toolOptions ?? {}, where), close, [Symbol.asyncDispose]: close };
 }

@@ -39,7 +39,9 @@ export interface McpToolsOptions {
  *
  * @param client a connected `Client` (see also {@link connectMcpStdio} and {@link connectMcpHttp})
  * @returns one Baton tool per MCP tool the filter lets through
- * @throws {ConfigurationError} when two MCP tools end up with the same Baton name
+ * @throws {ConfigurationError} when two MCP tools end up with the same Baton name; when the tools
+ *   cannot be listed (the server stopped, the connection closed — the SDK's `Not connected` —, the
+ *   server unreachable or answering with an error), naming the server, with the SDK's error as `cause`
  * @example
  * ```ts
  * import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -51,17 +53,17 @@ export interface McpToolsOptions {
  * ```
  */
 export async function mcpTools(client: Client, options: McpToolsOptions = {}): Promise<Tool[]> {
-  const listed: McpToolInfo[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor });
-    for (const t of page.tools) {
-      const info: McpToolInfo = { name: t.name, inputSchema: t.inputSchema as JsonSchema };
-      if (t.description !== undefined) info.description = t.description;
-      listed.push(info);
-    }
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  const name = client.getServerVersion()?.name;
+  return mcpToolsOf(client, options, name === undefined ? 'the MCP server' : `MCP server ${JSON.stringify(name)}`);
+}
+
+/**
+ * {@link mcpTools}, naming the server as `where` when its tools cannot be listed (a connection
+ * names it by its command or URL).
+ * @throws what {@link mcpTools} throws
+ */
+export async function mcpToolsOf(client: Client, options: McpToolsOptions, where: string): Promise<Tool[]> {
+  const listed = await listTools(client, where);
 
   const keep = options.filter;
   const wanted = keep === undefined ? listed : listed.filter((t) => (typeof keep === 'function' ? keep(t) : keep.includes(t.name)));
@@ -76,6 +78,27 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
     byName.set(name, info.name);
     return mcpTool(client, info, name, validators, options.needsApproval);
   });
+}
+
+/** Every page of `tools/list`; a failure is a {@link ConfigurationError} naming `where`. */
+async function listTools(client: Client, where: string): Promise<McpToolInfo[]> {
+  const listed: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  try {
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+      for (const t of page.tools) {
+        const info: McpToolInfo = { name: t.name, inputSchema: t.inputSchema as JsonSchema };
+        if (t.description !== undefined) info.description = t.description;
+        listed.push(info);
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  } catch (cause) {
+    const closed = client.transport === undefined ? ' (the connection is closed: the server stopped, or it was closed)' : '';
+    throw new ConfigurationError(`Cannot list the tools of ${where}: ${cause instanceof Error ? cause.message : String(cause)}${closed}; connect again.`, { cause });
+  }
+  return listed;
 }
 
 /** One MCP tool as a Baton tool named `name`. */
