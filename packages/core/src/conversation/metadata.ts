@@ -15,6 +15,12 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 
  * inside it one more. Every store refuses deeper values (with {@link NestingTooDeepError}) on write
  * and on read, before anything walks or copies them: deep enough for any real document, well
  * inside MongoDB's 100 levels per document and the JavaScript stack.
+ *
+ * @example
+ * ```ts
+ * import { MAX_METADATA_DEPTH } from '@baton/core';
+ * // { a: { a: … } } with MAX_METADATA_DEPTH objects is kept; one level more is refused.
+ * ```
  */
 export const MAX_METADATA_DEPTH = 64;
 
