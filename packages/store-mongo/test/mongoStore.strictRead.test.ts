@@ -108,6 +108,9 @@ describe('MongoStore strict reads', () => {
     await store.putPendingWrites('s-pw', 'main', checkpoint.id, [
       { toolCallId: 'call-1', toolName: 'look_up', agent: 'billing', content: 'ok', isError: false, durationMs: 3, createdAt: new Date().toISOString() },
     ]);
+    // A write whose createdAt a putPendingWrites would refuse is refused on load, naming the field.
+    await store.collections.pendingWrites.updateOne({ sessionId: 's-pw' }, { $set: { 'write.createdAt': 'x' } });
+    await expect(store.loadCheckpoint('s-pw', 'main')).rejects.toThrow(/createdAt: must be an ISO-8601/);
     await store.collections.pendingWrites.updateOne({ sessionId: 's-pw' }, { $unset: { write: '' } });
     await expect(store.loadCheckpoint('s-pw', 'main')).rejects.toBeInstanceOf(CheckpointCorruptError);
   });
