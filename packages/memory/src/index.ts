@@ -1,6 +1,7 @@
 /**
  * `@baton/memory`: working memory (each model input within a token budget), episodic memory (an
- * episode per closed session, recalled in later sessions of the same user) and tool-call audit.
+ * episode per closed session, recalled in later sessions of the same user), semantic memory (an
+ * agent's knowledge, searched before each of its activations) and tool-call audit.
  * It plugs into a runtime through core's `ContextProvider` contract, never by import.
  *
  * @example
@@ -22,6 +23,15 @@ export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './episodic/re
 export { type LexicalHit, LexicalIndex, type LexicalMatchOptions } from './search/lexicalIndex.js';
 export { cosineSimilarity, embeddingRanking, lexicalRanking, type RankedHit, rankHits, type SearchMode } from './search/ranking.js';
 export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './search/textTerms.js';
+export { KNOWLEDGE_HEADING, knowledgeContextMessage } from './semantic/knowledgeContext.js';
+export type { KnowledgeDocument } from './semantic/knowledgeDocument.js';
+export {
+  type KnowledgeField,
+  type KnowledgeHit,
+  type KnowledgeQuery,
+  SemanticMemory,
+  type SemanticMemoryOptions,
+} from './semantic/semanticMemory.js';
 export {
   type CloseIdleSessionsOptions,
   type CloseIdleSessionsResult,
