@@ -14,12 +14,29 @@ import { KNOWLEDGE_HEADING, type KnowledgeDocument, SemanticMemory, WorkingMemor
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmbeddingsServer } from '../packages/core/test/support/embeddingsServer.js';
 
-const refunds: KnowledgeDocument = { id: 'refunds', title: 'Refunds', text: 'A duplicate charge is refunded to the card within 3-5 business days (policy R-17).' };
-const invoices: KnowledgeDocument = { id: 'invoices', title: 'Invoices', text: 'Invoices are emailed as PDF on the first day of each month (policy I-02).' };
-const parcels: KnowledgeDocument = { id: 'late-parcels', title: 'Late parcels', text: 'A parcel late by more than 5 days is traced with the courier (policy S-09).' };
+const refunds: KnowledgeDocument = {
+  id: 'refunds',
+  title: 'Refunds',
+  text: 'A duplicate charge is refunded to the card within 3-5 business days (policy R-17).',
+};
+const invoices: KnowledgeDocument = {
+  id: 'invoices',
+  title: 'Invoices',
+  text: 'Invoices are emailed as PDF on the first day of each month (policy I-02).',
+};
+const parcels: KnowledgeDocument = {
+  id: 'late-parcels',
+  title: 'Late parcels',
+  text: 'A parcel late by more than 5 days is traced with the courier (policy S-09).',
+};
 
-const lastUserText = (request: Pick<ModelRequest, 'messages'>) => request.messages.findLast((m) => m.role === 'user')?.content ?? '';
-const contextOf = (request: Pick<ModelRequest, 'messages'> | undefined) => (request?.messages ?? []).filter((m) => m.role === 'context').map((m) => m.content).join('\n');
+const lastUserText = (request: Pick<ModelRequest, 'messages'>) =>
+  request.messages.findLast((m) => m.role === 'user')?.content ?? '';
+const contextOf = (request: Pick<ModelRequest, 'messages'> | undefined) =>
+  (request?.messages ?? [])
+    .filter((m) => m.role === 'context')
+    .map((m) => m.content)
+    .join('\n');
 
 /** Triage routes charges to billing and parcels to shipping; every agent runs on a scripted model. */
 function desk(store: Store, ...memories: (SemanticMemory | WorkingMemory)[]) {
@@ -30,12 +47,34 @@ function desk(store: Store, ...memories: (SemanticMemory | WorkingMemory)[]) {
     if (/parcel/.test(text)) return { toolCalls: [{ name: 'handoff_to_shipping', arguments: { reason: 'parcel' } }] };
     return { text: 'How can I help?' };
   });
-  const billingModel = new ScriptedModel(() => ({ text: 'The duplicate charge will be refunded within 3-5 business days.' }));
+  const billingModel = new ScriptedModel(() => ({
+    text: 'The duplicate charge will be refunded within 3-5 business days.',
+  }));
   const shippingModel = new ScriptedModel(() => ({ text: 'I asked the courier to trace your parcel.' }));
-  const triage = agent({ name: 'triage', description: 'Routes.', instructions: 'Route charges to billing, parcels to shipping.', model: triageModel });
-  const billing = agent({ name: 'billing', description: 'Charges and refunds.', instructions: 'Resolve billing issues.', model: billingModel });
-  const shipping = agent({ name: 'shipping', description: 'Parcels.', instructions: 'Resolve shipping issues.', model: shippingModel });
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing, shipping).coordinator(triage).store(store).contextProviders(...memories).build();
+  const triage = agent({
+    name: 'triage',
+    description: 'Routes.',
+    instructions: 'Route charges to billing, parcels to shipping.',
+    model: triageModel,
+  });
+  const billing = agent({
+    name: 'billing',
+    description: 'Charges and refunds.',
+    instructions: 'Resolve billing issues.',
+    model: billingModel,
+  });
+  const shipping = agent({
+    name: 'shipping',
+    description: 'Parcels.',
+    instructions: 'Resolve shipping issues.',
+    model: shippingModel,
+  });
+  const workflow = new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing, shipping)
+    .coordinator(triage)
+    .store(store)
+    .contextProviders(...memories)
+    .build();
   return { workflow, triageModel, billingModel, shippingModel };
 }
 
@@ -50,7 +89,7 @@ async function filesUnder(directory: string): Promise<string[]> {
 }
 
 describe('semantic memory on the handoff runtime', () => {
-  it("gives billing the billing knowledge and shipping the shipping knowledge, and stores none of it", async () => {
+  it('gives billing the billing knowledge and shipping the shipping knowledge, and stores none of it', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'baton-knowledge-'));
     directories.push(directory);
     const store = new FileStore({ directory });
@@ -63,7 +102,9 @@ describe('semantic memory on the handoff runtime', () => {
     await session.send('I was charged twice for order 1234, and my parcel is late');
     const billingInput = billingModel.requests[0]!.messages;
     expect(contextOf(billingModel.requests[0])).toBe(`${KNOWLEDGE_HEADING}\n\n[1] Refunds (refunds)\n${refunds.text}`);
-    expect(billingInput.findIndex((m) => m.role === 'context')).toBe(billingInput.findLastIndex((m) => m.role === 'user') - 1);
+    expect(billingInput.findIndex((m) => m.role === 'context')).toBe(
+      billingInput.findLastIndex((m) => m.role === 'user') - 1,
+    );
     expect(contextOf(triageModel.requests[0])).toBe('');
 
     await session.send('Where is my parcel?');
@@ -81,9 +122,14 @@ describe('semantic memory on the handoff runtime', () => {
     }
   });
 
-  it("never shows one tenant's documents to another tenant's session, and forgets erased ones in later turns", async () => {
+  it("never shows one tenant's documents to another tenant, and forgets erased ones in later turns", async () => {
     const store = new InMemoryStore();
-    const acmeRefunds: KnowledgeDocument = { id: 'refunds', tenantId: 'acme', title: 'Acme refunds', text: 'Acme refunds a duplicate charge the same day (policy ACME-1).' };
+    const acmeRefunds: KnowledgeDocument = {
+      id: 'refunds',
+      tenantId: 'acme',
+      title: 'Acme refunds',
+      text: 'Acme refunds a duplicate charge the same day (policy ACME-1).',
+    };
     const kb = new SemanticMemory({ agents: ['billing'], documents: [refunds, acmeRefunds] });
     const { workflow, billingModel } = desk(store, kb);
 
@@ -107,10 +153,18 @@ describe('semantic memory on the handoff runtime', () => {
 
   it("stays within working memory's token budget: the knowledge is kept and older history is dropped", async () => {
     const working = new WorkingMemory({ maxTokens: 400, model: 'gpt-4.1-mini' });
-    const kb = new SemanticMemory({ agents: ['billing'], documents: [refunds, invoices], maxTokens: 120, counter: working.counter });
+    const kb = new SemanticMemory({
+      agents: ['billing'],
+      documents: [refunds, invoices],
+      maxTokens: 120,
+      counter: working.counter,
+    });
     const { workflow, billingModel } = desk(new InMemoryStore(), kb, working);
     const session = await workflow.session({ id: 'chat-long' });
-    for (let i = 0; i < 12; i++) await session.send(`Charge number ${i}: I was charged twice for order ${1000 + i}, please refund the duplicate charge.`);
+    for (let i = 0; i < 12; i++)
+      await session.send(
+        `Charge number ${i}: I was charged twice for order ${1000 + i}, please refund the duplicate charge.`,
+      );
     for (const request of billingModel.requests) {
       expect(working.countTokens(request.messages)).toBeLessThanOrEqual(400);
       expect(contextOf(request)).toContain('R-17');
@@ -120,7 +174,7 @@ describe('semantic memory on the handoff runtime', () => {
     expect(lastUserText(billingModel.requests.at(-1)!)).toContain('Charge number 11:');
   });
 
-  it('ranks hybrid with OpenAI embeddings from a real HTTP server, embedding each document once and each message once', async () => {
+  it('ranks hybrid with OpenAI embeddings over HTTP, embedding each document once and each message once', async () => {
     await using server = await startEmbeddingsServer();
     const embedder = new OpenAIEmbedder({ baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 });
     const kb = new SemanticMemory({ documents: [refunds, invoices, parcels], embedder, k: 2 });

@@ -21,16 +21,28 @@ describe('beforeActivation', () => {
     };
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).contextProviders(provider).store(store).build().session({ id: 'act-1' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .contextProviders(provider)
+      .store(store)
+      .build()
+      .session({ id: 'act-1' });
     await collect(session.send('I was charged twice'));
 
     expect(calls).toEqual([
       { agent: 'triage', input: 'I was charged twice' },
       { agent: 'billing', input: 'I was charged twice' },
     ]);
-    const contextOf = (messages: readonly ModelMessage[]) => messages.filter((m) => m.role === 'context').map((m) => m.content);
-    expect(contextOf(triage.model.requests[0]!.messages)).toEqual(['Turn context for "I was charged twice"', 'Knowledge for triage']);
-    expect(contextOf(billing.model.requests[0]!.messages)).toEqual(['Turn context for "I was charged twice"', 'Knowledge for billing']);
+    const contextOf = (messages: readonly ModelMessage[]) =>
+      messages.filter((m) => m.role === 'context').map((m) => m.content);
+    expect(contextOf(triage.model.requests[0]!.messages)).toEqual([
+      'Turn context for "I was charged twice"',
+      'Knowledge for triage',
+    ]);
+    expect(contextOf(billing.model.requests[0]!.messages)).toEqual([
+      'Turn context for "I was charged twice"',
+      'Knowledge for billing',
+    ]);
     const stored = JSON.stringify(await store.readMessages('act-1', 'main'));
     expect(stored).not.toContain('Knowledge for');
     expect(stored).not.toContain('Turn context');

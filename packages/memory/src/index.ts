@@ -15,13 +15,25 @@
 export { type ListToolCallsOptions, listToolCalls, type ToolCallRecord } from './audit/listToolCalls.js';
 export { agentsOf, type BuildEpisodeOptions, buildEpisode, transcriptOf } from './episodic/buildEpisode.js';
 export { episodeEmbeddingText, hasUsableEmbedding } from './episodic/episodeEmbedding.js';
-export { DEFAULT_FIELD_BOOSTS, type EpisodeField, EpisodeIndex, type LexicalRecallOptions } from './episodic/episodeIndex.js';
+export {
+  DEFAULT_FIELD_BOOSTS,
+  type EpisodeField,
+  EpisodeIndex,
+  type LexicalRecallOptions,
+} from './episodic/episodeIndex.js';
 export { EpisodeRecall, type RecalledEpisode, type RecallMode, type RecallQuery, type RecallSettings } from './episodic/episodeRecall.js';
 export { EpisodicMemory, type EpisodicMemoryOptions, type EpisodicMemoryStage } from './episodic/episodicMemory.js';
 export { type ExtractiveSummaryOptions, extractiveSummary } from './episodic/extractiveSummary.js';
 export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './episodic/recalledContext.js';
 export { type LexicalHit, LexicalIndex, type LexicalMatchOptions } from './search/lexicalIndex.js';
-export { cosineSimilarity, embeddingRanking, lexicalRanking, type RankedHit, rankHits, type SearchMode } from './search/ranking.js';
+export {
+  cosineSimilarity,
+  embeddingRanking,
+  lexicalRanking,
+  type RankedHit,
+  rankHits,
+  type SearchMode,
+} from './search/ranking.js';
 export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './search/textTerms.js';
 export { KNOWLEDGE_HEADING, knowledgeContextMessage } from './semantic/knowledgeContext.js';
 export type { KnowledgeDocument } from './semantic/knowledgeDocument.js';

@@ -1,17 +1,50 @@
-import { type BeforeActivationArgs, ConfigurationError, InMemoryStore, InvalidInputError, type Session } from '@baton/core';
+import {
+  type BeforeActivationArgs,
+  ConfigurationError,
+  InMemoryStore,
+  InvalidInputError,
+  type Session,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { KNOWLEDGE_HEADING, type KnowledgeDocument, SemanticMemory, TokenCounter } from '../src/index.js';
 import { ConceptEmbedder } from './support/conceptEmbedder.js';
 
-const refunds: KnowledgeDocument = { id: 'refunds', agents: ['billing'], title: 'Refunds', text: 'A duplicate charge is refunded to the card within 3-5 business days.' };
-const invoices: KnowledgeDocument = { id: 'invoices', agents: ['billing'], title: 'Invoices', text: 'Invoices are emailed as PDF on the first day of each month.' };
-const parcels: KnowledgeDocument = { id: 'late-parcels', agents: ['shipping'], title: 'Late parcels', text: 'A parcel late by more than 5 days is traced with the courier; the order is charged once.' };
-const hours: KnowledgeDocument = { id: 'hours', title: 'Opening hours', text: 'The desk answers chats from 8:00 to 20:00 CET, Monday to Saturday.' };
+const refunds: KnowledgeDocument = {
+  id: 'refunds',
+  agents: ['billing'],
+  title: 'Refunds',
+  text: 'A duplicate charge is refunded to the card within 3-5 business days.',
+};
+const invoices: KnowledgeDocument = {
+  id: 'invoices',
+  agents: ['billing'],
+  title: 'Invoices',
+  text: 'Invoices are emailed as PDF on the first day of each month.',
+};
+const parcels: KnowledgeDocument = {
+  id: 'late-parcels',
+  agents: ['shipping'],
+  title: 'Late parcels',
+  text: 'A parcel late by more than 5 days is traced with the courier; the order is charged once.',
+};
+const hours: KnowledgeDocument = {
+  id: 'hours',
+  title: 'Opening hours',
+  text: 'The desk answers chats from 8:00 to 20:00 CET, Monday to Saturday.',
+};
 
 const ids = (hits: { document: KnowledgeDocument }[]) => hits.map((h) => h.document.id);
 
 function activation(agent: string, input: string, tenantId?: string): BeforeActivationArgs {
-  const session: Session = { id: 'chat-1', status: 'active', createdAt: '', lastActivityAt: '', metadata: {}, state: {}, version: 1 };
+  const session: Session = {
+    id: 'chat-1',
+    status: 'active',
+    createdAt: '',
+    lastActivityAt: '',
+    metadata: {},
+    state: {},
+    version: 1,
+  };
   if (tenantId !== undefined) session.tenantId = tenantId;
   return { session, branchId: 'main', input, store: new InMemoryStore(), signal: new AbortController().signal, agent };
 }
@@ -28,18 +61,34 @@ describe('SemanticMemory search', () => {
   });
 
   it("shows a tenant's documents only to that tenant, shared ones to every tenant", async () => {
-    const kb = new SemanticMemory({ documents: [hours, { id: 'hours', tenantId: 'acme', title: 'Acme hours', text: 'Acme chats open around the clock, Monday to Sunday.' }] });
+    const kb = new SemanticMemory({
+      documents: [
+        hours,
+        {
+          id: 'hours',
+          tenantId: 'acme',
+          title: 'Acme hours',
+          text: 'Acme chats open around the clock, Monday to Sunday.',
+        },
+      ],
+    });
     expect(kb.size).toBe(2);
     expect(ids(await kb.search({ query: 'open on sunday?', tenantId: 'acme' }))).toEqual(['hours', 'hours']);
     const [best] = await kb.search({ query: 'open around the clock?', tenantId: 'acme' });
     expect(best?.document.tenantId).toBe('acme');
     const globex = await kb.search({ query: 'open around the clock on sunday?', tenantId: 'globex' });
     expect(globex.map((h) => h.document.title)).toEqual(['Opening hours']);
-    expect((await kb.search({ query: 'open around the clock on sunday?' })).map((h) => h.document.title)).toEqual(['Opening hours']);
+    expect((await kb.search({ query: 'open around the clock on sunday?' })).map((h) => h.document.title)).toEqual([
+      'Opening hours',
+    ]);
   });
 
   it('finds a document by meaning in embedding mode where lexical search finds nothing', async () => {
-    const kb = new SemanticMemory({ documents: [refunds, parcels], embedder: new ConceptEmbedder(), search: 'embedding' });
+    const kb = new SemanticMemory({
+      documents: [refunds, parcels],
+      embedder: new ConceptEmbedder(),
+      search: 'embedding',
+    });
     const query = 'I want my money reimbursed';
     expect(await kb.search({ query, mode: 'lexical' })).toEqual([]);
     const found = await kb.search({ query });
@@ -48,7 +97,11 @@ describe('SemanticMemory search', () => {
   });
 
   it('fuses the lexical and the embedding ranking in hybrid mode (the default with an embedder)', async () => {
-    const tracking: KnowledgeDocument = { id: 'tracking', title: 'Tracking numbers', text: 'Every order gets a tracking number by email when it leaves the warehouse.' };
+    const tracking: KnowledgeDocument = {
+      id: 'tracking',
+      title: 'Tracking numbers',
+      text: 'Every order gets a tracking number by email when it leaves the warehouse.',
+    };
     const kb = new SemanticMemory({ documents: [refunds, parcels, tracking], embedder: new ConceptEmbedder() });
     expect(kb.defaultMode).toBe('hybrid');
     const query = 'refund for my order';
@@ -78,9 +131,10 @@ describe('SemanticMemory search', () => {
 });
 
 describe('SemanticMemory as a context provider', () => {
-  it('gives the agent about to act one context message with its best documents, and nothing to agents it does not serve', async () => {
+  it('gives the agent about to act one context message with its best documents, none to others', async () => {
     const kb = new SemanticMemory({ documents: [refunds, invoices, parcels], agents: ['billing'] });
-    const [message, ...rest] = (await kb.beforeActivation(activation('billing', 'I was charged twice for order 1234'))) ?? [];
+    const [message, ...rest] =
+      (await kb.beforeActivation(activation('billing', 'I was charged twice for order 1234'))) ?? [];
     expect(rest).toEqual([]);
     expect(message?.role).toBe('context');
     expect(message?.content).toBe(`${KNOWLEDGE_HEADING}\n\n[1] Refunds (refunds)\n${refunds.text}`);
@@ -90,7 +144,11 @@ describe('SemanticMemory as a context provider', () => {
 
   it('keeps the context message within maxTokens, cutting the document that does not fit', async () => {
     const counter = new TokenCounter({ model: 'gpt-4.1-mini' });
-    const long: KnowledgeDocument = { id: 'refund-terms', title: 'Refund terms', text: 'A refund for a duplicate charge is issued once the charge settles. '.repeat(200) };
+    const long: KnowledgeDocument = {
+      id: 'refund-terms',
+      title: 'Refund terms',
+      text: 'A refund for a duplicate charge is issued once the charge settles. '.repeat(200),
+    };
     const kb = new SemanticMemory({ documents: [refunds, long], maxTokens: 120, counter });
     const [message] = (await kb.beforeActivation(activation('billing', 'refund for a duplicate charge'))) ?? [];
     expect(counter.countText(message!.content)).toBeLessThanOrEqual(120);
@@ -100,9 +158,15 @@ describe('SemanticMemory as a context provider', () => {
   });
 
   it('erases: a removed document, a tenant and everything are gone from later activations', async () => {
-    const acme: KnowledgeDocument = { id: 'refunds', tenantId: 'acme', title: 'Acme refunds', text: 'Acme refunds a duplicate charge the same day.' };
+    const acme: KnowledgeDocument = {
+      id: 'refunds',
+      tenantId: 'acme',
+      title: 'Acme refunds',
+      text: 'Acme refunds a duplicate charge the same day.',
+    };
     const kb = new SemanticMemory({ documents: [refunds, acme, hours] });
-    const context = async (tenantId?: string) => (await kb.beforeActivation(activation('billing', 'refund of a duplicate charge', tenantId)))?.[0]?.content ?? '';
+    const context = async (tenantId?: string) =>
+      (await kb.beforeActivation(activation('billing', 'refund of a duplicate charge', tenantId)))?.[0]?.content ?? '';
     expect(await context('acme')).toContain('Acme refunds');
     expect(kb.eraseTenant('acme')).toBe(1);
     expect(await context('acme')).not.toContain('Acme refunds');
@@ -118,7 +182,11 @@ describe('SemanticMemory as a context provider', () => {
   it('falls back to lexical search when the embedder fails before an activation, and reports it', async () => {
     const embedder = new ConceptEmbedder();
     const errors: string[] = [];
-    const kb = new SemanticMemory({ documents: [refunds], embedder, onError: (e) => errors.push((e as Error).message) });
+    const kb = new SemanticMemory({
+      documents: [refunds],
+      embedder,
+      onError: (e) => errors.push((e as Error).message),
+    });
     embedder.failNext = 1;
     const [message] = (await kb.beforeActivation(activation('billing', 'duplicate charge'))) ?? [];
     expect(message?.content).toContain('Refunds');

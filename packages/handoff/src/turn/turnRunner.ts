@@ -181,8 +181,10 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
       // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
       if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
       // The executor's events go straight through: runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
-      const agentContext = providerInput === undefined ? context : await beforeActivation(runtime, call.signal, providerInput, agent, context, sink);
-      const outcome = await activate(executor, activationInput(runtime, journal, call, agent, agentContext, approvals, humanAnswers, sink), sink);
+      const agentContext =
+        providerInput === undefined ? context : await beforeActivation(runtime, call.signal, providerInput, agent, context, sink);
+      const input = activationInput(runtime, journal, call, agent, agentContext, approvals, humanAnswers, sink);
+      const outcome = await activate(executor, input, sink);
       approvals = undefined;
       humanAnswers = undefined;
       usage = addUsage(usage, outcome.usage);
@@ -357,7 +359,11 @@ function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: 
  * Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). `input` is
  * what the user just said; without it (a resumed turn, an approval) the last user message.
  */
-async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, input: string): Promise<readonly ModelMessage[] | undefined> {
+async function beforeTurn(
+  runtime: SessionRuntime,
+  signal: AbortSignal,
+  input: string,
+): Promise<readonly ModelMessage[] | undefined> {
   const providers = runtime.config.contextProviders;
   const context: ModelMessage[] = [];
   for (const provider of providers) {
@@ -381,7 +387,8 @@ async function beforeActivation(
   await sink.ready();
   const context: ModelMessage[] = [...(turnContext ?? [])];
   for (const provider of providers) {
-    const found = await provider.beforeActivation!({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal, agent });
+    const { session, branchId } = runtime;
+    const found = await provider.beforeActivation!({ session, branchId, input, store: runtime.config.store, signal, agent });
     if (found !== undefined) context.push(...found);
   }
   return context.length > 0 ? context : undefined;

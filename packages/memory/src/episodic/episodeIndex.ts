@@ -61,5 +61,6 @@ function toFields(episode: Episode): Record<EpisodeField, string> {
       .filter((line) => line.role === role)
       .map((line) => line.content)
       .join('\n');
-  return { user: text('user'), assistant: text('assistant'), summary: episode.summary, keywords: episode.keywords.join(' ') };
+  const keywords = episode.keywords.join(' ');
+  return { user: text('user'), assistant: text('assistant'), summary: episode.summary, keywords };
 }

@@ -3,7 +3,7 @@ import { embeddingRanking, lexicalRanking, type RankedHit, rankHits, type Search
 import { episodeEmbeddingText, hasUsableEmbedding } from './episodeEmbedding.js';
 import { EpisodeIndex, type LexicalRecallOptions } from './episodeIndex.js';
 
-/** How episodes are ranked: BM25+ over their text (offline), embeddings (cosine), or both fused ({@link SearchMode}). */
+/** How episodes are ranked: BM25+ over their text (offline), embeddings (cosine), or both fused. */
 export type RecallMode = SearchMode;
 
 /** Recall settings of an `EpisodicMemory`. */
@@ -121,7 +121,8 @@ export class EpisodeRecall {
 
   #lexical(user: UserIndex, text: string, excluded: ReadonlySet<string>): RankedHit[] {
     user.lexical ??= new EpisodeIndex([...user.episodes.values()], this.#settings.lexical);
-    return lexicalRanking(user.lexical.search(text, user.episodes.size), this.#settings.minScore ?? 0).filter((hit) => !excluded.has(hit.id));
+    const ranked = lexicalRanking(user.lexical.search(text, user.episodes.size), this.#settings.minScore ?? 0);
+    return ranked.filter((hit) => !excluded.has(hit.id));
   }
 
   async #semantic(user: UserIndex, query: RecallQuery, excluded: ReadonlySet<string>): Promise<RankedHit[]> {

@@ -3,7 +3,7 @@ import { normalizeTerm } from './textTerms.js';
 
 /** How terms are matched by a {@link LexicalIndex}. */
 export interface LexicalMatchOptions {
-  /** Fuzzy matching as MiniSearch takes it: a fraction of the term length as edit distance (default 0.2), or `false`. */
+  /** Fuzzy matching (MiniSearch): a fraction of the term length as edit distance (default 0.2), or `false`. */
   fuzzy?: number | false;
   /** Whether a query term also matches longer terms it starts (default true). */
   prefix?: boolean;
@@ -45,9 +45,18 @@ export class LexicalIndex<F extends string = string> {
    */
   constructor(boosts: Readonly<Record<F, number>>, options: LexicalMatchOptions = {}) {
     this.#boosts = boosts;
-    this.#options = { fuzzy: options.fuzzy ?? 0.2, prefix: options.prefix ?? true, stem: options.stem ?? true, stopWords: options.stopWords ?? true };
+    this.#options = {
+      fuzzy: options.fuzzy ?? 0.2,
+      prefix: options.prefix ?? true,
+      stem: options.stem ?? true,
+      stopWords: options.stopWords ?? true,
+    };
     const termOptions = { stem: this.#options.stem, stopWords: this.#options.stopWords };
-    this.#search = new MiniSearch({ fields: Object.keys(boosts), storeFields: [], processTerm: (term) => normalizeTerm(term, termOptions) });
+    this.#search = new MiniSearch({
+      fields: Object.keys(boosts),
+      storeFields: [],
+      processTerm: (term) => normalizeTerm(term, termOptions),
+    });
   }
 
   /** How many documents it indexes. */
@@ -92,8 +101,17 @@ export class LexicalIndex<F extends string = string> {
     if (fields.length === 0) return [];
     const boost: Record<string, number> = {};
     for (const f of fields) boost[f] = this.#boosts[f];
-    const options = { fields, boost, fuzzy: this.#options.fuzzy, prefix: this.#options.prefix, combineWith: 'OR' as const };
-    const found = this.#search.search(query, filter === undefined ? options : { ...options, filter: (hit) => filter(String(hit.id)) });
+    const options = {
+      fields,
+      boost,
+      fuzzy: this.#options.fuzzy,
+      prefix: this.#options.prefix,
+      combineWith: 'OR' as const,
+    };
+    const found = this.#search.search(
+      query,
+      filter === undefined ? options : { ...options, filter: (hit) => filter(String(hit.id)) },
+    );
     return found.slice(0, k).map((hit) => ({ id: String(hit.id), score: hit.score }));
   }
 }

@@ -3,7 +3,10 @@ import type { LexicalHit } from './lexicalIndex.js';
 /** How documents are ranked: BM25+ over their text (offline), by embeddings (cosine), or both fused. */
 export type SearchMode = 'lexical' | 'embedding' | 'hybrid';
 
-/** A ranked document id. `score` orders results: BM25+ (lexical), cosine (embedding) or reciprocal-rank fusion (hybrid). */
+/**
+ * A ranked document id. `score` orders results: BM25+ (lexical), cosine (embedding) or reciprocal-rank
+ * fusion (hybrid).
+ */
 export interface RankedHit {
   id: string;
   /** The ranking score (see above); higher is better. */
@@ -48,7 +51,9 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
  * @param minScore lowest BM25+ score kept
  */
 export function lexicalRanking(hits: readonly LexicalHit[], minScore: number): RankedHit[] {
-  return hits.filter((hit) => hit.score >= minScore).map((hit) => ({ id: hit.id, score: hit.score, lexicalScore: hit.score }));
+  return hits
+    .filter((hit) => hit.score >= minScore)
+    .map((hit) => ({ id: hit.id, score: hit.score, lexicalScore: hit.score }));
 }
 
 /**
@@ -58,7 +63,11 @@ export function lexicalRanking(hits: readonly LexicalHit[], minScore: number): R
  * @param minSimilarity lowest cosine similarity kept
  * @returns best first
  */
-export function embeddingRanking(query: readonly number[], vectors: Iterable<readonly [string, readonly number[]]>, minSimilarity: number): RankedHit[] {
+export function embeddingRanking(
+  query: readonly number[],
+  vectors: Iterable<readonly [string, readonly number[]]>,
+  minSimilarity: number,
+): RankedHit[] {
   const out: RankedHit[] = [];
   for (const [id, vector] of vectors) {
     const similarity = cosineSimilarity(query, vector);
@@ -78,10 +87,17 @@ export function embeddingRanking(query: readonly number[], vectors: Iterable<rea
  * @param k the most hits to return
  * @example
  * ```ts
- * rankHits('hybrid', [{ id: 'a', score: 3, lexicalScore: 3 }], [{ id: 'b', score: 0.8, similarity: 0.8 }], 2); // a and b, each 1/61
+ * const lexical = [{ id: 'a', score: 3, lexicalScore: 3 }];
+ * const semantic = [{ id: 'b', score: 0.8, similarity: 0.8 }];
+ * rankHits('hybrid', lexical, semantic, 2); // a and b, each scored 1/61
  * ```
  */
-export function rankHits(mode: SearchMode, lexical: readonly RankedHit[], semantic: readonly RankedHit[], k: number): RankedHit[] {
+export function rankHits(
+  mode: SearchMode,
+  lexical: readonly RankedHit[],
+  semantic: readonly RankedHit[],
+  k: number,
+): RankedHit[] {
   if (mode === 'lexical') return lexical.slice(0, k);
   if (mode === 'embedding') return semantic.slice(0, k);
   const fused = new Map<string, RankedHit>();

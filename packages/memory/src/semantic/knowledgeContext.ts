@@ -24,12 +24,17 @@ const MIN_CUT_TOKENS = 32;
  * // 'Knowledge base documents that may help …\n\n[1] Refunds (refund-policy)\nA duplicate charge is refunded …'
  * ```
  */
-export function knowledgeContextMessage(documents: readonly KnowledgeDocument[], counter: TokenCounter, maxTokens: number): ModelMessage | undefined {
+export function knowledgeContextMessage(
+  documents: readonly KnowledgeDocument[],
+  counter: TokenCounter,
+  maxTokens: number,
+): ModelMessage | undefined {
   let text = KNOWLEDGE_HEADING;
   let used = counter.countText(text);
   let shown = 0;
   for (const document of documents) {
-    const block = `\n\n[${shown + 1}] ${document.title === '' ? document.id : `${document.title} (${document.id})`}\n${document.text}`;
+    const name = document.title === '' ? document.id : `${document.title} (${document.id})`;
+    const block = `\n\n[${shown + 1}] ${name}\n${document.text}`;
     const cost = counter.countText(block);
     if (used + cost <= maxTokens) {
       text += block;

@@ -39,10 +39,14 @@ const KnowledgeDocumentSchema = z.object({
 export function parseKnowledgeDocument(document: unknown): Readonly<KnowledgeDocument> {
   const parsed = KnowledgeDocumentSchema.safeParse(document);
   if (!parsed.success) {
-    const id = typeof (document as { id?: unknown } | null)?.id === 'string' ? JSON.stringify((document as { id: string }).id) : 'without an id';
+    const id =
+      typeof (document as { id?: unknown } | null)?.id === 'string'
+        ? JSON.stringify((document as { id: string }).id)
+        : 'without an id';
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'document'}: ${i.message}`).join('; ');
     throw new InvalidInputError(
-      `Knowledge document ${id} is not valid (${issues}). A document is { id, title, text, tenantId?, agents?, metadata? } with a non-empty id and text.`,
+      `Knowledge document ${id} is not valid (${issues}). ` +
+        'A document is { id, title, text, tenantId?, agents?, metadata? } with a non-empty id and text.',
     );
   }
   const out: KnowledgeDocument = { id: parsed.data.id, title: parsed.data.title, text: parsed.data.text };

@@ -1,4 +1,11 @@
-import { type BeforeActivationArgs, ConfigurationError, type ContextProvider, type Embedder, InvalidInputError, type ModelMessage } from '@baton/core';
+import {
+  type BeforeActivationArgs,
+  ConfigurationError,
+  type ContextProvider,
+  type Embedder,
+  InvalidInputError,
+  type ModelMessage,
+} from '@baton/core';
 import { LexicalIndex, type LexicalMatchOptions } from '../search/lexicalIndex.js';
 import { embeddingRanking, lexicalRanking, type RankedHit, rankHits, type SearchMode } from '../search/ranking.js';
 import { TokenCounter } from '../working/tokenCounter.js';
@@ -30,7 +37,7 @@ export interface SemanticMemoryOptions {
   maxTokens?: number;
   /** Counts those tokens; pass working memory's `counter` to count as it does. Default `o200k_base`. */
   counter?: TokenCounter;
-  /** Called when embedding search failed before an activation (hybrid then ranks lexically; embedding finds nothing). */
+  /** Told when embedding search failed before an activation (hybrid then ranks lexically; embedding finds nothing). */
   onError?: (error: unknown) => void;
 }
 
@@ -102,8 +109,9 @@ export class SemanticMemory implements ContextProvider {
   readonly #index: LexicalIndex<KnowledgeField>;
 
   /**
-   * @param options `{ documents?, agents?, k?, search?, embedder?, minScore?, minSimilarity?, lexical?, maxTokens?, counter?, onError? }`
-   *   ({@link SemanticMemoryOptions}); all optional: lexical search of 3 documents in at most 1 000 tokens
+   * @param options `{ documents?, agents?, k?, search?, embedder?, minScore?, minSimilarity?, lexical?,
+   *   maxTokens?, counter?, onError? }` ({@link SemanticMemoryOptions}); all optional: lexical search of 3
+   *   documents in at most 1 000 tokens
    * @throws {ConfigurationError} for an embedding mode without an embedder, or a bad `k` or `maxTokens`
    * @throws {InvalidInputError} for a malformed document
    */
@@ -111,11 +119,19 @@ export class SemanticMemory implements ContextProvider {
     this.#options = options;
     this.defaultMode = options.search ?? (options.embedder === undefined ? 'lexical' : 'hybrid');
     if (this.defaultMode !== 'lexical' && options.embedder === undefined) {
-      throw new ConfigurationError(`SemanticMemory search ${JSON.stringify(this.defaultMode)} needs an embedder: pass { embedder: new OpenAIEmbedder() }, or use search 'lexical'.`);
+      throw new ConfigurationError(
+        `SemanticMemory search ${JSON.stringify(this.defaultMode)} needs an embedder: ` +
+          "pass { embedder: new OpenAIEmbedder() }, or use search 'lexical'.",
+      );
     }
-    for (const [name, value] of [['k', options.k], ['maxTokens', options.maxTokens]] as const) {
+    for (const [name, value] of [
+      ['k', options.k],
+      ['maxTokens', options.maxTokens],
+    ] as const) {
       if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-        throw new ConfigurationError(`SemanticMemory ${name} must be a positive integer, got ${JSON.stringify(value)}.`);
+        throw new ConfigurationError(
+          `SemanticMemory ${name} must be a positive integer, got ${JSON.stringify(value)}.`,
+        );
       }
     }
     this.#agents = options.agents === undefined ? undefined : new Set(options.agents);
@@ -136,7 +152,9 @@ export class SemanticMemory implements ContextProvider {
    * @throws {InvalidInputError} for a malformed document (none of the batch is added)
    */
   add(documents: KnowledgeDocument | readonly KnowledgeDocument[]): void {
-    const parsed = (Array.isArray(documents) ? documents : [documents as KnowledgeDocument]).map(parseKnowledgeDocument);
+    const parsed = (Array.isArray(documents) ? documents : [documents as KnowledgeDocument]).map(
+      parseKnowledgeDocument,
+    );
     for (const document of parsed) {
       const key = documentKey(document.id, document.tenantId);
       this.#documents.set(key, document);
@@ -170,9 +188,11 @@ export class SemanticMemory implements ContextProvider {
    * @throws {InvalidInputError} for an empty tenant id
    */
   eraseTenant(tenantId: string): number {
-    if (typeof tenantId !== 'string' || tenantId === '') throw new InvalidInputError(`eraseTenant needs a tenant id, got ${JSON.stringify(tenantId)}.`);
+    if (typeof tenantId !== 'string' || tenantId === '')
+      throw new InvalidInputError(`eraseTenant needs a tenant id, got ${JSON.stringify(tenantId)}.`);
     let removed = 0;
-    for (const [key, document] of [...this.#documents]) if (document.tenantId === tenantId && this.#delete(key)) removed += 1;
+    for (const [key, document] of [...this.#documents])
+      if (document.tenantId === tenantId && this.#delete(key)) removed += 1;
     return removed;
   }
 
@@ -197,16 +217,28 @@ export class SemanticMemory implements ContextProvider {
   async search(query: KnowledgeQuery): Promise<KnowledgeHit[]> {
     const k = query.k ?? this.#options.k ?? 3;
     const mode = query.mode ?? this.defaultMode;
-    if (typeof query.query !== 'string') throw new InvalidInputError(`Knowledge search query must be a string, got ${JSON.stringify(query.query)}.`);
-    if (!Number.isInteger(k) || k <= 0) throw new InvalidInputError(`Knowledge search k must be a positive integer, got ${JSON.stringify(k)}.`);
+    if (typeof query.query !== 'string')
+      throw new InvalidInputError(`Knowledge search query must be a string, got ${JSON.stringify(query.query)}.`);
+    if (!Number.isInteger(k) || k <= 0)
+      throw new InvalidInputError(`Knowledge search k must be a positive integer, got ${JSON.stringify(k)}.`);
     if (mode !== 'lexical' && this.#options.embedder === undefined) {
-      throw new ConfigurationError(`Knowledge search mode ${JSON.stringify(mode)} needs an embedder: pass { embedder } to SemanticMemory, or use mode 'lexical'.`);
+      throw new ConfigurationError(
+        `Knowledge search mode ${JSON.stringify(mode)} needs an embedder: ` +
+          "pass { embedder } to SemanticMemory, or use mode 'lexical'.",
+      );
     }
     const visible = (key: string) => {
       const document = this.#documents.get(key);
-      return document !== undefined && (document.tenantId === undefined || document.tenantId === query.tenantId) && (query.agent === undefined || document.agents === undefined || document.agents.includes(query.agent));
+      return (
+        document !== undefined &&
+        (document.tenantId === undefined || document.tenantId === query.tenantId) &&
+        (query.agent === undefined || document.agents === undefined || document.agents.includes(query.agent))
+      );
     };
-    const lexical = mode === 'embedding' ? [] : lexicalRanking(this.#index.search(query.query, this.#documents.size, visible), this.#options.minScore ?? 0);
+    const lexical =
+      mode === 'embedding'
+        ? []
+        : lexicalRanking(this.#index.search(query.query, this.#documents.size, visible), this.#options.minScore ?? 0);
     const semantic = mode === 'lexical' ? [] : await this.#semantic(query, visible);
     return rankHits(mode, lexical, semantic, k).flatMap((hit) => this.#toHit(hit));
   }
@@ -247,9 +279,13 @@ export class SemanticMemory implements ContextProvider {
     if (query.query.trim() === '') return [];
     const options = query.signal === undefined ? {} : { signal: query.signal };
     const keys = [...this.#documents.keys()].filter(visible);
-    const missing = keys.filter((key) => !this.#vectors.has(key)).map((key) => [key, this.#documents.get(key)!] as const);
+    const missing = keys
+      .filter((key) => !this.#vectors.has(key))
+      .map((key) => [key, this.#documents.get(key)!] as const);
     if (missing.length > 0) {
-      const texts = missing.map(([, d]) => this.#embeddingCounter.truncate(d.title === '' ? d.text : `${d.title}\n${d.text}`, EMBEDDING_INPUT_TOKENS));
+      const texts = missing.map(([, d]) =>
+        this.#embeddingCounter.truncate(d.title === '' ? d.text : `${d.title}\n${d.text}`, EMBEDDING_INPUT_TOKENS),
+      );
       const vectors = await embedder.embed(texts, options);
       missing.forEach(([key, document], i) => {
         // A document replaced or removed while it was being embedded keeps no stale vector.
