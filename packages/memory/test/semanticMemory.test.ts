@@ -140,6 +140,7 @@ describe('SemanticMemory as a context provider', () => {
     expect(message?.content).toBe(`${KNOWLEDGE_HEADING}\n\n[1] Refunds (refunds)\n${refunds.text}`);
     expect(await kb.beforeActivation(activation('shipping', 'my parcel is late and I was charged'))).toBeUndefined();
     expect(await kb.beforeActivation(activation('billing', '   '))).toBeUndefined();
+    expect(await kb.search({ query: 'my parcel is late and I was charged', agent: 'shipping' })).toEqual([]);
   });
 
   it('keeps the context message within maxTokens, cutting the document that does not fit', async () => {

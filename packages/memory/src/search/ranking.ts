@@ -47,8 +47,13 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
 
 /**
  * Lexical hits that reach `minScore`, as ranked hits (best first, as given).
- * @param hits a {@link LexicalIndex}'s hits
+ * @param hits a `LexicalIndex`'s hits
  * @param minScore lowest BM25+ score kept
+ * @example
+ * ```ts
+ * lexicalRanking([{ id: 'a', score: 4.2 }, { id: 'b', score: 0.4 }], 1);
+ * // [{ id: 'a', score: 4.2, lexicalScore: 4.2 }]
+ * ```
  */
 export function lexicalRanking(hits: readonly LexicalHit[], minScore: number): RankedHit[] {
   return hits
@@ -62,6 +67,11 @@ export function lexicalRanking(hits: readonly LexicalHit[], minScore: number): R
  * @param vectors `[id, vector]` pairs
  * @param minSimilarity lowest cosine similarity kept
  * @returns best first
+ * @example
+ * ```ts
+ * embeddingRanking([1, 0], [['a', [0, 1]], ['b', [1, 1]]], 0.3);
+ * // [{ id: 'b', score: 0.707…, similarity: 0.707… }]
+ * ```
  */
 export function embeddingRanking(
   query: readonly number[],

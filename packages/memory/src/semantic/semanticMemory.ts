@@ -47,7 +47,10 @@ export interface KnowledgeQuery {
   query: string;
   /** The session's tenant: its documents and the shared ones are searched; omitted, only shared ones. */
   tenantId?: string;
-  /** The agent that will read them: documents for other agents are left out. Omitted: no agent filter. */
+  /**
+   * The agent that will read them: documents for other agents are left out, and nothing is found for
+   * an agent outside the memory's `agents`. Omitted: no agent filter.
+   */
   agent?: string;
   /** Overrides the configured `k`. */
   k?: number;
@@ -227,6 +230,8 @@ export class SemanticMemory implements ContextProvider {
           "pass { embedder } to SemanticMemory, or use mode 'lexical'.",
       );
     }
+    // An agent the memory does not serve sees none of it, as in beforeActivation.
+    if (query.agent !== undefined && this.#agents !== undefined && !this.#agents.has(query.agent)) return [];
     const visible = (key: string) => {
       const document = this.#documents.get(key);
       return (
