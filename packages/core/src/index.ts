@@ -15,7 +15,12 @@ export {
   StatePatchSchema,
 } from './conversation/checkpoint.js';
 export { isoNow } from './clock.js';
-export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './conversation/contextProvider.js';
+export type {
+  BeforeActivationArgs,
+  BeforeTurnArgs,
+  ContextProvider,
+  SessionCloseArgs,
+} from './conversation/contextProvider.js';
 export type { Embedder, EmbedOptions } from './models/embedder.js';
 export { providerErrorFor } from './models/providerError.js';
 export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';

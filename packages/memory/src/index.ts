@@ -1,6 +1,7 @@
 /**
  * `@baton/memory`: working memory (each model input within a token budget), episodic memory (an
- * episode per closed session, recalled in later sessions of the same user) and tool-call audit.
+ * episode per closed session, recalled in later sessions of the same user), semantic memory (an
+ * agent's knowledge, searched before each of its activations) and tool-call audit.
  * It plugs into a runtime through core's `ContextProvider` contract, never by import.
  *
  * @example
@@ -13,13 +14,36 @@
 
 export { type ListToolCallsOptions, listToolCalls, type ToolCallRecord } from './audit/listToolCalls.js';
 export { agentsOf, type BuildEpisodeOptions, buildEpisode, transcriptOf } from './episodic/buildEpisode.js';
-export { cosineSimilarity, episodeEmbeddingText, hasUsableEmbedding } from './episodic/episodeEmbedding.js';
-export { DEFAULT_FIELD_BOOSTS, type EpisodeField, EpisodeIndex, type LexicalHit, type LexicalRecallOptions } from './episodic/episodeIndex.js';
+export { episodeEmbeddingText, hasUsableEmbedding } from './episodic/episodeEmbedding.js';
+export {
+  DEFAULT_FIELD_BOOSTS,
+  type EpisodeField,
+  EpisodeIndex,
+  type LexicalRecallOptions,
+} from './episodic/episodeIndex.js';
 export { EpisodeRecall, type RecalledEpisode, type RecallMode, type RecallQuery, type RecallSettings } from './episodic/episodeRecall.js';
 export { EpisodicMemory, type EpisodicMemoryOptions, type EpisodicMemoryStage } from './episodic/episodicMemory.js';
 export { type ExtractiveSummaryOptions, extractiveSummary } from './episodic/extractiveSummary.js';
 export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './episodic/recalledContext.js';
-export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './episodic/textTerms.js';
+export { type LexicalHit, LexicalIndex, type LexicalMatchOptions } from './search/lexicalIndex.js';
+export {
+  cosineSimilarity,
+  embeddingRanking,
+  lexicalRanking,
+  type RankedHit,
+  rankHits,
+  type SearchMode,
+} from './search/ranking.js';
+export { normalizeTerm, STOP_WORDS, sentences, textTerms, textWords, topTerms } from './search/textTerms.js';
+export { KNOWLEDGE_HEADING, knowledgeContextMessage } from './semantic/knowledgeContext.js';
+export type { KnowledgeDocument } from './semantic/knowledgeDocument.js';
+export {
+  type KnowledgeField,
+  type KnowledgeHit,
+  type KnowledgeQuery,
+  SemanticMemory,
+  type SemanticMemoryOptions,
+} from './semantic/semanticMemory.js';
 export {
   type CloseIdleSessionsOptions,
   type CloseIdleSessionsResult,

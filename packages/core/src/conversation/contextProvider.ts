@@ -12,6 +12,12 @@ export interface BeforeTurnArgs {
   signal: AbortSignal;
 }
 
+/** What a context provider learns before one agent's activation: the turn's arguments and the agent about to act. */
+export interface BeforeActivationArgs extends BeforeTurnArgs {
+  /** The participant about to act (an agent's name), e.g. `'billing'` after a handoff to it. */
+  agent: string;
+}
+
 /** What a context provider learns when a session closes. */
 export interface SessionCloseArgs {
   session: Session;
@@ -44,6 +50,13 @@ export interface ContextProvider {
    * from turn to turn (a stable prefix for prompt caching); they are never stored.
    */
   beforeTurn?(args: BeforeTurnArgs): Promise<readonly ModelMessage[] | undefined>;
+  /**
+   * Context for one activation of one agent (e.g. the knowledge that agent may consult), as `context`
+   * messages: called before every activation of the turn (the coordinator's, then each agent handed
+   * off to), after `beforeTurn`. They follow the turn's context in that agent's model inputs only,
+   * and are never stored.
+   */
+  beforeActivation?(args: BeforeActivationArgs): Promise<readonly ModelMessage[] | undefined>;
   /** Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its result. */
   prepareModelInput?(messages: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   /** Called once when a session closes (e.g. to save an episode). */

@@ -164,9 +164,12 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
     // 2. Run agents until one answers the user, pauses on requests, or ends the conversation.
     // (Inlined rather than a generator of its own: every agent event passes through one generator layer less.)
     let context: readonly ModelMessage[] | undefined;
+    // What providers search by: what the user said last (undefined without providers).
+    let providerInput: string | undefined;
     if (runtime.config.contextProviders.length > 0) {
       await sink.ready();
-      context = await beforeTurn(runtime, call.signal, said);
+      providerInput = said ?? (await runtime.findLastMessage((m) => m.role === 'user'))?.content ?? '';
+      context = await beforeTurn(runtime, call.signal, providerInput);
     }
     let usage: Usage = emptyUsage();
     let end: TurnEnd | undefined;
@@ -178,7 +181,10 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
       // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
       if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
       // The executor's events go straight through: runTurn's loop adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
-      const outcome = await activate(executor, activationInput(runtime, journal, call, agent, context, approvals, humanAnswers, sink), sink);
+      const agentContext =
+        providerInput === undefined ? context : await beforeActivation(runtime, call.signal, providerInput, agent, context, sink);
+      const input = activationInput(runtime, journal, call, agent, agentContext, approvals, humanAnswers, sink);
+      const outcome = await activate(executor, input, sink);
       approvals = undefined;
       humanAnswers = undefined;
       usage = addUsage(usage, outcome.usage);
@@ -350,16 +356,39 @@ function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: 
 }
 
 /**
- * Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). `said` is
- * what the user just said; without it (a resumed turn, an approval) the last user message is used.
+ * Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). `input` is
+ * what the user just said; without it (a resumed turn, an approval) the last user message.
  */
-async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, said: string | undefined): Promise<readonly ModelMessage[] | undefined> {
+async function beforeTurn(
+  runtime: SessionRuntime,
+  signal: AbortSignal,
+  input: string,
+): Promise<readonly ModelMessage[] | undefined> {
   const providers = runtime.config.contextProviders;
-  if (providers.length === 0) return undefined;
-  const input = said ?? (await runtime.findLastMessage((m) => m.role === 'user'))?.content ?? '';
   const context: ModelMessage[] = [];
   for (const provider of providers) {
     const found = await provider.beforeTurn?.({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal });
+    if (found !== undefined) context.push(...found);
+  }
+  return context.length > 0 ? context : undefined;
+}
+
+/** The turn's context followed by every provider's `beforeActivation` context for `agent` (never stored). */
+async function beforeActivation(
+  runtime: SessionRuntime,
+  signal: AbortSignal,
+  input: string,
+  agent: string,
+  turnContext: readonly ModelMessage[] | undefined,
+  sink: TurnSink,
+): Promise<readonly ModelMessage[] | undefined> {
+  const providers = runtime.config.contextProviders.filter((p) => p.beforeActivation !== undefined);
+  if (providers.length === 0) return turnContext;
+  await sink.ready();
+  const context: ModelMessage[] = [...(turnContext ?? [])];
+  for (const provider of providers) {
+    const { session, branchId } = runtime;
+    const found = await provider.beforeActivation!({ session, branchId, input, store: runtime.config.store, signal, agent });
     if (found !== undefined) context.push(...found);
   }
   return context.length > 0 ? context : undefined;

@@ -1,7 +1,7 @@
 import { collectModelResponse, type Episode, type Message, type ModelClient, type SessionCloseArgs } from '@baton/core';
+import { topTerms } from '../search/textTerms.js';
 import { TokenCounter } from '../working/tokenCounter.js';
 import { extractiveSummary } from './extractiveSummary.js';
-import { topTerms } from './textTerms.js';
 
 /** Options of {@link buildEpisode}. */
 export interface BuildEpisodeOptions {

@@ -29,22 +29,3 @@ export function hasUsableEmbedding(episode: Episode, embedder: Embedder): episod
   if (episode.metadata?.embeddingModel !== embedder.model) return false;
   return embedder.dimensions === undefined || episode.embedding.length === embedder.dimensions;
 }
-
-/**
- * Cosine similarity of two vectors: 1 same direction, 0 unrelated, -1 opposite.
- * @param a a vector
- * @param b a vector of the same length
- * @returns 0 when either vector is all zeros or their lengths differ
- */
-export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length) return 0;
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    normA += a[i]! * a[i]!;
-    normB += b[i]! * b[i]!;
-  }
-  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
-}

@@ -1,22 +1,13 @@
 import type { Episode } from '@baton/core';
-import MiniSearch from 'minisearch';
-import { normalizeTerm } from './textTerms.js';
+import { type LexicalHit, LexicalIndex, type LexicalMatchOptions } from '../search/lexicalIndex.js';
 
 /** The parts of an episode lexical recall searches. */
 export type EpisodeField = 'user' | 'assistant' | 'summary' | 'keywords';
 
-/** Settings of lexical recall (MiniSearch's BM25+ ranking). */
-export interface LexicalRecallOptions {
+/** Settings of lexical recall (MiniSearch's BM25+ ranking through {@link LexicalIndex}). */
+export interface LexicalRecallOptions extends LexicalMatchOptions {
   /** Boost per field; a field with boost 0 is not searched. Default 1 for each field. */
   fields?: Partial<Record<EpisodeField, number>>;
-  /** Fuzzy matching as MiniSearch takes it: a fraction of the term length as edit distance (default 0.2), or `false`. */
-  fuzzy?: number | false;
-  /** Whether a query term also matches longer terms it starts (default true). */
-  prefix?: boolean;
-  /** Whether words are reduced to their Porter stem (default true). */
-  stem?: boolean;
-  /** Whether English and chat stop words are left out (default true). */
-  stopWords?: boolean;
 }
 
 /**
@@ -26,18 +17,10 @@ export interface LexicalRecallOptions {
  */
 export const DEFAULT_FIELD_BOOSTS: Readonly<Record<EpisodeField, number>> = { user: 1, assistant: 1, summary: 1, keywords: 1 };
 
-/** One lexical match: the episode id and its BM25+ score (unbounded, higher is better). */
-export interface LexicalHit {
-  id: string;
-  score: number;
-}
-
-const FIELDS: EpisodeField[] = ['user', 'assistant', 'summary', 'keywords'];
-
 /**
- * A full-text index over episodes (MiniSearch, BM25+ scoring) with terms normalised by
- * {@link normalizeTerm}: lowercased, English and chat stop words left out, stemmed. Queries are OR-combined,
- * with prefix and fuzzy matching as configured.
+ * A full-text index over episodes: a {@link LexicalIndex} (MiniSearch, BM25+ scoring, terms
+ * lowercased, stop words left out, stemmed) over their user and assistant lines, summary and keywords.
+ * Queries are OR-combined, with prefix and fuzzy matching as configured.
  *
  * @example
  * ```ts
@@ -48,24 +31,16 @@ const FIELDS: EpisodeField[] = ['user', 'assistant', 'summary', 'keywords'];
 export class EpisodeIndex {
   /** How many episodes it indexes. */
   readonly size: number;
-  readonly #search: MiniSearch;
-  readonly #options: Required<LexicalRecallOptions>;
+  readonly #index: LexicalIndex<EpisodeField>;
 
   /**
    * @param episodes the episodes to index (their user and assistant lines, summary and keywords)
    * @param options `{ fields?, fuzzy?, prefix?, stem?, stopWords? }` ({@link LexicalRecallOptions})
    */
   constructor(episodes: readonly Episode[], options: LexicalRecallOptions = {}) {
-    this.#options = {
-      fields: { ...DEFAULT_FIELD_BOOSTS, ...options.fields },
-      fuzzy: options.fuzzy ?? 0.2,
-      prefix: options.prefix ?? true,
-      stem: options.stem ?? true,
-      stopWords: options.stopWords ?? true,
-    };
-    const termOptions = { stem: this.#options.stem, stopWords: this.#options.stopWords };
-    this.#search = new MiniSearch({ fields: FIELDS, storeFields: [], processTerm: (term) => normalizeTerm(term, termOptions) });
-    this.#search.addAll(episodes.map(toDocument));
+    const { fields, ...match } = options;
+    this.#index = new LexicalIndex({ ...DEFAULT_FIELD_BOOSTS, ...fields }, match);
+    for (const episode of episodes) this.#index.add(episode.id, toFields(episode));
     this.size = episodes.length;
   }
 
@@ -76,22 +51,16 @@ export class EpisodeIndex {
    * @returns `{ id, score }` hits, best first; `[]` when every field boost is 0
    */
   search(query: string, k: number): LexicalHit[] {
-    const boost: Record<string, number> = {};
-    const fields = FIELDS.filter((f) => (this.#options.fields[f] ?? 0) > 0);
-    for (const f of fields) boost[f] = this.#options.fields[f]!;
-    if (fields.length === 0) return [];
-    return this.#search
-      .search(query, { fields, boost, fuzzy: this.#options.fuzzy, prefix: this.#options.prefix, combineWith: 'OR' })
-      .slice(0, k)
-      .map((hit) => ({ id: String(hit.id), score: hit.score }));
+    return this.#index.search(query, k);
   }
 }
 
-function toDocument(episode: Episode): Record<string, string> {
+function toFields(episode: Episode): Record<EpisodeField, string> {
   const text = (role: 'user' | 'assistant') =>
     episode.transcript
       .filter((line) => line.role === role)
       .map((line) => line.content)
       .join('\n');
-  return { id: episode.id, user: text('user'), assistant: text('assistant'), summary: episode.summary, keywords: episode.keywords.join(' ') };
+  const keywords = episode.keywords.join(' ');
+  return { user: text('user'), assistant: text('assistant'), summary: episode.summary, keywords };
 }

@@ -1,9 +1,10 @@
 import { ConfigurationError, type Embedder, type Episode, InvalidInputError, type Store } from '@baton/core';
-import { cosineSimilarity, episodeEmbeddingText, hasUsableEmbedding } from './episodeEmbedding.js';
+import { embeddingRanking, lexicalRanking, type RankedHit, rankHits, type SearchMode } from '../search/ranking.js';
+import { episodeEmbeddingText, hasUsableEmbedding } from './episodeEmbedding.js';
 import { EpisodeIndex, type LexicalRecallOptions } from './episodeIndex.js';
 
 /** How episodes are ranked: BM25+ over their text (offline), embeddings (cosine), or both fused. */
-export type RecallMode = 'lexical' | 'embedding' | 'hybrid';
+export type RecallMode = SearchMode;
 
 /** Recall settings of an `EpisodicMemory`. */
 export interface RecallSettings {
@@ -58,10 +59,6 @@ interface UserIndex {
   vectors: Map<string, number[]>;
 }
 
-/** Reciprocal-rank fusion constant (Cormack, Clarke & Büttcher 2009). */
-const RRF_K = 60;
-/** How many of each ranking take part in fusion. */
-const FUSION_DEPTH = 50;
 const CACHE_SIZE = 100;
 
 /**
@@ -119,21 +116,16 @@ export class EpisodeRecall {
     const excluded = new Set(query.excludeIds ?? []);
     const lexical = mode === 'embedding' ? [] : this.#lexical(user, query.query, excluded);
     const semantic = mode === 'lexical' ? [] : await this.#semantic(user, query, excluded);
-    if (mode === 'lexical') return lexical.slice(0, k);
-    if (mode === 'embedding') return semantic.slice(0, k);
-    return fuse(lexical.slice(0, FUSION_DEPTH), semantic.slice(0, FUSION_DEPTH)).slice(0, k);
+    return rankHits(mode, lexical, semantic, k).map((hit) => toRecalled(user, hit));
   }
 
-  #lexical(user: UserIndex, text: string, excluded: ReadonlySet<string>): RecalledEpisode[] {
+  #lexical(user: UserIndex, text: string, excluded: ReadonlySet<string>): RankedHit[] {
     user.lexical ??= new EpisodeIndex([...user.episodes.values()], this.#settings.lexical);
-    const minScore = this.#settings.minScore ?? 0;
-    return user.lexical
-      .search(text, user.episodes.size)
-      .filter((hit) => hit.score >= minScore && !excluded.has(hit.id))
-      .map((hit) => ({ episode: user.episodes.get(hit.id)!, score: hit.score, lexicalScore: hit.score }));
+    const ranked = lexicalRanking(user.lexical.search(text, user.episodes.size), this.#settings.minScore ?? 0);
+    return ranked.filter((hit) => !excluded.has(hit.id));
   }
 
-  async #semantic(user: UserIndex, query: RecallQuery, excluded: ReadonlySet<string>): Promise<RecalledEpisode[]> {
+  async #semantic(user: UserIndex, query: RecallQuery, excluded: ReadonlySet<string>): Promise<RankedHit[]> {
     const embedder = this.#embedder!;
     if (query.query.trim() === '') return [];
     const options = query.signal === undefined ? {} : { signal: query.signal };
@@ -147,14 +139,8 @@ export class EpisodeRecall {
       });
     }
     const [queryVector] = await embedder.embed([query.query], options);
-    const minSimilarity = this.#settings.minSimilarity ?? 0.3;
-    const out: RecalledEpisode[] = [];
-    for (const [id, vector] of user.vectors) {
-      if (excluded.has(id)) continue;
-      const similarity = cosineSimilarity(queryVector!, vector);
-      if (similarity >= minSimilarity) out.push({ episode: user.episodes.get(id)!, score: similarity, similarity });
-    }
-    return out.sort((a, b) => b.score - a.score);
+    const candidates = [...user.vectors].filter(([id]) => !excluded.has(id));
+    return embeddingRanking(queryVector!, candidates, this.#settings.minSimilarity ?? 0.3);
   }
 
   async #userIndex(store: Store, query: RecallQuery): Promise<UserIndex> {
@@ -181,18 +167,9 @@ function validate(query: RecallQuery, k: number): void {
   if (!Number.isInteger(k) || k <= 0) throw new InvalidInputError(`Recall k must be a positive integer, got ${JSON.stringify(k)}.`);
 }
 
-/** Reciprocal-rank fusion of two rankings, best first. */
-function fuse(lexical: readonly RecalledEpisode[], semantic: readonly RecalledEpisode[]): RecalledEpisode[] {
-  const fused = new Map<string, RecalledEpisode>();
-  const add = (list: readonly RecalledEpisode[]) =>
-    list.forEach((hit, rank) => {
-      const entry = fused.get(hit.episode.id) ?? { episode: hit.episode, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
-      if (hit.lexicalScore !== undefined) entry.lexicalScore = hit.lexicalScore;
-      if (hit.similarity !== undefined) entry.similarity = hit.similarity;
-      fused.set(hit.episode.id, entry);
-    });
-  add(lexical);
-  add(semantic);
-  return [...fused.values()].sort((a, b) => b.score - a.score);
+function toRecalled(user: UserIndex, hit: RankedHit): RecalledEpisode {
+  const recalled: RecalledEpisode = { episode: user.episodes.get(hit.id)!, score: hit.score };
+  if (hit.lexicalScore !== undefined) recalled.lexicalScore = hit.lexicalScore;
+  if (hit.similarity !== undefined) recalled.similarity = hit.similarity;
+  return recalled;
 }

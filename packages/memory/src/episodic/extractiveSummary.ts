@@ -1,5 +1,5 @@
 import type { Episode } from '@baton/core';
-import { sentences, textTerms } from './textTerms.js';
+import { sentences, textTerms } from '../search/textTerms.js';
 
 /** Options of {@link extractiveSummary}. */
 export interface ExtractiveSummaryOptions {
