@@ -122,6 +122,9 @@ export class HandoffWorkflow {
               for (const shape of shapers) shaped = await shape(shaped);
               return shaped;
             },
+      outdateSession: (sessionId) => {
+        for (const [key, slot] of this.#slots) if (key.startsWith(`${sessionId}\u0000`)) slot.generation += 1;
+      },
     };
     this.#host = { locks: this.#locks, openBranch: (id, branch, tenantId) => this.session(tenantId === undefined ? { id, branch } : { id, branch, tenantId }) };
   }
