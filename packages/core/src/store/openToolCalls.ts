@@ -22,9 +22,12 @@ export interface OpenToolCalls {
 
 /** How {@link answerOpenToolCalls} answers. */
 export interface AnswerOpenToolCallsOptions {
-  /** The error result of a call whose tool did not run, e.g. `The conversation was closed before this was answered (idle).` */
+  /**
+   * The error result of a call whose tool did not run, e.g.
+   * `The conversation was closed before this was answered (idle).`
+   */
   content: string;
-  /** The close reason the first result of each branch carries (`metadata.control`: `{ kind: 'end_conversation', reason }`). */
+  /** The close reason the first result of each branch carries (`metadata.control`, an `end_conversation`). */
   reason: string;
   /** The results' `createdAt` (default now). */
   now?: Date;
@@ -75,8 +78,11 @@ export async function findOpenToolCalls(
     }
     // A request whose answer is a pending write was answered; the step just did not go on yet.
     const finished = new Set((checkpoint?.pendingWrites ?? []).map((write) => write.toolCallId));
-    const requests = (checkpoint?.pendingRequests ?? []).filter((r) => !answered.has(requestKey(r)) && !finished.has(requestKey(r)));
-    if (open.size > 0 || requests.length > 0) found.push({ branchId: branch.id, lastSeq: messages.at(-1)?.seq ?? 0, calls: [...open.values()], requests });
+    const waiting = (request: Request) => !answered.has(requestKey(request)) && !finished.has(requestKey(request));
+    const requests = (checkpoint?.pendingRequests ?? []).filter(waiting);
+    if (open.size > 0 || requests.length > 0) {
+      found.push({ branchId: branch.id, lastSeq: messages.at(-1)?.seq ?? 0, calls: [...open.values()], requests });
+    }
   }
   return found;
 }
@@ -98,10 +104,16 @@ export async function findOpenToolCalls(
  * ```ts
  * import { answerOpenToolCalls, findOpenToolCalls } from '@baton/core';
  * const open = await findOpenToolCalls(store, 'chat-81');
- * await answerOpenToolCalls(store, 'chat-81', open, { content: 'Closed before this was answered (idle).', reason: 'idle' });
+ * const content = 'Closed before this was answered (idle).';
+ * await answerOpenToolCalls(store, 'chat-81', open, { content, reason: 'idle' });
  * ```
  */
-export async function answerOpenToolCalls(store: Store, sessionId: string, open: readonly OpenToolCalls[], options: AnswerOpenToolCallsOptions): Promise<Message[]> {
+export async function answerOpenToolCalls(
+  store: Store,
+  sessionId: string,
+  open: readonly OpenToolCalls[],
+  options: AnswerOpenToolCallsOptions,
+): Promise<Message[]> {
   const { scope = {}, reason } = options;
   const createdAt = (options.now ?? new Date()).toISOString();
   const appended: Message[] = [];
@@ -110,14 +122,19 @@ export async function answerOpenToolCalls(store: Store, sessionId: string, open:
     const checkpoint = await store.loadCheckpoint(sessionId, branch.branchId, undefined, scope);
     const finished = (id: string) => checkpoint?.pendingWrites.find((w) => w.toolCallId === id);
     const answers = openCallResults(branch.calls, finished, options.content, { kind: 'end_conversation', reason });
-    const results = answers.map((answer, index): Message => ({ ...answer, id: createId(), seq: branch.lastSeq + 1 + index, createdAt }));
+    const results = answers.map((answer, index): Message => ({
+      ...answer,
+      id: createId(),
+      seq: branch.lastSeq + 1 + index,
+      createdAt,
+    }));
     await store.appendMessages(sessionId, branch.branchId, results, scope);
     appended.push(...results);
   }
   return appended;
 }
 
-/** The step id an operator's answer (an assistant message of a `HumanExecutor`) carries in `metadata.humanStep`. */
+/** The step id an operator's answer (a `HumanExecutor`'s assistant message) carries in `metadata.humanStep`. */
 function humanStepOf(message: Message): string | undefined {
   const step = message.role === 'assistant' ? message.metadata?.humanStep : undefined;
   return typeof step === 'string' ? step : undefined;

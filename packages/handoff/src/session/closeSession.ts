@@ -1,4 +1,11 @@
-import { answerOpenToolCalls as answerStoredToolCalls, type BatonEvent, findOpenToolCalls, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
+import {
+  answerOpenToolCalls as answerStoredToolCalls,
+  type BatonEvent,
+  findOpenToolCalls,
+  MAIN_BRANCH,
+  type Message,
+  type SessionChange,
+} from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
 import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
 import { flushMessages } from '../turn/flushMessages.js';

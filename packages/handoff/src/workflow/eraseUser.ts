@@ -42,7 +42,8 @@ export async function eraseUser(
   if (input.tenantId !== undefined) assertValidId('tenant', input.tenantId);
   const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
   // Without a tenant the listing spans every tenant; erasure without one means the untenanted sessions only.
-  const sessions = (await store.listSessions({ ...scope, userId: input.userId })).filter((s) => s.tenantId === input.tenantId);
+  const listed = await store.listSessions({ ...scope, userId: input.userId });
+  const sessions = listed.filter((s) => s.tenantId === input.tenantId);
   const requests: Request[] = [];
   const unreadable: Array<{ sessionId: string; error: unknown }> = [];
   for (const session of sessions) {
@@ -62,7 +63,8 @@ export async function eraseUser(
   const [first] = unreadable;
   if (first !== undefined) {
     throw new StoreError(
-      `The user's data was erased, but the pending requests of session ${JSON.stringify(first.sessionId)} could not be read, so tasks queued for it (a HumanQueue's) may remain: remove them from the queue by hand.`,
+      `The user's data was erased, but the pending requests of session ${JSON.stringify(first.sessionId)} could not ` +
+        `be read, so tasks queued for it (a HumanQueue's) may remain: remove them from the queue by hand.`,
       { cause: first.error },
     );
   }

@@ -343,7 +343,8 @@ export class HandoffWorkflow {
    * ```
    */
   eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
-    return eraseUser(this.config.store, this.config.participants.values(), input, (sessionId) => this.#core.outdateSession(sessionId));
+    const outdate = (sessionId: string) => this.#core.outdateSession(sessionId);
+    return eraseUser(this.config.store, this.config.participants.values(), input, outdate);
   }
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */

@@ -23,7 +23,10 @@ export interface CloseIdleSessionsResult {
    * open tool calls answered on every branch, its providers told and its participants' requests withdrawn.
    */
   closed: string[];
-  /** Ids of idle sessions it left: another writer closed, deleted or touched them first, or (with `pendingRequests: 'skip'`) paused on a request. */
+  /**
+   * Ids of idle sessions it left: another writer closed, deleted or touched them first, or (with
+   * `pendingRequests: 'skip'`) paused on a request.
+   */
   skipped: string[];
   /**
    * Sessions this sweep could not close, each with its error: a provider's `onSessionClose` or a
@@ -46,7 +49,8 @@ export interface CloseIdleSessionsResult {
  * sweep retries it), as `session.close()` leaves a session open when a provider fails. Callable
  * from any scheduler (cron, a queue worker) or through `startIdleSweep`.
  *
- * @param options `{ store, idleFor, providers?, participants?, tenantId?, reason?, now?, limit?, pendingRequests? }`; `idleFor` in milliseconds
+ * @param options `{ store, idleFor, providers?, participants?, tenantId?, reason?, now?, limit?,
+ *   pendingRequests? }`; `idleFor` in milliseconds
  * @returns ids closed, skipped, and those that failed (the sweep goes on with the rest)
  * @throws {InvalidInputError} for a negative or non-finite `idleFor`; {@link ConfigurationError} for
  *   other options of the wrong shape (a missing store, providers that are not an array, …); the
@@ -55,13 +59,16 @@ export interface CloseIdleSessionsResult {
  * ```ts
  * import { closeIdleSessions, EpisodicMemory } from '@baton/memory';
  * const memory = new EpisodicMemory();
- * const { closed } = await closeIdleSessions({ store, idleFor: 30 * 60_000, providers: [memory], participants: [operator] });
+ * // operator: the workflow's HumanExecutor, whose queued tasks of closed sessions are withdrawn
+ * const participants = [operator];
+ * const { closed } = await closeIdleSessions({ store, idleFor: 30 * 60_000, providers: [memory], participants });
  * ```
  */
 export async function closeIdleSessions(options: CloseIdleSessionsOptions): Promise<CloseIdleSessionsResult> {
   const checked = checkSweepOptions(options, 'closeIdleSessions');
   const now = checked.now ?? new Date();
-  const filter: SessionFilter = { status: 'active', activeBefore: new Date(now.getTime() - checked.idleFor).toISOString() };
+  const activeBefore = new Date(now.getTime() - checked.idleFor).toISOString();
+  const filter: SessionFilter = { status: 'active', activeBefore };
   if (checked.tenantId !== undefined) filter.tenantId = checked.tenantId;
   if (checked.limit !== undefined) filter.limit = checked.limit;
   const result: CloseIdleSessionsResult = { closed: [], skipped: [], failed: [] };
@@ -74,8 +81,11 @@ export async function closeIdleSessions(options: CloseIdleSessionsOptions): Prom
   return result;
 }
 
+/** What the sweep did with one session. */
+type SessionOutcome = 'closed' | 'skipped' | { error: unknown };
+
 /** Closes one listed session (see {@link closeIdleSessions}). */
-async function closeIdle(options: CheckedSweepOptions, idle: Session, now: Date): Promise<'closed' | 'skipped' | { error: unknown }> {
+async function closeIdle(options: CheckedSweepOptions, idle: Session, now: Date): Promise<SessionOutcome> {
   const { store, reason } = options;
   const scope: TenantScope = idle.tenantId === undefined ? {} : { tenantId: idle.tenantId };
   let open: OpenToolCalls[];
@@ -89,21 +99,26 @@ async function closeIdle(options: CheckedSweepOptions, idle: Session, now: Date)
   const closedAt = now.toISOString();
   return skipWhenRaced(async () => {
     // The claim: of racing sweeps one goes on; any later write to the session makes the close below lose.
-    const claimed = await store.updateSession(idle.id, { lastActivityAt: idle.lastActivityAt }, { expectedVersion: idle.version, ...scope });
+    const claim = { lastActivityAt: idle.lastActivityAt };
+    const claimed = await store.updateSession(idle.id, claim, { expectedVersion: idle.version, ...scope });
     try {
-      // Open tool calls are answered before the close, so a crash in between leaves an idle session
-      // with no dangling call (the next sweep, or the next opener, closes it), never a closed one with a dangling call.
+      // Open tool calls are answered before the close, so a crash in between leaves an idle session with
+      // no dangling call (the next sweep, or the next opener, closes it), never a closed one with one.
       const content = `The conversation was closed before this was answered (${reason}).`;
       await answerOpenToolCalls(store, idle.id, open, { content, reason, now, scope });
       const messages = await store.readMessages(idle.id, MAIN_BRANCH, scope);
       const closing: Session = { ...claimed, status: 'closed', closedAt, closedReason: reason };
-      for (const provider of options.providers) await provider.onSessionClose?.({ session: closing, reason, messages, agents: agentsOf(messages), store });
+      const agents = agentsOf(messages);
+      for (const provider of options.providers) {
+        await provider.onSessionClose?.({ session: closing, reason, messages, agents, store });
+      }
       await withdrawRequests(options.participants, open.flatMap((branch) => branch.requests));
     } catch (error) {
       if (error instanceof ConcurrencyError || error instanceof NotFoundError) throw error;
       return { error };
     }
-    await store.updateSession(idle.id, { status: 'closed', closedAt, closedReason: reason }, { expectedVersion: claimed.version, ...scope });
+    const close = { status: 'closed' as const, closedAt, closedReason: reason };
+    await store.updateSession(idle.id, close, { expectedVersion: claimed.version, ...scope });
     return 'closed';
   });
 }

@@ -63,34 +63,48 @@ export interface CheckedSweepOptions {
  *   non-finite `idleFor`
  */
 export function checkSweepOptions(options: CloseIdleSessionsOptions, caller: string): CheckedSweepOptions {
-  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`${caller} takes an options object { store, idleFor }, not ${show(options)}.`);
-  const { store, providers = [], participants = [], pendingRequests = 'answer' } = options;
-  if (typeof store !== 'object' || store === null || typeof store.listSessions !== 'function' || typeof store.updateSession !== 'function') {
-    throw new ConfigurationError(`${caller} needs { store }: a Store such as InMemoryStore, FileStore or MongoStore, not ${show(store)}.`);
+  const refuse = (text: string): never => {
+    throw new ConfigurationError(`${caller} ${text}`);
+  };
+  if (typeof options !== 'object' || options === null) {
+    refuse(`takes an options object { store, idleFor }, not ${show(options)}.`);
   }
-  if (typeof options.idleFor !== 'number' || !Number.isFinite(options.idleFor) || options.idleFor < 0) {
-    throw new InvalidInputError(`${caller} idleFor must be a non-negative number of milliseconds, got ${show(options.idleFor)}.`);
+  const { store, providers = [], participants = [], pendingRequests = 'answer' } = options;
+  const isStore = typeof store === 'object' && store !== null && typeof store.listSessions === 'function';
+  if (!isStore) refuse(`needs { store }: a Store such as InMemoryStore, FileStore or MongoStore, not ${show(store)}.`);
+  const { idleFor } = options;
+  if (typeof idleFor !== 'number' || !Number.isFinite(idleFor) || idleFor < 0) {
+    const text = `idleFor must be a non-negative number of milliseconds, got ${show(idleFor)}.`;
+    throw new InvalidInputError(`${caller} ${text}`);
   }
   if (!Array.isArray(providers) || providers.some((p) => typeof p !== 'object' || p === null)) {
-    throw new ConfigurationError(`${caller} providers must be an array of context providers (e.g. [new EpisodicMemory()]) or left out, not ${show(providers)}.`);
+    refuse(
+      `providers must be an array of context providers (e.g. [new EpisodicMemory()]) or left out, ` +
+        `not ${show(providers)}.`,
+    );
   }
-  if (!Array.isArray(participants) || participants.some((p) => typeof p !== 'object' || p === null || typeof p.name !== 'string')) {
-    throw new ConfigurationError(`${caller} participants must be an array of executors (e.g. [operator], a HumanExecutor) or left out, not ${show(participants)}.`);
+  const isExecutor = (p: unknown) => typeof p === 'object' && p !== null && typeof (p as Executor).name === 'string';
+  if (!Array.isArray(participants) || !participants.every(isExecutor)) {
+    refuse(
+      `participants must be an array of executors (e.g. [operator], a HumanExecutor) or left out, ` +
+        `not ${show(participants)}.`,
+    );
   }
   if (pendingRequests !== 'answer' && pendingRequests !== 'skip') {
-    throw new ConfigurationError(`${caller} pendingRequests must be 'answer' or 'skip', not ${show(pendingRequests)}.`);
+    refuse(`pendingRequests must be 'answer' or 'skip', not ${show(pendingRequests)}.`);
   }
-  if (options.reason !== undefined && (typeof options.reason !== 'string' || options.reason.length === 0)) {
-    throw new ConfigurationError(`${caller} reason must be a non-empty string (the closedReason written), not ${show(options.reason)}.`);
+  const { reason, now, limit, tenantId } = options;
+  if (reason !== undefined && (typeof reason !== 'string' || reason.length === 0)) {
+    refuse(`reason must be a non-empty string (the closedReason written), not ${show(reason)}.`);
   }
-  if (options.now !== undefined && !(options.now instanceof Date && Number.isFinite(options.now.getTime()))) {
-    throw new ConfigurationError(`${caller} now must be a valid Date, not ${show(options.now)}.`);
+  if (now !== undefined && !(now instanceof Date && Number.isFinite(now.getTime()))) {
+    refuse(`now must be a valid Date, not ${show(now)}.`);
   }
-  if (options.limit !== undefined && !(Number.isSafeInteger(options.limit) && options.limit > 0)) {
-    throw new ConfigurationError(`${caller} limit must be a positive integer (sessions per sweep), not ${show(options.limit)}.`);
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
+    refuse(`limit must be a positive integer (sessions per sweep), not ${show(limit)}.`);
   }
-  if (options.tenantId !== undefined && typeof options.tenantId !== 'string') {
-    throw new ConfigurationError(`${caller} tenantId must be a string, not ${show(options.tenantId)}.`);
+  if (tenantId !== undefined && typeof tenantId !== 'string') {
+    refuse(`tenantId must be a string, not ${show(tenantId)}.`);
   }
   return {
     store,
