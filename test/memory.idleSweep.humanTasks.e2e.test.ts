@@ -34,7 +34,8 @@ const stores: [string, () => Promise<Store>][] = [
 function operatorDesk(store: Store) {
   const helper = scriptedAgent('helper', (request) => {
     const last = lastOf(request);
-    if (last?.role === 'user' && last.content.includes('a person')) return { toolCalls: [{ name: 'handoff_to_operator', arguments: {} }] };
+    if (last?.role === 'user' && last.content.includes('a person'))
+      return { toolCalls: [{ name: 'handoff_to_operator', arguments: {} }] };
     return { text: 'How can I help?' };
   });
   const queue = new InMemoryHumanQueue();
@@ -58,7 +59,13 @@ describe.each(stores)('the idle sweep withdraws human operator tasks (%s)', (_na
     expect(await queue.list()).toHaveLength(2);
 
     const participants = [...workflow.config.participants.values()];
-    const result = await closeIdleSessions({ store, idleFor: 1000, now: later(), providers: [new EpisodicMemory()], participants });
+    const result = await closeIdleSessions({
+      store,
+      idleFor: 1000,
+      now: later(),
+      providers: [new EpisodicMemory()],
+      participants,
+    });
 
     expect(result).toEqual({ closed: ['waiting'], skipped: [], failed: [] });
     expect(await queue.list()).toEqual([]);
@@ -75,14 +82,20 @@ describe.each(stores)('the idle sweep withdraws human operator tasks (%s)', (_na
     const { workflow, queue, operator } = operatorDesk(store);
     await collect((await workflow.session({ id: 'paused', userId: 'u-1' })).send('a person, please'));
 
-    const result = await closeIdleSessions({ store, idleFor: 1000, now: later(), participants: [operator], pendingRequests: 'skip' });
+    const result = await closeIdleSessions({
+      store,
+      idleFor: 1000,
+      now: later(),
+      participants: [operator],
+      pendingRequests: 'skip',
+    });
 
     expect(result).toEqual({ closed: [], skipped: ['paused'], failed: [] });
     expect(await queue.list()).toHaveLength(1);
     expect((await store.getSession('paused'))?.status).toBe('active');
   });
 
-  it('a participant whose withdrawal fails leaves the session open, reported failed only; the next sweep closes it', async () => {
+  it('a failed withdrawal leaves the session open, reported failed only; the next sweep closes it', async () => {
     const store = await open();
     const { workflow, queue, operator } = operatorDesk(store);
     await collect((await workflow.session({ id: 'flaky', userId: 'u-1' })).send('a person, please'));
@@ -92,10 +105,16 @@ describe.each(stores)('the idle sweep withdraws human operator tasks (%s)', (_na
 
     const first = await closeIdleSessions({ store, idleFor: 1000, now: later(), participants: [down] });
     expect(first.closed).toEqual([]);
-    expect(first.failed.map((f) => [f.sessionId, (f.error as Error).message])).toEqual([['flaky', 'queue service unavailable']]);
+    expect(first.failed.map((f) => [f.sessionId, (f.error as Error).message])).toEqual([
+      ['flaky', 'queue service unavailable'],
+    ]);
     expect((await store.getSession('flaky'))?.status).toBe('active');
 
-    expect(await closeIdleSessions({ store, idleFor: 1000, now: later(), participants: [operator] })).toEqual({ closed: ['flaky'], skipped: [], failed: [] });
+    expect(await closeIdleSessions({ store, idleFor: 1000, now: later(), participants: [operator] })).toEqual({
+      closed: ['flaky'],
+      skipped: [],
+      failed: [],
+    });
     expect(await queue.list()).toEqual([]);
   });
 });

@@ -3,11 +3,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HandoffBuilder } from '../src/index.js';
 import { collect, disposeStores, embeddedStores, lastOf, scriptedAgent } from './support/helpers.js';
 
-/** A helper agent that hands a message asking for a person to a human operator (a HumanExecutor), and answers anything else. */
+/** A helper agent that hands a message asking for a person to a human operator (a HumanExecutor), else answers. */
 function operatorDesk(store: Store) {
   const helper = scriptedAgent('helper', (request) => {
     const last = lastOf(request);
-    if (last?.role === 'user' && last.content.includes('a person')) return { toolCalls: [{ name: 'handoff_to_operator', arguments: {} }] };
+    if (last?.role === 'user' && last.content.includes('a person'))
+      return { toolCalls: [{ name: 'handoff_to_operator', arguments: {} }] };
     return { text: 'How can I help?' };
   });
   const queue = new InMemoryHumanQueue();
@@ -19,7 +20,7 @@ function operatorDesk(store: Store) {
 describe.each(embeddedStores())('workflow.eraseUser (%s)', (_name, makeStore) => {
   afterAll(disposeStores);
 
-  it("erases the user's sessions and withdraws every operator task queued for them, on every branch; other users' tasks stay", async () => {
+  it("erases the user's sessions and withdraws their operator tasks on every branch; others' tasks stay", async () => {
     const store = await makeStore();
     const { workflow, queue } = operatorDesk(store);
     const main = await workflow.session({ id: 'erased', tenantId: 'acme', userId: 'u-42' });
@@ -51,7 +52,9 @@ describe.each(embeddedStores())('workflow.eraseUser (%s)', (_name, makeStore) =>
     const store = await makeStore();
     const { workflow, queue } = operatorDesk(store);
     await collect((await workflow.session({ id: 'plain', userId: 'u-1' })).send('a person, please'));
-    await collect((await workflow.session({ id: 'tenanted', tenantId: 'acme', userId: 'u-1' })).send('a person, please'));
+    await collect(
+      (await workflow.session({ id: 'tenanted', tenantId: 'acme', userId: 'u-1' })).send('a person, please'),
+    );
 
     expect((await workflow.eraseUser({ userId: 'u-1' })).sessions).toBe(1);
 

@@ -1,4 +1,12 @@
-import { ConfigurationError, type Episode, InMemoryStore, InvalidInputError, type Session, type SessionFilter, type Store } from '@baton/core';
+import {
+  ConfigurationError,
+  type Episode,
+  InMemoryStore,
+  InvalidInputError,
+  type Session,
+  type SessionFilter,
+  type Store,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { type CloseIdleSessionsResult, closeIdleSessions, EpisodicMemory, startIdleSweep } from '../src/index.js';
 import { appendConversation } from './support/conversation.js';
@@ -96,7 +104,8 @@ describe('closeIdleSessions', () => {
     expect(await store.getEpisode(id!)).toBeUndefined();
   });
 
-  it('sweeps one tenant only when asked; a session whose provider fails stays open, reported failed and never closed, and the next sweep closes it', async () => {
+  // A failing provider: the session stays open and is reported failed, never also closed; the next sweep closes it.
+  it('sweeps one tenant only when asked; a session whose provider fails stays open, reported failed only', async () => {
     const store = new InMemoryStore();
     const acme = await idleSessions(store, 2, { tenantId: 'acme' });
     const globex = await idleSessions(store, 2, { tenantId: 'globex' });
@@ -110,10 +119,12 @@ describe('closeIdleSessions', () => {
     const memory = new EpisodicMemory();
     const retried = await closeIdleSessions({ store, idleFor: HOUR, tenantId: 'acme', providers: [memory] });
     expect(retried).toEqual({ closed: expect.arrayContaining(acme), skipped: [], failed: [] });
-    for (const id of acme) expect(await store.getEpisode(id, { tenantId: 'acme' })).toMatchObject({ closedReason: 'idle' });
+    for (const id of acme) {
+      expect(await store.getEpisode(id, { tenantId: 'acme' })).toMatchObject({ closedReason: 'idle' });
+    }
   });
 
-  it('closes idle sessions when called as the docs show, { store, idleFor } without providers, and reports each once', async () => {
+  it('closes idle sessions called as the docs show, { store, idleFor }; each reported once', async () => {
     const store = new InMemoryStore();
     const ids = await idleSessions(store, 2);
     // As a plain-JS caller would: no providers at all.
@@ -123,18 +134,22 @@ describe('closeIdleSessions', () => {
     for (const id of ids) expect((await store.getSession(id))?.status).toBe('closed');
   });
 
-  it('refuses options of the wrong shape with a ConfigurationError naming them, before touching a session', async () => {
+  it('refuses options of the wrong shape with a ConfigurationError naming them, touching no session', async () => {
     const store = new InMemoryStore();
     const [id] = await idleSessions(store, 1);
     const call = (options: unknown) => closeIdleSessions(options as Parameters<typeof closeIdleSessions>[0]);
     await expect(call({ idleFor: HOUR })).rejects.toThrow(ConfigurationError);
     await expect(call({ idleFor: HOUR })).rejects.toThrow(/needs \{ store \}/);
-    await expect(call({ store, idleFor: HOUR, providers: new EpisodicMemory() })).rejects.toThrow(/providers must be an array/);
-    await expect(call({ store, idleFor: HOUR, participants: 'operator' })).rejects.toThrow(/participants must be an array of executors/);
-    await expect(call({ store, idleFor: HOUR, pendingRequests: 'wait' })).rejects.toThrow(/pendingRequests must be 'answer' or 'skip', not "wait"/);
+    const providers = new EpisodicMemory();
+    await expect(call({ store, idleFor: HOUR, providers })).rejects.toThrow(/providers must be an array/);
+    const participants = 'operator';
+    await expect(call({ store, idleFor: HOUR, participants })).rejects.toThrow(/participants must be an array/);
+    const pendingRequests = 'wait';
+    await expect(call({ store, idleFor: HOUR, pendingRequests })).rejects.toThrow(/'answer' or 'skip', not "wait"/);
     await expect(call({ store, idleFor: HOUR, limit: 0 })).rejects.toThrow(ConfigurationError);
     await expect(call(undefined)).rejects.toThrow(ConfigurationError);
-    expect(() => startIdleSweep({ store, every: 1000, idleFor: HOUR, providers: 'memory' } as never)).toThrow(ConfigurationError);
+    const sweep = { store, every: 1000, idleFor: HOUR, providers: 'memory' };
+    expect(() => startIdleSweep(sweep as never)).toThrow(ConfigurationError);
     expect((await store.getSession(id!))?.status).toBe('active');
   });
 
