@@ -131,6 +131,7 @@ export {
 } from './conversation/request.js';
 export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecutor.js';
 export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
+export { withdrawRequests } from './executors/withdrawRequests.js';
 export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
 export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
 export {
@@ -170,6 +171,7 @@ export type {
   UpdateOptions,
 } from './store/store.js';
 export { writeStoreBatch } from './store/writeStoreBatch.js';
+export { type AnswerOpenToolCallsOptions, answerOpenToolCalls, findOpenToolCalls, type OpenToolCalls } from './store/openToolCalls.js';
 export {
   assertWritable,
   type CheckedDocument,

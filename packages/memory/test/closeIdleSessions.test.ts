@@ -1,6 +1,14 @@
-import { type Episode, InMemoryStore, InvalidInputError, type Session, type SessionFilter, type Store } from '@baton/core';
+import {
+  ConfigurationError,
+  type Episode,
+  InMemoryStore,
+  InvalidInputError,
+  type Session,
+  type SessionFilter,
+  type Store,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { type CloseIdleSessionsResult, closeIdleSessions, EpisodicMemory } from '../src/index.js';
+import { type CloseIdleSessionsResult, closeIdleSessions, EpisodicMemory, startIdleSweep } from '../src/index.js';
 import { appendConversation } from './support/conversation.js';
 
 const HOUR = 3_600_000;
@@ -96,15 +104,53 @@ describe('closeIdleSessions', () => {
     expect(await store.getEpisode(id!)).toBeUndefined();
   });
 
-  it('sweeps one tenant only when asked, and reports providers that fail without stopping', async () => {
+  // A failing provider: the session stays open and is reported failed, never also closed; the next sweep closes it.
+  it('sweeps one tenant only when asked; a session whose provider fails stays open, reported failed only', async () => {
     const store = new InMemoryStore();
     const acme = await idleSessions(store, 2, { tenantId: 'acme' });
     const globex = await idleSessions(store, 2, { tenantId: 'globex' });
     const failing = { name: 'broken', onSessionClose: async () => Promise.reject(new Error('disk full')) };
     const result = await closeIdleSessions({ store, idleFor: HOUR, tenantId: 'acme', providers: [failing] });
-    expect(result.closed.sort()).toEqual([...acme].sort());
+    expect(result.closed).toEqual([]);
     expect(result.failed.map((f) => [f.sessionId, (f.error as Error).message]).sort()).toEqual(acme.map((id) => [id, 'disk full']).sort());
+    for (const id of acme) expect((await store.getSession(id, { tenantId: 'acme' }))?.status).toBe('active');
     for (const id of globex) expect((await store.getSession(id, { tenantId: 'globex' }))?.status).toBe('active');
+
+    const memory = new EpisodicMemory();
+    const retried = await closeIdleSessions({ store, idleFor: HOUR, tenantId: 'acme', providers: [memory] });
+    expect(retried).toEqual({ closed: expect.arrayContaining(acme), skipped: [], failed: [] });
+    for (const id of acme) {
+      expect(await store.getEpisode(id, { tenantId: 'acme' })).toMatchObject({ closedReason: 'idle' });
+    }
+  });
+
+  it('closes idle sessions called as the docs show, { store, idleFor }; each reported once', async () => {
+    const store = new InMemoryStore();
+    const ids = await idleSessions(store, 2);
+    // As a plain-JS caller would: no providers at all.
+    const result = await closeIdleSessions({ store, idleFor: HOUR } as Parameters<typeof closeIdleSessions>[0]);
+    expect(result).toEqual({ closed: expect.arrayContaining(ids), skipped: [], failed: [] });
+    expect(result.closed).toHaveLength(2);
+    for (const id of ids) expect((await store.getSession(id))?.status).toBe('closed');
+  });
+
+  it('refuses options of the wrong shape with a ConfigurationError naming them, touching no session', async () => {
+    const store = new InMemoryStore();
+    const [id] = await idleSessions(store, 1);
+    const call = (options: unknown) => closeIdleSessions(options as Parameters<typeof closeIdleSessions>[0]);
+    await expect(call({ idleFor: HOUR })).rejects.toThrow(ConfigurationError);
+    await expect(call({ idleFor: HOUR })).rejects.toThrow(/needs \{ store \}/);
+    const providers = new EpisodicMemory();
+    await expect(call({ store, idleFor: HOUR, providers })).rejects.toThrow(/providers must be an array/);
+    const participants = 'operator';
+    await expect(call({ store, idleFor: HOUR, participants })).rejects.toThrow(/participants must be an array/);
+    const pendingRequests = 'wait';
+    await expect(call({ store, idleFor: HOUR, pendingRequests })).rejects.toThrow(/'answer' or 'skip', not "wait"/);
+    await expect(call({ store, idleFor: HOUR, limit: 0 })).rejects.toThrow(ConfigurationError);
+    await expect(call(undefined)).rejects.toThrow(ConfigurationError);
+    const sweep = { store, every: 1000, idleFor: HOUR, providers: 'memory' };
+    expect(() => startIdleSweep(sweep as never)).toThrow(ConfigurationError);
+    expect((await store.getSession(id!))?.status).toBe('active');
   });
 
   it('closes at most `limit` sessions per sweep', async () => {

@@ -156,8 +156,9 @@ export interface Executor {
   run?(input: ExecutorInput, emit: EventSink): Promise<ExecutorOutcome>;
   /**
    * Called when this participant's pending requests are dropped unanswered (the turn was
-   * discarded, the session closed), after the drop is stored, so the executor can withdraw what it
-   * put outside Baton for them (`HumanExecutor` removes their tasks from its queue). Optional.
+   * discarded, the session closed from any branch or by the idle sweep given `participants`), after
+   * the drop is stored, or before the session is erased (`workflow.eraseUser`), so the executor can
+   * withdraw what it put outside Baton for them (`HumanExecutor` removes their tasks from its queue). Optional.
    * @param requests the dropped requests of this participant
    */
   withdrawRequests?(requests: readonly Request[]): Promise<void>;

@@ -30,8 +30,9 @@ export interface HumanExecutorOptions {
  * assistant message of this participant (with `metadata.humanStep`) calling `handoff_to_billing`,
  * and its tool result ("Transferred to billing."), committed together. A handoff the routing refuses
  * (no such edge, or the turn's handoff limit) is stored with its error result, and the operator is
- * asked again (a new task). When the turn is discarded or the session closed while a step waits,
- * its task is removed from the queue ({@link HumanExecutor.withdrawRequests}). The step id is derived from the session, branch, turn and history
+ * asked again (a new task). When the turn is discarded or the session closed while a step waits
+ * (from any branch; by the idle sweep when it is given this participant), or the user erased with
+ * `workflow.eraseUser`, its task is removed from the queue ({@link HumanExecutor.withdrawRequests}). The step id is derived from the session, branch, turn and history
  * head, so a step run again after a crash queues the same task once.
  *
  * @example

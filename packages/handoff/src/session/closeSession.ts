@@ -1,4 +1,11 @@
-import { type BatonEvent, MAIN_BRANCH, type Message, type SessionChange } from '@baton/core';
+import {
+  answerOpenToolCalls as answerStoredToolCalls,
+  type BatonEvent,
+  findOpenToolCalls,
+  MAIN_BRANCH,
+  type Message,
+  type SessionChange,
+} from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
 import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
 import { flushMessages } from '../turn/flushMessages.js';
@@ -7,11 +14,12 @@ import type { SessionRuntime } from './sessionRuntime.js';
 import { withdrawRequests } from './withdrawRequests.js';
 
 /**
- * Closes the session: tool calls still waiting (pending requests) get a result (their finished
- * pending write, or a "cancelled" error) so no tool call is left dangling; every context provider's
+ * Closes the session: tool calls still waiting (pending requests), on this branch and on every other
+ * branch of the session, get a result (their finished pending write, or a "cancelled" error) so no
+ * tool call is left dangling; every context provider's
  * `onSessionClose` runs once; the session document becomes `closed`; the routing machine reaches its
  * final state and a last checkpoint is saved; then participants withdraw what they queued for the
- * dropped requests (a `HumanExecutor`'s tasks). Does nothing when the session is already closed.
+ * dropped requests of every branch (a `HumanExecutor`'s tasks). Does nothing when the session is already closed.
  *
  * @returns yields the `message` events of the results it committed, then `session.closed`
  */
@@ -23,7 +31,8 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   // The first result carries the close as its control: committing it closes the routing machine,
   // so a crash from here on finishes this close on the next load (with this reason) instead of
   // running the agent again.
-  const committed = await answerOpenToolCalls(runtime, `Cancelled: the session was closed (${reason}) before this call was answered.`, { kind: 'end_conversation', reason });
+  const cancelled = `Cancelled: the session was closed (${reason}) before this call was answered.`;
+  const committed = await answerOpenToolCalls(runtime, cancelled, { kind: 'end_conversation', reason });
   if (committed.length > 0) {
     await flushMessages(runtime);
     for (const message of committed) yield { type: 'message', ...base, message };
@@ -31,6 +40,11 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
   // Every message is stored before context providers see the history (an episode points at stored messages).
   await flushMessages(runtime);
   const { store, contextProviders } = runtime.config;
+  const { scope } = runtime;
+  // Other branches (forks) paused on a request: their calls are answered in the store the way the
+  // idle sweep answers them (the close travels with the results), and their requests withdrawn below.
+  const others = await findOpenToolCalls(store, runtime.sessionId, { ...scope, exceptBranchId: runtime.branchId });
+  await answerStoredToolCalls(store, runtime.sessionId, others, { content: cancelled, reason, scope });
   // The whole main branch: held in memory, or read (a fork, or a history loaded by a window).
   const messages = runtime.branchId === MAIN_BRANCH && runtime.history.complete ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
   const now = new Date().toISOString();
@@ -42,20 +56,21 @@ export async function* closeSession(runtime: SessionRuntime, reason: string): As
     await provider.onSessionClose?.({ session: closing, reason, messages, agents: agentsOf(messages), store });
   }
   if (runtime.state.patches.session.length > 0) change.state = runtime.state.session;
-  const { scope } = runtime;
   try {
     runtime.session = await store.updateSession(runtime.sessionId, change, { ...scope, expectedVersion: runtime.session.version });
   } catch (error) {
     runtime.stale = true;
     throw error;
   }
+  // Session objects of the other branches hold the session as it was, and some of their branches got results.
+  runtime.core.outdateSession(runtime.sessionId);
   runtime.noteWrite();
   runtime.unsettled = { persistState: false };
   // An agent's end_conversation already closed the machine when its result was committed.
   if (routingState(runtime.actor.getSnapshot()) !== 'closed') runtime.actor.send({ type: 'CLOSE' });
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
-  await withdrawRequests(runtime, dropped);
+  await withdrawRequests(runtime, [...dropped, ...others.flatMap((branch) => branch.requests)]);
   while (runtime.queue.length > 0) yield runtime.queue.shift()!;
   yield { type: 'session.closed', ...base, reason };
 }

@@ -52,6 +52,8 @@ export interface WorkflowCore {
   handoffTemplates: ReadonlyMap<string, Tool>;
   /** Every context provider's `prepareModelInput`, composed in order; `undefined` when none has one. */
   prepareModelInput: ExecutorInput['prepareModelInput'];
+  /** Marks this workflow's session objects of every branch of a session outdated (a close wrote to them all). */
+  outdateSession(sessionId: string): void;
 }
 
 /** Shared by every session object of one workflow for one session branch: who wrote last (to spot stale copies). */
@@ -215,6 +217,8 @@ export class SessionRuntime {
     }
     const answered = new Set(after.map((m) => (m.role === 'tool' ? m.toolCallId : humanStepOf(m))));
     this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)));
+    // A closed session waits on nothing: a fork's requests were dropped (and withdrawn) by the close on another branch.
+    if (session.status === 'closed') this.pendingRequests = [];
     replayHistory(this.actor, after);
     // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
     if (routingState(this.snapshot) === 'awaitingRequest' && this.pendingRequests.length === 0) this.actor.send({ type: 'RESUME' });

@@ -5,6 +5,8 @@ import {
   type BatonEvent,
   ConcurrencyError,
   createId,
+  type EraseUserInput,
+  type EraseUserResult,
   emptyUsage,
   InMemoryStore,
   InvalidIdError,
@@ -25,6 +27,7 @@ import { windowModelInput } from '../session/historyWindow.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
+import { eraseUser } from './eraseUser.js';
 import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
 import { handoffGraphToMermaid } from './mermaid.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
@@ -122,6 +125,9 @@ export class HandoffWorkflow {
               for (const shape of shapers) shaped = await shape(shaped);
               return shaped;
             },
+      outdateSession: (sessionId) => {
+        for (const [key, slot] of this.#slots) if (key.startsWith(`${sessionId}\u0000`)) slot.generation += 1;
+      },
     };
     this.#host = { locks: this.#locks, openBranch: (id, branch, tenantId) => this.session(tenantId === undefined ? { id, branch } : { id, branch, tenantId }) };
   }
@@ -316,6 +322,29 @@ export class HandoffWorkflow {
    */
   asTool(options: WorkflowToolOptions): Tool<{ message: string }, string> {
     return workflowTool(this, options);
+  }
+
+  /**
+   * Erases one user's data from this workflow's store (a right-to-be-forgotten request) and withdraws
+   * what this workflow's participants queued outside it for that user's sessions: every pending
+   * request, on every branch, is withdrawn first (a `HumanExecutor` removes its `HumanQueue` task,
+   * which quotes the user's words), then `store.eraseUser` removes the sessions and episodes. Prefer
+   * it to `store.eraseUser` when a participant queues work (a human operator's tasks). See {@link eraseUser}.
+   *
+   * @param input `{ tenantId?, userId }`
+   * @returns the counts removed, per kind (`{ sessions, branches, messages, checkpoints, episodes }`)
+   * @throws {InvalidIdError} for an unsafe id; {@link StoreError} when a session's pending requests
+   *   could not be read (the data is erased, its queued tasks may remain); what the store or a
+   *   participant's `withdrawRequests` throws (nothing is erased when a withdrawal fails)
+   * @example
+   * ```ts
+   * const removed = await workflow.eraseUser({ tenantId: 'acme', userId: 'u-42' });
+   * // { sessions: 2, branches: 3, messages: 41, checkpoints: 6, episodes: 2 }; no operator task of u-42 is left
+   * ```
+   */
+  eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
+    const outdate = (sessionId: string) => this.#core.outdateSession(sessionId);
+    return eraseUser(this.config.store, this.config.participants.values(), input, outdate);
   }
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */

@@ -1,123 +1,136 @@
-import { ConcurrencyError, type ContextProvider, InvalidInputError, MAIN_BRANCH, NotFoundError, type Session, type SessionFilter, type Store } from '@baton/core';
+import {
+  answerOpenToolCalls,
+  ConcurrencyError,
+  findOpenToolCalls,
+  InvalidInputError,
+  MAIN_BRANCH,
+  NotFoundError,
+  type OpenToolCalls,
+  type Session,
+  type SessionFilter,
+  type TenantScope,
+  withdrawRequests,
+} from '@baton/core';
 import { agentsOf } from '../episodic/buildEpisode.js';
-import { answerOpenToolCalls, findOpenToolCalls } from './answerOpenToolCalls.js';
+import { type CheckedSweepOptions, type CloseIdleSessionsOptions, checkSweepOptions } from './idleSweepOptions.js';
 
-/** Options of {@link closeIdleSessions}. */
-export interface CloseIdleSessionsOptions {
-  /** Where the sessions are listed, closed and read. */
-  store: Store;
-  /** Close sessions with no activity for more than this many milliseconds. */
-  idleFor: number;
-  /** Only this tenant's sessions; omitted, every tenant's. */
-  tenantId?: string;
-  /** Providers told of each close through `onSessionClose` (e.g. an `EpisodicMemory`, which saves the episode). */
-  providers: readonly ContextProvider[];
-  /** The `closedReason` written (default `'idle'`). */
-  reason?: string;
-  /** The clock (default now); sessions last active before `now - idleFor` are idle. */
-  now?: Date;
-  /** Close at most this many sessions per sweep (the most recently active idle ones first, as the store lists them). */
-  limit?: number;
-  /**
-   * What to do with an idle session paused on a request (a question to the user, a tool waiting
-   * for approval), i.e. with tool calls that have no result yet:
-   * - `'answer'` (default): give each open call a result, then close. A call whose tool already
-   *   ran keeps its finished result (from the newest checkpoint); the others get an error result
-   *   `The conversation was closed before this was answered (<reason>).` The tool never runs.
-   *   What a support desk wants: a customer who walked away from a question is closed and
-   *   remembered like any idle conversation, and no tool call is left dangling.
-   * - `'skip'`: leave such sessions open and untouched (listed in `skipped`), e.g. when approvals
-   *   may take longer than `idleFor`.
-   */
-  pendingRequests?: 'answer' | 'skip';
-}
+export type { CloseIdleSessionsOptions } from './idleSweepOptions.js';
 
-/** What a sweep did: sessions it closed, sessions another writer closed or touched first, and failures. */
+/** What a sweep did: sessions it closed, sessions it left to other writers, and sessions it could not close. */
 export interface CloseIdleSessionsResult {
-  /** Ids of the sessions this sweep closed, in the order the store listed them. */
+  /**
+   * Ids of the sessions this sweep closed, in the order the store listed them: each is closed, its
+   * open tool calls answered on every branch, its providers told and its participants' requests withdrawn.
+   */
   closed: string[];
-  /** Ids of idle sessions it left: another writer closed, deleted or touched them first, or (with `pendingRequests: 'skip'`) paused on a request. */
+  /**
+   * Ids of idle sessions it left: another writer closed, deleted or touched them first, or (with
+   * `pendingRequests: 'skip'`) paused on a request.
+   */
   skipped: string[];
   /**
-   * Sessions this sweep closed whose `onSessionClose` threw (the session stays closed), and
-   * sessions whose open tool calls could not be answered, e.g. a damaged checkpoint (the session stays open).
+   * Sessions this sweep could not close, each with its error: a provider's `onSessionClose` or a
+   * participant's `withdrawRequests` threw, or the open tool calls could not be answered (e.g. a
+   * damaged checkpoint). Each stays open (never also in `closed`), so the next sweep tries again.
    */
   failed: Array<{ sessionId: string; error: unknown }>;
 }
 
 /**
- * Closes every active session idle longer than `idleFor` and tells `providers`. A session paused
- * on a request first gets a result for each open tool call (see `pendingRequests`), so no tool call
- * is left dangling. Each close is a
- * compare-and-set on the session's version (`updateSession(…, { expectedVersion })`): when two sweeps
- * (in one process or many) race for a session, exactly one wins and only the winner calls
- * `onSessionClose`, with the `main` branch's messages; the loser gets a `ConcurrencyError` and skips
- * the session (as it does when new activity touched the session since the listing). Callable from
- * any scheduler (cron, a queue worker) or through `startIdleSweep`.
+ * Closes every active session idle longer than `idleFor`. Per session: its open tool calls, on
+ * every branch, get a result (see `pendingRequests`), so no tool call is left dangling; `providers`
+ * are told (`onSessionClose`, with the `main` branch's messages); `participants` withdraw what they
+ * queued for the dropped requests (a `HumanExecutor`'s tasks); then the session is marked closed.
+ * A session is first claimed with a compare-and-set on its listed version
+ * (`updateSession(…, { expectedVersion })`, changing nothing else): when two sweeps (in one process
+ * or many) race for a session, exactly one goes on and only it calls `onSessionClose`; the other
+ * skips the session (as it does when new activity touched the session since the listing). When a
+ * provider or participant fails, the session stays open and is reported in `failed` only (the next
+ * sweep retries it), as `session.close()` leaves a session open when a provider fails. Callable
+ * from any scheduler (cron, a queue worker) or through `startIdleSweep`.
  *
- * @param options `{ store, idleFor, providers, tenantId?, reason?, now?, limit?, pendingRequests? }`; `idleFor` in milliseconds
- * @returns ids closed, skipped, and those whose providers failed (the sweep goes on with the rest)
- * @throws {InvalidInputError} for a negative or non-finite `idleFor`; the store's errors other than
- *   `ConcurrencyError` / `NotFoundError`
+ * @param options `{ store, idleFor, providers?, participants?, tenantId?, reason?, now?, limit?,
+ *   pendingRequests? }`; `idleFor` in milliseconds
+ * @returns ids closed, skipped, and those that failed (the sweep goes on with the rest)
+ * @throws {InvalidInputError} for a negative or non-finite `idleFor`; {@link ConfigurationError} for
+ *   other options of the wrong shape (a missing store, providers that are not an array, …); the
+ *   store's errors when listing or writing a session, other than `ConcurrencyError` / `NotFoundError`
  * @example
  * ```ts
  * import { closeIdleSessions, EpisodicMemory } from '@baton/memory';
  * const memory = new EpisodicMemory();
- * const { closed } = await closeIdleSessions({ store, idleFor: 30 * 60_000, providers: [memory] });
+ * // operator: the workflow's HumanExecutor, whose queued tasks of closed sessions are withdrawn
+ * const participants = [operator];
+ * const { closed } = await closeIdleSessions({ store, idleFor: 30 * 60_000, providers: [memory], participants });
  * ```
  */
 export async function closeIdleSessions(options: CloseIdleSessionsOptions): Promise<CloseIdleSessionsResult> {
-  const { store, providers } = options;
-  if (!Number.isFinite(options.idleFor) || options.idleFor < 0) {
-    throw new InvalidInputError(`closeIdleSessions idleFor must be a non-negative number of milliseconds, got ${JSON.stringify(options.idleFor)}.`);
-  }
-  const now = options.now ?? new Date();
-  const reason = options.reason ?? 'idle';
-  const filter: SessionFilter = { status: 'active', activeBefore: new Date(now.getTime() - options.idleFor).toISOString() };
-  if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
-  if (options.limit !== undefined) filter.limit = options.limit;
+  const checked = checkSweepOptions(options, 'closeIdleSessions');
+  const now = checked.now ?? new Date();
+  const activeBefore = new Date(now.getTime() - checked.idleFor).toISOString();
+  const filter: SessionFilter = { status: 'active', activeBefore };
+  if (checked.tenantId !== undefined) filter.tenantId = checked.tenantId;
+  if (checked.limit !== undefined) filter.limit = checked.limit;
   const result: CloseIdleSessionsResult = { closed: [], skipped: [], failed: [] };
-
-  for (const idle of await store.listSessions(filter)) {
-    const scope = idle.tenantId === undefined ? {} : { tenantId: idle.tenantId };
-    let session: Session;
-    try {
-      // Open tool calls are answered before the close, so a crash in between leaves an idle session
-      // with no dangling call (the next sweep closes it), never a closed one with a dangling call.
-      const open = await findOpenToolCalls(store, idle.id, scope);
-      if (open.length > 0) {
-        if (options.pendingRequests === 'skip') {
-          result.skipped.push(idle.id);
-          continue;
-        }
-        const current = await store.getSession(idle.id, scope);
-        if (current?.version !== idle.version) throw new ConcurrencyError(`Session ${JSON.stringify(idle.id)} changed since it was listed.`);
-        try {
-          await answerOpenToolCalls(store, idle.id, open, reason, now, scope);
-        } catch (error) {
-          if (error instanceof ConcurrencyError || error instanceof NotFoundError) throw error;
-          result.failed.push({ sessionId: idle.id, error });
-          continue;
-        }
-      }
-      session = await store.updateSession(idle.id, { status: 'closed', closedAt: now.toISOString(), closedReason: reason }, { expectedVersion: idle.version, ...scope });
-    } catch (error) {
-      if (error instanceof ConcurrencyError || error instanceof NotFoundError) {
-        result.skipped.push(idle.id);
-        continue;
-      }
-      throw error;
-    }
-    result.closed.push(session.id);
-    try {
-      const messages = await store.readMessages(session.id, MAIN_BRANCH, scope);
-      const agents = agentsOf(messages);
-      for (const provider of providers) await provider.onSessionClose?.({ session, reason, messages, agents, store });
-    } catch (error) {
-      result.failed.push({ sessionId: session.id, error });
-    }
+  for (const idle of await checked.store.listSessions(filter)) {
+    const outcome = await closeIdle(checked, idle, now);
+    if (outcome === 'closed') result.closed.push(idle.id);
+    else if (outcome === 'skipped') result.skipped.push(idle.id);
+    else result.failed.push({ sessionId: idle.id, error: outcome.error });
   }
   return result;
+}
+
+/** What the sweep did with one session. */
+type SessionOutcome = 'closed' | 'skipped' | { error: unknown };
+
+/** Closes one listed session (see {@link closeIdleSessions}). */
+async function closeIdle(options: CheckedSweepOptions, idle: Session, now: Date): Promise<SessionOutcome> {
+  const { store, reason } = options;
+  const scope: TenantScope = idle.tenantId === undefined ? {} : { tenantId: idle.tenantId };
+  let open: OpenToolCalls[];
+  try {
+    open = await findOpenToolCalls(store, idle.id, scope);
+  } catch (error) {
+    if (error instanceof ConcurrencyError || error instanceof NotFoundError) return 'skipped';
+    return { error };
+  }
+  if (open.length > 0 && options.pendingRequests === 'skip') return 'skipped';
+  const closedAt = now.toISOString();
+  return skipWhenRaced(async () => {
+    // The claim: of racing sweeps one goes on; any later write to the session makes the close below lose.
+    const claim = { lastActivityAt: idle.lastActivityAt };
+    const claimed = await store.updateSession(idle.id, claim, { expectedVersion: idle.version, ...scope });
+    try {
+      // Open tool calls are answered before the close, so a crash in between leaves an idle session with
+      // no dangling call (the next sweep, or the next opener, closes it), never a closed one with one.
+      const content = `The conversation was closed before this was answered (${reason}).`;
+      await answerOpenToolCalls(store, idle.id, open, { content, reason, now, scope });
+      const messages = await store.readMessages(idle.id, MAIN_BRANCH, scope);
+      const closing: Session = { ...claimed, status: 'closed', closedAt, closedReason: reason };
+      const agents = agentsOf(messages);
+      for (const provider of options.providers) {
+        await provider.onSessionClose?.({ session: closing, reason, messages, agents, store });
+      }
+      await withdrawRequests(options.participants, open.flatMap((branch) => branch.requests));
+    } catch (error) {
+      if (error instanceof ConcurrencyError || error instanceof NotFoundError) throw error;
+      return { error };
+    }
+    const close = { status: 'closed' as const, closedAt, closedReason: reason };
+    await store.updateSession(idle.id, close, { expectedVersion: claimed.version, ...scope });
+    return 'closed';
+  });
+}
+
+/** `work`'s outcome, or `'skipped'` when another writer changed or deleted the session first. */
+async function skipWhenRaced<T>(work: () => Promise<T>): Promise<T | 'skipped'> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ConcurrencyError || error instanceof NotFoundError) return 'skipped';
+    throw error;
+  }
 }
 
 /** Options of {@link startIdleSweep}. */
@@ -136,7 +149,7 @@ export interface IdleSweepOptions extends Omit<CloseIdleSessionsOptions, 'now'> 
  *
  * @param options {@link CloseIdleSessionsOptions} (without `now`) plus `every` (milliseconds between sweeps), `onSweep`, `onError`
  * @returns a function that stops the timer and resolves when a running sweep has finished
- * @throws {InvalidInputError} for a non-positive `every`
+ * @throws {InvalidInputError} for a non-positive `every`; what {@link closeIdleSessions} throws for bad options
  * @example
  * ```ts
  * import { EpisodicMemory, startIdleSweep } from '@baton/memory';
@@ -146,6 +159,8 @@ export interface IdleSweepOptions extends Omit<CloseIdleSessionsOptions, 'now'> 
  * ```
  */
 export function startIdleSweep(options: IdleSweepOptions): () => Promise<void> {
+  // Every option is checked now, not on the first tick (where a mistake would only reach onError).
+  checkSweepOptions(options, 'startIdleSweep');
   if (!Number.isFinite(options.every) || options.every <= 0) {
     throw new InvalidInputError(`startIdleSweep every must be a positive number of milliseconds, got ${JSON.stringify(options.every)}.`);
   }
