@@ -15,7 +15,14 @@ export {
   StatePatchSchema,
 } from './conversation/checkpoint.js';
 export { isoNow } from './clock.js';
-export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './conversation/contextProvider.js';
+export type { BeforeTurnArgs, ContextProvider, ModelInputContext, SessionCloseArgs } from './conversation/contextProvider.js';
+export {
+  DEFAULT_PROVIDER_STATE_MAX_BYTES,
+  PROVIDER_STATE_PREFIX,
+  type ProviderState,
+  providerState,
+  ProviderStateTooLargeError,
+} from './conversation/providerState.js';
 export type { Embedder, EmbedOptions } from './models/embedder.js';
 export { providerErrorFor } from './models/providerError.js';
 export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';

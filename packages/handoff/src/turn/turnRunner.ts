@@ -13,6 +13,7 @@ import {
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
+  providerState,
   type Request,
   requestKey,
   type TurnSettings,
@@ -302,7 +303,9 @@ function activationInput(
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
-  if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+  const shape = runtime.core.prepareModelInput;
+  // Shaped where the activation runs: each provider reaches its own slice of this branch's state.
+  if (shape !== undefined) input.prepareModelInput = (messages) => shape(messages, { sessionId: input.sessionId, branchId: input.branchId, state: input.state });
   return input;
 }
 
@@ -359,7 +362,9 @@ async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, said: st
   const input = said ?? (await runtime.findLastMessage((m) => m.role === 'user'))?.content ?? '';
   const context: ModelMessage[] = [];
   for (const provider of providers) {
-    const found = await provider.beforeTurn?.({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal });
+    if (provider.beforeTurn === undefined) continue;
+    const state = providerState(runtime.state, provider);
+    const found = await provider.beforeTurn({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal, state });
     if (found !== undefined) context.push(...found);
   }
   return context.length > 0 ? context : undefined;
