@@ -20,8 +20,8 @@ export {
   DEFAULT_PROVIDER_STATE_MAX_BYTES,
   PROVIDER_STATE_PREFIX,
   type ProviderState,
-  providerState,
   ProviderStateTooLargeError,
+  providerState,
 } from './conversation/providerState.js';
 export type { Embedder, EmbedOptions } from './models/embedder.js';
 export { providerErrorFor } from './models/providerError.js';
