@@ -58,7 +58,7 @@ export interface SessionCloseArgs {
  * ```
  */
 export interface ContextProvider {
-  /** Unique among a workflow's providers; keys the provider's state (`provider:<name>`), so no `.` and no leading `$`. */
+  /** Unique among a workflow's providers; keys its state (`provider:<name>`), so no `.` and no leading `$`. */
   readonly name: string;
   /** The bound of each of its state slices, in bytes of JSON (default `DEFAULT_PROVIDER_STATE_MAX_BYTES`, 64 KiB). */
   readonly maxStateBytes?: number;
@@ -72,7 +72,10 @@ export interface ContextProvider {
    * Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its
    * result. The handoff runtime passes `context` (the session branch and the provider's state).
    */
-  prepareModelInput?(messages: readonly ModelMessage[], context?: ModelInputContext): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
+  prepareModelInput?(
+    messages: readonly ModelMessage[],
+    context?: ModelInputContext,
+  ): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   /** Called once when a session closes (e.g. to save an episode). */
   onSessionClose?(args: SessionCloseArgs): Promise<void>;
 }

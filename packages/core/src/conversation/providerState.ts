@@ -50,7 +50,9 @@ export class ProviderStateTooLargeError extends InvalidInputError {
     readonly maxBytes: number,
   ) {
     super(
-      `Context provider ${JSON.stringify(provider)}'s ${scope} state would be ${bytes} bytes, over its bound of ${maxBytes}; the change was not applied. Keep less in it, or raise the provider's maxStateBytes.`,
+      `Context provider ${JSON.stringify(provider)}'s ${scope} state would be ${bytes} bytes, ` +
+        `over its bound of ${maxBytes}; the change was not applied. ` +
+        "Keep less in it, or raise the provider's maxStateBytes.",
     );
   }
 }
@@ -63,7 +65,8 @@ const EMPTY: Readonly<State> = Object.freeze({});
  * patches are what a checkpoint stores.
  *
  * @param state the session's state as the runtime holds it (e.g. a `StateContainer`)
- * @param provider the provider's `name` and, optionally, `maxStateBytes` (default {@link DEFAULT_PROVIDER_STATE_MAX_BYTES})
+ * @param provider the provider's `name` and, optionally, `maxStateBytes`
+ *   (default {@link DEFAULT_PROVIDER_STATE_MAX_BYTES})
  * @returns the provider's view
  * @throws {ConfigurationError} when the name cannot be a state key (empty, starting with `$`, holding `.`)
  * @example
@@ -74,10 +77,16 @@ const EMPTY: Readonly<State> = Object.freeze({});
  * state.branch; // { 'provider:notes': { count: 1 } }
  * ```
  */
-export function providerState(state: StateAccess, provider: { readonly name: string; readonly maxStateBytes?: number }): ProviderState {
+export function providerState(
+  state: StateAccess,
+  provider: { readonly name: string; readonly maxStateBytes?: number },
+): ProviderState {
   const { name } = provider;
   if (name === '' || name.startsWith('$') || name.includes('.') || name.includes('\0')) {
-    throw new ConfigurationError(`Context provider name ${JSON.stringify(name)} cannot key its state: use a non-empty name without "." that does not start with "$".`);
+    throw new ConfigurationError(
+      `Context provider name ${JSON.stringify(name)} cannot key its state: ` +
+        'use a non-empty name without "." that does not start with "$".',
+    );
   }
   const key = `${PROVIDER_STATE_PREFIX}${name}`;
   const maxBytes = provider.maxStateBytes ?? DEFAULT_PROVIDER_STATE_MAX_BYTES;

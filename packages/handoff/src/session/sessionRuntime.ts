@@ -50,7 +50,7 @@ export interface WorkflowCore {
   /** Whether sessions may run the routing machine as the direct stepper (see {@link createRoutingDriver}). */
   directRouting: boolean;
   handoffTemplates: ReadonlyMap<string, Tool>;
-  /** The history window and every context provider's `prepareModelInput`, composed in order; `undefined` when none shapes. */
+  /** The history window and every provider's `prepareModelInput`, composed in order; `undefined` when none shapes. */
   prepareModelInput: ModelInputShaper | undefined;
 }
 

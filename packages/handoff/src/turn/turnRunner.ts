@@ -305,7 +305,10 @@ function activationInput(
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   const shape = runtime.core.prepareModelInput;
   // Shaped where the activation runs: each provider reaches its own slice of this branch's state.
-  if (shape !== undefined) input.prepareModelInput = (messages) => shape(messages, { sessionId: input.sessionId, branchId: input.branchId, state: input.state });
+  if (shape !== undefined) {
+    const where = { sessionId: input.sessionId, branchId: input.branchId, state: input.state };
+    input.prepareModelInput = (messages) => shape(messages, where);
+  }
   return input;
 }
 
@@ -364,7 +367,8 @@ async function beforeTurn(runtime: SessionRuntime, signal: AbortSignal, said: st
   for (const provider of providers) {
     if (provider.beforeTurn === undefined) continue;
     const state = providerState(runtime.state, provider);
-    const found = await provider.beforeTurn({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal, state });
+    const { session, branchId, config } = runtime;
+    const found = await provider.beforeTurn({ session, branchId, input, store: config.store, signal, state });
     if (found !== undefined) context.push(...found);
   }
   return context.length > 0 ? context : undefined;

@@ -129,9 +129,9 @@ export class HandoffBuilder {
   }
 
   /**
-   * Adds context providers (core's `ContextProvider`): `beforeTurn` context, composed `prepareModelInput`, `onSessionClose`;
-   * each hook reaches the provider's own state slice, stored with the session. `build()` throws `ConfigurationError`
-   * when two providers share a name or a name cannot key state (a `.`, a leading `$`).
+   * Adds context providers (core's `ContextProvider`): `beforeTurn` context, composed `prepareModelInput`,
+   * `onSessionClose`; each hook reaches the provider's own state slice, stored with the session. `build()` throws
+   * `ConfigurationError` when two providers share a name or a name cannot key state (a `.`, a leading `$`).
    */
   contextProviders(...providers: ContextProvider[]): this {
     this.#providers.push(...providers);

@@ -1,4 +1,10 @@
-import { ConfigurationError, type ContextProvider, type ModelMessage, providerState, type StateAccess } from '@baton/core';
+import {
+  ConfigurationError,
+  type ContextProvider,
+  type ModelMessage,
+  providerState,
+  type StateAccess,
+} from '@baton/core';
 import { windowModelInput } from '../session/historyWindow.js';
 
 /** Where a model input is shaped: the session branch and its whole state (each provider is given its own slice). */
@@ -9,7 +15,10 @@ export interface ShapingContext {
 }
 
 /** Every shaping of a workflow's model inputs, composed: `(messages, context) => shaped messages`. */
-export type ModelInputShaper = (messages: readonly ModelMessage[], context: ShapingContext) => readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
+export type ModelInputShaper = (
+  messages: readonly ModelMessage[],
+  context: ShapingContext,
+) => readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
 
 /**
  * Composes a workflow's shaping of each model input: the history window first (when set), then
@@ -25,11 +34,17 @@ export type ModelInputShaper = (messages: readonly ModelMessage[], context: Shap
  * const input = await shape?.(messages, { sessionId, branchId, state: runtime.state });
  * ```
  */
-export function modelInputShaper(providers: readonly ContextProvider[], window: number | undefined): ModelInputShaper | undefined {
+export function modelInputShaper(
+  providers: readonly ContextProvider[],
+  window: number | undefined,
+): ModelInputShaper | undefined {
   const shapers: ModelInputShaper[] = providers.flatMap((provider): ModelInputShaper[] => {
     if (provider.prepareModelInput === undefined) return [];
     const shape = provider.prepareModelInput.bind(provider);
-    return [(messages, { sessionId, branchId, state }) => shape(messages, { sessionId, branchId, state: providerState(state, provider) })];
+    return [
+      (messages, { sessionId, branchId, state }) =>
+        shape(messages, { sessionId, branchId, state: providerState(state, provider) }),
+    ];
   });
   if (window !== undefined) shapers.unshift((messages) => windowModelInput(messages, window));
   if (shapers.length <= 1) return shapers[0];
@@ -49,7 +64,10 @@ export function assertProviderNames(providers: readonly ContextProvider[]): void
   for (const provider of providers) {
     providerState({ session: {}, branch: {}, update: () => undefined }, provider);
     if (seen.has(provider.name)) {
-      throw new ConfigurationError(`Two context providers are named ${JSON.stringify(provider.name)}; names key each provider's state, so give each a name of its own.`);
+      throw new ConfigurationError(
+        `Two context providers are named ${JSON.stringify(provider.name)}; ` +
+          "names key each provider's state, so give each a name of its own.",
+      );
     }
     seen.add(provider.name);
   }

@@ -1,7 +1,7 @@
 import { type ProviderState, ProviderStateTooLargeError, type State } from '@baton/core';
 import type { SummaryCache } from './historySummarizer.js';
 
-/** How many summaries working memory keeps in a branch's state (the newest; one per distinct dropped prefix, e.g. per agent). */
+/** How many summaries working memory keeps in a branch's state: the newest, one per dropped prefix (e.g. per agent). */
 export const KEPT_SUMMARIES = 4;
 
 /** The key of working memory's branch slice that holds its summaries: `{ [prefix key]: summary }`, oldest first. */
@@ -58,5 +58,7 @@ function keep(state: ProviderState, key: string, summary: string, most: number):
 
 function summariesOf(slice: Readonly<State>): Readonly<Record<string, unknown>> | undefined {
   const value = slice[SUMMARIES];
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -1,4 +1,10 @@
-import { ConfigurationError, type ContextProvider, type ModelClient, type ModelInputContext, type ModelMessage } from '@baton/core';
+import {
+  ConfigurationError,
+  type ContextProvider,
+  type ModelClient,
+  type ModelInputContext,
+  type ModelMessage,
+} from '@baton/core';
 import { HistorySummarizer } from './historySummarizer.js';
 import { groupMessages } from './messageGroups.js';
 import { branchSummaryCache } from './summaryState.js';
@@ -121,7 +127,8 @@ export class WorkingMemory implements ContextProvider {
    * Builds the model input within the budget (see the class description).
    *
    * @param messages `[system, …history]` with the turn's `context` messages just before the newest user message (or right after the system messages); context is always kept
-   * @param context the session branch and this provider's state (given by the handoff runtime): where summaries are kept
+   * @param context the session branch and this provider's state (given by the handoff runtime): where summaries
+   *   are kept
    * @returns a new array of the same message objects, plus a summary `context` message when
    *   strategy `'summarize'` dropped anything; the input itself when it already fits (copied)
    * @throws nothing of its own: a failing summariser is reported to `onError` and the input is built as with `'drop-oldest'`
@@ -167,7 +174,7 @@ export class WorkingMemory implements ContextProvider {
     return required;
   }
 
-  async #summary(dropped: readonly ModelMessage[], context: ModelInputContext | undefined): Promise<ModelMessage | undefined> {
+  async #summary(dropped: readonly ModelMessage[], context?: ModelInputContext): Promise<ModelMessage | undefined> {
     if (this.#summarizer === undefined) return undefined;
     try {
       const cache = context === undefined ? undefined : branchSummaryCache(context.state, this.#onError);
