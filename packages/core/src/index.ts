@@ -19,8 +19,16 @@ export type {
   BeforeActivationArgs,
   BeforeTurnArgs,
   ContextProvider,
+  ModelInputContext,
   SessionCloseArgs,
 } from './conversation/contextProvider.js';
+export {
+  DEFAULT_PROVIDER_STATE_MAX_BYTES,
+  PROVIDER_STATE_PREFIX,
+  type ProviderState,
+  ProviderStateTooLargeError,
+  providerState,
+} from './conversation/providerState.js';
 export type { Embedder, EmbedOptions } from './models/embedder.js';
 export { providerErrorFor } from './models/providerError.js';
 export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';

@@ -52,7 +52,7 @@ export {
   startIdleSweep,
 } from './session/closeIdleSessions.js';
 export { endConversationTool } from './session/endConversationTool.js';
-export { HistorySummarizer } from './working/historySummarizer.js';
+export { HistorySummarizer, type SummaryCache } from './working/historySummarizer.js';
 export { groupMessages, type MessageGroup } from './working/messageGroups.js';
 export { CONTEXT_LABEL_TOKENS, encodingForModel, TokenCounter, type TokenEncoding } from './working/tokenCounter.js';
 export { type TrimStrategy, WorkingMemory, type WorkingMemoryOptions } from './working/workingMemory.js';

@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
 import type { Message, ModelMessage } from './message.js';
+import type { ProviderState } from './providerState.js';
 import type { Session } from './session.js';
 
 /** What a context provider learns before a turn. */
@@ -10,6 +11,19 @@ export interface BeforeTurnArgs {
   input: string;
   store: Store;
   signal: AbortSignal;
+  /**
+   * The provider's own slice of session and branch state ({@link ProviderState}), kept with the
+   * session. The handoff runtime always gives it; a caller outside a runtime may not.
+   */
+  state?: ProviderState;
+}
+
+/** Where a model input is being shaped: the session branch, and the provider's own state there. */
+export interface ModelInputContext {
+  sessionId: string;
+  branchId: string;
+  /** The provider's own slice of session and branch state ({@link ProviderState}), kept with the session. */
+  state: ProviderState;
 }
 
 /** What a context provider learns before one agent's activation: the turn's arguments and the agent about to act. */
@@ -33,6 +47,13 @@ export interface SessionCloseArgs {
  * The contract through which memory (or anything else) plugs into a runtime without either
  * importing the other (docs/architecture.md "Memory"). Every hook is optional.
  *
+ * State a provider keeps between calls (a cache, a counter) belongs in `state`, its own slice of
+ * the session's state (`provider:<name>` in the session and branch documents; see
+ * {@link ProviderState}), not in the provider object: the store keeps it, checkpoints carry its
+ * changes, a restarted process finds it, a fork starts from the branch slice as of its fork point,
+ * and deleting the session deletes it. Each slice is bounded by `maxStateBytes` of JSON (default
+ * 64 KiB). Names must be unique among a workflow's providers.
+ *
  * @example
  * ```ts
  * import type { ContextProvider } from '@baton/core';
@@ -43,7 +64,10 @@ export interface SessionCloseArgs {
  * ```
  */
 export interface ContextProvider {
+  /** Unique among a workflow's providers; keys its state (`provider:<name>`), so no `.` and no leading `$`. */
   readonly name: string;
+  /** The bound of each of its state slices, in bytes of JSON (default `DEFAULT_PROVIDER_STATE_MAX_BYTES`, 64 KiB). */
+  readonly maxStateBytes?: number;
   /**
    * Context for this turn's model inputs (e.g. recalled episodes), as `context` messages. The agent
    * loop puts them just before the newest user message, so the history before it keeps its place
@@ -57,8 +81,14 @@ export interface ContextProvider {
    * and are never stored.
    */
   beforeActivation?(args: BeforeActivationArgs): Promise<readonly ModelMessage[] | undefined>;
-  /** Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its result. */
-  prepareModelInput?(messages: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
+  /**
+   * Shapes every model input (e.g. trims history to a token budget). Must keep a tool call with its
+   * result. The handoff runtime passes `context` (the session branch and the provider's state).
+   */
+  prepareModelInput?(
+    messages: readonly ModelMessage[],
+    context?: ModelInputContext,
+  ): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   /** Called once when a session closes (e.g. to save an episode). */
   onSessionClose?(args: SessionCloseArgs): Promise<void>;
 }

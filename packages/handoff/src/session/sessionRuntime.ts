@@ -3,7 +3,6 @@ import {
   type Branch,
   CheckpointCorruptError,
   ConfigurationError,
-  type ExecutorInput,
   type Message,
   NotFoundError,
   type PendingWrite,
@@ -22,6 +21,7 @@ import { createRoutingDriver, type RoutingDriver, type RoutingPosition } from '.
 import { handoffRefusal, type RoutingConfig, type RoutingMachine, type RoutingPersister, routingState } from '../routing/routingMachine.js';
 import type { AnsweredRequest } from '../turn/answeredRequest.js';
 import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import type { ModelInputShaper } from '../workflow/modelInputShaper.js';
 import { HistoryView } from './historyView.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */
@@ -50,8 +50,8 @@ export interface WorkflowCore {
   /** Whether sessions may run the routing machine as the direct stepper (see {@link createRoutingDriver}). */
   directRouting: boolean;
   handoffTemplates: ReadonlyMap<string, Tool>;
-  /** Every context provider's `prepareModelInput`, composed in order; `undefined` when none has one. */
-  prepareModelInput: ExecutorInput['prepareModelInput'];
+  /** The history window and every provider's `prepareModelInput`, composed in order; `undefined` when none shapes. */
+  prepareModelInput: ModelInputShaper | undefined;
   /** Marks this workflow's session objects of every branch of a session outdated (a close wrote to them all). */
   outdateSession(sessionId: string): void;
 }

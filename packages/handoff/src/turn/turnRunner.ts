@@ -13,6 +13,7 @@ import {
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
+  providerState,
   type Request,
   requestKey,
   type TurnSettings,
@@ -308,7 +309,12 @@ function activationInput(
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
-  if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+  const shape = runtime.core.prepareModelInput;
+  // Shaped where the activation runs: each provider reaches its own slice of this branch's state.
+  if (shape !== undefined) {
+    const where = { sessionId: input.sessionId, branchId: input.branchId, state: input.state };
+    input.prepareModelInput = (messages) => shape(messages, where);
+  }
   return input;
 }
 
@@ -367,7 +373,10 @@ async function beforeTurn(
   const providers = runtime.config.contextProviders;
   const context: ModelMessage[] = [];
   for (const provider of providers) {
-    const found = await provider.beforeTurn?.({ session: runtime.session, branchId: runtime.branchId, input, store: runtime.config.store, signal });
+    if (provider.beforeTurn === undefined) continue;
+    const state = providerState(runtime.state, provider);
+    const { session, branchId, config } = runtime;
+    const found = await provider.beforeTurn({ session, branchId, input, store: config.store, signal, state });
     if (found !== undefined) context.push(...found);
   }
   return context.length > 0 ? context : undefined;

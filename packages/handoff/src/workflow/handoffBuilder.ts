@@ -14,6 +14,7 @@ import type {
   TerminationCondition,
 } from './handoffTypes.js';
 import { HandoffWorkflow } from './handoffWorkflow.js';
+import { assertProviderNames } from './modelInputShaper.js';
 
 /** The limits of the default store: 10,000 sessions, removing closed or 1-hour-idle ones first when full (see `InMemoryStore`). */
 export const DEFAULT_STORE_LIMITS = { maxSessions: 10_000, idleTtlMs: 60 * 60_000 } as const;
@@ -127,7 +128,11 @@ export class HandoffBuilder {
     return this;
   }
 
-  /** Adds context providers (core's `ContextProvider`): `beforeTurn` context, composed `prepareModelInput`, `onSessionClose`. */
+  /**
+   * Adds context providers (core's `ContextProvider`): `beforeTurn` context, composed `prepareModelInput`,
+   * `onSessionClose`; each hook reaches the provider's own state slice, stored with the session. `build()` throws
+   * `ConfigurationError` when two providers share a name or a name cannot key state (a `.`, a leading `$`).
+   */
   contextProviders(...providers: ContextProvider[]): this {
     this.#providers.push(...providers);
     return this;
@@ -250,6 +255,7 @@ export class HandoffBuilder {
     if (!['turn', 'step', 'manual'].includes(every)) throw new ConfigurationError(`checkpoints({ every }) must be 'turn', 'step' or 'manual', not ${JSON.stringify(every)}.`);
     const keep: CheckpointKeep = this.#checkpoints.keep ?? { last: 5 };
     assertKeep(keep);
+    assertProviderNames(this.#providers);
     const store = this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS);
     const logging = this.#logger;
     return new HandoffWorkflow({

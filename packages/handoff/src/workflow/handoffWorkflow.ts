@@ -23,13 +23,13 @@ import {
 import { handoffToolTemplate } from '../routing/handoffTools.js';
 import { createRoutingMachine, persistsDirectly, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
-import { windowModelInput } from '../session/historyWindow.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
 import { eraseUser } from './eraseUser.js';
 import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
 import { handoffGraphToMermaid } from './mermaid.js';
+import { modelInputShaper } from './modelInputShaper.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
 import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 
@@ -103,10 +103,6 @@ export class HandoffWorkflow {
       maxHandoffsPerTurn: config.maxHandoffsPerTurn,
       returnPolicyOf: (agent: string) => config.returnOverrides.get(agent) ?? config.returnPolicy,
     };
-    const shapers: NonNullable<WorkflowCore['prepareModelInput']>[] = config.contextProviders.flatMap((p) => (p.prepareModelInput ? [p.prepareModelInput.bind(p)] : []));
-    // The window first, per model call (a long activation's own steps included), then the providers' shaping.
-    const window = config.historyWindow?.messages;
-    if (window !== undefined) shapers.unshift((messages) => windowModelInput(messages, window));
     const machine = createRoutingMachine(routing);
     this.#core = {
       config,
@@ -115,16 +111,8 @@ export class HandoffWorkflow {
       persistRouting: routingPersister(machine),
       directRouting: persistsDirectly(machine),
       handoffTemplates: new Map([...config.participants.values()].map((p) => [p.name, handoffToolTemplate(p)])),
-      prepareModelInput:
-        shapers.length === 0
-          ? undefined
-          : shapers.length === 1
-            ? shapers[0]
-            : async (messages) => {
-              let shaped = messages;
-              for (const shape of shapers) shaped = await shape(shaped);
-              return shaped;
-            },
+      // The window first, per model call (a long activation's own steps included), then the providers' shaping.
+      prepareModelInput: modelInputShaper(config.contextProviders, config.historyWindow?.messages),
       outdateSession: (sessionId) => {
         for (const [key, slot] of this.#slots) if (key.startsWith(`${sessionId}\u0000`)) slot.generation += 1;
       },

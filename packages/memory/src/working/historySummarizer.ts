@@ -7,8 +7,19 @@ const INSTRUCTIONS =
   'Write a brief factual summary in plain sentences: what the user wants, facts they gave (names, ids, order numbers, amounts), ' +
   'what was done (tool calls and their outcomes) and what is still open. Do not invent anything. Answer with the summary only.';
 
-/** How many summaries a {@link HistorySummarizer} keeps (the newest). */
+/** How many summaries a {@link HistorySummarizer} keeps in its process cache (the newest). */
 const CACHE_SIZE = 64;
+
+/**
+ * Where summaries are looked up and kept instead of the summariser's process cache, by the key of
+ * the exact messages they cover (e.g. working memory's slice of branch state, see `summaryState.ts`).
+ */
+export interface SummaryCache {
+  /** The summary of the messages `key` names, if kept. */
+  get(key: string): string | undefined;
+  /** Keeps the summary of the messages `key` names (a summary of the whole input of one `summarize` call). */
+  set(key: string, summary: string): void;
+}
 
 /**
  * Summarises the dropped oldest part of a history through a model, for working memory's
@@ -52,14 +63,17 @@ export class HistorySummarizer {
    * A summary of `messages` of at most `maxTokens` tokens.
    * @param messages the model messages to summarise, oldest first
    * @param maxTokens the longest summary, in tokens (a longer answer is cut)
+   * @param cache where to look summaries up and keep them instead of the process cache (only the
+   *   summary of all of `messages` is kept there, not those of its chunks)
    * @returns the summary text; `''` for no messages
    * @throws whatever the model client throws (Baton errors)
    */
-  async summarize(messages: readonly ModelMessage[], maxTokens: number): Promise<string> {
+  async summarize(messages: readonly ModelMessage[], maxTokens: number, cache?: SummaryCache): Promise<string> {
     const keys = prefixKeys(messages);
+    const lookup = (key: string) => (cache === undefined ? this.#cache.get(key) : cache.get(key));
     let from = messages.length;
-    while (from > 0 && !this.#cache.has(keys[from - 1]!)) from -= 1;
-    let summary = from === 0 ? '' : this.#cache.get(keys[from - 1]!)!;
+    while (from > 0 && lookup(keys[from - 1]!) === undefined) from -= 1;
+    let summary = from === 0 ? '' : lookup(keys[from - 1]!)!;
     while (from < messages.length) {
       let to = from;
       let tokens = 0;
@@ -73,7 +87,8 @@ export class HistorySummarizer {
         to += 1;
       }
       summary = this.#counter.truncate(await this.#call(summary, lines, maxTokens), maxTokens).trim();
-      this.#remember(keys[to - 1]!, summary);
+      if (cache === undefined) this.#remember(keys[to - 1]!, summary);
+      else if (to === messages.length) cache.set(keys[to - 1]!, summary);
       from = to;
     }
     return summary;

@@ -1,6 +1,13 @@
-import { ConfigurationError, type ContextProvider, type ModelClient, type ModelMessage } from '@baton/core';
+import {
+  ConfigurationError,
+  type ContextProvider,
+  type ModelClient,
+  type ModelInputContext,
+  type ModelMessage,
+} from '@baton/core';
 import { HistorySummarizer } from './historySummarizer.js';
 import { groupMessages } from './messageGroups.js';
+import { branchSummaryCache } from './summaryState.js';
 import { TokenCounter, type TokenEncoding } from './tokenCounter.js';
 
 /** The start of the summary message's text. */
@@ -26,8 +33,9 @@ export interface WorkingMemoryOptions {
   /** Tokens set aside for the summary message (default 256). */
   summaryMaxTokens?: number;
   /**
-   * Called when the summariser fails; the input is then built as with `'drop-oldest'`, so a turn
-   * never fails because of its summary. Default: nothing is reported.
+   * Called when the summariser fails (the input is then built as with `'drop-oldest'`, so a turn
+   * never fails because of its summary), or when a summary is too large to keep in branch state
+   * (`ProviderStateTooLargeError`; the summary is still used). Default: nothing is reported.
    */
   onError?: (error: unknown) => void;
 }
@@ -43,6 +51,15 @@ export interface WorkingMemoryOptions {
  * with tool calls and all its tool results are kept or dropped together, and no group older than a
  * dropped one is kept (except a pinned first user message). System, context and the newest user
  * message are always kept, even when they alone exceed the budget.
+ *
+ * Under `'summarize'`, in a session (the handoff runtime passes a context), summaries are kept in
+ * this provider's slice of branch state, `provider:working-memory` → `summaries`: at most 4 (the
+ * newest), each keyed by a hash of the ids of the messages it covers and at most `summaryMaxTokens`
+ * tokens, within the slice's bound of 64 KiB of JSON. So they are stored with the session, a
+ * restarted process reuses them instead of asking the model again (and builds the same input), a
+ * fork starts from the summaries as of its fork point (never one of messages it does not have), and
+ * deleting or erasing the session deletes them. Called without a context, summaries are cached in
+ * this object (the newest 64, lost with the process).
  *
  * @throws {ConfigurationError} from the constructor for a non-positive `maxTokens`, or `'summarize'` without `summarizer`
  * @example
@@ -110,11 +127,13 @@ export class WorkingMemory implements ContextProvider {
    * Builds the model input within the budget (see the class description).
    *
    * @param messages `[system, …history]` with the turn's `context` messages just before the newest user message (or right after the system messages); context is always kept
+   * @param context the session branch and this provider's state (given by the handoff runtime): where summaries
+   *   are kept
    * @returns a new array of the same message objects, plus a summary `context` message when
    *   strategy `'summarize'` dropped anything; the input itself when it already fits (copied)
    * @throws nothing of its own: a failing summariser is reported to `onError` and the input is built as with `'drop-oldest'`
    */
-  async prepareModelInput(messages: readonly ModelMessage[]): Promise<ModelMessage[]> {
+  async prepareModelInput(messages: readonly ModelMessage[], context?: ModelInputContext): Promise<ModelMessage[]> {
     if (this.countTokens(messages) <= this.maxTokens) return [...messages];
     let leadLength = 0;
     while (leadLength < messages.length && (messages[leadLength]!.role === 'system' || messages[leadLength]!.role === 'context')) leadLength += 1;
@@ -135,7 +154,7 @@ export class WorkingMemory implements ContextProvider {
       used += cost;
     }
     const dropped = groups.filter((_, i) => !kept.has(i)).flatMap((g) => g.messages);
-    const summary = dropped.length > 0 ? await this.#summary(dropped) : undefined;
+    const summary = dropped.length > 0 ? await this.#summary(dropped, context) : undefined;
     const body = groups.filter((_, i) => kept.has(i)).flatMap((g) => g.messages);
     return summary === undefined ? [...lead, ...body] : [...lead, summary, ...body];
   }
@@ -155,10 +174,11 @@ export class WorkingMemory implements ContextProvider {
     return required;
   }
 
-  async #summary(dropped: readonly ModelMessage[]): Promise<ModelMessage | undefined> {
+  async #summary(dropped: readonly ModelMessage[], context?: ModelInputContext): Promise<ModelMessage | undefined> {
     if (this.#summarizer === undefined) return undefined;
     try {
-      const text = await this.#summarizer.summarize(dropped, this.#summaryMaxTokens);
+      const cache = context === undefined ? undefined : branchSummaryCache(context.state, this.#onError);
+      const text = await this.#summarizer.summarize(dropped, this.#summaryMaxTokens, cache);
       return text === '' ? undefined : { role: 'context', content: `${SUMMARY_LABEL.content}${text}` };
     } catch (error) {
       this.#onError?.(error);
