@@ -5,9 +5,9 @@ import {
   type BatonEvent,
   ConcurrencyError,
   createId,
+  type EventSink,
   type ExecutorInput,
   type ExecutorOutcome,
-  type EventSink,
   emptyUsage,
   isReaderLeft,
   type ModelMessage,
@@ -26,6 +26,7 @@ import type { SessionRuntime } from '../session/sessionRuntime.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { answeredRequest } from './answeredRequest.js';
+import { APPROVAL_GRANTS_KEY, findApprovalGrant, grantApproval, grantsAlways } from './approvalGrants.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
@@ -155,6 +156,10 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
         humanAnswers = new Map([[request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }]]);
       } else {
         approvals = new Map([[request.toolCallId, answer as ApprovalDecision]]);
+        if (grantsAlways(answer)) {
+          await sink.ready();
+          await grantApproval(runtime, request);
+        }
       }
       runtime.actor.send({ type: 'RESUME' });
     }
@@ -301,6 +306,8 @@ function activationInput(
   if (call.settings !== undefined) input.turnSettings = call.settings;
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
+  // Standing approvals ("always allow") live in session state; most sessions have none.
+  if (runtime.state.session[APPROVAL_GRANTS_KEY] !== undefined) input.approvalGrant = (toolName) => findApprovalGrant(runtime.state.session, toolName);
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
   return input;

@@ -1,0 +1,277 @@
+import { FileStore, InvalidInputError, type Message, type Store, tool } from '@baton/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { HandoffBuilder, type HandoffSession } from '../src/index.js';
+import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
+
+/**
+ * One `clerk` agent whose tools need a human's approval: `refund` always, `close_account` always,
+ * `transfer` only above 100 (a `needsApproval` function). A user message `refund 40` calls refund
+ * with 40, `refund 40 and 50` calls it twice in one step, `close` closes the account, `transfer N`
+ * transfers. `ran` records every real run, in every "process" built on the same array.
+ */
+function clerkDesk(store: Store, ran: string[]) {
+  const refund = tool({
+    name: 'refund',
+    description: 'Refunds an amount.',
+    parameters: z.object({ amount: z.number() }),
+    needsApproval: true,
+    execute: ({ amount }) => {
+      ran.push(`refund ${amount}`);
+      return `Refunded ${amount}.`;
+    },
+  });
+  const closeAccount = tool({
+    name: 'close_account',
+    description: 'Closes the account.',
+    parameters: z.object({}),
+    needsApproval: true,
+    execute: () => {
+      ran.push('close_account');
+      return 'Closed.';
+    },
+  });
+  const transfer = tool({
+    name: 'transfer',
+    description: 'Transfers an amount.',
+    parameters: z.object({ amount: z.number() }),
+    needsApproval: ({ amount }) => amount > 100,
+    execute: ({ amount }) => {
+      ran.push(`transfer ${amount}`);
+      return `Transferred ${amount}.`;
+    },
+  });
+  const clerk = scriptedAgent(
+    'clerk',
+    (request) => {
+      const last = lastOf(request);
+      if (last?.role !== 'user') return { text: `Done: ${request.messages.filter((m) => m.role === 'tool').map((m) => m.content).at(-1)}` };
+      const text = last.content;
+      const amounts = [...text.matchAll(/\d+/g)].map((m) => Number(m[0]));
+      const name = text.startsWith('refund') ? 'refund' : text.startsWith('transfer') ? 'transfer' : 'close_account';
+      const args = name === 'close_account' ? [{}] : amounts.map((amount) => ({ amount }));
+      // Call ids from the turn's place in the history: the same in every process.
+      const turn = request.messages.filter((m) => m.role === 'user').length;
+      return { toolCalls: args.map((a, i) => ({ id: `t${turn}_${i}`, name, arguments: a })) };
+    },
+    [refund, closeAccount, transfer],
+  );
+  const workflow = new HandoffBuilder({ name: 'clerk' }).participants(clerk).store(store).build();
+  return { workflow, store };
+}
+
+/** The tool results of `messages` for `toolName`, oldest first. */
+function resultsOf(messages: readonly Message[], toolName: string): Message[] {
+  return messages.filter((m) => m.role === 'tool' && m.toolName === toolName);
+}
+
+/** Sends `text` and approves the one request it raises with `answer`; returns the session. */
+async function sendAndApprove(session: HandoffSession, text: string, answer: Parameters<HandoffSession['respond']>[1]): Promise<void> {
+  await collect(session.send(text));
+  const [request] = session.pendingRequests;
+  expect(request).toMatchObject({ type: 'tool_approval' });
+  await collect(session.respond(request!.id, answer));
+}
+
+describe('"always allow": standing approvals for the session', () => {
+  let dispose: (() => Promise<void>) | undefined;
+  afterEach(async () => dispose?.());
+
+  it('after { approved: true, always: "session" } and a restart, the tool runs without a request; its result records the grant', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const first = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await first.workflow.session({ id: 'grant-1', userId: 'u-1' });
+    await sendAndApprove(session, 'refund 40', { approved: true, always: 'session' });
+    expect(ran).toEqual(['refund 40']);
+    expect(session.approvalGrants).toEqual([expect.objectContaining({ toolName: 'refund', scope: 'session', agent: 'clerk' })]);
+    const [granted] = resultsOf(session.messages, 'refund');
+    expect(granted?.metadata).toMatchObject({ answeredRequest: { type: 'tool_approval', approved: true, always: 'session' } });
+    expect(granted?.metadata?.approvalGrant).toBeUndefined();
+    await first.store.close();
+
+    // A new process: a new store object and workflow on the same folder.
+    const second = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const reopened = await second.workflow.session({ id: 'grant-1', userId: 'u-1' });
+    expect(reopened.approvalGrants.map((g) => g.toolName)).toEqual(['refund']);
+    const events = await collect(reopened.send('refund 25'));
+    expect(ofType(events, 'request')).toEqual([]);
+    expect(reopened.pendingRequests).toEqual([]);
+    expect(ran).toEqual(['refund 40', 'refund 25']);
+    const stored = await second.store.readMessages('grant-1', 'main');
+    const later = resultsOf(stored, 'refund')[1];
+    expect(later).toMatchObject({ content: 'Refunded 25.', isError: false });
+    expect(later?.metadata?.approvalGrant).toEqual(reopened.approvalGrants[0]);
+    expect(later?.metadata?.approvalGrant).toMatchObject({ requestId: granted?.metadata?.answeredRequest && (granted.metadata.answeredRequest as { id: string }).id });
+    expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: 'Done: Refunded 25.' });
+    expect(danglingToolCalls(stored)).toEqual([]);
+
+    // A different tool still asks; so does the same tool in another session of the same store.
+    await collect(reopened.send('close'));
+    expect(reopened.pendingRequests).toEqual([expect.objectContaining({ type: 'tool_approval', toolName: 'close_account' })]);
+    await collect(reopened.respond(reopened.pendingRequests[0]!.id, { approved: false, reason: 'no' }));
+    const other = await second.workflow.session({ id: 'grant-1-other', userId: 'u-1' });
+    await collect(other.send('refund 10'));
+    expect(other.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
+    expect(other.approvalGrants).toEqual([]);
+    const otherTenant = await second.workflow.session({ id: 'grant-1-t2', tenantId: 't-2', userId: 'u-1' });
+    await collect(otherTenant.send('refund 10'));
+    expect(otherTenant.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
+    expect(ran).toEqual(['refund 40', 'refund 25']);
+    await second.store.close();
+  });
+
+  it('revokeApproval: the next call asks again, also after a restart; revoking what is not granted is false', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const first = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await first.workflow.session({ id: 'grant-2' });
+    await sendAndApprove(session, 'refund 40', { approved: true, always: 'session' });
+    expect(await session.revokeApproval('close_account')).toBe(false);
+    expect(await session.revokeApproval('refund')).toBe(true);
+    expect(session.approvalGrants).toEqual([]);
+    await expect(session.revokeApproval('' as string)).rejects.toThrow(InvalidInputError);
+    await first.store.close();
+
+    const second = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const reopened = await second.workflow.session({ id: 'grant-2' });
+    expect(reopened.approvalGrants).toEqual([]);
+    await collect(reopened.send('refund 30'));
+    expect(reopened.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
+    expect(ran).toEqual(['refund 40']);
+    // Granted again, then used: the grant is back until revoked again.
+    await collect(reopened.respond(reopened.pendingRequests[0]!.id, { approved: true, always: 'session' }));
+    await collect(reopened.send('refund 5'));
+    expect(ran).toEqual(['refund 40', 'refund 30', 'refund 5']);
+    await second.store.close();
+  });
+
+  it('refuses always with a rejection or another scope; the request stays pending and a rejection grants nothing', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const desk = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await desk.workflow.session({ id: 'grant-3' });
+    await collect(session.send('refund 40'));
+    const [request] = session.pendingRequests;
+    const rejectAlways = collect(session.respond(request!.id, { approved: false, always: 'session' } as never));
+    await expect(rejectAlways).rejects.toThrow(InvalidInputError);
+    await expect(rejectAlways).rejects.toThrow(/approved: true/);
+    await expect(collect(session.respond(request!.id, { approved: true, always: 'user' } as never))).rejects.toThrow(/always must be 'session'/);
+    expect(session.pendingRequests.map((r) => r.id)).toEqual([request!.id]);
+    await collect(session.respond(request!.id, { approved: false, reason: 'not today' }));
+    expect(session.approvalGrants).toEqual([]);
+    await collect(session.send('refund 40'));
+    expect(session.pendingRequests).toHaveLength(1);
+    expect(ran).toEqual([]);
+    await desk.store.close();
+  });
+
+  it('in one step: a call rejected stays rejected; "always" answers the other pending calls of that tool', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const desk = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await desk.workflow.session({ id: 'grant-4' });
+    await collect(session.send('refund 10 and 20 and 30'));
+    const [first, second, third] = session.pendingRequests;
+    expect(session.pendingRequests.map((r) => r.type === 'tool_approval' && r.arguments)).toEqual(['{"amount":10}', '{"amount":20}', '{"amount":30}']);
+    await collect(session.respond(first!.id, { approved: false, reason: 'too small' }));
+    expect(session.pendingRequests.map((r) => r.id)).toEqual([second!.id, third!.id]);
+    await collect(session.respond(second!.id, { approved: true, always: 'session' }));
+
+    expect(session.pendingRequests).toEqual([]);
+    expect(ran).toEqual(['refund 20', 'refund 30']);
+    const results = resultsOf(session.messages, 'refund');
+    expect(results.map((m) => [m.content, m.isError === true])).toEqual([
+      ['Error: a human rejected this call to refund: too small', true],
+      ['Refunded 20.', false],
+      ['Refunded 30.', false],
+    ]);
+    expect(results[2]?.metadata?.approvalGrant).toMatchObject({ toolName: 'refund', requestId: second!.id });
+    expect(results[1]?.metadata?.approvalGrant).toBeUndefined();
+    expect(session.routingState).toBe('idle');
+    expect(danglingToolCalls(session.messages)).toEqual([]);
+    await desk.store.close();
+  });
+
+  it('a needsApproval function still decides per call; a grant covers the calls it would ask for', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const desk = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await desk.workflow.session({ id: 'grant-5' });
+    await collect(session.send('transfer 50'));
+    expect(session.pendingRequests).toEqual([]);
+    await sendAndApprove(session, 'transfer 500', { approved: true, always: 'session', arguments: { amount: 400 } });
+    await collect(session.send('transfer 900'));
+    await collect(session.send('transfer 60'));
+    expect(session.pendingRequests).toEqual([]);
+    expect(ran).toEqual(['transfer 50', 'transfer 400', 'transfer 900', 'transfer 60']);
+    const results = resultsOf(session.messages, 'transfer');
+    expect(results[1]?.metadata).toMatchObject({ approvedArguments: { amount: 400 }, answeredRequest: { always: 'session' } });
+    expect(results[2]?.metadata?.approvalGrant).toMatchObject({ toolName: 'transfer' });
+    // Below the threshold no approval was needed, so no grant was used.
+    expect(results[3]?.metadata?.approvalGrant).toBeUndefined();
+    await desk.store.close();
+  });
+
+  it('is durable before the tool runs: a turn left right after the answer finishes, in a new process, under the grant', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const first = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await first.workflow.session({ id: 'grant-6' });
+    await collect(session.send('refund 40'));
+    const stream = session.respond(session.pendingRequests[0]!.id, { approved: true, always: 'session' });
+    // Leave at the checkpoint the grant saved: the turn stops before the tool runs.
+    for await (const event of stream) if (event.type === 'checkpoint') break;
+    expect(ran).toEqual([]);
+    await first.store.close();
+
+    const second = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const reopened = await second.workflow.session({ id: 'grant-6' });
+    expect(reopened.approvalGrants.map((g) => g.toolName)).toEqual(['refund']);
+    const events = await collect(reopened.resume());
+    expect(ofType(events, 'request')).toEqual([]);
+    expect(ran).toEqual(['refund 40']);
+    expect(resultsOf(reopened.messages, 'refund')[0]?.metadata?.approvalGrant).toMatchObject({ toolName: 'refund' });
+    expect(danglingToolCalls(await second.store.readMessages('grant-6', 'main'))).toEqual([]);
+    await second.store.close();
+  });
+
+  it('belongs to the session: a fork sees it; revoked while a turn is paused, it stays revoked after a restart', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const first = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await first.workflow.session({ id: 'grant-7', branch: 'main' });
+    await sendAndApprove(session, 'refund 40', { approved: true, always: 'session' });
+    const fork = await session.fork({ atSeq: session.messages.at(-1)!.seq, branchId: 'retry' });
+    expect(fork.approvalGrants.map((g) => g.toolName)).toEqual(['refund']);
+    await collect(fork.send('refund 15'));
+    expect(fork.pendingRequests).toEqual([]);
+    expect(ran).toEqual(['refund 40', 'refund 15']);
+
+    // Paused on another tool's approval, the grant is revoked: saved with the unfinished turn.
+    await collect(session.send('close'));
+    expect(session.routingState).toBe('awaitingRequest');
+    expect(await session.revokeApproval('refund')).toBe(true);
+    await first.store.close();
+
+    const second = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const reopened = await second.workflow.session({ id: 'grant-7', branch: 'main' });
+    expect(reopened.approvalGrants).toEqual([]);
+    await collect(reopened.respond(reopened.pendingRequests[0]!.id, { approved: true }));
+    expect(ran).toEqual(['refund 40', 'refund 15', 'close_account']);
+    const third = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const again = await third.workflow.session({ id: 'grant-7', branch: 'main' });
+    expect(again.approvalGrants).toEqual([]);
+    await collect(again.send('refund 5'));
+    expect(again.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
+    await second.store.close();
+    await third.store.close();
+  });
+});
