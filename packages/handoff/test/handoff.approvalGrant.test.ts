@@ -7,8 +7,8 @@ import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } fr
 /**
  * One `clerk` agent whose tools need a human's approval: `refund` always, `close_account` always,
  * `transfer` only above 100 (a `needsApproval` function). A user message `refund 40` calls refund
- * with 40, `refund 40 and 50` calls it twice in one step, `close` closes the account, `transfer N`
- * transfers. `ran` records every real run, in every "process" built on the same array.
+ * with 40, `refund 40 and 50` calls it twice in one step, `close` (also after amounts) closes the
+ * account, `transfer N` transfers. `ran` records every real run, in every "process" built on the same array.
  */
 function clerkDesk(store: Store, ran: string[]) {
   const refund = tool({
@@ -48,11 +48,12 @@ function clerkDesk(store: Store, ran: string[]) {
       if (last?.role !== 'user') return { text: `Done: ${request.messages.filter((m) => m.role === 'tool').map((m) => m.content).at(-1)}` };
       const text = last.content;
       const amounts = [...text.matchAll(/\d+/g)].map((m) => Number(m[0]));
-      const name = text.startsWith('refund') ? 'refund' : text.startsWith('transfer') ? 'transfer' : 'close_account';
-      const args = name === 'close_account' ? [{}] : amounts.map((amount) => ({ amount }));
+      const name = text.startsWith('transfer') ? 'transfer' : 'refund';
+      const calls: { name: string; arguments: Record<string, unknown> }[] = amounts.map((amount) => ({ name, arguments: { amount } }));
+      if (text.includes('close')) calls.push({ name: 'close_account', arguments: {} });
       // Call ids from the turn's place in the history: the same in every process.
       const turn = request.messages.filter((m) => m.role === 'user').length;
-      return { toolCalls: args.map((a, i) => ({ id: `t${turn}_${i}`, name, arguments: a })) };
+      return { toolCalls: calls.map((call, i) => ({ id: `t${turn}_${i}`, ...call })) };
     },
     [refund, closeAccount, transfer],
   );
@@ -273,5 +274,30 @@ describe('"always allow": standing approvals for the session', () => {
     expect(again.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
     await second.store.close();
     await third.store.close();
+  });
+
+  it('granted and revoked within one paused turn: the revoke wins after a restart (a recovery applies both, in order)', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const first = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await first.workflow.session({ id: 'grant-8' });
+    await collect(session.send('refund 40 and close'));
+    const [refund, close] = session.pendingRequests;
+    await collect(session.respond(refund!.id, { approved: true, always: 'session' }));
+    expect(ran).toEqual(['refund 40']);
+    expect(session.pendingRequests.map((r) => r.id)).toEqual([close!.id]);
+    expect(await session.revokeApproval('refund')).toBe(true);
+    await first.store.close();
+
+    const second = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const reopened = await second.workflow.session({ id: 'grant-8' });
+    expect(reopened.approvalGrants).toEqual([]);
+    await collect(reopened.respond(close!.id, { approved: true }));
+    expect(reopened.approvalGrants).toEqual([]);
+    await collect(reopened.send('refund 7'));
+    expect(reopened.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
+    expect(ran).toEqual(['refund 40', 'close_account']);
+    await second.store.close();
   });
 });
