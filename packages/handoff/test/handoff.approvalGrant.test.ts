@@ -1,7 +1,7 @@
 import { FileStore, InvalidInputError, type Message, type Store, tool } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HandoffBuilder, type HandoffSession } from '../src/index.js';
+import { HandoffBuilder, type HandoffSession, sessionTimeline } from '../src/index.js';
 import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
 
 /**
@@ -107,6 +107,8 @@ describe('"always allow": standing approvals for the session', () => {
     expect(later?.metadata?.approvalGrant).toMatchObject({ requestId: granted?.metadata?.answeredRequest && (granted.metadata.answeredRequest as { id: string }).id });
     expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: 'Done: Refunded 25.' });
     expect(danglingToolCalls(stored)).toEqual([]);
+    const requests = (await sessionTimeline(second.store, 'grant-1')).entries.filter((e) => e.kind === 'request');
+    expect(requests.map((e) => e.kind === 'request' && e.answer)).toEqual(['approved, always for this session']);
 
     // A different tool still asks; so does the same tool in another session of the same store.
     await collect(reopened.send('close'));
