@@ -1,7 +1,7 @@
 import { FileStore, InvalidInputError, type Message, type Store, tool } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HandoffBuilder, type HandoffSession, sessionTimeline } from '../src/index.js';
+import { HandoffBuilder, type HandoffSession, type RequestAnswer, sessionTimeline } from '../src/index.js';
 import { collect, danglingToolCalls, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
 
 /**
@@ -45,11 +45,15 @@ function clerkDesk(store: Store, ran: string[]) {
     'clerk',
     (request) => {
       const last = lastOf(request);
-      if (last?.role !== 'user') return { text: `Done: ${request.messages.filter((m) => m.role === 'tool').map((m) => m.content).at(-1)}` };
+      const result = request.messages.findLast((m) => m.role === 'tool');
+      if (last?.role !== 'user') return { text: `Done: ${result?.content}` };
       const text = last.content;
       const amounts = [...text.matchAll(/\d+/g)].map((m) => Number(m[0]));
       const name = text.startsWith('transfer') ? 'transfer' : 'refund';
-      const calls: { name: string; arguments: Record<string, unknown> }[] = amounts.map((amount) => ({ name, arguments: { amount } }));
+      const calls: { name: string; arguments: Record<string, unknown> }[] = amounts.map((amount) => ({
+        name,
+        arguments: { amount },
+      }));
       if (text.includes('close')) calls.push({ name: 'close_account', arguments: {} });
       // Call ids from the turn's place in the history: the same in every process.
       const turn = request.messages.filter((m) => m.role === 'user').length;
@@ -67,7 +71,7 @@ function resultsOf(messages: readonly Message[], toolName: string): Message[] {
 }
 
 /** Sends `text` and approves the one request it raises with `answer`; returns the session. */
-async function sendAndApprove(session: HandoffSession, text: string, answer: Parameters<HandoffSession['respond']>[1]): Promise<void> {
+async function sendAndApprove(session: HandoffSession, text: string, answer: RequestAnswer): Promise<void> {
   await collect(session.send(text));
   const [request] = session.pendingRequests;
   expect(request).toMatchObject({ type: 'tool_approval' });
@@ -78,7 +82,7 @@ describe('"always allow": standing approvals for the session', () => {
   let dispose: (() => Promise<void>) | undefined;
   afterEach(async () => dispose?.());
 
-  it('after { approved: true, always: "session" } and a restart, the tool runs without a request; its result records the grant', async () => {
+  it('after always: "session" and a restart, the tool runs unasked; its result records the grant', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
     const ran: string[] = [];
@@ -86,9 +90,11 @@ describe('"always allow": standing approvals for the session', () => {
     const session = await first.workflow.session({ id: 'grant-1', userId: 'u-1' });
     await sendAndApprove(session, 'refund 40', { approved: true, always: 'session' });
     expect(ran).toEqual(['refund 40']);
-    expect(session.approvalGrants).toEqual([expect.objectContaining({ toolName: 'refund', scope: 'session', agent: 'clerk' })]);
+    const grant = { toolName: 'refund', scope: 'session', agent: 'clerk' };
+    expect(session.approvalGrants).toEqual([expect.objectContaining(grant)]);
     const [granted] = resultsOf(session.messages, 'refund');
-    expect(granted?.metadata).toMatchObject({ answeredRequest: { type: 'tool_approval', approved: true, always: 'session' } });
+    const answeredRequest = { type: 'tool_approval', approved: true, always: 'session' };
+    expect(granted?.metadata).toMatchObject({ answeredRequest });
     expect(granted?.metadata?.approvalGrant).toBeUndefined();
     await first.store.close();
 
@@ -104,7 +110,8 @@ describe('"always allow": standing approvals for the session', () => {
     const later = resultsOf(stored, 'refund')[1];
     expect(later).toMatchObject({ content: 'Refunded 25.', isError: false });
     expect(later?.metadata?.approvalGrant).toEqual(reopened.approvalGrants[0]);
-    expect(later?.metadata?.approvalGrant).toMatchObject({ requestId: granted?.metadata?.answeredRequest && (granted.metadata.answeredRequest as { id: string }).id });
+    const grantingRequest = granted?.metadata?.answeredRequest as { id: string };
+    expect(later?.metadata?.approvalGrant).toMatchObject({ requestId: grantingRequest.id });
     expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: 'Done: Refunded 25.' });
     expect(danglingToolCalls(stored)).toEqual([]);
     const requests = (await sessionTimeline(second.store, 'grant-1')).entries.filter((e) => e.kind === 'request');
@@ -112,7 +119,7 @@ describe('"always allow": standing approvals for the session', () => {
 
     // A different tool still asks; so does the same tool in another session of the same store.
     await collect(reopened.send('close'));
-    expect(reopened.pendingRequests).toEqual([expect.objectContaining({ type: 'tool_approval', toolName: 'close_account' })]);
+    expect(reopened.pendingRequests).toEqual([expect.objectContaining({ toolName: 'close_account' })]);
     await collect(reopened.respond(reopened.pendingRequests[0]!.id, { approved: false, reason: 'no' }));
     const other = await second.workflow.session({ id: 'grant-1-other', userId: 'u-1' });
     await collect(other.send('refund 10'));
@@ -125,7 +132,7 @@ describe('"always allow": standing approvals for the session', () => {
     await second.store.close();
   });
 
-  it('revokeApproval: the next call asks again, also after a restart; revoking what is not granted is false', async () => {
+  it('revokeApproval: the next call asks again, also after a restart; revoking nothing is false', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
     const ran: string[] = [];
@@ -151,7 +158,7 @@ describe('"always allow": standing approvals for the session', () => {
     await second.store.close();
   });
 
-  it('refuses always with a rejection or another scope; the request stays pending and a rejection grants nothing', async () => {
+  it('refuses always with a rejection or another scope; the request stays; rejecting grants nothing', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
     const ran: string[] = [];
@@ -162,7 +169,8 @@ describe('"always allow": standing approvals for the session', () => {
     const rejectAlways = collect(session.respond(request!.id, { approved: false, always: 'session' } as never));
     await expect(rejectAlways).rejects.toThrow(InvalidInputError);
     await expect(rejectAlways).rejects.toThrow(/approved: true/);
-    await expect(collect(session.respond(request!.id, { approved: true, always: 'user' } as never))).rejects.toThrow(/always must be 'session'/);
+    const userScope = collect(session.respond(request!.id, { approved: true, always: 'user' } as never));
+    await expect(userScope).rejects.toThrow(/always must be 'session'/);
     expect(session.pendingRequests.map((r) => r.id)).toEqual([request!.id]);
     await collect(session.respond(request!.id, { approved: false, reason: 'not today' }));
     expect(session.approvalGrants).toEqual([]);
@@ -180,7 +188,8 @@ describe('"always allow": standing approvals for the session', () => {
     const session = await desk.workflow.session({ id: 'grant-4' });
     await collect(session.send('refund 10 and 20 and 30'));
     const [first, second, third] = session.pendingRequests;
-    expect(session.pendingRequests.map((r) => r.type === 'tool_approval' && r.arguments)).toEqual(['{"amount":10}', '{"amount":20}', '{"amount":30}']);
+    const asked = session.pendingRequests.map((r) => r.type === 'tool_approval' && r.arguments);
+    expect(asked).toEqual(['{"amount":10}', '{"amount":20}', '{"amount":30}']);
     await collect(session.respond(first!.id, { approved: false, reason: 'too small' }));
     expect(session.pendingRequests.map((r) => r.id)).toEqual([second!.id, third!.id]);
     await collect(session.respond(second!.id, { approved: true, always: 'session' }));
@@ -214,14 +223,17 @@ describe('"always allow": standing approvals for the session', () => {
     expect(session.pendingRequests).toEqual([]);
     expect(ran).toEqual(['transfer 50', 'transfer 400', 'transfer 900', 'transfer 60']);
     const results = resultsOf(session.messages, 'transfer');
-    expect(results[1]?.metadata).toMatchObject({ approvedArguments: { amount: 400 }, answeredRequest: { always: 'session' } });
+    expect(results[1]?.metadata).toMatchObject({
+      approvedArguments: { amount: 400 },
+      answeredRequest: { always: 'session' },
+    });
     expect(results[2]?.metadata?.approvalGrant).toMatchObject({ toolName: 'transfer' });
     // Below the threshold no approval was needed, so no grant was used.
     expect(results[3]?.metadata?.approvalGrant).toBeUndefined();
     await desk.store.close();
   });
 
-  it('is durable before the tool runs: a turn left right after the answer finishes, in a new process, under the grant', async () => {
+  it('is durable before the tool runs: a turn left after the answer finishes in a new process, granted', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
     const ran: string[] = [];
@@ -245,7 +257,7 @@ describe('"always allow": standing approvals for the session', () => {
     await second.store.close();
   });
 
-  it('belongs to the session: a fork sees it; revoked while a turn is paused, it stays revoked after a restart', async () => {
+  it('belongs to the session: a fork sees it; revoked while a turn is paused, it stays revoked', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
     const ran: string[] = [];
@@ -278,7 +290,7 @@ describe('"always allow": standing approvals for the session', () => {
     await third.store.close();
   });
 
-  it('granted and revoked within one paused turn: the revoke wins after a restart (a recovery applies both, in order)', async () => {
+  it('granted and revoked in one paused turn: the revoke wins after a restart (recovery applies both)', async () => {
     const dir = await tempDir();
     dispose = dir.dispose;
     const ran: string[] = [];

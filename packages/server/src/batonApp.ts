@@ -266,7 +266,8 @@ function prefersJson(c: Context): boolean {
 
 function answerOf(body: z.output<typeof AnswerBody>): RequestAnswer {
   if (body.text !== undefined) return body.text;
-  if (body.approved === true) return body.always === undefined ? { approved: true } : { approved: true, always: body.always };
+  if (body.approved === true && body.always !== undefined) return { approved: true, always: body.always };
+  if (body.approved === true) return { approved: true };
   if (body.approved === false) return body.reason === undefined ? { approved: false } : { approved: false, reason: body.reason };
   if (body.reply !== undefined) return { reply: body.reply };
   return body.reason === undefined ? { handoff: body.handoff! } : { handoff: body.handoff!, reason: body.reason };

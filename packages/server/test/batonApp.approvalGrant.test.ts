@@ -6,16 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { startDeskServer } from './support/fixture.js';
 import { client } from './support/httpClient.js';
 
-/** Asks for a refund of order `order` on session `id` and returns the approval request's id (the turn pauses on it). */
-async function askRefund(ann: ReturnType<typeof client>, id: string, order: string): Promise<{ approvalId?: string; refunded: boolean }> {
+/** Asks for a refund of order `order` on session `id`: the approval request's id, or `refunded` when none was asked. */
+async function askRefund(ann: ReturnType<typeof client>, id: string, order: string) {
   const asked = await ann.json('POST', `/sessions/${id}/messages`, { text: 'Refund please' });
-  const answered = await ann.json('POST', `/sessions/${id}/requests/${asked.body.pendingRequests[0].id}`, { text: order });
+  const questionId: string = asked.body.pendingRequests[0].id;
+  const answered = await ann.json('POST', `/sessions/${id}/requests/${questionId}`, { text: order });
   const [approval] = answered.body.pendingRequests;
-  return { approvalId: approval?.id, refunded: approval === undefined };
+  return { approvalId: approval?.id as string | undefined, refunded: approval === undefined };
 }
 
 describe('"always allow" over HTTP (real server on 127.0.0.1, FileStore in a temp dir)', () => {
-  it('approve with always: session → after a restart the refund runs without asking; DELETE revokes it; bad bodies are 400', async () => {
+  it('always: session → after a restart the refund runs unasked; DELETE revokes it; bad bodies are 400', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'baton-server-grant-'));
     try {
       const firstStore = new FileStore({ directory: dir });
@@ -24,18 +25,21 @@ describe('"always allow" over HTTP (real server on 127.0.0.1, FileStore in a tem
       await ann.json('POST', '/sessions', { id: 'grant-http' });
       const { approvalId } = await askRefund(ann, 'grant-http', '1234');
 
-      const rejectAlways = await ann.json('POST', `/sessions/grant-http/requests/${approvalId}`, { approved: false, always: 'session' });
+      const answerPath = `/sessions/grant-http/requests/${approvalId}`;
+      const rejectAlways = await ann.json('POST', answerPath, { approved: false, always: 'session' });
       expect(rejectAlways.status).toBe(400);
-      expect(rejectAlways.body.error).toMatchObject({ code: 'INVALID_BODY', issues: [expect.objectContaining({ path: ['always'] })] });
-      const userScope = await ann.json('POST', `/sessions/grant-http/requests/${approvalId}`, { approved: true, always: 'user' });
+      const alwaysIssue = expect.objectContaining({ path: ['always'] });
+      expect(rejectAlways.body.error).toMatchObject({ code: 'INVALID_BODY', issues: [alwaysIssue] });
+      const userScope = await ann.json('POST', answerPath, { approved: true, always: 'user' });
       expect(userScope.status).toBe(400);
       expect(userScope.body.error.message).toContain('always');
 
-      const approved = await ann.stream('POST', `/sessions/grant-http/requests/${approvalId}`, { approved: true, always: 'session' });
+      const approved = await ann.stream('POST', answerPath, { approved: true, always: 'session' });
       expect(approved.events.at(-1)!.event).toBe('turn.completed');
       expect(first.refunds).toEqual(['1234:40']);
       const info = await ann.json('GET', '/sessions/grant-http');
-      expect(info.body.approvalGrants).toEqual([expect.objectContaining({ toolName: 'refund', scope: 'session', requestId: approvalId, agent: 'billing' })]);
+      const grant = { toolName: 'refund', scope: 'session', requestId: approvalId, agent: 'billing' };
+      expect(info.body.approvalGrants).toEqual([expect.objectContaining(grant)]);
       await first.close();
       await firstStore.close();
 
@@ -47,7 +51,8 @@ describe('"always allow" over HTTP (real server on 127.0.0.1, FileStore in a tem
       expect(await askRefund(again, 'grant-http', '5678')).toEqual({ approvalId: undefined, refunded: true });
       expect(second.refunds).toEqual(['5678:40']);
       const messages = (await again.json('GET', '/sessions/grant-http/messages')).body.messages;
-      expect(messages.findLast((m: { toolName?: string }) => m.toolName === 'refund').metadata.approvalGrant).toMatchObject({ toolName: 'refund', requestId: approvalId });
+      const lastRefund = messages.findLast((m: { toolName?: string }) => m.toolName === 'refund');
+      expect(lastRefund.metadata.approvalGrant).toMatchObject({ toolName: 'refund', requestId: approvalId });
 
       // Another tenant cannot see or revoke it.
       const gil = client(second.url, 'Bearer globex-gil');
@@ -55,7 +60,8 @@ describe('"always allow" over HTTP (real server on 127.0.0.1, FileStore in a tem
 
       const revoked = await again.json('DELETE', '/sessions/grant-http/approval-grants/refund');
       expect(revoked).toEqual({ status: 200, body: { revoked: true, approvalGrants: [] } });
-      expect((await again.json('DELETE', '/sessions/grant-http/approval-grants/refund')).body).toEqual({ revoked: false, approvalGrants: [] });
+      const revokedAgain = await again.json('DELETE', '/sessions/grant-http/approval-grants/refund');
+      expect(revokedAgain.body).toEqual({ revoked: false, approvalGrants: [] });
       const asksAgain = await askRefund(again, 'grant-http', '9999');
       expect(asksAgain.approvalId).toEqual(expect.any(String));
       expect(second.refunds).toEqual(['5678:40']);

@@ -22,7 +22,9 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 export async function runToolCall(
   call: ToolCall,
   tools: ReadonlyMap<string, Tool>,
-  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state'> & { agent: string },
+  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state'> & {
+    agent: string;
+  },
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
   const write = (content: string, isError: boolean, control?: PendingWrite['control']): ToolCallOutcome => {

@@ -392,7 +392,7 @@ export class AgentExecutor implements Executor {
   }
 }
 
-/** What a tool result keeps of its approval: the arguments a human approved instead, the standing grant it ran under. */
+/** What a tool result keeps of its approval: the arguments a human approved instead, the grant it ran under. */
 function approvalMetadata(write: PendingWrite): { metadata?: Record<string, unknown> } {
   if (write.approvedArguments === undefined && write.approvalGrant === undefined) return {};
   const metadata: Record<string, unknown> = {};

@@ -174,7 +174,8 @@ function requestEntry(call: Extract<TimelineEntry, { kind: 'tool' }>, result: Me
   if (answered?.type === 'tool_approval') {
     const request: Request = { ...base, type: 'tool_approval', id, createdAt, toolName: call.toolName, arguments: call.arguments };
     const approved = answered.always === 'session' ? 'approved, always for this session' : 'approved';
-    const answer = answered.approved === false ? `rejected${answered.reason === undefined ? '' : `: ${answered.reason}`}` : approved;
+    const rejected = `rejected${answered.reason === undefined ? '' : `: ${answered.reason}`}`;
+    const answer = answered.approved === false ? rejected : approved;
     return { kind: 'request', at: createdAt, seq: call.seq, request, answer };
   }
   const request: Request = { ...base, type: 'user_input', id, createdAt, prompt: promptOf(call.arguments) };

@@ -15,11 +15,14 @@ import type { SessionRuntime } from './sessionRuntime.js';
  *
  * @returns whether the session held a grant for `toolName`
  * @throws {InvalidInputError} when `toolName` is not a non-empty string
- * @throws `ConcurrencyError` when another writer changed the session since it was loaded (nothing was changed; call again)
+ * @throws `ConcurrencyError` when another writer changed the session since it was loaded (nothing was
+ *   changed; call again)
  */
 export async function revokeApproval(runtime: SessionRuntime, toolName: string): Promise<boolean> {
   if (typeof toolName !== 'string' || toolName === '') {
-    throw new InvalidInputError(`revokeApproval() takes a tool name (see session.approvalGrants), not ${JSON.stringify(toolName)}.`);
+    throw new InvalidInputError(
+      `revokeApproval() takes a tool name (see session.approvalGrants), not ${JSON.stringify(toolName)}.`,
+    );
   }
   const grants = approvalGrantsOf(runtime.state.session);
   if (!grants.some((grant) => grant.toolName === toolName)) return false;

@@ -1,4 +1,11 @@
-import { type ApprovalGrant, ApprovalGrantSchema, InvalidInputError, isoNow, type Request, type State } from '@baton/core';
+import {
+  type ApprovalGrant,
+  ApprovalGrantSchema,
+  InvalidInputError,
+  isoNow,
+  type Request,
+  type State,
+} from '@baton/core';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { saveCheckpoint } from './checkpointer.js';
@@ -25,7 +32,8 @@ const GRANT_SCOPES: readonly string[] = ['session'];
  *
  * @example
  * ```ts
- * approvalGrantsOf(session.info.state); // [{ toolName: 'refund', scope: 'session', grantedAt: '…', requestId: '…', agent: 'billing' }]
+ * approvalGrantsOf(session.info.state);
+ * // [{ toolName: 'refund', scope: 'session', grantedAt: '…', requestId: '…', agent: 'billing' }]
  * ```
  */
 export function approvalGrantsOf(state: Readonly<State>): ApprovalGrant[] {
@@ -47,21 +55,27 @@ export function findApprovalGrant(state: Readonly<State>, toolName: string): App
  * @throws {InvalidInputError} when `always` is not `'session'`, or comes with a rejection
  */
 export function assertAlways(request: Request, answer: RequestAnswer): void {
-  if (request.type !== 'tool_approval' || typeof answer !== 'object' || answer === null || !('always' in answer) || answer.always === undefined) return;
-  const { always } = answer as { always: unknown };
+  if (request.type !== 'tool_approval' || typeof answer !== 'object' || answer === null) return;
+  const { always } = answer as { always?: unknown };
+  if (always === undefined) return;
   if (!GRANT_SCOPES.includes(always as string)) {
     throw new InvalidInputError(
-      `always must be 'session' (allow ${request.toolName} for the rest of this session), not ${JSON.stringify(always)}; grants per user are not supported.`,
+      `always must be 'session' (allow ${request.toolName} for the rest of this session), ` +
+        `not ${JSON.stringify(always)}; grants per user are not supported.`,
     );
   }
   if ((answer as { approved?: unknown }).approved !== true) {
-    throw new InvalidInputError(`always: ${JSON.stringify(always)} goes with { approved: true } only; a rejection of ${request.toolName} grants nothing.`);
+    throw new InvalidInputError(
+      `always: ${JSON.stringify(always)} goes with { approved: true } only; ` +
+        `a rejection of ${request.toolName} grants nothing.`,
+    );
   }
 }
 
 /** Whether `answer` approves with "always allow". */
 export function grantsAlways(answer: RequestAnswer): boolean {
-  return typeof answer === 'object' && answer !== null && 'approved' in answer && answer.approved === true && answer.always === 'session';
+  if (typeof answer !== 'object' || answer === null || !('approved' in answer)) return false;
+  return answer.approved === true && answer.always === 'session';
 }
 
 /**
@@ -73,14 +87,19 @@ export function grantsAlways(answer: RequestAnswer): boolean {
  * @returns the grant
  * @throws what saving the checkpoint throws (`ConcurrencyError`, `StoreError`)
  */
-export async function grantApproval(runtime: SessionRuntime, request: Extract<Request, { type: 'tool_approval' }>): Promise<ApprovalGrant> {
-  const grant: ApprovalGrant = { toolName: request.toolName, scope: 'session', grantedAt: isoNow(), requestId: request.id, agent: request.agent };
+export async function grantApproval(
+  runtime: SessionRuntime,
+  request: Extract<Request, { type: 'tool_approval' }>,
+): Promise<ApprovalGrant> {
+  const { toolName, id: requestId, agent } = request;
+  const grant: ApprovalGrant = { toolName, scope: 'session', grantedAt: isoNow(), requestId, agent };
   const kept = approvalGrantsOf(runtime.state.session).filter((g) => g.toolName !== grant.toolName);
   // The whole list is replaced: its patch is a value, so a recovery that applies it again gives the same list.
   runtime.state.update('session', (draft) => {
     draft[APPROVAL_GRANTS_KEY] = [...kept, grant];
   });
-  runtime.pendingRequests = runtime.pendingRequests.filter((r) => r.type !== 'tool_approval' || r.toolName !== grant.toolName);
+  const { pendingRequests } = runtime;
+  runtime.pendingRequests = pendingRequests.filter((r) => r.type !== 'tool_approval' || r.toolName !== toolName);
   await saveCheckpoint(runtime);
   return grant;
 }

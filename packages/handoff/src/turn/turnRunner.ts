@@ -307,7 +307,9 @@ function activationInput(
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
   // Standing approvals ("always allow") live in session state; most sessions have none.
-  if (runtime.state.session[APPROVAL_GRANTS_KEY] !== undefined) input.approvalGrant = (toolName) => findApprovalGrant(runtime.state.session, toolName);
+  if (runtime.state.session[APPROVAL_GRANTS_KEY] !== undefined) {
+    input.approvalGrant = (toolName) => findApprovalGrant(runtime.state.session, toolName);
+  }
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
   return input;

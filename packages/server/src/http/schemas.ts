@@ -14,13 +14,15 @@ export const SendMessageBody = z.strictObject({
 /**
  * `POST /sessions/:id/requests/:requestId`: exactly one of `{ text }` (answers a `user_input`
  * request), `{ approved, reason?, always? }` (a `tool_approval`; `always: 'session'` with
- * `approved: true` allows the tool for the rest of the session), `{ reply }` or `{ handoff, reason? }` (a `human_step`).
+ * `approved: true` allows the tool for the rest of the session), `{ reply }` or `{ handoff, reason? }`
+ * (a `human_step`).
  */
 export const AnswerBody = z
   .strictObject({
     text: z.string().optional(),
     approved: z.boolean().optional(),
-    always: z.literal('session', { error: "expected 'session' (allow the tool for the rest of the session)" }).optional(),
+    always: z.literal('session', { error: "expected 'session' (allow the tool for the rest of the session)" })
+      .optional(),
     reason: z.string().optional(),
     reply: z.string().optional(),
     handoff: z.string().optional(),
@@ -31,7 +33,8 @@ export const AnswerBody = z
       context.addIssue({ code: 'custom', path: given.length === 0 ? ['text'] : [given[1]!], message: `give exactly one of text, approved, reply, handoff (got ${given.length === 0 ? 'none' : given.join(', ')})` });
     }
     if (body.always !== undefined && body.approved !== true) {
-      context.addIssue({ code: 'custom', path: ['always'], message: 'always goes with approved: true only (a rejection grants nothing)' });
+      const message = 'always goes with approved: true only (a rejection grants nothing)';
+      context.addIssue({ code: 'custom', path: ['always'], message });
     }
   });
 

@@ -73,7 +73,10 @@ function documentView(info: Session) {
   };
 }
 
-/** What `GET /sessions/:id` answers: the session document, the branch's routing state, pending requests and the session's standing approvals. */
+/**
+ * What `GET /sessions/:id` answers: the session document, the branch's routing state, pending requests
+ * and the session's standing approvals.
+ */
 export function sessionView(session: HandoffSession, running: boolean) {
   return {
     ...documentView(session.info),
@@ -93,5 +96,13 @@ export function sessionView(session: HandoffSession, running: boolean) {
  * turn committed so far (follow the rest on `/events`).
  */
 export function runningView(info: Session, branchId: string, headSeq: number) {
-  return { ...documentView(info), branchId, headSeq, routingState: 'running' as const, pendingRequests: [], approvalGrants: approvalGrantsOf(info.state), running: true };
+  return {
+    ...documentView(info),
+    branchId,
+    headSeq,
+    routingState: 'running' as const,
+    pendingRequests: [],
+    approvalGrants: approvalGrantsOf(info.state),
+    running: true,
+  };
 }
