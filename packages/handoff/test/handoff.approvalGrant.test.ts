@@ -1,4 +1,4 @@
-import { FileStore, InvalidInputError, type Message, type Store, tool } from '@baton/core';
+import { ConcurrencyError, FileStore, InvalidInputError, type Message, type Store, tool } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffSession, type RequestAnswer, sessionTimeline } from '../src/index.js';
@@ -313,5 +313,37 @@ describe('"always allow": standing approvals for the session', () => {
     expect(reopened.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' })]);
     expect(ran).toEqual(['refund 40', 'close_account']);
     await second.store.close();
+  });
+
+  it('a revoke in another process is seen by a session object opened before it: the next call asks', async () => {
+    const dir = await tempDir();
+    dispose = dir.dispose;
+    const ran: string[] = [];
+    const one = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const two = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const session = await one.workflow.session({ id: 'grant-9' });
+    await sendAndApprove(session, 'refund 40', { approved: true, always: 'session' });
+    // Process two opens the session while the grant holds, then process one revokes it.
+    const early = await two.workflow.session({ id: 'grant-9' });
+    expect(early.approvalGrants.map((g) => g.toolName)).toEqual(['refund']);
+    expect(await session.revokeApproval('refund')).toBe(true);
+
+    await collect(early.send('refund 5 and 6'));
+    expect(early.pendingRequests).toEqual([expect.objectContaining({ toolName: 'refund' }), expect.anything()]);
+    expect(ran).toEqual(['refund 40']);
+    // Its own new grant holds for the sibling call although the stored session changed since it loaded;
+    // settling that turn then meets the other writer's change (ConcurrencyError), and a call again settles it.
+    const [first] = early.pendingRequests;
+    const answered = collect(early.respond(first!.id, { approved: true, always: 'session' }));
+    await expect(answered).rejects.toThrow(ConcurrencyError);
+    expect(ran).toEqual(['refund 40', 'refund 5', 'refund 6']);
+    await collect(early.resume());
+    expect(early.pendingRequests).toEqual([]);
+    const three = clerkDesk(new FileStore({ directory: dir.path }), ran);
+    const reread = await three.workflow.session({ id: 'grant-9' });
+    expect(reread.approvalGrants).toEqual([expect.objectContaining({ toolName: 'refund', requestId: first!.id })]);
+    await three.store.close();
+    await one.store.close();
+    await two.store.close();
   });
 });

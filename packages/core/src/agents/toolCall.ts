@@ -71,7 +71,7 @@ export async function runToolCall(
     if (needsApproval) {
       const decision = input.approvals?.get(call.id);
       // A decision on this very call (a rejection above all) wins over a standing approval of its tool.
-      if (decision === undefined) grant = input.approvalGrant?.(call.name);
+      if (decision === undefined) grant = await input.approvalGrant?.(call.name);
       if (decision === undefined && grant === undefined) {
         return { type: 'request', request: { type: 'tool_approval', agent: input.agent, toolCallId: call.id, toolName: call.name, arguments: call.arguments } };
       }

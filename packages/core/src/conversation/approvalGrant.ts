@@ -21,12 +21,13 @@ export type ApprovalGrant = z.infer<typeof ApprovalGrantSchema>;
 
 /**
  * How a runtime tells an executor which tools hold a standing approval: the grant for `toolName`,
- * or `undefined` when a call of it must still ask. Consulted only for a call whose tool needs
- * approval and that has no decision of its own (a rejection or approval of that very call wins).
+ * or `undefined` when a call of it must still ask (or a promise of either, for a runtime that checks
+ * its store first). Consulted only for a call whose tool needs approval and that has no decision of
+ * its own (a rejection or approval of that very call wins).
  *
  * @example
  * ```ts
  * const grants: ApprovalGrantLookup = (toolName) => (toolName === 'refund' ? grant : undefined);
  * ```
  */
-export type ApprovalGrantLookup = (toolName: string) => ApprovalGrant | undefined;
+export type ApprovalGrantLookup = (toolName: string) => ApprovalGrant | undefined | Promise<ApprovalGrant | undefined>;

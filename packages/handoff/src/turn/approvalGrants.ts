@@ -1,5 +1,6 @@
 import {
   type ApprovalGrant,
+  type ApprovalGrantLookup,
   ApprovalGrantSchema,
   InvalidInputError,
   isoNow,
@@ -48,6 +49,28 @@ export function approvalGrantsOf(state: Readonly<State>): ApprovalGrant[] {
 /** The grant for `toolName` in session state `state`, if there is one. */
 export function findApprovalGrant(state: Readonly<State>, toolName: string): ApprovalGrant | undefined {
   return approvalGrantsOf(state).find((grant) => grant.toolName === toolName);
+}
+
+/**
+ * The lookup a turn's executors get ({@link ApprovalGrantLookup}): the grant the runtime holds for a
+ * tool, confirmed against the stored session document before a call runs under it, so a revoke made
+ * by another process (or another branch's session object) since this one loaded is seen at once.
+ * When the document changed since, it decides, except for grants this runtime made since it loaded
+ * (not stored until its turn settles). Costs one `getSession` per call that would run under a grant.
+ */
+export function grantLookup(runtime: SessionRuntime): ApprovalGrantLookup {
+  return async (toolName) => {
+    const held = findApprovalGrant(runtime.state.session, toolName);
+    if (held === undefined) return undefined;
+    const stored = await runtime.config.store.getSession(runtime.sessionId, runtime.scope);
+    if (stored === undefined) return undefined;
+    if (stored.version === runtime.session.version) return held;
+    const current = findApprovalGrant(stored.state, toolName);
+    if (current !== undefined) return current.requestId === held.requestId ? held : current;
+    // Known when this runtime loaded but gone from the store now: revoked elsewhere.
+    const loaded = approvalGrantsOf(runtime.session.state).some((grant) => grant.requestId === held.requestId);
+    return loaded ? undefined : held;
+  };
 }
 
 /**

@@ -26,7 +26,7 @@ import type { SessionRuntime } from '../session/sessionRuntime.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { answeredRequest } from './answeredRequest.js';
-import { APPROVAL_GRANTS_KEY, findApprovalGrant, grantApproval, grantsAlways } from './approvalGrants.js';
+import { APPROVAL_GRANTS_KEY, grantApproval, grantLookup, grantsAlways } from './approvalGrants.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
@@ -308,7 +308,7 @@ function activationInput(
   if (approvals !== undefined) input.approvals = approvals;
   // Standing approvals ("always allow") live in session state; most sessions have none.
   if (runtime.state.session[APPROVAL_GRANTS_KEY] !== undefined) {
-    input.approvalGrant = (toolName) => findApprovalGrant(runtime.state.session, toolName);
+    input.approvalGrant = grantLookup(runtime);
   }
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
