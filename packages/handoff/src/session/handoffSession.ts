@@ -84,6 +84,7 @@ export class HandoffSession {
    * The session's standing approvals ("always allow"), oldest first: tools whose calls run without a
    * `tool_approval` request, each granted by an answer `{ approved: true, always: 'session' }`. They
    * belong to the session (every branch shares them) and survive restarts; see {@link revokeApproval}.
+   * As this object last loaded or wrote them (a call under a grant checks the stored session first).
    * @example
    * ```ts
    * session.approvalGrants.map((g) => g.toolName); // ['refund']
