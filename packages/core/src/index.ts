@@ -127,6 +127,7 @@ export {
   type ToolDefinition,
   type Usage,
 } from './models/modelClient.js';
+export { type ApprovalGrant, type ApprovalGrantLookup, ApprovalGrantSchema } from './conversation/approvalGrant.js';
 export {
   type ApprovalDecision,
   type ConversationRef,

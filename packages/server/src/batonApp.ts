@@ -52,7 +52,10 @@ const QuerySchema = z.object({
  * - `GET /sessions/:id/messages?branch=&fromSeq=` → `{ messages }`
  * - `POST /sessions/:id/messages?branch=` `{ text }` → the turn as Server-Sent Events, or with
  *   `Accept: application/json` the awaited `TurnResult`
- * - `POST /sessions/:id/requests/:requestId?branch=` `{ text }` | `{ approved, reason? }` | `{ reply }` | `{ handoff, reason? }` → the turn, as above
+ * - `POST /sessions/:id/requests/:requestId?branch=` `{ text }` | `{ approved, reason?, always? }` | `{ reply }` |
+ *   `{ handoff, reason? }` → the turn, as above (`always: 'session'`: "always allow" the tool in this session)
+ * - `DELETE /sessions/:id/approval-grants/:toolName?branch=` → `{ revoked, approvalGrants }`: the tool asks
+ *   again (the session's grants are `approvalGrants` in every session view)
  * - `POST /sessions/:id/close` `{ reason? }` → the session
  * - `GET /sessions/:id/timeline?branch=` → what happened on the branch, in order (`sessionTimeline`'s
  *   result), plus `text`, the same told as `baton inspect` prints it (`formatTimeline`)
@@ -181,6 +184,13 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     return turnResponse(c, startTurn(c, session, (s) => s.respond(c.req.param('requestId'), answerOf(body))));
   });
 
+  app.delete('/sessions/:id/approval-grants/:toolName', async (c) => {
+    const { branch } = query(c);
+    const session = await openForTurn(c, c.req.param('id'), branch);
+    const revoked = await session.revokeApproval(c.req.param('toolName'));
+    return c.json({ revoked, approvalGrants: session.approvalGrants });
+  });
+
   app.post('/sessions/:id/close', async (c) => {
     const { branch } = query(c);
     const body = await readBody(c.req.raw, CloseBody, { optional: true });
@@ -262,6 +272,7 @@ function prefersJson(c: Context): boolean {
 
 function answerOf(body: z.output<typeof AnswerBody>): RequestAnswer {
   if (body.text !== undefined) return body.text;
+  if (body.approved === true && body.always !== undefined) return { approved: true, always: body.always };
   if (body.approved === true) return { approved: true };
   if (body.approved === false) return body.reason === undefined ? { approved: false } : { approved: false, reason: body.reason };
   if (body.reply !== undefined) return { reply: body.reply };

@@ -1,8 +1,9 @@
-import type { PendingWrite } from '../conversation/checkpoint.js';
 import { isoNow } from '../clock.js';
-import type { ExecutorInput } from '../executors/executor.js';
+import type { ApprovalGrant } from '../conversation/approvalGrant.js';
+import type { PendingWrite } from '../conversation/checkpoint.js';
 import type { ToolCall } from '../conversation/message.js';
 import type { NewRequest } from '../conversation/request.js';
+import type { ExecutorInput } from '../executors/executor.js';
 import { isToolControl, serializeToolResult, type Tool, type ToolContext } from './tool.js';
 
 /** What running one tool call gives: a result to record, or a request that pauses the turn. */
@@ -11,7 +12,9 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 /**
  * Runs one tool call the model made, never throwing: an unknown tool, malformed JSON, arguments
  * that fail the tool's zod schema, a rejected approval and an exception in `execute` each become
- * an error result the model sees (docs/architecture.md invariant 5).
+ * an error result the model sees (docs/architecture.md invariant 5). A call that needs approval runs
+ * with its own decision (`input.approvals`), else under a standing grant of its tool
+ * (`input.approvalGrant`, recorded on the result), else becomes a `tool_approval` request.
  *
  * @param input the executor input, plus the calling agent's name
  * @returns a finished result (`write`), or a `user_input` / `tool_approval` request
@@ -19,7 +22,9 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 export async function runToolCall(
   call: ToolCall,
   tools: ReadonlyMap<string, Tool>,
-  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'signal' | 'state'> & { agent: string },
+  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state'> & {
+    agent: string;
+  },
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
   const write = (content: string, isError: boolean, control?: PendingWrite['control']): ToolCallOutcome => {
@@ -34,9 +39,11 @@ export async function runToolCall(
     };
     if (control !== undefined) result.control = control;
     if (approvedArguments !== undefined) result.approvedArguments = approvedArguments;
+    if (grant !== undefined) result.approvalGrant = grant;
     return { type: 'write', write: result };
   };
   let approvedArguments: Record<string, unknown> | undefined;
+  let grant: ApprovalGrant | undefined;
 
   const found = tools.get(call.name);
   if (found === undefined) {
@@ -63,13 +70,15 @@ export async function runToolCall(
     const needsApproval = typeof found.needsApproval === 'function' ? await found.needsApproval(parsed.data, context) : found.needsApproval;
     if (needsApproval) {
       const decision = input.approvals?.get(call.id);
-      if (decision === undefined) {
+      // A decision on this very call (a rejection above all) wins over a standing approval of its tool.
+      if (decision === undefined) grant = await input.approvalGrant?.(call.name);
+      if (decision === undefined && grant === undefined) {
         return { type: 'request', request: { type: 'tool_approval', agent: input.agent, toolCallId: call.id, toolName: call.name, arguments: call.arguments } };
       }
-      if (!decision.approved) {
+      if (decision !== undefined && !decision.approved) {
         return write(`Error: a human rejected this call to ${call.name}${decision.reason ? `: ${decision.reason}` : '.'}`, true);
       }
-      if (decision.arguments !== undefined) {
+      if (decision?.arguments !== undefined) {
         // Approved with edits: the tool runs with the human's arguments (checked by the caller too); the result records them.
         parsed = await parseArguments(found, decision.arguments);
         if (!parsed.ok) return write(`Error: the arguments a human approved are invalid: ${parsed.problem}`, true);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { CheckpointCorruptError } from '../errors.js';
-import { RequestSchema } from './request.js';
 import { IsoTimestampSchema } from '../timestamp.js';
+import { ApprovalGrantSchema } from './approvalGrant.js';
+import { RequestSchema } from './request.js';
 import { migrateDocument, SCHEMA_VERSIONS, type StoredDocument } from './schemaVersions.js';
 
 /**
@@ -23,8 +24,16 @@ export const PendingWriteSchema = z.object({
     .optional(),
   /** The arguments a human approved the call with, when they edited the model's (stored as the tool message's `metadata.approvedArguments`). */
   approvedArguments: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The standing approval the call ran under, when no human was asked (stored as the tool message's
+   * `metadata.approvalGrant`).
+   */
+  approvalGrant: ApprovalGrantSchema.optional(),
 });
-/** `{ toolCallId, toolName, agent, content, isError, durationMs, createdAt, control?, approvedArguments? }`. */
+/**
+ * `{ toolCallId, toolName, agent, content, isError, durationMs, createdAt, control?, approvedArguments?,
+ * approvalGrant? }`.
+ */
 export type PendingWrite = z.infer<typeof PendingWriteSchema>;
 
 /** One immer patch (immer's `Patch`): `{ op, path, value? }`. */

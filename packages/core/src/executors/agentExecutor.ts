@@ -293,6 +293,7 @@ export class AgentExecutor implements Executor {
     // What runToolCall reads, built once (`{ ...input, agent }` is a slow spread in V8).
     const callInput: Parameters<typeof runToolCall>[2] = { sessionId: input.sessionId, branchId: input.branchId, signal: input.signal, state: input.state, agent: this.agent.name };
     if (input.approvals !== undefined) callInput.approvals = input.approvals;
+    if (input.approvalGrant !== undefined) callInput.approvalGrant = input.approvalGrant;
 
     /** Set when this step is left (cancelled, failed, or the caller stopped reading): late results are not journalled. */
     let left = false;
@@ -383,12 +384,21 @@ export class AgentExecutor implements Executor {
         durationMs: write.durationMs,
         createdAt: write.createdAt,
         // The model's call stays on the assistant message; what a human approved instead is kept beside the result.
-        ...(write.approvedArguments === undefined ? {} : { metadata: { approvedArguments: write.approvedArguments } }),
+        ...approvalMetadata(write),
       })),
     );
     for (const message of committed) emit({ type: 'message', sessionId: base.sessionId, branchId: base.branchId, message });
     return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
   }
+}
+
+/** What a tool result keeps of its approval: the arguments a human approved instead, the grant it ran under. */
+function approvalMetadata(write: PendingWrite): { metadata?: Record<string, unknown> } {
+  if (write.approvedArguments === undefined && write.approvalGrant === undefined) return {};
+  const metadata: Record<string, unknown> = {};
+  if (write.approvedArguments !== undefined) metadata.approvedArguments = write.approvedArguments;
+  if (write.approvalGrant !== undefined) metadata.approvalGrant = write.approvalGrant;
+  return { metadata };
 }
 
 /** The predicate of a {@link TurnSettings.tools} filter for `agent` (everything passes without one). */

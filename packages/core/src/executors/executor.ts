@@ -1,11 +1,12 @@
 import type { Tool } from '../agents/tool.js';
+import type { ApprovalGrantLookup } from '../conversation/approvalGrant.js';
 import type { PendingWrite } from '../conversation/checkpoint.js';
 import type { BatonEvent } from '../conversation/events.js';
-import type { EventSink, ReadySignal } from './eventChannel.js';
 import type { Message, ModelMessage, NewMessage } from '../conversation/message.js';
 import type { ApprovalDecision, HumanStepAnswer, NewRequest, Request } from '../conversation/request.js';
 import type { StateAccess } from '../conversation/state.js';
 import type { ModelSettings, Usage } from '../models/modelClient.js';
+import type { EventSink, ReadySignal } from './eventChannel.js';
 
 /**
  * How an executor records what it produces. The runtime (e.g. a handoff session) implements it
@@ -43,6 +44,12 @@ export interface ExecutorInput {
   tools?: readonly Tool[];
   /** Decisions on pending `tool_approval` requests, by tool call id. */
   approvals?: ReadonlyMap<string, ApprovalDecision>;
+  /**
+   * Standing approvals ("always allow"): a call of a tool that needs approval, with no decision in
+   * `approvals`, runs without a request when this gives a grant for its tool, and its result records
+   * the grant. Absent: every such call asks.
+   */
+  approvalGrant?: ApprovalGrantLookup;
   /** Operators' answers to this participant's pending `human_step` requests, by step id. */
   humanAnswers?: ReadonlyMap<string, HumanStepAnswer>;
   /** Shapes each model input (e.g. working memory trimming to a token budget). Default: identity. */

@@ -1,6 +1,6 @@
 import { type Branch, type Checkpoint, MAIN_BRANCH, type Message, NotFoundError, type Request, type Session, type Store, type TenantScope } from '@baton/core';
-import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { storedControl } from '../routing/replayHistory.js';
+import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { type AnsweredRequest, answeredRequestOf } from '../turn/answeredRequest.js';
 
 /** One thing that happened in a session, in the order it happened (see {@link SessionTimeline}). */
@@ -173,7 +173,9 @@ function requestEntry(call: Extract<TimelineEntry, { kind: 'tool' }>, result: Me
   const createdAt = answered?.createdAt ?? call.at;
   if (answered?.type === 'tool_approval') {
     const request: Request = { ...base, type: 'tool_approval', id, createdAt, toolName: call.toolName, arguments: call.arguments };
-    const answer = answered.approved === false ? `rejected${answered.reason === undefined ? '' : `: ${answered.reason}`}` : 'approved';
+    const approved = answered.always === 'session' ? 'approved, always for this session' : 'approved';
+    const rejected = `rejected${answered.reason === undefined ? '' : `: ${answered.reason}`}`;
+    const answer = answered.approved === false ? rejected : approved;
     return { kind: 'request', at: createdAt, seq: call.seq, request, answer };
   }
   const request: Request = { ...base, type: 'user_input', id, createdAt, prompt: promptOf(call.arguments) };

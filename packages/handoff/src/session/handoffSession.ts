@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  type ApprovalGrant,
   type BatonEvent,
   type Branch,
   branchStateAt,
@@ -13,11 +14,13 @@ import {
   type State,
 } from '@baton/core';
 import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
+import { approvalGrantsOf } from '../turn/approvalGrants.js';
 import { saveCheckpoint } from '../turn/checkpointer.js';
 import type { TurnCall } from '../turn/turnRunner.js';
 import type { RequestAnswer, TurnOptions } from '../workflow/handoffTypes.js';
 import { closeSession } from './closeSession.js';
 import { discardTurn } from './discardTurn.js';
+import { revokeApproval } from './revokeApproval.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
 import { assertOpen, enterSession, respondTo, resumeUnfinished, sendText, sessionEvents, withSession, withSessionLock } from './sessionOperations.js';
@@ -78,6 +81,20 @@ export class HandoffSession {
   }
 
   /**
+   * The session's standing approvals ("always allow"), oldest first: tools whose calls run without a
+   * `tool_approval` request, each granted by an answer `{ approved: true, always: 'session' }`. They
+   * belong to the session (every branch shares them) and survive restarts; see {@link revokeApproval}.
+   * As this object last loaded or wrote them (a call under a grant checks the stored session first).
+   * @example
+   * ```ts
+   * session.approvalGrants.map((g) => g.toolName); // ['refund']
+   * ```
+   */
+  get approvalGrants(): readonly ApprovalGrant[] {
+    return approvalGrantsOf(this.#runtime.state.session);
+  }
+
+  /**
    * The branch's committed history as this object knows it, oldest first (fork parents included):
    * the whole branch, or, with the workflow's `historyWindow`, the part loaded (at least the window;
    * read the whole branch with `store.readMessages`). Do not change it.
@@ -112,13 +129,32 @@ export class HandoffSession {
   }
 
   /**
-   * Answers a pending request: text for `user_input`; `{ approved: true }` or `{ approved: false, reason }`
-   * for `tool_approval`. Each answer is durable at once; the step continues when all its requests are answered.
+   * Answers a pending request: text for `user_input`; `{ approved: true }` (optionally with edited
+   * `arguments`, and `always: 'session'` to allow the tool for the rest of the session: see
+   * {@link approvalGrants}) or `{ approved: false, reason }` for `tool_approval`. Each answer is durable
+   * at once; the step continues when all its requests are answered.
    * @returns the turn's {@link TurnStream} (iterate or await it)
    * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
    */
   respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): TurnStream {
     return this.#locked(() => respondTo(this.#runtime, requestId, answer, callOf(options)));
+  }
+
+  /**
+   * Revokes the session's standing approval of `toolName` (given by `respond(id, { approved: true,
+   * always: 'session' })`): its next call asks for approval again. Durable when it resolves, for
+   * every branch of the session; calls that already ran keep their record (`metadata.approvalGrant`).
+   * @returns whether the session held a grant for `toolName` (`false`: nothing to revoke)
+   * @throws {InvalidInputError} for a tool name that is not a non-empty string; `ConcurrencyError`
+   *   when another process changed the session since it was loaded (nothing changed; call again)
+   * @example
+   * ```ts
+   * await session.revokeApproval('refund'); // true; the next refund asks again
+   * ```
+   */
+  revokeApproval(toolName: string): Promise<boolean> {
+    const runtime = this.#runtime;
+    return withSessionLock(runtime, this.#host.locks, () => revokeApproval(runtime, toolName));
   }
 
   /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */

@@ -1,6 +1,7 @@
 import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
 import { tracedTurn } from '../telemetry/tracedTurn.js';
+import { assertAlways } from '../turn/approvalGrants.js';
 import { settleTurn } from '../turn/settleTurn.js';
 import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
@@ -152,7 +153,8 @@ function sendNow(runtime: SessionRuntime, texts: readonly string[], call: TurnCa
  * What `respond(requestId, answer)` does: validates the answer against the request's type and continues the turn.
  *
  * @throws {NotFoundError} when no pending request has this id
- * @throws {InvalidInputError} when the answer does not fit the request (text for `user_input`, `{ approved }` for `tool_approval`)
+ * @throws {InvalidInputError} when the answer does not fit the request (text for `user_input`, `{ approved }` for
+ *   `tool_approval`, `always: 'session'` only with `approved: true`)
  */
 export function respondTo(runtime: SessionRuntime, requestId: string, answer: RequestAnswer, call: TurnCall): AsyncGenerator<BatonEvent, void> {
   assertOpen(runtime);
@@ -174,8 +176,9 @@ export function respondTo(runtime: SessionRuntime, requestId: string, answer: Re
       `Request ${JSON.stringify(requestId)} asks for approval of ${request.toolName}; answer with { approved: true } or { approved: false, reason }, not ${JSON.stringify(answer)}.`,
     );
   }
+  assertAlways(request, answer);
   if (request.type === 'tool_approval' && typeof answer === 'object' && 'arguments' in answer && answer.arguments !== undefined) {
-    return approveEdited(runtime, request, answer.arguments, call);
+    return approveEdited(runtime, request, answer.arguments, answer.always, call);
   }
   return turn(runtime, { kind: 'answer', request, answer }, call);
 }
@@ -189,13 +192,16 @@ async function* approveEdited(
   runtime: SessionRuntime,
   request: Extract<Request, { type: 'tool_approval' }>,
   args: unknown,
+  always: 'session' | undefined,
   call: TurnCall,
 ): AsyncGenerator<BatonEvent, void> {
   if (args === null || typeof args !== 'object' || Array.isArray(args) || !isJsonValue(args)) {
     throw new InvalidInputError(`The edited arguments for ${request.toolName} (request ${JSON.stringify(request.id)}) must be a JSON object, not ${String(args)}.`);
   }
   await runtime.config.participants.get(request.agent)?.validateApprovedArguments?.(request.toolName, args as Record<string, unknown>);
-  yield* turn(runtime, { kind: 'answer', request, answer: { approved: true, arguments: args as Record<string, unknown> } }, call);
+  const answer: RequestAnswer = { approved: true, arguments: args as Record<string, unknown> };
+  if (always !== undefined) answer.always = always;
+  yield* turn(runtime, { kind: 'answer', request, answer }, call);
 }
 
 /** Whether `value` survives JSON as it is (plain objects, arrays, strings, finite numbers, booleans, null). */

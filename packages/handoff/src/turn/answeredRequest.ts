@@ -7,8 +7,9 @@ export const ANSWERED_REQUEST_KEY = 'answeredRequest';
 /**
  * What a tool result that waited on a request records in its `metadata.answeredRequest`, so the
  * stored history still tells the request and its answer after the checkpoint that held the request
- * is pruned: `{ id, type, createdAt, approved?, reason? }` (`approved`/`reason` for a `tool_approval`;
- * a `user_input` answer is the result's content).
+ * is pruned: `{ id, type, createdAt, approved?, reason?, always? }` (`approved`/`reason` for a
+ * `tool_approval`, and `always: 'session'` when that approval granted the tool for the session; a
+ * `user_input` answer is the result's content).
  */
 export interface AnsweredRequest {
   id: string;
@@ -16,6 +17,7 @@ export interface AnsweredRequest {
   createdAt: string;
   approved?: boolean;
   reason?: string;
+  always?: 'session';
 }
 
 /** The record of `request` answered with `answer` (`undefined` for a `human_step`, which its operator message records). */
@@ -25,6 +27,7 @@ export function answeredRequest(request: Request, answer: RequestAnswer): Answer
   if (request.type === 'tool_approval' && typeof answer === 'object' && answer !== null && 'approved' in answer) {
     record.approved = answer.approved;
     if (answer.approved === false && answer.reason !== undefined) record.reason = answer.reason;
+    if (answer.approved === true && answer.always === 'session') record.always = 'session';
   }
   return record;
 }

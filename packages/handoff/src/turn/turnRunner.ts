@@ -5,9 +5,9 @@ import {
   type BatonEvent,
   ConcurrencyError,
   createId,
+  type EventSink,
   type ExecutorInput,
   type ExecutorOutcome,
-  type EventSink,
   emptyUsage,
   isReaderLeft,
   type ModelMessage,
@@ -27,6 +27,7 @@ import type { SessionRuntime } from '../session/sessionRuntime.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { answeredRequest } from './answeredRequest.js';
+import { APPROVAL_GRANTS_KEY, grantApproval, grantLookup, grantsAlways } from './approvalGrants.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
@@ -156,6 +157,10 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
         humanAnswers = new Map([[request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }]]);
       } else {
         approvals = new Map([[request.toolCallId, answer as ApprovalDecision]]);
+        if (grantsAlways(answer)) {
+          await sink.ready();
+          await grantApproval(runtime, request);
+        }
       }
       runtime.actor.send({ type: 'RESUME' });
     }
@@ -308,6 +313,10 @@ function activationInput(
   if (call.settings !== undefined) input.turnSettings = call.settings;
   if (context !== undefined) input.context = context;
   if (approvals !== undefined) input.approvals = approvals;
+  // Standing approvals ("always allow") live in session state; most sessions have none.
+  if (runtime.state.session[APPROVAL_GRANTS_KEY] !== undefined) {
+    input.approvalGrant = grantLookup(runtime);
+  }
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   const shape = runtime.core.prepareModelInput;
   // Shaped where the activation runs: each provider reaches its own slice of this branch's state.

@@ -98,13 +98,14 @@ export interface SessionSettings {
 
 /**
  * An answer to a pending request: text for `user_input`; `{ approved: true }` (with edited
- * `arguments` the tool runs with instead of the model's, validated against its schema) or
- * `{ approved: false, reason? }` for `tool_approval`; for `human_step`, the operator's reply (text or
- * `{ reply }`) or `{ handoff, reason? }`.
+ * `arguments` the tool runs with instead of the model's, validated against its schema; with
+ * `always: 'session'`, "always allow": later calls of the tool in this session run without asking,
+ * until `session.revokeApproval(toolName)`) or `{ approved: false, reason? }` for `tool_approval`;
+ * for `human_step`, the operator's reply (text or `{ reply }`) or `{ handoff, reason? }`.
  */
 export type RequestAnswer =
   | string
-  | { approved: true; arguments?: Record<string, unknown> }
+  | { approved: true; arguments?: Record<string, unknown>; always?: 'session' }
   | { approved: false; reason?: string }
   | { reply: string }
   | { handoff: string; reason?: string };

@@ -24,12 +24,16 @@ export const SendMessageBody = z.strictObject({
 
 /**
  * `POST /sessions/:id/requests/:requestId`: exactly one of `{ text }` (answers a `user_input`
- * request), `{ approved, reason? }` (a `tool_approval`), `{ reply }` or `{ handoff, reason? }` (a `human_step`).
+ * request), `{ approved, reason?, always? }` (a `tool_approval`; `always: 'session'` with
+ * `approved: true` allows the tool for the rest of the session), `{ reply }` or `{ handoff, reason? }`
+ * (a `human_step`).
  */
 export const AnswerBody = z
   .strictObject({
     text: z.string().optional(),
     approved: z.boolean().optional(),
+    always: z.literal('session', { error: "expected 'session' (allow the tool for the rest of the session)" })
+      .optional(),
     reason: z.string().optional(),
     reply: z.string().optional(),
     handoff: z.string().optional(),
@@ -38,6 +42,10 @@ export const AnswerBody = z
     const given = (['text', 'approved', 'reply', 'handoff'] as const).filter((key) => body[key] !== undefined);
     if (given.length !== 1) {
       context.addIssue({ code: 'custom', path: given.length === 0 ? ['text'] : [given[1]!], message: `give exactly one of text, approved, reply, handoff (got ${given.length === 0 ? 'none' : given.join(', ')})` });
+    }
+    if (body.always !== undefined && body.approved !== true) {
+      const message = 'always goes with approved: true only (a rejection grants nothing)';
+      context.addIssue({ code: 'custom', path: ['always'], message });
     }
   });
 

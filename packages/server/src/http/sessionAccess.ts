@@ -1,5 +1,5 @@
 import { assertSafeMetadata, ConcurrencyError, MAIN_BRANCH, NotFoundError, type Session } from '@baton/core';
-import type { HandoffSession, HandoffWorkflow } from '@baton/handoff';
+import { approvalGrantsOf, type HandoffSession, type HandoffWorkflow } from '@baton/handoff';
 import type { Principal } from './auth.js';
 
 /** The store scope of a principal's calls. */
@@ -92,7 +92,10 @@ function documentView(info: Session) {
   };
 }
 
-/** What `GET /sessions/:id` answers: the session document, the branch's routing state and pending requests. */
+/**
+ * What `GET /sessions/:id` answers: the session document, the branch's routing state, pending requests
+ * and the session's standing approvals.
+ */
 export function sessionView(session: HandoffSession, running: boolean) {
   return {
     ...documentView(session.info),
@@ -101,6 +104,7 @@ export function sessionView(session: HandoffSession, running: boolean) {
     routingState: session.routingState,
     activeAgent: session.activeAgent,
     pendingRequests: session.pendingRequests,
+    approvalGrants: session.approvalGrants,
     running,
   };
 }
@@ -111,5 +115,13 @@ export function sessionView(session: HandoffSession, running: boolean) {
  * turn committed so far (follow the rest on `/events`).
  */
 export function runningView(info: Session, branchId: string, headSeq: number) {
-  return { ...documentView(info), branchId, headSeq, routingState: 'running' as const, pendingRequests: [], running: true };
+  return {
+    ...documentView(info),
+    branchId,
+    headSeq,
+    routingState: 'running' as const,
+    pendingRequests: [],
+    approvalGrants: approvalGrantsOf(info.state),
+    running: true,
+  };
 }
