@@ -34,6 +34,7 @@ export {
 } from './conversation/schemaVersions.js';
 export {
   AbortedError,
+  AssetTooLargeError,
   AmbiguousBranchError,
   AuthenticationError,
   BadRequestError,
@@ -139,9 +140,13 @@ export {
   StateSchema,
 } from './conversation/session.js';
 export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
+export { ASSETS_METADATA_KEY, type AssetRef, AssetRefSchema, assetRefsOf, describeAssets } from './conversation/asset.js';
+export { DEFAULT_MAX_ASSET_BYTES } from './store/assets/assetInput.js';
+export { hasAssets, type SessionAssets, sessionAssets } from './store/assets/sessionAssets.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
+  AssetStore,
   BatchStore,
   BranchStore,
   CheckpointRetention,
@@ -153,6 +158,7 @@ export type {
   EraseUserResult,
   ErasureStore,
   MessageStore,
+  PutAssetInput,
   ReadMessagesOptions,
   SessionChange,
   SessionFilter,
@@ -160,6 +166,7 @@ export type {
   Store,
   StoreBatch,
   StoreBatchResult,
+  StoredAsset,
   TenantScope,
   UpdateOptions,
 } from './store/store.js';

@@ -19,7 +19,7 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 export async function runToolCall(
   call: ToolCall,
   tools: ReadonlyMap<string, Tool>,
-  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'signal' | 'state'> & { agent: string },
+  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'signal' | 'state' | 'assets'> & { agent: string },
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
   const write = (content: string, isError: boolean, control?: PendingWrite['control']): ToolCallOutcome => {
@@ -59,6 +59,7 @@ export async function runToolCall(
     signal: input.signal,
     state: input.state,
   };
+  if (input.assets !== undefined) context.assets = input.assets;
   try {
     const needsApproval = typeof found.needsApproval === 'function' ? await found.needsApproval(parsed.data, context) : found.needsApproval;
     if (needsApproval) {
