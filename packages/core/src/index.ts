@@ -141,7 +141,15 @@ export {
 } from './conversation/session.js';
 export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
 export { ASSETS_METADATA_KEY, type AssetRef, AssetRefSchema, assetRefsOf, describeAssets } from './conversation/asset.js';
-export { DEFAULT_MAX_ASSET_BYTES } from './store/assets/assetInput.js';
+export {
+  AssetMeter,
+  assertMaxAssetBytes,
+  type CheckedAssetInput,
+  checkAssetInput,
+  DEFAULT_MAX_ASSET_BYTES,
+  parseStoredAssetRef,
+  verifyAssetBytes,
+} from './store/assets/assetInput.js';
 export { hasAssets, type SessionAssets, sessionAssets } from './store/assets/sessionAssets.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';

@@ -9,12 +9,14 @@ import {
   type ExecutorOutcome,
   type EventSink,
   emptyUsage,
+  hasAssets,
   isReaderLeft,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
   type Request,
   requestKey,
+  sessionAssets,
   type TurnSettings,
   type Usage,
 } from '@baton/core';
@@ -36,7 +38,7 @@ export type { TurnSink } from './turnSink.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
-  | { kind: 'message'; texts: readonly string[] }
+  | { kind: 'message'; texts: readonly string[]; metadata?: Record<string, unknown> }
   | { kind: 'answer'; request: Request; answer: RequestAnswer }
   | { kind: 'resume' };
 
@@ -134,7 +136,7 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
 
   // 1. Open the turn: a user message, an answer to a request, or the resumption of an interrupted turn.
   if (start.kind === 'message') {
-    await openWithMessages(runtime, journal, start.texts, undefined, sink);
+    await openWithMessages(runtime, journal, start.texts, start.metadata, sink);
     said = start.texts.join('\n');
   } else {
     emit({ type: 'turn.started', ...base, turn: runtime.snapshot.context.turn });
@@ -303,6 +305,7 @@ function activationInput(
   if (approvals !== undefined) input.approvals = approvals;
   if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
   if (runtime.core.prepareModelInput !== undefined) input.prepareModelInput = runtime.core.prepareModelInput;
+  if (hasAssets(runtime.config.store)) input.assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
   return input;
 }
 

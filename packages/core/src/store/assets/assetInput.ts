@@ -115,10 +115,10 @@ export class AssetMeter {
     }
   }
 
-  /** The reference of the asset read: a new id, the size and SHA-256 of what was read, now as `createdAt`. */
-  ref(sessionId: string): AssetRef {
+  /** The reference of the asset read: its id (a new one by default), the size and SHA-256 of what was read, now as `createdAt`. */
+  ref(sessionId: string, id: string = createId()): AssetRef {
     const { name, contentType } = this.#input;
-    return { id: createId(), sessionId, name, contentType, size: this.#size, sha256: this.#hash.digest('hex'), createdAt: isoNow() };
+    return { id, sessionId, name, contentType, size: this.#size, sha256: this.#hash.digest('hex'), createdAt: isoNow() };
   }
 }
 
