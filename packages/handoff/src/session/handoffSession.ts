@@ -146,7 +146,7 @@ export class HandoffSession {
    * await session.send('Here is my receipt', { assets: [receipt] });
    * ```
    */
-  attach(input: PutAssetInput): Promise<AssetRef> {
+  async attach(input: PutAssetInput): Promise<AssetRef> {
     return this.assets.put(input);
   }
 
