@@ -6,9 +6,13 @@ const id = z.string().min(1).max(128);
 /** `POST /sessions`: `{ id?, metadata? }`; the server makes an id when none is given. */
 export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: z.record(z.string(), z.unknown()).optional() });
 
-/** `POST /sessions/:id/messages`: `{ text }`, the user's message (or several sent in a row). */
+/**
+ * `POST /sessions/:id/messages`: `{ text, assets? }`, the user's message (or several sent in a
+ * row), and the ids of the session's assets it refers to (uploaded with `POST /sessions/:id/assets`).
+ */
 export const SendMessageBody = z.strictObject({
   text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected the message text: a non-empty string, or a non-empty array of strings' }),
+  assets: z.array(id).max(32).optional(),
 });
 
 /**
