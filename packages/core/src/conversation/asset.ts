@@ -7,6 +7,11 @@ import { IsoTimestampSchema } from '../timestamp.js';
  * the store keeps the bytes, and everything else holds only this reference (a message in its
  * `metadata.assets`, never the bytes; checkpoints hold neither). `size` is in bytes; `sha256` is the
  * lowercase hex SHA-256 of the bytes; `createdAt` is ISO-8601 UTC.
+ *
+ * @example
+ * ```ts
+ * const refs = AssetRefSchema.array().parse(message.metadata?.assets ?? []);
+ * ```
  */
 export const AssetRefSchema = z.object({
   id: z.string().refine(isValidId, 'an asset id (1-128 of A-Z a-z 0-9 _ - : .)'),
@@ -30,7 +35,13 @@ export const AssetRefSchema = z.object({
  */
 export type AssetRef = z.infer<typeof AssetRefSchema>;
 
-/** The metadata key under which a message lists the assets it refers to (an array of {@link AssetRef}). */
+/**
+ * The metadata key under which a message lists the assets it refers to (an array of {@link AssetRef}).
+ * @example
+ * ```ts
+ * const message = { role: 'user', content: 'My receipt', metadata: { [ASSETS_METADATA_KEY]: [ref] } };
+ * ```
+ */
 export const ASSETS_METADATA_KEY = 'assets';
 
 /**

@@ -138,6 +138,10 @@ export async function readWholeAsset(sessionId: string, input: CheckedAssetInput
 /**
  * Checks a stored asset's bytes against its reference (size and SHA-256).
  * @throws {DocumentCorruptError} naming `where` when they differ (the bytes changed after they were stored)
+ * @example
+ * ```ts
+ * verifyAssetBytes(ref, await readFile(path), path); // returns, or throws DocumentCorruptError
+ * ```
  */
 export function verifyAssetBytes(ref: AssetRef, bytes: Uint8Array, where: string): void {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
@@ -153,6 +157,10 @@ export function verifyAssetBytes(ref: AssetRef, bytes: Uint8Array, where: string
 /**
  * Parses a stored asset reference as strictly as it was written.
  * @throws {DocumentCorruptError} naming `where` and the first bad field
+ * @example
+ * ```ts
+ * const ref = parseStoredAssetRef(JSON.parse(await readFile(path, 'utf8')), path);
+ * ```
  */
 export function parseStoredAssetRef(value: unknown, where: string): AssetRef {
   const parsed = AssetRefSchema.safeParse(value);
@@ -166,6 +174,11 @@ export function parseStoredAssetRef(value: unknown, where: string): AssetRef {
  * Validates a store's `maxAssetBytes` option.
  * @returns the limit (the default when `undefined`)
  * @throws {ConfigurationError} for anything but a positive integer
+ * @example
+ * ```ts
+ * assertMaxAssetBytes('MyStore', undefined); // 26214400 (25 MiB)
+ * assertMaxAssetBytes('MyStore', -1); // throws ConfigurationError
+ * ```
  */
 export function assertMaxAssetBytes(store: string, value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_ASSET_BYTES;

@@ -23,7 +23,13 @@ export interface SessionAssets {
   delete(assetId: string): Promise<boolean>;
 }
 
-/** Whether `store` has the asset capability (`putAsset`, `getAsset`, `listAssets`, `deleteAsset`). */
+/**
+ * Whether `store` has the asset capability (`putAsset`, `getAsset`, `listAssets`, `deleteAsset`).
+ * @example
+ * ```ts
+ * if (hasAssets(store)) await store.listAssets('chat-1');
+ * ```
+ */
 export function hasAssets(store: Store): store is Store & AssetStore {
   return typeof store.putAsset === 'function' && typeof store.getAsset === 'function' && typeof store.listAssets === 'function' && typeof store.deleteAsset === 'function';
 }
