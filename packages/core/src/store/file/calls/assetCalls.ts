@@ -71,7 +71,8 @@ async function removeLeftovers(sessions: FileSessions, sessionId: string): Promi
   const names = new Set(await readDirNames(dir));
   for (const name of names) {
     if (name.endsWith('.bin') && !names.has(`${name.slice(0, -4)}.json`)) await rm(join(dir, name), { force: true });
-    else if (name.startsWith('.upload-') && name.endsWith('.tmp')) {
+    else if (name.startsWith('.') && name.endsWith('.tmp')) {
+      // An upload's temp file, or a reference's (writeFileAtomic): possibly in flight now, so only stale ones.
       const info = await stat(join(dir, name)).catch(() => undefined);
       if (info !== undefined && Date.now() - info.mtimeMs > STALE_UPLOAD_MS) await rm(join(dir, name), { force: true });
     }
