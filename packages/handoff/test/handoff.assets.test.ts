@@ -6,46 +6,10 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AssetRef, assetRefsOf, ConfigurationError, FileStore, InMemoryStore, InvalidInputError, NotFoundError, type Store, tool } from '@baton/core';
+import { type AssetRef, assetRefsOf, ConfigurationError, FileStore, InMemoryStore, InvalidInputError, NotFoundError, type Store } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { HandoffBuilder } from '../src/index.js';
-import { collect, lastOf, ofType, scriptedAgent, tempDir } from './support/helpers.js';
-
-const RECEIPT = 'ACME Café\nTotal: 42.00 EUR\n';
-const READ = 'receipt.txt (text/plain; charset=utf-8): total 42.00 EUR';
-
-/** A tool that reads an uploaded receipt by its asset id and returns its total (not the whole text). */
-const readReceipt = tool({
-  name: 'read_receipt',
-  description: 'Reads the total of a receipt the user uploaded.',
-  parameters: z.object({ assetId: z.string() }),
-  execute: async ({ assetId }, context) => {
-    const stored = await context.assets?.get(assetId);
-    if (stored === undefined) return `No asset ${assetId}.`;
-    const total = /Total: (.+)/.exec(Buffer.from(stored.bytes).toString('utf8'))?.[1];
-    return `${stored.ref.name} (${stored.ref.contentType}): total ${total}`;
-  },
-});
-
-/** An expenses agent: on a user message naming an attached asset, reads it with the tool, then answers with what it read. */
-function expensesWorkflow(store: Store) {
-  const seen: string[] = [];
-  const expenses = scriptedAgent(
-    'expenses',
-    (request) => {
-      const last = lastOf(request);
-      if (last?.role === 'user') {
-        seen.push(last.content);
-        const id = /\[Attached asset ([^:\]]+):/.exec(last.content)?.[1];
-        return id === undefined ? { text: 'Please attach the receipt.' } : { toolCalls: [{ name: 'read_receipt', arguments: { assetId: id } }] };
-      }
-      return { text: `Filed: ${last?.content ?? ''}` };
-    },
-    [readReceipt],
-  );
-  return { workflow: new HandoffBuilder().participants(expenses).store(store).build(), seen };
-}
+import { expensesWorkflow, READ, RECEIPT } from './support/expensesDesk.js';
+import { collect, ofType, tempDir } from './support/helpers.js';
 
 describe('session assets in a conversation', () => {
   const cleanups: (() => Promise<void>)[] = [];
