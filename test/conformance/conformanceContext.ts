@@ -7,6 +7,8 @@ export interface ConformanceContext {
   readonly store: Store;
   /** Rewrites a stored checkpoint with damage; set for stores that keep breakable documents. */
   readonly damageCheckpoint?: DamageCheckpoint | undefined;
+  /** The store's `maxAssetBytes` (the asset tests upload just under and over it). */
+  readonly maxAssetBytes: number;
 }
 
 /** Creates a session with a unique id (and the given fields). */

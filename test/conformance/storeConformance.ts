@@ -10,8 +10,9 @@
  * describeStoreConformance('InMemoryStore', async () => ({ store: new InMemoryStore() }));
  * ```
  */
-import type { Store } from '@baton/core';
+import { DEFAULT_MAX_ASSET_BYTES, type Store } from '@baton/core';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { describeAssetConformance } from './assetConformance.js';
 import { describeBatchConformance } from './batchConformance.js';
 import { describeBranchConformance } from './branchConformance.js';
 import { describeCheckpointConformance } from './checkpointConformance.js';
@@ -33,6 +34,8 @@ export interface ConformanceStore {
   cleanup?: () => Promise<void>;
   /** Damages a stored checkpoint in place; required when the run is declared `damageable`. */
   damageCheckpoint?: DamageCheckpoint;
+  /** The `maxAssetBytes` the store was created with (default: the stores' default, 25 MiB); keep it small, the asset tests upload it. */
+  maxAssetBytes?: number;
 }
 
 /** What a store run declares about its store. */
@@ -63,6 +66,9 @@ export function describeStoreConformance(name: string, createStore: () => Promis
       get damageCheckpoint(): DamageCheckpoint | undefined {
         return created?.damageCheckpoint;
       },
+      get maxAssetBytes(): number {
+        return created?.maxAssetBytes ?? DEFAULT_MAX_ASSET_BYTES;
+      },
     };
 
     beforeAll(async () => {
@@ -86,5 +92,6 @@ export function describeStoreConformance(name: string, createStore: () => Promis
     describeTenancyConformance(context);
     describeErasureConformance(context);
     describeValidationConformance(context);
+    describeAssetConformance(context);
   });
 }

@@ -80,7 +80,7 @@ export function describeTenancyConformance(context: ConformanceContext): void {
         expect(await store.getEpisode(episode.id, intruder)).toBeUndefined();
         expect(await store.deleteEpisode(episode.id, intruder)).toBe(false);
         expect(await store.deleteSession(id, intruder)).toBe(false);
-        expect(await store.eraseUser({ ...intruder, userId: session.userId! })).toEqual({ sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 });
+        expect(await store.eraseUser({ ...intruder, userId: session.userId! })).toEqual({ sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 });
 
         expect(await ownerView(store, id, episode.id, owner)).toEqual(before);
       });

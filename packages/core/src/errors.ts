@@ -39,6 +39,7 @@ export const BatonErrorCode = {
   REMOTE_EXECUTOR: 'REMOTE_EXECUTOR',
   CHECKPOINT_IN_USE: 'CHECKPOINT_IN_USE',
   UNSUPPORTED_SCHEMA_VERSION: 'UNSUPPORTED_SCHEMA_VERSION',
+  ASSET_TOO_LARGE: 'ASSET_TOO_LARGE',
 } as const;
 
 /** One of {@link BatonErrorCode}'s values. */
@@ -249,6 +250,29 @@ export class MaxStepsExceededError extends BatonError {
 /** The operation was cancelled through its `AbortSignal`. */
 export class AbortedError extends BatonError {
   readonly code = BatonErrorCode.ABORTED;
+}
+
+/**
+ * An asset (a file a user uploaded to a session) is larger than the store accepts: `limit` is the
+ * store's `maxAssetBytes` (or, for `InMemoryStore`, the room left under `maxAssetBytesTotal`), in
+ * bytes. Nothing of the asset is stored.
+ *
+ * @example
+ * ```ts
+ * try { await store.putAsset!('chat-1', { name: 'scan.pdf', contentType: 'application/pdf', bytes }); }
+ * catch (error) { if (error instanceof AssetTooLargeError) console.log(`at most ${error.limit} bytes`); }
+ * ```
+ */
+export class AssetTooLargeError extends BatonError {
+  readonly code = BatonErrorCode.ASSET_TOO_LARGE;
+  constructor(
+    message: string,
+    /** The most bytes the store accepts for this asset. */
+    readonly limit: number,
+    options: BatonErrorOptions = {},
+  ) {
+    super(message, options);
+  }
 }
 
 /** The session is closed; it accepts no more turns. */

@@ -47,6 +47,7 @@ export {
 } from './conversation/schemaVersions.js';
 export {
   AbortedError,
+  AssetTooLargeError,
   AmbiguousBranchError,
   AuthenticationError,
   BadRequestError,
@@ -155,9 +156,21 @@ export {
   StateSchema,
 } from './conversation/session.js';
 export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
+export { ASSETS_METADATA_KEY, type AssetRef, AssetRefSchema, assetRefsOf, describeAssets } from './conversation/asset.js';
+export {
+  AssetMeter,
+  assertMaxAssetBytes,
+  type CheckedAssetInput,
+  checkAssetInput,
+  DEFAULT_MAX_ASSET_BYTES,
+  parseStoredAssetRef,
+  verifyAssetBytes,
+} from './store/assets/assetInput.js';
+export { hasAssets, type SessionAssets, sessionAssets } from './store/assets/sessionAssets.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
+  AssetStore,
   BatchStore,
   BranchStore,
   CheckpointRetention,
@@ -169,6 +182,7 @@ export type {
   EraseUserResult,
   ErasureStore,
   MessageStore,
+  PutAssetInput,
   ReadMessagesOptions,
   SessionChange,
   SessionFilter,
@@ -176,6 +190,7 @@ export type {
   Store,
   StoreBatch,
   StoreBatchResult,
+  StoredAsset,
   TenantScope,
   UpdateOptions,
 } from './store/store.js';

@@ -37,6 +37,7 @@ export type {
   SessionTarget,
   TerminationCondition,
   TerminationContext,
+  SendOptions,
   TurnOptions,
 } from './workflow/handoffTypes.js';
 export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';

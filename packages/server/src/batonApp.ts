@@ -1,8 +1,9 @@
 import { createId, MAIN_BRANCH, type Message } from '@baton/core';
-import { formatTimeline, type HandoffSession, type HandoffWorkflow, type RequestAnswer, sessionTimeline, type TurnStream } from '@baton/handoff';
+import { formatTimeline, type HandoffSession, type HandoffWorkflow, type RequestAnswer, type SendOptions, sessionTimeline, type TurnStream } from '@baton/handoff';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
+import { ASSET_UPLOAD_PATH, assetRefsByIds, DEFAULT_MAX_ASSET_UPLOAD_BYTES, registerAssetRoutes } from './http/assetRoutes.js';
 import { type Authenticate, type Principal, tenantKeyOf } from './http/auth.js';
 import { errorResponse } from './http/errorResponse.js';
 import { HttpError } from './http/errors.js';
@@ -25,8 +26,10 @@ export interface BatonAppOptions {
   authenticate?: Authenticate;
   /** How much of each branch's events the server keeps for reconnecting clients (see {@link TurnRunsOptions}). */
   events?: TurnRunsOptions;
-  /** Largest request body in bytes (default 1 MiB); larger ones get 413. */
+  /** Largest request body in bytes (default 1 MiB); larger ones get 413. Asset uploads have their own limit. */
   maxBodyBytes?: number;
+  /** Largest asset upload (`POST /sessions/:id/assets`) in bytes (default 25 MiB); larger ones get 413. The store's `maxAssetBytes` applies too. */
+  maxAssetBytes?: number;
   /** Milliseconds between SSE keep-alive comments (default 15,000). */
   keepAliveMs?: number;
 }
@@ -50,8 +53,11 @@ const QuerySchema = z.object({
  * - `GET /sessions/:id?branch=` → the session, its routing state and pending requests (while a turn
  *   runs on the branch: `routingState: 'running'`, `running: true`, no pending requests)
  * - `GET /sessions/:id/messages?branch=&fromSeq=` → `{ messages }`
- * - `POST /sessions/:id/messages?branch=` `{ text }` → the turn as Server-Sent Events, or with
- *   `Accept: application/json` the awaited `TurnResult`
+ * - `POST /sessions/:id/messages?branch=` `{ text, assets? }` → the turn as Server-Sent Events, or with
+ *   `Accept: application/json` the awaited `TurnResult` (`assets`: ids of the session's assets the message refers to)
+ * - `POST /sessions/:id/assets?name=` with a file as the body (its type as `Content-Type`) → 201 the
+ *   `AssetRef`; `GET /sessions/:id/assets` → `{ assets }`; `GET /sessions/:id/assets/:assetId` → the
+ *   file; `DELETE /sessions/:id/assets/:assetId` → 204 (too large 413, unknown 404)
  * - `POST /sessions/:id/requests/:requestId?branch=` `{ text }` | `{ approved, reason?, always? }` | `{ reply }` |
  *   `{ handoff, reason? }` → the turn, as above (`always: 'session'`: "always allow" the tool in this session)
  * - `DELETE /sessions/:id/approval-grants/:toolName?branch=` → `{ revoked, approvalGrants }`: the tool asks
@@ -84,15 +90,14 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     if (status === 500) console.error('[baton/server]', error);
     return c.json(body, status as 400);
   });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: options.maxBodyBytes ?? 1 << 20,
-      onError: () => {
-        throw new HttpError(413, 'BODY_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes ?? 1 << 20} bytes.`);
-      },
-    }),
-  );
+  const jsonBodyLimit = bodyLimit({
+    maxSize: options.maxBodyBytes ?? 1 << 20,
+    onError: () => {
+      throw new HttpError(413, 'BODY_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes ?? 1 << 20} bytes.`);
+    },
+  });
+  // An asset upload is limited by its own route (maxAssetBytes), not by the JSON bodies' limit.
+  app.use('*', (c, next) => (c.req.method === 'POST' && ASSET_UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next)));
   app.use('*', async (c, next) => {
     let principal: Principal | undefined;
     try {
@@ -119,8 +124,8 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
   const startTurn = (c: Context<Env>, session: HandoffSession, call: (session: HandoffSession) => TurnStream) =>
     runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, call(session));
   /** Starts a turn with the user's message; refused while requests wait, naming the route that answers them. */
-  const startSend = (c: Context<Env>, session: HandoffSession, text: string | string[]) =>
-    startTurn(c, session, (s) => s.send(text)).catch((error: unknown) => {
+  const startSend = (c: Context<Env>, session: HandoffSession, text: string | string[], options: SendOptions = {}) =>
+    startTurn(c, session, (s) => s.send(text, options)).catch((error: unknown) => {
       throw sendRefusal(session, error);
     });
   /** Answers with a started turn's events (SSE) or its result (JSON). */
@@ -166,7 +171,8 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     const { branch } = query(c);
     const body = await readBody(c.req.raw, SendMessageBody);
     const session = await openForTurn(c, c.req.param('id'), branch);
-    return turnResponse(c, startSend(c, session, body.text));
+    const assets = await assetRefsByIds(workflow, c.var.principal, session.id, body.assets);
+    return turnResponse(c, startSend(c, session, body.text, assets === undefined ? {} : { assets }));
   });
 
   app.post('/sessions/:id/chat', async (c) => {
@@ -250,6 +256,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<Env> {
     return sseResponse(c, { replay, queue: live ? queue : undefined, after, follow, keepAliveMs });
   });
 
+  registerAssetRoutes(app, workflow, options.maxAssetBytes ?? DEFAULT_MAX_ASSET_UPLOAD_BYTES);
   return app;
 }
 

@@ -1,4 +1,5 @@
 import type {
+  AssetRef,
   Branch,
   BranchParent,
   Checkpoint,
@@ -11,12 +12,14 @@ import type {
   EraseUserResult,
   Message,
   PendingWrite,
+  PutAssetInput,
   ReadMessagesOptions,
   Session,
   SessionChange,
   SessionFilter,
   State,
   Store,
+  StoredAsset,
   TenantScope,
   UpdateOptions,
 } from '@baton/core';
@@ -28,6 +31,7 @@ import { toStoreError, withStoreErrors } from './collections/mongoErrors.js';
 import { migrateTenantFields, type TenantFieldsReport } from './migrations/migrateTenantFields.js';
 import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
 import { BranchCache } from './operations/branchCache.js';
+import * as assets from './operations/mongoAssets.js';
 import * as branches from './operations/mongoBranches.js';
 import * as checkpoints from './operations/mongoCheckpoints.js';
 import * as episodes from './operations/mongoEpisodes.js';
@@ -53,6 +57,8 @@ import { SessionTenants } from './operations/sessionTenants.js';
  * `tenantId`, and every command on them names it. Indexes are created, and a database written by
  * an older version migrated (see {@link MongoStore.migrate}), on first use or by {@link MongoStore.init}.
  * Documents are written with `schemaVersion` (core's `SCHEMA_VERSIONS`) and migrated on read.
+ * Assets (files uploaded to a session) are kept in GridFS's format in the bucket `<prefix>assets`
+ * (see {@link MongoStore.putAsset}), each chunk naming its session and tenant.
  *
  * @param connection `{ url, clientOptions? }` (the store owns the client) or `{ client }` (yours)
  * @param options `{ dbName?, collectionPrefix?, checkpointTtlSeconds?, sharded?, serverSelectionTimeoutMS?, operationTimeoutMS?, versionClaims?, branchCacheSize? }`
@@ -233,6 +239,29 @@ export class MongoStore implements Store {
   deleteEpisode(id: string, scope?: TenantScope): Promise<boolean> {
     return this.#run('delete an episode', () => episodes.deleteEpisode(this.#context, id, scope));
   }
+  /**
+   * Stores an asset in GridFS's format (see `AssetStore.putAsset`): its chunks of 255 KiB, then
+   * its files document (`_id` `<sessionId>/<assetId>`, the `AssetRef` as `metadata`), which makes
+   * it exist; readable by any GridFS reader too. Within `maxAssetBytes`.
+   * @example
+   * ```ts
+   * const ref = await store.putAsset('chat-81', { name: 'receipt.png', contentType: 'image/png', bytes }, { tenantId: 'acme' });
+   * ```
+   */
+  putAsset(sessionId: string, input: PutAssetInput, scope?: TenantScope): Promise<AssetRef> {
+    return this.#run('store an asset', () => assets.putAsset(this.#context, sessionId, input, scope, this.#options.maxAssetBytes));
+  }
+  /** The asset's reference and bytes, checked against its SHA-256 (a mismatch throws `DocumentCorruptError`). */
+  getAsset(sessionId: string, assetId: string, scope?: TenantScope): Promise<StoredAsset | undefined> {
+    return this.#run('read an asset', () => assets.getAsset(this.#context, sessionId, assetId, scope));
+  }
+  listAssets(sessionId: string, scope?: TenantScope): Promise<AssetRef[]> {
+    return this.#run('list assets', () => assets.listAssets(this.#context, sessionId, scope));
+  }
+  deleteAsset(sessionId: string, assetId: string, scope?: TenantScope): Promise<boolean> {
+    return this.#run('delete an asset', () => assets.deleteAsset(this.#context, sessionId, assetId, scope));
+  }
+
   eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
     return this.#run("erase a user's data", () => sessions.eraseUser(this.#context, input), true);
   }

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@baton/core';
+import { assertMaxAssetBytes, ConfigurationError } from '@baton/core';
 import type { MongoClient, MongoClientOptions } from 'mongodb';
 
 /**
@@ -66,6 +66,8 @@ export interface MongoStoreOptions {
   versionClaims?: 'auto' | boolean;
   /** How many sessions' branch lists the store keeps in memory (so a turn needs no extra reads). Default 10,000. */
   branchCacheSize?: number;
+  /** The largest asset `putAsset` accepts, in bytes (default 25 MiB); larger ones throw `AssetTooLargeError`. */
+  maxAssetBytes?: number;
 }
 
 /** {@link MongoStoreOptions} with defaults applied. */
@@ -78,6 +80,7 @@ export interface ResolvedMongoStoreOptions {
   operationTimeoutMS: number;
   branchCacheSize: number;
   versionClaims: 'auto' | boolean;
+  maxAssetBytes: number;
 }
 
 const DB_NAME = /^[A-Za-z0-9_-]{1,63}$/;
@@ -116,5 +119,6 @@ export function resolveMongoStoreOptions(options: MongoStoreOptions): ResolvedMo
   if (versionClaims !== 'auto' && typeof versionClaims !== 'boolean') {
     throw new ConfigurationError(`MongoStore versionClaims must be 'auto', true or false, not ${JSON.stringify(versionClaims)}.`);
   }
-  return { dbName, collectionPrefix, checkpointTtlSeconds: ttl, sharded: options.sharded ?? false, serverSelectionTimeoutMS, operationTimeoutMS, branchCacheSize, versionClaims };
+  const maxAssetBytes = assertMaxAssetBytes('MongoStore', options.maxAssetBytes);
+  return { dbName, collectionPrefix, checkpointTtlSeconds: ttl, sharded: options.sharded ?? false, serverSelectionTimeoutMS, operationTimeoutMS, branchCacheSize, versionClaims, maxAssetBytes };
 }

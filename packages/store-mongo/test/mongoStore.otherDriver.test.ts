@@ -21,7 +21,7 @@ async function storeOnV7(label: string): Promise<{ store: MongoStore; client: Mo
   const url = mongoTestUrl();
   const dbName = testDatabaseName(label);
   const client = new MongoClientV7(url, { serverSelectionTimeoutMS: 5_000 });
-  const store = new MongoStore({ client: client as unknown as ConstructorParameters<typeof MongoStore>[0] extends { client: infer C } ? C : never }, { dbName });
+  const store = new MongoStore({ client: client as unknown as ConstructorParameters<typeof MongoStore>[0] extends { client: infer C } ? C : never }, { dbName, maxAssetBytes: 64 * 1024 });
   await store.init();
   return {
     store,
@@ -40,7 +40,7 @@ describeStoreConformance(
   'MongoStore on an app-supplied mongodb v7 client',
   async () => {
     const { store, cleanup, url, dbName } = await storeOnV7('v7-conformance');
-    return { store, cleanup, damageCheckpoint: damageMongoCheckpoint(url, dbName) };
+    return { store, cleanup, damageCheckpoint: damageMongoCheckpoint(url, dbName), maxAssetBytes: 64 * 1024 };
   },
   { damageable: true },
 );

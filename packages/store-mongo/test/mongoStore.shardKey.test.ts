@@ -1,10 +1,10 @@
 /**
  * Shard-readiness: every command MongoStore sends to the session-keyed collections (messages,
- * branches, checkpoints, pending writes, version claims) names the session id, so a cluster
+ * branches, checkpoints, pending writes, version claims, assets' files and chunks) names the session id, so a cluster
  * sharded on `{ sessionId: 'hashed' }` routes it to one shard (or to the shards of an `$in` list).
  * Tenancy: every read or update of one session document carries the caller's tenant in its filter,
- * and every command on messages, branches, checkpoints and pending writes of a tenant's session
- * names the tenant (documents carry `tenantId`).
+ * and every command on messages, branches, checkpoints, pending writes and assets of a tenant's
+ * session names the tenant (documents carry `tenantId`).
  */
 import { createId } from '@baton/core';
 import { type CommandStartedEvent, MongoClient } from 'mongodb';
@@ -14,9 +14,9 @@ import { testDatabaseName } from '../../../test/support/mongoServer.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 import { collectionNames, MongoStore } from '../src/index.js';
 
-const KEYED = ['messages', 'branches', 'checkpoints', 'pendingWrites', 'versionClaims'] as const;
+const KEYED = ['messages', 'branches', 'checkpoints', 'pendingWrites', 'versionClaims', 'assetFiles', 'assetChunks'] as const;
 /** The collections whose documents carry their session's tenant. */
-const TENANTED = new Set(['messages', 'branches', 'checkpoints', 'pendingWrites']);
+const TENANTED = new Set(['messages', 'branches', 'checkpoints', 'pendingWrites', 'assetFiles', 'assetChunks']);
 
 /** The parts of a command that select or carry documents, by command name. */
 function selectors(name: string, command: Record<string, unknown>): unknown[] | undefined {
@@ -87,7 +87,7 @@ describe('MongoStore shard keys', () => {
     await client.close();
   });
 
-  it('names the session id in every command on messages, branches, checkpoints, pending writes and claims, and the tenant in every filter on one session and every command on its documents', async () => {
+  it('names the session id in every command on messages, branches, checkpoints, pending writes, claims and assets, and the tenant in every filter on one session and every command on its documents', async () => {
     const acme = { tenantId: 'acme' };
     const message = (seq: number, id = createId()) => ({ id, seq, role: 'user' as const, content: `m${seq}`, createdAt: new Date().toISOString() });
     const session = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', userId: 'u-1' });
@@ -120,6 +120,11 @@ describe('MongoStore shard keys', () => {
     await store.getSession(session.id, acme);
     await expect(store.listBranches(session.id, { tenantId: 'globex' })).rejects.toThrow(/does not exist/);
     await store.updateSession(session.id, { metadata: { turn: 1 } }, { expectedVersion: 1, ...acme });
+    const asset = await store.putAsset(session.id, { name: 'scan.pdf', contentType: 'application/pdf', bytes: new Uint8Array(300 * 1024) }, acme);
+    await store.getAsset(session.id, asset.id, acme);
+    await store.listAssets(session.id, acme);
+    await store.deleteAsset(session.id, asset.id, acme);
+    await store.putAsset(session.id, { name: 'kept.png', contentType: 'image/png', bytes: new Uint8Array(10) }, acme); // deleted with the session
     await store.deleteBranch(session.id, 'alt', acme);
     await store.deleteSession(session.id, acme);
     const idle = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', createdAt: '2020-01-01T00:00:00.000Z' });
@@ -132,7 +137,7 @@ describe('MongoStore shard keys', () => {
     expect(offenders).toEqual([]);
     expect(untenanted).toEqual([]);
     expect(tenantless).toEqual([]);
-    for (const expected of ['messages.insert', 'messages.find', 'messages.delete', 'messages.aggregate', 'branches.insert', 'branches.find', 'branches.findAndModify', 'branches.delete', 'checkpoints.insert', 'checkpoints.find', 'checkpoints.delete', 'pendingWrites.insert', 'pendingWrites.find', 'pendingWrites.delete', 'versionClaims.insert', 'versionClaims.find', 'versionClaims.delete']) {
+    for (const expected of ['messages.insert', 'messages.find', 'messages.delete', 'messages.aggregate', 'branches.insert', 'branches.find', 'branches.findAndModify', 'branches.delete', 'checkpoints.insert', 'checkpoints.find', 'checkpoints.delete', 'pendingWrites.insert', 'pendingWrites.find', 'pendingWrites.delete', 'versionClaims.insert', 'versionClaims.find', 'versionClaims.delete', 'assetFiles.insert', 'assetFiles.find', 'assetFiles.delete', 'assetChunks.insert', 'assetChunks.find', 'assetChunks.delete']) {
       expect(seen, `no ${expected} command was observed`).toContain(expected);
     }
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import type { StateAccess } from '../conversation/state.js';
+import type { SessionAssets } from '../store/assets/sessionAssets.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -13,6 +14,15 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Session- and branch-scoped state; change it only through `state.update`. */
   state: StateAccess;
+  /**
+   * The session's assets (files the user uploaded), when the runtime's store keeps them: read one
+   * by the id a message's `metadata.assets` (and the model's view of it) names.
+   * @example
+   * ```ts
+   * const stored = await context.assets?.get(assetId); // { ref, bytes } or undefined
+   * ```
+   */
+  assets?: SessionAssets;
 }
 
 const CONTROL = Symbol.for('baton.toolControl');

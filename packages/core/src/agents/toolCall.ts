@@ -22,7 +22,7 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 export async function runToolCall(
   call: ToolCall,
   tools: ReadonlyMap<string, Tool>,
-  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state'> & {
+  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state' | 'assets'> & {
     agent: string;
   },
 ): Promise<ToolCallOutcome> {
@@ -66,6 +66,7 @@ export async function runToolCall(
     signal: input.signal,
     state: input.state,
   };
+  if (input.assets !== undefined) context.assets = input.assets;
   try {
     const needsApproval = typeof found.needsApproval === 'function' ? await found.needsApproval(parsed.data, context) : found.needsApproval;
     if (needsApproval) {

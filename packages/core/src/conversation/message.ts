@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoTimestampSchema } from '../timestamp.js';
+import { ASSETS_METADATA_KEY, assetRefsOf, describeAssets } from './asset.js';
 
 /**
  * Who wrote a message: `system`, `user`, `assistant`, `tool` (a tool result), or `context`
@@ -64,13 +65,18 @@ export interface ModelMessage {
 }
 
 /**
- * The model's view of a stored message.
+ * The model's view of a stored message. A message that refers to assets (`metadata.assets`, see
+ * `AssetRef`) gets one line per asset after its text, naming the asset id a tool can read it by.
  *
  * @param message a stored message
  * @returns `{ role, content, agent?, toolCalls?, toolCallId?, toolName?, id }`
  */
 export function toModelMessage(message: Message): ModelMessage {
   const out: ModelMessage = { role: message.role, content: message.content, id: message.id };
+  if (message.metadata?.[ASSETS_METADATA_KEY] !== undefined) {
+    const note = describeAssets(assetRefsOf(message));
+    if (note !== '') out.content = out.content === '' ? note : `${out.content}\n\n${note}`;
+  }
   if (message.agent !== undefined) out.agent = message.agent;
   if (message.toolCalls !== undefined) out.toolCalls = message.toolCalls;
   if (message.toolCallId !== undefined) out.toolCallId = message.toolCallId;

@@ -294,6 +294,7 @@ export class AgentExecutor implements Executor {
     const callInput: Parameters<typeof runToolCall>[2] = { sessionId: input.sessionId, branchId: input.branchId, signal: input.signal, state: input.state, agent: this.agent.name };
     if (input.approvals !== undefined) callInput.approvals = input.approvals;
     if (input.approvalGrant !== undefined) callInput.approvalGrant = input.approvalGrant;
+    if (input.assets !== undefined) callInput.assets = input.assets;
 
     /** Set when this step is left (cancelled, failed, or the caller stopped reading): late results are not journalled. */
     let left = false;

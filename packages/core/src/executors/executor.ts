@@ -5,6 +5,7 @@ import type { BatonEvent } from '../conversation/events.js';
 import type { Message, ModelMessage, NewMessage } from '../conversation/message.js';
 import type { ApprovalDecision, HumanStepAnswer, NewRequest, Request } from '../conversation/request.js';
 import type { StateAccess } from '../conversation/state.js';
+import type { SessionAssets } from '../store/assets/sessionAssets.js';
 import type { ModelSettings, Usage } from '../models/modelClient.js';
 import type { EventSink, ReadySignal } from './eventChannel.js';
 
@@ -56,6 +57,8 @@ export interface ExecutorInput {
   prepareModelInput?: (messages: readonly ModelMessage[]) => readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
   journal: ExecutorJournal;
   state: StateAccess;
+  /** The session's assets, when the runtime's store keeps them; tools see them as `context.assets`. */
+  assets?: SessionAssets;
   signal: AbortSignal;
   /** Settings the caller gave for this turn only (extra instructions, model settings, a tool filter). */
   turnSettings?: TurnSettings;

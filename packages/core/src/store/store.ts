@@ -1,3 +1,4 @@
+import type { AssetRef } from '../conversation/asset.js';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../conversation/checkpoint.js';
 import type { Episode } from '../conversation/episode.js';
 import type { Message } from '../conversation/message.js';
@@ -72,7 +73,7 @@ export interface SessionStore {
   /** Sessions matching the filter, most recently active first. Without `tenantId`, spans every tenant (an operator call). */
   listSessions(filter?: SessionFilter): Promise<Session[]>;
   /**
-   * Deletes the session with all its branches, messages, checkpoints, pending writes and episodes
+   * Deletes the session with all its branches, messages, checkpoints, pending writes, assets and episodes
    * (every episode whose `sessionId` is this session), so nothing of the conversation stays.
    * Returns whether it existed (for this tenant).
    */
@@ -234,13 +235,15 @@ export interface EraseUserResult {
   /** Checkpoints, each with its pending writes. */
   checkpoints: number;
   episodes: number;
+  /** Assets of the erased sessions (stores with the asset capability count them; see {@link AssetStore}). */
+  assets?: number;
 }
 
 /** Erasure of a person's data (a right-to-be-forgotten request). */
 export interface ErasureStore {
   /**
-   * Removes every session of the user in the tenant with all its branches, messages, checkpoints
-   * and pending writes, and every episode of the user in the tenant. Another user's data, and the
+   * Removes every session of the user in the tenant with all its branches, messages, checkpoints,
+   * pending writes and assets, and every episode of the user in the tenant. Another user's data, and the
    * same user id under another tenant, are untouched. Idempotent: a second call returns zeros.
    * @param input `{ tenantId?, userId }`
    * @returns the counts removed, per kind
@@ -248,7 +251,7 @@ export interface ErasureStore {
    * @example
    * ```ts
    * const removed = await store.eraseUser({ tenantId: 'acme', userId: 'u-42' });
-   * // { sessions: 2, branches: 3, messages: 41, checkpoints: 6, episodes: 2 }
+   * // { sessions: 2, branches: 3, messages: 41, checkpoints: 6, episodes: 2, assets: 1 }
    * ```
    */
   eraseUser(input: EraseUserInput): Promise<EraseUserResult>;
@@ -295,10 +298,67 @@ export interface BatchStore {
 }
 
 /**
+ * What `putAsset` stores: the file's `name` as the user gave it (1-255 characters, no control
+ * characters, no `/` or `\`), its MIME `contentType` (`type/subtype`, parameters allowed;
+ * stored normalized), and its content, either all at once (`bytes`) or as a stream of chunks
+ * (`stream`: a Node.js `Readable`, a web `ReadableStream`, any async iterable of bytes), exactly one.
+ */
+export interface PutAssetInput {
+  name: string;
+  contentType: string;
+  bytes?: Uint8Array;
+  stream?: AsyncIterable<Uint8Array>;
+}
+
+/** What `getAsset` returns: the reference and the bytes. */
+export interface StoredAsset {
+  ref: AssetRef;
+  bytes: Uint8Array;
+}
+
+/**
+ * Assets: files uploaded to a session (a receipt photo, a PDF), stored by reference beside the
+ * session (never inside messages or checkpoints) and removed with it by `deleteSession`,
+ * `deleteInactiveSessions` and `eraseUser`. An optional capability of a {@link Store}; the three
+ * built-in stores have it. Every call is scoped to the session's tenant (see {@link TenantScope}):
+ * another tenant's session is a {@link NotFoundError}, another tenant's asset does not exist.
+ */
+export interface AssetStore {
+  /**
+   * Stores a new asset of the session and returns its reference (a fresh `id`, `size` in bytes, the
+   * SHA-256 of the bytes). All or nothing: a failed or refused upload (too large, the session
+   * deleted meanwhile, a crash) leaves no asset listed.
+   * @throws {AssetTooLargeError} past the store's `maxAssetBytes`; {@link InvalidInputError} for a bad
+   *   name, content type or content; {@link NotFoundError} when the session (of this tenant) does not exist
+   * @example
+   * ```ts
+   * const ref = await store.putAsset!('chat-1', { name: 'receipt.png', contentType: 'image/png', bytes }, { tenantId: 'acme' });
+   * ```
+   */
+  putAsset(sessionId: string, input: PutAssetInput, scope?: TenantScope): Promise<AssetRef>;
+  /**
+   * The asset's reference and bytes; `undefined` when it does not exist (in this session of this tenant).
+   * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} when the session (of this tenant)
+   *   does not exist; {@link DocumentCorruptError} when the stored bytes no longer match their SHA-256
+   */
+  getAsset(sessionId: string, assetId: string, scope?: TenantScope): Promise<StoredAsset | undefined>;
+  /**
+   * The session's assets, oldest first.
+   * @throws {NotFoundError} when the session (of this tenant) does not exist
+   */
+  listAssets(sessionId: string, scope?: TenantScope): Promise<AssetRef[]>;
+  /**
+   * Deletes one asset. Returns whether it existed. Messages that refer to it keep their reference.
+   * @throws {InvalidIdError} for an unsafe id; {@link NotFoundError} when the session (of this tenant) does not exist
+   */
+  deleteAsset(sessionId: string, assetId: string, scope?: TenantScope): Promise<boolean>;
+}
+
+/**
  * Everything Baton persists, behind one object. Every implementation passes the store conformance
  * suite (`test/conformance`). Ids are validated on every call.
  */
-export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore, Partial<BatchStore> {
+export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore, Partial<BatchStore>, Partial<AssetStore> {
   /** A short name for logs and benchmarks (`'memory'`, `'file'`, `'mongo'`). */
   readonly kind: string;
   /** Releases connections and handles. The store is unusable afterwards. */

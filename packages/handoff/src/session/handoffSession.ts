@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   type ApprovalGrant,
+  type AssetRef,
   type BatonEvent,
   type Branch,
   branchStateAt,
@@ -9,15 +10,19 @@ import {
   type Message,
   NEVER_ABORTED,
   NotFoundError,
+  type PutAssetInput,
   type Request,
   type Session,
+  type SessionAssets,
   type State,
+  sessionAssets,
 } from '@baton/core';
 import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
 import { approvalGrantsOf } from '../turn/approvalGrants.js';
 import { saveCheckpoint } from '../turn/checkpointer.js';
 import type { TurnCall } from '../turn/turnRunner.js';
-import type { RequestAnswer, TurnOptions } from '../workflow/handoffTypes.js';
+import type { RequestAnswer, SendOptions, TurnOptions } from '../workflow/handoffTypes.js';
+import { assetsMetadata } from './attachedAssets.js';
 import { closeSession } from './closeSession.js';
 import { discardTurn } from './discardTurn.js';
 import { revokeApproval } from './revokeApproval.js';
@@ -116,16 +121,50 @@ export class HandoffSession {
   /**
    * Sends the user's text (or several messages the user sent in a row, committed together as one
    * turn's start). An interrupted turn is finished first; while exactly one `user_input` request is
-   * pending, the text answers it (several messages are joined with newlines).
+   * pending, the text answers it (several messages are joined with newlines). With `assets`
+   * (references from {@link HandoffSession.attach}), each user message keeps them in `metadata.assets`.
    * @returns the turn's {@link TurnStream}: iterate it for events, or `await` it for the `TurnResult`; nothing runs until one of the two
    * @example
    * ```ts
    * const { message, pendingRequests } = await session.send('I was charged twice');
    * ```
-   * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`)
+   * @throws {SessionClosedError} when the session is closed; {@link InvalidInputError} when an approval is pending (use `respond`),
+   *   for `assets` that are not references of this session's assets, or with `assets` while a `user_input` request waits
    */
-  send(text: string | readonly string[], options: TurnOptions = {}): TurnStream {
-    return this.#locked(() => sendText(this.#runtime, text, callOf(options)));
+  send(text: string | readonly string[], options: SendOptions = {}): TurnStream {
+    const { assets, ...turn } = options;
+    return this.#locked(() => sendText(this.#runtime, text, callOf(turn), assetsMetadata(this.#runtime.sessionId, assets)));
+  }
+
+  /**
+   * The session's assets: files uploaded to it (see `AssetStore`), stored by reference beside the
+   * session in the workflow's store, and deleted with it (and by `eraseUser`).
+   * @throws {ConfigurationError} when the workflow's store keeps no assets
+   * @example
+   * ```ts
+   * for (const ref of await session.assets.list()) console.log(ref.name, ref.size);
+   * ```
+   */
+  get assets(): SessionAssets {
+    return sessionAssets(this.#runtime.config.store, this.#runtime.sessionId, this.#runtime.scope);
+  }
+
+  /**
+   * Uploads a file the user gave (a receipt photo, a PDF) to this session and returns its
+   * reference, to send with a message (`send(text, { assets: [ref] })`); a tool reads the bytes
+   * with `context.assets.get(ref.id)`. The same as `session.assets.put(input)`.
+   * @param input `{ name, contentType, bytes | stream }`
+   * @returns the `AssetRef`: `{ id, sessionId, name, contentType, size, sha256, createdAt }`
+   * @throws {AssetTooLargeError} past the store's `maxAssetBytes`; {@link InvalidInputError} for a bad
+   *   name, content type or content; {@link ConfigurationError} when the store keeps no assets
+   * @example
+   * ```ts
+   * const receipt = await session.attach({ name: 'receipt.png', contentType: 'image/png', bytes: await readFile('receipt.png') });
+   * await session.send('Here is my receipt', { assets: [receipt] });
+   * ```
+   */
+  async attach(input: PutAssetInput): Promise<AssetRef> {
+    return this.assets.put(input);
   }
 
   /**

@@ -121,32 +121,36 @@ export function assertOpen(runtime: SessionRuntime): void {
  *
  * @throws {InvalidInputError} when an approval (or several requests) is pending: use `respond`
  */
-export function sendText(runtime: SessionRuntime, text: string | readonly string[], call: TurnCall): AsyncGenerator<BatonEvent, void> {
+export function sendText(runtime: SessionRuntime, text: string | readonly string[], call: TurnCall, metadata?: Record<string, unknown>): AsyncGenerator<BatonEvent, void> {
   const texts = typeof text === 'string' ? [text] : text;
   if (!Array.isArray(texts) || texts.length === 0 || texts.some((t) => typeof t !== 'string')) {
     throw new InvalidInputError(`send() takes the user's text as a string (or a non-empty array of strings), not ${JSON.stringify(text)}.`);
   }
   assertOpen(runtime);
   // Called by withSession inside the lock; the usual case returns the turn itself (no extra generator layer per event).
-  if (routingState(runtime.snapshot) === 'running') return resumeThenSend(runtime, texts, call);
-  return sendNow(runtime, texts, call);
+  if (routingState(runtime.snapshot) === 'running') return resumeThenSend(runtime, texts, call, metadata);
+  return sendNow(runtime, texts, call, metadata);
 }
 
-async function* resumeThenSend(runtime: SessionRuntime, texts: readonly string[], call: TurnCall): AsyncGenerator<BatonEvent, void> {
+async function* resumeThenSend(runtime: SessionRuntime, texts: readonly string[], call: TurnCall, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
   yield* resumeUnfinished(runtime, call);
   assertOpen(runtime);
-  yield* sendNow(runtime, texts, call);
+  yield* sendNow(runtime, texts, call, metadata);
 }
 
-function sendNow(runtime: SessionRuntime, texts: readonly string[], call: TurnCall): AsyncGenerator<BatonEvent, void> {
+function sendNow(runtime: SessionRuntime, texts: readonly string[], call: TurnCall, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
   if (runtime.pendingRequests.length > 0) {
     const [only] = runtime.pendingRequests;
-    if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') return turn(runtime, { kind: 'answer', request: only, answer: texts.join('\n') }, call);
+    if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') {
+      // The answer is the waiting call's tool result, which has no metadata to refer to assets by.
+      if (metadata !== undefined) throw new InvalidInputError(`Session ${JSON.stringify(runtime.sessionId)} is waiting for an answer to "${only.prompt}"; send the answer first, then the assets with the next message.`);
+      return turn(runtime, { kind: 'answer', request: only, answer: texts.join('\n') }, call);
+    }
     throw new InvalidInputError(
       `Session ${JSON.stringify(runtime.sessionId)} is waiting on ${describe(runtime.pendingRequests)}; answer with session.respond(requestId, answer) instead of send().`,
     );
   }
-  return turn(runtime, { kind: 'message', texts }, call);
+  return turn(runtime, metadata === undefined ? { kind: 'message', texts } : { kind: 'message', texts, metadata }, call);
 }
 
 /**

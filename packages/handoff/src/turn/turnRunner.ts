@@ -9,6 +9,7 @@ import {
   type ExecutorInput,
   type ExecutorOutcome,
   emptyUsage,
+  hasAssets,
   isReaderLeft,
   type ModelMessage,
   type NewRequest,
@@ -16,6 +17,7 @@ import {
   providerState,
   type Request,
   requestKey,
+  sessionAssets,
   type TurnSettings,
   type Usage,
 } from '@baton/core';
@@ -38,7 +40,7 @@ export type { TurnSink } from './turnSink.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
-  | { kind: 'message'; texts: readonly string[] }
+  | { kind: 'message'; texts: readonly string[]; metadata?: Record<string, unknown> }
   | { kind: 'answer'; request: Request; answer: RequestAnswer }
   | { kind: 'resume' };
 
@@ -136,7 +138,7 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
 
   // 1. Open the turn: a user message, an answer to a request, or the resumption of an interrupted turn.
   if (start.kind === 'message') {
-    await openWithMessages(runtime, journal, start.texts, undefined, sink);
+    await openWithMessages(runtime, journal, start.texts, start.metadata, sink);
     said = start.texts.join('\n');
   } else {
     emit({ type: 'turn.started', ...base, turn: runtime.snapshot.context.turn });
@@ -324,6 +326,7 @@ function activationInput(
     const where = { sessionId: input.sessionId, branchId: input.branchId, state: input.state };
     input.prepareModelInput = (messages) => shape(messages, where);
   }
+  if (hasAssets(runtime.config.store)) input.assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
   return input;
 }
 

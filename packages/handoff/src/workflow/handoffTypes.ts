@@ -1,4 +1,4 @@
-import type { Agent, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
+import type { Agent, AssetRef, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { HistoryWindow } from '../session/historyWindow.js';
 import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
@@ -122,6 +122,22 @@ export type RequestAnswer =
 export interface TurnOptions extends TurnSettings {
   /** Cancels the turn; the unfinished turn is resumed by the next call. */
   signal?: AbortSignal;
+}
+
+/**
+ * Options of `session.send`: those of every turn, and the assets (uploaded files) the user's
+ * message refers to. The message keeps their references in `metadata.assets` (never the bytes);
+ * the model sees one line per asset after the text, and tools read the bytes through `context.assets`.
+ *
+ * @example
+ * ```ts
+ * const receipt = await session.attach({ name: 'receipt.png', contentType: 'image/png', bytes });
+ * await session.send('Here is the receipt for order 42', { assets: [receipt] });
+ * ```
+ */
+export interface SendOptions extends TurnOptions {
+  /** References from `session.attach` (or `store.putAsset`) of this session. */
+  assets?: readonly AssetRef[];
 }
 
 /** The workflow's settled configuration, as {@link HandoffBuilder} builds it. */

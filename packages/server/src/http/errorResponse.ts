@@ -13,6 +13,7 @@ export interface ErrorBody {
 export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   INVALID_ID: 400,
   INVALID_INPUT: 400,
+  ASSET_TOO_LARGE: 413,
   AMBIGUOUS_BRANCH: 400,
   NOT_FOUND: 404,
   CONCURRENCY: 409,

@@ -12,7 +12,7 @@ export class HttpError extends Error {
    * @param issues for `INVALID_BODY`, the zod issues (`{ path, message, code }`)
    */
   constructor(
-    readonly status: 400 | 401 | 403 | 413,
+    readonly status: 400 | 401 | 403 | 404 | 413,
     readonly code: string,
     message: string,
     readonly issues?: readonly { path: readonly PropertyKey[]; message: string; code: string }[],

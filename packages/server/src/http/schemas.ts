@@ -17,9 +17,13 @@ const metadata = z.custom<Record<string, unknown>>((value) => typeof value === '
  */
 export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: metadata.optional() });
 
-/** `POST /sessions/:id/messages`: `{ text }`, the user's message (or several sent in a row). */
+/**
+ * `POST /sessions/:id/messages`: `{ text, assets? }`, the user's message (or several sent in a
+ * row), and the ids of the session's assets it refers to (uploaded with `POST /sessions/:id/assets`).
+ */
 export const SendMessageBody = z.strictObject({
   text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected the message text: a non-empty string, or a non-empty array of strings' }),
+  assets: z.array(id).max(32).optional(),
 });
 
 /**

@@ -1,4 +1,4 @@
-import { type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
+import { type AssetRef, type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
 import type { Collection, Db, IndexDescription, ObjectId } from 'mongodb';
 import type { ResolvedMongoStoreOptions } from '../mongoStoreOptions.js';
 import { isServerError } from './mongoErrors.js';
@@ -79,6 +79,30 @@ export interface VersionClaimDoc {
 /** An episode document: `_id` = episode id. */
 export type EpisodeDoc = Episode & { _id: string; order: ObjectId; schemaVersion?: number };
 /**
+ * An asset's GridFS files document (collection `<prefix>assets.files`): `_id` =
+ * `<sessionId>/<assetId>`, GridFS's `length`, `chunkSize`, `uploadDate` and `filename`, the
+ * `AssetRef` as `metadata`, and the session and tenant ids for filters and a shard key.
+ */
+export interface AssetFileDoc {
+  _id: string;
+  length: number;
+  chunkSize: number;
+  uploadDate: Date;
+  filename: string;
+  metadata: AssetRef;
+  sessionId: string;
+  tenantId?: string;
+}
+/** One GridFS chunk of an asset (`<prefix>assets.chunks`): `_id` = `<sessionId>/<assetId>/<n>`, with the session and tenant ids. */
+export interface AssetChunkDoc {
+  _id: string;
+  files_id: string;
+  n: number;
+  data: Uint8Array;
+  sessionId: string;
+  tenantId?: string;
+}
+/**
  * The store's own bookkeeping (`_id` = what it records): `{ _id: 'formats', tenantFields: true }`
  * once the documents of version 1 have their session's tenant id (see `migrateTenantFields`).
  */
@@ -98,6 +122,10 @@ export interface MongoCollections {
   versionClaims: Collection<VersionClaimDoc>;
   episodes: Collection<EpisodeDoc>;
   meta: Collection<MetaDoc>;
+  /** GridFS files documents of assets (the bucket `<prefix>assets`). */
+  assetFiles: Collection<AssetFileDoc>;
+  /** GridFS chunks of assets. */
+  assetChunks: Collection<AssetChunkDoc>;
 }
 
 /** The collection names for a prefix (`'baton_'` → `baton_sessions`, …). */
@@ -111,6 +139,8 @@ export function collectionNames(prefix: string): Record<keyof MongoCollections, 
     versionClaims: `${prefix}versionClaims`,
     episodes: `${prefix}episodes`,
     meta: `${prefix}meta`,
+    assetFiles: `${prefix}assets.files`,
+    assetChunks: `${prefix}assets.chunks`,
   };
 }
 
@@ -127,6 +157,8 @@ export function openCollections(db: Db, prefix: string): MongoCollections {
     versionClaims: db.collection<VersionClaimDoc>(names.versionClaims, options),
     episodes: db.collection<EpisodeDoc>(names.episodes, options),
     meta: db.collection<MetaDoc>(names.meta, options),
+    assetFiles: db.collection<AssetFileDoc>(names.assetFiles, options),
+    assetChunks: db.collection<AssetChunkDoc>(names.assetChunks, options),
   };
 }
 
@@ -147,6 +179,11 @@ export async function createIndexes(collections: MongoCollections, options: Reso
     [collections.pendingWrites, { key: { sessionId: 1, branchId: 1, checkpointId: 1, toolCallId: 1 }, name: 'session_branch_checkpoint_call', unique }],
     [collections.versionClaims, { key: { sessionId: 1, branchId: 1 }, name: 'session_branch' }],
     [collections.episodes, { key: { tenantId: 1, userId: 1, endedAt: -1 }, name: 'tenant_user_ended' }],
+    // GridFS's own indexes (any GridFS reader expects them), and the session's assets in upload order.
+    [collections.assetChunks, { key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique }],
+    [collections.assetChunks, { key: { sessionId: 1 }, name: 'session' }],
+    [collections.assetFiles, { key: { filename: 1, uploadDate: 1 }, name: 'filename_1_uploadDate_1' }],
+    [collections.assetFiles, { key: { sessionId: 1, uploadDate: 1 }, name: 'session_uploaded' }],
   ];
   await Promise.all(specs.map(([collection, spec]) => collection.createIndexes([spec])));
   const ttl = options.checkpointTtlSeconds;

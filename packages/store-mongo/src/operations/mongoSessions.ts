@@ -27,6 +27,7 @@ import type { SessionDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext } from '../collections/mongoContext.js';
 import { isDuplicateKeyError, misplacedDocument } from '../collections/mongoErrors.js';
 import { changeDigest, compareAndSet } from './compareAndSet.js';
+import { deleteSessionAssets } from './mongoAssets.js';
 
 /** How many session ids one bulk delete names. */
 const DELETE_BATCH = 500;
@@ -169,10 +170,11 @@ export async function eraseUser(context: MongoContext, input: EraseUserInput): P
   const tenant = tenantMatch(options);
   const docs = await context.collections.sessions.find({ userId, ...tenant }, { projection: { _id: 1 } }).toArray();
   const ids = docs.map((d) => d._id);
-  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
+  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 };
   for (let start = 0; start < ids.length; start += DELETE_BATCH) {
     const counts = await deleteSessions(context, ids.slice(start, start + DELETE_BATCH), tenant);
     for (const key of ['sessions', 'branches', 'messages', 'checkpoints'] as const) erased[key] += counts[key];
+    erased.assets! += counts.assets;
   }
   erased.episodes = (await context.collections.episodes.deleteMany({ userId, ...tenant })).deletedCount;
   return erased;
@@ -198,12 +200,14 @@ export async function deleteInactiveSessions(context: MongoContext, options: { i
 /**
  * Deletes sessions with everything they own; every delete names the session ids (shard-targeted)
  * and the tenant fragment of the call (`{}` for an operator sweep across tenants). Children go
- * first, so a retry finishes a half-done delete. Returns what each delete removed.
+ * first, so a retry finishes a half-done delete; assets once more after the session document, for
+ * an upload that finished in between (see `putAsset`). Returns what each delete removed.
  */
-async function deleteSessions(context: MongoContext, ids: string[], tenant: Filter<SessionDoc>): Promise<Omit<EraseUserResult, 'episodes'>> {
+async function deleteSessions(context: MongoContext, ids: string[], tenant: Filter<SessionDoc>): Promise<Omit<EraseUserResult, 'episodes'> & { assets: number }> {
   const { collections } = context;
   const bySession = { sessionId: { $in: ids } };
   const owned = { ...bySession, ...(tenant as { tenantId?: string }) };
+  const assets = await deleteSessionAssets(context, ids, tenant);
   const [messages, checkpoints] = await Promise.all([
     collections.messages.deleteMany(owned),
     collections.checkpoints.deleteMany(owned),
@@ -216,5 +220,6 @@ async function deleteSessions(context: MongoContext, ids: string[], tenant: Filt
     context.tenants.forget(id);
   }
   const sessions = await collections.sessions.deleteMany({ _id: { $in: ids }, ...tenant });
-  return { sessions: sessions.deletedCount, branches: branches.deletedCount, messages: messages.deletedCount, checkpoints: checkpoints.deletedCount };
+  const late = await deleteSessionAssets(context, ids, tenant);
+  return { sessions: sessions.deletedCount, branches: branches.deletedCount, messages: messages.deletedCount, checkpoints: checkpoints.deletedCount, assets: assets + late };
 }

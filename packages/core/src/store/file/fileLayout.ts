@@ -9,6 +9,7 @@ import { assertBranchId, assertSessionId } from '../storeRules.js';
  * ```
  * <root>/sessions/<sessionId>/log.jsonl     (format version 2: the session log, see sessionLog.ts)
  *                            /log.index.json  (where things are in the log, see logIndex.ts)
+ *                            /assets/<assetId>.bin, <assetId>.json  (an uploaded file's bytes and reference)
  * <root>/sessions/<sessionId>/session.json  (format version 1, read and migrated on the first write:)
  *                            /branches/<branchId>.json
  *                            /messages/<branchId>.jsonl
@@ -56,6 +57,19 @@ export class FileLayout {
   /** `<session>/log.index.json`: the index of the session log (rebuilt from the log when missing or stale). */
   logIndexFile(id: string): string {
     return this.#paths(id).logIndexFile;
+  }
+
+  /** `<session>/assets`: the session's uploaded files (see `assetCalls.ts`). */
+  assetsDir(sessionId: string): string {
+    return join(this.sessionDir(sessionId), 'assets');
+  }
+
+  /**
+   * `<session>/assets/<assetId>.<kind>`: an asset's bytes (`bin`) or its reference (`json`).
+   * @throws {InvalidIdError} for an unsafe session or asset id
+   */
+  assetFile(sessionId: string, assetId: string, kind: 'bin' | 'json'): string {
+    return inside(this.assetsDir(sessionId), `${assertValidId('asset', assetId)}.${kind}`, 'asset', assetId);
   }
 
   /** The paths of session `id`, checked once and remembered (the most recent {@link SESSION_PATHS_KEPT} sessions). */

@@ -1,10 +1,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AssetRef } from '../../conversation/asset.js';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../../conversation/session.js';
 import { BatonError, ConcurrencyError, ConfigurationError, StoreError } from '../../errors.js';
+import { assertMaxAssetBytes } from '../assets/assetInput.js';
 import { cloneData } from '../cloneData.js';
 import type {
   CheckpointRetention,
@@ -12,17 +14,20 @@ import type {
   EpisodeFilter,
   EraseUserInput,
   EraseUserResult,
+  PutAssetInput,
   ReadMessagesOptions,
   SessionChange,
   SessionFilter,
   Store,
   StoreBatch,
   StoreBatchResult,
+  StoredAsset,
   TenantScope,
   UpdateOptions,
 } from '../store.js';
 import { assertSessionChange, assertSessionId, changedSession, matchesSessionFilter, newSession } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
+import * as assets from './calls/assetCalls.js';
 import * as branches from './calls/branchCalls.js';
 import * as checkpoints from './calls/checkpointCalls.js';
 import { eraseFileUser } from './calls/fileErasure.js';
@@ -60,6 +65,8 @@ export interface FileStoreOptions {
    * file write and rename, no flush).
    */
   indexEveryBytes?: number;
+  /** The largest asset `putAsset` accepts, in bytes (default 25 MiB); larger ones throw `AssetTooLargeError`. */
+  maxAssetBytes?: number;
 }
 
 /**
@@ -82,7 +89,10 @@ export interface FileStoreOptions {
  * processes appended, and reopens a log compacted elsewhere. A log is compacted (rewritten whole
  * and renamed into place) when it has doubled since its last compaction. Folders of format version
  * 1 (documents per session, branch and checkpoint) are read as they are and migrated to a log on
- * their first write. Episodes live in `episodes/`, with an owner index of hard links so
+ * their first write. Assets (files uploaded to a session) live beside the log in
+ * `sessions/<id>/assets/` (`<assetId>.bin` and its reference `<assetId>.json`, written last, after
+ * the bytes are synced and renamed into place), so the log never holds their bytes and deleting the
+ * session takes them along. Episodes live in `episodes/`, with an owner index of hard links so
  * `findEpisodes` reads only the tenant's and user's episodes. Several `FileStore`s, in one process
  * or many, may share a folder: every write to a session holds that session's lock
  * (`proper-lockfile`), updates compare-and-set `version`, and appends check seq continuity against
@@ -116,12 +126,13 @@ export class FileStore implements Store {
   readonly #layout: FileLayout;
   readonly #sessions: FileSessions;
   readonly #episodes: FileEpisodeStore;
+  readonly #maxAssetBytes: number;
   #ready: Promise<void> | undefined;
   #closed = false;
 
   /**
-   * @param options `{ directory, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes? }`
-   * @throws {ConfigurationError} when `directory` is missing or empty
+   * @param options `{ directory, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes?, maxAssetBytes? }`
+   * @throws {ConfigurationError} when `directory` is missing or empty, or `maxAssetBytes` is not a positive whole number
    */
   constructor(options: FileStoreOptions) {
     if (typeof options?.directory !== 'string' || options.directory.trim() === '') {
@@ -134,6 +145,7 @@ export class FileStore implements Store {
     const locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
     this.#sessions = new FileSessions(docs, locks, { cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024, indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES) });
     this.#episodes = new FileEpisodeStore(docs);
+    this.#maxAssetBytes = assertMaxAssetBytes('FileStore', options.maxAssetBytes);
   }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
@@ -298,6 +310,24 @@ export class FileStore implements Store {
     return this.#run('delete an episode', () => this.#episodes.delete(id, scope));
   }
 
+  /** Stores an asset in `sessions/<id>/assets/` (see `AssetStore.putAsset`): synced and renamed into place, its reference written last. */
+  async putAsset(sessionId: string, input: PutAssetInput, scope: TenantScope = {}): Promise<AssetRef> {
+    return this.#run('store an asset', () => assets.putAsset(this.#sessions, sessionId, input, scope, this.#maxAssetBytes));
+  }
+
+  /** The asset's reference and bytes, checked against its SHA-256 (a mismatch throws `DocumentCorruptError`). */
+  async getAsset(sessionId: string, assetId: string, scope: TenantScope = {}): Promise<StoredAsset | undefined> {
+    return this.#run('read an asset', () => assets.getAsset(this.#sessions, sessionId, assetId, scope));
+  }
+
+  async listAssets(sessionId: string, scope: TenantScope = {}): Promise<AssetRef[]> {
+    return this.#run('list assets', () => assets.listAssets(this.#sessions, sessionId, scope));
+  }
+
+  async deleteAsset(sessionId: string, assetId: string, scope: TenantScope = {}): Promise<boolean> {
+    return this.#run('delete an asset', () => assets.deleteAsset(this.#sessions, sessionId, assetId, scope));
+  }
+
   async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
     const sessions = this.#sessions;
     return this.#run("erase a user's data", () =>
@@ -307,6 +337,7 @@ export class FileStore implements Store {
         locks: sessions.locks,
         episodes: this.#episodes,
         removeSession: (id) => sessions.remove(id),
+        countAssets: (id) => assets.countAssets(sessions, id),
       }),
     );
   }

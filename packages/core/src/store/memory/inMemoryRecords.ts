@@ -3,7 +3,7 @@ import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, Session } from '../../conversation/session.js';
 import { assertValidId } from '../../ids.js';
-import type { EraseUserInput, EraseUserResult } from '../store.js';
+import type { EraseUserInput, EraseUserResult, StoredAsset } from '../store.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 
 /** What `InMemoryStore` keeps of one session. */
@@ -13,6 +13,8 @@ export interface SessionRecord {
   /** Own messages of each branch, in seq order: `messages.get(id)[i].seq === firstOwnSeq + i` (frozen; read without a per-read rebuild). */
   messages: Map<string, Message[]>;
   checkpoints: Map<string, Checkpoint[]>;
+  /** The session's assets by id, in upload order (created on the first upload). */
+  assets?: Map<string, StoredAsset>;
   /** When the store last read or wrote this session (`Date.now()` ms). */
   touchedAt: number;
 }
@@ -61,13 +63,14 @@ export function evictForRoom(sessions: Map<string, SessionRecord>, limits: Sessi
 export function eraseUserRecords(sessions: Map<string, SessionRecord>, episodes: Map<string, Episode>, input: EraseUserInput): EraseUserResult {
   const userId = assertValidId('user', input?.userId);
   assertTenantScope(input);
-  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
+  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 };
   for (const record of [...sessions.values()]) {
     if (record.session.userId !== userId || !inTenant(record.session, input)) continue;
     erased.sessions += 1;
     erased.branches += record.branches.size;
     for (const own of record.messages.values()) erased.messages += own.length;
     for (const list of record.checkpoints.values()) erased.checkpoints += list.length;
+    erased.assets! += record.assets?.size ?? 0;
     sessions.delete(record.session.id);
   }
   for (const episode of [...episodes.values()]) {

@@ -1,3 +1,4 @@
+import type { AssetRef } from '../../conversation/asset.js';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
@@ -5,6 +6,7 @@ import type { Branch, BranchParent, Session, State } from '../../conversation/se
 import { MAIN_BRANCH } from '../../conversation/session.js';
 import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
+import { assertMaxAssetBytes, checkAssetInput } from '../assets/assetInput.js';
 import { cloneData, frozenMessageCopy } from '../cloneData.js';
 import type {
   CheckpointRetention,
@@ -12,12 +14,14 @@ import type {
   EpisodeFilter,
   EraseUserInput,
   EraseUserResult,
+  PutAssetInput,
   ReadMessagesOptions,
   SessionChange,
   SessionFilter,
   Store,
   StoreBatch,
   StoreBatchResult,
+  StoredAsset,
   TenantScope,
   UpdateOptions,
 } from '../store.js';
@@ -41,6 +45,7 @@ import {
   planAppend,
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
+import { type AssetLimits, deleteRecordAsset, getRecordAsset, listRecordAssets, putRecordAsset } from './inMemoryAssets.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
 import { checkpointList, eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
 
@@ -54,6 +59,10 @@ export interface InMemoryStoreOptions {
   maxSessions?: number;
   /** How long a session must go unread and unwritten before it counts as idle and may be removed to make room, in ms (default 1 hour). */
   idleTtlMs?: number;
+  /** The largest asset `putAsset` accepts, in bytes (default 25 MiB); larger ones throw `AssetTooLargeError`. */
+  maxAssetBytes?: number;
+  /** All sessions' assets together, in bytes (default 256 MiB): an upload past it throws `AssetTooLargeError`. */
+  maxAssetBytesTotal?: number;
 }
 
 /**
@@ -63,10 +72,12 @@ export interface InMemoryStoreOptions {
  * (`Object.freeze`), so a long history is read without a copy and changing one throws a `TypeError`.
  * With `maxSessions` it stays bounded in a long-running server: creating a session beyond the limit
  * first removes closed sessions and sessions idle for `idleTtlMs` (least recently used first; never
- * one in use, so never an active turn), with their messages and checkpoints; episodes stay.
+ * one in use, so never an active turn), with their messages, checkpoints and assets; episodes stay.
+ * Assets (uploaded files) are bounded too: each by `maxAssetBytes`, all together by `maxAssetBytesTotal`.
  *
- * @param options `{ maxSessions?, idleTtlMs? }`
- * @throws {ConfigurationError} for a `maxSessions` or `idleTtlMs` that is not a positive number
+ * @param options `{ maxSessions?, idleTtlMs?, maxAssetBytes?, maxAssetBytesTotal? }`
+ * @throws {ConfigurationError} for a `maxSessions` or `idleTtlMs` that is not a positive number, or
+ *   asset limits that are not positive whole numbers
  * @example
  * ```ts
  * import { InMemoryStore } from '@baton/core';
@@ -79,6 +90,7 @@ export class InMemoryStore implements Store {
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #episodes = new InMemoryEpisodes();
   readonly #limits: SessionLimits;
+  readonly #assetLimits: AssetLimits;
   /** The record last in `#sessions` (the most recently used), when known. */
   #newest: SessionRecord | undefined;
 
@@ -89,6 +101,12 @@ export class InMemoryStore implements Store {
       throw new ConfigurationError(`InMemoryStore needs a positive maxSessions and idleTtlMs, got ${JSON.stringify({ maxSessions: options.maxSessions, idleTtlMs: options.idleTtlMs })}.`);
     }
     this.#limits = { maxSessions, idleTtlMs };
+    const maxAssetBytes = assertMaxAssetBytes('InMemoryStore', options.maxAssetBytes);
+    const maxAssetBytesTotal = options.maxAssetBytesTotal ?? Math.max(256 * 1024 * 1024, maxAssetBytes);
+    if (!Number.isSafeInteger(maxAssetBytesTotal) || maxAssetBytesTotal <= 0) {
+      throw new ConfigurationError(`InMemoryStore needs maxAssetBytesTotal as a positive whole number of bytes, got ${JSON.stringify(options.maxAssetBytesTotal)}.`);
+    }
+    this.#assetLimits = { maxAssetBytes, maxAssetBytesTotal };
   }
 
   /** How many sessions the store holds now. */
@@ -311,6 +329,26 @@ export class InMemoryStore implements Store {
 
   async deleteEpisode(id: string, scope: TenantScope = {}): Promise<boolean> {
     return this.#episodes.delete(id, scope);
+  }
+
+  /** Stores an asset in the session's record (see `AssetStore.putAsset`); within `maxAssetBytes` and `maxAssetBytesTotal`. */
+  async putAsset(sessionId: string, input: PutAssetInput, scope: TenantScope = {}): Promise<AssetRef> {
+    const record = this.#required(sessionId, scope);
+    const ref = await putRecordAsset(record, this.#sessions.values(), checkAssetInput(input), this.#assetLimits);
+    if (this.#sessions.get(sessionId) !== record) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} was deleted while its asset was read.`);
+    return ref;
+  }
+
+  async getAsset(sessionId: string, assetId: string, scope: TenantScope = {}): Promise<StoredAsset | undefined> {
+    return getRecordAsset(this.#required(sessionId, scope), assetId);
+  }
+
+  async listAssets(sessionId: string, scope: TenantScope = {}): Promise<AssetRef[]> {
+    return listRecordAssets(this.#required(sessionId, scope));
+  }
+
+  async deleteAsset(sessionId: string, assetId: string, scope: TenantScope = {}): Promise<boolean> {
+    return deleteRecordAsset(this.#required(sessionId, scope), assetId);
   }
 
   async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {

@@ -17,6 +17,8 @@ export interface FileErasureParts {
   episodes: FileEpisodeStore;
   /** Removes a session's folder (the caller holds its lock). */
   removeSession: (id: string) => Promise<void>;
+  /** How many assets a session holds (the caller holds its lock). */
+  countAssets: (id: string) => Promise<number>;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function eraseFileUser(input: EraseUserInput, parts: FileErasurePar
   const userId = assertValidId('user', input?.userId);
   const scope = input.tenantId === undefined ? {} : { tenantId: assertValidId('tenant', input.tenantId) };
   const { locks } = parts;
-  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0 };
+  const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 };
   const { sessions, unreadable } = await parts.all();
   for (const candidate of sessions) {
     if (candidate.userId !== userId || !inTenant(candidate, scope)) continue;
@@ -41,7 +43,9 @@ export async function eraseFileUser(input: EraseUserInput, parts: FileErasurePar
         erased.messages += ownCount(branch);
         erased.checkpoints += branch.checkpoints.length;
       }
+      const assets = await parts.countAssets(image.session.id);
       await parts.removeSession(image.session.id);
+      erased.assets! += assets;
       erased.sessions += 1;
       erased.branches += image.branches.size;
     });
