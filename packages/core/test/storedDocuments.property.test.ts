@@ -82,8 +82,8 @@ const pendingWriteArbitrary: fc.Arbitrary<PendingWrite> = fc
 
 const conversationRef = fc.record({ branchId: id, throughSeq: whole });
 const requestArbitrary: fc.Arbitrary<Request> = fc.oneof(
-  fc.record({ type: fc.constant('user_input' as const), id: text, agent: text, toolCallId: text, prompt: text, conversationRef, createdAt: timestamp }),
-  fc.record({ type: fc.constant('tool_approval' as const), id: text, agent: text, toolCallId: text, toolName: text, arguments: text, conversationRef, createdAt: timestamp }),
+  fc.record({ type: fc.constant('user_input' as const), id, agent: text, toolCallId: text, prompt: text, conversationRef, createdAt: timestamp }),
+  fc.record({ type: fc.constant('tool_approval' as const), id, agent: text, toolCallId: text, toolName: text, arguments: text, conversationRef, createdAt: timestamp }),
 );
 const patch = fc
   .tuple(fc.record({ op: fc.constantFrom('add' as const, 'remove' as const, 'replace' as const), path: fc.array(fc.oneof(safeKey, fc.nat()), { maxLength: 3 }) }), fc.record({ value: safeJson }, optional))
