@@ -5,9 +5,10 @@
  * `npm pkg set type=module`, the tarballs, zod and tsx are installed with npm, and the README's code
  * block, extracted from README.md, is run with tsx. Without `"type": "module"` the same file fails
  * on its top-level await, as the README warns. Each package (and core's subpaths) also loads under
- * plain Node from its `dist`. `openai` is an optional peer of `@baton/core`, so it is not installed
- * (the README runs without it), and `@baton/core/openai` loads once the app installs it. This
- * installs from the npm registry (or npm's cache) and takes one to two minutes.
+ * plain Node from its `dist`, and the packed `@baton/cli` installs the `baton` command. `openai` is an
+ * optional peer of `@baton/core`, so it is not installed (the README runs without it), and
+ * `@baton/core/openai` loads once the app installs it. This installs from the npm registry (or npm's
+ * cache) and takes one to two minutes.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { codeBlockAfter } from './support/readmeCode.js';
 const execFileAsync = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const PNPM = ['--yes', 'pnpm@10.34.8'];
-const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo', 'ai-sdk'];
+const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo', 'ai-sdk', 'server', 'cli'];
 
 /** Runs a command and returns what it printed; on failure, throws with its stdout and stderr. */
 async function run(command: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
@@ -124,13 +125,24 @@ test('every packed package loads under plain Node from its built dist, subpaths 
     "const memory = await import('@baton/memory');",
     "const mongo = await import('@baton/store-mongo');",
     "const aisdk = await import('@baton/ai-sdk');",
-    'console.log([typeof core.FileStore, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder, typeof memory.EpisodicMemory, typeof mongo.MongoStore, typeof aisdk.AISDKModel].join());',
+    "const server = await import('@baton/server');",
+    "const serverNode = await import('@baton/server/node');",
+    "const cli = await import('@baton/cli');",
+    'console.log([typeof core.FileStore, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder,',
+    '  typeof memory.EpisodicMemory, typeof mongo.MongoStore, typeof aisdk.AISDKModel,',
+    '  typeof server.createBatonApp, typeof serverNode.serveBaton, typeof cli.inspectSession].join());',
     "console.log(import.meta.resolve('@baton/handoff'));",
   ].join('\n');
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
   const [types, resolved] = stdout.trim().split('\n');
-  expect(types).toBe('function,function,function,function,function,function');
+  expect(types).toBe(Array(9).fill('function').join());
   expect(resolved).toMatch(/\/node_modules\/@baton\/handoff\/dist\/index\.js$/);
+});
+
+test('the packed @baton/cli installs the `baton` command', async () => {
+  const { stdout } = await run('npx', ['--no-install', 'baton', 'inspect', '--help'], app);
+  expect(stdout).toMatch(/Usage: baton inspect \[options\]/);
+  expect(stdout).toContain('--store <spec>');
 });
 
 test('@baton/core/openai names the missing openai package until the app installs it, then loads', async () => {
