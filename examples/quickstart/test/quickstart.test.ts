@@ -5,7 +5,7 @@
  * OPENAI_BASE_URL to a Chat Completions server on 127.0.0.1, to check the switch to OpenAI.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +80,17 @@ test("closing chat-1 writes its episode; the customer's next session recalls it 
   } finally {
     await store.close();
   }
+});
+
+test("the README's expected output is what the two runs print (paths and the day aside)", async () => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  const blocks = [...readme.matchAll(/```text\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  expect(blocks).toHaveLength(2);
+  // The README writes the folder as '/…/'; the output has the temp folder's path there.
+  const lines = (text: string, skip: string) =>
+    text.replace(/\d{4}-\d\d-\d\d/g, 'DAY').split('\n').filter((line) => !line.includes(skip)).join('\n');
+  expect(lines(first, dir)).toContain(lines(blocks[0] ?? '', '…').trim());
+  expect(lines(second, dir)).toContain(lines(blocks[1] ?? '', '…').trim());
 });
 
 test('with OPENAI_API_KEY set it runs on OpenAIChatModel: OPENAI_BASE_URL and OPENAI_MODEL reach the server', async () => {
