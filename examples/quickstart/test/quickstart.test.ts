@@ -93,7 +93,7 @@ test("the README's expected output is what the two runs print (paths and the day
   expect(lines(second, dir)).toContain(lines(blocks[1] ?? '', '…').trim());
 });
 
-test('with OPENAI_API_KEY set it runs on OpenAIChatModel: OPENAI_BASE_URL and OPENAI_MODEL reach the server', async () => {
+test('with OPENAI_API_KEY set it runs on OpenAIChatModel, with OPENAI_BASE_URL and OPENAI_MODEL', async () => {
   await using server = await startOpenAIServer();
   server.enqueue(
     reply.toolCalls([{ name: 'handoff_to_billing', arguments: { reason: 'charged twice' } }]), // triage
