@@ -5,14 +5,15 @@
  * `npm pkg set type=module`, the tarballs, zod and tsx are installed with npm, and the README's code
  * block, extracted from README.md, is run with tsx. Without `"type": "module"` the same file fails
  * on its top-level await, as the README warns. Each package (and core's subpaths) also loads under
- * plain Node from its `dist`, and the packed `@baton/cli` installs the `baton` command. `openai` is an
+ * plain Node from its `dist`, the packed `@baton/cli` installs the `baton` command, and
+ * examples/quickstart's two files run there as they are, twice on one folder. `openai` is an
  * optional peer of `@baton/core`, so it is not installed (the README runs without it), and
  * `@baton/core/openai` loads once the app installs it. This installs from the npm registry (or npm's
  * cache) and takes one to two minutes.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,11 +36,14 @@ async function run(command: string, args: string[], cwd: string): Promise<{ stdo
   }
 }
 
-/** The environment without the npm_* variables of a surrounding `pnpm test` (its package, its lifecycle). */
+/**
+ * The environment without the npm_* variables of a surrounding `pnpm test` (its package, its lifecycle),
+ * and without OPENAI_API_KEY, so the quickstart runs offline as the examples here expect.
+ */
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_(package_|lifecycle_|command$|execpath$|node_execpath$)/.test(key)) env[key] = value;
+    if (!/^npm_(package_|lifecycle_|command$|execpath$|node_execpath$)|^OPENAI_API_KEY$/.test(key)) env[key] = value;
   }
   return env;
 }
@@ -94,6 +98,20 @@ test('after `npm pkg set type=module` the example runs from the installed tarbal
     'assistant billing Refunded.',
     'closed',
   ]);
+});
+
+test('examples/quickstart, its two files copied into the project, runs and resumes after a restart', async () => {
+  for (const file of ['quickstart.ts', 'desk.ts']) {
+    await copyFile(join(repoRoot, 'examples', 'quickstart', 'src', file), join(app, file));
+  }
+  const data = join(work, 'quickstart-data');
+  const first = await run('npx', ['tsx', 'quickstart.ts', data], app);
+  expect(first.stdout).toContain("|| paused: refund_order needs a human's approval");
+  const second = await run('npx', ['tsx', 'quickstart.ts', data], app);
+  expect(second.stdout).toContain('chat-1 is paused: billing wants refund_order({"orderId":"1234"}). Approving.');
+  expect(second.stdout).toContain('billing: Done: the duplicate charge of 42.00 EUR on order 1234 is refunded.');
+  expect(second.stdout).toContain('    | 1. Conversation chat-1 (');
+  expect(second.stdout).toContain('And yes: last time we refunded the double charge on it.');
 });
 
 test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewrote workspace:*) and shares the installed core', async () => {

@@ -40,7 +40,7 @@ export async function createModels(): Promise<DeskModels> {
   if (process.env.OPENAI_API_KEY) {
     // Imported only here: the offline run never loads the `openai` package.
     const { OpenAIChatModel } = await import('@baton/core/openai');
-    const model = new OpenAIChatModel({ model: process.env.OPENAI_MODEL ?? 'gpt-4.1-mini' });
+    const model = new OpenAIChatModel({ model: process.env.OPENAI_MODEL || 'gpt-4.1-mini' });
     return { label: `OpenAI (${model.model})`, triage: model, billing: model, shipping: model };
   }
   return {
