@@ -31,6 +31,7 @@ export default defineConfig({
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
+      project('@baton/example-quickstart', './examples/quickstart'),
     ],
   },
 });

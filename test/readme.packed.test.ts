@@ -5,13 +5,15 @@
  * `npm pkg set type=module`, the tarballs, zod and tsx are installed with npm, and the README's code
  * block, extracted from README.md, is run with tsx. Without `"type": "module"` the same file fails
  * on its top-level await, as the README warns. Each package (and core's subpaths) also loads under
- * plain Node from its `dist`. `openai` is an optional peer of `@baton/core`, so it is not installed
- * (the README runs without it), and `@baton/core/openai` loads once the app installs it. This
- * installs from the npm registry (or npm's cache) and takes one to two minutes.
+ * plain Node from its `dist`, the packed `@baton/cli` installs the `baton` command, and
+ * examples/quickstart's two files run there as they are, twice on one folder. `openai` is an
+ * optional peer of `@baton/core`, so it is not installed (the README runs without it), and
+ * `@baton/core/openai` loads once the app installs it. This installs from the npm registry (or npm's
+ * cache) and takes one to two minutes.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +24,7 @@ import { codeBlockAfter } from './support/readmeCode.js';
 const execFileAsync = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const PNPM = ['--yes', 'pnpm@10.34.8'];
-const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo', 'ai-sdk'];
+const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo', 'ai-sdk', 'server', 'cli'];
 
 /** Runs a command and returns what it printed; on failure, throws with its stdout and stderr. */
 async function run(command: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
@@ -34,11 +36,14 @@ async function run(command: string, args: string[], cwd: string): Promise<{ stdo
   }
 }
 
-/** The environment without the npm_* variables of a surrounding `pnpm test` (its package, its lifecycle). */
+/**
+ * The environment without the npm_* variables of a surrounding `pnpm test` (its package, its lifecycle),
+ * and without OPENAI_API_KEY, so the quickstart runs offline as the examples here expect.
+ */
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_(package_|lifecycle_|command$|execpath$|node_execpath$)/.test(key)) env[key] = value;
+    if (!/^npm_(package_|lifecycle_|command$|execpath$|node_execpath$)|^OPENAI_API_KEY$/.test(key)) env[key] = value;
   }
   return env;
 }
@@ -95,6 +100,20 @@ test('after `npm pkg set type=module` the example runs from the installed tarbal
   ]);
 });
 
+test('examples/quickstart, its two files copied into the project, runs and resumes after a restart', async () => {
+  for (const file of ['quickstart.ts', 'desk.ts']) {
+    await copyFile(join(repoRoot, 'examples', 'quickstart', 'src', file), join(app, file));
+  }
+  const data = join(work, 'quickstart-data');
+  const first = await run('npx', ['tsx', 'quickstart.ts', data], app);
+  expect(first.stdout).toContain("|| paused: refund_order needs a human's approval");
+  const second = await run('npx', ['tsx', 'quickstart.ts', data], app);
+  expect(second.stdout).toContain('chat-1 is paused: billing wants refund_order({"orderId":"1234"}). Approving.');
+  expect(second.stdout).toContain('billing: Done: the duplicate charge of 42.00 EUR on order 1234 is refunded.');
+  expect(second.stdout).toContain('    | 1. Conversation chat-1 (');
+  expect(second.stdout).toContain('And yes: last time we refunded the double charge on it.');
+});
+
 test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewrote workspace:*) and shares the installed core', async () => {
   const handoff = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'handoff', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   expect(handoff.dependencies['@baton/core']).toBe('0.1.0');
@@ -124,13 +143,24 @@ test('every packed package loads under plain Node from its built dist, subpaths 
     "const memory = await import('@baton/memory');",
     "const mongo = await import('@baton/store-mongo');",
     "const aisdk = await import('@baton/ai-sdk');",
-    'console.log([typeof core.FileStore, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder, typeof memory.EpisodicMemory, typeof mongo.MongoStore, typeof aisdk.AISDKModel].join());',
+    "const server = await import('@baton/server');",
+    "const serverNode = await import('@baton/server/node');",
+    "const cli = await import('@baton/cli');",
+    'console.log([typeof core.FileStore, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder,',
+    '  typeof memory.EpisodicMemory, typeof mongo.MongoStore, typeof aisdk.AISDKModel,',
+    '  typeof server.createBatonApp, typeof serverNode.serveBaton, typeof cli.inspectSession].join());',
     "console.log(import.meta.resolve('@baton/handoff'));",
   ].join('\n');
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
   const [types, resolved] = stdout.trim().split('\n');
-  expect(types).toBe('function,function,function,function,function,function');
+  expect(types).toBe(Array(9).fill('function').join());
   expect(resolved).toMatch(/\/node_modules\/@baton\/handoff\/dist\/index\.js$/);
+});
+
+test('the packed @baton/cli installs the `baton` command', async () => {
+  const { stdout } = await run('npx', ['--no-install', 'baton', 'inspect', '--help'], app);
+  expect(stdout).toMatch(/Usage: baton inspect \[options\]/);
+  expect(stdout).toContain('--store <spec>');
 });
 
 test('@baton/core/openai names the missing openai package until the app installs it, then loads', async () => {
