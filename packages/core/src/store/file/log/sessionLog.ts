@@ -11,16 +11,22 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fdatasync as fdatasyncCallback, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { DocumentCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
+import { DocumentCorruptError, LogRecordCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
 import { writeFileAtomic } from '../fileIo.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { applyLine, applyWritten, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable, withChecksums } from './logOps.js';
+import { applyLine, applyWritten, DAMAGED_LINE_ADVICE, describeIntact, intactThroughSeq, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable, withChecksums } from './logOps.js';
+import { checkRecord, SEAL_BYTES, sealRecord } from './logRecord.js';
 import type { SessionImage } from './sessionImage.js';
 
 /** The `format` of a session log header. */
 export const LOG_FORMAT = 'baton-filestore-session-log';
-/** The format version this code writes (version 1 is the folder of documents read by `v1Reader.ts`). */
-export const LOG_VERSION = 2;
+/**
+ * The format version this code writes: 3 seals every line with its CRC-32C (`logRecord.ts`).
+ * Version 2 logs (lines without checksums) are read as before, and appended to with sealed lines
+ * until their next compaction rewrites them as version 3. Version 1 is the folder of documents
+ * read by `v1Reader.ts`.
+ */
+export const LOG_VERSION = 3;
 
 const NEWLINE = 0x0a;
 
@@ -40,6 +46,14 @@ export interface LoadedLog {
   lines: number;
   /** The header line, bytes included; a new log id after each compaction. */
   header: string;
+  /** The header's format version: 3 (every line sealed with its checksum) or 2 (checksums optional). */
+  version: number;
+  /**
+   * The last bytes before `offset` (the end of the last record, its checksum included) as this
+   * process read or wrote them: a file of the same inode and header that no longer has them was
+   * rewritten in place, and is read again from the start.
+   */
+  tail: Buffer;
   /** `offset` right after the last compaction or full read (compaction runs when the log doubles past it). */
   baseOffset: number;
   /** The log offset the index on disk covers (0: none known). */
@@ -49,8 +63,11 @@ export interface LoadedLog {
 }
 
 function headerLine(sessionId: string): string {
-  return `${JSON.stringify({ format: LOG_FORMAT, version: LOG_VERSION, sessionId, log: randomUUID() })}\n`;
+  return `${sealRecord(JSON.stringify({ format: LOG_FORMAT, version: LOG_VERSION, sessionId, log: randomUUID() }))}\n`;
 }
+
+/** How many bytes before a log's `offset` {@link LoadedLog.tail} keeps. */
+const TAIL_BYTES = 32;
 
 function parseJson(text: string, where: string): unknown {
   try {
@@ -60,21 +77,55 @@ function parseJson(text: string, where: string): unknown {
   }
 }
 
-function checkHeader(text: string, path: string, sessionId: string): void {
-  const header = parseJson(text, `header of ${path}`) as { format?: unknown; version?: unknown; sessionId?: unknown };
-  if (header?.format !== LOG_FORMAT) throw new DocumentCorruptError(`The file ${path} is not a Baton session log.`, path, 'format');
-  if (typeof header.version !== 'number') throw new DocumentCorruptError(`The session log ${path} has no format version in its header.`, path, 'version');
+/**
+ * Checks a log's header line (newline included) and returns its format version.
+ * @throws {LogRecordCorruptError} when the header's checksum does not match, or a version 3 header has none
+ */
+function checkHeader(header: string, path: string, sessionId: string): number {
+  const bytes = Buffer.from(header, 'utf8');
+  const seal = checkRecord(bytes, 0, bytes.length - 1);
+  const damaged = (problem: string) => new LogRecordCorruptError(`The header (line 1) of ${path} is damaged (${problem}); ${DAMAGED_LINE_ADVICE}.`, path, 1, 0, {});
+  const mismatch = seal.kind === 'mismatch' ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}` : undefined;
+  let parsed: { format?: unknown; version?: unknown; sessionId?: unknown };
+  try {
+    parsed = JSON.parse(header.slice(0, -1));
+  } catch (cause) {
+    if (mismatch !== undefined) throw damaged(mismatch);
+    throw unparsable(`line 1 of ${path}`, cause, 0, {});
+  }
+  if (parsed?.format !== LOG_FORMAT && mismatch === undefined) throw new DocumentCorruptError(`The file ${path} is not a Baton session log.`, path, 'format');
   // The header's version is the schema version of every document in the log (sessions, branches, messages, checkpoints).
-  if (header.version > LOG_VERSION) throw new UnsupportedSchemaVersionError('session log', header.version, LOG_VERSION, `session log ${path}`);
-  if (header.sessionId !== sessionId) throw new DocumentCorruptError(`The session log ${path} belongs to session ${JSON.stringify(header.sessionId)}; move it back where it belongs.`, path, 'sessionId');
+  // A newer one is refused by name first: its header may be sealed differently.
+  if (typeof parsed?.version === 'number' && parsed.version > LOG_VERSION) throw new UnsupportedSchemaVersionError('session log', parsed.version, LOG_VERSION, `session log ${path}`);
+  if (mismatch !== undefined) throw damaged(mismatch);
+  if (typeof parsed.version !== 'number') throw new DocumentCorruptError(`The session log ${path} has no format version in its header.`, path, 'version');
+  if (parsed.version >= 3 && seal.kind !== 'sealed') throw damaged('it has lost its checksum');
+  if (parsed.sessionId !== sessionId) throw new DocumentCorruptError(`The session log ${path} belongs to session ${JSON.stringify(parsed.sessionId)}; move it back where it belongs.`, path, 'sessionId');
+  return parsed.version;
+}
+
+const hex = (crc: number): string => crc.toString(16).padStart(8, '0');
+
+/** Where replayed bytes came from. */
+interface ReplaySource {
+  path: string;
+  /** File offset of the first byte, and the number of the first line there. */
+  start: number;
+  firstLine: number;
+  /** Whether every line must be sealed (a version 3 log). */
+  sealed: boolean;
 }
 
 /**
- * Replays the complete lines of `bytes` (read from file offset `start`, whose first line is number
- * `firstLine`) onto `image`, each operation remembered by location.
+ * Replays the complete lines of `bytes` onto `image`, each operation remembered by location, each
+ * line's checksum checked first. Bytes after the last newline are a torn line a crash left (a
+ * prefix of a write), ignored — unless they hold a whole sealed record and more, which no crash
+ * leaves: that is a record whose newline was damaged.
  * @returns the image, how many bytes the complete lines take, and how many lines they are
+ * @throws {LogRecordCorruptError} naming the first damaged line, with what the lines before it hold
  */
-function replay(image: SessionImage | undefined, bytes: Buffer, start: number, firstLine: number, path: string): { image: SessionImage | undefined; used: number; lines: number } {
+function replay(image: SessionImage | undefined, bytes: Buffer, source: ReplaySource): { image: SessionImage | undefined; used: number; lines: number } {
+  const { path, start, firstLine, sealed } = source;
   const used = bytes.lastIndexOf(NEWLINE) + 1;
   const savedAt = new Date().toISOString();
   let current = image;
@@ -83,14 +134,61 @@ function replay(image: SessionImage | undefined, bytes: Buffer, start: number, f
   while (from < used) {
     const end = bytes.indexOf(NEWLINE, from);
     const where = `line ${lineNo} of ${path}`;
+    const offset = start + from;
+    const seal = checkRecord(bytes, from, end);
+    if (seal.kind === 'mismatch' || (sealed && seal.kind === 'unsealed')) {
+      const problem = seal.kind === 'mismatch' ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}` : 'it has lost its checksum';
+      throw damagedRecord(where, offset, problem, current, lineNo);
+    }
     const text = bytes.toString('utf8', from, end);
-    const line = parseJson(text, where);
+    let line: unknown;
+    try {
+      line = JSON.parse(text);
+    } catch (cause) {
+      throw unparsable(where, cause, offset, intactThroughSeq(current, lineNo));
+    }
     const ops = (line as { ops?: unknown })?.ops;
-    current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? withChecksums(locateOps(ops, text, start + from, lineNo), bytes, start) : undefined);
+    // The line as `locateOps` reads it: without its seal (or, unsealed, without its closing brace).
+    const body = seal.kind === 'sealed' ? text.slice(0, text.length - SEAL_BYTES) : text.slice(0, -1);
+    try {
+      current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? withChecksums(locateOps(ops, body, offset, lineNo, end - from), bytes, start) : undefined);
+    } catch (error) {
+      if (!(error instanceof DocumentCorruptError)) throw error;
+      throw new LogRecordCorruptError(error.message, path, lineNo, offset, intactThroughSeq(current, lineNo), { field: error.field, cause: error });
+    }
     from = end + 1;
     lineNo += 1;
   }
+  const tornEnd = sealedRecordEnd(bytes, used);
+  if (tornEnd !== undefined && tornEnd < bytes.length) throw damagedRecord(`line ${lineNo} of ${path}`, start + used, `a whole record followed by ${bytes.length - tornEnd} more byte(s) where its newline should be`, current, lineNo);
   return { image: current, used, lines: lineNo - firstLine };
+}
+
+/** Where a whole sealed record starting at `from` ends (before any newline), if the bytes from `from` on start with one. */
+function sealedRecordEnd(bytes: Buffer, from: number): number | undefined {
+  const key = Buffer.from(',"crc32c":"');
+  for (let at = bytes.indexOf(key, from); at !== -1; at = bytes.indexOf(key, at + 1)) {
+    const end = at + SEAL_BYTES;
+    if (end <= bytes.length && checkRecord(bytes, from, end).kind === 'sealed') return end;
+  }
+  return undefined;
+}
+
+function damagedRecord(where: string, offset: number, problem: string, image: SessionImage | undefined, record: number): LogRecordCorruptError {
+  const intact = intactThroughSeq(image, record);
+  return new LogRecordCorruptError(
+    `The ${where} is damaged (${problem}; the record starts at byte ${offset}); the records before it are intact (${describeIntact(intact)}). To keep them, ${DAMAGED_LINE_ADVICE}.`,
+    where.replace(/^line \d+ of /, ''),
+    record,
+    offset,
+    intact,
+  );
+}
+
+/** The last {@link TAIL_BYTES} of `before` followed by `added`. */
+function endOf(before: Buffer, added: Buffer): Buffer {
+  if (added.length >= TAIL_BYTES) return Buffer.from(added.subarray(added.length - TAIL_BYTES));
+  return Buffer.concat([before, added]).subarray(-TAIL_BYTES);
 }
 
 /** Reads `length` bytes at `position`. */
@@ -121,15 +219,17 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
   const size = Number(stat.size);
   const header = await readHeader(handle, size);
   if (header === undefined) return undefined;
-  checkHeader(header.slice(0, -1), path, sessionId);
+  const version = checkHeader(header, path, sessionId);
   const headerBytes = Buffer.byteLength(header);
   const indexed = await readIndex(indexPath, handle, sessionId, header, size);
   const start = indexed?.through ?? headerBytes;
   const firstLine = indexed === undefined ? 2 : indexed.lines + 1;
-  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), start, firstLine, path);
+  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), { path, start, firstLine, sealed: version >= 3 });
   if (image === undefined) return undefined;
   const offset = start + used;
   return {
+    version,
+    tail: await readAt(handle, Math.max(0, offset - TAIL_BYTES), Math.min(offset, TAIL_BYTES)),
     image,
     path,
     indexPath,
@@ -177,16 +277,23 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
       const headerBytes = Buffer.byteLength(cached.header);
       if (size >= cached.offset && size >= headerBytes && (await readAt(handle, 0, headerBytes)).toString('utf8') === cached.header) {
         const offset = cached.offset;
-        const fresh = await readAt(handle, offset, size - offset);
-        if (cached.offset === offset) {
-          // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
-          const { used, lines } = replay(cached.image, fresh, offset, cached.lines + 1, path);
-          cached.offset = offset + used;
-          cached.lines += lines;
-          cached.size = size;
-          cached.mtimeNs = stat.mtimeNs;
+        const tail = cached.tail;
+        const read = await readAt(handle, offset - tail.length, size - offset + tail.length);
+        // The same inode and header but other bytes where this process's last record ended: the
+        // file was rewritten in place (a backup copied over it), so it is read again from the start.
+        if (read.subarray(0, tail.length).equals(tail)) {
+          if (cached.offset === offset) {
+            // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
+            const fresh = read.subarray(tail.length);
+            const { used, lines } = replay(cached.image, fresh, { path, start: offset, firstLine: cached.lines + 1, sealed: cached.version >= 3 });
+            cached.offset = offset + used;
+            cached.lines += lines;
+            cached.size = size;
+            cached.mtimeNs = stat.mtimeNs;
+            cached.tail = endOf(cached.tail, fresh.subarray(0, used));
+          }
+          return cached;
         }
-        return cached;
       }
     }
     return await openLog(handle, path, indexPath, sessionId);
@@ -229,6 +336,7 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
       applyWritten(log.image, lineOps, parts, `line ${line} of ${log.path}`, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
+      log.tail = endOf(log.tail, bytes);
     }
     log.size = Number(stat.size);
     log.mtimeNs = stat.mtimeNs;
@@ -267,9 +375,25 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
     parts.push(text);
     offset += Buffer.byteLength(text);
   }
-  await writeFileAtomic(path, parts.join(''));
+  const content = Buffer.from(parts.join(''), 'utf8');
+  await writeFileAtomic(path, content);
   const written = await stat(path, { bigint: true });
-  return { image: fresh!, path, indexPath, ino: written.ino, size: Number(written.size), mtimeNs: written.mtimeNs, offset, lines: lineNo, header, baseOffset: offset, indexedThrough: 0, indexBytes: 0 };
+  return {
+    image: fresh!,
+    path,
+    indexPath,
+    ino: written.ino,
+    size: Number(written.size),
+    mtimeNs: written.mtimeNs,
+    offset,
+    lines: lineNo,
+    header,
+    version: LOG_VERSION,
+    tail: endOf(Buffer.alloc(0), content),
+    baseOffset: offset,
+    indexedThrough: 0,
+    indexBytes: 0,
+  };
 }
 
 /**
