@@ -155,6 +155,7 @@ export {
 export { providerErrorFor } from './models/providerError.js';
 export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
+export type { SessionLogRepair, SessionLogReport } from './store/file/log/logRepair.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
   BatchStore,

@@ -84,7 +84,14 @@ function parseJson(text: string, where: string): unknown {
 function checkHeader(header: string, path: string, sessionId: string): number {
   const bytes = Buffer.from(header, 'utf8');
   const seal = checkRecord(bytes, 0, bytes.length - 1);
-  const damaged = (problem: string) => new LogRecordCorruptError(`The header (line 1) of ${path} is damaged (${problem}); ${DAMAGED_LINE_ADVICE}.`, path, 1, 0, {});
+  const damaged = (problem: string) =>
+    new LogRecordCorruptError(
+      `The line 1 of ${path} (its header) is damaged (${problem}); no record precedes it to salvage: restore the file from a backup, or delete the session. Nothing in it was changed, and no other session is affected.`,
+      path,
+      1,
+      0,
+      {},
+    );
   const mismatch = seal.kind === 'mismatch' ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}` : undefined;
   let parsed: { format?: unknown; version?: unknown; sessionId?: unknown };
   try {
@@ -189,6 +196,22 @@ function damagedRecord(where: string, offset: number, problem: string, image: Se
 function endOf(before: Buffer, added: Buffer): Buffer {
   if (added.length >= TAIL_BYTES) return Buffer.from(added.subarray(added.length - TAIL_BYTES));
   return Buffer.concat([before, added]).subarray(-TAIL_BYTES);
+}
+
+/**
+ * Replays a whole log from its bytes (no index): what `verify` and `repair` read.
+ * @returns the image (every message and checkpoint read), the header's version, and where the
+ *   complete lines end (the rest is a torn line)
+ * @throws {LogRecordCorruptError} naming the first damaged record; {@link DocumentCorruptError} for
+ *   a file that is not this session's log; {@link UnsupportedSchemaVersionError} for a newer format
+ */
+export function replayWhole(bytes: Buffer, path: string, sessionId: string): { image: SessionImage | undefined; version: number; offset: number; lines: number } {
+  const end = bytes.indexOf(NEWLINE);
+  if (end === -1) return { image: undefined, version: LOG_VERSION, offset: 0, lines: 0 };
+  const version = checkHeader(bytes.toString('utf8', 0, end + 1), path, sessionId);
+  const start = end + 1;
+  const { image, used, lines } = replay(undefined, bytes.subarray(start), { path, start, firstLine: 2, sealed: version >= 3 });
+  return { image, version, offset: start + used, lines: 1 + lines };
 }
 
 /** Reads `length` bytes at `position`. */

@@ -1,8 +1,10 @@
-import { DocumentCorruptError } from '../../../errors.js';
+import { MAIN_BRANCH } from '../../../conversation/session.js';
+import { DocumentCorruptError, LogRecordCorruptError } from '../../../errors.js';
 import type { FileDocuments } from '../fileDocuments.js';
 import { readV1Session, removeV1Files } from '../v1/v1Reader.js';
 import type { LogOp } from './logOps.js';
 import { LogReplacedError, loadCheckpointRecords, loadRuns } from './logRanges.js';
+import { checkSessionLog, keepAside, type SessionLogRepair, type SessionLogReport } from './logRepair.js';
 import { type BranchImage, type CheckpointRecord, runsBetween, type SessionImage } from './sessionImage.js';
 import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
 
@@ -142,6 +144,42 @@ export class SessionLogs {
     // rewriting the index never costs more than the log appends.
     if (sync && log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
     return log;
+  }
+
+  /**
+   * Checks the session's log record by record (the whole file, not its index).
+   * @returns `undefined` when the session has no log (it does not exist, or is a version 1 folder)
+   */
+  async verify(sessionId: string): Promise<SessionLogReport | undefined> {
+    return (await checkSessionLog(this.#docs.layout.logFile(sessionId), sessionId))?.report;
+  }
+
+  /**
+   * Salvages a damaged log: its intact records are written as a new log (by rename, indexed when
+   * long), after the damaged file was kept aside (see `keepAside`). An intact log is left as it is.
+   * The caller holds the session lock.
+   * @returns `undefined` when the session has no log
+   * @throws {LogRecordCorruptError} when the records before the damage do not hold the session and its main branch (nothing to keep)
+   */
+  async repair(sessionId: string): Promise<SessionLogRepair | undefined> {
+    const path = this.#docs.layout.logFile(sessionId);
+    const checked = await checkSessionLog(path, sessionId);
+    if (checked === undefined) return undefined;
+    const { report, image } = checked;
+    if (report.damage === undefined) return { ...report, repaired: false };
+    if (image === undefined || !image.branches.has(MAIN_BRANCH)) {
+      throw new LogRecordCorruptError(
+        `${report.damage.message.replace(/ To keep them, .*$/, '')} The records before it do not hold the session and its main branch, so there is nothing to salvage: restore ${path} from a backup, or delete the session.`,
+        path,
+        report.damage.record,
+        report.damage.offset,
+        {},
+      );
+    }
+    const movedTo = await keepAside(path);
+    this.forget(sessionId);
+    await this.#snapshot(sessionId, image);
+    return { ...report, repaired: true, movedTo };
   }
 
   /** Drops a session from the cache (it was deleted). */
