@@ -70,7 +70,7 @@ export interface FileStoreOptions {
  * every write is one JSON line of operations (messages, the session or a branch document, a
  * checkpoint, pending writes, deletes), flushed with one `fdatasync`, so a durability point of a
  * turn ({@link FileStore.writeBatch}: its messages, state, session change and checkpoint) costs one
- * synced append (a prune rides along with the next one). Beside the log, an index
+ * synced append (a prune too). Beside the log, an index
  * (`log.index.json`: the session and branch documents, checkpoint manifests, and where in the log
  * each run of messages and each checkpoint is) lets a new process open a long session by reading
  * the index and the log lines after it, and `readMessages`/`loadCheckpoint` read only the byte
@@ -82,7 +82,8 @@ export interface FileStoreOptions {
  * of a long history, and changing one throws a `TypeError`. What a call has read
  * stays in memory (bounded by `cacheBytes`); each call checks the file first, replays lines other
  * processes appended, and reopens a log compacted elsewhere. A log is compacted (rewritten whole
- * and renamed into place) when it has doubled since its last compaction. Folders of format version
+ * and renamed into place) once it is more than 1.25 times what a snapshot would write (and over 16 KiB), so it stays
+ * within about 1.5 times its messages' own JSON. Folders of format version
  * 1 (documents per session, branch and checkpoint) are read as they are and migrated to a log on
  * their first write. Episodes live in `episodes/`, with an owner index of hard links so
  * `findEpisodes` reads only the tenant's and user's episodes. Several `FileStore`s, in one process

@@ -54,8 +54,14 @@ export interface LoadedLog {
    * rewritten in place, and is read again from the start.
    */
   tail: Buffer;
-  /** `offset` right after the last compaction or full read (compaction runs when the log doubles past it). */
-  baseOffset: number;
+  /** Bytes of the log's `messages` operations (live: a snapshot writes every message again). */
+  messageBytes: number;
+  /**
+   * Bytes a snapshot would write besides the messages (session and branch documents, live
+   * checkpoints): exact after a compaction, estimated when the log is opened. Compaction runs
+   * once the log outgrows `COMPACT_RATIO × (messageBytes + overheadBytes)` (`sessionLogs.ts`).
+   */
+  overheadBytes: number;
   /** The log offset the index on disk covers (0: none known). */
   indexedThrough: number;
   /** The size of that index in bytes (0: none). */
@@ -131,13 +137,14 @@ interface ReplaySource {
  * @returns the image, how many bytes the complete lines take, and how many lines they are
  * @throws {LogRecordCorruptError} naming the first damaged line, with what the lines before it hold
  */
-function replay(image: SessionImage | undefined, bytes: Buffer, source: ReplaySource): { image: SessionImage | undefined; used: number; lines: number } {
+function replay(image: SessionImage | undefined, bytes: Buffer, source: ReplaySource): { image: SessionImage | undefined; used: number; lines: number; messageBytes: number } {
   const { path, start, firstLine, sealed } = source;
   const used = bytes.lastIndexOf(NEWLINE) + 1;
   const savedAt = new Date().toISOString();
   let current = image;
   let lineNo = firstLine;
   let from = 0;
+  let messageBytes = 0;
   while (from < used) {
     const end = bytes.indexOf(NEWLINE, from);
     const where = `line ${lineNo} of ${path}`;
@@ -158,7 +165,9 @@ function replay(image: SessionImage | undefined, bytes: Buffer, source: ReplaySo
     // The line as `locateOps` reads it: without its seal (or, unsealed, without its closing brace).
     const body = seal.kind === 'sealed' ? text.slice(0, text.length - SEAL_BYTES) : text.slice(0, -1);
     try {
-      current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? withChecksums(locateOps(ops, body, offset, lineNo, end - from), bytes, start) : undefined);
+      const locations = Array.isArray(ops) ? withChecksums(locateOps(ops, body, offset, lineNo, end - from), bytes, start) : undefined;
+      current = applyLine(current, line, where, true, savedAt, locations);
+      if (locations !== undefined) messageBytes += messageSpanBytes(ops as { op?: unknown }[], locations);
     } catch (error) {
       if (!(error instanceof DocumentCorruptError)) throw error;
       throw new LogRecordCorruptError(error.message, path, lineNo, offset, intactThroughSeq(current, lineNo), { field: error.field, cause: error });
@@ -168,7 +177,7 @@ function replay(image: SessionImage | undefined, bytes: Buffer, source: ReplaySo
   }
   const tornEnd = sealedRecordEnd(bytes, used);
   if (tornEnd !== undefined && tornEnd < bytes.length) throw damagedRecord(`line ${lineNo} of ${path}`, start + used, `a whole record followed by ${bytes.length - tornEnd} more byte(s) where its newline should be`, current, lineNo);
-  return { image: current, used, lines: lineNo - firstLine };
+  return { image: current, used, lines: lineNo - firstLine, messageBytes };
 }
 
 /** Where a whole sealed record starting at `from` ends (before any newline), if the bytes from `from` on start with one. */
@@ -212,6 +221,30 @@ export function replayWhole(bytes: Buffer, path: string, sessionId: string): { i
   const start = end + 1;
   const { image, used, lines } = replay(undefined, bytes.subarray(start), { path, start, firstLine: 2, sealed: version >= 3 });
   return { image, version, offset: start + used, lines: 1 + lines };
+}
+
+/** The bytes of the `messages` operations among `ops` (each spanning `spans[i]`; a span of a whole line counts whole). */
+function messageSpanBytes(ops: readonly { op?: unknown }[], spans: readonly { length: number }[]): number {
+  let bytes = 0;
+  ops.forEach((op, index) => {
+    if (op?.op === 'messages') bytes += spans[index]?.length ?? 0;
+  });
+  return bytes;
+}
+
+/**
+ * {@link LoadedLog.messageBytes} and an estimate of {@link LoadedLog.overheadBytes} for an image
+ * just opened: its runs' bytes, and its documents' JSON and live checkpoints' bytes.
+ */
+function liveBytes(image: SessionImage): { messageBytes: number; overheadBytes: number } {
+  let messageBytes = 0;
+  let overheadBytes = JSON.stringify(image.session).length;
+  for (const branch of image.branches.values()) {
+    overheadBytes += JSON.stringify(branch.branch).length;
+    for (const run of branch.runs) messageBytes += run.at?.length ?? 0;
+    for (const record of branch.checkpoints) overheadBytes += (record.documentAt?.length ?? 0) + record.writesAt.reduce((n, at) => n + at.length, 0);
+  }
+  return { messageBytes, overheadBytes };
 }
 
 /** Reads `length` bytes at `position`. */
@@ -262,7 +295,7 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
     offset,
     lines: firstLine - 1 + lines,
     header,
-    baseOffset: offset,
+    ...liveBytes(image),
     indexedThrough: indexed?.through ?? 0,
     indexBytes: indexed?.bytes ?? 0,
   };
@@ -308,7 +341,8 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
           if (cached.offset === offset) {
             // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
             const fresh = read.subarray(tail.length);
-            const { used, lines } = replay(cached.image, fresh, { path, start: offset, firstLine: cached.lines + 1, sealed: cached.version >= 3 });
+            const { used, lines, messageBytes } = replay(cached.image, fresh, { path, start: offset, firstLine: cached.lines + 1, sealed: cached.version >= 3 });
+            cached.messageBytes += messageBytes;
             cached.offset = offset + used;
             cached.lines += lines;
             cached.size = size;
@@ -328,15 +362,14 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
 const fdatasync = promisify(fdatasyncCallback);
 
 /**
- * Appends one line of operations to the log, flushed with `fdatasync` (unless `sync` is false: the
- * line is then made durable by the next synced append), first cutting off a torn line. The caller
+ * Appends one line of operations to the log, flushed with `fdatasync`, first cutting off a torn line. The caller
  * holds the session lock and passes the log as just refreshed. `log` is updated: the line is
  * applied to the image (each operation copied from its JSON as written, so the image equals a fresh
  * read; a checkpoint's document parsed only when needed, see `applyWritten`), each operation
  * remembered by location.
  * @returns the bytes written
  */
-export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = true): Promise<number> {
+export async function appendLine(log: LoadedLog, ops: readonly LogOp[]): Promise<number> {
   const lineOps = splitOps(ops);
   const { text, spans, parts } = serializeLine(lineOps);
   const bytes = Buffer.from(text, 'utf8');
@@ -347,7 +380,7 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
   try {
     if (log.size > offset) ftruncateSync(fd, offset);
     writeSync(fd, bytes, 0, bytes.length, offset);
-    if (sync) await fdatasync(fd);
+    await fdatasync(fd);
     const stat = fstatSync(fd, { bigint: true });
     if (log.offset === offset) {
       const line = log.lines + 1;
@@ -359,6 +392,7 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
       applyWritten(log.image, lineOps, parts, `line ${line} of ${log.path}`, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
+      log.messageBytes += messageSpanBytes(lineOps, spans);
       log.tail = endOf(log.tail, bytes);
     }
     log.size = Number(stat.size);
@@ -383,9 +417,11 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
   let offset = Buffer.byteLength(header);
   let lineNo = 1;
   let fresh: SessionImage | undefined;
+  let messageBytes = 0;
   const savedAt = new Date().toISOString();
   for (const ops of snapshotLines(image)) {
     const { text, spans } = serializeLine(ops);
+    messageBytes += messageSpanBytes(ops, spans);
     lineNo += 1;
     const line = lineNo;
     const locations = withChecksums(
@@ -413,7 +449,8 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
     header,
     version: LOG_VERSION,
     tail: endOf(Buffer.alloc(0), content),
-    baseOffset: offset,
+    messageBytes,
+    overheadBytes: offset - messageBytes,
     indexedThrough: 0,
     indexBytes: 0,
   };

@@ -8,8 +8,15 @@ import { checkSessionLog, keepAside, type SessionLogRepair, type SessionLogRepor
 import { type BranchImage, type CheckpointRecord, runsBetween, type SessionImage } from './sessionImage.js';
 import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
 
-/** A log is compacted once it has grown past twice its size after the last compaction, and past this many bytes. */
-export const COMPACT_MIN_BYTES = 1024 * 1024;
+/** A log is never compacted below this many bytes. */
+export const COMPACT_MIN_BYTES = 16 * 1024;
+/**
+ * A log is compacted once it is more than this many times what a snapshot of it would write (its
+ * messages' bytes and, as of the last compaction, everything else live). Right after a compaction
+ * the ratio is 1, so the log grows by at least this factor less one between two compactions: the
+ * cost of compacting is amortised over the writes, a constant per byte written.
+ */
+export const COMPACT_RATIO = 1.25;
 /** By default, a log's index is written again once this many bytes were appended after the part it covers. */
 export const INDEX_EVERY_BYTES = 64 * 1024;
 
@@ -126,23 +133,22 @@ export class SessionLogs {
   }
 
   /**
-   * Appends one line of operations (one fsync'd write; with `sync: false` durable with the next
-   * synced write), compacts the log when it has doubled, and writes its index again when enough
-   * was appended since. The caller holds the session lock and got `log` from {@link forWrite} in
-   * that hold.
+   * Appends one line of operations (one fsync'd write), compacts the log when it has outgrown
+   * {@link COMPACT_RATIO} times its live bytes, and writes its index again when enough was
+   * appended since. The caller holds the session lock and got `log` from {@link forWrite} in that
+   * hold.
    * @returns the log after the write (a new object after a compaction)
    */
-  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[], options: { sync?: boolean } = {}): Promise<LoadedLog> {
-    const sync = options.sync ?? true;
-    await appendLine(log, ops, sync);
-    if (log.offset > Math.max(COMPACT_MIN_BYTES, 2 * log.baseOffset)) {
+  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[]): Promise<LoadedLog> {
+    await appendLine(log, ops);
+    if (log.offset > Math.max(COMPACT_MIN_BYTES, COMPACT_RATIO * (log.messageBytes + log.overheadBytes))) {
       const compacted = await this.#compact(sessionId, log);
       if (compacted !== undefined) return compacted;
     }
     // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take
     // back). At least as many bytes of log as the index holds come between two index writes, so
     // rewriting the index never costs more than the log appends.
-    if (sync && log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
+    if (log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
     return log;
   }
 
@@ -206,7 +212,7 @@ export class SessionLogs {
       }
     } catch (error) {
       if (!(error instanceof DocumentCorruptError)) throw error;
-      log.baseOffset = log.offset;
+      log.overheadBytes = log.offset; // put off until the log has about doubled
       return undefined;
     }
     return this.#snapshot(sessionId, log.image);
