@@ -162,12 +162,12 @@ export async function loadCheckpointRecords(log: LogFile, branchId: string, reco
     if (record.loaded || record.documentAt === undefined) continue;
     const [saved, ...appended] = await readOps(log, [record.documentAt, ...record.writesAt]);
     if (saved?.op !== 'checkpoint' || saved.branchId !== branchId || saved.id !== record.id) {
-      throw corrupt(`line ${record.documentAt.line} of ${log.path}`, '(root)', `does not hold checkpoint ${JSON.stringify(record.id)} where the log index says`);
+      throw corrupt(`line ${record.documentAt.line} of ${log.path}`, '(root)', `does not hold checkpoint ${JSON.stringify(record.id)} where the log index says`, record.documentAt.offset);
     }
     const writes: unknown[] = [];
     appended.forEach((op, index) => {
       if (op.op !== 'pendingWrites' || op.checkpointId !== record.id) {
-        throw corrupt(`line ${record.writesAt[index]!.line} of ${log.path}`, '(root)', `does not hold pending writes of checkpoint ${JSON.stringify(record.id)} where the log index says`);
+        throw corrupt(`line ${record.writesAt[index]!.line} of ${log.path}`, '(root)', `does not hold pending writes of checkpoint ${JSON.stringify(record.id)} where the log index says`, record.writesAt[index]!.offset);
       }
       writes.push(...op.writes);
     });

@@ -10,8 +10,8 @@ import { basename, dirname, join } from 'node:path';
 import { DocumentCorruptError, LogRecordCorruptError } from '../../../errors.js';
 import { fsyncDir, hasErrorCode } from '../fileIo.js';
 import { intactThroughSeq } from './logOps.js';
+import { replayWhole } from './logReplay.js';
 import type { SessionImage } from './sessionImage.js';
-import { replayWhole } from './sessionLog.js';
 
 /**
  * What `FileStore.verify` finds in a session's log.
