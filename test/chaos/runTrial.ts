@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
-import CRC32C from 'crc-32/crc32c.js';
 import { MongoClient } from 'mongodb';
+import { sealLogRecord } from '../support/sealLogRecord.js';
 import type { FerretServer } from './ferretServer.js';
 import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
 import { runChild } from './runChild.js';
@@ -170,16 +170,6 @@ async function readEvidence(store: TrialStore, sideLog: string) {
 }
 
 /**
- * A FileStore log record (format 3) sealed again after an edit, as the store seals it: the JSON
- * with `"crc32c"` (the CRC-32C of the bytes before it, 8 hex digits) as its last member. The
- * self-test's edit must read as stored data, not as a damaged record.
- */
-function sealRecord(json: string): string {
-  const body = json.slice(0, -1);
-  return `${body},"crc32c":"${(CRC32C.str(body) >>> 0).toString(16).padStart(8, '0')}"}`;
-}
-
-/**
  * The self-test's damage: the stored message at seq 3 disappears (from the FileStore's session log,
  * the later messages of `main` moving down one seq so the log still reads; a MongoDB document).
  */
@@ -195,7 +185,7 @@ async function deleteThirdMessage(store: TrialStore): Promise<void> {
         found ||= op.messages!.some((m) => m.seq === 3);
         op.messages = op.messages!.filter((m) => m.seq !== 3).map((m) => (m.seq > 3 ? { ...m, seq: m.seq - 1 } : m));
       }
-      return sealRecord(JSON.stringify({ ops: record.ops }));
+      return sealLogRecord(JSON.stringify({ ops: record.ops })); // sealed again: a missing message, not a damaged record
     });
     if (!found) throw new Error(`No message at seq 3 in ${path}: the self-test cannot damage it.`);
     await writeFile(`${path}.damaged`, `${[header, ...damaged].join('\n')}\n`);
