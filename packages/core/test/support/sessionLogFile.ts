@@ -5,6 +5,9 @@ import { sealRecord } from '../../src/store/file/log/logRecord.js';
 /** One operation of a session log line, as JSON (see `src/store/file/log/logOps.ts`). */
 export type LogOpJson = { op: string } & Record<string, unknown>;
 
+/** Seals a log line (`JSON.stringify` of `{ ops }`) with its CRC-32C, as the store writes it (format 3). */
+export { sealRecord as sealLogRecord };
+
 /** `<directory>/sessions/<sessionId>/log.jsonl`. */
 export const logFileOf = (directory: string, sessionId: string): string => join(directory, 'sessions', sessionId, 'log.jsonl');
 
