@@ -4,7 +4,7 @@ import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../co
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../../conversation/session.js';
-import { BatonError, ConcurrencyError, ConfigurationError, NotFoundError, StoreError } from '../../errors.js';
+import { BatonError, ConcurrencyError, ConfigurationError, type DocumentCorruptError, type LogRecordCorruptError, NotFoundError, StoreError } from '../../errors.js';
 import { cloneData } from '../cloneData.js';
 import type {
   CheckpointRetention,
@@ -94,8 +94,10 @@ export interface FileStoreOptions {
  *
  * Every method behaves as the {@link Store} contract says (the conformance suite checks it) and
  * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails, and
- * {@link DocumentCorruptError} naming the file and line when a complete line of a log is damaged
- * (a call that needs the line fails; the log is never rewritten over it; `listSessions`,
+ * {@link LogRecordCorruptError} (a {@link DocumentCorruptError}) naming the file, the record and what
+ * precedes it intact when a complete line of a log is damaged — every line carries a CRC-32C
+ * (format 3), so damage is found exactly (a call that needs the line fails; the log is never
+ * rewritten over it, but {@link FileStore.repair} salvages the records before it; `listSessions`,
  * `deleteInactiveSessions` and `deleteCheckpointsOlderThan` leave such a session out, and
  * `eraseUser` erases everything else first, then throws naming it). A damaged checkpoint document
  * throws {@link CheckpointCorruptError} when it is the one loaded, and blocks neither loading an
