@@ -17,24 +17,21 @@ import { useTempDirs } from './support/tempDirs.js';
 const tempDir = useTempDirs('filerecord');
 const ID = 'flip';
 
-/** A 50-message session written as the runtime writes it: per turn one writeBatch (two messages, a session change, a checkpoint). */
+/** A 50-message session written as the runtime writes it: per turn one writeBatch (two messages and a checkpoint; nothing superseded, so no compaction). */
 async function fiftyMessageLog(indexEveryBytes: number): Promise<{ directory: string; messages: Message[]; checkpoints: Checkpoint[] }> {
   const directory = await tempDir();
   const store = new FileStore({ directory, indexEveryBytes });
   await store.createSession({ id: ID, userId: 'u-1' });
   const checkpoints: Checkpoint[] = [];
-  let version = 1;
   for (let turn = 0; turn < 25; turn += 1) {
     const seq = 2 * turn + 1;
     const checkpoint = makeCheckpoint(ID, { step: turn + 1, throughSeq: seq + 1, parentId: checkpoints.at(-1)?.id ?? null });
-    const result = await store.writeBatch({
+    await store.writeBatch({
       sessionId: ID,
       branchId: 'main',
       messages: [makeMessage(seq, { content: `question ${seq}` }), makeMessage(seq + 1, { agent: 'billing', content: `answer ${seq + 1}` })],
-      session: { change: { state: { turn } }, expectedVersion: version },
       checkpoint,
     });
-    version = result.session!.version;
     checkpoints.push(checkpoint);
   }
   const messages = await store.readMessages(ID, 'main');

@@ -76,7 +76,7 @@ function endOf(before: Buffer, added: Buffer): Buffer {
  * {@link LoadedLog.messageBytes} and an estimate of {@link LoadedLog.overheadBytes} for an image
  * just opened: its runs' bytes, and its documents' JSON and live checkpoints' bytes.
  */
-function liveBytes(image: SessionImage): { messageBytes: number; overheadBytes: number } {
+export function liveBytes(image: SessionImage): { messageBytes: number; overheadBytes: number } {
   let messageBytes = 0;
   let overheadBytes = JSON.stringify(image.session).length;
   for (const branch of image.branches.values()) {

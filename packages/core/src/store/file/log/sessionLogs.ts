@@ -6,7 +6,7 @@ import type { LogOp } from './logOps.js';
 import { LogReplacedError, loadCheckpointRecords, loadRuns } from './logRanges.js';
 import { checkSessionLog, keepAside, type SessionLogRepair, type SessionLogReport } from './logRepair.js';
 import { type BranchImage, type CheckpointRecord, runsBetween, type SessionImage } from './sessionImage.js';
-import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
+import { appendLine, indexLog, type LoadedLog, liveBytes, refreshLog, writeSnapshot } from './sessionLog.js';
 
 /** A log is never compacted below this many bytes. */
 export const COMPACT_MIN_BYTES = 16 * 1024;
@@ -141,7 +141,14 @@ export class SessionLogs {
    */
   async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[]): Promise<LoadedLog> {
     await appendLine(log, ops);
-    if (log.offset > Math.max(COMPACT_MIN_BYTES, COMPACT_RATIO * (log.messageBytes + log.overheadBytes))) {
+    const deletes = ops.some((op) => op.op === 'deleteCheckpoints' || op.op === 'deleteBranches');
+    if (deletes || log.offset > this.#compactAt(log)) {
+      // What a snapshot would write, estimated again from the image: checkpoints kept since the
+      // last compaction are live too (compacting a log that holds little else would free nothing),
+      // and a prune or delete makes what it removed garbage at once.
+      Object.assign(log, liveBytes(log.image));
+    }
+    if (log.offset > this.#compactAt(log)) {
       const compacted = await this.#compact(sessionId, log);
       if (compacted !== undefined) return compacted;
     }
@@ -186,6 +193,11 @@ export class SessionLogs {
     this.forget(sessionId);
     await this.#snapshot(sessionId, image);
     return { ...report, repaired: true, movedTo };
+  }
+
+  /** The log size past which {@link append} compacts. */
+  #compactAt(log: LoadedLog): number {
+    return Math.max(COMPACT_MIN_BYTES, COMPACT_RATIO * (log.messageBytes + log.overheadBytes));
   }
 
   /** Drops a session from the cache (it was deleted). */
