@@ -1,20 +1,8 @@
 export { type Agent, type AgentOptions, type AgentOutput, agent, type Instructions } from './agents/agent.js';
 export { type CheckedOutput, checkStructuredOutput, outputCorrection } from './agents/structuredOutput.js';
-export {
-  endConversationControl,
-  handoffControl,
-  isToolControl,
-  type JsonSchema,
-  serializeToolResult,
-  type Tool,
-  type ToolContext,
-  type ToolControl,
-  type ToolOptions,
-  tool,
-  userInputControl,
-} from './agents/tool.js';
-export { parseArguments, runToolCall, type ToolCallOutcome } from './agents/toolCall.js';
-export { isoNow } from './clock.js';
+export { NEVER_ABORTED } from './executors/abort.js';
+export { AgentExecutor } from './executors/agentExecutor.js';
+export { type ChannelReads, EventChannel, type EventSink, isReaderLeft, type ReadySignal } from './executors/eventChannel.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,
@@ -26,50 +14,13 @@ export {
   type StatePatch,
   StatePatchSchema,
 } from './conversation/checkpoint.js';
+export { isoNow } from './clock.js';
 export type { BeforeTurnArgs, ContextProvider, SessionCloseArgs } from './conversation/contextProvider.js';
-export { type Episode, EpisodeSchema } from './conversation/episode.js';
-export type {
-  AgentStartedEvent,
-  BatonEvent,
-  BatonEventType,
-  CheckpointEvent,
-  ErrorEvent,
-  EventBase,
-  HandoffEvent,
-  MessageDeltaEvent,
-  MessageEvent,
-  ModelCompletedEvent,
-  ModelStartedEvent,
-  RequestEvent,
-  SessionClosedEvent,
-  ToolCallEvent,
-  ToolResultEvent,
-  TurnCompletedEvent,
-  TurnStartedEvent,
-} from './conversation/events.js';
-export {
-  type Message,
-  type MessageRole,
-  MessageRoleSchema,
-  MessageSchema,
-  type ModelMessage,
-  type NewMessage,
-  type ToolCall,
-  ToolCallSchema,
-  toModelMessage,
-} from './conversation/message.js';
-export { assertSafeMetadata, type Metadata } from './conversation/metadata.js';
+export type { Embedder, EmbedOptions } from './models/embedder.js';
+export { providerErrorFor } from './models/providerError.js';
+export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';
 export { type OpenToolCall, openCallResults } from './conversation/openCallResults.js';
-export {
-  type ApprovalDecision,
-  type ConversationRef,
-  ConversationRefSchema,
-  type HumanStepAnswer,
-  type NewRequest,
-  type Request,
-  RequestSchema,
-  requestKey,
-} from './conversation/request.js';
+export { type Episode, EpisodeSchema } from './conversation/episode.js';
 export {
   type DocumentKind,
   type Migration,
@@ -81,18 +32,6 @@ export {
   storedSchemaVersion,
   withSchemaVersion,
 } from './conversation/schemaVersions.js';
-export {
-  type Branch,
-  type BranchParent,
-  BranchParentSchema,
-  BranchSchema,
-  MAIN_BRANCH,
-  type Session,
-  SessionSchema,
-  type State,
-  StateSchema,
-} from './conversation/session.js';
-export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
 export {
   AbortedError,
   AmbiguousBranchError,
@@ -126,18 +65,41 @@ export {
   TimeoutError,
   UnsupportedSchemaVersionError,
 } from './errors.js';
-export { NEVER_ABORTED } from './executors/abort.js';
-export { AgentExecutor } from './executors/agentExecutor.js';
-export { type ChannelReads, EventChannel, type EventSink, isReaderLeft, type ReadySignal } from './executors/eventChannel.js';
+export type {
+  AgentStartedEvent,
+  BatonEvent,
+  BatonEventType,
+  CheckpointEvent,
+  ErrorEvent,
+  EventBase,
+  HandoffEvent,
+  MessageDeltaEvent,
+  MessageEvent,
+  ModelCompletedEvent,
+  ModelStartedEvent,
+  RequestEvent,
+  SessionClosedEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  TurnCompletedEvent,
+  TurnStartedEvent,
+} from './conversation/events.js';
 export type { BranchHistory, Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executors/executor.js';
-export { HumanExecutor, type HumanExecutorOptions } from './executors/humanExecutor.js';
-export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
-export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
-export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
 export { assertValidId, createId, isValidId } from './ids.js';
-export { type LoggedStoreOptions, loggedStore } from './logging/loggedStore.js';
 export { type LogFn, type Logger, silentLogger } from './logging/logger.js';
-export type { Embedder, EmbedOptions } from './models/embedder.js';
+export { type LoggedStoreOptions, loggedStore } from './logging/loggedStore.js';
+export {
+  type Message,
+  type MessageRole,
+  MessageRoleSchema,
+  MessageSchema,
+  type ModelMessage,
+  type NewMessage,
+  type ToolCall,
+  ToolCallSchema,
+  toModelMessage,
+} from './conversation/message.js';
+export { assertSafeMetadata, type Metadata } from './conversation/metadata.js';
 export {
   addUsage,
   collectModelResponse,
@@ -152,8 +114,32 @@ export {
   type ToolDefinition,
   type Usage,
 } from './models/modelClient.js';
-export { providerErrorFor } from './models/providerError.js';
-export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledContext.js';
+export {
+  type ApprovalDecision,
+  type ConversationRef,
+  ConversationRefSchema,
+  type HumanStepAnswer,
+  type NewRequest,
+  type Request,
+  requestKey,
+  RequestSchema,
+} from './conversation/request.js';
+export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecutor.js';
+export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
+export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
+export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
+export {
+  type Branch,
+  type BranchParent,
+  BranchParentSchema,
+  BranchSchema,
+  MAIN_BRANCH,
+  type Session,
+  SessionSchema,
+  type State,
+  StateSchema,
+} from './conversation/session.js';
+export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export type { SessionLogRepair, SessionLogReport } from './store/file/log/logRepair.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
@@ -179,6 +165,7 @@ export type {
   TenantScope,
   UpdateOptions,
 } from './store/store.js';
+export { writeStoreBatch } from './store/writeStoreBatch.js';
 export {
   assertWritable,
   type CheckedDocument,
@@ -219,6 +206,19 @@ export {
   planAppend,
   sameMessage,
 } from './store/storeRules.js';
-export { assertTenantScope, inTenant } from './store/tenantScope.js';
-export { writeStoreBatch } from './store/writeStoreBatch.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
+export { assertTenantScope, inTenant } from './store/tenantScope.js';
+export {
+  endConversationControl,
+  handoffControl,
+  isToolControl,
+  type JsonSchema,
+  serializeToolResult,
+  type Tool,
+  type ToolContext,
+  type ToolControl,
+  type ToolOptions,
+  tool,
+  userInputControl,
+} from './agents/tool.js';
+export { parseArguments, runToolCall, type ToolCallOutcome } from './agents/toolCall.js';
