@@ -134,5 +134,13 @@ describe('FileStore: a damaged record of a session log', () => {
     expect(await store.repair(ID)).toMatchObject({ ok: true, repaired: false });
     expect(await store.appendMessages(ID, 'main', [makeMessage(49)])).toEqual({ inserted: 1 });
     expect(await new FileStore({ directory }).verify(ID)).toMatchObject({ ok: true, tornBytes: 0, intactThroughSeq: { main: 49 } });
+
+    // A power loss that kept the file's size but not its last page: the last record whole, then zeros.
+    const bytes = await readFile(file);
+    const zeroed = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.alloc(7)]);
+    await writeFile(file, zeroed);
+    const afterPowerLoss = new FileStore({ directory });
+    expect((await afterPowerLoss.readMessages(ID, 'main')).map((m) => m.seq)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+    expect(await afterPowerLoss.verify(ID)).toMatchObject({ ok: true, tornBytes: zeroed.length - records.at(-1)!.start });
   });
 });

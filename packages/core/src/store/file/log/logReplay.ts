@@ -70,8 +70,9 @@ interface ReplaySource {
 /**
  * Replays the complete lines of `bytes` onto `image`, each operation remembered by location, each
  * line's checksum checked first. Bytes after the last newline are a torn line a crash left (a
- * prefix of a write), ignored — unless they hold a whole sealed record and more, which no crash
- * leaves: that is a record whose newline was damaged.
+ * prefix of a write, or zeros where a power loss lost the last page), ignored — unless they hold a
+ * whole sealed record followed by bytes other than zeros, which no crash leaves: that is a record
+ * whose newline was damaged.
  * @returns the image, how many bytes the complete lines take, and how many lines they are
  * @throws {LogRecordCorruptError} naming the first damaged line, with what the lines before it hold
  */
@@ -114,7 +115,8 @@ export function replay(image: SessionImage | undefined, bytes: Buffer, source: R
     lineNo += 1;
   }
   const tornEnd = sealedRecordEnd(bytes, used);
-  if (tornEnd !== undefined && tornEnd < bytes.length) throw damagedRecord(`line ${lineNo} of ${path}`, start + used, `a whole record followed by ${bytes.length - tornEnd} more byte(s) where its newline should be`, current, lineNo);
+  // Zeros after it are a power loss's (a file whose size was kept but whose last page was not): torn.
+  if (tornEnd !== undefined && tornEnd < bytes.length && bytes.subarray(tornEnd).some((byte) => byte !== 0)) throw damagedRecord(`line ${lineNo} of ${path}`, start + used, `a whole record followed by ${bytes.length - tornEnd} more byte(s) where its newline should be`, current, lineNo);
   return { image: current, used, lines: lineNo - firstLine, messageBytes };
 }
 
