@@ -8,6 +8,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
 import { MongoClient } from 'mongodb';
+import { sealLogRecord } from '../support/sealLogRecord.js';
 import type { FerretServer } from './ferretServer.js';
 import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
 import { runChild } from './runChild.js';
@@ -184,7 +185,7 @@ async function deleteThirdMessage(store: TrialStore): Promise<void> {
         found ||= op.messages!.some((m) => m.seq === 3);
         op.messages = op.messages!.filter((m) => m.seq !== 3).map((m) => (m.seq > 3 ? { ...m, seq: m.seq - 1 } : m));
       }
-      return JSON.stringify(record);
+      return sealLogRecord(JSON.stringify({ ops: record.ops })); // sealed again: a missing message, not a damaged record
     });
     if (!found) throw new Error(`No message at seq 3 in ${path}: the self-test cannot damage it.`);
     await writeFile(`${path}.damaged`, `${[header, ...damaged].join('\n')}\n`);

@@ -5,6 +5,7 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sealLogRecord } from '../support/sealLogRecord.js';
 
 /**
  * The kinds of damage: a cut-off write, bytes that are not JSON, JSON of the wrong shape, a future
@@ -82,7 +83,8 @@ export function damageFileCheckpoint(directory: string): DamageCheckpoint {
         const text = damagedText(JSON.stringify(op.checkpoint), damage);
         op.checkpoint = damage === 'truncated' || damage === 'garbage' ? text : JSON.parse(text);
       }
-      return JSON.stringify(record);
+      // Sealed again: a damaged document inside a whole record (a damaged record is another test's).
+      return sealLogRecord(JSON.stringify({ ops: record.ops }));
     });
     if (!found) throw new Error(`No checkpoint ${checkpointId} of branch ${branchId} in ${file}.`);
     await writeFile(`${file}.damaged`, `${[header, ...damaged].join('\n')}\n`);

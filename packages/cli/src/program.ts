@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isBatonError } from '@baton/core';
+import { isBatonError, LogRecordCorruptError } from '@baton/core';
 import { Command } from 'commander';
 import { inspectSession } from './inspectSession.js';
 import { openStore } from './openStore.js';
+import { checkStoreLog } from './storeLog.js';
 
 /** Where the program writes: stdout and stderr by default; tests pass their own. */
 export interface ProgramOutput {
@@ -15,7 +16,9 @@ const processOutput: ProgramOutput = { out: (text) => process.stdout.write(`${te
 
 /**
  * The `baton` command line (commander): `baton inspect --store file:DIR|mongodb://… --session ID
- * [--branch B] [--tenant T] [--out DIR] [--db NAME] [--workflow MODULE[#EXPORT]]`.
+ * [--branch B] [--tenant T] [--out DIR] [--db NAME] [--workflow MODULE[#EXPORT]]`, and
+ * `baton store verify|repair --store file:DIR --session ID` (a FileStore session log checked record
+ * by record; `repair` keeps the records before the first damaged one).
  *
  * @param output where text goes (default: the process's stdout/stderr)
  * @example
@@ -56,6 +59,31 @@ export function createProgram(output: ProgramOutput = processOutput): Command {
         await store.close();
       }
     });
+  const storeCommand = program.command('store').description('Check and salvage FileStore session logs.');
+  for (const repair of [false, true]) {
+    storeCommand
+      .command(repair ? 'repair' : 'verify')
+      .description(
+        repair
+          ? "Salvage a damaged session log: keep the records before the first damaged one, move the damaged file aside (never deleted)."
+          : "Check a session log record by record (checksums, JSON, continuity); exit 1 when a record is damaged.",
+      )
+      .requiredOption('--store <spec>', 'file:DIR (a FileStore folder)')
+      .requiredOption('--session <id>', 'the session id')
+      .action(async (options: { store: string; session: string }) => {
+        const store = openStore(options.store, { cwd: process.env.INIT_CWD ?? process.cwd() });
+        try {
+          const { text, ok, report } = await checkStoreLog({ store, sessionId: options.session, repair });
+          output.out(text);
+          if (!ok && report.damage !== undefined) {
+            const { record, offset } = report.damage;
+            throw new LogRecordCorruptError(`The session log of ${options.session} is damaged at record ${record} (byte ${offset}); see above.`, report.file, record, offset, report.intactThroughSeq);
+          }
+        } finally {
+          await store.close();
+        }
+      });
+  }
   return program;
 }
 

@@ -172,6 +172,43 @@ export class DocumentCorruptError extends StoreError {
 }
 
 /**
+ * A record (line) of a `FileStore` session log is damaged: its CRC-32C checksum does not match its
+ * bytes, it is not JSON, or it contradicts the records before it. Says which record (`record`: its
+ * line number, the header being 1; `offset`: the byte where it starts) and what is intact: the
+ * records before it, which hold each branch's messages through `intactThroughSeq[branchId]` (known
+ * when the call read the log up to the record; `undefined` when it read only part of it: run
+ * `FileStore.verify`). `FileStore.repair` (`baton store repair`) keeps those records and moves the
+ * damaged log aside; or restore the file from a backup. A `DocumentCorruptError` (code `DOCUMENT_CORRUPT`).
+ *
+ * @example
+ * ```ts
+ * import { LogRecordCorruptError } from '@baton/core';
+ * try { await store.readMessages('chat-1', 'main'); }
+ * catch (error) { if (error instanceof LogRecordCorruptError) console.error(error.record, error.offset, error.intactThroughSeq); }
+ * ```
+ */
+export class LogRecordCorruptError extends DocumentCorruptError {
+  /**
+   * @param message the whole sentence, naming the file, the record and what to do
+   * @param file the session log's path
+   * @param record the damaged record's line number in the file (1 = the header)
+   * @param offset the byte offset in the file where the damaged record (or the damaged bytes a
+   *   ranged read found) starts
+   * @param intactThroughSeq per branch id, the last seq the records before it hold (`undefined` when not known)
+   */
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly record: number,
+    readonly offset: number,
+    readonly intactThroughSeq: Readonly<Record<string, number>> | undefined,
+    options: BatonErrorOptions & { field?: string } = {},
+  ) {
+    super(message, `line ${record} of ${file}`, options.field ?? '(root)', options);
+  }
+}
+
+/**
  * A stored document (session, branch, message, episode or checkpoint) has a `schemaVersion` newer
  * than this code knows: it was written by a newer Baton. Nothing is returned from it (reading it
  * with the older rules could silently drop or misread fields); upgrade the package that reads it.

@@ -63,6 +63,7 @@ export {
   InvalidIdError,
   InvalidInputError,
   isBatonError,
+  LogRecordCorruptError,
   MaxStepsExceededError,
   ModelBehaviorError,
   ModelProviderError,
@@ -168,6 +169,7 @@ export {
 } from './store/assets/assetInput.js';
 export { hasAssets, type SessionAssets, sessionAssets } from './store/assets/sessionAssets.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
+export type { SessionLogRepair, SessionLogReport } from './store/file/log/logRepair.js';
 export { InMemoryStore, type InMemoryStoreOptions } from './store/memory/inMemoryStore.js';
 export type {
   AssetStore,

@@ -1,7 +1,8 @@
-import { mkdir, utimes } from 'node:fs/promises';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyError, FileStore, type Session } from '../src/index.js';
+import { logFileOf } from './support/sessionLogFile.js';
 import { makeMessage, makeMessages } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
 
@@ -51,6 +52,32 @@ describe('FileStore with two instances on one folder', () => {
       expect(await b.getSession('cas-1')).toEqual(won[0]?.value);
     }
     expect((await a.getSession('cas-1'))?.version).toBe(9);
+  });
+});
+
+describe('FileStore with a log replaced in place under it', () => {
+  it('reads a log rewritten in place (same inode and header, a backup copied over it) again from the start, never at its old offsets', async () => {
+    const directory = await tempDir();
+    const a = new FileStore({ directory });
+    const b = new FileStore({ directory });
+    await a.createSession({ id: 'in-place' });
+    const first = makeMessages(1, 3);
+    await a.appendMessages('in-place', 'main', first);
+    const file = logFileOf(directory, 'in-place');
+    const backup = await readFile(file);
+    await a.appendMessages('in-place', 'main', makeMessages(4, 5));
+    expect((await b.readMessages('in-place', 'main')).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const { ino } = await stat(file);
+
+    // The backup copied over the log (same file), then another store writes other messages after it.
+    await writeFile(file, backup);
+    const again = makeMessages(4, 10).map((m) => ({ ...m, content: `written again ${m.seq}` }));
+    await new FileStore({ directory }).appendMessages('in-place', 'main', again);
+    expect((await stat(file)).ino).toBe(ino);
+
+    for (const store of [b, a]) expect(await store.readMessages('in-place', 'main')).toEqual([...first, ...again]);
+    expect(await a.appendMessages('in-place', 'main', [makeMessage(14)])).toEqual({ inserted: 1 });
+    expect((await b.readMessages('in-place', 'main', { fromSeq: 13 })).map((m) => m.seq)).toEqual([13, 14]);
   });
 });
 

@@ -13,7 +13,7 @@ import { makeCheckpoint, makeMessage, makeMessages } from './support/storeFixtur
 import { useTempDirs } from './support/tempDirs.js';
 
 const tempDir = useTempDirs('filedamage');
-const ADVICE = /line 4 of .*sessions\/damaged\/log\.jsonl is damaged \(.*\); restore the file from a backup\. Nothing in it was changed, and no other session is affected/;
+const ADVICE = /line 4 of .*sessions\/damaged\/log\.jsonl is damaged \(.*\);.* salvage the records before it with FileStore\.repair .*, or restore the file from a backup\. Nothing in it was changed, and no other session is affected/;
 
 /** Replaces line `number` (1 = the header) of a log with `text`, keeping the rest byte for byte. */
 async function damageLine(file: string, number: number, text: string): Promise<string> {

@@ -1,13 +1,15 @@
-import { cp, readdir } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FileStore } from '../src/index.js';
+import { FileStore, LogRecordCorruptError } from '../src/index.js';
 import { makeMessage } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
 
 const tempDir = useTempDirs('filestore-format');
 const corpusV1 = fileURLToPath(new URL('./fixtures/fileStore-v1', import.meta.url));
+/** A session log written by the format 2 code (lines without checksums): writeBatch turns, pending writes, a fork, a prune. */
+const corpusV2 = fileURLToPath(new URL('./fixtures/fileStore-v2', import.meta.url));
 
 /** A copy of a saved store folder, so tests never change the corpus. */
 async function openCopy(corpus: string): Promise<{ store: FileStore; directory: string }> {
@@ -98,6 +100,35 @@ describe('FileStore format corpus', () => {
     const after = await everything(new FileStore({ directory }), 'desk-v1', acme);
     expect(after.session).toMatchObject({ version: 5, metadata: { migrated: true } });
     expect({ ...after, session: before.session }).toEqual(before);
+  });
+});
+
+describe('FileStore format 2 session logs (no checksums)', () => {
+  it('keeps loading them, appends sealed lines to them, and still names a damaged line', async () => {
+    const { store, directory } = await openCopy(corpusV2);
+    const before = await everything(store, 'log-v2', acme);
+    expect(before.session).toMatchObject({ id: 'log-v2', tenantId: 'acme', userId: 'u-9', version: 7, state: { turn: 5 } });
+    expect(before.main.map((m) => m.content)).toEqual(Array.from({ length: 13 }, (_, i) => `format 2 message ${i + 1}`));
+    expect((await store.readMessages('log-v2', 'alt', acme)).map((m) => m.content).at(-1)).toBe('format 2 message on alt');
+    expect(before.manifest.map((c) => c.step)).toEqual([4, 5, 6]);
+    expect(before.newest?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-7']);
+    expect(await store.verify('log-v2')).toMatchObject({ ok: true, version: 2, intactThroughSeq: { main: 13, alt: 5 } });
+
+    expect(await store.appendMessages('log-v2', 'main', [makeMessage(14)], acme)).toEqual({ inserted: 1 });
+    const file = join(directory, 'sessions/log-v2/log.jsonl');
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ version: 2 }); // not rewritten
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ crc32c: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    const after = await everything(new FileStore({ directory }), 'log-v2', acme);
+    expect(after.main.map((m) => m.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    expect({ ...after, main: before.main }).toEqual(before);
+
+    // A damaged unsealed line is still found (as JSON) and named.
+    lines[4] = lines[4]!.slice(0, 40);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const damaged = new FileStore({ directory }).readMessages('log-v2', 'main', acme);
+    await expect(damaged).rejects.toBeInstanceOf(LogRecordCorruptError);
+    await expect(damaged).rejects.toMatchObject({ record: 5 });
   });
 });
 

@@ -43,7 +43,7 @@ describe('FileStore on disk', () => {
 
     expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.jsonl']);
     const [header] = (await readFile(logFile, 'utf8')).split('\n');
-    expect(JSON.parse(header!)).toMatchObject({ format: 'baton-filestore-session-log', version: 2, sessionId: 'chat-1' });
+    expect(JSON.parse(header!)).toMatchObject({ format: 'baton-filestore-session-log', version: 3, sessionId: 'chat-1', crc32c: expect.stringMatching(/^[0-9a-f]{8}$/) });
     const lines = await logLines(logFile);
     expect(lines.map((line) => line.ops.map((op) => op.op))).toEqual([['session'], ['branch'], ['messages'], ['branch'], ['session'], ['checkpoint'], ['pendingWrites']]);
     expect(lines[2]!.ops[0]!.messages).toEqual(messages);
@@ -91,7 +91,7 @@ describe('FileStore on disk', () => {
     expect(await store.readMessages('chat-1', 'main')).toEqual([]);
   });
 
-  it('compacts a log that doubled: old session documents and pruned checkpoints go, everything live reads back the same', async () => {
+  it('compacts a log that outgrew 1.25 times its live bytes: old session documents and pruned checkpoints go, everything live reads back the same', async () => {
     const { directory, store, logFile } = await storeWithSession();
     const other = new FileStore({ directory });
     expect(await other.getSession('chat-1')).toBeDefined(); // cached before the compaction
@@ -99,7 +99,7 @@ describe('FileStore on disk', () => {
     const first = await header();
     let version = 1;
     for (let seq = 1; seq <= 400; seq += 1) {
-      await store.appendMessages('chat-1', 'main', [makeMessage(seq, { content: 'x'.repeat(4000) })]);
+      await store.appendMessages('chat-1', 'main', [makeMessage(seq, { content: 'x'.repeat(300) })]);
       await store.saveCheckpoint(makeCheckpoint('chat-1', { step: seq, throughSeq: seq }));
       version = (await store.updateSession('chat-1', { lastActivityAt: new Date().toISOString() }, { expectedVersion: version })).version;
       if (seq % 50 === 0) await store.pruneCheckpoints('chat-1', 'main', { last: 2 });
@@ -175,10 +175,10 @@ describe('FileStore torn lines', () => {
   it('refuses a log of a newer format version, naming the upgrade', async () => {
     const { directory, logFile } = await storeWithSession();
     const [header, ...rest] = (await readFile(logFile, 'utf8')).split('\n');
-    await writeFile(logFile, [JSON.stringify({ ...JSON.parse(header!), version: 3 }), ...rest].join('\n'));
+    await writeFile(logFile, [JSON.stringify({ ...JSON.parse(header!), version: 4 }), ...rest].join('\n'));
     const refused = new FileStore({ directory }).getSession('chat-1');
     await expect(refused).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
-    await expect(refused).rejects.toThrow(/session log of schemaVersion 3, but this version of @baton\/core reads session logs up to schemaVersion 2/);
+    await expect(refused).rejects.toThrow(/session log of schemaVersion 4, but this version of @baton\/core reads session logs up to schemaVersion 3/);
   });
 });
 

@@ -16,6 +16,7 @@ import { FileStore, isBatonError, RequestSchema } from '@baton/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from '../../core/test/support/documentMutations.js';
+import { sealLogRecord } from '../../core/test/support/sessionLogFile.js';
 import { collect, ofType, tempDir } from './support/helpers.js';
 import { askingDesk } from './support/scenarioDesks.js';
 
@@ -55,7 +56,8 @@ describe('opening a session whose checkpoint is damaged', () => {
         stored = text;
       }
       op.checkpoint = stored;
-      return `${lines.map((line, index) => (index === at ? JSON.stringify(record) : line)).join('\n')}\n`;
+      // Sealed again: a damaged document inside a whole log record, as a writer of another version could store.
+      return `${lines.map((line, index) => (index === at ? sealLogRecord(JSON.stringify({ ops: record.ops })) : line)).join('\n')}\n`;
     };
     const intact = await askingDesk(new FileStore({ directory: dir.path }), 2).workflow.session({ id: 'chat-1' });
     expect(intact.pendingRequests).toHaveLength(1);

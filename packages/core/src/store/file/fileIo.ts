@@ -29,11 +29,11 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Writes `data` to a new temp file beside `path` and fsyncs it; returns the temp file's path. */
-async function writeTemp(path: string, data: string): Promise<string> {
+async function writeTemp(path: string, data: string | Uint8Array): Promise<string> {
   const temp = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
   const handle = await open(temp, 'wx');
   try {
-    await handle.writeFile(data, 'utf8');
+    await handle.writeFile(data);
     await handle.sync();
   } catch (error) {
     await handle.close();
@@ -48,7 +48,7 @@ async function writeTemp(path: string, data: string): Promise<string> {
  * Replaces `path` with `data` atomically: a reader (in any process) sees the old or the new
  * document, never a mix, and after a crash the file is one or the other.
  */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const temp = await writeTemp(path, data);
   try {
     await rename(temp, path);

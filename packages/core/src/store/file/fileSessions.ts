@@ -49,14 +49,14 @@ export class FileSessions {
    * `result` reads the image after the write.
    * @throws {NotFoundError} when the session does not exist (for the scope's tenant)
    */
-  async write<T>(sessionId: string, scope: TenantScope, plan: WritePlan, result: (image: SessionImage) => T, options: { sync?: boolean } = {}): Promise<T> {
+  async write<T>(sessionId: string, scope: TenantScope, plan: WritePlan, result: (image: SessionImage) => T): Promise<T> {
     assertSessionId(sessionId);
     assertTenantScope(scope);
     return this.locks.run(sessionId, async () => {
       let log = await this.logs.forWrite(sessionId);
       const image = requireSession(log?.image, sessionId, scope);
       const ops = await plan(image, this.logs.loader(log!));
-      if (ops.length > 0) log = await this.logs.append(sessionId, log!, ops, options);
+      if (ops.length > 0) log = await this.logs.append(sessionId, log!, ops);
       return result(log!.image);
     });
   }

@@ -5,7 +5,7 @@ import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../co
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../../conversation/session.js';
-import { BatonError, ConcurrencyError, ConfigurationError, StoreError } from '../../errors.js';
+import { BatonError, ConcurrencyError, ConfigurationError, type DocumentCorruptError, type LogRecordCorruptError, NotFoundError, StoreError } from '../../errors.js';
 import { assertMaxAssetBytes } from '../assets/assetInput.js';
 import { cloneData } from '../cloneData.js';
 import type {
@@ -37,6 +37,8 @@ import { FileEpisodeStore } from './fileEpisodeStore.js';
 import { fsyncDir, readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import { FileSessions } from './fileSessions.js';
+import type { SessionLogRepair, SessionLogReport } from './log/logRepair.js';
+import { lastSeq } from './log/sessionImage.js';
 import { INDEX_EVERY_BYTES } from './log/sessionLogs.js';
 import { SessionLocks } from './sessionLock.js';
 
@@ -75,7 +77,7 @@ export interface FileStoreOptions {
  * every write is one JSON line of operations (messages, the session or a branch document, a
  * checkpoint, pending writes, deletes), flushed with one `fdatasync`, so a durability point of a
  * turn ({@link FileStore.writeBatch}: its messages, state, session change and checkpoint) costs one
- * synced append (a prune rides along with the next one). Beside the log, an index
+ * synced append (a prune too). Beside the log, an index
  * (`log.index.json`: the session and branch documents, checkpoint manifests, and where in the log
  * each run of messages and each checkpoint is) lets a new process open a long session by reading
  * the index and the log lines after it, and `readMessages`/`loadCheckpoint` read only the byte
@@ -87,7 +89,8 @@ export interface FileStoreOptions {
  * of a long history, and changing one throws a `TypeError`. What a call has read
  * stays in memory (bounded by `cacheBytes`); each call checks the file first, replays lines other
  * processes appended, and reopens a log compacted elsewhere. A log is compacted (rewritten whole
- * and renamed into place) when it has doubled since its last compaction. Folders of format version
+ * and renamed into place) once it is more than 1.25 times what a snapshot would write (and over 16 KiB), so it stays
+ * within about 1.5 times its messages' own JSON. Folders of format version
  * 1 (documents per session, branch and checkpoint) are read as they are and migrated to a log on
  * their first write. Assets (files uploaded to a session) live beside the log in
  * `sessions/<id>/assets/` (`<assetId>.bin` and its reference `<assetId>.json`, written last, after
@@ -101,8 +104,10 @@ export interface FileStoreOptions {
  *
  * Every method behaves as the {@link Store} contract says (the conformance suite checks it) and
  * also throws {@link StoreError} (with the I/O error as `cause`) when the disk fails, and
- * {@link DocumentCorruptError} naming the file and line when a complete line of a log is damaged
- * (a call that needs the line fails; the log is never rewritten over it; `listSessions`,
+ * {@link LogRecordCorruptError} (a {@link DocumentCorruptError}) naming the file, the record and what
+ * precedes it intact when a complete line of a log is damaged — every line carries a CRC-32C
+ * (format 3), so damage is found exactly (a call that needs the line fails; the log is never
+ * rewritten over it, but {@link FileStore.repair} salvages the records before it; `listSessions`,
  * `deleteInactiveSessions` and `deleteCheckpointsOlderThan` leave such a session out, and
  * `eraseUser` erases everything else first, then throws naming it). A damaged checkpoint document
  * throws {@link CheckpointCorruptError} when it is the one loaded, and blocks neither loading an
@@ -340,6 +345,66 @@ export class FileStore implements Store {
         countAssets: (id) => assets.countAssets(sessions, id),
       }),
     );
+  }
+
+  /**
+   * Checks a session's log record by record: every record's CRC-32C, its JSON, and that it
+   * continues the records before it. Reads the whole file (not the index, so it also finds damage
+   * that calls served from the index never read); takes no lock and changes nothing. A torn last
+   * line a crash left is reported in `tornBytes`, not as damage.
+   *
+   * @returns the report: `ok`, how many records are intact (`intactRecords`, `intactBytes`) and the
+   *   messages they hold per branch (`intactThroughSeq`), and the first damaged record (`damage`:
+   *   line number, byte offset, the error, how many records follow it). A format 1 folder is
+   *   reported as `version: 1` once it reads (its documents are checked as a read checks them).
+   * @throws {NotFoundError} when the session does not exist; {@link DocumentCorruptError} for a
+   *   format 1 folder that does not read; {@link UnsupportedSchemaVersionError} for a newer log
+   * @example
+   * ```ts
+   * const report = await store.verify('chat-1');
+   * if (!report.ok) console.error(`record ${report.damage?.record} is damaged; intact:`, report.intactThroughSeq);
+   * ```
+   */
+  async verify(sessionId: string): Promise<SessionLogReport> {
+    return this.#run('verify a session log', async () => {
+      const id = assertSessionId(sessionId);
+      return (await this.#sessions.logs.verify(id)) ?? (await this.#folderReport(id));
+    });
+  }
+
+  /**
+   * Salvages a session whose log is damaged: under the session's lock, the intact records before
+   * the first damaged one are written as a new log (a snapshot, atomically renamed into place and
+   * flushed), after the damaged file was kept beside it as `log.damaged-<time>.jsonl` (a hard
+   * link or a flushed copy: the original bytes are never deleted). The session then reads and
+   * writes as it stood at the last intact record; what the damaged record and the records after it
+   * held is only in the kept file. An intact log (or a format 1 folder) is left as it is
+   * (`repaired: false`).
+   *
+   * @returns what {@link FileStore.verify} reports, with `repaired` and `movedTo`
+   * @throws {NotFoundError} when the session does not exist; {@link LogRecordCorruptError} when the
+   *   damage is in the header, the session document or the main branch's (nothing before it to
+   *   keep: restore the file from a backup, or delete the session)
+   * @example
+   * ```ts
+   * const { repaired, movedTo, intactThroughSeq } = await store.repair('chat-1');
+   * ```
+   */
+  async repair(sessionId: string): Promise<SessionLogRepair> {
+    return this.#run('repair a session log', async () => {
+      const id = assertSessionId(sessionId);
+      const repaired = await this.#sessions.locks.run(id, () => this.#sessions.logs.repair(id));
+      return repaired ?? { ...(await this.#folderReport(id)), repaired: false };
+    });
+  }
+
+  /** The report of a session stored as a format 1 folder (no log yet). */
+  async #folderReport(id: string): Promise<SessionLogReport> {
+    const image = await this.#sessions.logs.read(id);
+    if (image === undefined) throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist under ${this.directory}.`);
+    const intactThroughSeq: Record<string, number> = {};
+    for (const branch of image.branches.values()) intactThroughSeq[branch.branch.id] = lastSeq(branch);
+    return { sessionId: id, file: this.#layout.sessionDir(id), version: 1, ok: true, bytes: 0, intactRecords: 0, intactBytes: 0, intactThroughSeq, tornBytes: 0 };
   }
 
   /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */

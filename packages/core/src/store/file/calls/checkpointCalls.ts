@@ -59,7 +59,10 @@ export async function listCheckpoints(sessions: FileSessions, sessionId: string,
   });
 }
 
-/** `FileStore.pruneCheckpoints`: not flushed on its own (the next synced write makes it durable). */
+/**
+ * `FileStore.pruneCheckpoints`: one line flushed like every other write, so a pruned checkpoint
+ * never comes back after a crash (the runtime prunes once every N checkpoints, so the flush is rare).
+ */
 export async function pruneCheckpoints(sessions: FileSessions, sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope): Promise<number> {
   assertBranchId(branchId);
   let pruned = 0;
@@ -72,9 +75,6 @@ export async function pruneCheckpoints(sessions: FileSessions, sessionId: string
       return ids.length === 0 ? [] : [{ op: 'deleteCheckpoints', branchId, ids }];
     },
     () => undefined,
-    // Retention needs no fsync of its own: the next synced write (the next durability point)
-    // makes it durable; a crash before that brings back old checkpoints the next prune deletes.
-    { sync: false },
   );
   return pruned;
 }

@@ -10,10 +10,11 @@ import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import type { Message } from '../../../conversation/message.js';
 import type { Branch, Session } from '../../../conversation/session.js';
-import { DocumentCorruptError } from '../../../errors.js';
+import { DocumentCorruptError, LogRecordCorruptError } from '../../../errors.js';
 import { freezeMessages } from '../../cloneData.js';
 import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../../storedDocuments.js';
-import { type BranchImage, checkpointRecord, lastSeq, type OpLocation, recordDocument, type SessionImage, writtenCheckpointRecord } from './sessionImage.js';
+import { SEAL_BYTES, sealRecord } from './logRecord.js';
+import { type BranchImage, checkpointRecord, firstOwnSeq, lastSeq, type OpLocation, recordDocument, type SessionImage, writtenCheckpointRecord } from './sessionImage.js';
 
 /** One change recorded in a session log. A log line holds one or more, applied together. */
 export type LogOp =
@@ -60,7 +61,8 @@ export function splitOps(ops: readonly LogOp[]): LogOp[] {
 }
 
 /**
- * One log line of `ops` (as `JSON.stringify({ ops })` writes it), where each operation's JSON
+ * One log line of `ops` (as `JSON.stringify({ ops })` writes it, sealed with its checksum: see
+ * `logRecord.ts`), where each operation's JSON
  * is (byte offset and length, relative to the line's start), and that JSON itself (`parts[i]` for `ops[i]`).
  */
 export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { offset: number; length: number }[]; parts: string[] } {
@@ -72,7 +74,7 @@ export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { o
     spans.push({ offset, length });
     offset += length + 1;
   }
-  return { text: `${LINE_PREFIX}${parts.join(',')}]}\n`, spans, parts };
+  return { text: `${sealRecord(`${LINE_PREFIX}${parts.join(',')}]}`)}\n`, spans, parts };
 }
 
 /** Lines longer than this are re-serialized on read to find each operation's bytes (shorter ones are read whole when needed). */
@@ -81,17 +83,19 @@ const LOCATE_OPS_OVER_BYTES = 64 * 1024;
 /**
  * Where each operation of a parsed line is: its own bytes when they can be told (a line of one
  * operation, or a long line written by {@link serializeLine}), else the whole line with the index.
- * @param text the line without its newline; `offset` its byte offset in the file, `line` its number
+ * @param text the line without its newline and without its seal (`{"ops":[…]`, see `logRecord.ts`),
+ *   or an unsealed version 2 line without its closing `}`; `offset` its byte offset in the file,
+ *   `line` its number
  */
-export function locateOps(ops: readonly unknown[], text: string, offset: number, line: number): OpLocation[] {
+export function locateOps(ops: readonly unknown[], text: string, offset: number, line: number, lineBytes: number): OpLocation[] {
   const bytes = Buffer.byteLength(text);
-  const framed = text.startsWith(LINE_PREFIX) && text.endsWith(']}');
-  if (framed && ops.length === 1) return [{ offset: offset + LINE_PREFIX.length, length: bytes - LINE_PREFIX.length - 2, line }];
+  const framed = text.startsWith(LINE_PREFIX) && text.endsWith(']');
+  if (framed && ops.length === 1) return [{ offset: offset + LINE_PREFIX.length, length: bytes - LINE_PREFIX.length - 1, line }];
   if (framed && bytes > LOCATE_OPS_OVER_BYTES) {
     const { text: again, spans } = serializeLine(ops as LogOp[]);
-    if (again.length === text.length + 1 && again.startsWith(text)) return spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
+    if (again.length === text.length + SEAL_BYTES + 1 && again.startsWith(text)) return spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
   }
-  return ops.map((_, op) => ({ offset, length: bytes, line, op }));
+  return ops.map((_, op) => ({ offset, length: lineBytes, line, op }));
 }
 
 /**
@@ -233,16 +237,52 @@ function branchOf(image: SessionImage, branchId: string, where: string): BranchI
  * store never rewrites a log it cannot read: a compaction that meets the line is put off.
  */
 export const DAMAGED_LINE_ADVICE =
-  'restore the file from a backup. Nothing in it was changed, and no other session is affected; until then, calls that need this line fail with this error';
+  'salvage the records before it with FileStore.repair (`baton store repair --store file:<dir> --session <id>`, which moves the damaged log aside), or restore the file from a backup. Nothing in it was changed, and no other session is affected; until then, calls that need this line fail with this error';
+
+/** The line number of a location like `'line 3 of <path>'` (errors name lines so). */
+const lineOf = (where: string): number => Number(/^line (\d+) of /.exec(where)?.[1] ?? 0);
+
+/** The path of a location like `'line 3 of <path> (operation 2)'`. */
+const fileOf = (where: string): string => where.replace(/^line \d+ of /, '').replace(/ \(operation \d+\)$/, '');
 
 /** The error for a log line that cannot be applied. */
-export function corrupt(where: string, field: string, problem: string): DocumentCorruptError {
-  return new DocumentCorruptError(`The ${where} ${field === '(root)' ? '' : `at ${field} `}${problem}; ${DAMAGED_LINE_ADVICE}.`, where, field);
+export function corrupt(where: string, field: string, problem: string, offset = -1, intact?: Record<string, number>): DocumentCorruptError {
+  const message = `The ${where} ${field === '(root)' ? '' : `at ${field} `}${problem}; ${DAMAGED_LINE_ADVICE}.`;
+  const line = lineOf(where);
+  if (line === 0) return new DocumentCorruptError(message, where, field);
+  return new LogRecordCorruptError(message, fileOf(where), line, offset, intact, { field });
 }
 
 /** The error for a log line that is not JSON. */
-export function unparsable(where: string, cause: unknown): DocumentCorruptError {
-  return new DocumentCorruptError(`The ${where} is damaged (${(cause as Error)?.message}); ${DAMAGED_LINE_ADVICE}.`, where, '(root)', { cause });
+export function unparsable(where: string, cause: unknown, offset = -1, intact?: Record<string, number>): DocumentCorruptError {
+  const message = `The ${where} is damaged (${(cause as Error)?.message}); ${DAMAGED_LINE_ADVICE}.`;
+  const line = lineOf(where);
+  if (line === 0) return new DocumentCorruptError(message, where, '(root)', { cause });
+  return new LogRecordCorruptError(message, fileOf(where), line, offset, intact, { cause });
+}
+
+/**
+ * Per branch, the last seq the lines before line `record` hold (runs read from that line or later
+ * left out, so a line applied halfway counts as not applied).
+ */
+export function intactThroughSeq(image: SessionImage | undefined, record: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (image === undefined) return out;
+  for (const branch of image.branches.values()) {
+    let last = firstOwnSeq(branch.branch) - 1;
+    for (const run of branch.runs) {
+      if (run.at !== undefined && run.at.line >= record) break;
+      last = run.firstSeq + run.count - 1;
+    }
+    out[branch.branch.id] = last;
+  }
+  return out;
+}
+
+/** `{"main":12,"alt":4}` as `main through seq 12, alt through seq 4` (or `no messages`). */
+export function describeIntact(intact: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(intact).map(([branch, seq]) => `${JSON.stringify(branch)} through seq ${seq}`);
+  return parts.length === 0 ? 'no session document' : parts.join(', ');
 }
 
 /**

@@ -11,6 +11,7 @@ import { crc32 } from 'node:zlib';
 import { freezeMessages } from '../../cloneData.js';
 import { hasErrorCode } from '../fileIo.js';
 import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages, unparsable } from './logOps.js';
+import { checkRecord } from './logRecord.js';
 import type { CheckpointRecord, MessageRun, OpLocation } from './sessionImage.js';
 
 /** The log file was replaced (compacted, or its session deleted) since the image was read: read the image again. */
@@ -82,19 +83,24 @@ function spans(locations: readonly OpLocation[]): { start: number; end: number; 
 
 function parseOpAt(bytes: Buffer, at: OpLocation, path: string): ParsedOp {
   const where = `line ${at.line} of ${path}`;
+  if (at.op !== undefined) {
+    // The whole line: its checksum, if it has one, is checked first.
+    const seal = checkRecord(bytes, 0, bytes.length);
+    if (seal.kind === 'mismatch') throw corrupt(where, '(root)', 'is damaged (its bytes no longer match their CRC-32C)', at.offset);
+  }
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (cause) {
-    throw unparsable(where, cause);
+    throw unparsable(where, cause, at.offset);
   }
   if (at.op !== undefined) {
     const line = LineSchema.safeParse(value);
-    if (!line.success) throw corrupt(where, '(root)', 'is not a session log line');
+    if (!line.success) throw corrupt(where, '(root)', 'is not a session log line', at.offset);
     value = line.data.ops[at.op];
   }
   const parsed = LogOpSchema.safeParse(value);
-  if (!parsed.success) throw corrupt(where, `ops.${at.op ?? 0}`, 'is not a session log operation');
+  if (!parsed.success) throw corrupt(where, `ops.${at.op ?? 0}`, 'is not a session log operation', at.offset);
   return parsed.data;
 }
 
@@ -118,11 +124,11 @@ export async function loadRuns(log: LogFile, branchId: string, runs: readonly Me
     const expected = `messages ${run.firstSeq}–${run.firstSeq + run.count - 1} of branch ${JSON.stringify(branchId)}`;
     const checked = at.crc !== undefined;
     if (checked && crc32(bytes[index]!) !== at.crc) {
-      throw corrupt(where, '(root)', `is damaged (its bytes no longer match the CRC-32 the log index took of ${expected} when they were written)`);
+      throw corrupt(where, '(root)', `is damaged (its bytes no longer match the CRC-32 the log index took of ${expected} when they were written)`, at.offset);
     }
     const op = checked ? trustedOp(bytes[index]!, at, where) : parseOpAt(bytes[index]!, at, log.path);
     if (op?.op !== 'messages' || op.branchId !== branchId || !Array.isArray(op.messages) || op.messages.length !== run.count) {
-      throw corrupt(where, '(root)', `does not hold ${expected} where the log index says`);
+      throw corrupt(where, '(root)', `does not hold ${expected} where the log index says`, at.offset);
     }
     return freezeMessages(parseMessages(op.messages, run.firstSeq, where, !checked));
   });
@@ -139,7 +145,7 @@ function trustedOp(bytes: Buffer, at: OpLocation, where: string): { op?: unknown
     // ASCII bytes (the usual JSON of English text) decode as latin1 to the same string, without UTF-8 decoding.
     value = JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'));
   } catch (cause) {
-    throw unparsable(where, cause);
+    throw unparsable(where, cause, at.offset);
   }
   if (at.op !== undefined) value = (value as { ops?: unknown[] } | null)?.ops?.[at.op];
   return typeof value === 'object' && value !== null ? (value as { op?: unknown; branchId?: unknown; messages?: unknown }) : undefined;
@@ -156,12 +162,12 @@ export async function loadCheckpointRecords(log: LogFile, branchId: string, reco
     if (record.loaded || record.documentAt === undefined) continue;
     const [saved, ...appended] = await readOps(log, [record.documentAt, ...record.writesAt]);
     if (saved?.op !== 'checkpoint' || saved.branchId !== branchId || saved.id !== record.id) {
-      throw corrupt(`line ${record.documentAt.line} of ${log.path}`, '(root)', `does not hold checkpoint ${JSON.stringify(record.id)} where the log index says`);
+      throw corrupt(`line ${record.documentAt.line} of ${log.path}`, '(root)', `does not hold checkpoint ${JSON.stringify(record.id)} where the log index says`, record.documentAt.offset);
     }
     const writes: unknown[] = [];
     appended.forEach((op, index) => {
       if (op.op !== 'pendingWrites' || op.checkpointId !== record.id) {
-        throw corrupt(`line ${record.writesAt[index]!.line} of ${log.path}`, '(root)', `does not hold pending writes of checkpoint ${JSON.stringify(record.id)} where the log index says`);
+        throw corrupt(`line ${record.writesAt[index]!.line} of ${log.path}`, '(root)', `does not hold pending writes of checkpoint ${JSON.stringify(record.id)} where the log index says`, record.writesAt[index]!.offset);
       }
       writes.push(...op.writes);
     });

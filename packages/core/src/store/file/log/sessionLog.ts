@@ -1,7 +1,8 @@
 /**
- * The session log file of `FileStore` format version 2 (`sessions/<id>/log.jsonl`): a header line,
+ * The session log file of `FileStore` format version 3 (`sessions/<id>/log.jsonl`): a header line,
  * then one JSON line per durable write, each line a batch of operations (`logOps.ts`) applied
- * together. A line counts once it is complete (ends with `\n`): a line torn by a crash is ignored on
+ * together and sealed with its CRC-32C (`logRecord.ts`; lines are checked and replayed by
+ * `logReplay.ts`). A line counts once it is complete (ends with `\n`): a line torn by a crash is ignored on
  * read and cut off by the next append. Compaction replaces the file with a snapshot of the image
  * (atomic rename), under a new log id, so a reader holding an older position reloads instead of
  * reading past its end. A log is opened from its index (`logIndex.ts`) when one matches it, replaying
@@ -11,16 +12,12 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fdatasync as fdatasyncCallback, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { DocumentCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
 import { writeFileAtomic } from '../fileIo.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { applyLine, applyWritten, type LogOp, locateOps, serializeLine, snapshotLines, splitOps, unparsable, withChecksums } from './logOps.js';
+import { applyLine, applyWritten, type LogOp, serializeLine, snapshotLines, splitOps, withChecksums } from './logOps.js';
+import { sealRecord } from './logRecord.js';
+import { checkHeader, LOG_FORMAT, LOG_VERSION, messageSpanBytes, replay } from './logReplay.js';
 import type { SessionImage } from './sessionImage.js';
-
-/** The `format` of a session log header. */
-export const LOG_FORMAT = 'baton-filestore-session-log';
-/** The format version this code writes (version 1 is the folder of documents read by `v1Reader.ts`). */
-export const LOG_VERSION = 2;
 
 const NEWLINE = 0x0a;
 
@@ -40,8 +37,22 @@ export interface LoadedLog {
   lines: number;
   /** The header line, bytes included; a new log id after each compaction. */
   header: string;
-  /** `offset` right after the last compaction or full read (compaction runs when the log doubles past it). */
-  baseOffset: number;
+  /** The header's format version: 3 (every line sealed with its checksum) or 2 (checksums optional). */
+  version: number;
+  /**
+   * The last bytes before `offset` (the end of the last record, its checksum included) as this
+   * process read or wrote them: a file of the same inode and header that no longer has them was
+   * rewritten in place, and is read again from the start.
+   */
+  tail: Buffer;
+  /** Bytes of the log's `messages` operations (live: a snapshot writes every message again). */
+  messageBytes: number;
+  /**
+   * Bytes a snapshot would write besides the messages (session and branch documents, live
+   * checkpoints): exact after a compaction, estimated when the log is opened. Compaction runs
+   * once the log outgrows `COMPACT_RATIO × (messageBytes + overheadBytes)` (`sessionLogs.ts`).
+   */
+  overheadBytes: number;
   /** The log offset the index on disk covers (0: none known). */
   indexedThrough: number;
   /** The size of that index in bytes (0: none). */
@@ -49,48 +60,31 @@ export interface LoadedLog {
 }
 
 function headerLine(sessionId: string): string {
-  return `${JSON.stringify({ format: LOG_FORMAT, version: LOG_VERSION, sessionId, log: randomUUID() })}\n`;
+  return `${sealRecord(JSON.stringify({ format: LOG_FORMAT, version: LOG_VERSION, sessionId, log: randomUUID() }))}\n`;
 }
 
-function parseJson(text: string, where: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw unparsable(where, cause);
-  }
-}
+/** How many bytes before a log's `offset` {@link LoadedLog.tail} keeps. */
+const TAIL_BYTES = 32;
 
-function checkHeader(text: string, path: string, sessionId: string): void {
-  const header = parseJson(text, `header of ${path}`) as { format?: unknown; version?: unknown; sessionId?: unknown };
-  if (header?.format !== LOG_FORMAT) throw new DocumentCorruptError(`The file ${path} is not a Baton session log.`, path, 'format');
-  if (typeof header.version !== 'number') throw new DocumentCorruptError(`The session log ${path} has no format version in its header.`, path, 'version');
-  // The header's version is the schema version of every document in the log (sessions, branches, messages, checkpoints).
-  if (header.version > LOG_VERSION) throw new UnsupportedSchemaVersionError('session log', header.version, LOG_VERSION, `session log ${path}`);
-  if (header.sessionId !== sessionId) throw new DocumentCorruptError(`The session log ${path} belongs to session ${JSON.stringify(header.sessionId)}; move it back where it belongs.`, path, 'sessionId');
+/** The last {@link TAIL_BYTES} of `before` followed by `added`. */
+function endOf(before: Buffer, added: Buffer): Buffer {
+  if (added.length >= TAIL_BYTES) return Buffer.from(added.subarray(added.length - TAIL_BYTES));
+  return Buffer.concat([before, added]).subarray(-TAIL_BYTES);
 }
 
 /**
- * Replays the complete lines of `bytes` (read from file offset `start`, whose first line is number
- * `firstLine`) onto `image`, each operation remembered by location.
- * @returns the image, how many bytes the complete lines take, and how many lines they are
+ * {@link LoadedLog.messageBytes} and an estimate of {@link LoadedLog.overheadBytes} for an image
+ * just opened: its runs' bytes, and its documents' JSON and live checkpoints' bytes.
  */
-function replay(image: SessionImage | undefined, bytes: Buffer, start: number, firstLine: number, path: string): { image: SessionImage | undefined; used: number; lines: number } {
-  const used = bytes.lastIndexOf(NEWLINE) + 1;
-  const savedAt = new Date().toISOString();
-  let current = image;
-  let lineNo = firstLine;
-  let from = 0;
-  while (from < used) {
-    const end = bytes.indexOf(NEWLINE, from);
-    const where = `line ${lineNo} of ${path}`;
-    const text = bytes.toString('utf8', from, end);
-    const line = parseJson(text, where);
-    const ops = (line as { ops?: unknown })?.ops;
-    current = applyLine(current, line, where, true, savedAt, Array.isArray(ops) ? withChecksums(locateOps(ops, text, start + from, lineNo), bytes, start) : undefined);
-    from = end + 1;
-    lineNo += 1;
+export function liveBytes(image: SessionImage): { messageBytes: number; overheadBytes: number } {
+  let messageBytes = 0;
+  let overheadBytes = JSON.stringify(image.session).length;
+  for (const branch of image.branches.values()) {
+    overheadBytes += JSON.stringify(branch.branch).length;
+    for (const run of branch.runs) messageBytes += run.at?.length ?? 0;
+    for (const record of branch.checkpoints) overheadBytes += (record.documentAt?.length ?? 0) + record.writesAt.reduce((n, at) => n + at.length, 0);
   }
-  return { image: current, used, lines: lineNo - firstLine };
+  return { messageBytes, overheadBytes };
 }
 
 /** Reads `length` bytes at `position`. */
@@ -121,15 +115,17 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
   const size = Number(stat.size);
   const header = await readHeader(handle, size);
   if (header === undefined) return undefined;
-  checkHeader(header.slice(0, -1), path, sessionId);
+  const version = checkHeader(header, path, sessionId);
   const headerBytes = Buffer.byteLength(header);
   const indexed = await readIndex(indexPath, handle, sessionId, header, size);
   const start = indexed?.through ?? headerBytes;
   const firstLine = indexed === undefined ? 2 : indexed.lines + 1;
-  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), start, firstLine, path);
+  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), { path, start, firstLine, sealed: version >= 3 });
   if (image === undefined) return undefined;
   const offset = start + used;
   return {
+    version,
+    tail: await readAt(handle, Math.max(0, offset - TAIL_BYTES), Math.min(offset, TAIL_BYTES)),
     image,
     path,
     indexPath,
@@ -139,7 +135,7 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
     offset,
     lines: firstLine - 1 + lines,
     header,
-    baseOffset: offset,
+    ...liveBytes(image),
     indexedThrough: indexed?.through ?? 0,
     indexBytes: indexed?.bytes ?? 0,
   };
@@ -177,16 +173,24 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
       const headerBytes = Buffer.byteLength(cached.header);
       if (size >= cached.offset && size >= headerBytes && (await readAt(handle, 0, headerBytes)).toString('utf8') === cached.header) {
         const offset = cached.offset;
-        const fresh = await readAt(handle, offset, size - offset);
-        if (cached.offset === offset) {
-          // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
-          const { used, lines } = replay(cached.image, fresh, offset, cached.lines + 1, path);
-          cached.offset = offset + used;
-          cached.lines += lines;
-          cached.size = size;
-          cached.mtimeNs = stat.mtimeNs;
+        const tail = cached.tail;
+        const read = await readAt(handle, offset - tail.length, size - offset + tail.length);
+        // The same inode and header but other bytes where this process's last record ended: the
+        // file was rewritten in place (a backup copied over it), so it is read again from the start.
+        if (read.subarray(0, tail.length).equals(tail)) {
+          if (cached.offset === offset) {
+            // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
+            const fresh = read.subarray(tail.length);
+            const { used, lines, messageBytes } = replay(cached.image, fresh, { path, start: offset, firstLine: cached.lines + 1, sealed: cached.version >= 3 });
+            cached.messageBytes += messageBytes;
+            cached.offset = offset + used;
+            cached.lines += lines;
+            cached.size = size;
+            cached.mtimeNs = stat.mtimeNs;
+            cached.tail = endOf(cached.tail, fresh.subarray(0, used));
+          }
+          return cached;
         }
-        return cached;
       }
     }
     return await openLog(handle, path, indexPath, sessionId);
@@ -198,15 +202,14 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
 const fdatasync = promisify(fdatasyncCallback);
 
 /**
- * Appends one line of operations to the log, flushed with `fdatasync` (unless `sync` is false: the
- * line is then made durable by the next synced append), first cutting off a torn line. The caller
+ * Appends one line of operations to the log, flushed with `fdatasync`, first cutting off a torn line. The caller
  * holds the session lock and passes the log as just refreshed. `log` is updated: the line is
  * applied to the image (each operation copied from its JSON as written, so the image equals a fresh
  * read; a checkpoint's document parsed only when needed, see `applyWritten`), each operation
  * remembered by location.
  * @returns the bytes written
  */
-export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = true): Promise<number> {
+export async function appendLine(log: LoadedLog, ops: readonly LogOp[]): Promise<number> {
   const lineOps = splitOps(ops);
   const { text, spans, parts } = serializeLine(lineOps);
   const bytes = Buffer.from(text, 'utf8');
@@ -217,7 +220,7 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
   try {
     if (log.size > offset) ftruncateSync(fd, offset);
     writeSync(fd, bytes, 0, bytes.length, offset);
-    if (sync) await fdatasync(fd);
+    await fdatasync(fd);
     const stat = fstatSync(fd, { bigint: true });
     if (log.offset === offset) {
       const line = log.lines + 1;
@@ -229,6 +232,8 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[], sync = t
       applyWritten(log.image, lineOps, parts, `line ${line} of ${log.path}`, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
+      log.messageBytes += messageSpanBytes(lineOps, spans);
+      log.tail = endOf(log.tail, bytes);
     }
     log.size = Number(stat.size);
     log.mtimeNs = stat.mtimeNs;
@@ -252,9 +257,11 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
   let offset = Buffer.byteLength(header);
   let lineNo = 1;
   let fresh: SessionImage | undefined;
+  let messageBytes = 0;
   const savedAt = new Date().toISOString();
   for (const ops of snapshotLines(image)) {
     const { text, spans } = serializeLine(ops);
+    messageBytes += messageSpanBytes(ops, spans);
     lineNo += 1;
     const line = lineNo;
     const locations = withChecksums(
@@ -267,9 +274,26 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
     parts.push(text);
     offset += Buffer.byteLength(text);
   }
-  await writeFileAtomic(path, parts.join(''));
+  const content = Buffer.from(parts.join(''), 'utf8');
+  await writeFileAtomic(path, content);
   const written = await stat(path, { bigint: true });
-  return { image: fresh!, path, indexPath, ino: written.ino, size: Number(written.size), mtimeNs: written.mtimeNs, offset, lines: lineNo, header, baseOffset: offset, indexedThrough: 0, indexBytes: 0 };
+  return {
+    image: fresh!,
+    path,
+    indexPath,
+    ino: written.ino,
+    size: Number(written.size),
+    mtimeNs: written.mtimeNs,
+    offset,
+    lines: lineNo,
+    header,
+    version: LOG_VERSION,
+    tail: endOf(Buffer.alloc(0), content),
+    messageBytes,
+    overheadBytes: offset - messageBytes,
+    indexedThrough: 0,
+    indexBytes: 0,
+  };
 }
 
 /**

@@ -1,13 +1,22 @@
-import { DocumentCorruptError } from '../../../errors.js';
+import { MAIN_BRANCH } from '../../../conversation/session.js';
+import { DocumentCorruptError, LogRecordCorruptError } from '../../../errors.js';
 import type { FileDocuments } from '../fileDocuments.js';
 import { readV1Session, removeV1Files } from '../v1/v1Reader.js';
 import type { LogOp } from './logOps.js';
 import { LogReplacedError, loadCheckpointRecords, loadRuns } from './logRanges.js';
+import { checkSessionLog, keepAside, type SessionLogRepair, type SessionLogReport } from './logRepair.js';
 import { type BranchImage, type CheckpointRecord, runsBetween, type SessionImage } from './sessionImage.js';
-import { appendLine, indexLog, type LoadedLog, refreshLog, writeSnapshot } from './sessionLog.js';
+import { appendLine, indexLog, type LoadedLog, liveBytes, refreshLog, writeSnapshot } from './sessionLog.js';
 
-/** A log is compacted once it has grown past twice its size after the last compaction, and past this many bytes. */
-export const COMPACT_MIN_BYTES = 1024 * 1024;
+/** A log is never compacted below this many bytes. */
+export const COMPACT_MIN_BYTES = 16 * 1024;
+/**
+ * A log is compacted once it is more than this many times what a snapshot of it would write (its
+ * messages' bytes and, as of the last compaction, everything else live). Right after a compaction
+ * the ratio is 1, so the log grows by at least this factor less one between two compactions: the
+ * cost of compacting is amortised over the writes, a constant per byte written.
+ */
+export const COMPACT_RATIO = 1.25;
 /** By default, a log's index is written again once this many bytes were appended after the part it covers. */
 export const INDEX_EVERY_BYTES = 64 * 1024;
 
@@ -124,24 +133,71 @@ export class SessionLogs {
   }
 
   /**
-   * Appends one line of operations (one fsync'd write; with `sync: false` durable with the next
-   * synced write), compacts the log when it has doubled, and writes its index again when enough
-   * was appended since. The caller holds the session lock and got `log` from {@link forWrite} in
-   * that hold.
+   * Appends one line of operations (one fsync'd write), compacts the log when it has outgrown
+   * {@link COMPACT_RATIO} times its live bytes, and writes its index again when enough was
+   * appended since. The caller holds the session lock and got `log` from {@link forWrite} in that
+   * hold.
    * @returns the log after the write (a new object after a compaction)
    */
-  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[], options: { sync?: boolean } = {}): Promise<LoadedLog> {
-    const sync = options.sync ?? true;
-    await appendLine(log, ops, sync);
-    if (log.offset > Math.max(COMPACT_MIN_BYTES, 2 * log.baseOffset)) {
+  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[]): Promise<LoadedLog> {
+    await appendLine(log, ops);
+    const deletes = ops.some((op) => op.op === 'deleteCheckpoints' || op.op === 'deleteBranches');
+    if (deletes || log.offset > this.#compactAt(log)) {
+      // What a snapshot would write, estimated again from the image: checkpoints kept since the
+      // last compaction are live too (compacting a log that holds little else would free nothing),
+      // and a prune or delete makes what it removed garbage at once.
+      Object.assign(log, liveBytes(log.image));
+    }
+    if (log.offset > this.#compactAt(log)) {
       const compacted = await this.#compact(sessionId, log);
       if (compacted !== undefined) return compacted;
     }
     // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take
     // back). At least as many bytes of log as the index holds come between two index writes, so
     // rewriting the index never costs more than the log appends.
-    if (sync && log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
+    if (log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
     return log;
+  }
+
+  /**
+   * Checks the session's log record by record (the whole file, not its index).
+   * @returns `undefined` when the session has no log (it does not exist, or is a version 1 folder)
+   */
+  async verify(sessionId: string): Promise<SessionLogReport | undefined> {
+    return (await checkSessionLog(this.#docs.layout.logFile(sessionId), sessionId))?.report;
+  }
+
+  /**
+   * Salvages a damaged log: its intact records are written as a new log (by rename, indexed when
+   * long), after the damaged file was kept aside (see `keepAside`). An intact log is left as it is.
+   * The caller holds the session lock.
+   * @returns `undefined` when the session has no log
+   * @throws {LogRecordCorruptError} when the records before the damage do not hold the session and its main branch (nothing to keep)
+   */
+  async repair(sessionId: string): Promise<SessionLogRepair | undefined> {
+    const path = this.#docs.layout.logFile(sessionId);
+    const checked = await checkSessionLog(path, sessionId);
+    if (checked === undefined) return undefined;
+    const { report, image } = checked;
+    if (report.damage === undefined) return { ...report, repaired: false };
+    if (image === undefined || !image.branches.has(MAIN_BRANCH)) {
+      throw new LogRecordCorruptError(
+        `${report.damage.message.replace(/ To keep them, .*$/, '')} The records before it do not hold the session and its main branch, so there is nothing to salvage: restore ${path} from a backup, or delete the session.`,
+        path,
+        report.damage.record,
+        report.damage.offset,
+        {},
+      );
+    }
+    const movedTo = await keepAside(path);
+    this.forget(sessionId);
+    await this.#snapshot(sessionId, image);
+    return { ...report, repaired: true, movedTo };
+  }
+
+  /** The log size past which {@link append} compacts. */
+  #compactAt(log: LoadedLog): number {
+    return Math.max(COMPACT_MIN_BYTES, COMPACT_RATIO * (log.messageBytes + log.overheadBytes));
   }
 
   /** Drops a session from the cache (it was deleted). */
@@ -168,7 +224,7 @@ export class SessionLogs {
       }
     } catch (error) {
       if (!(error instanceof DocumentCorruptError)) throw error;
-      log.baseOffset = log.offset;
+      log.overheadBytes = log.offset; // put off until the log has about doubled
       return undefined;
     }
     return this.#snapshot(sessionId, log.image);
