@@ -1,15 +1,12 @@
-import { isDeepStrictEqual } from 'node:util';
 import {
   type ApprovalGrant,
   type AssetRef,
   type BatonEvent,
   type Branch,
-  branchStateAt,
   type CheckpointManifestEntry,
   InvalidInputError,
   type Message,
   NEVER_ABORTED,
-  NotFoundError,
   type PutAssetInput,
   type Request,
   type Session,
@@ -25,6 +22,8 @@ import type { RequestAnswer, SendOptions, TurnOptions } from '../workflow/handof
 import { assetsMetadata } from './attachedAssets.js';
 import { closeSession } from './closeSession.js';
 import { discardTurn } from './discardTurn.js';
+import { forkAt } from './fork.js';
+import { restoreCheckpoint } from './restore.js';
 import { revokeApproval } from './revokeApproval.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
@@ -253,20 +252,7 @@ export class HandoffSession {
    */
   async fork(options: { atSeq: number; branchId: string; state?: State }): Promise<HandoffSession> {
     const runtime = this.#runtime;
-    await withSessionLock(runtime, this.#host.locks, async () => {
-      await runtime.completeHistory();
-      const messages = runtime.history.messages;
-      assertForkPoint(messages, options.atSeq);
-      await runtime.config.store.forkBranch(
-        runtime.sessionId,
-        {
-          branchId: options.branchId,
-          parent: { branchId: runtime.branchId, atSeq: options.atSeq },
-          state: options.state ?? forkState(runtime, options.atSeq),
-        },
-        runtime.scope,
-      );
-    });
+    await withSessionLock(runtime, this.#host.locks, () => forkAt(runtime, options));
     return this.#host.openBranch(runtime.sessionId, options.branchId, runtime.tenantId);
   }
 
@@ -349,22 +335,7 @@ export class HandoffSession {
    */
   async restore(checkpointId: string): Promise<void> {
     const runtime = this.#runtime;
-    await withSessionLock(
-      runtime,
-      this.#host.locks,
-      async () => {
-        const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId, runtime.scope);
-        if (!manifest.some((c) => c.id === checkpointId)) {
-          throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
-        }
-        await runtime.load(checkpointId);
-        runtime.checkpoint = { id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) };
-        await saveCheckpoint(runtime);
-        runtime.queue.length = 0;
-        runtime.noteWrite();
-      },
-      { load: false },
-    );
+    await withSessionLock(runtime, this.#host.locks, () => restoreCheckpoint(runtime, checkpointId), { load: false });
   }
 
   /** A turn's stream: starts `body` under the session's lock on the first read or await (see {@link TurnStream}). */
@@ -380,7 +351,6 @@ export class HandoffSession {
   }
 }
 
-
 /** The signal and the per-turn settings of a call's options. */
 function callOf(options: TurnOptions): TurnCall {
   const call: TurnCall = { signal: options.signal ?? NEVER_ABORTED };
@@ -389,42 +359,4 @@ function callOf(options: TurnOptions): TurnCall {
     call.settings = settings;
   }
   return call;
-}
-
-/**
- * The branch state as of `atSeq`: the current state at the head, else the state rebuilt from the
- * patches logged on the messages, once the log is shown to rebuild the current state.
- *
- * @throws {InvalidInputError} when the logged patches do not rebuild the current state
- */
-function forkState(runtime: SessionRuntime, atSeq: number): State {
-  const current = runtime.state.branch;
-  const messages = runtime.history.messages;
-  if (atSeq === runtime.history.headSeq) return current;
-  if (!isDeepStrictEqual(branchStateAt(messages), current)) {
-    throw new InvalidInputError(
-      `Cannot tell the state of branch ${JSON.stringify(runtime.branchId)} as of seq ${atSeq}: its state was changed other than by its turns, so its messages do not log it. Pass fork({ atSeq, branchId, state }) with the state the new branch should start from.`,
-    );
-  }
-  return branchStateAt(messages, atSeq);
-}
-
-/** @throws {InvalidInputError} when `atSeq` is out of range or splits an assistant's tool calls from their results */
-function assertForkPoint(messages: readonly Message[], atSeq: number): void {
-  const head = messages.at(-1)?.seq ?? 0;
-  if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq > head) {
-    throw new InvalidInputError(`Cannot fork at seq ${JSON.stringify(atSeq)}: use an integer from 0 to ${head} (the branch head).`);
-  }
-  const open = new Map<string, number>();
-  for (const message of messages) {
-    if (message.seq > atSeq) break;
-    for (const call of message.toolCalls ?? []) open.set(call.id, message.seq);
-    if (message.role === 'tool' && message.toolCallId !== undefined) open.delete(message.toolCallId);
-  }
-  const [split] = open.values();
-  if (split !== undefined) {
-    throw new InvalidInputError(
-      `Cannot fork at seq ${atSeq}: it falls between the tool calls of message ${split} and their results. Fork at ${split - 1} or after the results.`,
-    );
-  }
 }

@@ -9,15 +9,12 @@ import {
   type ExecutorInput,
   type ExecutorOutcome,
   emptyUsage,
-  hasAssets,
   isReaderLeft,
   type ModelMessage,
   type NewRequest,
   type PendingWrite,
-  providerState,
   type Request,
   requestKey,
-  sessionAssets,
   type TurnSettings,
   type Usage,
 } from '@baton/core';
@@ -28,8 +25,9 @@ import { closeSession } from '../session/closeSession.js';
 import type { SessionRuntime } from '../session/sessionRuntime.js';
 import type { RequestAnswer } from '../workflow/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
+import { activationInput, beforeActivation, beforeTurn } from './activationInput.js';
 import { answeredRequest } from './answeredRequest.js';
-import { APPROVAL_GRANTS_KEY, grantApproval, grantLookup, grantsAlways } from './approvalGrants.js';
+import { grantApproval, grantsAlways } from './approvalGrants.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
 import { flushAfterFailure } from './flushMessages.js';
 import { settleTurn } from './settleTurn.js';
@@ -288,48 +286,6 @@ function afterActivation(runtime: SessionRuntime, agent: string, outcome: Execut
   };
 }
 
-/** What one activation of `agent`'s executor gets. */
-function activationInput(
-  runtime: SessionRuntime,
-  journal: StoreJournal,
-  call: TurnCall,
-  agent: string,
-  context: readonly ModelMessage[] | undefined,
-  approvals: ExecutorInput['approvals'],
-  humanAnswers: ExecutorInput['humanAnswers'],
-  sink: TurnSink,
-): ExecutorInput {
-  const input: ExecutorInput = {
-    sessionId: runtime.sessionId,
-    branchId: runtime.branchId,
-    turn: runtime.snapshot.context.turn,
-    history: runtime.history.forAgent(),
-    tools: runtime.toolsFor(agent),
-    journal,
-    state: runtime.state,
-    signal: call.signal,
-    branchHistory: runtime.history,
-    ready: sink.ready,
-  };
-  if (sink.within !== undefined) input.within = sink.within;
-  if (call.settings !== undefined) input.turnSettings = call.settings;
-  if (context !== undefined) input.context = context;
-  if (approvals !== undefined) input.approvals = approvals;
-  // Standing approvals ("always allow") live in session state; most sessions have none.
-  if (runtime.state.session[APPROVAL_GRANTS_KEY] !== undefined) {
-    input.approvalGrant = grantLookup(runtime);
-  }
-  if (humanAnswers !== undefined) input.humanAnswers = humanAnswers;
-  const shape = runtime.core.prepareModelInput;
-  // Shaped where the activation runs: each provider reaches its own slice of this branch's state.
-  if (shape !== undefined) {
-    const where = { sessionId: input.sessionId, branchId: input.branchId, state: input.state };
-    input.prepareModelInput = (messages) => shape(messages, where);
-  }
-  if (hasAssets(runtime.config.store)) input.assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
-  return input;
-}
-
 /** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
 function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): Extract<BatonEvent, { type: 'error' }> | undefined {
   if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
@@ -371,48 +327,6 @@ function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: 
     durationMs: 0,
     createdAt: new Date().toISOString(),
   };
-}
-
-/**
- * Context from every provider's `beforeTurn`, for the turn's model inputs (never stored). `input` is
- * what the user just said; without it (a resumed turn, an approval) the last user message.
- */
-async function beforeTurn(
-  runtime: SessionRuntime,
-  signal: AbortSignal,
-  input: string,
-): Promise<readonly ModelMessage[] | undefined> {
-  const providers = runtime.config.contextProviders;
-  const context: ModelMessage[] = [];
-  for (const provider of providers) {
-    if (provider.beforeTurn === undefined) continue;
-    const state = providerState(runtime.state, provider);
-    const { session, branchId, config } = runtime;
-    const found = await provider.beforeTurn({ session, branchId, input, store: config.store, signal, state });
-    if (found !== undefined) context.push(...found);
-  }
-  return context.length > 0 ? context : undefined;
-}
-
-/** The turn's context followed by every provider's `beforeActivation` context for `agent` (never stored). */
-async function beforeActivation(
-  runtime: SessionRuntime,
-  signal: AbortSignal,
-  input: string,
-  agent: string,
-  turnContext: readonly ModelMessage[] | undefined,
-  sink: TurnSink,
-): Promise<readonly ModelMessage[] | undefined> {
-  const providers = runtime.config.contextProviders.filter((p) => p.beforeActivation !== undefined);
-  if (providers.length === 0) return turnContext;
-  await sink.ready();
-  const context: ModelMessage[] = [...(turnContext ?? [])];
-  for (const provider of providers) {
-    const { session, branchId } = runtime;
-    const found = await provider.beforeActivation!({ session, branchId, input, store: runtime.config.store, signal, agent });
-    if (found !== undefined) context.push(...found);
-  }
-  return context.length > 0 ? context : undefined;
 }
 
 async function terminationReason(runtime: SessionRuntime, outcome: Extract<ExecutorOutcome, { type: 'reply' }>, agent: string): Promise<string | undefined> {

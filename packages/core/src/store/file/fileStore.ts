@@ -4,8 +4,8 @@ import type { AssetRef } from '../../conversation/asset.js';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
-import { type Branch, type BranchParent, MAIN_BRANCH, type Session, type State } from '../../conversation/session.js';
-import { BatonError, ConcurrencyError, ConfigurationError, type DocumentCorruptError, type LogRecordCorruptError, NotFoundError, StoreError } from '../../errors.js';
+import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
+import { BatonError, ConfigurationError, type DocumentCorruptError, type LogRecordCorruptError, NotFoundError, StoreError } from '../../errors.js';
 import { assertMaxAssetBytes } from '../assets/assetInput.js';
 import { cloneData } from '../cloneData.js';
 import type {
@@ -25,51 +25,26 @@ import type {
   TenantScope,
   UpdateOptions,
 } from '../store.js';
-import { assertSessionChange, assertSessionId, changedSession, matchesSessionFilter, newSession } from '../storeRules.js';
+import { assertSessionChange, assertSessionId, changedSession, matchesSessionFilter } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 import * as assets from './calls/assetCalls.js';
 import * as branches from './calls/branchCalls.js';
 import * as checkpoints from './calls/checkpointCalls.js';
 import { eraseFileUser } from './calls/fileErasure.js';
+import { repairSessionLog, verifySessionLog } from './calls/logCheckCalls.js';
 import * as messages from './calls/messageCalls.js';
+import * as sessionCalls from './calls/sessionCalls.js';
 import { FileDocuments } from './fileDocuments.js';
 import { FileEpisodeStore } from './fileEpisodeStore.js';
-import { fsyncDir, readDirNames } from './fileIo.js';
+import { readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import { FileSessions } from './fileSessions.js';
+import type { FileStoreOptions } from './fileStoreOptions.js';
 import type { SessionLogRepair, SessionLogReport } from './log/logRepair.js';
-import { lastSeq } from './log/sessionImage.js';
 import { INDEX_EVERY_BYTES } from './log/sessionLogs.js';
 import { SessionLocks } from './sessionLock.js';
 
-/** Options of {@link FileStore}. */
-export interface FileStoreOptions {
-  /** The root folder; created when missing. Relative paths resolve against the working directory. */
-  directory: string;
-  /**
-   * A session lock not refreshed for this long is taken to belong to a crashed process and is
-   * broken, in milliseconds (at least 2000; default 10 000).
-   */
-  lockStaleMs?: number;
-  /** How long a write waits for another writer's lock before a `ConcurrencyError`, in milliseconds (default `lockStaleMs + 5000`). */
-  lockWaitMs?: number;
-  /**
-   * Bytes of session logs whose sessions are kept in memory (least recently used dropped first;
-   * default 64 MiB). A cached session is checked against its file (one `fstat`) on every call, so
-   * it is never stale; this only bounds memory.
-   */
-  cacheBytes?: number;
-  /**
-   * A session log's index (`log.index.json`, where each message run and checkpoint is in the log)
-   * is written again once this many bytes (and at least as many as the index itself holds) were
-   * appended after the part it covers, in bytes (default 64 KiB). Opening a session replays at
-   * most about this much of its log; smaller values index more often (each index write costs one
-   * file write and rename, no flush).
-   */
-  indexEveryBytes?: number;
-  /** The largest asset `putAsset` accepts, in bytes (default 25 MiB); larger ones throw `AssetTooLargeError`. */
-  maxAssetBytes?: number;
-}
+export type { FileStoreOptions } from './fileStoreOptions.js';
 
 /**
  * The embedded, durable {@link Store}: plain files under one folder, no native dependencies.
@@ -154,22 +129,7 @@ export class FileStore implements Store {
   }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
-    return this.#run('create a session', async () => {
-      const session = newSession(input);
-      const id = session.id;
-      const { locks, logs } = this.#sessions;
-      return locks.run(id, async () => {
-        if ((await logs.read(id)) !== undefined) throw new ConcurrencyError(`Session ${JSON.stringify(id)} already exists.`);
-        await rm(this.#layout.sessionDir(id), { recursive: true, force: true }); // what a crashed create left
-        await mkdir(this.#layout.sessionDir(id), { recursive: true });
-        const main: Branch = { id: MAIN_BRANCH, sessionId: id, createdAt: session.createdAt, state: {}, version: 1 };
-        // As JSON, as a read of the log gives them back.
-        const [stored, branch] = JSON.parse(JSON.stringify([session, main])) as [Session, Branch];
-        const log = await logs.create({ session: stored, branches: new Map([[MAIN_BRANCH, { branch, runs: [], checkpoints: [] }]]) });
-        await fsyncDir(this.#layout.sessionsDir);
-        return cloneData(log.image.session);
-      });
-    });
+    return this.#run('create a session', () => sessionCalls.createSession(this.#sessions, input));
   }
 
   async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
@@ -196,20 +156,7 @@ export class FileStore implements Store {
   }
 
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
-    return this.#run('delete a session', async () => {
-      assertSessionId(id);
-      assertTenantScope(scope);
-      return this.#sessions.locks.run(id, async () => {
-        const session = (await this.#sessions.logs.read(id))?.session;
-        if (session === undefined || !inTenant(session, scope)) return false;
-        // Its episodes first (the one named after it, the default id, and any other in its owner's
-        // index), so a crash before the folder is gone leaves a session a retried delete finds.
-        if ((await this.#episodes.get(id, scope))?.sessionId === id) await this.#episodes.delete(id, scope);
-        await this.#episodes.deleteOwned(scope, session.userId, id);
-        await this.#sessions.remove(id);
-        return true;
-      });
-    });
+    return this.#run('delete a session', () => sessionCalls.deleteSession(this.#sessions, this.#episodes, id, scope));
   }
 
   async deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
@@ -366,10 +313,7 @@ export class FileStore implements Store {
    * ```
    */
   async verify(sessionId: string): Promise<SessionLogReport> {
-    return this.#run('verify a session log', async () => {
-      const id = assertSessionId(sessionId);
-      return (await this.#sessions.logs.verify(id)) ?? (await this.#folderReport(id));
-    });
+    return this.#run('verify a session log', () => verifySessionLog(this.#sessions, sessionId));
   }
 
   /**
@@ -391,20 +335,7 @@ export class FileStore implements Store {
    * ```
    */
   async repair(sessionId: string): Promise<SessionLogRepair> {
-    return this.#run('repair a session log', async () => {
-      const id = assertSessionId(sessionId);
-      const repaired = await this.#sessions.locks.run(id, () => this.#sessions.logs.repair(id));
-      return repaired ?? { ...(await this.#folderReport(id)), repaired: false };
-    });
-  }
-
-  /** The report of a session stored as a format 1 folder (no log yet). */
-  async #folderReport(id: string): Promise<SessionLogReport> {
-    const image = await this.#sessions.logs.read(id);
-    if (image === undefined) throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist under ${this.directory}.`);
-    const intactThroughSeq: Record<string, number> = {};
-    for (const branch of image.branches.values()) intactThroughSeq[branch.branch.id] = lastSeq(branch);
-    return { sessionId: id, file: this.#layout.sessionDir(id), version: 1, ok: true, bytes: 0, intactRecords: 0, intactBytes: 0, intactThroughSeq, tornBytes: 0 };
+    return this.#run('repair a session log', () => repairSessionLog(this.#sessions, sessionId));
   }
 
   /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */

@@ -7,7 +7,7 @@ import { MAIN_BRANCH } from '../../conversation/session.js';
 import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import { assertMaxAssetBytes, checkAssetInput } from '../assets/assetInput.js';
-import { cloneData, frozenMessageCopy } from '../cloneData.js';
+import { cloneData } from '../cloneData.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -27,43 +27,25 @@ import type {
 } from '../store.js';
 import {
   applySessionChange,
-  assertBatchCheckpoint,
   assertBranchId,
-  assertMessages,
   assertPendingWrites,
   assertSessionId,
-  branchLineage,
   branchState,
-  changedBranch,
-  changedSession,
   checkpointsToPrune,
   copyValidCheckpoint,
   ensureBranchDeletable,
   ensureCheckpointDeletable,
   matchesSessionFilter,
   newSession,
-  planAppend,
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 import { type AssetLimits, deleteRecordAsset, getRecordAsset, listRecordAssets, putRecordAsset } from './inMemoryAssets.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
+import { appendRecordMessages, readRecordMessages, writeRecordBatch } from './inMemoryMessages.js';
 import { checkpointList, eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
+import type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
 
-
-/** Options of {@link InMemoryStore}. */
-export interface InMemoryStoreOptions {
-  /**
-   * Sessions the store holds before it makes room for a new one by removing closed or idle ones
-   * (least recently used first). Default: unlimited. `HandoffBuilder`'s default store uses 10,000.
-   */
-  maxSessions?: number;
-  /** How long a session must go unread and unwritten before it counts as idle and may be removed to make room, in ms (default 1 hour). */
-  idleTtlMs?: number;
-  /** The largest asset `putAsset` accepts, in bytes (default 25 MiB); larger ones throw `AssetTooLargeError`. */
-  maxAssetBytes?: number;
-  /** All sessions' assets together, in bytes (default 256 MiB): an upload past it throws `AssetTooLargeError`. */
-  maxAssetBytesTotal?: number;
-}
+export type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
 
 /**
  * A {@link Store} in process memory: fast, for tests and for single-process bots that need no
@@ -173,35 +155,12 @@ export class InMemoryStore implements Store {
 
   async appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope: TenantScope = {}): Promise<{ inserted: number }> {
     const record = this.#required(sessionId, scope);
-    assertBranchId(branchId);
-    assertMessages(messages);
-    const own = record.messages.get(branchId);
-    const branch = record.branches.get(branchId);
-    if (own === undefined || branch === undefined) {
-      throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
-    }
-    const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-    const lastSeq = firstOwnSeq - 1 + own.length; // own seqs are consecutive from firstOwnSeq (planAppend)
-    const fresh = planAppend(branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => own[seq - firstOwnSeq] });
-    for (const message of fresh) own.push(frozenMessageCopy(message));
-    return { inserted: fresh.length };
+    return appendRecordMessages(record, sessionId, branchId, messages);
   }
 
   async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
     const record = this.#required(sessionId, options);
-    assertBranchId(branchId);
-    let out: Message[] = [];
-    for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
-      const own = record.messages.get(branch.id)!;
-      // Own seqs are consecutive from the branch's first own seq (planAppend): the range is a slice of the array.
-      const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-      const from = Math.max(fromSeq, firstOwnSeq) - firstOwnSeq;
-      const to = Math.min(throughSeq, firstOwnSeq - 1 + own.length) - firstOwnSeq + 1;
-      if (to <= from) continue;
-      if (out.length === 0) out = from === 0 && to === own.length ? own.slice() : own.slice(from, to);
-      else for (let i = from; i < to; i += 1) out.push(own[i]!);
-    }
-    return out;
+    return readRecordMessages(record, sessionId, branchId, options);
   }
 
   async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope = {}): Promise<Branch> {
@@ -366,37 +325,8 @@ export class InMemoryStore implements Store {
    *   session or branch; {@link InvalidInputError} for bad input or a checkpoint of another branch
    */
   async writeBatch(batch: StoreBatch): Promise<StoreBatchResult> {
-    const { sessionId, branchId } = batch;
-    const record = this.#required(sessionId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
-    assertBranchId(branchId);
-    const own = record.messages.get(branchId);
-    const branch = record.branches.get(branchId);
-    if (own === undefined || branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
-    let fresh: Message[] = [];
-    if (batch.messages !== undefined) {
-      assertMessages(batch.messages);
-      const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-      fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.length, storedAt: (seq) => own[seq - firstOwnSeq] });
-    }
-    const nextBranch = batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
-    const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
-    const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
-    assertBatchCheckpoint(batch);
-    for (const message of fresh) own.push(frozenMessageCopy(message));
-    const result: StoreBatchResult = { inserted: fresh.length };
-    if (nextBranch !== undefined) {
-      record.branches.set(branchId, nextBranch);
-      result.branch = cloneData(nextBranch);
-    }
-    if (nextSession !== undefined) {
-      record.session = nextSession;
-      result.session = cloneData(nextSession);
-    }
-    if (checkpoint !== undefined) {
-      const list = checkpointList(record, branchId);
-      if (!list.some((c) => c.id === checkpoint.id)) list.push(checkpoint);
-    }
-    return result;
+    const record = this.#required(batch.sessionId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+    return writeRecordBatch(record, batch);
   }
 
   async close(): Promise<void> {}
