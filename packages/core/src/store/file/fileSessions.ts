@@ -25,7 +25,7 @@ export type WritePlan = (image: SessionImage, load: ImageLoader) => LogOp[] | Pr
 /**
  * The sessions of one `FileStore` and the two ways to touch one: {@link view} reads it as stored
  * now, {@link write} appends one line to its log under its lock. The store's calls (`fileStore.ts`,
- * `messageCalls.ts`, `branchCalls.ts`, `checkpointCalls.ts`) are built on these.
+ * `sessionCalls.ts`, `messageCalls.ts`, `branchCalls.ts`, `checkpointCalls.ts`) are built on these.
  */
 export class FileSessions {
   readonly layout: FileLayout;
