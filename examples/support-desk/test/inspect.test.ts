@@ -84,8 +84,8 @@ describe('baton inspect', () => {
     // Triage routes the refund to a specialist, with the router's reason.
     expect(lines).toContainEqual(expect.stringMatching(/^\S+\s+ {2}handoff triage → \w+: "/));
     // Tool calls with their durations, and the refund's approval request with its answer.
-    expect(lines).toContainEqual(expect.stringMatching(/^\S+\s+ {4}tool \S+ ".*" \(\d+ ms\) (→|FAILED:) "/));
-    expect(lines).toContainEqual(expect.stringMatching(/request tool_approval from \w+: approve offer-refund ".*" → "approved"/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\S+\s+ {4}tool \S+ \{.*\} \(\d+ ms\) (→|FAILED:) ["{]/));
+    expect(lines).toContainEqual(expect.stringMatching(/request tool_approval from \w+: approve offer-refund \{.*\} → "approved"/));
     expect(lines).toContainEqual(expect.stringMatching(/checkpoint \S+ step \d+ through seq \d+ \(\d+ B\)/));
     expect(lines).toContainEqual(expect.stringMatching(/closed: "/));
 
