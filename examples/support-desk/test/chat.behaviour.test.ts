@@ -2,13 +2,16 @@
  * The chat behaviours issue 14 asks for, through the real `chat` command (piped input, offline
  * models learned from the demo conversations, a FileStore in a temp dir): a duplicate charge on an
  * order reaches billing as a purchase dispute, and a bare greeting gets a question back instead of
- * a handoff.
+ * a handoff. Leaving the chat (end of input, as Ctrl-D or Ctrl-C) leaves the session open, an
+ * approval prompt unanswered included; `--session ID` resumes it, printing the conversation so far,
+ * and `/close` closes it.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FileStore } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { IDENTITY_QUESTION } from '../src/models/abcdRouterModel.js';
@@ -68,4 +71,35 @@ describe('chat: triage waits for the intent', () => {
     expect(afterHi.some((line) => line.includes('handoff'))).toBe(false);
     expect(lines.slice(typedAnswer).some((line) => /↪ handoff: triage → account \(flow account_access/.test(line))).toBe(true);
   }, 60_000);
+});
+
+describe('chat: leaving, resuming and closing', () => {
+  it('end of input at an approval prompt leaves the session open; --session shows the conversation so far and asks again; /close closes it', async () => {
+    const said = ['I want a refund, the item I got was broken', 'Joyce Wu', 'a refund'];
+    const details = 'my order 0081422000 account W44YK1AOXY, email joycewu@email.com, username jwu';
+    const first = await chat('chat-resume', [...said, details, 'yes', '40']);
+    expect(first.code).toBe(0);
+    expect(first.lines.some((line) => /^Approve offer-refund .*\? \[y\/n\]/.test(line))).toBe(true);
+    expect(first.lines.at(-1)).toBe('Session chat-resume left open; continue it with --session chat-resume.');
+    const store = new FileStore({ directory: join(dir, 'store') });
+    expect(await store.getSession('chat-resume')).toMatchObject({ status: 'active' });
+    // No answer was recorded for the approval: no offer-refund result.
+    expect((await store.readMessages('chat-resume', 'main')).filter((m) => m.role === 'tool' && m.toolName === 'offer-refund')).toEqual([]);
+
+    const second = await chat('chat-resume', ['y', '/close']);
+    expect(second.code).toBe(0);
+    const resuming = second.lines.indexOf('Resuming: the conversation so far');
+    expect(resuming).toBeGreaterThan(0);
+    const earlier = second.lines.slice(resuming + 1, second.lines.findIndex((line) => line.startsWith('Approve offer-refund')));
+    expect(earlier[0]).toBe(`you> ${said[0]}`);
+    expect(earlier).toContainEqual(expect.stringMatching(/^ {2}↪ handoff: triage → returns \(flow /));
+    expect(earlier).toContain(`you> ${details}`);
+    expect(earlier.at(-1)).toMatch(/^ {2}\? returns wants to run offer-refund .*: approval needed$/);
+    expect(second.lines).toContainEqual(expect.stringMatching(/^Approve offer-refund .*\? \[y\/n\] y$/));
+    expect(second.lines.at(-1)).toBe('Session chat-resume closed; its episode is saved in the store.');
+    expect(await store.getSession('chat-resume')).toMatchObject({ status: 'closed', closedReason: 'the customer closed the chat' });
+    const refund = (await store.readMessages('chat-resume', 'main')).filter((m) => m.role === 'tool' && m.toolName === 'offer-refund');
+    expect(refund).toMatchObject([{ isError: false }]);
+    await store.close();
+  }, 120_000);
 });

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FileStore } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 
@@ -69,5 +70,29 @@ describe('chat in a terminal', () => {
     expect(lines[typed + 1]).toMatch(/↪ handoff: triage → account \(flow account_access/);
     expect(lines).toContain('you> /quit');
     expect(lines.at(-1)).toMatch(/^Session chat-\S+ closed; its episode is saved in the store\.$/);
+  }, 150_000);
+
+  it('Ctrl-C leaves the session open and says how to continue it', async () => {
+    const command = `${tsx} --conditions=source src/cli.ts chat --store-dir ${join(dir, 'store')} --session pty-ctrl-c`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE } });
+    const screen = { text: '' };
+    child.stdout.on('data', (data: Buffer) => {
+      screen.text += data.toString().replace(ANSI, '');
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await waitFor(child, screen, (text) => text.includes('you> '));
+      child.stdin.write('I forgot my password\r');
+      await waitFor(child, screen, (text) => text.split('you> ').length > 2);
+      child.stdin.write('\u0003');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const lines = screen.text.split(/\r?\n|\r/).filter((line) => line.trim() !== '');
+    expect(lines.at(-1)).toBe('Session pty-ctrl-c left open; continue it with --session pty-ctrl-c.');
+    const store = new FileStore({ directory: join(dir, 'store') });
+    expect(await store.getSession('pty-ctrl-c')).toMatchObject({ status: 'active' });
+    await store.close();
   }, 150_000);
 });

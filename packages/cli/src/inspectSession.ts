@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Store } from '@baton/core';
+import { NotFoundError, type Store } from '@baton/core';
 import { formatTimeline, observedGraphToMermaid, type SessionTimeline, sessionTimeline, timelineToMermaid } from '@baton/handoff';
 
 /** What {@link inspectSession} reads and where it writes. */
@@ -36,7 +36,8 @@ export interface InspectResult {
  * Reads a stored session's timeline, prints nothing, and writes its Mermaid sequence diagram and
  * topology graph to `outDir` (the `baton inspect` command's work).
  *
- * @throws {NotFoundError} when the session or branch does not exist; the store's errors
+ * @throws {NotFoundError} when the session or branch does not exist (without `tenantId`, the message
+ *   says a session stored under a tenant needs `--tenant`); the store's errors
  * @example
  * ```ts
  * const { text, files } = await inspectSession({ store, sessionId: 'chat-81', outDir: './inspect' });
@@ -44,7 +45,16 @@ export interface InspectResult {
  */
 export async function inspectSession(options: InspectOptions): Promise<InspectResult> {
   const scope = { ...(options.branch === undefined ? {} : { branch: options.branch }), ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }) };
-  const timeline = await sessionTimeline(options.store, options.sessionId, scope);
+  const timeline = await sessionTimeline(options.store, options.sessionId, scope).catch(async (error: unknown) => {
+    // A session stored under a tenant (the web chat's are) is invisible without its tenant id.
+    if (error instanceof NotFoundError && options.tenantId === undefined && (await options.store.getSession(options.sessionId)) === undefined) {
+      throw new NotFoundError(
+        `Session ${JSON.stringify(options.sessionId)} does not exist in this store without a tenant. ` +
+          'A session stored under a tenant (as the web chat stores its sessions) is found with --tenant ID.',
+      );
+    }
+    throw error;
+  });
   const sequence = timelineToMermaid(timeline);
   const topology = options.topology ?? observedGraphToMermaid(timeline);
   const files: string[] = [];

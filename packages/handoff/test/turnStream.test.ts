@@ -84,4 +84,15 @@ describe('TurnStream: send and respond can be awaited or iterated (docs/architec
     const resumed = await session.resume();
     expect(resumed.message?.content).toBe('Answer to: Leave early');
   });
+
+  it('disposing a stream (await using) leaves it as return() does; the next call finishes the turn', async () => {
+    const { workflow } = desk();
+    const session = await workflow.session({ id: 'await-7' });
+    const stream = session.send('Dispose early');
+    for (let step = await stream.next(); step.done !== true && step.value.type !== 'handoff'; step = await stream.next());
+    await stream[Symbol.asyncDispose]();
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect((await stream).completed).toBe(false);
+    expect((await session.resume()).message?.content).toBe('Answer to: Dispose early');
+  });
 });

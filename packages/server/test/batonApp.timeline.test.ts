@@ -17,7 +17,8 @@ describe('GET /sessions/:id/timeline tells the session as `baton inspect` does',
     const { status, body } = await ann.json('GET', '/sessions/told-1/timeline?branch=main');
     expect(status).toBe(200);
     expect(body).toMatchObject({ sessionId: 'told-1', branchId: 'main', status: 'active', agents: ['triage', 'billing'], handoffs: [{ from: 'triage', to: 'billing' }] });
-    expect(body.counts).toMatchObject({ turns: 1, messages: 8 });
+    // A turn for the message, one for the answer to the question and one for the approval.
+    expect(body.counts).toMatchObject({ turns: 3, messages: 8 });
     const kinds = body.entries.map((e: { kind: string }) => e.kind);
     expect(kinds.indexOf('handoff')).toBeLessThan(kinds.lastIndexOf('reply'));
     expect(body.entries).toContainEqual(expect.objectContaining({ kind: 'handoff', from: 'triage', to: 'billing', reason: 'a refund' }));

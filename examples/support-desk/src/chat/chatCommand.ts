@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { type BatonEvent, createId, SessionClosedError } from '@baton/core';
+import { sessionTimeline } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
 import { loadConversations } from '../data/abcdData.js';
 import { displayPath, resolveDataSource } from '../data/dataSource.js';
@@ -10,6 +11,7 @@ import { chooseDeskStore, DEFAULT_CHAT_STORE_DIR } from '../desk/deskStore.js';
 import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
 import { WorldDirectory } from '../tools/world.js';
 import { createChatRenderer } from './chatRenderer.js';
+import { chatTranscript } from './chatTranscript.js';
 
 /** Options of the `chat` command (see `cli.ts`). */
 export interface ChatCommandOptions {
@@ -24,7 +26,9 @@ export interface ChatCommandOptions {
 /**
  * The `chat` command: an interactive terminal chat with the desk. Output is streamed and shows
  * which agent speaks, each handoff, each console action and each pending request; an approval is
- * answered at the prompt (y/n). `/quit` closes the session, which saves its episode.
+ * answered at the prompt (y/n). `/close` (or `/quit`) closes the session, which saves its episode;
+ * end of input (Ctrl-D) or Ctrl-C leaves it open, paused where it was (an approval stays pending), and
+ * `--session ID` resumes it, printing the conversation so far first.
  * Offline, the router and policies learn from every conversation of the data (the first line printed names it); the world is ABCD's
  * ten role-played customers (e.g. Joyce Wu), one order each.
  *
@@ -36,7 +40,7 @@ export interface ChatCommandOptions {
  * @throws {ConfigurationError} for `models: 'openai'` without an API key
  * @example
  * ```ts
- * await chatCommand({ models: 'offline', user: 'u-42' }); // reads stdin until /quit or end of input
+ * await chatCommand({ models: 'offline', user: 'u-42' }); // reads stdin until /close or end of input
  * ```
  */
 export async function chatCommand(options: ChatCommandOptions): Promise<void> {
@@ -59,6 +63,7 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
     throw new SessionClosedError(`Session ${JSON.stringify(session.id)} is closed; start a new chat (leave out --session) to talk to the desk again.`);
   }
   const render = createChatRenderer(process.stdout);
+  const earlier = session.messages.length === 0 ? [] : chatTranscript(await sessionTimeline(store, session.id));
   // A failed turn (a provider error after retries) is shown and the chat goes on; the session keeps the unfinished turn.
   const play = async (events: AsyncIterable<BatonEvent>): Promise<void> => {
     try {
@@ -70,11 +75,13 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   };
   const customers = worlds.fallback.customers.slice(0, 3).map((c) => `${c.name} (account ${c.accountIds[0]}, order ${c.orders[0]?.orderId})`);
   console.log(`Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`);
-  console.log(`Customers on file include ${customers.join(', ')}. Type /quit to close the session.\n`);
+  console.log(`Customers on file include ${customers.join(', ')}.`);
+  console.log('Type /close to close the session; Ctrl-D or Ctrl-C leaves it open (resume with --session).\n');
+  if (earlier.length > 0) console.log(`Resuming: the conversation so far\n${earlier.join('\n')}\n`);
   // Lines are read through the async iterator, which buffers them, so piped input works too. In a
   // terminal, readline echoes what the user types to `output` (and handles editing keys).
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
-  rl.on('SIGINT', () => rl.close()); // Ctrl-C in a terminal ends the chat like Ctrl-D: the session is closed and saved
+  rl.on('SIGINT', () => rl.close()); // Ctrl-C in a terminal ends the chat like Ctrl-D: the session stays open
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (prompt: string): Promise<string | undefined> => {
     rl.setPrompt(prompt);
@@ -83,11 +90,14 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
     if (!process.stdin.isTTY && !next.done) process.stdout.write(`${next.value}\n`);
     return next.done ? undefined : String(next.value);
   };
+  let closing = false;
   try {
     for (;;) {
       const approval = session.pendingRequests.find((r) => r.type === 'tool_approval');
       if (approval !== undefined && approval.type === 'tool_approval') {
-        const answer = ((await ask(`Approve ${approval.toolName} ${approval.arguments}? [y/n] `)) ?? 'n').trim().toLowerCase();
+        const typed = await ask(`Approve ${approval.toolName} ${approval.arguments}? [y/n] `);
+        if (typed === undefined) break; // Ctrl-C or Ctrl-D: no answer; the approval stays pending
+        const answer = typed.trim().toLowerCase();
         const decision = answer.startsWith('y') ? ({ approved: true } as const) : ({ approved: false, reason: 'rejected at the prompt' } as const);
         await play(session.respond(approval.id, decision));
         continue;
@@ -96,15 +106,21 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
       if (line === undefined) break; // input closed (Ctrl-D)
       const text = line.trim();
       if (text === '') continue;
-      if (text === '/quit') break;
+      if (text === '/close' || text === '/quit') {
+        closing = true;
+        break;
+      }
       const question = session.pendingRequests.find((r) => r.type === 'user_input');
       await play(question === undefined ? session.send(text) : session.respond(question.id, text));
       if ((session.info as { status: string }).status === 'closed') break; // a specialist closed the resolved conversation (end_conversation)
     }
   } finally {
     rl.close();
-    await session.close({ reason: 'the customer left the chat' });
-    console.log(`Session ${session.id} closed; its episode is saved in the store.`);
+    if ((session.info as { status: string }).status === 'closed') console.log(`Session ${session.id} closed; its episode is saved in the store.`);
+    else if (closing) {
+      await session.close({ reason: 'the customer closed the chat' });
+      console.log(`Session ${session.id} closed; its episode is saved in the store.`);
+    } else console.log(`\nSession ${session.id} left open; continue it with --session ${session.id}.`);
     await store.close();
   }
 }

@@ -25,11 +25,15 @@ export interface FormatTimelineOptions {
  */
 export function formatTimeline(timeline: SessionTimeline, options: FormatTimelineOptions = {}): string {
   const max = options.maxText ?? 80;
-  const q = (text: string) => JSON.stringify(clip(text, max));
   const { counts } = timeline;
   const lines = [
     `session ${timeline.sessionId}  branch ${timeline.branchId}  ${timeline.status}  created ${timeline.createdAt}`,
-    `${counts.turns} turns · ${counts.messages} messages · ${counts.toolCalls} tool calls (${counts.toolErrors} failed) · ${counts.checkpoints} checkpoints kept`,
+    [
+      plural(counts.turns, 'turn'),
+      plural(counts.messages, 'message'),
+      `${plural(counts.toolCalls, 'tool call')} (${counts.toolErrors} failed)`,
+      `${plural(counts.checkpoints, 'checkpoint')} kept`,
+    ].join(' · '),
     `agents: ${timeline.agents.join(', ') || 'none'}`,
     `branches: ${timeline.branches.map((b) => (b.parent === undefined ? b.id : `${b.id} (from ${b.parent.branchId} at seq ${b.parent.atSeq})`)).join(', ')}`,
     '',
@@ -37,12 +41,15 @@ export function formatTimeline(timeline: SessionTimeline, options: FormatTimelin
   for (const entry of timeline.entries) {
     // A request_user_input call is told by its request line (prompt and answer).
     if (entry.kind === 'tool' && entry.toolName === REQUEST_USER_INPUT && entry.result !== undefined) continue;
-    lines.push(`${clock(entry.at)}  ${describe(entry, q)}`);
+    lines.push(`${clock(entry.at)}  ${describe(entry, max)}`);
   }
   return lines.join('\n');
 }
 
-function describe(entry: TimelineEntry, q: (text: string) => string): string {
+function describe(entry: TimelineEntry, max: number): string {
+  const q = (text: string) => JSON.stringify(clip(text, max));
+  // JSON (tool arguments, most results) is shown as JSON, not as a quoted string of escaped JSON.
+  const json = (text: string) => (isJsonValue(text) ? clip(JSON.stringify(JSON.parse(text)), max) : q(text));
   switch (entry.kind) {
     case 'turn':
       return `turn ${entry.turn}  ${entry.autonomous ? 'autonomous' : 'user'}: ${q(entry.text)}`;
@@ -52,20 +59,37 @@ function describe(entry: TimelineEntry, q: (text: string) => string): string {
       return `    reply: ${q(entry.text)}`;
     case 'tool': {
       const duration = entry.durationMs === undefined ? '' : ` (${Math.round(entry.durationMs)} ms)`;
-      if (entry.result === undefined) return `    tool ${entry.toolName} ${q(entry.arguments)}  (no result)`;
-      return `    tool ${entry.toolName} ${q(entry.arguments)}${duration} ${entry.isError ? 'FAILED: ' : '→ '}${q(entry.result)}`;
+      if (entry.result === undefined) return `    tool ${entry.toolName} ${json(entry.arguments)}  (no result)`;
+      return `    tool ${entry.toolName} ${json(entry.arguments)}${duration} ${entry.isError ? 'FAILED: ' : '→ '}${json(entry.result)}`;
     }
     case 'handoff':
       return `  handoff ${entry.from} → ${entry.to}${entry.reason === undefined ? '' : `: ${q(entry.reason)}`}`;
     case 'request': {
       const { request } = entry;
-      const what = request.type === 'tool_approval' ? `approve ${request.toolName} ${q(request.arguments)}` : q(request.prompt);
-      return `    request ${request.type} from ${request.agent}: ${what} → ${entry.answer === undefined ? 'pending' : q(entry.answer)}`;
+      const what = request.type === 'tool_approval' ? `approve ${request.toolName} ${json(request.arguments)}` : q(request.prompt);
+      const turn = entry.turn === undefined ? '' : `  (turn ${entry.turn})`;
+      return `    request ${request.type} from ${request.agent}: ${what} → ${entry.answer === undefined ? 'pending' : q(entry.answer)}${turn}`;
     }
     case 'checkpoint':
       return `  checkpoint ${entry.id} step ${entry.step} through seq ${entry.seq} (${entry.bytes} B)`;
     case 'closed':
       return `closed: ${q(entry.reason)}`;
+  }
+}
+
+/** `1 turn`, `3 turns`. */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Whether `text` is a JSON object or array (what tool arguments and structured results are). */
+function isJsonValue(text: string): boolean {
+  if (!/^\s*[[{]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

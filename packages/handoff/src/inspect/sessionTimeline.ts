@@ -15,8 +15,12 @@ export type TimelineEntry =
   | { kind: 'tool'; at: string; agent: string; seq: number; toolCallId: string; toolName: string; arguments: string; result?: string; isError: boolean; durationMs?: number }
   /** Control moved between agents, with the reason the model gave. */
   | { kind: 'handoff'; at: string; seq: number; from: string; to: string; reason?: string }
-  /** A turn paused on a request; `answer` is how it was answered (`undefined` while pending). */
-  | { kind: 'request'; at: string; seq: number; request: Request; answer?: string }
+  /**
+   * A turn paused on a request; `answer` is how it was answered (`undefined` while pending). An
+   * answer starts a turn of its own (docs/architecture.md: a turn is one user message or one
+   * answer to a pending request), numbered `turn`.
+   */
+  | { kind: 'request'; at: string; seq: number; request: Request; answer?: string; turn?: number }
   /** A checkpoint, with the size of its serialised JSON in bytes. */
   | { kind: 'checkpoint'; at: string; seq: number; id: string; step: number; bytes: number }
   /** The session was closed. */
@@ -34,9 +38,12 @@ export interface SessionTimeline {
   agents: readonly string[];
   /** Handoffs that happened, `from → to`, each pair once, in order. */
   handoffs: readonly { from: string; to: string }[];
-  /** Turns, agents, replies, tool calls, handoffs, requests, checkpoints and the close, in order. */
+  /** Turns, agents, replies, tool calls, handoffs, requests, checkpoints and the close, in time order (`at`). */
   entries: readonly TimelineEntry[];
-  /** Token usage is not stored with messages: these are the message and tool call counts. */
+  /**
+   * Token usage is not stored with messages: these are the message and tool call counts. `turns`
+   * counts user messages and answers to requests (each starts a turn).
+   */
   counts: { turns: number; messages: number; toolCalls: number; toolErrors: number; checkpoints: number };
 }
 
@@ -94,8 +101,9 @@ export async function sessionTimeline(store: Store, sessionId: string, options: 
       placed.push(withAnswer({ kind: 'request', at: request.createdAt, seq: checkpoint.throughSeq, request }, describeAnswer(request, results.get(key), messages)));
     }
   }
-  const all = merge(entries, placed);
-  if (session.status === 'closed') all.push({ kind: 'closed', at: session.closedAt ?? session.lastActivityAt, seq: messages.at(-1)?.seq ?? 0, reason: session.closedReason ?? 'closed' });
+  const merged = merge(entries, placed);
+  if (session.status === 'closed') merged.push({ kind: 'closed', at: session.closedAt ?? session.lastActivityAt, seq: messages.at(-1)?.seq ?? 0, reason: session.closedReason ?? 'closed' });
+  const all = numberTurns(inTimeOrder(merged));
 
   const agents: string[] = [];
   const handoffs: { from: string; to: string }[] = [];
@@ -114,7 +122,7 @@ export async function sessionTimeline(store: Store, sessionId: string, options: 
     handoffs,
     entries: all,
     counts: {
-      turns: all.filter((e) => e.kind === 'turn').length,
+      turns: all.filter((e) => e.kind === 'turn' || (e.kind === 'request' && e.turn !== undefined)).length,
       messages: messages.length,
       toolCalls: tools.length,
       toolErrors: tools.filter((e) => e.isError).length,
@@ -192,6 +200,31 @@ function merge(told: TimelineEntry[], placed: TimelineEntry[]): TimelineEntry[] 
   }
   while (j < placed.length) out.push(placed[j++]!);
   return out;
+}
+
+/**
+ * The entries sorted by `at` (stable: entries of the same instant keep the order they were told
+ * in). A request is told where its answer was read but happened when it was asked, and a pending
+ * request where a checkpoint kept it; sorting puts each where it happened.
+ */
+function inTimeOrder(entries: TimelineEntry[]): TimelineEntry[] {
+  let last = Number.NEGATIVE_INFINITY;
+  const times = entries.map((e) => {
+    const t = Date.parse(e.at);
+    if (!Number.isNaN(t)) last = t;
+    return last;
+  });
+  return entries.map((entry, i) => ({ entry, i })).sort((a, b) => times[a.i]! - times[b.i]! || a.i - b.i).map(({ entry }) => entry);
+}
+
+/** Numbers the turns in order: each user message and each answered request starts one. */
+function numberTurns(entries: TimelineEntry[]): TimelineEntry[] {
+  let turn = 0;
+  return entries.map((entry) => {
+    if (entry.kind === 'turn') return { ...entry, turn: ++turn };
+    if (entry.kind === 'request' && entry.answer !== undefined) return { ...entry, turn: ++turn };
+    return entry;
+  });
 }
 
 function withAnswer(entry: Extract<TimelineEntry, { kind: 'request' }>, answer: string | undefined): TimelineEntry {

@@ -158,6 +158,15 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
     return this;
   }
 
+  /**
+   * Leaves the stream as {@link TurnStream.return} does (`await using stream = session.send(…)`).
+   * Declared so the stream is a whole `AsyncGenerator` where the `esnext.disposable` lib makes
+   * generators disposable (consumers compiling the declarations with `skipLibCheck: false`).
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
   /** Awaits the whole turn: reads it to the end (or waits for the reader already iterating it) and resolves to its {@link TurnResult}. */
   // biome-ignore lint/suspicious/noThenProperty: the stream is deliberately awaitable (a turn that can be awaited or iterated)
   then<TResult1 = TurnResult, TResult2 = never>(
