@@ -1,8 +1,6 @@
 import { createRequire } from 'node:module';
 import { type Browser, chromium, type Page } from 'playwright-core';
-
-/** The headless Chromium the test machines have (the Debian package). */
-export const CHROMIUM_PATH = process.env.BATON_CHROMIUM ?? '/usr/bin/chromium';
+import { ensureChromium } from './chromium.js';
 
 /** What Mermaid made of a diagram: the diagram type its parser found and the rendered SVG, or the parser's error. */
 export type MermaidVerdict = { ok: true; diagramType: string; svg: string } | { ok: false; error: string };
@@ -13,7 +11,11 @@ export type MermaidVerdict = { ok: true; diagramType: string; svg: string } | { 
  */
 export async function mermaidInChromium(): Promise<{ check(text: string): Promise<MermaidVerdict>; [Symbol.asyncDispose](): Promise<void> }> {
   const bundle = createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
+  // Installed here when missing (as root), so the tests need not run after the one that used to install it.
+  const found = process.env.BATON_CHROMIUM === undefined ? ensureChromium() : { path: process.env.BATON_CHROMIUM };
+  if (found.path === undefined) throw new Error(`No Chromium for Mermaid: ${found.reason}`);
+  const executablePath = found.path;
+  const browser: Browser = await chromium.launch({ executablePath, headless: true });
   const page: Page = await browser.newPage();
   await page.setContent('<!doctype html><html><body><div id="scratch"></div></body></html>');
   await page.addScriptTag({ path: bundle });

@@ -6,7 +6,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebDesk, type WebDesk } from '../src/chat/webDesk.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { ensureChromium } from './support/chromium.js';
+import { ensureChromium } from '../../../test/support/chromium.js';
 
 /** Where the test saves its screenshot (gitignored). */
 const OUTPUT_DIR = fileURLToPath(new URL('../.data/test-output', import.meta.url));

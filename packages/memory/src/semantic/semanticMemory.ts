@@ -21,6 +21,12 @@ export interface SemanticMemoryOptions {
   documents?: readonly KnowledgeDocument[];
   /** The agents this knowledge is for; others get none of it. Default: every agent. */
   agents?: readonly string[];
+  /**
+   * The context provider's name, which keys its state and must differ between a workflow's providers.
+   * Default: `'semantic-memory'`, or `'semantic-memory:billing+refunds'` for `agents: ['billing', 'refunds']`,
+   * so one memory per agent's knowledge needs no names of its own.
+   */
+  name?: string;
   /** How many documents an agent gets per activation at most (default 3). */
   k?: number;
   /** How documents are ranked: default `'hybrid'` with an embedder, else `'lexical'`. */
@@ -98,8 +104,8 @@ const QUERY_VECTORS = 32;
  * ```
  */
 export class SemanticMemory implements ContextProvider {
-  /** The context provider's name, `'semantic-memory'`. */
-  readonly name = 'semantic-memory';
+  /** The context provider's name: `options.name`, else `'semantic-memory'` (with `:<agents joined by +>` when scoped). */
+  readonly name: string;
   /** The mode used when a query names none. */
   readonly defaultMode: SearchMode;
   readonly #options: SemanticMemoryOptions;
@@ -120,6 +126,7 @@ export class SemanticMemory implements ContextProvider {
    */
   constructor(options: SemanticMemoryOptions = {}) {
     this.#options = options;
+    this.name = options.name ?? (options.agents === undefined ? 'semantic-memory' : `semantic-memory:${options.agents.join('+')}`);
     this.defaultMode = options.search ?? (options.embedder === undefined ? 'lexical' : 'hybrid');
     if (this.defaultMode !== 'lexical' && options.embedder === undefined) {
       throw new ConfigurationError(
