@@ -1,0 +1,180 @@
+import { type AGUIEvent, contentToText, type RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { EventEncoder } from '@ag-ui/encoder';
+import { InvalidInputError } from '@baton/core';
+import type { HandoffSession, HandoffWorkflow, TurnStream } from '@baton/handoff';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Authenticate, Principal } from '../http/auth.js';
+import { errorResponse } from '../http/errorResponse.js';
+import { HttpError } from '../http/errors.js';
+import { readBody } from '../http/schemas.js';
+import { createSession, openSession, scopeOf } from '../http/sessionAccess.js';
+import { AguiEventMapper } from './aguiEventMapper.js';
+import { matchResume, resumeAnswer } from './aguiInterrupts.js';
+import { aguiStateOf } from './aguiState.js';
+
+/** Options of {@link aguiRoutes}. */
+export interface AguiRoutesOptions {
+  /** The workflow a run talks to; its store keeps the sessions (one per AG-UI thread). */
+  workflow: HandoffWorkflow;
+  /** The auth hook, as `createBatonApp`'s (undefined or a throw: 401). Without one every run is anonymous. */
+  authenticate?: Authenticate;
+  /** Largest request body in bytes (default 1 MiB); larger ones get 413. */
+  maxBodyBytes?: number;
+}
+
+type Env = { Variables: { principal: Principal } };
+
+/**
+ * An AG-UI endpoint over a handoff workflow, as a Hono app to mount where you like (e.g.
+ * `app.route('/ag-ui', aguiRoutes({ workflow }))`). `POST /` takes AG-UI's `RunAgentInput` and
+ * answers with the run's AG-UI events (SSE, or AG-UI's protobuf framing when the client asks for it):
+ *
+ * - `threadId` is the Baton session id: the first run on a thread creates the session (for the
+ *   principal's tenant and user), later runs continue it. The server keeps the history, so only the
+ *   last message of `messages` is read: it must be the user's, and its text is the turn's message.
+ * - A run that pauses on a user-input request, a tool approval or a human step ends with
+ *   `RUN_FINISHED` `outcome: { type: 'interrupt', interrupts }` (one per request, see `interruptOf`);
+ *   the next run resumes it with `resume: [{ interruptId, status, payload }]` (see `resumeAnswer`).
+ *   A `user_input` interrupt may also be answered by a plain next user message, as `session.send` does.
+ * - The session's state ({@link AguiState}) comes as `STATE_SNAPSHOT` first, then as `STATE_DELTA`
+ *   JSON Patches (the branch state's from the immer patches the runtime records); `RunAgentInput.state`
+ *   and `tools` are not read (the workflow's agents have their own tools).
+ *
+ * A client's mistake is answered before the stream starts, as JSON `{ error: { code, message } }`:
+ * 400 (a body that is not a `RunAgentInput`, no user message, a resume entry for no open interrupt or
+ * with a payload that does not fit it, a message while an approval waits), 401, 404 (another
+ * user's thread), 410 (a closed session). A failure during the run is its `RUN_ERROR` event. The turn
+ * runs to its end in the server even when the client goes away.
+ *
+ * @param options `{ workflow, authenticate?, maxBodyBytes? }`
+ * @returns the Hono app (one route, `POST /`)
+ * @example
+ * ```ts
+ * import { aguiRoutes } from '@baton/server/ag-ui';
+ * const app = createBatonApp({ workflow: desk, authenticate });
+ * app.route('/ag-ui', aguiRoutes({ workflow: desk, authenticate }));
+ * // client: new HttpAgent({ url: 'http://127.0.0.1:8787/ag-ui', threadId: 'chat-1' }).runAgent()
+ * ```
+ */
+export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
+  const { workflow } = options;
+  const maxBytes = options.maxBodyBytes ?? 1 << 20;
+  const app = new Hono<Env>();
+  app.onError((error, c) => {
+    const { status, body } = errorResponse(error);
+    if (status === 500) console.error('[baton/server ag-ui]', error);
+    return c.json(body, status as 400);
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw new HttpError(413, 'BODY_TOO_LARGE', `The request body is larger than ${maxBytes} bytes.`);
+      },
+    }),
+  );
+  app.use('*', async (c, next) => {
+    let principal: Principal | undefined;
+    try {
+      principal = options.authenticate === undefined ? {} : await options.authenticate(c.req.raw);
+    } catch {
+      principal = undefined;
+    }
+    if (principal === undefined) throw new HttpError(401, 'UNAUTHENTICATED', 'The request carries no credentials the server accepts.');
+    c.set('principal', principal);
+    await next();
+  });
+
+  app.post('/', async (c) => {
+    const input = (await readBody(c.req.raw, RunAgentInputSchema)) as RunAgentInput;
+    const principal = c.var.principal;
+    const session = await threadSession(workflow, principal, input.threadId);
+    const calls = turnCalls(session, input);
+    const mapper = new AguiEventMapper(input.threadId, input.runId, await aguiStateOf(workflow, session, scopeOf(principal)));
+    const encoder = new EventEncoder({ accept: c.req.header('accept') ?? 'text/event-stream' });
+    const body = eventStream(encoder, async (send) => {
+      send(mapper.start());
+      try {
+        for (const call of calls) for await (const event of call()) send(mapper.map(event));
+        send(mapper.finish(await aguiStateOf(workflow, session, scopeOf(principal))));
+      } catch (error) {
+        const { body: failure } = errorResponse(error);
+        if (failure.error.code === 'INTERNAL') console.error('[baton/server ag-ui]', error);
+        send(mapper.fail(failure.error.code, failure.error.message));
+      }
+    });
+    return new Response(body, { headers: { 'content-type': encoder.getContentType(), 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
+  });
+  return app;
+}
+
+/**
+ * A stream of the events `run` sends, encoded; closed when `run` resolves. `run` goes on when the
+ * client goes away (the turn is the server's to finish); what it sends then is dropped.
+ */
+function eventStream(encoder: EventEncoder, run: (send: (events: AGUIEvent[]) => void) => Promise<void>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const send = (events: AGUIEvent[]) => {
+        try {
+          for (const event of events) if (open) controller.enqueue(encoder.encodeBinary(event));
+        } catch {
+          open = false;
+        }
+      };
+      void run(send).finally(() => {
+        if (!open) return;
+        open = false;
+        try {
+          controller.close();
+        } catch {
+          // cancelled by the client meanwhile
+        }
+      });
+    },
+  });
+}
+
+/**
+ * The session of an AG-UI thread: created for the principal on the thread's first run.
+ * @throws {NotFoundError} (404) when the thread is another user's session
+ */
+async function threadSession(workflow: HandoffWorkflow, principal: Principal, threadId: string): Promise<HandoffSession> {
+  const exists = (await workflow.config.store.getSession(threadId, scopeOf(principal))) !== undefined;
+  return exists ? openSession(workflow, principal, threadId) : createSession(workflow, principal, threadId, undefined);
+}
+
+/**
+ * The session calls a run makes: one `respond` per resume entry (in the order the requests were
+ * made), or one `send` of the last user message. Checked before anything runs.
+ * @throws {InvalidInputError} (400) for a resume entry that answers no open interrupt or does not
+ *   fit it, no user message with text, or a message while a request other than one `user_input` waits
+ */
+function turnCalls(session: HandoffSession, input: RunAgentInput): (() => TurnStream)[] {
+  const pending = session.pendingRequests;
+  if (input.resume !== undefined && input.resume.length > 0) {
+    return matchResume(pending, input.resume).map(({ request, entry }) => {
+      const answer = resumeAnswer(request, entry);
+      return () => session.respond(request.id, answer);
+    });
+  }
+  const last = input.messages.at(-1);
+  const text = last?.role === 'user' ? contentToText(last.content).trim() : '';
+  if (text === '') {
+    throw new InvalidInputError(
+      `RunAgentInput.messages must end with the user's message, with text (the last is ${last === undefined ? 'missing' : `a ${JSON.stringify(last.role)} message`}); to answer interrupts send resume entries instead.`,
+    );
+  }
+  const waiting = pending.filter((request) => request.type !== 'user_input');
+  if (waiting.length > 0 || pending.length > 1) {
+    const ids = pending.map((request) => `${JSON.stringify(request.id)} (${request.type})`).join(', ');
+    throw new InvalidInputError(
+      `Thread ${JSON.stringify(session.id)} is paused on interrupts a new message cannot answer: ${ids}. Send RunAgentInput.resume with an entry { interruptId, status: "resolved", payload } for each.`,
+    );
+  }
+  return [() => session.send(text)];
+}
