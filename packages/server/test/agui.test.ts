@@ -157,5 +157,10 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
 
     const otherUser = await post(input({ runId: 'r-5', messages: [{ id: 'u', role: 'user', content: 'hi' }] }), 'Bearer acme-bob');
     expect(otherUser.status).toBe(404);
+
+    await fetch(`${url}/sessions/ag-3/close`, { method: 'POST', headers: { authorization: ANN, 'content-type': 'application/json' }, body: '{}' });
+    const closed = await post(input({ runId: 'r-6', messages: [{ id: 'u', role: 'user', content: 'hi' }] }));
+    expect(closed.status).toBe(410);
+    expect(await errorOf(closed)).toContain('start a new thread');
   });
 });

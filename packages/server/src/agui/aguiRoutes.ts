@@ -1,7 +1,7 @@
 import { type AGUIEvent, contentToText, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
-import { InvalidInputError } from '@baton/core';
+import { InvalidInputError, SessionClosedError } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow, TurnStream } from '@baton/handoff';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -151,10 +151,13 @@ async function threadSession(workflow: HandoffWorkflow, principal: Principal, th
 /**
  * The session calls a run makes: one `respond` per resume entry (in the order the requests were
  * made), or one `send` of the last user message. Checked before anything runs.
- * @throws {InvalidInputError} (400) for a resume entry that answers no open interrupt or does not
- *   fit it, no user message with text, or a message while a request other than one `user_input` waits
+ * @throws {SessionClosedError} (410) for a closed session; {@link InvalidInputError} (400) for a resume
+ *   entry that answers no open interrupt or does not fit it, no user message with text, or a message while a request other than one `user_input` waits
  */
 function turnCalls(session: HandoffSession, input: RunAgentInput): (() => TurnStream)[] {
+  if (session.info.status === 'closed') {
+    throw new SessionClosedError(`Thread ${JSON.stringify(session.id)} is a closed session: it takes no more runs; start a new thread.`);
+  }
   const pending = session.pendingRequests;
   if (input.resume !== undefined && input.resume.length > 0) {
     return matchResume(pending, input.resume).map(({ request, entry }) => {
