@@ -40,15 +40,23 @@ function replayState(events: readonly BaseEvent[]): unknown {
   let state: unknown;
   for (const event of events) {
     if (event.type === EventType.STATE_SNAPSHOT) state = jsonPatch.deepClone(event.snapshot);
-    if (event.type === EventType.STATE_DELTA) state = jsonPatch.applyPatch(state, event.delta as jsonPatch.Operation[], true, false).newDocument;
+    if (event.type === EventType.STATE_DELTA)
+      state = jsonPatch.applyPatch(state, event.delta as jsonPatch.Operation[], true, false).newDocument;
   }
   return state;
 }
 
 const errorOf = async (response: Response) => ((await response.json()) as { error: { message: string } }).error.message;
-const textOf = (messages: readonly Message[]) => messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content !== '').map((m) => m.content);
+const textOf = (messages: readonly Message[]) =>
+  messages
+    .filter((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content !== '')
+    .map((m) => m.content);
 const callsOf = (messages: readonly Message[]) =>
-  messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) })) : []));
+  messages.flatMap((m) =>
+    m.role === 'assistant'
+      ? (m.toolCalls ?? []).map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }))
+      : [],
+  );
 
 describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent over HTTP', () => {
   it('renders a turn from the events: handoff step, streamed text, tool calls and results, state deltas that apply to the snapshot, an approval interrupt', async () => {
@@ -61,8 +69,14 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
     expect(types[0]).toBe(EventType.RUN_STARTED);
     expect(types[1]).toBe(EventType.STATE_SNAPSHOT);
     expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
-    expect(events.filter((e) => e.type === EventType.STEP_STARTED).map((e) => e.stepName)).toEqual(['triage', 'billing']);
-    expect(events.find((e) => e.type === EventType.CUSTOM)).toMatchObject({ name: 'baton.handoff', value: { from: 'triage', to: 'billing', reason: 'a refund' } });
+    expect(events.filter((e) => e.type === EventType.STEP_STARTED).map((e) => e.stepName)).toEqual([
+      'triage',
+      'billing',
+    ]);
+    expect(events.find((e) => e.type === EventType.CUSTOM)).toMatchObject({
+      name: 'baton.handoff',
+      value: { from: 'triage', to: 'billing', reason: 'a refund' },
+    });
     expect(types.filter((t) => t === EventType.TEXT_MESSAGE_CONTENT).length).toBeGreaterThan(2); // streamed in pieces
 
     // What the client rendered from the events.
@@ -76,18 +90,34 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
     expect(results).toEqual(['Transferred to billing.', 'Order 1234: 40 EUR, charged twice.']);
 
     // The state: the snapshot, then deltas that apply cleanly, ending where the client's state is.
-    const replayed = replayState(events) as { branch: unknown; activeAgent: string; routingState: string; pendingRequests: { type: string; toolName: string }[] };
+    const replayed = replayState(events) as {
+      branch: unknown;
+      activeAgent: string;
+      routingState: string;
+      pendingRequests: { type: string; toolName: string }[];
+    };
     expect(replayed).toEqual(agent.state);
     expect(replayed.branch).toEqual({ order: { id: '1234', amount: 40, status: 'charged twice' } });
-    expect(replayed).toMatchObject({ activeAgent: 'billing', routingState: 'awaitingRequest', pendingRequests: [{ type: 'tool_approval', toolName: 'refund' }] });
-    const deltaPaths = events.flatMap((e) => (e.type === EventType.STATE_DELTA ? (e.delta as { path: string }[]).map((op) => op.path) : []));
+    expect(replayed).toMatchObject({
+      activeAgent: 'billing',
+      routingState: 'awaitingRequest',
+      pendingRequests: [{ type: 'tool_approval', toolName: 'refund' }],
+    });
+    const deltaPaths = events.flatMap((e) =>
+      e.type === EventType.STATE_DELTA ? (e.delta as { path: string }[]).map((op) => op.path) : [],
+    );
     expect(deltaPaths).toContain('/branch/order'); // from the immer patch the lookup tool's change was recorded as
 
     // The run ended on the approval, as an interrupt.
     expect(agent.pendingInterrupts).toHaveLength(1);
     const [interrupt] = agent.pendingInterrupts;
     const [request] = (await store.loadCheckpoint('ag-1', 'main', undefined, { tenantId: 'acme' }))!.pendingRequests;
-    expect(interrupt).toMatchObject({ id: request!.id, reason: 'tool_approval', toolCallId: request!.type === 'tool_approval' ? request!.toolCallId : '', metadata: { agent: 'billing', toolName: 'refund' } });
+    expect(interrupt).toMatchObject({
+      id: request!.id,
+      reason: 'tool_approval',
+      toolCallId: request!.type === 'tool_approval' ? request!.toolCallId : '',
+      metadata: { agent: 'billing', toolName: 'refund' },
+    });
     expect(interrupt!.message).toContain('billing asks to call refund');
   });
 
@@ -99,7 +129,9 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
     const [interrupt] = agent.pendingInterrupts;
     expect(refunds).toEqual([]);
 
-    const { events } = await run(agent, { resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true, always: 'session' } }] });
+    const { events } = await run(agent, {
+      resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true, always: 'session' } }],
+    });
     expect(refunds).toEqual(['5678:40']);
     expect(agent.pendingInterrupts).toEqual([]);
     const finished = events.at(-1) as { type: string; outcome?: { type: string } };
@@ -108,37 +140,62 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
     const refundResult = agent.messages.find((m) => m.role === 'tool' && m.toolCallId === interrupt!.toolCallId);
     expect(refundResult?.content).toBe('Refunded 40 EUR for order 5678.');
     // The approved call was announced once (by the run that paused on it): its arguments are not repeated.
-    expect(callsOf(agent.messages).filter((c) => c.name === 'refund')).toEqual([{ name: 'refund', arguments: { orderId: '5678', amount: 40 } }]);
+    expect(callsOf(agent.messages).filter((c) => c.name === 'refund')).toEqual([
+      { name: 'refund', arguments: { orderId: '5678', amount: 40 } },
+    ]);
 
     // This run's snapshot and deltas end at the state the store holds now (the standing approval included).
-    const replayed = replayState(events) as { branch: unknown; session: Record<string, unknown>; routingState: string; pendingRequests: unknown[] };
+    const replayed = replayState(events) as {
+      branch: unknown;
+      session: Record<string, unknown>;
+      routingState: string;
+      pendingRequests: unknown[];
+    };
     expect(replayed).toEqual(agent.state);
     const branch = await store.getBranch('ag-2', 'main', { tenantId: 'acme' });
     const session = await store.getSession('ag-2', { tenantId: 'acme' });
     expect(replayed.branch).toEqual(branch!.state);
-    expect(replayed.branch).toEqual({ order: { id: '5678', amount: 40, status: 'refunded' }, refunds: [{ orderId: '5678', amount: 40 }] });
+    expect(replayed.branch).toEqual({
+      order: { id: '5678', amount: 40, status: 'refunded' },
+      refunds: [{ orderId: '5678', amount: 40 }],
+    });
     expect(replayed.session).toEqual(session!.state);
     expect(JSON.stringify(replayed.session)).toContain('refund');
     expect(replayed).toMatchObject({ routingState: 'idle', pendingRequests: [] });
 
     // The thread is the Baton session: the REST API sees the same conversation.
     const rest = await fetch(`${url}/sessions/ag-2`, { headers: { authorization: ANN } });
-    expect(await rest.json()).toMatchObject({ id: 'ag-2', routingState: 'idle', approvalGrants: [{ toolName: 'refund' }] });
+    expect(await rest.json()).toMatchObject({
+      id: 'ag-2',
+      routingState: 'idle',
+      approvalGrants: [{ toolName: 'refund' }],
+    });
   });
 
   it("answers a client's mistakes with 4xx before any event, naming the fix", async () => {
     const { url } = await start();
     const post = (body: unknown, token = ANN) =>
-      fetch(`${url}/ag-ui`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) });
-    const input = (extra: Record<string, unknown>) => ({ threadId: 'ag-3', runId: 'r-1', messages: [], tools: [], context: [], ...extra });
+      fetch(`${url}/ag-ui`, {
+        method: 'POST',
+        headers: { authorization: token, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const input = (extra: Record<string, unknown>) => ({
+      threadId: 'ag-3',
+      runId: 'r-1',
+      messages: [],
+      tools: [],
+      context: [],
+      ...extra,
+    });
 
     expect((await post(input({}), 'Bearer nobody')).status).toBe(401);
     const notInput = await post({ threadId: 'ag-3' });
     expect(notInput.status).toBe(400);
-    expect((await errorOf(notInput))).toContain('runId');
+    expect(await errorOf(notInput)).toContain('runId');
     const noUser = await post(input({ messages: [{ id: 'a', role: 'assistant', content: 'hi' }] }));
     expect(noUser.status).toBe(400);
-    expect((await errorOf(noUser))).toContain("must end with the user's message");
+    expect(await errorOf(noUser)).toContain("must end with the user's message");
 
     const first = await post(input({ messages: [{ id: 'u', role: 'user', content: 'refund order 4321' }] }));
     const body = await first.text();
@@ -147,18 +204,31 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
 
     const message = await post(input({ runId: 'r-2', messages: [{ id: 'u2', role: 'user', content: 'hello?' }] }));
     expect(message.status).toBe(400);
-    expect((await errorOf(message))).toContain(`paused on interrupts a new message cannot answer: "${interruptId}" (tool_approval)`);
-    const unknown = await post(input({ runId: 'r-3', resume: [{ interruptId: 'nope', status: 'resolved', payload: { approved: true } }] }));
+    expect(await errorOf(message)).toContain(
+      `paused on interrupts a new message cannot answer: "${interruptId}" (tool_approval)`,
+    );
+    const unknown = await post(
+      input({ runId: 'r-3', resume: [{ interruptId: 'nope', status: 'resolved', payload: { approved: true } }] }),
+    );
     expect(unknown.status).toBe(400);
-    expect((await errorOf(unknown))).toContain(`open: "${interruptId}"`);
-    const badPayload = await post(input({ runId: 'r-4', resume: [{ interruptId, status: 'resolved', payload: { approve: 'yes' } }] }));
+    expect(await errorOf(unknown)).toContain(`open: "${interruptId}"`);
+    const badPayload = await post(
+      input({ runId: 'r-4', resume: [{ interruptId, status: 'resolved', payload: { approve: 'yes' } }] }),
+    );
     expect(badPayload.status).toBe(400);
-    expect((await errorOf(badPayload))).toContain('{ "approved": true } or { "approved": false');
+    expect(await errorOf(badPayload)).toContain('{ "approved": true } or { "approved": false');
 
-    const otherUser = await post(input({ runId: 'r-5', messages: [{ id: 'u', role: 'user', content: 'hi' }] }), 'Bearer acme-bob');
+    const otherUser = await post(
+      input({ runId: 'r-5', messages: [{ id: 'u', role: 'user', content: 'hi' }] }),
+      'Bearer acme-bob',
+    );
     expect(otherUser.status).toBe(404);
 
-    await fetch(`${url}/sessions/ag-3/close`, { method: 'POST', headers: { authorization: ANN, 'content-type': 'application/json' }, body: '{}' });
+    await fetch(`${url}/sessions/ag-3/close`, {
+      method: 'POST',
+      headers: { authorization: ANN, 'content-type': 'application/json' },
+      body: '{}',
+    });
     const closed = await post(input({ runId: 'r-6', messages: [{ id: 'u', role: 'user', content: 'hi' }] }));
     expect(closed.status).toBe(410);
     expect(await errorOf(closed)).toContain('start a new thread');

@@ -16,23 +16,39 @@ import { stateDesk } from './support/stateDesk.js';
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const stdioDesk = fileURLToPath(new URL('./support/mcpStdioDesk.ts', import.meta.url));
 
-type Turn = { sessionId: string; reply: string; agent: string; pendingRequests: { id: string; type: string; toolName?: string; arguments?: string }[] };
+type Turn = {
+  sessionId: string;
+  reply: string;
+  agent: string;
+  pendingRequests: { id: string; type: string; toolName?: string; arguments?: string }[];
+};
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A conversation through the SDK's client: list the tools, send a message that pauses on the refund's approval, approve it. */
+/** Through the SDK's client: list the tools, send a message that pauses on the refund's approval, approve it. */
 async function refundConversation(client: Client, orderId: string) {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(['desk', 'desk_respond']);
-  expect(tools.find((t) => t.name === 'desk')?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+  expect(tools.find((t) => t.name === 'desk')?.inputSchema).toMatchObject({
+    type: 'object',
+    properties: { message: { type: 'string' } },
+    required: ['message'],
+  });
 
-  const first = await client.callTool({ name: 'desk', arguments: { message: `I was charged twice for order ${orderId}` } });
+  const first = await client.callTool({
+    name: 'desk',
+    arguments: { message: `I was charged twice for order ${orderId}` },
+  });
   expect(first.isError).toBeFalsy();
   const paused = first.structuredContent as Turn;
-  expect(paused).toMatchObject({ agent: 'billing', reply: '', pendingRequests: [{ type: 'tool_approval', toolName: 'refund' }] });
+  expect(paused).toMatchObject({
+    agent: 'billing',
+    reply: '',
+    pendingRequests: [{ type: 'tool_approval', toolName: 'refund' }],
+  });
   expect(JSON.parse(paused.pendingRequests[0]!.arguments!)).toEqual({ orderId, amount: 40 });
   expect((first.content as { text: string }[])[0]!.text).toContain('billing asks to call refund');
 
@@ -40,10 +56,17 @@ async function refundConversation(client: Client, orderId: string) {
   expect(refused.isError).toBe(true);
   expect((refused.content as { text: string }[])[0]!.text).toContain('INVALID_INPUT');
 
-  const second = await client.callTool({ name: 'desk_respond', arguments: { requestId: paused.pendingRequests[0]!.id, approved: true } });
+  const second = await client.callTool({
+    name: 'desk_respond',
+    arguments: { requestId: paused.pendingRequests[0]!.id, approved: true },
+  });
   expect(second.isError).toBeFalsy();
   const done = second.structuredContent as Turn;
-  expect(done).toMatchObject({ sessionId: paused.sessionId, reply: `All done. Refunded 40 EUR for order ${orderId}.`, pendingRequests: [] });
+  expect(done).toMatchObject({
+    sessionId: paused.sessionId,
+    reply: `All done. Refunded 40 EUR for order ${orderId}.`,
+    pendingRequests: [],
+  });
   expect((second.content as { text: string }[])[0]!.text).toBe(`All done. Refunded 40 EUR for order ${orderId}.`);
   return done.sessionId;
 }
@@ -67,18 +90,25 @@ describe('the workflow as an MCP server, called by the SDK’s own client', () =
     const store = new FileStore({ directory });
     const messages = await store.readMessages('mcp-stdio-1', 'main');
     expect(messages.find((m) => m.role === 'user')?.content).toBe('I was charged twice for order 1234');
-    expect((await store.getBranch('mcp-stdio-1', 'main'))?.state).toMatchObject({ refunds: [{ orderId: '1234', amount: 40 }] });
+    expect((await store.getBranch('mcp-stdio-1', 'main'))?.state).toMatchObject({
+      refunds: [{ orderId: '1234', amount: 40 }],
+    });
   }, 60_000);
 
   it('over Streamable HTTP: each MCP session is its own Baton session, for its caller only', async () => {
     const store = new InMemoryStore();
     const { workflow, refunds } = stateDesk(store);
     const app = new Hono();
-    app.route('/mcp', mcpRoutes({ workflow, authenticate: (request) => TOKENS[request.headers.get('authorization') ?? ''] }));
+    app.route(
+      '/mcp',
+      mcpRoutes({ workflow, authenticate: (request) => TOKENS[request.headers.get('authorization') ?? ''] }),
+    );
     const server: ServedBaton = await serveBaton(app);
     cleanup.push(() => server.close());
     const connect = async (token: string) => {
-      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: token } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: token } },
+      });
       const client = new Client({ name: 'baton-test', version: '1.0.0' });
       await client.connect(transport);
       cleanup.push(() => client.close());
@@ -94,7 +124,9 @@ describe('the workflow as an MCP server, called by the SDK’s own client', () =
     expect(refunds).toEqual(['1111:40', '2222:40']);
     const stored = await store.getSession(annSession, { tenantId: 'acme' });
     expect(stored).toMatchObject({ tenantId: 'acme', userId: 'ann' });
-    expect((await store.readMessages(otherSession, 'main', { tenantId: 'acme' })).find((m) => m.role === 'user')?.content).toContain('2222');
+    expect(
+      (await store.readMessages(otherSession, 'main', { tenantId: 'acme' })).find((m) => m.role === 'user')?.content,
+    ).toContain('2222');
 
     // Another user cannot use ann's MCP session; an unknown session or a missing token is refused.
     const post = (headers: Record<string, string>) =>

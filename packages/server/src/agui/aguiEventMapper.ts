@@ -1,5 +1,13 @@
 import { type AGUIEvent, EventType, type JsonPatch, PROTOCOL_VERSION } from '@ag-ui/core';
-import { addUsage, type BatonEvent, createId, emptyUsage, STATE_PATCHES_KEY, type StatePatch, type Usage } from '@baton/core';
+import {
+  addUsage,
+  type BatonEvent,
+  createId,
+  emptyUsage,
+  STATE_PATCHES_KEY,
+  type StatePatch,
+  type Usage,
+} from '@baton/core';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { interruptOf } from './aguiInterrupts.js';
 import { type AguiState, jsonPatchOf } from './aguiState.js';
@@ -45,8 +53,10 @@ export class AguiEventMapper {
     state: AguiState,
   ) {
     this.#state = jsonPatch.deepClone(state);
-    // The calls the run answers were announced by the run that paused on them: announcing them again would repeat their arguments.
-    for (const request of state.pendingRequests) if (request.type !== 'human_step') this.#announced.add(request.toolCallId);
+    // The calls this run answers were announced by the run that paused on them:
+    // announcing them again would repeat their arguments.
+    for (const request of state.pendingRequests)
+      if (request.type !== 'human_step') this.#announced.add(request.toolCallId);
   }
 
   /** `RUN_STARTED` and the `STATE_SNAPSHOT`. */
@@ -74,7 +84,12 @@ export class AguiEventMapper {
         if (this.#text !== undefined && this.#text.agent !== event.agent) this.#endText(out);
         if (this.#text === undefined) {
           this.#text = { id: createId(), agent: event.agent };
-          out.push({ type: EventType.TEXT_MESSAGE_START, messageId: this.#text.id, role: 'assistant', name: event.agent });
+          out.push({
+            type: EventType.TEXT_MESSAGE_START,
+            messageId: this.#text.id,
+            role: 'assistant',
+            name: event.agent,
+          });
         }
         out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text.id, delta: event.delta });
         break;
@@ -83,11 +98,14 @@ export class AguiEventMapper {
         if (message.role === 'assistant') {
           const streamed = this.#text?.id;
           this.#endText(out);
-          const id = streamed ?? (message.content === '' ? undefined : this.#wholeText(out, message.agent ?? 'assistant', message.content));
+          const id =
+            streamed ??
+            (message.content === '' ? undefined : this.#wholeText(out, message.agent ?? 'assistant', message.content));
           this.#parent = (message.toolCalls?.length ?? 0) > 0 ? id : undefined;
         }
         const patches = message.metadata?.[STATE_PATCHES_KEY];
-        if (Array.isArray(patches) && patches.length > 0) this.#change(out, jsonPatchOf(patches as StatePatch[], ['branch']));
+        if (Array.isArray(patches) && patches.length > 0)
+          this.#change(out, jsonPatchOf(patches as StatePatch[], ['branch']));
         break;
       }
       case 'tool.call': {
@@ -97,16 +115,27 @@ export class AguiEventMapper {
         const toolCallId = event.toolCall.id;
         const parent = this.#parent === undefined ? {} : { parentMessageId: this.#parent };
         out.push({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName: event.toolCall.name, ...parent });
-        if (event.toolCall.arguments !== '') out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: event.toolCall.arguments });
+        if (event.toolCall.arguments !== '')
+          out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: event.toolCall.arguments });
         out.push({ type: EventType.TOOL_CALL_END, toolCallId });
         break;
       }
       case 'tool.result':
         this.#endText(out);
-        out.push({ type: EventType.TOOL_CALL_RESULT, messageId: createId(), toolCallId: event.toolCallId, content: event.content, role: 'tool' });
+        out.push({
+          type: EventType.TOOL_CALL_RESULT,
+          messageId: createId(),
+          toolCallId: event.toolCallId,
+          content: event.content,
+          role: 'tool',
+        });
         break;
       case 'handoff':
-        out.push({ type: EventType.CUSTOM, name: 'baton.handoff', value: { from: event.from, to: event.to, ...(event.reason === undefined ? {} : { reason: event.reason }) } });
+        out.push({
+          type: EventType.CUSTOM,
+          name: 'baton.handoff',
+          value: { from: event.from, to: event.to, ...(event.reason === undefined ? {} : { reason: event.reason }) },
+        });
         this.#change(out, [{ op: 'replace', path: '/activeAgent', value: event.to }]);
         break;
       case 'request':
@@ -137,7 +166,18 @@ export class AguiEventMapper {
     this.#step = undefined;
     this.#change(out, jsonPatch.compare(this.#state, final));
     const interrupts = final.pendingRequests.map(interruptOf);
-    const usage = this.#usage.requests === 0 ? {} : { usage: [{ inputTokens: this.#usage.inputTokens, outputTokens: this.#usage.outputTokens, totalTokens: this.#usage.totalTokens }] };
+    const usage =
+      this.#usage.requests === 0
+        ? {}
+        : {
+            usage: [
+              {
+                inputTokens: this.#usage.inputTokens,
+                outputTokens: this.#usage.outputTokens,
+                totalTokens: this.#usage.totalTokens,
+              },
+            ],
+          };
     out.push({
       type: EventType.RUN_FINISHED,
       threadId: this.threadId,

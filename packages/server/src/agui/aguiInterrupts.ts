@@ -19,7 +19,11 @@ const RESPONSE_SCHEMAS: Readonly<Record<Request['type'], Record<string, unknown>
   human_step: {
     oneOf: [
       { type: 'object', properties: { reply: { type: 'string' } }, required: ['reply'] },
-      { type: 'object', properties: { handoff: { type: 'string' }, reason: { type: 'string' } }, required: ['handoff'] },
+      {
+        type: 'object',
+        properties: { handoff: { type: 'string' }, reason: { type: 'string' } },
+        required: ['handoff'],
+      },
     ],
   },
 };
@@ -110,7 +114,10 @@ export function resumeAnswer(request: Request, entry: ResumeEntry): RequestAnswe
 }
 
 /** The resume entries matched to the pending requests they answer, in the order the requests were made. */
-export function matchResume(pending: readonly Request[], resume: readonly ResumeEntry[]): { request: Request; entry: ResumeEntry }[] {
+export function matchResume(
+  pending: readonly Request[],
+  resume: readonly ResumeEntry[],
+): { request: Request; entry: ResumeEntry }[] {
   const byId = new Map(pending.map((request) => [request.id, request]));
   for (const entry of resume) {
     if (!byId.has(entry.interruptId)) {

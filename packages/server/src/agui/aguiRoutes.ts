@@ -83,7 +83,8 @@ export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
     } catch {
       principal = undefined;
     }
-    if (principal === undefined) throw new HttpError(401, 'UNAUTHENTICATED', 'The request carries no credentials the server accepts.');
+    if (principal === undefined)
+      throw new HttpError(401, 'UNAUTHENTICATED', 'The request carries no credentials the server accepts.');
     c.set('principal', principal);
     await next();
   });
@@ -93,7 +94,11 @@ export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
     const principal = c.var.principal;
     const session = await threadSession(workflow, principal, input.threadId);
     const calls = turnCalls(session, input);
-    const mapper = new AguiEventMapper(input.threadId, input.runId, await aguiStateOf(workflow, session, scopeOf(principal)));
+    const mapper = new AguiEventMapper(
+      input.threadId,
+      input.runId,
+      await aguiStateOf(workflow, session, scopeOf(principal)),
+    );
     const encoder = new EventEncoder({ accept: c.req.header('accept') ?? 'text/event-stream' });
     const body = eventStream(encoder, async (send) => {
       send(mapper.start());
@@ -106,7 +111,9 @@ export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
         send(mapper.fail(failure.error.code, failure.error.message));
       }
     });
-    return new Response(body, { headers: { 'content-type': encoder.getContentType(), 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
+    return new Response(body, {
+      headers: { 'content-type': encoder.getContentType(), 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    });
   });
   return app;
 }
@@ -115,7 +122,10 @@ export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
  * A stream of the events `run` sends, encoded; closed when `run` resolves. `run` goes on when the
  * client goes away (the turn is the server's to finish); what it sends then is dropped.
  */
-function eventStream(encoder: EventEncoder, run: (send: (events: AGUIEvent[]) => void) => Promise<void>): ReadableStream<Uint8Array> {
+function eventStream(
+  encoder: EventEncoder,
+  run: (send: (events: AGUIEvent[]) => void) => Promise<void>,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     start(controller) {
       let open = true;
@@ -143,7 +153,11 @@ function eventStream(encoder: EventEncoder, run: (send: (events: AGUIEvent[]) =>
  * The session of an AG-UI thread: created for the principal on the thread's first run.
  * @throws {NotFoundError} (404) when the thread is another user's session
  */
-async function threadSession(workflow: HandoffWorkflow, principal: Principal, threadId: string): Promise<HandoffSession> {
+async function threadSession(
+  workflow: HandoffWorkflow,
+  principal: Principal,
+  threadId: string,
+): Promise<HandoffSession> {
   const exists = (await workflow.config.store.getSession(threadId, scopeOf(principal))) !== undefined;
   return exists ? openSession(workflow, principal, threadId) : createSession(workflow, principal, threadId, undefined);
 }
@@ -156,7 +170,9 @@ async function threadSession(workflow: HandoffWorkflow, principal: Principal, th
  */
 function turnCalls(session: HandoffSession, input: RunAgentInput): (() => TurnStream)[] {
   if (session.info.status === 'closed') {
-    throw new SessionClosedError(`Thread ${JSON.stringify(session.id)} is a closed session: it takes no more runs; start a new thread.`);
+    throw new SessionClosedError(
+      `Thread ${JSON.stringify(session.id)} is a closed session: it takes no more runs; start a new thread.`,
+    );
   }
   const pending = session.pendingRequests;
   if (input.resume !== undefined && input.resume.length > 0) {

@@ -56,13 +56,23 @@ export function jsonPatchOf(patches: readonly StatePatch[], prefix: readonly (st
  * const snapshot = await aguiStateOf(desk, session, { tenantId: 'acme' });
  * ```
  */
-export async function aguiStateOf(workflow: HandoffWorkflow, session: HandoffSession, scope: TenantScope): Promise<AguiState> {
+export async function aguiStateOf(
+  workflow: HandoffWorkflow,
+  session: HandoffSession,
+  scope: TenantScope,
+): Promise<AguiState> {
   const store = workflow.config.store;
-  const [stored, branch] = await Promise.all([store.getSession(session.id, scope), store.getBranch(session.id, session.branchId, scope)]);
+  const [stored, branch] = await Promise.all([
+    store.getSession(session.id, scope),
+    store.getBranch(session.id, session.branchId, scope),
+  ]);
   let state: Pick<AguiState, 'session' | 'branch'> = { session: stored?.state ?? {}, branch: branch?.state ?? {} };
   if (session.routingState === 'awaitingRequest' || session.routingState === 'running') {
     const checkpoint = await store.loadCheckpoint(session.id, session.branchId, undefined, scope);
-    const unsettled = [...jsonPatchOf(checkpoint?.statePatches.session ?? [], ['session']), ...jsonPatchOf(checkpoint?.statePatches.branch ?? [], ['branch'])];
+    const unsettled = [
+      ...jsonPatchOf(checkpoint?.statePatches.session ?? [], ['session']),
+      ...jsonPatchOf(checkpoint?.statePatches.branch ?? [], ['branch']),
+    ];
     if (unsettled.length > 0) state = jsonPatch.applyPatch(jsonPatch.deepClone(state), unsettled).newDocument;
   }
   return jsonPatch.deepClone({

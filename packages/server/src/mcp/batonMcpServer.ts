@@ -10,7 +10,7 @@ import { createSession, openSession, scopeOf } from '../http/sessionAccess.js';
 export interface BatonMcpOptions {
   /** The workflow the tools talk to; its store keeps the sessions (one per MCP conversation). */
   workflow: HandoffWorkflow;
-  /** The name of the tool that sends a message (default: the workflow's name, e.g. `desk`); the other is `<name>_respond`. */
+  /** The name of the tool that sends a message (default: the workflow's name); the other is `<name>_respond`. */
   toolName?: string;
   /** What the tool does, for the calling model (default: the workflow's participants and their descriptions). */
   description?: string;
@@ -81,7 +81,9 @@ export function batonMcpServer(options: BatonMcpOptions, conversation: McpConver
     name,
     {
       title: `Talk to ${workflow.config.name}`,
-      description: options.description ?? `Sends a message to the ${workflow.config.name} workflow (${participants}) and returns its reply. The conversation continues across calls.`,
+      description:
+        options.description ??
+        `Sends a message to the ${workflow.config.name} workflow (${participants}) and returns its reply. The conversation continues across calls.`,
       inputSchema: { message: z.string().min(1).describe("The user's message") },
       outputSchema: TurnOutput,
     },
@@ -96,7 +98,10 @@ export function batonMcpServer(options: BatonMcpOptions, conversation: McpConver
         requestId: z.string().describe('The id of the pending request'),
         text: z.string().optional().describe('The answer to a user_input request'),
         approved: z.boolean().optional().describe('The decision on a tool_approval request'),
-        always: z.literal('session').optional().describe('With approved: true, allow the tool for the rest of the conversation'),
+        always: z
+          .literal('session')
+          .optional()
+          .describe('With approved: true, allow the tool for the rest of the conversation'),
         reason: z.string().optional().describe('Why a tool call is rejected, or why a human step hands off'),
         reply: z.string().optional().describe("A human step's reply"),
         handoff: z.string().optional().describe('The agent a human step hands off to'),
@@ -111,25 +116,35 @@ export function batonMcpServer(options: BatonMcpOptions, conversation: McpConver
 async function openOrCreate(workflow: HandoffWorkflow, conversation: McpConversation): Promise<HandoffSession> {
   const id = conversation.sessionId();
   const exists = (await workflow.config.store.getSession(id, scopeOf(conversation.principal))) !== undefined;
-  return exists ? openSession(workflow, conversation.principal, id) : createSession(workflow, conversation.principal, id, undefined);
+  return exists
+    ? openSession(workflow, conversation.principal, id)
+    : createSession(workflow, conversation.principal, id, undefined);
 }
 
 /** Runs a turn call and reports it as a tool result (a Baton error as an error result). */
-async function turnResult(session: () => Promise<HandoffSession>, call: (session: HandoffSession) => PromiseLike<TurnResult>): Promise<CallToolResult> {
+async function turnResult(
+  session: () => Promise<HandoffSession>,
+  call: (session: HandoffSession) => PromiseLike<TurnResult>,
+): Promise<CallToolResult> {
   try {
     const opened = await session();
     const result = await call(opened);
     const reply = result.message?.content ?? '';
     const pendingRequests = result.pendingRequests.map(requestView);
-    const waiting = pendingRequests.map((r) => `[${r.type} ${r.id}] ${r.prompt ?? `${r.agent} asks to call ${r.toolName} with ${r.arguments}`}`);
-    const text = [reply, ...(waiting.length === 0 ? [] : [`Waiting on: ${waiting.join('; ')}`])].filter((t) => t !== '').join('\n');
+    const waiting = pendingRequests.map(
+      (r) => `[${r.type} ${r.id}] ${r.prompt ?? `${r.agent} asks to call ${r.toolName} with ${r.arguments}`}`,
+    );
+    const text = [reply, ...(waiting.length === 0 ? [] : [`Waiting on: ${waiting.join('; ')}`])]
+      .filter((t) => t !== '')
+      .join('\n');
     return {
       content: [{ type: 'text', text }],
       structuredContent: { sessionId: opened.id, reply, agent: opened.activeAgent, pendingRequests },
     };
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'INTERNAL';
-    const message = error instanceof Error && code !== 'INTERNAL' ? error.message : 'The workflow failed; see the server log.';
+    const message =
+      error instanceof Error && code !== 'INTERNAL' ? error.message : 'The workflow failed; see the server log.';
     if (code === 'INTERNAL') console.error('[baton/server mcp]', error);
     return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true };
   }
@@ -137,14 +152,26 @@ async function turnResult(session: () => Promise<HandoffSession>, call: (session
 
 function requestView(request: Request): z.infer<typeof RequestView> {
   const base = { id: request.id, type: request.type, agent: request.agent };
-  return request.type === 'tool_approval' ? { ...base, toolName: request.toolName, arguments: request.arguments } : { ...base, prompt: request.prompt };
+  return request.type === 'tool_approval'
+    ? { ...base, toolName: request.toolName, arguments: request.arguments }
+    : { ...base, prompt: request.prompt };
 }
 
-function answerOf(args: { text?: string | undefined; approved?: boolean | undefined; always?: 'session' | undefined; reason?: string | undefined; reply?: string | undefined; handoff?: string | undefined }): RequestAnswer {
-  if (args.approved === true) return args.always === undefined ? { approved: true } : { approved: true, always: args.always };
-  if (args.approved === false) return args.reason === undefined ? { approved: false } : { approved: false, reason: args.reason };
+function answerOf(args: {
+  text?: string | undefined;
+  approved?: boolean | undefined;
+  always?: 'session' | undefined;
+  reason?: string | undefined;
+  reply?: string | undefined;
+  handoff?: string | undefined;
+}): RequestAnswer {
+  if (args.approved === true)
+    return args.always === undefined ? { approved: true } : { approved: true, always: args.always };
+  if (args.approved === false)
+    return args.reason === undefined ? { approved: false } : { approved: false, reason: args.reason };
   if (args.reply !== undefined) return { reply: args.reply };
-  if (args.handoff !== undefined) return args.reason === undefined ? { handoff: args.handoff } : { handoff: args.handoff, reason: args.reason };
+  if (args.handoff !== undefined)
+    return args.reason === undefined ? { handoff: args.handoff } : { handoff: args.handoff, reason: args.reason };
   // A text answer, or none (the session names what the request takes).
   return args.text ?? '';
 }

@@ -51,7 +51,12 @@ export function mcpRoutes(options: McpRoutesOptions): Hono {
     const sessionId = c.req.header('mcp-session-id');
     if (sessionId !== undefined) {
       const known = sessions.get(sessionId);
-      if (known === undefined || known.owner !== owner) return rpcError(404, -32001, `MCP session ${JSON.stringify(sessionId)} does not exist (or is not yours); initialize a new one.`);
+      if (known === undefined || known.owner !== owner)
+        return rpcError(
+          404,
+          -32001,
+          `MCP session ${JSON.stringify(sessionId)} does not exist (or is not yours); initialize a new one.`,
+        );
       return known.transport.handleRequest(c.req.raw);
     }
     let body: unknown;
@@ -60,7 +65,12 @@ export function mcpRoutes(options: McpRoutesOptions): Hono {
     } catch {
       return rpcError(400, -32700, 'The request body is not JSON.');
     }
-    if (!isInitializeRequest(body)) return rpcError(400, -32000, 'Send the Mcp-Session-Id header of your MCP session, or start one with an initialize request.');
+    if (!isInitializeRequest(body))
+      return rpcError(
+        400,
+        -32000,
+        'Send the Mcp-Session-Id header of your MCP session, or start one with an initialize request.',
+      );
     const caller = principal;
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -25,7 +25,9 @@ export interface McpStdioOptions extends BatonMcpOptions {
  * await serveMcpStdio({ workflow: desk });
  * ```
  */
-export async function serveMcpStdio(options: McpStdioOptions): Promise<{ sessionId: string; close: () => Promise<void> }> {
+export async function serveMcpStdio(
+  options: McpStdioOptions,
+): Promise<{ sessionId: string; close: () => Promise<void> }> {
   const sessionId = options.sessionId ?? createId();
   const server = batonMcpServer(options, { sessionId: () => sessionId, principal: options.principal ?? {} });
   await server.connect(new StdioServerTransport());

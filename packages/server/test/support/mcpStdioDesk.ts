@@ -8,6 +8,7 @@ import { serveMcpStdio } from '../../src/mcp/index.js';
 import { stateDesk } from './stateDesk.js';
 
 const [directory, sessionId] = process.argv.slice(2);
-if (directory === undefined || sessionId === undefined) throw new Error('usage: mcpStdioDesk.ts <store directory> <session id>');
+if (directory === undefined || sessionId === undefined)
+  throw new Error('usage: mcpStdioDesk.ts <store directory> <session id>');
 const { workflow } = stateDesk(new FileStore({ directory }));
 await serveMcpStdio({ workflow, sessionId });

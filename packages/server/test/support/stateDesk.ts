@@ -44,7 +44,9 @@ export function stateDesk(store: Store): { workflow: HandoffWorkflow; refunds: s
     description: 'Routes customers.',
     instructions: 'Route.',
     model: new ScriptedModel((request) =>
-      request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a refund' } }] } : { text: 'How else can I help?' },
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a refund' } }] }
+        : { text: 'How else can I help?' },
     ),
   });
   const billing = agent({
@@ -62,12 +64,17 @@ export function stateDesk(store: Store): { workflow: HandoffWorkflow; refunds: s
         if (since.some((m) => m.role === 'tool' && m.toolName === 'lookup_order')) {
           return { text: 'I can refund 40 EUR.', toolCalls: [{ name: 'refund', arguments: { orderId, amount: 40 } }] };
         }
-        if (request.messages.some((m) => m.role === 'tool' && m.toolName === 'refund')) return { text: 'Anything else?' };
+        if (request.messages.some((m) => m.role === 'tool' && m.toolName === 'refund'))
+          return { text: 'Anything else?' };
         return { text: 'Let me look that up.', toolCalls: [{ name: 'lookup_order', arguments: { orderId } }] };
       },
       { chunkSize: 8 },
     ),
   });
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
+  const workflow = new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(store)
+    .build();
   return { workflow, refunds };
 }
