@@ -7,6 +7,7 @@ import { aguiRoutes } from '../src/agui/index.js';
 import { createBatonApp } from '../src/index.js';
 import { type ServedBaton, serveBaton } from '../src/node.js';
 import { TOKENS } from './support/httpClient.js';
+import { serverDesk } from './support/serverDesk.js';
 import { stateDesk } from './support/stateDesk.js';
 
 const ANN = 'Bearer acme-ann';
@@ -17,9 +18,9 @@ afterEach(async () => {
 });
 
 /** The REST API at `/` and the AG-UI endpoint at `/ag-ui`, as a user mounts them, on 127.0.0.1. */
-async function start() {
+async function start(desk: typeof stateDesk = stateDesk) {
   const store = new InMemoryStore();
-  const { workflow, refunds } = stateDesk(store);
+  const { workflow, refunds } = desk(store);
   const authenticate = (request: Request) => TOKENS[request.headers.get('authorization') ?? ''];
   const app = new Hono();
   app.route('/ag-ui', aguiRoutes({ workflow, authenticate }));
@@ -107,6 +108,20 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
       e.type === EventType.STATE_DELTA ? (e.delta as { path: string }[]).map((op) => op.path) : [],
     );
     expect(deltaPaths).toContain('/branch/order'); // from the immer patch the lookup tool's change was recorded as
+    // The change arrives as the run goes (once the lookup's result is committed), not only at the end.
+    const orderDelta = events.findIndex(
+      (e) =>
+        e.type === EventType.STATE_DELTA && (e.delta as { path: string }[]).some((op) => op.path === '/branch/order'),
+    );
+    const refundCall = events.findIndex((e) => e.type === EventType.TOOL_CALL_START && e.toolCallName === 'refund');
+    expect(orderDelta).toBeGreaterThan(-1);
+    expect(orderDelta).toBeLessThan(refundCall);
+    expect(
+      deltaPaths.every((path) => /^\/(activeAgent|routingState|pendingRequests|session|branch)(\/|$)/.test(path)),
+    ).toBe(true);
+    expect(events.some((e) => e.type === EventType.STATE_DELTA && JSON.stringify(e.delta).includes('"running"'))).toBe(
+      true,
+    );
 
     // The run ended on the approval, as an interrupt.
     expect(agent.pendingInterrupts).toHaveLength(1);
@@ -170,6 +185,28 @@ describe('the AG-UI endpoint (aguiRoutes), driven by @ag-ui/client HttpAgent ove
       routingState: 'idle',
       approvalGrants: [{ toolName: 'refund' }],
     });
+  });
+
+  it('resumes a question with its answer, then a cancelled approval rejects the call', async () => {
+    const { url, refunds } = await start(serverDesk);
+    const agent = new HttpAgent({ url: `${url}/ag-ui`, threadId: 'ag-q', headers: { authorization: ANN } });
+    agent.addMessage({ id: 'u-1', role: 'user', content: 'I was charged twice' });
+    await run(agent);
+    const [question] = agent.pendingInterrupts;
+    expect(question).toMatchObject({ reason: 'user_input', message: 'What is your order number?' });
+    expect(question!.responseSchema).toMatchObject({ required: ['text'] });
+
+    await run(agent, { resume: [{ interruptId: question!.id, status: 'resolved', payload: { text: '9876' } }] });
+    const [approval] = agent.pendingInterrupts;
+    expect(approval).toMatchObject({ reason: 'tool_approval', metadata: { toolName: 'refund' } });
+    expect(JSON.parse(String(approval!.metadata!.arguments))).toEqual({ orderId: '9876', amount: 40 });
+
+    const { events } = await run(agent, { resume: [{ interruptId: approval!.id, status: 'cancelled' }] });
+    expect(refunds).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    const rejected = agent.messages.find((m) => m.role === 'tool' && m.toolCallId === approval!.toolCallId);
+    expect(String(rejected?.content)).toContain('cancelled');
+    expect(agent.state).toMatchObject({ routingState: 'idle', pendingRequests: [] });
   });
 
   it("answers a client's mistakes with 4xx before any event, naming the fix", async () => {

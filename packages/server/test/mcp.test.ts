@@ -56,6 +56,10 @@ async function refundConversation(client: Client, orderId: string) {
   expect(refused.isError).toBe(true);
   expect((refused.content as { text: string }[])[0]!.text).toContain('INVALID_INPUT');
 
+  const unknown = await client.callTool({ name: 'desk_respond', arguments: { requestId: 'nope', approved: true } });
+  expect(unknown.isError).toBe(true);
+  expect((unknown.content as { text: string }[])[0]!.text).toContain('NOT_FOUND');
+
   const second = await client.callTool({
     name: 'desk_respond',
     arguments: { requestId: paused.pendingRequests[0]!.id, approved: true },

@@ -20,6 +20,7 @@ import { type AguiState, jsonPatchOf } from './aguiState.js';
  * | Baton event | AG-UI events |
  * |---|---|
  * | (start) | `RUN_STARTED`, `STATE_SNAPSHOT` (see {@link AguiState}) |
+ * | `turn.started` | `STATE_DELTA` of `/routingState` to `running` |
  * | `agent.started` | `STEP_FINISHED` (the previous agent's step), `STEP_STARTED` `{ stepName: agent }` |
  * | `message.delta` | `TEXT_MESSAGE_START` (role `assistant`, `name`: the agent; first piece), `TEXT_MESSAGE_CONTENT` |
  * | `message` (assistant) | `TEXT_MESSAGE_END`; a text that was not streamed is sent whole; its logged state changes as `STATE_DELTA` |
@@ -71,6 +72,9 @@ export class AguiEventMapper {
   map(event: BatonEvent): AGUIEvent[] {
     const out: AGUIEvent[] = [];
     switch (event.type) {
+      case 'turn.started':
+        this.#change(out, [{ op: 'replace', path: '/routingState', value: 'running' }]);
+        break;
       case 'agent.started':
         this.#endText(out);
         if (this.#step !== undefined) out.push({ type: EventType.STEP_FINISHED, stepName: this.#step });
