@@ -76,19 +76,22 @@ async function refundConversation(client: Client, orderId: string) {
 }
 
 describe('the workflow as an MCP server, called by the SDK’s own client', () => {
-  it('over stdio: a spawned server process, one Baton session for the conversation, kept in its store', async () => {
+  it('over stdio: a spawned server process, one Baton session for the conversation, continued by a new process', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'baton-mcp-'));
     cleanup.push(() => rm(directory, { recursive: true, force: true }));
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--conditions=source', '--import', 'tsx', stdioDesk, directory, 'mcp-stdio-1'],
-      cwd: repoRoot,
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'baton-test', version: '1.0.0' });
-    await client.connect(transport);
-    cleanup.push(() => client.close());
-
+    const spawnClient = async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['--conditions=source', '--import', 'tsx', stdioDesk, directory, 'mcp-stdio-1'],
+        cwd: repoRoot,
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'baton-test', version: '1.0.0' });
+      await client.connect(transport);
+      cleanup.push(() => client.close());
+      return client;
+    };
+    const client = await spawnClient();
     expect(await refundConversation(client, '1234')).toBe('mcp-stdio-1');
     await client.close();
     const store = new FileStore({ directory });
@@ -97,7 +100,18 @@ describe('the workflow as an MCP server, called by the SDK’s own client', () =
     expect((await store.getBranch('mcp-stdio-1', 'main'))?.state).toMatchObject({
       refunds: [{ orderId: '1234', amount: 40 }],
     });
-  }, 60_000);
+
+    // A new server process given the same session id continues the conversation from the store.
+    const again = await spawnClient();
+    const next = await again.callTool({ name: 'desk', arguments: { message: 'Thanks!' } });
+    expect(next.structuredContent).toMatchObject({ sessionId: 'mcp-stdio-1', reply: 'Anything else?', pendingRequests: [] });
+    await again.close();
+    const after = await new FileStore({ directory }).readMessages('mcp-stdio-1', 'main');
+    expect(after.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'I was charged twice for order 1234',
+      'Thanks!',
+    ]);
+  }, 90_000);
 
   it('over Streamable HTTP: each MCP session is its own Baton session, for its caller only', async () => {
     const store = new InMemoryStore();
