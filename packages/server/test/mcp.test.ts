@@ -104,7 +104,11 @@ describe('the workflow as an MCP server, called by the SDK’s own client', () =
     // A new server process given the same session id continues the conversation from the store.
     const again = await spawnClient();
     const next = await again.callTool({ name: 'desk', arguments: { message: 'Thanks!' } });
-    expect(next.structuredContent).toMatchObject({ sessionId: 'mcp-stdio-1', reply: 'Anything else?', pendingRequests: [] });
+    expect(next.structuredContent).toMatchObject({
+      sessionId: 'mcp-stdio-1',
+      reply: 'Anything else?',
+      pendingRequests: [],
+    });
     await again.close();
     const after = await new FileStore({ directory }).readMessages('mcp-stdio-1', 'main');
     expect(after.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
