@@ -24,7 +24,11 @@ async function tempDir(): Promise<string> {
 async function startRemote(directory: string, ledger: RefundLedger, port = 0) {
   const store = new FileStore({ directory });
   const served = await serveA2A(billingDesk(store, ledger), port);
-  return { served, store, stop: async () => (await served.close(), await store.close()) };
+  const stop = async () => {
+    await served.close();
+    await store.close();
+  };
+  return { served, store, stop };
 }
 
 /** The local side: a desk whose billing specialist is the remote A2A agent. */
