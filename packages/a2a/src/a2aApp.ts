@@ -25,7 +25,8 @@ export interface A2AServeOptions extends WorkflowAgentCardOptions {
  * ```ts
  * import { a2aRequestHandler } from '@baton/a2a';
  * import { restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
- * app.use('/rest', restHandler({ requestHandler: a2aRequestHandler(desk, { url }), userBuilder: UserBuilder.noAuthentication }));
+ * const requestHandler = a2aRequestHandler(desk, { url });
+ * app.use('/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
  * ```
  */
 export function a2aRequestHandler(workflow: HandoffWorkflow, options: A2AServeOptions): DefaultRequestHandler {
@@ -55,6 +56,9 @@ export function a2aApp(workflow: HandoffWorkflow, options: A2AServeOptions): Exp
   const legacyCompat = { enabled: options.legacyCompat ?? true };
   const app = express();
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
-  app.use('/', jsonRpcHandler({ requestHandler, userBuilder: options.userBuilder ?? UserBuilder.noAuthentication, legacyCompat }));
+  app.use(
+    '/',
+    jsonRpcHandler({ requestHandler, userBuilder: options.userBuilder ?? UserBuilder.noAuthentication, legacyCompat }),
+  );
   return app;
 }

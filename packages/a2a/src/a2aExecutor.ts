@@ -22,7 +22,7 @@ const REQUEST_USER_INPUT = 'request_user_input';
 export interface A2AExecutorOptions {
   /** The participant's name (used in `handoff_to_<name>`). */
   name: string;
-  /** What other agents see when they may hand off to it (default: the remote agent card's description is not fetched, so give one). */
+  /** What other agents see when they may hand off to it (the remote card's description is not fetched for it). */
   description: string;
   /** The remote agent's base URL (its card is read from `<url>/.well-known/agent-card.json`). */
   url: string;
@@ -52,7 +52,8 @@ export interface A2AThreadState {
  * @example
  * ```ts
  * import { A2AExecutor } from '@baton/a2a';
- * const billing = new A2AExecutor({ name: 'billing', description: 'Refunds and invoices.', url: 'http://127.0.0.1:4001' });
+ * const url = 'http://127.0.0.1:4001';
+ * const billing = new A2AExecutor({ name: 'billing', description: 'Refunds and invoices.', url });
  * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).build();
  * ```
  */
@@ -79,9 +80,18 @@ export class A2AExecutor implements Executor {
     if (open !== undefined) {
       // The user answered the remote agent's question: commit the answer, then send it to the waiting task.
       const write = input.journal.pendingWrites.get(open.id);
-      if (write === undefined) throw this.#error('protocol', `the request ${open.id} of ${this.name} was resumed without an answer.`);
+      if (write === undefined)
+        throw this.#error('protocol', `the request ${open.id} of ${this.name} was resumed without an answer.`);
       const [result] = await input.journal.commit([
-        { role: 'tool', agent: this.name, content: write.content, toolCallId: open.id, toolName: REQUEST_USER_INPUT, isError: false, durationMs: write.durationMs },
+        {
+          role: 'tool',
+          agent: this.name,
+          content: write.content,
+          toolCallId: open.id,
+          toolName: REQUEST_USER_INPUT,
+          isError: false,
+          durationMs: write.durationMs,
+        },
       ]);
       if (result !== undefined) yield { type: 'message', ...base, message: result };
       text = write.content;
@@ -89,18 +99,25 @@ export class A2AExecutor implements Executor {
     } else {
       text = input.history.findLast((m) => m.role === 'user')?.content ?? '';
     }
-    const message = userMessage(text, taskId === undefined ? { contextId: thread.contextId } : { contextId: thread.contextId, taskId });
+    const message = userMessage(
+      text,
+      taskId === undefined ? { contextId: thread.contextId } : { contextId: thread.contextId, taskId },
+    );
     let result: Task | A2AMessage;
     try {
       const client = await this.#connect();
-      result = await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal: input.signal });
+      result = await client.sendMessage(
+        { tenant: '', message, configuration: undefined, metadata: undefined },
+        { signal: input.signal },
+      );
     } catch (cause) {
       if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
       const detail = cause instanceof Error ? cause.message : String(cause);
       throw this.#error('network', `the request failed (${detail}).`, cause);
     }
     const usage = { ...emptyUsage(), requests: 1 };
-    if (!('status' in result)) return yield* this.#reply(input, textOf(result.parts), usage, key, { contextId: thread.contextId });
+    if (!('status' in result))
+      return yield* this.#reply(input, textOf(result.parts), usage, key, { contextId: thread.contextId });
     const state = result.status?.state;
     const said = textOf(result.status?.message?.parts);
     if (state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED) {
@@ -108,21 +125,37 @@ export class A2AExecutor implements Executor {
         draft[key] = { contextId: result.contextId || thread.contextId, taskId: result.id };
       });
       const prompt = said === '' ? `${this.name} needs more input.` : said;
-      const call: ToolCall = { id: `call_${createId()}`, name: REQUEST_USER_INPUT, arguments: JSON.stringify({ prompt }) };
-      const [asked] = await input.journal.commit([{ role: 'assistant', agent: this.name, content: '', toolCalls: [call], metadata: { a2aTaskId: result.id } }]);
+      const call: ToolCall = {
+        id: `call_${createId()}`,
+        name: REQUEST_USER_INPUT,
+        arguments: JSON.stringify({ prompt }),
+      };
+      const [asked] = await input.journal.commit([
+        { role: 'assistant', agent: this.name, content: '', toolCalls: [call], metadata: { a2aTaskId: result.id } },
+      ]);
       if (asked !== undefined) yield { type: 'message', ...base, message: asked };
-      return { type: 'requests', requests: [{ type: 'user_input', agent: this.name, toolCallId: call.id, prompt }], usage };
+      return {
+        type: 'requests',
+        requests: [{ type: 'user_input', agent: this.name, toolCallId: call.id, prompt }],
+        usage,
+      };
     }
     const answered: A2AThreadState = { contextId: result.contextId || thread.contextId };
     if (state === TaskState.TASK_STATE_COMPLETED) {
-      const artifacts = result.artifacts.map((a) => textOf(a.parts)).filter((t) => t !== '').join('\n');
+      const artifacts = result.artifacts
+        .map((a) => textOf(a.parts))
+        .filter((t) => t !== '')
+        .join('\n');
       const lastAgent = result.history.findLast((m) => m.role === Role.ROLE_AGENT);
       return yield* this.#reply(input, artifacts || said || textOf(lastAgent?.parts), usage, key, answered);
     }
     input.state.update('branch', (draft) => {
       draft[key] = answered;
     });
-    throw this.#error('status', `the remote task ${result.id} ended ${stateName(state)}${said === '' ? '' : `: ${said}`}.`);
+    throw this.#error(
+      'status',
+      `the remote task ${result.id} ended ${stateName(state)}${said === '' ? '' : `: ${said}`}.`,
+    );
   }
 
   async *#reply(
@@ -167,5 +200,7 @@ export class A2AExecutor implements Executor {
 }
 
 function stateName(state: TaskState | undefined): string {
-  return state === undefined ? 'without a state' : (TaskState[state] ?? String(state)).replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
+  return state === undefined
+    ? 'without a state'
+    : (TaskState[state] ?? String(state)).replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
 }

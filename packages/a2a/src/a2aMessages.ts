@@ -40,7 +40,8 @@ export function dataPart(data: Record<string, unknown>): Part {
  * @example
  * ```ts
  * import { userMessage } from '@baton/a2a';
- * await client.sendMessage({ message: userMessage('yes', { contextId, taskId }), tenant: '', configuration: undefined, metadata: undefined });
+ * const message = userMessage('yes', { contextId, taskId });
+ * await client.sendMessage({ message, tenant: '', configuration: undefined, metadata: undefined });
  * ```
  */
 export function userMessage(parts: string | readonly Part[], fields: A2AMessageFields = {}): A2AMessage {
@@ -74,9 +75,7 @@ function message(role: Role, parts: string | readonly Part[], fields: A2AMessage
  * ```
  */
 export function textOf(parts: readonly Part[] | undefined): string {
-  return (parts ?? [])
-    .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
-    .join('\n');
+  return (parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
 }
 
 /** The first data part's object, if a message has one. */

@@ -1,4 +1,12 @@
-import { type Message as A2AMessage, type Artifact, type ListTasksRequest, type ListTasksResponse, Role, type Task, TaskState } from '@a2a-js/sdk';
+import {
+  type Message as A2AMessage,
+  type Artifact,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  Role,
+  type Task,
+  TaskState,
+} from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { ConcurrencyError, type Message, type Session, type Store } from '@baton/core';
 import { agentMessage, dataPart, textPart, userMessage } from './a2aMessages.js';
@@ -43,7 +51,12 @@ interface ThreadIndex {
   tasks: Record<string, TaskRecord>;
 }
 
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 /** What `new A2AThreadStore(…)` takes. */
 export interface A2AThreadStoreOptions {
@@ -92,7 +105,9 @@ export class A2AThreadStore implements TaskStore {
     return Object.entries(index.tasks)
       .filter(([, r]) => r.contextId === contextId)
       .sort(([, a], [, b]) => a.fromSeq - b.fromSeq)
-      .map(([id, r]) => (r.request === undefined ? { id, state: r.state } : { id, state: r.state, request: r.request }));
+      .map(([id, r]) =>
+        r.request === undefined ? { id, state: r.state } : { id, state: r.state, request: r.request },
+      );
   }
 
   /** Saves the task's state and pointers (its `metadata.baton`); its messages are the session's. */
@@ -150,7 +165,8 @@ export class A2AThreadStore implements TaskStore {
     const reply = record.replySeq === undefined ? undefined : messages.find((m) => m.seq === record.replySeq);
     let statusMessage: A2AMessage | undefined;
     if (record.request !== undefined) statusMessage = requestMessage(record.request, fields);
-    else if (record.state === TaskState.TASK_STATE_COMPLETED) statusMessage = history.findLast((m) => m.role === Role.ROLE_AGENT);
+    else if (record.state === TaskState.TASK_STATE_COMPLETED)
+      statusMessage = history.findLast((m) => m.role === Role.ROLE_AGENT);
     const metadata: BatonTaskMetadata = { sessionId: record.sessionId, fromSeq: record.fromSeq };
     if (record.request !== undefined) metadata.request = record.request;
     if (record.replySeq !== undefined) metadata.replySeq = record.replySeq;
@@ -170,14 +186,25 @@ export class A2AThreadStore implements TaskStore {
   async list(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
     const { index } = await this.#read();
     const ids = Object.entries(index.tasks)
-      .filter(([, r]) => (params.contextId === '' || r.contextId === params.contextId) && (!params.status || r.state === params.status))
+      .filter(
+        ([, r]) =>
+          (params.contextId === '' || r.contextId === params.contextId) &&
+          (!params.status || r.state === params.status),
+      )
       .sort(([, a], [, b]) => b.timestamp.localeCompare(a.timestamp))
       .map(([id]) => id);
     const pageSize = params.pageSize ?? 50;
     const start = params.pageToken === '' ? 0 : Number(params.pageToken);
     const page = ids.slice(start, start + pageSize);
-    const tasks = (await Promise.all(page.map((id) => this.load(id, context)))).filter((t): t is Task => t !== undefined);
-    return { tasks, nextPageToken: start + pageSize < ids.length ? String(start + pageSize) : '', pageSize, totalSize: ids.length };
+    const tasks = (await Promise.all(page.map((id) => this.load(id, context)))).filter(
+      (t): t is Task => t !== undefined,
+    );
+    return {
+      tasks,
+      nextPageToken: start + pageSize < ids.length ? String(start + pageSize) : '',
+      pageSize,
+      totalSize: ids.length,
+    };
   }
 
   /** Drops the oldest finished tasks past `keepFinishedTasks`. */
@@ -203,7 +230,11 @@ export class A2AThreadStore implements TaskStore {
         if (session === undefined) {
           await this.#store.createSession({ id: this.#indexId, metadata: { a2a: index } });
         } else {
-          await this.#store.updateSession(this.#indexId, { metadata: { ...session.metadata, a2a: index }, lastActivityAt: new Date().toISOString() }, { expectedVersion: session.version });
+          await this.#store.updateSession(
+            this.#indexId,
+            { metadata: { ...session.metadata, a2a: index }, lastActivityAt: new Date().toISOString() },
+            { expectedVersion: session.version },
+          );
         }
         return;
       } catch (error) {
@@ -215,14 +246,25 @@ export class A2AThreadStore implements TaskStore {
 
 /** The `reply` artifact of a task: the turn's answer as one text part. */
 export function replyArtifact(taskId: string, text: string): Artifact {
-  return { artifactId: `${taskId}:reply`, name: 'reply', description: 'The answer of the turn.', parts: [textPart(text)], metadata: {}, extensions: [] };
+  return {
+    artifactId: `${taskId}:reply`,
+    name: 'reply',
+    description: 'The answer of the turn.',
+    parts: [textPart(text)],
+    metadata: {},
+    extensions: [],
+  };
 }
 
 /** The agent message an `input-required` task shows: the request's prompt, and the request as data. */
-export function requestMessage(request: PendingRequestSummary, fields: { contextId: string; taskId: string }): A2AMessage {
+export function requestMessage(
+  request: PendingRequestSummary,
+  fields: { contextId: string; taskId: string },
+): A2AMessage {
   const text =
     request.type === 'tool_approval'
-      ? `${request.agent} asks to approve ${request.toolName}(${request.arguments}). Answer "yes" or "no" (or data { "approved": true | false, "reason"? }).`
+      ? `${request.agent} asks to approve ${request.toolName}(${request.arguments}). ` +
+        'Answer "yes" or "no" (or data { "approved": true | false, "reason"? }).'
       : request.prompt;
   return agentMessage([textPart(text), dataPart({ batonRequest: request })], {
     ...fields,

@@ -9,7 +9,7 @@ export interface WorkflowAgentCardOptions {
   description?: string;
   /** The agent's version (default `'0.1.0'`). */
   version?: string;
-  /** Also advertise the interface to A2A 0.3 clients (default true; the server must accept them: `a2aApp`'s `legacyCompat`). */
+  /** Also advertise the interface to A2A 0.3 clients (default true; `a2aApp` then accepts them too). */
   legacyCompat?: boolean;
 }
 
@@ -26,19 +26,25 @@ export interface WorkflowAgentCardOptions {
  */
 export function workflowAgentCard(workflow: HandoffWorkflow, options: WorkflowAgentCardOptions): AgentCard {
   const { participants, coordinator } = workflow.config;
-  const ordered = [...participants.values()].sort((a, b) => Number(b.name === coordinator) - Number(a.name === coordinator));
+  const ordered = [...participants.values()].sort(
+    (a, b) => Number(b.name === coordinator) - Number(a.name === coordinator),
+  );
+  const specialists = ordered
+    .slice(1)
+    .map((p) => p.name)
+    .join(', ');
   const description =
     options.description ??
-    `Baton workflow ${JSON.stringify(workflow.name)}: ${coordinator} coordinates ${ordered.length - 1} specialist(s) (${ordered
-      .slice(1)
-      .map((p) => p.name)
-      .join(', ')}).`;
+    `Baton workflow ${JSON.stringify(workflow.name)}: ${coordinator} coordinates ` +
+      `${ordered.length - 1} specialist(s) (${specialists}).`;
   return {
     name: workflow.name,
     description,
     supportedInterfaces: [
       { url: options.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
-      ...(options.legacyCompat === false ? [] : [{ url: options.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }]),
+      ...(options.legacyCompat === false
+        ? []
+        : [{ url: options.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' }]),
     ],
     provider: undefined,
     version: options.version ?? '0.1.0',

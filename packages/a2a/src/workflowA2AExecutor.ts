@@ -40,7 +40,12 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     const sessionId = this.#sessionId(contextId);
     const incoming = context.userMessage;
     if (sessionId === undefined) {
-      return this.#refuse(bus, context, `contextId ${JSON.stringify(contextId)} is not usable as a Baton session id (letters, digits, _ : . - up to 100 characters); start the conversation without one or use a UUID.`);
+      return this.#refuse(
+        bus,
+        context,
+        `contextId ${JSON.stringify(contextId)} is not usable as a Baton session id ` +
+          '(letters, digits, _ : . - up to 100 characters); start the conversation without one or use a UUID.',
+      );
     }
     const session = await this.#workflow.session({ conversationId: contextId });
     const existing = context.task?.metadata?.baton as BatonTaskMetadata | undefined;
@@ -50,7 +55,11 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       AgentEvent.task({
         id: taskId,
         contextId,
-        status: { state: context.task === undefined ? TaskState.TASK_STATE_SUBMITTED : TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() },
+        status: {
+          state: context.task === undefined ? TaskState.TASK_STATE_SUBMITTED : TaskState.TASK_STATE_WORKING,
+          message: undefined,
+          timestamp: now(),
+        },
         artifacts: [],
         history: [],
         metadata: { baton },
@@ -62,7 +71,10 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       if (owner !== undefined && owner.state === TaskState.TASK_STATE_CANCELED) await session.discard();
       else if (owner !== undefined) {
         return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [
-          textPart(`Task ${owner.id} of this context waits for an answer (${pending.type}); send the answer with taskId ${JSON.stringify(owner.id)}, or cancel that task first.`),
+          textPart(
+            `Task ${owner.id} of this context waits for an answer (${pending.type}); ` +
+              `send the answer with taskId ${JSON.stringify(owner.id)}, or cancel that task first.`,
+          ),
         ]);
       }
     }
@@ -73,24 +85,39 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       answer = answerFor(waiting, incoming.parts, text);
       if (answer === undefined) {
         const request = summary(waiting);
-        return this.#status(bus, context, TaskState.TASK_STATE_INPUT_REQUIRED, requestMessage(request, { contextId, taskId }), { ...baton, request }, [
-          'Not understood as an approval:',
-        ]);
+        return this.#status(
+          bus,
+          context,
+          TaskState.TASK_STATE_INPUT_REQUIRED,
+          requestMessage(request, { contextId, taskId }),
+          { ...baton, request },
+          ['Not understood as an approval:'],
+        );
       }
     } else if (text.trim() === '') {
-      return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [textPart('The message has no text part; send the request as text.')]);
+      return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [
+        textPart('The message has no text part; send the request as text.'),
+      ]);
     }
 
     this.#status(bus, context, TaskState.TASK_STATE_WORKING, undefined, baton);
     const abort = new AbortController();
     this.#running.set(taskId, abort);
     try {
-      const stream = waiting !== undefined && answer !== undefined ? session.respond(waiting.id, answer, { signal: abort.signal }) : session.send(text, { signal: abort.signal });
+      const stream =
+        waiting !== undefined && answer !== undefined
+          ? session.respond(waiting.id, answer, { signal: abort.signal })
+          : session.send(text, { signal: abort.signal });
       let last: { seq: number; content: string } | undefined;
       for await (const event of stream) {
         if (event.type !== 'message' || event.message.role !== 'assistant' || event.message.content === '') continue;
         last = event.message;
-        const update = agentMessage(last.content, { contextId, taskId, messageId: event.message.id, metadata: { agent: event.message.agent } });
+        const update = agentMessage(last.content, {
+          contextId,
+          taskId,
+          messageId: event.message.id,
+          metadata: { agent: event.message.agent },
+        });
         this.#status(bus, context, TaskState.TASK_STATE_WORKING, update, baton);
       }
       this.#settle(bus, context, session, baton, last);
@@ -111,7 +138,14 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     const session = await this.#workflow.session({ conversationId: task.contextId });
     if (session.pendingRequests.length > 0) await session.discard();
     const message = agentMessage('The task was cancelled.', { contextId: task.contextId, taskId });
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: task.contextId, status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp: now() }, metadata: {} }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: task.contextId,
+        status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp: now() },
+        metadata: {},
+      }),
+    );
     bus.finished();
   };
 
@@ -127,13 +161,25 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     const waiting = session.pendingRequests[0];
     if (waiting !== undefined) {
       const request = summary(waiting);
-      this.#status(bus, context, TaskState.TASK_STATE_INPUT_REQUIRED, requestMessage(request, { contextId, taskId }), { ...baton, request });
+      this.#status(bus, context, TaskState.TASK_STATE_INPUT_REQUIRED, requestMessage(request, { contextId, taskId }), {
+        ...baton,
+        request,
+      });
       return;
     }
     const text = last?.content ?? '';
     const done = last === undefined ? baton : { ...baton, replySeq: last.seq };
     if (last !== undefined) {
-      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: replyArtifact(taskId, text), append: false, lastChunk: true, metadata: { baton: done } }));
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: replyArtifact(taskId, text),
+          append: false,
+          lastChunk: true,
+          metadata: { baton: done },
+        }),
+      );
     }
     this.#finish(bus, context, TaskState.TASK_STATE_COMPLETED, [textPart(text)], done);
   }
@@ -146,13 +192,27 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     baton: BatonTaskMetadata,
     prefix?: string[],
   ): void {
-    const shown = message !== undefined && prefix !== undefined ? { ...message, parts: [textPart(prefix.join(' ')), ...message.parts] } : message;
+    const shown =
+      message !== undefined && prefix !== undefined
+        ? { ...message, parts: [textPart(prefix.join(' ')), ...message.parts] }
+        : message;
     bus.publish(
-      AgentEvent.statusUpdate({ taskId: context.taskId, contextId: context.contextId, status: { state, message: shown, timestamp: now() }, metadata: { baton } }),
+      AgentEvent.statusUpdate({
+        taskId: context.taskId,
+        contextId: context.contextId,
+        status: { state, message: shown, timestamp: now() },
+        metadata: { baton },
+      }),
     );
   }
 
-  #finish(bus: ExecutionEventBus, context: RequestContext, state: TaskState, parts: Part[], baton?: BatonTaskMetadata): void {
+  #finish(
+    bus: ExecutionEventBus,
+    context: RequestContext,
+    state: TaskState,
+    parts: Part[],
+    baton?: BatonTaskMetadata,
+  ): void {
     const message = agentMessage(parts, { contextId: context.contextId, taskId: context.taskId });
     bus.publish(
       AgentEvent.statusUpdate({
@@ -199,7 +259,14 @@ function answerFor(request: Request, parts: readonly Part[], text: string): Requ
 
 function summary(request: Request): PendingRequestSummary {
   if (request.type === 'tool_approval') {
-    return { id: request.id, type: request.type, agent: request.agent, prompt: `Approve ${request.toolName}?`, toolName: request.toolName, arguments: request.arguments };
+    return {
+      id: request.id,
+      type: request.type,
+      agent: request.agent,
+      prompt: `Approve ${request.toolName}?`,
+      toolName: request.toolName,
+      arguments: request.arguments,
+    };
   }
   return { id: request.id, type: request.type, agent: request.agent, prompt: request.prompt };
 }

@@ -15,7 +15,11 @@ afterEach(async () => {
 });
 
 /** One "process" of the Baton side: a FileStore on `directory`, the desk, served on 127.0.0.1. */
-async function startDesk(directory: string, ledger: RefundLedger, port = 0): Promise<{ served: ServedA2A; store: FileStore }> {
+async function startDesk(
+  directory: string,
+  ledger: RefundLedger,
+  port = 0,
+): Promise<{ served: ServedA2A; store: FileStore }> {
   const store = new FileStore({ directory });
   const served = await serveA2A(refundDesk(store, billingAgent(ledger)), port);
   return { served, store };
@@ -34,14 +38,17 @@ function asTask(result: Task | A2AMessage): Task {
 }
 
 describe('a workflow served over A2A (SDK client and server, FileStore, 127.0.0.1)', () => {
-  it('holds a three-turn conversation with an approval answered over A2A, through a restart between input-required and the answer', async () => {
+  it('holds three turns, an approval answered over A2A after a restart in input-required', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'baton-a2a-'));
     cleanups.push(() => rm(directory, { recursive: true, force: true }));
     const ledger: RefundLedger = [];
 
     let desk = await startDesk(directory, ledger);
     const port = desk.served.port;
-    const card = (await (await fetch(`${desk.served.url}/.well-known/agent-card.json`)).json()) as { name: string; skills: Array<{ id: string }> };
+    const card = (await (await fetch(`${desk.served.url}/.well-known/agent-card.json`)).json()) as {
+      name: string;
+      skills: Array<{ id: string }>;
+    };
     expect(card.name).toBe('support-desk');
     expect(card.skills.map((s) => s.id)).toEqual(['triage', 'billing']);
 
@@ -51,7 +58,9 @@ describe('a workflow served over A2A (SDK client and server, FileStore, 127.0.0.
     expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const asked = first.status?.message;
     expect(textOf(asked?.parts)).toContain('billing asks to approve refund({"amount":40})');
-    expect(dataOf(asked?.parts)).toMatchObject({ batonRequest: { type: 'tool_approval', toolName: 'refund', agent: 'billing' } });
+    expect(dataOf(asked?.parts)).toMatchObject({
+      batonRequest: { type: 'tool_approval', toolName: 'refund', agent: 'billing' },
+    });
     expect(ledger).toEqual([]);
 
     // The Baton side restarts: a new store object, workflow and server on the same port and directory.
@@ -64,7 +73,9 @@ describe('a workflow served over A2A (SDK client and server, FileStore, 127.0.0.
     expect(textOf(waiting.history[0]?.parts)).toBe('I was charged twice for order 1234');
 
     // Turn 2: the approval, answered over A2A on the same task.
-    const approved = asTask(await client.sendMessage(send(userMessage('yes', { contextId: first.contextId, taskId: first.id }))));
+    const approved = asTask(
+      await client.sendMessage(send(userMessage('yes', { contextId: first.contextId, taskId: first.id }))),
+    );
     expect(approved.id).toBe(first.id);
     expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(approved.status?.message?.parts)).toBe('Done: Refunded 40 EUR.');
@@ -74,9 +85,12 @@ describe('a workflow served over A2A (SDK client and server, FileStore, 127.0.0.
     // Turn 3: a new task in the same context, streamed; the coordinator answers it.
     const states: TaskState[] = [];
     let last: Task | undefined;
-    for await (const event of client.sendMessageStream(send(userMessage('Thanks! When will I see it?', { contextId: first.contextId })))) {
+    for await (const event of client.sendMessageStream(
+      send(userMessage('Thanks! When will I see it?', { contextId: first.contextId })),
+    )) {
       if (event.payload?.$case === 'task') last = event.payload.value;
-      if (event.payload?.$case === 'statusUpdate' && event.payload.value.status !== undefined) states.push(event.payload.value.status.state);
+      if (event.payload?.$case === 'statusUpdate' && event.payload.value.status !== undefined)
+        states.push(event.payload.value.status.state);
     }
     expect(last?.contextId).toBe(first.contextId);
     expect(last?.id).not.toBe(first.id);
@@ -91,10 +105,16 @@ describe('a workflow served over A2A (SDK client and server, FileStore, 127.0.0.
     ]);
     // The first task's history is its own part of the session: the question, the approval and the answer.
     const done = await client.getTask({ tenant: '', id: first.id });
-    expect(done.history.map((m) => textOf(m.parts))).toEqual(['I was charged twice for order 1234', 'Done: Refunded 40 EUR.']);
+    expect(done.history.map((m) => textOf(m.parts))).toEqual([
+      'I was charged twice for order 1234',
+      'Done: Refunded 40 EUR.',
+    ]);
 
     // One Baton session holds the whole conversation, found from the contextId.
     const messages = await desk.store.readMessages(`support-desk:${first.contextId}`, 'main');
-    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['I was charged twice for order 1234', 'Thanks! When will I see it?']);
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'I was charged twice for order 1234',
+      'Thanks! When will I see it?',
+    ]);
   });
 });

@@ -35,7 +35,10 @@ async function waitingTask(): Promise<Task> {
 describe('A2A tasks of a served workflow', () => {
   it('takes a rejection as data, with the reason the model reads', async () => {
     const task = await waitingTask();
-    const answer = userMessage([dataPart({ approved: false, reason: 'I want store credit instead' })], { contextId: task.contextId, taskId: task.id });
+    const answer = userMessage([dataPart({ approved: false, reason: 'I want store credit instead' })], {
+      contextId: task.contextId,
+      taskId: task.id,
+    });
     const done = asTask(await client.sendMessage(send(answer)));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(done.status?.message?.parts)).toContain('I want store credit instead');
@@ -44,7 +47,9 @@ describe('A2A tasks of a served workflow', () => {
 
   it('keeps the task input-required, saying what it expects, when the answer is not an approval', async () => {
     const task = await waitingTask();
-    const again = asTask(await client.sendMessage(send(userMessage('what?', { contextId: task.contextId, taskId: task.id }))));
+    const again = asTask(
+      await client.sendMessage(send(userMessage('what?', { contextId: task.contextId, taskId: task.id }))),
+    );
     expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(again.status?.message?.parts)).toContain('Not understood as an approval');
     expect(textOf(again.status?.message?.parts)).toContain('Answer "yes" or "no"');
@@ -82,7 +87,12 @@ describe('A2A tasks of a served workflow', () => {
       expect(response.status).toBe(200);
       return ((await response.json()) as { result: { id: string; kind: string; status: { state: string } } }).result;
     };
-    const message = { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'Hello there' }] };
+    const message = {
+      kind: 'message',
+      role: 'user',
+      messageId: crypto.randomUUID(),
+      parts: [{ kind: 'text', text: 'Hello there' }],
+    };
     const sent = await rpc('message/send', { message });
     expect(sent.kind).toBe('task');
     expect(sent.status.state).toBe('completed');

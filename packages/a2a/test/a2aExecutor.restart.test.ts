@@ -34,7 +34,11 @@ async function startRemote(directory: string, ledger: RefundLedger, port = 0) {
 /** The local side: a desk whose billing specialist is the remote A2A agent. */
 function startLocal(directory: string, remote: ServedA2A) {
   const store = new FileStore({ directory });
-  const billing = new A2AExecutor({ name: 'billing', description: 'Refunds, charges, invoices (remote).', url: remote.url });
+  const billing = new A2AExecutor({
+    name: 'billing',
+    description: 'Refunds, charges, invoices (remote).',
+    url: remote.url,
+  });
   return { store, desk: refundDesk(store, billing) };
 }
 
@@ -75,7 +79,8 @@ describe('A2AExecutor: a remote A2A agent as a Baton participant', () => {
     expect(session.pendingRequests.map((r) => r.id)).toEqual([request!.id]);
     const replies: string[] = [];
     for await (const event of session.send('yes')) {
-      if (event.type === 'message' && event.message.role === 'assistant' && event.message.content !== '') replies.push(event.message.content);
+      if (event.type === 'message' && event.message.role === 'assistant' && event.message.content !== '')
+        replies.push(event.message.content);
     }
     expect(replies).toEqual(['Done: Refunded 40 EUR.']);
     expect(ledger).toEqual([40]);

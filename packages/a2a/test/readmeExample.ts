@@ -13,8 +13,17 @@ const refund = tool({
   needsApproval: true,
   execute: async ({ amount }) => `Refunded ${amount} EUR.`,
 });
-const model = new ScriptedModel([{ toolCalls: [{ name: 'refund', arguments: { amount: 40 } }] }, { text: 'Refunded 40 EUR.' }]);
-const billing = agent({ name: 'billing', description: 'Refunds.', instructions: 'Refund when asked.', model, tools: [refund] });
+const model = new ScriptedModel([
+  { toolCalls: [{ name: 'refund', arguments: { amount: 40 } }] },
+  { text: 'Refunded 40 EUR.' },
+]);
+const billing = agent({
+  name: 'billing',
+  description: 'Refunds.',
+  instructions: 'Refund when asked.',
+  model,
+  tools: [refund],
+});
 const desk = new HandoffBuilder({ name: 'desk' }).participants(billing).store(new InMemoryStore()).build();
 
 const server = a2aApp(desk, { url: 'http://127.0.0.1:41731/' }).listen(41731, '127.0.0.1');

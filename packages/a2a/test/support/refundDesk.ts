@@ -6,7 +6,7 @@ import { z } from 'zod';
 /** Refunds the tool really made, across restarts of the workflow (the test's ledger). */
 export type RefundLedger = number[];
 
-/** A billing agent whose `refund` tool needs approval; it answers from what it was sent, so a restarted copy goes on. */
+/** A billing agent whose `refund` needs approval; it answers from what it is sent, so a restarted copy goes on. */
 export function billingAgent(ledger: RefundLedger) {
   const refund = tool({
     name: 'refund',
@@ -20,10 +20,17 @@ export function billingAgent(ledger: RefundLedger) {
   });
   const model = new ScriptedModel((request) => {
     const last = request.messages.at(-1);
-    if (last?.role === 'tool' && last.toolName === 'refund') return { text: last.content.startsWith('Refunded') ? `Done: ${last.content}` : `No refund: ${last.content}` };
+    if (last?.role === 'tool' && last.toolName === 'refund')
+      return { text: last.content.startsWith('Refunded') ? `Done: ${last.content}` : `No refund: ${last.content}` };
     return { toolCalls: [{ name: 'refund', arguments: { amount: 40 } }] };
   });
-  return agent({ name: 'billing', description: 'Refunds, charges, invoices.', instructions: 'Resolve billing.', model, tools: [refund] });
+  return agent({
+    name: 'billing',
+    description: 'Refunds, charges, invoices.',
+    instructions: 'Resolve billing.',
+    model,
+    tools: [refund],
+  });
 }
 
 /** A triage coordinator: hands "charged twice" to billing, answers anything else itself. */
@@ -39,7 +46,11 @@ export function triageAgent() {
 }
 
 /** The support desk of the tests: triage and a billing specialist (local, or any executor such as an A2A one). */
-export function refundDesk(store: Store, billing: Executor | ReturnType<typeof billingAgent>, name = 'support-desk'): HandoffWorkflow {
+export function refundDesk(
+  store: Store,
+  billing: Executor | ReturnType<typeof billingAgent>,
+  name = 'support-desk',
+): HandoffWorkflow {
   const triage = triageAgent();
   return new HandoffBuilder({ name }).participants(triage, billing).coordinator(triage).store(store).build();
 }
