@@ -17,7 +17,7 @@ export interface BatonTaskMetadata {
   sessionId: string;
   /** The first message of the session that belongs to this task. */
   fromSeq: number;
-  /** The pending Baton request the task waits on (`input-required`), if any. */
+  /** The Baton request the task waits on (`input-required`), or waited on when it was cancelled. */
   request?: PendingRequestSummary;
   /** The message that answered the task (its `reply` artifact), once it has one. */
   replySeq?: number;
@@ -125,7 +125,9 @@ export class A2AThreadStore implements TaskStore {
         state,
         timestamp: task.status?.timestamp ?? before?.timestamp ?? new Date().toISOString(),
       };
-      const request = state === TaskState.TASK_STATE_INPUT_REQUIRED ? (baton?.request ?? before?.request) : undefined;
+      // A cancelled task keeps the request it waited on, so the next task of its context can drop that turn.
+      const keepsRequest = state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_CANCELED;
+      const request = keepsRequest ? (baton?.request ?? before?.request) : undefined;
       if (request !== undefined) record.request = request;
       const replySeq = baton?.replySeq ?? before?.replySeq;
       if (replySeq !== undefined) record.replySeq = replySeq;
@@ -164,7 +166,8 @@ export class A2AThreadStore implements TaskStore {
       );
     const reply = record.replySeq === undefined ? undefined : messages.find((m) => m.seq === record.replySeq);
     let statusMessage: A2AMessage | undefined;
-    if (record.request !== undefined) statusMessage = requestMessage(record.request, fields);
+    const waiting = record.state === TaskState.TASK_STATE_INPUT_REQUIRED ? record.request : undefined;
+    if (waiting !== undefined) statusMessage = requestMessage(waiting, fields);
     else if (record.state === TaskState.TASK_STATE_COMPLETED)
       statusMessage = history.findLast((m) => m.role === Role.ROLE_AGENT);
     const metadata: BatonTaskMetadata = { sessionId: record.sessionId, fromSeq: record.fromSeq };

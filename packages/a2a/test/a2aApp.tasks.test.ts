@@ -77,6 +77,26 @@ describe('A2A tasks of a served workflow', () => {
     expect(ledger).toEqual([]);
   });
 
+  it('a task cancelled after a restart (no live bus) lets the next task of its context start afresh', async () => {
+    const task = await waitingTask();
+    // A restart: a new workflow and server on the same store; the SDK no longer holds the task's bus.
+    await served.close();
+    served = await serveA2A(refundDesk(store, billingAgent(ledger)));
+    client = await new ClientFactory().createFromUrl(served.url);
+    const cancelled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const next = asTask(await client.sendMessage(send(userMessage('Thanks anyway', { contextId: task.contextId }))));
+    expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(next.status?.message?.parts)).toContain('Triage here');
+    expect(ledger).toEqual([]);
+  });
+
+  it('rejects a contextId that cannot name a Baton session, saying why', async () => {
+    const bad = asTask(await client.sendMessage(send(userMessage('hi', { contextId: 'a/b c' }))));
+    expect(bad.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(textOf(bad.status?.message?.parts)).toContain('contextId "a/b c" is not usable as a Baton session id');
+  });
+
   it('answers A2A 0.3 clients (message/send, tasks/get) on the same endpoint', async () => {
     const rpc = async (method: string, params: unknown) => {
       const response = await fetch(`${served.url}/`, {
