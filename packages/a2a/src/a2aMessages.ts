@@ -48,7 +48,14 @@ export function userMessage(parts: string | readonly Part[], fields: A2AMessageF
   return message(Role.ROLE_USER, parts, fields);
 }
 
-/** An A2A message from the agent (role `ROLE_AGENT`). */
+/**
+ * An A2A message from the agent (role `ROLE_AGENT`) with a fresh `messageId` unless one is given.
+ * @example
+ * ```ts
+ * import { agentMessage } from '@baton/a2a';
+ * agentMessage('Refunded 40 EUR.', { contextId, taskId, metadata: { agent: 'billing' } });
+ * ```
+ */
 export function agentMessage(parts: string | readonly Part[], fields: A2AMessageFields = {}): A2AMessage {
   return message(Role.ROLE_AGENT, parts, fields);
 }
@@ -78,7 +85,14 @@ export function textOf(parts: readonly Part[] | undefined): string {
   return (parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
 }
 
-/** The first data part's object, if a message has one. */
+/**
+ * The first data part's object, if a message has one (`undefined` for none, or for a non-object value).
+ * @example
+ * ```ts
+ * import { dataOf, dataPart } from '@baton/a2a';
+ * dataOf([dataPart({ approved: true })]); // { approved: true }
+ * ```
+ */
 export function dataOf(parts: readonly Part[] | undefined): Record<string, unknown> | undefined {
   for (const part of parts ?? []) {
     const value = part.content?.$case === 'data' ? part.content.value : undefined;

@@ -35,6 +35,10 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     this.#tasks = tasks;
   }
 
+  /**
+   * Runs the turn of one A2A message and publishes its task's events on `bus` (first the task).
+   * @throws what the turn throws besides a cancellation (the SDK then fails the task)
+   */
   execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
     const sessionId = this.#sessionId(contextId);
@@ -130,6 +134,7 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     }
   };
 
+  /** Cancels a task: aborts its running turn, or discards the turn it waits in, and publishes `canceled`. */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const running = this.#running.get(taskId);
     if (running !== undefined) return running.abort(new AbortedError(`A2A task ${taskId} was cancelled.`));
