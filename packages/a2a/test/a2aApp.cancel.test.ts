@@ -24,7 +24,13 @@ it('CancelTask on a running task aborts its Baton turn and ends the task cancele
     },
   });
   const model = new ScriptedModel([{ toolCalls: [{ name: 'wait_for_warehouse', arguments: {} }] }, { text: 'unused' }]);
-  const clerk = agent({ name: 'clerk', description: 'Asks the warehouse.', instructions: 'Ask.', model, tools: [wait] });
+  const clerk = agent({
+    name: 'clerk',
+    description: 'Asks the warehouse.',
+    instructions: 'Ask.',
+    model,
+    tools: [wait],
+  });
   const store = new InMemoryStore();
   const served = await serveA2A(new HandoffBuilder({ name: 'warehouse' }).participants(clerk).store(store).build());
   try {
@@ -46,7 +52,8 @@ it('CancelTask on a running task aborts its Baton turn and ends the task cancele
         const cancelled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
         expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       }
-      if (event.payload?.$case === 'statusUpdate' && event.payload.value.status) states.push(event.payload.value.status.state);
+      if (event.payload?.$case === 'statusUpdate' && event.payload.value.status)
+        states.push(event.payload.value.status.state);
     }
     expect(states.at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
     expect((await client.getTask({ tenant: '', id: taskId! })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
