@@ -28,6 +28,7 @@ export default defineConfig({
       project('@baton/ai-sdk', './packages/ai-sdk'),
       project('@baton/memory', './packages/memory'),
       project('@baton/server', './packages/server'),
+      project('@baton/a2a', './packages/a2a'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),

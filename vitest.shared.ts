@@ -11,6 +11,7 @@ export const batonAliases = [
   { find: /^@baton\/core\/mcp$/, replacement: root('./packages/core/src/mcp/index.ts') },
   { find: /^@baton\/core\/testing$/, replacement: root('./packages/core/src/testing/index.ts') },
   { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
+  { find: /^@baton\/a2a$/, replacement: root('./packages/a2a/src/index.ts') },
   { find: /^@baton\/ai-sdk$/, replacement: root('./packages/ai-sdk/src/index.ts') },
   { find: /^@baton\/cli$/, replacement: root('./packages/cli/src/index.ts') },
   { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },

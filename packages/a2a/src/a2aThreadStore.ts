@@ -1,0 +1,277 @@
+import {
+  type Message as A2AMessage,
+  type Artifact,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  Role,
+  type Task,
+  TaskState,
+} from '@a2a-js/sdk';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { ConcurrencyError, type Message, type Session, type Store } from '@baton/core';
+import { agentMessage, dataPart, textPart, userMessage } from './a2aMessages.js';
+
+/** The `metadata.baton` an A2A task of a served workflow carries (the executor sets it; the store keeps it). */
+export interface BatonTaskMetadata {
+  /** The Baton session of the task's context. */
+  sessionId: string;
+  /** The first message of the session that belongs to this task. */
+  fromSeq: number;
+  /** The Baton request the task waits on (`input-required`), or waited on when it was cancelled. */
+  request?: PendingRequestSummary;
+  /** The message that answered the task (its `reply` artifact), once it has one. */
+  replySeq?: number;
+}
+
+/** What an `input-required` task shows of the Baton request it waits on. */
+export interface PendingRequestSummary {
+  id: string;
+  type: 'user_input' | 'tool_approval' | 'human_step';
+  agent: string;
+  prompt: string;
+  toolName?: string;
+  arguments?: string;
+}
+
+/** One task's record in the thread store: pointers into the session, never a copy of its messages. */
+interface TaskRecord {
+  contextId: string;
+  sessionId: string;
+  fromSeq: number;
+  state: TaskState;
+  timestamp: string;
+  request?: PendingRequestSummary;
+  replySeq?: number;
+}
+
+/** The index document, kept in the metadata of one Baton session per served workflow. */
+interface ThreadIndex {
+  /** contextId → Baton session id. */
+  contexts: Record<string, string>;
+  tasks: Record<string, TaskRecord>;
+}
+
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
+
+/** What `new A2AThreadStore(…)` takes. */
+export interface A2AThreadStoreOptions {
+  /** The Baton store (the workflow's). */
+  store: Store;
+  /** The served workflow's name: the A2A agent id, which names the index. */
+  agentId: string;
+  /** Finished tasks kept in the index, the oldest dropped first (default 1,000). Their messages stay in the session. */
+  keepFinishedTasks?: number;
+}
+
+/**
+ * The A2A `TaskStore` of a served workflow, kept in the Baton store so tasks survive a restart: the
+ * thread store that maps an A2A `contextId` to its Baton session (for the agent id, the workflow),
+ * and each task id to its context, state and the first message of the session that is the task's.
+ * The index lives in the `metadata` of one Baton session, `a2a-threads:<agentId>`, changed by
+ * compare-and-set. A task read back is rebuilt from the session's messages (user and assistant
+ * text, in order) and its status from the record, so no message is stored twice.
+ *
+ * @example
+ * ```ts
+ * import { A2AThreadStore } from '@baton/a2a';
+ * const tasks = new A2AThreadStore({ store: desk.config.store, agentId: desk.name });
+ * await tasks.sessionOf('6f0c…'); // 'support-desk:6f0c…' once a task ran in that context
+ * ```
+ */
+export class A2AThreadStore implements TaskStore {
+  readonly #store: Store;
+  readonly #indexId: string;
+  readonly #keep: number;
+
+  constructor(options: A2AThreadStoreOptions) {
+    this.#store = options.store;
+    this.#indexId = `a2a-threads:${options.agentId}`;
+    this.#keep = options.keepFinishedTasks ?? 1000;
+  }
+
+  /** The Baton session id of an A2A context, if a task ran in it. */
+  async sessionOf(contextId: string): Promise<string | undefined> {
+    return (await this.#read()).index.contexts[contextId];
+  }
+
+  /** The tasks of a context, oldest first: id, state and the request an `input-required` one waits on. */
+  async tasksOf(contextId: string): Promise<Array<{ id: string; state: TaskState; request?: PendingRequestSummary }>> {
+    const { index } = await this.#read();
+    return Object.entries(index.tasks)
+      .filter(([, r]) => r.contextId === contextId)
+      .sort(([, a], [, b]) => a.fromSeq - b.fromSeq)
+      .map(([id, r]) =>
+        r.request === undefined ? { id, state: r.state } : { id, state: r.state, request: r.request },
+      );
+  }
+
+  /** Saves the task's state and pointers (its `metadata.baton`); its messages are the session's. */
+  async save(task: Task, _context?: ServerCallContext): Promise<void> {
+    const baton = task.metadata?.baton as BatonTaskMetadata | undefined;
+    await this.#change((index) => {
+      const before = index.tasks[task.id];
+      const sessionId = baton?.sessionId ?? before?.sessionId;
+      if (sessionId === undefined) return false;
+      const state = task.status?.state ?? before?.state ?? TaskState.TASK_STATE_SUBMITTED;
+      const record: TaskRecord = {
+        contextId: task.contextId,
+        sessionId,
+        fromSeq: baton?.fromSeq ?? before?.fromSeq ?? 1,
+        state,
+        timestamp: task.status?.timestamp ?? before?.timestamp ?? new Date().toISOString(),
+      };
+      // A cancelled task keeps the request it waited on, so the next task of its context can drop that turn.
+      const keepsRequest = state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_CANCELED;
+      const request = keepsRequest ? (baton?.request ?? before?.request) : undefined;
+      if (request !== undefined) record.request = request;
+      const replySeq = baton?.replySeq ?? before?.replySeq;
+      if (replySeq !== undefined) record.replySeq = replySeq;
+      if (before !== undefined && JSON.stringify(before) === JSON.stringify(record)) return false;
+      index.tasks[task.id] = record;
+      index.contexts[task.contextId] = sessionId;
+      this.#prune(index);
+      return true;
+    });
+  }
+
+  /** The task rebuilt from its record and its session's messages, or `undefined` for an unknown id. */
+  async load(taskId: string, _context?: ServerCallContext): Promise<Task | undefined> {
+    const { index } = await this.#read();
+    const record = index.tasks[taskId];
+    if (record === undefined) return undefined;
+    const next = Object.values(index.tasks)
+      .filter((other) => other.sessionId === record.sessionId && other.fromSeq > record.fromSeq)
+      .reduce((min, other) => Math.min(min, other.fromSeq), Number.POSITIVE_INFINITY);
+    let messages: Message[] = [];
+    try {
+      messages = await this.#store.readMessages(record.sessionId, 'main', {
+        fromSeq: record.fromSeq,
+        ...(Number.isFinite(next) ? { throughSeq: next - 1 } : {}),
+      });
+    } catch {
+      // The session was deleted (erased user, idle sweep): the task keeps its state, without history.
+    }
+    const fields = { contextId: record.contextId, taskId };
+    const history = messages
+      .filter((m) => (m.role === 'user' || m.role === 'assistant') && m.content !== '')
+      .map((m) =>
+        m.role === 'user'
+          ? userMessage(m.content, { ...fields, messageId: m.id })
+          : agentMessage(m.content, { ...fields, messageId: m.id, metadata: { agent: m.agent } }),
+      );
+    const reply = record.replySeq === undefined ? undefined : messages.find((m) => m.seq === record.replySeq);
+    let statusMessage: A2AMessage | undefined;
+    const waiting = record.state === TaskState.TASK_STATE_INPUT_REQUIRED ? record.request : undefined;
+    if (waiting !== undefined) statusMessage = requestMessage(waiting, fields);
+    else if (record.state === TaskState.TASK_STATE_COMPLETED)
+      statusMessage = history.findLast((m) => m.role === Role.ROLE_AGENT);
+    const metadata: BatonTaskMetadata = { sessionId: record.sessionId, fromSeq: record.fromSeq };
+    if (record.request !== undefined) metadata.request = record.request;
+    if (record.replySeq !== undefined) metadata.replySeq = record.replySeq;
+    // The `reply` artifact is the answer's message, pointed at by seq (as the executor published it).
+    const artifacts = reply === undefined ? [] : [replyArtifact(taskId, reply.content)];
+    return {
+      id: taskId,
+      contextId: record.contextId,
+      status: { state: record.state, message: statusMessage, timestamp: record.timestamp },
+      artifacts,
+      history,
+      metadata: { baton: metadata },
+    };
+  }
+
+  /** Tasks of the index, newest first, filtered by `contextId` and `status` when given. */
+  async list(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
+    const { index } = await this.#read();
+    const ids = Object.entries(index.tasks)
+      .filter(
+        ([, r]) =>
+          (params.contextId === '' || r.contextId === params.contextId) &&
+          (!params.status || r.state === params.status),
+      )
+      .sort(([, a], [, b]) => b.timestamp.localeCompare(a.timestamp))
+      .map(([id]) => id);
+    const pageSize = params.pageSize ?? 50;
+    const start = params.pageToken === '' ? 0 : Number(params.pageToken);
+    const page = ids.slice(start, start + pageSize);
+    const tasks = (await Promise.all(page.map((id) => this.load(id, context)))).filter(
+      (t): t is Task => t !== undefined,
+    );
+    return {
+      tasks,
+      nextPageToken: start + pageSize < ids.length ? String(start + pageSize) : '',
+      pageSize,
+      totalSize: ids.length,
+    };
+  }
+
+  /** Drops the oldest finished tasks past `keepFinishedTasks`. */
+  #prune(index: ThreadIndex): void {
+    const finished = Object.entries(index.tasks).filter(([, r]) => TERMINAL.has(r.state));
+    if (finished.length <= this.#keep) return;
+    finished.sort(([, a], [, b]) => a.timestamp.localeCompare(b.timestamp));
+    for (const [id] of finished.slice(0, finished.length - this.#keep)) delete index.tasks[id];
+  }
+
+  async #read(): Promise<{ session: Session | undefined; index: ThreadIndex }> {
+    const session = await this.#store.getSession(this.#indexId);
+    const stored = session?.metadata.a2a as ThreadIndex | undefined;
+    return { session, index: structuredClone(stored ?? { contexts: {}, tasks: {} }) };
+  }
+
+  /** Applies `change` to the index by compare-and-set, reading again after a concurrent write. */
+  async #change(change: (index: ThreadIndex) => boolean): Promise<void> {
+    for (;;) {
+      const { session, index } = await this.#read();
+      if (!change(index)) return;
+      try {
+        if (session === undefined) {
+          await this.#store.createSession({ id: this.#indexId, metadata: { a2a: index } });
+        } else {
+          await this.#store.updateSession(
+            this.#indexId,
+            { metadata: { ...session.metadata, a2a: index }, lastActivityAt: new Date().toISOString() },
+            { expectedVersion: session.version },
+          );
+        }
+        return;
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError)) throw error;
+      }
+    }
+  }
+}
+
+/** The `reply` artifact of a task: the turn's answer as one text part. */
+export function replyArtifact(taskId: string, text: string): Artifact {
+  return {
+    artifactId: `${taskId}:reply`,
+    name: 'reply',
+    description: 'The answer of the turn.',
+    parts: [textPart(text)],
+    metadata: {},
+    extensions: [],
+  };
+}
+
+/** The agent message an `input-required` task shows: the request's prompt, and the request as data. */
+export function requestMessage(
+  request: PendingRequestSummary,
+  fields: { contextId: string; taskId: string },
+): A2AMessage {
+  const text =
+    request.type === 'tool_approval'
+      ? `${request.agent} asks to approve ${request.toolName}(${request.arguments}). ` +
+        'Answer "yes" or "no" (or data { "approved": true | false, "reason"? }).'
+      : request.prompt;
+  return agentMessage([textPart(text), dataPart({ batonRequest: request })], {
+    ...fields,
+    messageId: `${fields.taskId}:request:${request.id}`,
+    metadata: { agent: request.agent },
+  });
+}

@@ -1,0 +1,12 @@
+export { type A2AServeOptions, a2aApp, a2aRequestHandler } from './a2aApp.js';
+export { A2AExecutor, type A2AExecutorOptions, type A2AThreadState } from './a2aExecutor.js';
+export { type A2AMessageFields, agentMessage, dataOf, dataPart, textOf, textPart, userMessage } from './a2aMessages.js';
+export {
+  A2AThreadStore,
+  type A2AThreadStoreOptions,
+  type BatonTaskMetadata,
+  type PendingRequestSummary,
+} from './a2aThreadStore.js';
+export { type WorkflowAgentCardOptions, workflowAgentCard } from './agentCard.js';
+export { approvalFromParts } from './approvalAnswer.js';
+export { WorkflowA2AExecutor } from './workflowA2AExecutor.js';

@@ -1,0 +1,281 @@
+import { type Message as A2AMessage, type Part, TaskState } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AbortedError, isValidId, type Request } from '@baton/core';
+import type { HandoffSession, HandoffWorkflow, RequestAnswer } from '@baton/handoff';
+import { agentMessage, dataOf, textOf, textPart } from './a2aMessages.js';
+import type { A2AThreadStore, BatonTaskMetadata, PendingRequestSummary } from './a2aThreadStore.js';
+import { replyArtifact, requestMessage } from './a2aThreadStore.js';
+import { approvalFromParts } from './approvalAnswer.js';
+
+/**
+ * The A2A side of a served workflow (the SDK's `AgentExecutor`): each A2A message runs one Baton
+ * turn in the session of its context (`workflow.session({ conversationId: contextId })`). A
+ * message of a task in `input-required` answers the request the turn waits on (text for a
+ * question; `yes` / `no …` or data `{ approved }` for an approval). A turn ends the task
+ * `completed` (the last answer as the status message and a `reply` artifact) or `input-required`
+ * (the pending request's prompt, and the request as data). Each committed agent message is a
+ * `working` status update while the turn runs. Cancelling a running task aborts its turn;
+ * cancelling one that waits discards the waiting turn (`session.discard()`).
+ *
+ * Built by {@link a2aRequestHandler}; use it directly to mount the workflow on another transport.
+ * @example
+ * ```ts
+ * import { A2AThreadStore, WorkflowA2AExecutor } from '@baton/a2a';
+ * const tasks = new A2AThreadStore({ store, agentId: desk.name });
+ * const executor = new WorkflowA2AExecutor(desk, tasks);
+ * ```
+ */
+export class WorkflowA2AExecutor implements AgentExecutor {
+  readonly #workflow: HandoffWorkflow;
+  readonly #tasks: A2AThreadStore;
+  readonly #running = new Map<string, AbortController>();
+
+  constructor(workflow: HandoffWorkflow, tasks: A2AThreadStore) {
+    this.#workflow = workflow;
+    this.#tasks = tasks;
+  }
+
+  /**
+   * Runs the turn of one A2A message and publishes its task's events on `bus` (first the task).
+   * @throws what the turn throws besides a cancellation (the SDK then fails the task)
+   */
+  execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId } = context;
+    const sessionId = this.#sessionId(contextId);
+    const incoming = context.userMessage;
+    if (sessionId === undefined) {
+      return this.#refuse(
+        bus,
+        context,
+        `contextId ${JSON.stringify(contextId)} is not usable as a Baton session id ` +
+          '(letters, digits, _ : . - up to 100 characters); start the conversation without one or use a UUID.',
+      );
+    }
+    const session = await this.#workflow.session({ conversationId: contextId });
+    const existing = context.task?.metadata?.baton as BatonTaskMetadata | undefined;
+    const fromSeq = existing?.fromSeq ?? (session.messages.at(-1)?.seq ?? 0) + 1;
+    const baton: BatonTaskMetadata = { sessionId: session.id, fromSeq };
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: {
+          state: context.task === undefined ? TaskState.TASK_STATE_SUBMITTED : TaskState.TASK_STATE_WORKING,
+          message: undefined,
+          timestamp: now(),
+        },
+        artifacts: [],
+        history: [],
+        metadata: { baton },
+      }),
+    );
+    const pending = session.pendingRequests[0];
+    if (pending !== undefined && context.task === undefined) {
+      const owner = (await this.#tasks.tasksOf(contextId)).findLast((t) => t.request?.id === pending.id);
+      if (owner !== undefined && owner.state === TaskState.TASK_STATE_CANCELED) await session.discard();
+      else if (owner !== undefined) {
+        return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [
+          textPart(
+            `Task ${owner.id} of this context waits for an answer (${pending.type}); ` +
+              `send the answer with taskId ${JSON.stringify(owner.id)}, or cancel that task first.`,
+          ),
+        ]);
+      }
+    }
+    const text = textOf(incoming.parts);
+    let answer: RequestAnswer | undefined;
+    const waiting = session.pendingRequests[0];
+    if (waiting !== undefined) {
+      answer = answerFor(waiting, incoming.parts, text);
+      if (answer === undefined) {
+        const request = summary(waiting);
+        return this.#status(
+          bus,
+          context,
+          TaskState.TASK_STATE_INPUT_REQUIRED,
+          requestMessage(request, { contextId, taskId }),
+          { ...baton, request },
+          ['Not understood as an approval:'],
+        );
+      }
+    } else if (text.trim() === '') {
+      return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [
+        textPart('The message has no text part; send the request as text.'),
+      ]);
+    }
+
+    this.#status(bus, context, TaskState.TASK_STATE_WORKING, undefined, baton);
+    const abort = new AbortController();
+    this.#running.set(taskId, abort);
+    try {
+      const stream =
+        waiting !== undefined && answer !== undefined
+          ? session.respond(waiting.id, answer, { signal: abort.signal })
+          : session.send(text, { signal: abort.signal });
+      let last: { seq: number; content: string } | undefined;
+      for await (const event of stream) {
+        if (event.type !== 'message' || event.message.role !== 'assistant' || event.message.content === '') continue;
+        last = event.message;
+        const update = agentMessage(last.content, {
+          contextId,
+          taskId,
+          messageId: event.message.id,
+          metadata: { agent: event.message.agent },
+        });
+        this.#status(bus, context, TaskState.TASK_STATE_WORKING, update, baton);
+      }
+      this.#settle(bus, context, session, baton, last);
+    } catch (error) {
+      if (!(error instanceof AbortedError)) throw error;
+      await session.discard();
+      this.#finish(bus, context, TaskState.TASK_STATE_CANCELED, [textPart('The task was cancelled.')]);
+    } finally {
+      this.#running.delete(taskId);
+    }
+  };
+
+  /** Cancels a task: aborts its running turn, or discards the turn it waits in, and publishes `canceled`. */
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const running = this.#running.get(taskId);
+    if (running !== undefined) return running.abort(new AbortedError(`A2A task ${taskId} was cancelled.`));
+    const task = await this.#tasks.load(taskId);
+    if (task === undefined) return;
+    const session = await this.#workflow.session({ conversationId: task.contextId });
+    if (session.pendingRequests.length > 0) await session.discard();
+    const message = agentMessage('The task was cancelled.', { contextId: task.contextId, taskId });
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: task.contextId,
+        status: { state: TaskState.TASK_STATE_CANCELED, message, timestamp: now() },
+        metadata: {},
+      }),
+    );
+    bus.finished();
+  };
+
+  /** Ends the turn's task: `input-required` on a pending request, else `completed` with the answer. */
+  #settle(
+    bus: ExecutionEventBus,
+    context: RequestContext,
+    session: HandoffSession,
+    baton: BatonTaskMetadata,
+    last: { seq: number; content: string } | undefined,
+  ): void {
+    const { taskId, contextId } = context;
+    const waiting = session.pendingRequests[0];
+    if (waiting !== undefined) {
+      const request = summary(waiting);
+      this.#status(bus, context, TaskState.TASK_STATE_INPUT_REQUIRED, requestMessage(request, { contextId, taskId }), {
+        ...baton,
+        request,
+      });
+      return;
+    }
+    const text = last?.content ?? '';
+    const done = last === undefined ? baton : { ...baton, replySeq: last.seq };
+    if (last !== undefined) {
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: replyArtifact(taskId, text),
+          append: false,
+          lastChunk: true,
+          metadata: { baton: done },
+        }),
+      );
+    }
+    this.#finish(bus, context, TaskState.TASK_STATE_COMPLETED, [textPart(text)], done);
+  }
+
+  #status(
+    bus: ExecutionEventBus,
+    context: RequestContext,
+    state: TaskState,
+    message: A2AMessage | undefined,
+    baton: BatonTaskMetadata,
+    prefix?: string[],
+  ): void {
+    const shown =
+      message !== undefined && prefix !== undefined
+        ? { ...message, parts: [textPart(prefix.join(' ')), ...message.parts] }
+        : message;
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: context.taskId,
+        contextId: context.contextId,
+        status: { state, message: shown, timestamp: now() },
+        metadata: { baton },
+      }),
+    );
+  }
+
+  #finish(
+    bus: ExecutionEventBus,
+    context: RequestContext,
+    state: TaskState,
+    parts: Part[],
+    baton?: BatonTaskMetadata,
+  ): void {
+    const message = agentMessage(parts, { contextId: context.contextId, taskId: context.taskId });
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: context.taskId,
+        contextId: context.contextId,
+        status: { state, message, timestamp: now() },
+        metadata: baton === undefined ? {} : { baton },
+      }),
+    );
+  }
+
+  /** A refusal before the task touched any session: a `rejected` task that names the problem. */
+  #refuse(bus: ExecutionEventBus, context: RequestContext, reason: string): void {
+    const message = agentMessage(reason, { contextId: context.contextId, taskId: context.taskId });
+    bus.publish(
+      AgentEvent.task({
+        id: context.taskId,
+        contextId: context.contextId,
+        status: { state: TaskState.TASK_STATE_REJECTED, message, timestamp: now() },
+        artifacts: [],
+        history: [],
+        metadata: {},
+      }),
+    );
+  }
+
+  #sessionId(contextId: string): string | undefined {
+    try {
+      const id = this.#workflow.sessionIdOf(contextId);
+      return isValidId(id) ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The Baton answer a message gives to the pending request, or `undefined` when it gives none. */
+function answerFor(request: Request, parts: readonly Part[], text: string): RequestAnswer | undefined {
+  if (request.type === 'tool_approval') return approvalFromParts(parts);
+  const data = dataOf(parts);
+  if (text.trim() !== '') return text;
+  return typeof data?.answer === 'string' ? data.answer : undefined;
+}
+
+function summary(request: Request): PendingRequestSummary {
+  if (request.type === 'tool_approval') {
+    return {
+      id: request.id,
+      type: request.type,
+      agent: request.agent,
+      prompt: `Approve ${request.toolName}?`,
+      toolName: request.toolName,
+      arguments: request.arguments,
+    };
+  }
+  return { id: request.id, type: request.type, agent: request.agent, prompt: request.prompt };
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
