@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CheckpointCorruptError,
-  DocumentCorruptError,
+  type DocumentCorruptError,
   parseCheckpoint,
   StoreError,
   UnsupportedSchemaVersionError,
