@@ -10,6 +10,7 @@ export const batonAliases = [
   { find: /^@baton\/core\/openai$/, replacement: root('./packages/core/src/openai/index.ts') },
   { find: /^@baton\/core\/mcp$/, replacement: root('./packages/core/src/mcp/index.ts') },
   { find: /^@baton\/core\/testing$/, replacement: root('./packages/core/src/testing/index.ts') },
+  { find: /^@baton\/core\/store-kit$/, replacement: root('./packages/core/src/store-kit/index.ts') },
   { find: /^@baton\/core$/, replacement: root('./packages/core/src/index.ts') },
   { find: /^@baton\/a2a$/, replacement: root('./packages/a2a/src/index.ts') },
   { find: /^@baton\/ai-sdk$/, replacement: root('./packages/ai-sdk/src/index.ts') },

@@ -139,6 +139,7 @@ test('every packed package loads under plain Node from its built dist, subpaths 
   const probe = [
     "const core = await import('@baton/core');",
     "const testing = await import('@baton/core/testing');",
+    "const storeKit = await import('@baton/core/store-kit');",
     "const handoff = await import('@baton/handoff');",
     "const memory = await import('@baton/memory');",
     "const mongo = await import('@baton/store-mongo');",
@@ -148,12 +149,13 @@ test('every packed package loads under plain Node from its built dist, subpaths 
     "const cli = await import('@baton/cli');",
     'console.log([typeof core.FileStore, typeof testing.ScriptedModel, typeof handoff.HandoffBuilder,',
     '  typeof memory.EpisodicMemory, typeof mongo.MongoStore, typeof aisdk.AISDKModel,',
-    '  typeof server.createBatonApp, typeof serverNode.serveBaton, typeof cli.inspectSession].join());',
+    '  typeof server.createBatonApp, typeof serverNode.serveBaton, typeof cli.inspectSession,',
+    '  typeof storeKit.planAppend].join());',
     "console.log(import.meta.resolve('@baton/handoff'));",
   ].join('\n');
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], app);
   const [types, resolved] = stdout.trim().split('\n');
-  expect(types).toBe(Array(9).fill('function').join());
+  expect(types).toBe(Array(10).fill('function').join());
   expect(resolved).toMatch(/\/node_modules\/@baton\/handoff\/dist\/index\.js$/);
 });
 

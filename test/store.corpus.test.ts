@@ -6,17 +6,14 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Checkpoint, FileStore, InMemoryStore, UnsupportedSchemaVersionError } from '@baton/core';
 import {
-  type Checkpoint,
-  FileStore,
-  InMemoryStore,
   parseStoredBranch,
   parseStoredCheckpoint,
   parseStoredEpisode,
   parseStoredMessage,
   parseStoredSession,
-  UnsupportedSchemaVersionError,
-} from '@baton/core';
+} from '@baton/core/store-kit';
 import { MongoStore } from '@baton/store-mongo';
 import { BSON, type Document, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

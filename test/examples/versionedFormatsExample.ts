@@ -1,4 +1,5 @@
-import { migrateDocument, parseStoredSession, SCHEMA_VERSIONS, UnsupportedSchemaVersionError } from '@baton/core';
+import { UnsupportedSchemaVersionError } from '@baton/core';
+import { migrateDocument, parseStoredSession, SCHEMA_VERSIONS } from '@baton/core/store-kit';
 
 // A session document written before documents carried schemaVersion (version 1) still loads:
 const v1 = { id: 'chat-1', status: 'active', createdAt: '2026-01-01T10:00:00.000Z', lastActivityAt: '2026-01-01T10:00:00.000Z', metadata: {}, state: {}, version: 1 };

@@ -35,17 +35,6 @@ export { RECALLED_CONTEXT_PREFIX, recalledContext } from './models/recalledConte
 export { type OpenToolCall, openCallResults } from './conversation/openCallResults.js';
 export { type Episode, EpisodeSchema } from './conversation/episode.js';
 export {
-  type DocumentKind,
-  type Migration,
-  type MigrationRegistry,
-  migrateDocument,
-  migrateFields,
-  SCHEMA_VERSIONS,
-  type StoredDocument,
-  storedSchemaVersion,
-  withSchemaVersion,
-} from './conversation/schemaVersions.js';
-export {
   AbortedError,
   AssetTooLargeError,
   AmbiguousBranchError,
@@ -158,15 +147,7 @@ export {
 } from './conversation/session.js';
 export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
 export { ASSETS_METADATA_KEY, type AssetRef, AssetRefSchema, assetRefsOf, describeAssets } from './conversation/asset.js';
-export {
-  AssetMeter,
-  assertMaxAssetBytes,
-  type CheckedAssetInput,
-  checkAssetInput,
-  DEFAULT_MAX_ASSET_BYTES,
-  parseStoredAssetRef,
-  verifyAssetBytes,
-} from './store/assets/assetInput.js';
+export { DEFAULT_MAX_ASSET_BYTES } from './store/assets/assetInput.js';
 export { hasAssets, type SessionAssets, sessionAssets } from './store/assets/sessionAssets.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
 export type { SessionLogRepair, SessionLogReport } from './store/file/log/logRepair.js';
@@ -198,48 +179,7 @@ export type {
 } from './store/store.js';
 export { writeStoreBatch } from './store/writeStoreBatch.js';
 export { type AnswerOpenToolCallsOptions, answerOpenToolCalls, findOpenToolCalls, type OpenToolCalls } from './store/openToolCalls.js';
-export {
-  assertWritable,
-  type CheckedDocument,
-  checkBranch,
-  checkEpisode,
-  checkMessage,
-  checkSession,
-  type DocumentProblem,
-  parseStoredBranch,
-  parseStoredCheckpoint,
-  parseStoredEpisode,
-  parseStoredMessage,
-  parseStoredPendingWrite,
-  parseStoredSession,
-  SessionChangeSchema,
-} from './store/storedDocuments.js';
-export {
-  applySessionChange,
-  assertBatchCheckpoint,
-  assertBranchId,
-  assertCheckpoint,
-  assertEpisode,
-  assertMessages,
-  assertPendingWrites,
-  assertSessionChange,
-  assertSessionId,
-  type BranchEnd,
-  branchLineage,
-  branchState,
-  changedBranch,
-  changedSession,
-  checkpointsToPrune,
-  ensureBranchDeletable,
-  ensureCheckpointDeletable,
-  type LineageSegment,
-  matchesSessionFilter,
-  newSession,
-  planAppend,
-  sameMessage,
-} from './store/storeRules.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
-export { assertTenantScope, inTenant } from './store/tenantScope.js';
 export {
   endConversationControl,
   handoffControl,

@@ -17,7 +17,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBranch, checkEpisode, checkMessage, checkSession, FileStore, isBatonError, parseStoredCheckpoint, type Store } from '../src/index.js';
+import { FileStore, isBatonError, type Store } from '../src/index.js';
+import {
+  checkBranch,
+  checkEpisode,
+  checkMessage,
+  checkSession,
+  parseStoredCheckpoint,
+} from '../src/store-kit/index.js';
 import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from './support/documentMutations.js';
 import { makeCheckpoint, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 

@@ -6,20 +6,22 @@
 import { describe, expect, it } from 'vitest';
 import {
   CheckpointCorruptError,
-  DocumentCorruptError,
+  type DocumentCorruptError,
+  parseCheckpoint,
+  StoreError,
+  UnsupportedSchemaVersionError,
+} from '../src/index.js';
+import {
   type MigrationRegistry,
   migrateDocument,
   migrateFields,
-  parseCheckpoint,
   parseStoredBranch,
   parseStoredEpisode,
   parseStoredMessage,
   parseStoredSession,
   SCHEMA_VERSIONS,
-  StoreError,
-  UnsupportedSchemaVersionError,
   withSchemaVersion,
-} from '../src/index.js';
+} from '../src/store-kit/index.js';
 import { makeCheckpoint } from './support/storeFixtures.js';
 
 const session = {

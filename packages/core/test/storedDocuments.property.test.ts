@@ -8,9 +8,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  assertCheckpoint,
-  assertEpisode,
-  assertMessages,
   type Branch,
   CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,
@@ -21,15 +18,20 @@ import {
   type Message,
   MessageSchema,
   type PendingWrite,
+  type Request,
+  type Session,
+} from '../src/index.js';
+import {
+  assertCheckpoint,
+  assertEpisode,
+  assertMessages,
   parseStoredBranch,
   parseStoredCheckpoint,
   parseStoredEpisode,
   parseStoredMessage,
   parseStoredPendingWrite,
   parseStoredSession,
-  type Request,
-  type Session,
-} from '../src/index.js';
+} from '../src/store-kit/index.js';
 import { fastAcceptsMessage } from '../src/store/messageFastCheck.js';
 
 const id = fc.stringMatching(/^[A-Za-z0-9_:][A-Za-z0-9_:.-]{0,24}$/).filter(isValidId);

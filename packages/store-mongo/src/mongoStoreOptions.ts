@@ -1,4 +1,5 @@
-import { assertMaxAssetBytes, ConfigurationError } from '@baton/core';
+import { ConfigurationError } from '@baton/core';
+import { assertMaxAssetBytes } from '@baton/core/store-kit';
 import type { MongoClient, MongoClientOptions } from 'mongodb';
 
 /**

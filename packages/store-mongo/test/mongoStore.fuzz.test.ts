@@ -10,7 +10,8 @@
  *   CI: 200 runs per document type, fixed seed.
  *   BATON_FUZZ_RUNS=1000 npx vitest run --project @baton/store-mongo test/mongoStore.fuzz.test.ts
  */
-import { checkBranch, checkEpisode, checkMessage, checkSession, isBatonError, type Message, parseStoredCheckpoint } from '@baton/core';
+import { isBatonError, type Message } from '@baton/core';
+import { checkBranch, checkEpisode, checkMessage, checkSession, parseStoredCheckpoint } from '@baton/core/store-kit';
 import fc from 'fast-check';
 import { type Collection, type Document, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -73,7 +73,7 @@ export function storedSchemaVersion(document: Readonly<StoredDocument>): number 
  * @throws {UnsupportedSchemaVersionError} when the document is newer than `registry.current`
  * @example
  * ```ts
- * import { migrateFields } from '@baton/core';
+ * import { migrateFields } from '@baton/core/store-kit';
  * migrateFields('session', JSON.parse(text), 'sessions/chat-1/session.json'); // { id: 'chat-1', … }
  * ```
  */
@@ -107,7 +107,7 @@ export function migrateFields(
  * @throws {UnsupportedSchemaVersionError} when the document is newer than `registry.current`
  * @example
  * ```ts
- * import { migrateDocument } from '@baton/core';
+ * import { migrateDocument } from '@baton/core/store-kit';
  * migrateDocument('message', { id: 'm1', seq: 1, … }, 'line 1 of main.jsonl'); // { …, schemaVersion: 2 }
  * ```
  */
@@ -130,7 +130,7 @@ export function migrateDocument(
  * @returns a new object `{ schemaVersion, ...document }`
  * @example
  * ```ts
- * import { withSchemaVersion } from '@baton/core';
+ * import { withSchemaVersion } from '@baton/core/store-kit';
  * await writeFile(path, JSON.stringify(withSchemaVersion('session', session)));
  * ```
  */

@@ -81,7 +81,7 @@ const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivity
  * @throws {InvalidInputError} for unsafe metadata or state keys or a field of the wrong type; {@link InvalidIdError} for an unsafe `userId`
  * @example
  * ```ts
- * import { assertSessionChange } from '@baton/core';
+ * import { assertSessionChange } from '@baton/core/store-kit';
  * assertSessionChange({ lastActivityAt: 'yesterday' }); // throws InvalidInputError
  * ```
  */
@@ -327,7 +327,7 @@ export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' |
  * @throws {CheckpointInUseError} when `id` is the branch's newest checkpoint
  * @example
  * ```ts
- * import { ensureCheckpointDeletable } from '@baton/core';
+ * import { ensureCheckpointDeletable } from '@baton/core/store-kit';
  * ensureCheckpointDeletable('main', 'cp-1', [{ id: 'cp-1' }, { id: 'cp-2' }]); // true
  * ensureCheckpointDeletable('main', 'cp-2', [{ id: 'cp-1' }, { id: 'cp-2' }]); // throws CheckpointInUseError
  * ```

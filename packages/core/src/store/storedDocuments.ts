@@ -162,7 +162,7 @@ function currentFields(kind: DocumentKind, value: unknown, document: string): un
  *   {@link UnsupportedSchemaVersionError} when it was written by a newer Baton (the same for every `parseStored*`)
  * @example
  * ```ts
- * import { parseStoredSession } from '@baton/core';
+ * import { parseStoredSession } from '@baton/core/store-kit';
  * const session = parseStoredSession(JSON.parse(text), 'sessions/chat-1/session.json');
  * ```
  */
@@ -176,7 +176,7 @@ export function parseStoredSession(value: unknown, document: string): Session {
  * @throws {DocumentCorruptError} naming the document and its first bad field
  * @example
  * ```ts
- * import { parseStoredBranch } from '@baton/core';
+ * import { parseStoredBranch } from '@baton/core/store-kit';
  * const branch = parseStoredBranch(doc, 'branch "main" of session "chat-1"');
  * ```
  */
@@ -191,7 +191,7 @@ export function parseStoredBranch(value: unknown, document: string): Branch {
  * @throws {DocumentCorruptError} naming the document and its first bad field
  * @example
  * ```ts
- * import { parseStoredMessage } from '@baton/core';
+ * import { parseStoredMessage } from '@baton/core/store-kit';
  * const message = parseStoredMessage(JSON.parse(line), 'line 3 of messages/main.jsonl');
  * ```
  */
@@ -205,7 +205,7 @@ export function parseStoredMessage(value: unknown, document: string): Message {
  * @throws {DocumentCorruptError} naming the document and its first bad field
  * @example
  * ```ts
- * import { parseStoredEpisode } from '@baton/core';
+ * import { parseStoredEpisode } from '@baton/core/store-kit';
  * const episode = parseStoredEpisode(doc, 'episode "chat-1"');
  * ```
  */
@@ -224,7 +224,7 @@ export function parseStoredEpisode(value: unknown, document: string): Episode {
  *   {@link UnsupportedSchemaVersionError} when it was written by a newer Baton
  * @example
  * ```ts
- * import { parseStoredCheckpoint } from '@baton/core';
+ * import { parseStoredCheckpoint } from '@baton/core/store-kit';
  * const checkpoint = parseStoredCheckpoint(text, 'checkpoints/main/000000000001-cp-1.json');
  * ```
  */
@@ -266,7 +266,7 @@ function parseJsonOrText(text: string): unknown {
  * @throws {CheckpointCorruptError} naming the document and its first bad field (a damaged pending write spoils its checkpoint)
  * @example
  * ```ts
- * import { parseStoredPendingWrite } from '@baton/core';
+ * import { parseStoredPendingWrite } from '@baton/core/store-kit';
  * const write = parseStoredPendingWrite(JSON.parse(line), 'line 1 of 000000000001-cp-1.pending.jsonl');
  * ```
  */

@@ -9,7 +9,7 @@ import type { TenantScope } from './store.js';
  * @throws {InvalidIdError} for an unsafe tenant id; {@link InvalidInputError} when the scope is not an object
  * @example
  * ```ts
- * import { assertTenantScope } from '@baton/core';
+ * import { assertTenantScope } from '@baton/core/store-kit';
  * assertTenantScope({ tenantId: 'acme' }); // { tenantId: 'acme' }
  * assertTenantScope({ tenantId: '$gt' }); // throws InvalidIdError
  * ```
@@ -31,7 +31,7 @@ export function assertTenantScope(scope: TenantScope | undefined): TenantScope {
  * @throws {InvalidIdError} for an unsafe scope tenant id
  * @example
  * ```ts
- * import { inTenant } from '@baton/core';
+ * import { inTenant } from '@baton/core/store-kit';
  * inTenant({ tenantId: 'acme' }, { tenantId: 'acme' }); // true
  * inTenant({ tenantId: 'acme' }, {}); // false: no tenant given
  * inTenant({}, {}); // true

@@ -5,7 +5,7 @@
  */
 import { assertValidId, InvalidInputError, type TenantScope } from '@baton/core';
 
-export { assertBranchId } from '@baton/core';
+export { assertBranchId } from '@baton/core/store-kit';
 
 /** Validates a checkpoint id. @throws {InvalidIdError} */
 export function assertCheckpointId(value: unknown): string {

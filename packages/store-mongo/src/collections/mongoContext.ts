@@ -1,4 +1,5 @@
-import { type Branch, NotFoundError, parseStoredBranch } from '@baton/core';
+import { type Branch, NotFoundError } from '@baton/core';
+import { parseStoredBranch } from '@baton/core/store-kit';
 import type { ObjectId } from 'mongodb';
 import type { BranchCache } from '../operations/branchCache.js';
 import type { SessionTenants, TenantKey } from '../operations/sessionTenants.js';

@@ -1,4 +1,5 @@
 import type { Branch } from '@baton/core';
+import { LRUCache } from 'lru-cache';
 
 /**
  * The branches of recently used sessions, in process memory, so that an append or a checkpoint
@@ -7,28 +8,36 @@ import type { Branch } from '@baton/core';
  * entry is dropped when this store deletes the session or one of its branches; a delete made by
  * another process is not seen (MongoDB has no cheap way to tell), see the README.
  *
- * Bounded: past `capacity` sessions the least recently used is forgotten.
+ * Bounded: past `capacity` sessions the least recently used is forgotten (an `lru-cache` LRU).
  */
 export class BranchCache {
-  readonly #sessions = new Map<string, Map<string, Branch>>();
+  /** `undefined` when the capacity is 0 (off). */
+  readonly #sessions: LRUCache<string, Map<string, Branch>> | undefined;
   /** The last seq of a branch's own messages, when this store knows it (`<sessionId>/<branchId>` → seq). */
   readonly #lastSeqs = new Map<string, number>();
 
   /** @param capacity how many sessions to remember; 0 turns the cache off */
-  constructor(readonly capacity: number) {}
+  constructor(readonly capacity: number) {
+    this.#sessions =
+      capacity === 0
+        ? undefined
+        : new LRUCache({
+            max: capacity,
+            // A session evicted or deleted takes its branches' last seqs with it (not on `set`: `replace` keeps them).
+            dispose: (branches, sessionId, reason) => {
+              if (reason === 'evict' || reason === 'delete') this.#dropLastSeqs(sessionId, branches);
+            },
+          });
+  }
 
   /** The cached branch, or `undefined` when this session's branches were not loaded or it is unknown. */
   get(sessionId: string, branchId: string): Branch | undefined {
-    const branches = this.#sessions.get(sessionId);
-    if (branches === undefined) return undefined;
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, branches);
-    return branches.get(branchId);
+    return this.#sessions?.get(sessionId)?.get(branchId);
   }
 
   /** Every cached branch of the session (complete only after {@link replace}), or `undefined`. */
   all(sessionId: string): Map<string, Branch> | undefined {
-    return this.#sessions.get(sessionId);
+    return this.#sessions?.peek(sessionId);
   }
 
   /**
@@ -36,12 +45,12 @@ export class BranchCache {
    * process may have appended since: callers treat it as a hint and re-read on a surprise.
    */
   lastSeq(sessionId: string, branchId: string): number | undefined {
-    return this.#sessions.has(sessionId) ? this.#lastSeqs.get(`${sessionId}/${branchId}`) : undefined;
+    return this.#sessions?.has(sessionId) ? this.#lastSeqs.get(`${sessionId}/${branchId}`) : undefined;
   }
 
   /** Records the branch's last own seq (after an append or a read of it). */
   setLastSeq(sessionId: string, branchId: string, seq: number): void {
-    if (this.#sessions.get(sessionId)?.has(branchId)) this.#lastSeqs.set(`${sessionId}/${branchId}`, seq);
+    if (this.#sessions?.peek(sessionId)?.has(branchId)) this.#lastSeqs.set(`${sessionId}/${branchId}`, seq);
   }
 
   /** Forgets the branch's last seq (after a lost race: it is read again on the next append). */
@@ -51,36 +60,27 @@ export class BranchCache {
 
   /** Records the full branch list of a session, as just read from the database. */
   replace(sessionId: string, branches: readonly Branch[]): void {
+    if (this.#sessions === undefined) return;
     const kept = new Set(branches.map((b) => b.id));
-    for (const branchId of this.#sessions.get(sessionId)?.keys() ?? []) {
+    for (const branchId of this.#sessions.peek(sessionId)?.keys() ?? []) {
       if (!kept.has(branchId)) this.#lastSeqs.delete(`${sessionId}/${branchId}`);
     }
-    this.#sessions.delete(sessionId);
-    if (this.capacity === 0) return;
     this.#sessions.set(sessionId, new Map(branches.map((b) => [b.id, b])));
-    this.#evict();
   }
 
   /** Adds one branch to a session's cached list (after a create or a fork this store made). */
   add(branch: Branch): void {
-    const branches = this.#sessions.get(branch.sessionId);
+    const branches = this.#sessions?.peek(branch.sessionId);
     if (branches === undefined) this.replace(branch.sessionId, [branch]);
     else branches.set(branch.id, branch);
   }
 
   /** Forgets a session (after a delete). */
   forget(sessionId: string): void {
-    const branches = this.#sessions.get(sessionId);
-    if (branches === undefined) return;
-    for (const branchId of branches.keys()) this.#lastSeqs.delete(`${sessionId}/${branchId}`);
-    this.#sessions.delete(sessionId);
+    this.#sessions?.delete(sessionId);
   }
 
-  #evict(): void {
-    while (this.#sessions.size > this.capacity) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest === undefined) return;
-      this.forget(oldest);
-    }
+  #dropLastSeqs(sessionId: string, branches: Map<string, Branch>): void {
+    for (const branchId of branches.keys()) this.#lastSeqs.delete(`${sessionId}/${branchId}`);
   }
 }

@@ -12,19 +12,21 @@
  * upload that fails or crashes leaves no asset listed (only chunks, removed with the session).
  */
 import {
-  AssetMeter,
   type AssetRef,
-  assertSessionId,
   assertValidId,
-  checkAssetInput,
   createId,
   NotFoundError,
   type PutAssetInput,
-  parseStoredAssetRef,
   type StoredAsset,
   type TenantScope,
-  verifyAssetBytes,
 } from '@baton/core';
+import {
+  AssetMeter,
+  assertSessionId,
+  checkAssetInput,
+  parseStoredAssetRef,
+  verifyAssetBytes,
+} from '@baton/core/store-kit';
 import type { Filter } from 'mongodb';
 import type { AssetChunkDoc, AssetFileDoc } from '../collections/mongoCollections.js';
 import type { MongoContext } from '../collections/mongoContext.js';

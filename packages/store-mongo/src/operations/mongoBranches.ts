@@ -1,19 +1,16 @@
 /** MongoStore's branch operations (collection `branches`, `_id` = `<sessionId>/<branchId>`). */
 import {
-  assertSessionId,
   type Branch,
   type BranchParent,
   BranchParentSchema,
-  branchState,
   ConcurrencyError,
-  ensureBranchDeletable,
   InvalidInputError,
   NotFoundError,
-  SCHEMA_VERSIONS,
   type State,
   type TenantScope,
   type UpdateOptions,
 } from '@baton/core';
+import { assertSessionId, branchState, ensureBranchDeletable, SCHEMA_VERSIONS } from '@baton/core/store-kit';
 import { assertBranchId, assertWholeNumber, optionsObject } from '../collections/inputGuards.js';
 import { branchKey, loadBranches, type MongoContext, toBranch } from '../collections/mongoContext.js';
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';

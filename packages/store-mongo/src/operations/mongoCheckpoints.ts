@@ -4,24 +4,26 @@
  * per tool call, and are merged into the checkpoint on load.
  */
 import {
-  assertCheckpoint,
-  assertPendingWrites,
-  assertSessionId,
   type Checkpoint,
   CheckpointCorruptError,
   CheckpointInUseError,
   type CheckpointManifestEntry,
   type CheckpointRetention,
-  checkpointsToPrune,
   InvalidInputError,
   isIsoTimestamp,
   isValidId,
   NotFoundError,
   type PendingWrite,
-  parseStoredCheckpoint,
-  parseStoredPendingWrite,
   type TenantScope,
 } from '@baton/core';
+import {
+  assertCheckpoint,
+  assertPendingWrites,
+  assertSessionId,
+  checkpointsToPrune,
+  parseStoredCheckpoint,
+  parseStoredPendingWrite,
+} from '@baton/core/store-kit';
 import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
 import type { CheckpointDoc, PendingWriteDoc } from '../collections/mongoCollections.js';
 import { type MongoContext, requireBranch } from '../collections/mongoContext.js';

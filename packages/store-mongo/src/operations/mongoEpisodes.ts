@@ -1,5 +1,6 @@
 /** MongoStore's episode operations (collection `episodes`, `_id` = episode id). */
-import { assertEpisode, assertValidId, type Episode, type EpisodeFilter, parseStoredEpisode, SCHEMA_VERSIONS, type TenantScope } from '@baton/core';
+import { assertValidId, type Episode, type EpisodeFilter, type TenantScope } from '@baton/core';
+import { assertEpisode, parseStoredEpisode, SCHEMA_VERSIONS } from '@baton/core/store-kit';
 import type { Filter } from 'mongodb';
 import { assertTimestamp, assertWholeNumber, optionsObject, tenantMatch } from '../collections/inputGuards.js';
 import type { EpisodeDoc } from '../collections/mongoCollections.js';

@@ -1,18 +1,20 @@
 /** MongoStore's message operations (collection `messages`, `_id` = `<sessionId>/<branchId>/<seq>`). */
 import {
-  assertMessages,
-  assertSessionId,
-  branchLineage,
   ConcurrencyError,
   InvalidInputError,
   type Message,
-  parseStoredMessage,
-  planAppend,
   type ReadMessagesOptions,
-  SCHEMA_VERSIONS,
-  sameMessage,
   type TenantScope,
 } from '@baton/core';
+import {
+  assertMessages,
+  assertSessionId,
+  branchLineage,
+  parseStoredMessage,
+  planAppend,
+  SCHEMA_VERSIONS,
+  sameMessage,
+} from '@baton/core/store-kit';
 import type { Filter } from 'mongodb';
 import { assertBranchId, assertWholeNumber, optionsObject } from '../collections/inputGuards.js';
 import type { MessageDoc } from '../collections/mongoCollections.js';

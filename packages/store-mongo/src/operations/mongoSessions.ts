@@ -1,7 +1,5 @@
 /** MongoStore's session operations (collection `sessions`, `_id` = session id). */
 import {
-  assertSessionChange,
-  assertSessionId,
   assertValidId,
   type Branch,
   ConcurrencyError,
@@ -11,16 +9,20 @@ import {
   InvalidInputError,
   MAIN_BRANCH,
   NotFoundError,
-  newSession,
-  parseStoredSession,
-  SCHEMA_VERSIONS,
   type Session,
   type SessionChange,
-  SessionChangeSchema,
   type SessionFilter,
   type TenantScope,
   type UpdateOptions,
 } from '@baton/core';
+import {
+  assertSessionChange,
+  assertSessionId,
+  newSession,
+  parseStoredSession,
+  SCHEMA_VERSIONS,
+  SessionChangeSchema,
+} from '@baton/core/store-kit';
 import type { Filter } from 'mongodb';
 import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
 import type { SessionDoc } from '../collections/mongoCollections.js';

@@ -1,4 +1,5 @@
 import { NotFoundError, type TenantScope } from '@baton/core';
+import { LRUCache } from 'lru-cache';
 import { tenantMatch } from '../collections/inputGuards.js';
 import type { MongoContext } from '../collections/mongoContext.js';
 
@@ -8,34 +9,32 @@ import type { MongoContext } from '../collections/mongoContext.js';
  * session's tenant never changes after it is created, so a cached match stays true as long as the
  * session exists; a mismatch is always re-read (never trusted from the cache). Filled by
  * `createSession`, `getSession` and the first check; dropped when this store deletes the session.
- * Bounded: past `capacity` sessions the least recently used is forgotten (0 turns it off).
+ * Bounded: past `capacity` sessions the least recently used is forgotten (0 turns it off; an
+ * `lru-cache` LRU).
  */
 export class SessionTenants {
-  readonly #tenants = new Map<string, string | null>();
+  /** `undefined` when the capacity is 0 (off). The tenant is stored as `''` for none (`lru-cache` holds no `null`). */
+  readonly #tenants: LRUCache<string, string> | undefined;
 
   /** @param capacity how many sessions to remember */
-  constructor(readonly capacity: number) {}
+  constructor(readonly capacity: number) {
+    this.#tenants = capacity === 0 ? undefined : new LRUCache({ max: capacity });
+  }
 
   /** The cached tenant (`null`: none), or `undefined` when not cached. */
   get(sessionId: string): string | null | undefined {
-    return this.#tenants.get(sessionId);
+    const tenant = this.#tenants?.get(sessionId);
+    return tenant === '' ? null : tenant;
   }
 
   /** Records a session's tenant. */
   set(sessionId: string, tenantId: string | undefined): void {
-    if (this.capacity === 0) return;
-    this.#tenants.delete(sessionId);
-    this.#tenants.set(sessionId, tenantId ?? null);
-    while (this.#tenants.size > this.capacity) {
-      const oldest = this.#tenants.keys().next().value;
-      if (oldest === undefined) return;
-      this.#tenants.delete(oldest);
-    }
+    this.#tenants?.set(sessionId, tenantId ?? '');
   }
 
   /** Forgets a session (after a delete). */
   forget(sessionId: string): void {
-    this.#tenants.delete(sessionId);
+    this.#tenants?.delete(sessionId);
   }
 }
 

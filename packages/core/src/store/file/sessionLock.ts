@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import lockfile, { type LockOptions } from 'proper-lockfile';
 import { ConcurrencyError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
@@ -31,54 +30,6 @@ const LOCK_FS = {
   realpath: fs.realpath,
   realpathSync: fs.realpathSync,
 };
-
-/**
- * The file system calls of a lock taken synchronously, in `fs` callback style, each calling back
- * before it returns (what proper-lockfile's `lockSync` builds). `lockSync` builds a new such object
- * on every call, which loses proper-lockfile's cached probe of the file system's mtime precision
- * (kept on the `fs` object it is given), so every lock also set and read back its folder's mtime
- * (a metadata write); this one object keeps the probe's result.
- */
-const SYNC_LOCK_FS = Object.fromEntries(
-  (['mkdir', 'realpath', 'stat', 'rmdir', 'utimes'] as const).map((method) => [
-    method,
-    (...args: unknown[]) => {
-      const callback = args.pop() as (error: unknown, result?: unknown) => void;
-      let result: unknown;
-      try {
-        result = (fs[`${method}Sync`] as (...a: unknown[]) => unknown)(...args);
-      } catch (error) {
-        callback(error);
-        return;
-      }
-      callback(null, result);
-    },
-  ]),
-);
-
-/**
- * proper-lockfile's callback API (`lib/lockfile.js`, which its promise and sync functions wrap; one module, one table of held locks).
- * An internal path: the package is pinned to 4.1.2 (its last release) in `package.json` for this reason; check it on an upgrade.
- */
-interface CallbackLockfile {
-  lock(file: string, options: LockOptions, callback: (error: Error | null | undefined, release?: unknown) => void): void;
-}
-const callbackLockfile = createRequire(import.meta.url)('proper-lockfile/lib/lockfile.js') as CallbackLockfile;
-
-/**
- * Takes a free lock synchronously (as `lockfile.lockSync` does, with {@link SYNC_LOCK_FS}).
- * @throws the error proper-lockfile gives (`ELOCKED` when held)
- */
-function lockSync(target: string, options: LockOptions): void {
-  let failure: Error | null | undefined;
-  let locked = false;
-  callbackLockfile.lock(target, { ...options, fs: SYNC_LOCK_FS }, (error) => {
-    failure = error;
-    locked = !error;
-  });
-  if (failure) throw failure;
-  if (!locked) throw new Error('proper-lockfile did not take the lock synchronously');
-}
 
 /**
  * One writer per session at a time, across processes: a `proper-lockfile` lock (an atomic `mkdir`
@@ -168,11 +119,11 @@ export class SessionLocks {
   async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void, alone: boolean): Promise<() => Promise<void>> {
     const { staleMs, waitMs } = this.#options;
     const once: LockOptions = { realpath: false, lockfilePath: `${target}.lock`, stale: staleMs, onCompromised, fs: LOCK_FS };
-    // The usual case, a free lock, with synchronous calls when this is the process's only write (an mkdir and
-    // a stat of a few µs, no thread-pool round trips), else one asynchronous try; a held lock is waited for
-    // asynchronously, with retries.
+    // The usual case, a free lock, with synchronous calls when this is the process's only write (an mkdir, and
+    // the utimes and stat of the mtime probe `lockSync` repeats on every call: a few µs, no thread-pool round
+    // trips), else one asynchronous try; a held lock is waited for asynchronously, with retries.
     try {
-      if (alone) lockSync(target, once);
+      if (alone) lockfile.lockSync(target, once);
       else return await lockfile.lock(target, once);
       return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath!, fs: LOCK_FS });
     } catch (error) {
