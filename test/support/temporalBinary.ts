@@ -20,6 +20,11 @@ const run = promisify(execFile);
 /** The Temporal CLI release the tests use. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const MODULE = 'github.com/temporalio/cli/cmd/temporal';
+/**
+ * The Temporal server inside CLI v1.5.1. A binary built with `go install` from the module proxy
+ * reports its own version as `0.0.0-DEV` (no release stamping), so the server version identifies it.
+ */
+const SERVER_VERSION = 'Server 1.29.1';
 
 /** Where the binary lives: `<cache dir>/temporal-v1.5.1/temporal`. */
 export function temporalBinaryPath(cacheDir = process.env.BATON_CACHE_DIR ?? join(homedir(), '.cache', 'baton')): string {
@@ -32,12 +37,12 @@ function goTool(): string {
   return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go';
 }
 
-/** Whether the binary at `path` runs and reports the expected version (`temporal version 1.5.1 …`). */
+/** Whether the binary at `path` runs and reports the expected server (`temporal version 0.0.0-DEV (Server 1.29.1, UI 2.42.1)`). */
 async function works(path: string): Promise<boolean> {
   if (!existsSync(path)) return false;
   try {
     const { stdout } = await run(path, ['--version'], { timeout: 30_000 });
-    return stdout.includes(TEMPORAL_CLI_VERSION.slice(1));
+    return stdout.startsWith('temporal version') && stdout.includes(SERVER_VERSION);
   } catch {
     return false;
   }
@@ -72,7 +77,7 @@ export async function ensureTemporalBinary(cacheDir?: string): Promise<string> {
       throw error;
     }
     process.stderr.write(`Built the Temporal CLI ${TEMPORAL_CLI_VERSION} in ${seconds(started)} s.\n`);
-    if (!(await works(binary))) throw new Error(`The Temporal binary built at ${binary} does not run or does not report ${TEMPORAL_CLI_VERSION}.`);
+    if (!(await works(binary))) throw new Error(`The Temporal binary built at ${binary} does not run or does not report ${SERVER_VERSION} (CLI ${TEMPORAL_CLI_VERSION}).`);
     return binary;
   } finally {
     await release();

@@ -61,7 +61,9 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
   const timers = input.timers ?? {};
   const deadlines = timers.requestDeadlineMs;
   const maxOperations = input.maxOperationsPerRun ?? 200;
-  let state: CarriedState = input.carried ?? fromOpened(await activities.batonOpenSession(target), Date.now(), deadlines);
+  // Handlers are set before the session is opened (an Update may come with the start); operations wait for the open.
+  let state: CarriedState = input.carried ?? { headSeq: 0, closed: false, lastActivityAt: Date.now(), pending: [], expired: [] };
+  let opened = input.carried !== undefined;
   let busy = false;
   let operations = 0;
   /** Changes whenever the state does, so the main loop recomputes its next deadline. */
@@ -72,7 +74,7 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
 
   /** Runs one operation at a time; `still` (checked once it is this operation's turn) may skip it. */
   const run = async (operation: TurnOperation, still: () => boolean = () => true): Promise<CommittedTurn | undefined> => {
-    await condition(() => !busy);
+    await condition(() => opened && !busy);
     if (!still()) return undefined;
     busy = true;
     try {
@@ -112,6 +114,10 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
   });
   setHandler(closeUpdate, ({ reason }) => update({ kind: 'close', reason: reason ?? 'closed' }));
   setHandler(sessionStateQuery, () => state);
+  if (!opened) {
+    state = fromOpened(await activities.batonOpenSession(target), Date.now(), deadlines);
+    opened = true;
+  }
 
   while (!state.closed) {
     const due = nextDue(state, timers.idleCloseMs);

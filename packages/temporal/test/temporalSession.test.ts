@@ -64,4 +64,22 @@ describe('sessions run by a Temporal worker', () => {
     await expect(sessions.session({ sessionId: 'chat-3' }).send('again')).rejects.toBeInstanceOf(SessionClosedError);
     await chat.close(); // closing twice is a no-op
   });
+
+  it('continues as new every maxOperationsPerRun operations, carrying the head seq and the pending request', async () => {
+    const short = new TemporalSessions({ client: h.client, taskQueue: h.taskQueue, maxOperationsPerRun: 2 });
+    const chat = short.session({ sessionId: 'chat-4' });
+    await chat.send('Where is order 1?');
+    const handle = h.client.workflow.getHandle(chat.workflowId);
+    const firstRun = (await handle.describe()).runId;
+    const paused = await chat.send('Please refund order 2'); // the second operation: the run continues as new
+    const [request] = paused.pendingRequests;
+    await expect.poll(async () => (await handle.describe()).runId, { timeout: 30_000 }).not.toBe(firstRun);
+    expect((await chat.state()).pending.map((r) => r.id)).toEqual([request!.id]);
+    const done = await chat.respond(request!.id, { approved: true });
+    expect(done.message?.content).toBe('Done: refunded order 2');
+    expect(done.messages[0]!.seq).toBe(paused.headSeq + 1);
+    const stored = await storedBranch(h.store, 'chat-4');
+    expect(stored.messages.map((m) => m.seq)).toEqual(Array.from({ length: done.headSeq }, (_, i) => i + 1));
+    expect(stored.dangling).toEqual([]);
+  });
 });

@@ -2,11 +2,22 @@ import { randomUUID } from 'node:crypto';
 import type { Message, Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
 import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { mongoTestUrl } from '../../../../test/support/mongoTestUrl.js';
 
+/** The SDK's own lines (worker states, each expected activity failure) stay out of the test output; errors still show. */
+export function quietTemporal(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Installed already (another test file of this worker thread).
+  }
+}
+
 /** A fresh MongoStore (its own database on the run's FerretDB) and a Temporal client on the run's dev server. */
 export async function harness(): Promise<{ store: MongoStore; dbName: string; client: Client; address: string; taskQueue: string; close: () => Promise<void> }> {
+  quietTemporal();
   const dbName = `temporal-${randomUUID().slice(0, 8)}`;
   const store = new MongoStore({ url: mongoTestUrl() }, { dbName });
   await store.init();
