@@ -15,6 +15,7 @@
  */
 export { batonFailure } from './batonFailure.js';
 export { type BatonWorkerOptions, batonWorkflowsPath, bundleBatonWorkflows, createBatonWorker } from './batonWorker.js';
+export { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
 export { committedTurn, headSeqOf } from './committedTurn.js';
 export {
   type CarriedState,

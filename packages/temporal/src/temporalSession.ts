@@ -1,7 +1,8 @@
-import { SessionClosedError } from '@baton/core';
+import { ConfigurationError, type MessageEvent, SessionClosedError, type SessionClosedEvent, type Store } from '@baton/core';
 import type { RequestAnswer } from '@baton/handoff';
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
 import { batonFailure } from './batonFailure.js';
+import { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
 import {
   type CarriedState,
   type CommittedTurn,
@@ -42,11 +43,13 @@ export class TemporalSession {
   readonly #client: Client;
   readonly #input: SessionWorkflowInput;
   readonly #taskQueue: string;
+  readonly #store: Store | undefined;
   #started: Promise<WorkflowHandle<typeof batonSession>> | undefined;
 
   /** @internal Use `TemporalSessions.session()`. */
-  constructor(client: Client, taskQueue: string, input: SessionWorkflowInput) {
+  constructor(client: Client, taskQueue: string, input: SessionWorkflowInput, store?: Store) {
     this.#client = client;
+    this.#store = store;
     this.#taskQueue = taskQueue;
     this.#input = input;
     this.workflowId = sessionWorkflowId(input);
@@ -84,6 +87,24 @@ export class TemporalSession {
     } catch (error) {
       if (!(error instanceof SessionClosedError)) throw error;
     }
+  }
+
+  /**
+   * The branch's committed messages as `message` events, as the workers store them, then
+   * `session.closed` (see {@link committedEvents}; read from the store given to `TemporalSessions`).
+   * @throws {ConfigurationError} when `TemporalSessions` was made without `store`
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * const turn = chat.send('Where is order 1234?');
+   * for await (const event of chat.events({ afterSeq: 0, signal: controller.signal })) if (event.type === 'message') render(event.message);
+   * ```
+   */
+  events(options: CommittedEventsOptions = {}): AsyncGenerator<MessageEvent | SessionClosedEvent, void> {
+    if (this.#store === undefined) {
+      throw new ConfigurationError('TemporalSession.events() reads committed messages from the store: pass new TemporalSessions({ client, taskQueue, store }) with the store the workers write.');
+    }
+    return committedEvents(this.#store, this.#input, options);
   }
 
   /** What the session workflow knows now: head seq, pending requests (with deadlines), status. */

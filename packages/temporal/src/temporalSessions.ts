@@ -1,3 +1,4 @@
+import type { Store } from '@baton/core';
 import type { Client } from '@temporalio/client';
 import type { SessionTarget, SessionTimers, SessionWorkflowInput, TurnActivitySettings } from './sessionContract.js';
 import { sessionWorkflowId } from './sessionWorkflowId.js';
@@ -15,6 +16,8 @@ export interface TemporalSessionsOptions {
   turn?: TurnActivitySettings;
   /** Operations per workflow run before it continues as new (default 200). */
   maxOperationsPerRun?: number;
+  /** The store the workers write: `session.events()` reads committed messages from it. */
+  store?: Store;
 }
 
 /**
@@ -48,6 +51,6 @@ export class TemporalSessions {
       ...(turn === undefined ? {} : { turn }),
       ...(maxOperationsPerRun === undefined ? {} : { maxOperationsPerRun }),
     };
-    return new TemporalSession(this.#options.client, this.#options.taskQueue, input);
+    return new TemporalSession(this.#options.client, this.#options.taskQueue, input, this.#options.store);
   }
 }

@@ -1,4 +1,4 @@
-import { InvalidInputError, NotFoundError, SessionClosedError } from '@baton/core';
+import { ConfigurationError, InvalidInputError, NotFoundError, SessionClosedError } from '@baton/core';
 import { bundleBatonWorkflows, createBatonWorker, TemporalSessions } from '@baton/temporal';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +81,19 @@ describe('sessions run by a Temporal worker', () => {
     const stored = await storedBranch(h.store, 'chat-4');
     expect(stored.messages.map((m) => m.seq)).toEqual(Array.from({ length: done.headSeq }, (_, i) => i + 1));
     expect(stored.dangling).toEqual([]);
+  });
+
+  it('streams the committed messages as events while the Update runs, then session.closed', async () => {
+    const withStore = new TemporalSessions({ client: h.client, taskQueue: h.taskQueue, store: h.store });
+    const chat = withStore.session({ sessionId: 'chat-5' });
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const event of chat.events({ intervalMs: 50 })) seen.push(event.type === 'message' ? `${event.message.seq}:${event.message.role}` : event.type);
+    })();
+    await chat.send('Where is order 1?');
+    await chat.close({ reason: 'done' });
+    await reading;
+    expect(seen).toEqual(['1:user', '2:assistant', '3:tool', '4:assistant', '5:tool', '6:assistant', 'session.closed']);
+    expect(() => sessions.session({ sessionId: 'chat-5' }).events()).toThrow(ConfigurationError);
   });
 });
