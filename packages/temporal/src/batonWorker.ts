@@ -20,7 +20,13 @@ export interface BatonWorkerOptions {
   workflowBundle?: WorkflowBundleOption;
 }
 
-/** The session workflow's entry file (`workflows.ts` under the `source` condition, else the built `.js`). */
+/**
+ * The session workflow's entry file (`workflows.ts` under the `source` condition, else the built `.js`).
+ * @example
+ * ```ts
+ * await Worker.create({ connection, taskQueue: 'desk', workflowsPath: batonWorkflowsPath(), activities: createTurnActivities(desk) });
+ * ```
+ */
 export function batonWorkflowsPath(): string {
   const source = fileURLToPath(new URL('./workflows.ts', import.meta.url));
   return existsSync(source) ? source : fileURLToPath(new URL('./workflows.js', import.meta.url));

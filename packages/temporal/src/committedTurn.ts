@@ -45,7 +45,13 @@ export async function committedTurn(
   };
 }
 
-/** The branch's last committed seq as `session` loaded it (0 for an empty branch). */
+/**
+ * The branch's last committed seq as `session` loaded it (0 for an empty branch).
+ * @example
+ * ```ts
+ * headSeqOf(await desk.session({ id: 'chat-81', branch: 'main' })); // 12
+ * ```
+ */
 export function headSeqOf(session: HandoffSession): number {
   return session.messages.at(-1)?.seq ?? 0;
 }

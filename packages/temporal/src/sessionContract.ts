@@ -114,7 +114,14 @@ export interface OpenedSession {
   pendingRequests: Request[];
 }
 
-/** A user message (or several sent in a row). */
+/**
+ * The session workflow's Updates and query, for callers that use Temporal's client directly
+ * (`TemporalSession` wraps them): a user message (or several sent in a row) → the committed turn.
+ * @example
+ * ```ts
+ * const turn = await client.workflow.getHandle(sessionWorkflowId({ sessionId: 'chat-81' })).executeUpdate(sendUpdate, { args: [{ text: 'hi' }] });
+ * ```
+ */
 export const sendUpdate = defineUpdate<CommittedTurn, [{ text: string | string[] }]>('baton.send');
 /** An answer to a pending request. */
 export const respondUpdate = defineUpdate<CommittedTurn, [{ requestId: string; answer: RequestAnswer }]>('baton.respond');
