@@ -30,6 +30,10 @@ export default defineConfig({
       project('@baton/server', './packages/server'),
       project('@baton/a2a', './packages/a2a'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
+      project('@baton/temporal', './packages/temporal', {
+        globalSetup: [...mongoGlobalSetup.globalSetup, fileURLToPath(new URL('./packages/temporal/test/support/temporalGlobalSetup.ts', import.meta.url))],
+        testTimeout: 120_000,
+      }),
       project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
       project('@baton/example-quickstart', './examples/quickstart'),

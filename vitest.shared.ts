@@ -19,5 +19,6 @@ export const batonAliases = [
   { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
   { find: /^@baton\/server\/node$/, replacement: root('./packages/server/src/node.ts') },
   { find: /^@baton\/server$/, replacement: root('./packages/server/src/index.ts') },
+  { find: /^@baton\/temporal$/, replacement: root('./packages/temporal/src/index.ts') },
   { find: /^@baton\/store-mongo$/, replacement: root('./packages/store-mongo/src/index.ts') },
 ];

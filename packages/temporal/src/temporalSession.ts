@@ -1,0 +1,151 @@
+import { ConfigurationError, type MessageEvent, SessionClosedError, type SessionClosedEvent, type Store } from '@baton/core';
+import type { RequestAnswer } from '@baton/handoff';
+import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
+import { batonFailure } from './batonFailure.js';
+import { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
+import {
+  type CarriedState,
+  type CommittedTurn,
+  closeUpdate,
+  respondUpdate,
+  type SessionWorkflowInput,
+  sendUpdate,
+  sessionStateQuery,
+} from './sessionContract.js';
+import type { batonSession } from './sessionWorkflow.js';
+import { sessionWorkflowId } from './sessionWorkflowId.js';
+
+/** Per-call options of a {@link TemporalSession} operation. */
+export interface TemporalCallOptions {
+  /**
+   * The Update's id: the idempotency key of this call. A call repeated with the same id (a client
+   * that retried after a timeout) gets the first call's result instead of running again.
+   */
+  updateId?: string;
+}
+
+/**
+ * One conversation branch run by its session workflow on a Temporal cluster: the session shape of
+ * `@baton/handoff` (`send`, `respond`, `close`, `pendingRequests`), each call an Update the caller
+ * awaits until the turn is committed, on whichever worker ran it (a worker killed mid-turn is
+ * replaced by another without a new call). Get one from `TemporalSessions.session()`.
+ *
+ * @example
+ * ```ts
+ * const chat = sessions.session({ sessionId: 'chat-81', userId: 'u-42' });
+ * const turn = await chat.send('I was charged twice');
+ * const [approval] = turn.pendingRequests;
+ * if (approval) await chat.respond(approval.id, { approved: true });
+ * await chat.close({ reason: 'resolved' });
+ * ```
+ */
+export class TemporalSession {
+  readonly #client: Client;
+  readonly #input: SessionWorkflowInput;
+  readonly #taskQueue: string;
+  readonly #store: Store | undefined;
+  #started: Promise<WorkflowHandle<typeof batonSession>> | undefined;
+
+  /** @internal Use `TemporalSessions.session()`. */
+  constructor(client: Client, taskQueue: string, input: SessionWorkflowInput, store?: Store) {
+    this.#client = client;
+    this.#store = store;
+    this.#taskQueue = taskQueue;
+    this.#input = input;
+    this.workflowId = sessionWorkflowId(input);
+  }
+
+  /** The session workflow's id (`baton/<tenant>/<session>/<branch>`), as Temporal's UI and CLI show it. */
+  readonly workflowId: string;
+
+  /** The session id. */
+  get id(): string {
+    return this.#input.sessionId;
+  }
+
+  /**
+   * Sends the user's text (or several messages in a row) and resolves once the turn is committed.
+   * @returns the committed turn (`TurnResult`'s shape, plus `headSeq`)
+   * @throws {SessionClosedError} when the session is closed; `InvalidInputError` when an approval is pending (use `respond`)
+   */
+  send(text: string | string[], options: TemporalCallOptions = {}): Promise<CommittedTurn> {
+    return this.#update(sendUpdate, { text }, options);
+  }
+
+  /**
+   * Answers a pending request (text for `user_input`, `{ approved }` for `tool_approval`, …).
+   * @throws `NotFoundError` for an unknown request id, or one that expired (its deadline passed); `InvalidInputError` for an answer of the wrong kind
+   */
+  respond(requestId: string, answer: RequestAnswer, options: TemporalCallOptions = {}): Promise<CommittedTurn> {
+    return this.#update(respondUpdate, { requestId, answer }, options);
+  }
+
+  /** Closes the session (pending requests answered, the episode saved); the workflow then completes. Closing twice is a no-op. */
+  async close(options: { reason?: string } & TemporalCallOptions = {}): Promise<void> {
+    try {
+      await this.#update(closeUpdate, options.reason === undefined ? {} : { reason: options.reason }, options);
+    } catch (error) {
+      if (!(error instanceof SessionClosedError)) throw error;
+    }
+  }
+
+  /**
+   * The branch's committed messages as `message` events, as the workers store them, then
+   * `session.closed` (see {@link committedEvents}; read from the store given to `TemporalSessions`).
+   * @throws {ConfigurationError} when `TemporalSessions` was made without `store`
+   * @example
+   * ```ts
+   * const controller = new AbortController();
+   * const turn = chat.send('Where is order 1234?');
+   * for await (const event of chat.events({ afterSeq: 0, signal: controller.signal })) if (event.type === 'message') render(event.message);
+   * ```
+   */
+  events(options: CommittedEventsOptions = {}): AsyncGenerator<MessageEvent | SessionClosedEvent, void> {
+    if (this.#store === undefined) {
+      throw new ConfigurationError('TemporalSession.events() reads committed messages from the store: pass new TemporalSessions({ client, taskQueue, store }) with the store the workers write.');
+    }
+    return committedEvents(this.#store, this.#input, options);
+  }
+
+  /** What the session workflow knows now: head seq, pending requests (with deadlines), status. */
+  async state(): Promise<CarriedState> {
+    const handle = await this.#handle();
+    return handle.query(sessionStateQuery);
+  }
+
+  async #update<A>(update: typeof sendUpdate | typeof respondUpdate | typeof closeUpdate, args: A, options: TemporalCallOptions): Promise<CommittedTurn> {
+    const handle = await this.#handle();
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: the three Updates take one argument each, checked by the public methods
+      return await handle.executeUpdate(update as any, { args: [args], ...(options.updateId === undefined ? {} : { updateId: options.updateId }) });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw batonFailure(error);
+      // No Update reaches a completed workflow: its session was closed.
+      const status = await handle.describe().then((d) => d.status.name, () => undefined);
+      if (status === 'COMPLETED') throw this.#closed(error);
+      throw error;
+    }
+  }
+
+  #closed(cause: unknown): SessionClosedError {
+    return new SessionClosedError(`Session ${JSON.stringify(this.#input.sessionId)} is closed (its workflow ${this.workflowId} completed); it accepts no more turns. Start a new session.`, { cause });
+  }
+
+  /** Starts the session workflow unless it runs (one per branch); a completed one means the session was closed. */
+  #handle(): Promise<WorkflowHandle<typeof batonSession>> {
+    this.#started ??= this.#client.workflow
+      .start<typeof batonSession>('batonSession', {
+        workflowId: this.workflowId,
+        taskQueue: this.#taskQueue,
+        args: [this.#input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      })
+      .catch((error: unknown) => {
+        this.#started = undefined;
+        if (error instanceof WorkflowExecutionAlreadyStartedError) throw this.#closed(error);
+        throw error;
+      });
+    return this.#started;
+  }
+}
