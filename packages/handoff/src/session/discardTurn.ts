@@ -1,11 +1,11 @@
 import { InvalidInputError } from '@baton/core';
 import { DISCARD_CONTROL } from '../routing/replayHistory.js';
 import { routingState } from '../routing/routingMachine.js';
-import { saveCheckpoint } from '../turn/checkpointer.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 import { answerOpenToolCalls } from '../turn/openToolCalls.js';
-import { settleTurn } from '../turn/settleTurn.js';
-import type { SessionRuntime } from './sessionRuntime.js';
-import { withdrawRequests } from './withdrawRequests.js';
+import { settleTurn } from '../runtime/settleTurn.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { withdrawRequests } from '../turn/withdrawRequests.js';
 
 /**
  * Gives up the unfinished turn (interrupted by a crash, a failure or a cancellation, or paused on

@@ -16,11 +16,11 @@ import {
 } from '@baton/core';
 import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
 import { approvalGrantsOf } from '../turn/approvalGrants.js';
-import { saveCheckpoint } from '../turn/checkpointer.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 import type { TurnCall } from '../turn/turnRunner.js';
-import type { RequestAnswer, SendOptions, TurnOptions } from '../workflow/handoffTypes.js';
+import type { RequestAnswer, SendOptions, TurnOptions } from '../config/handoffTypes.js';
 import { assetsMetadata } from './attachedAssets.js';
-import { closeSession } from './closeSession.js';
+import { closeSession } from '../turn/closeSession.js';
 import { discardTurn } from './discardTurn.js';
 import { forkAt } from './fork.js';
 import { restoreCheckpoint } from './restore.js';
@@ -28,7 +28,7 @@ import { revokeApproval } from './revokeApproval.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
 import { assertOpen, enterSession, respondTo, resumeUnfinished, sendText, sessionEvents, withSession, withSessionLock } from './sessionOperations.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { TurnStream } from './turnStream.js';
 
 /** What a session needs from its workflow: the locks and a way to open another branch. */

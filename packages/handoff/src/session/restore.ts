@@ -1,6 +1,6 @@
 import { NotFoundError } from '@baton/core';
-import { saveCheckpoint } from '../turn/checkpointer.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Explicit recovery (see `HandoffSession.restore`): loads checkpoint `checkpointId` of the runtime's

@@ -1,9 +1,9 @@
 import { InvalidInputError } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
 import { APPROVAL_GRANTS_KEY, approvalGrantsOf } from '../turn/approvalGrants.js';
-import { saveCheckpoint } from '../turn/checkpointer.js';
-import { persist } from '../turn/flushMessages.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
+import { persist } from '../runtime/storeWriter.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Removes the session's standing approval of `toolName`, so its next call asks again. The caller

@@ -2,12 +2,12 @@ import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Req
 import { routingState } from '../routing/routingMachine.js';
 import { tracedTurn } from '../telemetry/tracedTurn.js';
 import { assertAlways } from '../turn/approvalGrants.js';
-import { settleTurn } from '../turn/settleTurn.js';
+import { settleTurn } from '../runtime/settleTurn.js';
 import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
-import { closeSession } from './closeSession.js';
+import type { RequestAnswer } from '../config/handoffTypes.js';
+import { closeSession } from '../turn/closeSession.js';
 import type { SessionLock } from './sessionLock.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Takes the session branch's lock for a call that yields events, reloads the runtime first when it

@@ -4,7 +4,7 @@
  * providers add to its model input (`beforeTurn` once per turn, `beforeActivation` per agent).
  */
 import { type ExecutorInput, hasAssets, type ModelMessage, providerState, sessionAssets } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { APPROVAL_GRANTS_KEY, grantLookup } from './approvalGrants.js';
 import type { StoreJournal } from './storeJournal.js';
 import type { TurnCall } from './turnRunner.js';

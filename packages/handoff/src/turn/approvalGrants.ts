@@ -7,9 +7,9 @@ import {
   type Request,
   type State,
 } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
-import { saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import type { RequestAnswer } from '../config/handoffTypes.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 
 /**
  * The key of session-scoped state under which a session keeps its standing approvals ("always

@@ -1,5 +1,5 @@
 import { type Message, openCallResults } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { StoreJournal } from './storeJournal.js';
 
 /**

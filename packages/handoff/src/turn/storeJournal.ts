@@ -1,9 +1,9 @@
 import { createId, type ExecutorJournal, isoNow, type Message, type NewMessage, type PendingWrite, STATE_PATCHES_KEY } from '@baton/core';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { applyRoutingEffect } from '../routing/replayHistory.js';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import { ANSWERED_REQUEST_KEY } from './answeredRequest.js';
-import { saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { ANSWERED_REQUEST_KEY } from '../config/answeredRequest.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 
 /**
  * Core's {@link ExecutorJournal} over a store, for one session branch. `commit` gives messages the

@@ -21,16 +21,16 @@ import {
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
-import { closeSession } from '../session/closeSession.js';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import { closeSession } from './closeSession.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import type { RequestAnswer } from '../config/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { activationInput, beforeActivation, beforeTurn } from './activationInput.js';
-import { answeredRequest } from './answeredRequest.js';
+import { answeredRequest } from '../config/answeredRequest.js';
 import { grantApproval, grantsAlways } from './approvalGrants.js';
-import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
-import { flushAfterFailure } from './flushMessages.js';
-import { settleTurn } from './settleTurn.js';
+import { pruneCheckpoints, saveCheckpoint } from '../runtime/checkpointer.js';
+import { flushAfterFailure } from '../runtime/storeWriter.js';
+import { settleTurn } from '../runtime/settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
 import { activate, emitAll, type TurnSink } from './turnSink.js';
 

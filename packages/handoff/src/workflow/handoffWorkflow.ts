@@ -25,11 +25,11 @@ import { createRoutingMachine, persistsDirectly, type RoutingMachine, routingPer
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
-import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
+import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../runtime/sessionRuntime.js';
 import { eraseUser } from './eraseUser.js';
-import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
-import { handoffGraphToMermaid } from './mermaid.js';
-import { modelInputShaper } from './modelInputShaper.js';
+import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from '../config/handoffTypes.js';
+import { handoffGraphToMermaid } from '../routing/mermaid.js';
+import { modelInputShaper } from '../config/modelInputShaper.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
 import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
 

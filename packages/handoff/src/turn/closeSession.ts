@@ -7,10 +7,10 @@ import {
   type SessionChange,
 } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
-import { pruneCheckpoints, saveCheckpoint } from '../turn/checkpointer.js';
-import { flushMessages } from '../turn/flushMessages.js';
-import { answerOpenToolCalls } from '../turn/openToolCalls.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import { pruneCheckpoints, saveCheckpoint } from '../runtime/checkpointer.js';
+import { flushMessages } from '../runtime/storeWriter.js';
+import { answerOpenToolCalls } from './openToolCalls.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { withdrawRequests } from './withdrawRequests.js';
 
 /**

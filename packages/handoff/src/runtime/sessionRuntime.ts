@@ -19,9 +19,9 @@ import { humanStepOf, replayHistory, storedControl } from '../routing/replayHist
 import { requestUserInputTool } from '../routing/requestUserInput.js';
 import { createRoutingDriver, type RoutingDriver, type RoutingPosition } from '../routing/routingDriver.js';
 import { handoffRefusal, type RoutingConfig, type RoutingMachine, type RoutingPersister, routingState } from '../routing/routingMachine.js';
-import type { AnsweredRequest } from '../turn/answeredRequest.js';
-import type { HandoffConfig } from '../workflow/handoffTypes.js';
-import type { ModelInputShaper } from '../workflow/modelInputShaper.js';
+import type { AnsweredRequest } from '../config/answeredRequest.js';
+import type { HandoffConfig } from '../config/handoffTypes.js';
+import type { ModelInputShaper } from '../config/modelInputShaper.js';
 import { HistoryView } from './historyView.js';
 
 /** The shape a persisted routing snapshot must have before XState is asked to restore it. */

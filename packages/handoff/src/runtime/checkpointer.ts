@@ -1,7 +1,7 @@
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { CheckpointKeep } from '../workflow/handoffTypes.js';
-import { type DurableWrites, persist } from './flushMessages.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import type { CheckpointKeep } from '../config/handoffTypes.js';
+import { type DurableWrites, persist } from './storeWriter.js';
 
 /**
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,

@@ -1,7 +1,7 @@
 import type { Agent, AssetRef, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import type { HistoryWindow } from '../session/historyWindow.js';
-import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
+import type { HistoryWindow } from './historyWindow.js';
+import type { TelemetryOptions } from './telemetryOptions.js';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
 export type ReturnPolicy = 'coordinator' | 'previous';

@@ -1,7 +1,7 @@
 import { isoNow } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { SessionRuntime } from './sessionRuntime.js';
 import { pruneCheckpoints, saveCheckpoint } from './checkpointer.js';
-import { type DurableWrites, persist } from './flushMessages.js';
+import { type DurableWrites, persist } from './storeWriter.js';
 
 /**
  * Makes a finished turn durable with one store write ({@link persist}): the turn's messages not

@@ -1,5 +1,5 @@
 import { type Checkpoint, ConcurrencyError, type SessionChange, type State, type StoreBatch, writeStoreBatch } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { SessionRuntime } from './sessionRuntime.js';
 
 /** What a durability point stores besides the buffered messages (see {@link persist}). */
 export interface DurableWrites {
