@@ -29,6 +29,9 @@ export type {
   CheckpointOptions,
   HandoffConfig,
   HandoffHistoryMode,
+  HandoffRunOptions,
+  HandoffRunRequest,
+  HandoffRunResult,
   Participant,
   RequestAnswer,
   ReturnPolicy,
@@ -40,7 +43,7 @@ export type {
   SendOptions,
   TurnOptions,
 } from './config/handoffTypes.js';
-export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+export { HandoffWorkflow } from './workflow/handoffWorkflow.js';
 export { type TurnResult, TurnStream } from './session/turnStream.js';
 export { HistoryView, type HistoryViewOptions } from './runtime/historyView.js';
 export { type HistoryWindow, windowModelInput, windowStart } from './config/historyWindow.js';

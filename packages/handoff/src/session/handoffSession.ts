@@ -17,7 +17,7 @@ import {
 import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
 import { approvalGrantsOf } from '../turn/approvalGrants.js';
 import { saveCheckpoint } from '../runtime/checkpointer.js';
-import type { TurnCall } from '../turn/turnRunner.js';
+import type { TurnCall } from '../turn/turnStart.js';
 import type { RequestAnswer, SendOptions, TurnOptions } from '../config/handoffTypes.js';
 import { assetsMetadata } from './attachedAssets.js';
 import { closeSession } from '../turn/closeSession.js';

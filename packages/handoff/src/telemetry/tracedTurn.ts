@@ -1,7 +1,7 @@
 import { EventChannel, isReaderLeft } from '@baton/core';
 import { context, trace } from '@opentelemetry/api';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
-import type { TurnSink } from '../turn/turnRunner.js';
+import type { TurnSink } from '../turn/turnSink.js';
 import { parseTraceparent } from './traceparent.js';
 import { startTurnSpan, TurnTrace } from './turnTrace.js';
 

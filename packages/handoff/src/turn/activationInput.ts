@@ -7,7 +7,7 @@ import { type ExecutorInput, hasAssets, type ModelMessage, providerState, sessio
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { APPROVAL_GRANTS_KEY, grantLookup } from './approvalGrants.js';
 import type { StoreJournal } from './storeJournal.js';
-import type { TurnCall } from './turnRunner.js';
+import type { TurnCall } from './turnStart.js';
 import type { TurnSink } from './turnSink.js';
 
 /** What one activation of `agent`'s executor gets. */

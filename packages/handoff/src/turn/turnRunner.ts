@@ -15,7 +15,6 @@ import {
   type PendingWrite,
   type Request,
   requestKey,
-  type TurnSettings,
   type Usage,
 } from '@baton/core';
 import { isHandoffToolName } from '../routing/handoffTools.js';
@@ -23,7 +22,6 @@ import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import { closeSession } from './closeSession.js';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
-import type { RequestAnswer } from '../config/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { activationInput, beforeActivation, beforeTurn } from './activationInput.js';
 import { answeredRequest } from '../config/answeredRequest.js';
@@ -32,21 +30,11 @@ import { pruneCheckpoints, saveCheckpoint } from '../runtime/checkpointer.js';
 import { flushAfterFailure } from '../runtime/storeWriter.js';
 import { settleTurn } from '../runtime/settleTurn.js';
 import { StoreJournal } from './storeJournal.js';
+import type { TurnCall, TurnStart } from './turnStart.js';
 import { activate, emitAll, type TurnSink } from './turnSink.js';
 
+export type { TurnCall, TurnStart } from './turnStart.js';
 export type { TurnSink } from './turnSink.js';
-
-/** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
-export type TurnStart =
-  | { kind: 'message'; texts: readonly string[]; metadata?: Record<string, unknown> }
-  | { kind: 'answer'; request: Request; answer: RequestAnswer }
-  | { kind: 'resume' };
-
-/** What one call that runs a turn brings: its cancellation signal and the caller's settings for this turn only. */
-export interface TurnCall {
-  signal: AbortSignal;
-  settings?: TurnSettings;
-}
 
 /** The default text of the user message that starts an autonomous turn. */
 export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
