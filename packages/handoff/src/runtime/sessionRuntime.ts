@@ -1,8 +1,7 @@
 import {
   type BatonEvent,
   type Branch,
-  CheckpointCorruptError,
-  ConfigurationError,
+  type Checkpoint,
   type Message,
   NotFoundError,
   type PendingWrite,
@@ -13,48 +12,18 @@ import {
   type TenantScope,
   type Tool,
 } from '@baton/core';
-import { z } from 'zod';
+import type { HandoffConfig } from '../config/handoffTypes.js';
 import { bindHandoffTool } from '../routing/handoffTools.js';
 import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
 import { requestUserInputTool } from '../routing/requestUserInput.js';
-import { createRoutingDriver, type RoutingDriver, type RoutingPosition } from '../routing/routingDriver.js';
-import { handoffRefusal, type RoutingConfig, type RoutingMachine, type RoutingPersister, routingState } from '../routing/routingMachine.js';
+import type { RoutingDriver, RoutingPosition } from '../routing/routingDriver.js';
+import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import type { AnsweredRequest } from '../config/answeredRequest.js';
-import type { HandoffConfig } from '../config/handoffTypes.js';
-import type { ModelInputShaper } from '../config/modelInputShaper.js';
 import { HistoryView } from './historyView.js';
+import { restoreRouting } from './restoreRouting.js';
+import type { WorkflowCore } from './workflowCore.js';
 
-/** The shape a persisted routing snapshot must have before XState is asked to restore it. */
-const PersistedRoutingSchema = z.object({
-  status: z.enum(['active', 'done']),
-  value: z.enum(['idle', 'running', 'awaitingRequest', 'closed']),
-  context: z.object({
-    coordinator: z.string(),
-    activeAgent: z.string(),
-    previousAgent: z.string().nullable(),
-    turn: z.number().int().nonnegative(),
-    handoffsThisTurn: z.number().int().nonnegative(),
-  }),
-  // The routing machine has no child actors and no history states: anything here is damage, and XState would fail on it with a TypeError.
-  children: z.strictObject({}),
-  historyValue: z.strictObject({}),
-});
-
-/** What every session runtime of one workflow shares: the configuration, the machine, tool templates, per-session locks. */
-export interface WorkflowCore {
-  config: HandoffConfig;
-  routing: RoutingConfig;
-  machine: RoutingMachine;
-  /** The persisted form of a routing snapshot, for checkpoints (see {@link routingPersister}). */
-  persistRouting: RoutingPersister;
-  /** Whether sessions may run the routing machine as the direct stepper (see {@link createRoutingDriver}). */
-  directRouting: boolean;
-  handoffTemplates: ReadonlyMap<string, Tool>;
-  /** The history window and every provider's `prepareModelInput`, composed in order; `undefined` when none shapes. */
-  prepareModelInput: ModelInputShaper | undefined;
-  /** Marks this workflow's session objects of every branch of a session outdated (a close wrote to them all). */
-  outdateSession(sessionId: string): void;
-}
+export type { WorkflowCore } from './workflowCore.js';
 
 /** Shared by every session object of one workflow for one session branch: who wrote last (to spot stale copies). */
 export interface SessionSlot {
@@ -67,31 +36,47 @@ export interface Unsettled {
   endConversation?: string;
 }
 
+/** Where the turn-end checkpoint of a runtime stands: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
+export interface CheckpointPosition {
+  id: string;
+  step: number;
+  traceparent?: string;
+}
+
+/** What a load reads from the store before it changes the runtime. */
+interface LoadedDocuments {
+  session: Session;
+  branch: Branch;
+  checkpoint: Checkpoint | undefined;
+  messages: readonly Message[];
+  history: HistoryView;
+}
+
 /**
  * The loaded state of one session branch: session and branch documents, the history in memory (read
  * once per load, then extended on commit), the routing actor, state, pending requests and writes,
- * and the newest checkpoint's id. Internal to the package; `HandoffSession` is its public face.
+ * and the newest checkpoint's position. Internal to the package; `HandoffSession` is its public face.
+ * Its fields change only through its methods (a load, a stored write, a pause, a close); the turn
+ * and the session read them.
  */
 export class SessionRuntime {
-  /** Events raised outside an executor's stream (checkpoints, refused handoffs), drained by the turn runner. */
-  readonly queue: BatonEvent[] = [];
-  session!: Session;
-  branch!: Branch;
-  history!: HistoryView;
-  /** The routing machine (see {@link createRoutingDriver}). */
-  actor!: RoutingDriver;
-  state!: StateContainer;
-  pendingRequests: Request[] = [];
+  #session!: Session;
+  #branch!: Branch;
+  #history!: HistoryView;
+  /** The routing machine (see `createRoutingDriver`). */
+  #actor!: RoutingDriver;
+  #state!: StateContainer;
+  #pendingRequests: Request[] = [];
   readonly pendingWrites = new Map<string, PendingWrite>();
-  /** The newest checkpoint: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
-  checkpoint: { id: string; step: number; traceparent?: string } | undefined;
+  #checkpoint: CheckpointPosition | undefined;
   /** Requests answered in this turn, by tool call id, until their tool result is committed (it records them: see answeredRequest.ts). */
   readonly answeredRequests = new Map<string, AnsweredRequest>();
-  /** The W3C `traceparent` of the turn running now, when it is traced: saved into its checkpoints. */
-  traceparent: string | undefined;
-  unsettled: Unsettled = { persistState: false };
+  #traceparent: string | undefined;
+  #unsettled: Unsettled = { persistState: false };
   /** When set, the next call reloads everything from the store first. */
-  stale = true;
+  #stale = true;
+  /** Where events raised outside an executor's stream go (the running turn's queue); dropped outside a turn. */
+  #listener: ((event: BatonEvent) => void) | undefined;
   /** A session document read just before the first load, and the slot generation it was read at. */
   #preloaded: { session: Session; generation: number } | undefined;
   #generation = -1;
@@ -109,18 +94,68 @@ export class SessionRuntime {
     return this.core.config;
   }
 
+  /** The session document as last loaded or written. */
+  get session(): Session {
+    return this.#session;
+  }
+
+  /** The branch document as last loaded or written. */
+  get branch(): Branch {
+    return this.#branch;
+  }
+
+  /** The branch's history held in memory; its newest messages may be committed but not stored yet ({@link HistoryView.unstored}). */
+  get history(): HistoryView {
+    return this.#history;
+  }
+
+  /** The routing machine (see `createRoutingDriver`). */
+  get actor(): RoutingDriver {
+    return this.#actor;
+  }
+
+  /** Session and branch state, with the patches of the unsettled turn. */
+  get state(): StateContainer {
+    return this.#state;
+  }
+
+  /** Requests the turn is paused on, oldest call first. */
+  get pendingRequests(): readonly Request[] {
+    return this.#pendingRequests;
+  }
+
+  /** The newest checkpoint: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
+  get checkpoint(): CheckpointPosition | undefined {
+    return this.#checkpoint;
+  }
+
+  /** The W3C `traceparent` of the turn running now, when it is traced: saved into its checkpoints. */
+  get traceparent(): string | undefined {
+    return this.#traceparent;
+  }
+
+  /** Work a load found left over (see {@link Unsettled}). */
+  get unsettled(): Readonly<Unsettled> {
+    return this.#unsettled;
+  }
+
+  /** Whether the next call must reload everything from the store first. */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
   /** The tenant scope every store call of this session carries (`{}` for a session without a tenant). */
   get scope(): TenantScope {
     return this.tenantId === undefined ? {} : { tenantId: this.tenantId };
   }
 
   get snapshot(): RoutingPosition {
-    return this.actor.getSnapshot();
+    return this.#actor.getSnapshot();
   }
 
   /** Whether another session object of this workflow wrote since this one loaded. */
   get outdated(): boolean {
-    return this.stale || this.slot.generation !== this.#generation;
+    return this.#stale || this.slot.generation !== this.#generation;
   }
 
   /**
@@ -138,6 +173,71 @@ export class SessionRuntime {
     this.#generation = this.slot.generation;
   }
 
+  /** Marks the runtime for a reload on the next call (a write failed, a turn failed or was left). */
+  markStale(): void {
+    this.#stale = true;
+  }
+
+  /** Takes the session and branch documents a store write returned as the current ones. */
+  noteStored(stored: { session?: Session | undefined; branch?: Branch | undefined }): void {
+    if (stored.session !== undefined) this.#session = stored.session;
+    if (stored.branch !== undefined) this.#branch = stored.branch;
+  }
+
+  /** Makes a stored checkpoint the newest. */
+  noteCheckpoint(checkpoint: CheckpointPosition): void {
+    this.#checkpoint = checkpoint;
+  }
+
+  /** Sets (or clears) the `traceparent` of the turn running now. */
+  traceTurn(traceparent: string | undefined): void {
+    this.#traceparent = traceparent;
+  }
+
+  /** The finished turn's state is stored: nothing is left to settle. */
+  noteSettled(): void {
+    this.#unsettled.persistState = false;
+  }
+
+  /** The session is closed: nothing left over is to be applied. */
+  noteClosed(): void {
+    this.#unsettled = { persistState: false };
+  }
+
+  /** Pauses on `requests` (they replace the pending ones) and moves the routing machine to `awaitingRequest`. */
+  awaitRequests(requests: Request[]): void {
+    this.#pendingRequests = requests;
+    this.#actor.send({ type: 'REQUEST' });
+  }
+
+  /**
+   * Drops the pending requests `drop` selects (all without it), answered or given up.
+   * @returns the dropped requests
+   */
+  dropRequests(drop: (request: Request) => boolean = () => true): Request[] {
+    const dropped = this.#pendingRequests.filter(drop);
+    if (dropped.length > 0) this.#pendingRequests = this.#pendingRequests.filter((request) => !drop(request));
+    return dropped;
+  }
+
+  /**
+   * Sends the events raised outside an executor's stream (a saved checkpoint, a refused handoff) to
+   * `listener` (the running turn's queue) until the returned function is called, which gives them
+   * back to the previous listener. Without a listener (outside a turn) nobody streams them.
+   */
+  listen(listener: (event: BatonEvent) => void): () => void {
+    const previous = this.#listener;
+    this.#listener = listener;
+    return () => {
+      this.#listener = previous;
+    };
+  }
+
+  /** Raises an event outside an executor's stream: to the listener, if any (see {@link listen}). */
+  raise(event: BatonEvent): void {
+    this.#listener?.(event);
+  }
+
   /** The tools the runtime adds for `agent`: one handoff tool per allowed edge, and `request_user_input`. */
   toolsFor(agent: string): Tool[] {
     let tools = this.#tools.get(agent);
@@ -147,7 +247,7 @@ export class SessionRuntime {
           this.core.handoffTemplates.get(target)!,
           target,
           (to) => handoffRefusal(this.snapshot, to, this.core.routing),
-          (refusal) => this.queue.push({ type: 'error', sessionId: this.sessionId, branchId: this.branchId, code: 'HANDOFF_REFUSED', message: refusal, fatal: false }),
+          (refusal) => this.raise({ type: 'error', sessionId: this.sessionId, branchId: this.branchId, code: 'HANDOFF_REFUSED', message: refusal, fatal: false }),
         ),
       );
       tools.push(requestUserInputTool);
@@ -171,7 +271,27 @@ export class SessionRuntime {
    */
   async load(checkpointId?: string): Promise<void> {
     // Until this load succeeds, the runtime must not be used as it was: a failed load leaves it to reload on the next call.
-    this.stale = true;
+    this.#stale = true;
+    const loaded = await this.#read(checkpointId);
+    const { session, checkpoint, messages } = loaded;
+    this.#install(loaded, restoreRouting(this.core, this.sessionId, checkpoint?.machine));
+    // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
+    const after = checkpoint === undefined ? messages : messagesAfter(messages, checkpoint.throughSeq);
+    this.#replay(after, session);
+    this.#applyUnsettledPatches(checkpoint, messages, session);
+    // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
+    if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
+      const ended = await this.findLastMessage((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
+      this.#unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
+    }
+    if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.#actor.send({ type: 'CLOSE' });
+    this.#logRecovery(after.length);
+    this.#stale = false;
+    this.#generation = this.slot.generation;
+  }
+
+  /** Reads what a load needs: the documents, the checkpoint, then the messages it covers and those after it. */
+  async #read(checkpointId: string | undefined): Promise<LoadedDocuments> {
     const { store } = this.config;
     const { scope } = this;
     const preloaded = this.#preloaded;
@@ -195,55 +315,56 @@ export class SessionRuntime {
     const history = new HistoryView(this.config.handoffHistory, window === undefined ? {} : { window, complete: fromSeq === 1 });
     history.append(messages);
     if (window !== undefined) await this.#readBack(history, window);
-    const actor = this.#restoreActor(checkpoint?.machine);
-    this.actor?.stop();
-    this.actor = actor;
-    this.session = session;
-    this.branch = branch;
-    this.history = history;
-    this.state = new StateContainer({ session: session.state, branch: branch.state });
-    this.pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
+    return { session, branch, checkpoint, messages, history };
+  }
+
+  /** Makes what a load read the runtime's state, as the checkpoint saved it. */
+  #install(loaded: LoadedDocuments, actor: RoutingDriver): void {
+    const { session, branch, checkpoint, history } = loaded;
+    this.#actor?.stop();
+    this.#actor = actor;
+    this.#session = session;
+    this.#branch = branch;
+    this.#history = history;
+    this.#state = new StateContainer({ session: session.state, branch: branch.state });
+    this.#pendingRequests = [...(checkpoint?.pendingRequests ?? [])];
     this.pendingWrites.clear();
     this.answeredRequests.clear();
     for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
-    this.checkpoint = checkpoint && (checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
-    this.unsettled = { persistState: false };
-    this.queue.length = 0;
+    this.#checkpoint =
+      checkpoint && (checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
+    this.#unsettled = { persistState: false };
+  }
 
-    // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
-    const after = checkpoint === undefined ? messages : messagesAfter(messages, checkpoint.throughSeq);
+  /** Replays the messages committed after the checkpoint: their results and answers settle pending writes and requests, their routing effects move the machine. */
+  #replay(after: readonly Message[], session: Session): void {
     for (const message of after) {
       if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
     }
     const answered = new Set(after.map((m) => (m.role === 'tool' ? m.toolCallId : humanStepOf(m))));
-    this.pendingRequests = this.pendingRequests.filter((r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)));
+    this.#pendingRequests = this.#pendingRequests.filter((r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)));
     // A closed session waits on nothing: a fork's requests were dropped (and withdrawn) by the close on another branch.
-    if (session.status === 'closed') this.pendingRequests = [];
-    replayHistory(this.actor, after);
+    if (session.status === 'closed') this.#pendingRequests = [];
+    replayHistory(this.#actor, after);
     // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
-    if (routingState(this.snapshot) === 'awaitingRequest' && this.pendingRequests.length === 0) this.actor.send({ type: 'RESUME' });
-    // State patches in a checkpoint belong to a turn that was not settled when it was saved: apply
-    // them unless that turn has ended and its settle wrote them to the documents since.
+    if (routingState(this.snapshot) === 'awaitingRequest' && this.#pendingRequests.length === 0) this.#actor.send({ type: 'RESUME' });
+  }
+
+  /**
+   * State patches in a checkpoint belong to a turn that was not settled when it was saved: applies
+   * them unless that turn has ended and its settle wrote them to the documents since.
+   */
+  #applyUnsettledPatches(checkpoint: Checkpoint | undefined, messages: readonly Message[], session: Session): void {
     const patches = checkpoint?.statePatches;
-    if (patches !== undefined && patches.session.length + patches.branch.length > 0) {
-      const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
-      // `messages` starts at or before throughSeq: an answer older than that would not count anyway.
-      const lastReply = turnFinished ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0) : undefined;
-      const alreadySaved = lastReply !== undefined && (checkpoint?.throughSeq ?? 0) <= lastReply.seq && session.lastActivityAt >= lastReply.createdAt;
-      if (!alreadySaved) {
-        this.state.apply(patches);
-        this.unsettled.persistState = turnFinished;
-      }
+    if (patches === undefined || patches.session.length + patches.branch.length === 0) return;
+    const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
+    // `messages` starts at or before throughSeq: an answer older than that would not count anyway.
+    const lastReply = turnFinished ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0) : undefined;
+    const alreadySaved = lastReply !== undefined && (checkpoint?.throughSeq ?? 0) <= lastReply.seq && session.lastActivityAt >= lastReply.createdAt;
+    if (!alreadySaved) {
+      this.#state.apply(patches);
+      this.#unsettled.persistState = turnFinished;
     }
-    // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
-    if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
-      const ended = await this.findLastMessage((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
-      this.unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
-    }
-    if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.actor.send({ type: 'CLOSE' });
-    this.#logRecovery(after.length);
-    this.stale = false;
-    this.#generation = this.slot.generation;
   }
 
   /**
@@ -306,34 +427,6 @@ export class SessionRuntime {
       },
       'loaded a session with work left over',
     );
-  }
-
-  #restoreActor(persisted: unknown): RoutingDriver {
-    const { machine, config } = this.core;
-    const parsed = persisted === undefined ? undefined : PersistedRoutingSchema.safeParse(persisted);
-    if (parsed !== undefined && !parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new CheckpointCorruptError(
-        `The routing snapshot of session ${JSON.stringify(this.sessionId)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}; it was not loaded. Open the session with an older checkpointId to recover.`,
-      );
-    }
-    const options = { machine, config: this.core.routing, persist: this.core.persistRouting, direct: this.core.directRouting };
-    // Restored from the snapshot as stored (keys the schema does not name stay, as XState keeps them).
-    const actor = createRoutingDriver(config.inspect === undefined ? options : { ...options, inspect: config.inspect }, parsed && (persisted as typeof parsed.data));
-    if (actor.failed !== undefined) {
-      actor.stop();
-      throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(this.sessionId)} cannot be restored; it was not loaded.`, { cause: actor.failed });
-    }
-    const context = actor.getSnapshot().context;
-    for (const agent of [context.activeAgent, context.coordinator]) {
-      if (agent !== undefined && !config.participants.has(agent)) {
-        actor.stop();
-        throw new ConfigurationError(
-          `Session ${JSON.stringify(this.sessionId)} was checkpointed with agent ${JSON.stringify(agent)}, which workflow ${JSON.stringify(config.name)} does not have. Add it to participants() to load this session.`,
-        );
-      }
-    }
-    return actor;
   }
 }
 

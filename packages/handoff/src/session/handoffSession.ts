@@ -319,11 +319,8 @@ export class HandoffSession {
   /** Saves a checkpoint now (for `'manual'` checkpoints). */
   checkpoint(): Promise<CheckpointManifestEntry> {
     const runtime = this.#runtime;
-    return withSessionLock(runtime, this.#host.locks, async () => {
-      const entry = await saveCheckpoint(runtime);
-      runtime.queue.length = 0;
-      return entry;
-    });
+    // Outside a turn nobody streams the checkpoint event.
+    return withSessionLock(runtime, this.#host.locks, () => saveCheckpoint(runtime));
   }
 
   /**
@@ -342,11 +339,13 @@ export class HandoffSession {
   #locked(body: () => AsyncGenerator<BatonEvent, void>): TurnStream {
     const runtime = this.#runtime;
     const locks = this.#host.locks;
+    // Events raised while entering the session (settling a turn a load found unsaved) lead the stream.
+    const entered: BatonEvent[] = [];
     return new TurnStream(
       { sessionId: runtime.sessionId, branchId: runtime.branchId },
-      () => sessionEvents(runtime, body),
+      () => sessionEvents(runtime, body, entered),
       () => runtime.pendingRequests,
-      () => enterSession(runtime, locks),
+      () => enterSession(runtime, locks, entered),
     );
   }
 }

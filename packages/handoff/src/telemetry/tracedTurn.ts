@@ -37,9 +37,7 @@ export function tracedTurn(runtime: SessionRuntime, resumes: boolean, run: (sink
       branchId: runtime.branchId,
       captureContent: telemetry.captureContent ?? false,
       links,
-      onTurn: (traceparent) => {
-        runtime.traceparent = traceparent;
-      },
+      onTurn: (traceparent) => runtime.traceTurn(traceparent),
     });
     turnTrace.start(span);
     return traced(turnTrace, channel, run);

@@ -121,8 +121,7 @@ export async function grantApproval(
   runtime.state.update('session', (draft) => {
     draft[APPROVAL_GRANTS_KEY] = [...kept, grant];
   });
-  const { pendingRequests } = runtime;
-  runtime.pendingRequests = pendingRequests.filter((r) => r.type !== 'tool_approval' || r.toolName !== toolName);
+  runtime.dropRequests((r) => r.type === 'tool_approval' && r.toolName === toolName);
   await saveCheckpoint(runtime);
   return grant;
 }
