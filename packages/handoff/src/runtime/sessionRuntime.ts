@@ -3,7 +3,6 @@ import {
   type Branch,
   type Checkpoint,
   type Message,
-  NotFoundError,
   type PendingWrite,
   type Request,
   requestKey,
@@ -19,7 +18,8 @@ import { requestUserInputTool } from '../routing/requestUserInput.js';
 import type { RoutingDriver, RoutingPosition } from '../routing/routingDriver.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import type { AnsweredRequest } from '../config/answeredRequest.js';
-import { HistoryView } from './historyView.js';
+import { type LoadedBranch, readBranch } from './branchReader.js';
+import type { HistoryView } from './historyView.js';
 import { restoreRouting } from './restoreRouting.js';
 import type { WorkflowCore } from './workflowCore.js';
 
@@ -41,15 +41,6 @@ export interface CheckpointPosition {
   id: string;
   step: number;
   traceparent?: string;
-}
-
-/** What a load reads from the store before it changes the runtime. */
-interface LoadedDocuments {
-  session: Session;
-  branch: Branch;
-  checkpoint: Checkpoint | undefined;
-  messages: readonly Message[];
-  history: HistoryView;
 }
 
 /**
@@ -272,7 +263,10 @@ export class SessionRuntime {
   async load(checkpointId?: string): Promise<void> {
     // Until this load succeeds, the runtime must not be used as it was: a failed load leaves it to reload on the next call.
     this.#stale = true;
-    const loaded = await this.#read(checkpointId);
+    const preloaded = this.#preloaded;
+    this.#preloaded = undefined;
+    const fresh = preloaded !== undefined && preloaded.generation === this.slot.generation ? preloaded.session : undefined;
+    const loaded = await readBranch(this.config, this, checkpointId, fresh);
     const { session, checkpoint, messages } = loaded;
     this.#install(loaded, restoreRouting(this.core, this.sessionId, checkpoint?.machine));
     // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
@@ -290,36 +284,8 @@ export class SessionRuntime {
     this.#generation = this.slot.generation;
   }
 
-  /** Reads what a load needs: the documents, the checkpoint, then the messages it covers and those after it. */
-  async #read(checkpointId: string | undefined): Promise<LoadedDocuments> {
-    const { store } = this.config;
-    const { scope } = this;
-    const preloaded = this.#preloaded;
-    this.#preloaded = undefined;
-    const session =
-      preloaded !== undefined && preloaded.generation === this.slot.generation ? preloaded.session : await store.getSession(this.sessionId, scope);
-    if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(this.sessionId)} does not exist.`);
-    const branch = await store.getBranch(this.sessionId, this.branchId, scope);
-    if (branch === undefined) {
-      throw new NotFoundError(`Branch ${JSON.stringify(this.branchId)} of session ${JSON.stringify(this.sessionId)} does not exist; create it with session.fork().`);
-    }
-    // The checkpoint first: a writer stores messages before the checkpoint that points at them, so
-    // the messages read after it cover its throughSeq.
-    const checkpoint = await store.loadCheckpoint(this.sessionId, this.branchId, checkpointId, scope);
-    if (checkpointId !== undefined && checkpoint === undefined) {
-      throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(this.branchId)} does not exist; see session.checkpoints().`);
-    }
-    const window = this.config.historyWindow?.messages;
-    const fromSeq = window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - 2 * window + 1);
-    const messages = await store.readMessages(this.sessionId, this.branchId, fromSeq === 1 ? scope : { ...scope, fromSeq });
-    const history = new HistoryView(this.config.handoffHistory, window === undefined ? {} : { window, complete: fromSeq === 1 });
-    history.append(messages);
-    if (window !== undefined) await this.#readBack(history, window);
-    return { session, branch, checkpoint, messages, history };
-  }
-
   /** Makes what a load read the runtime's state, as the checkpoint saved it. */
-  #install(loaded: LoadedDocuments, actor: RoutingDriver): void {
+  #install(loaded: LoadedBranch, actor: RoutingDriver): void {
     const { session, branch, checkpoint, history } = loaded;
     this.#actor?.stop();
     this.#actor = actor;
@@ -391,23 +357,6 @@ export class SessionRuntime {
     const older = this.history.messages.length - held;
     for (let i = older - 1; i >= 0; i -= 1) if (predicate(this.history.messages[i]!)) return this.history.messages[i];
     return undefined;
-  }
-
-  /**
-   * Reads older messages back until agents see more than `window` of them, or the branch's first
-   * message is held. More than the window, not as many: the window is cut where it would start with a
-   * tool result (its call is outside), and telling that needs the message before it; a history of
-   * exactly `window` messages would be given whole, unlike the same branch loaded whole.
-   */
-  async #readBack(history: HistoryView, window: number): Promise<void> {
-    while (!history.complete && history.visibleCount <= window) {
-      const throughSeq = history.firstSeq - 1;
-      const fromSeq = Math.max(1, throughSeq - 2 * (window + 1 - history.visibleCount) + 1);
-      const older = throughSeq < 1 ? [] : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, fromSeq, throughSeq });
-      // A store that answers a range before the held messages with nothing would loop here: the view stays as it is.
-      if (older.length === 0 && throughSeq >= 1) return;
-      history.prepend(older, { complete: fromSeq === 1 });
-    }
   }
 
   /** Logs at `info` what a load found left over by a crash or another process: `replayed` messages after the checkpoint, unsettled work, an unfinished turn. */

@@ -19,9 +19,7 @@ import {
   type Usage,
 } from '@baton/core';
 import { answeredRequest } from '../config/answeredRequest.js';
-import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
-import { handoffRefusal, routingState } from '../routing/routingMachine.js';
 import { pruneCheckpoints, saveCheckpoint, settleTurn } from '../runtime/checkpointer.js';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { writeBufferedAfterFailure } from '../runtime/storeWriter.js';
@@ -29,6 +27,7 @@ import { writeBufferedAfterFailure } from '../runtime/storeWriter.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 import { activationInput, beforeActivation, beforeTurn } from './activationInput.js';
 import { grantApproval, grantsAlways } from './approvalGrants.js';
+import { afterActivation, refusedHandoff, type TurnEnd } from './activationOutcome.js';
 import { BufferedJournal } from './bufferedJournal.js';
 import { closeSession } from './closeSession.js';
 import type { TurnCall, TurnStart } from './turnStart.js';
@@ -112,13 +111,6 @@ function failTurn(runtime: SessionRuntime, error: unknown, out: EventSink): void
 function logNonFatal(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'error' }>): void {
   runtime.config.logger.warn({ sessionId: runtime.sessionId, branchId: runtime.branchId, code: event.code }, event.message);
 }
-
-/** How the agents of a turn stopped: what the turn must do to end. */
-type TurnEnd =
-  | { kind: 'reply'; outcome: Extract<ExecutorOutcome, { type: 'reply' }>; agent: string }
-  | { kind: 'refused' }
-  | { kind: 'pause'; requests: readonly NewRequest[] }
-  | { kind: 'close'; reason: string };
 
 /**
  * How a turn was opened: what the user said last (the new message, or the answer to a
@@ -283,55 +275,6 @@ async function openWithMessages(
   if (ready !== undefined) await ready;
   const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
   for (const message of messages) sink.emit({ type: 'message', sessionId, branchId, message });
-}
-
-/**
- * What follows one activation of `agent` that ended with `outcome`: the routing machine has already
- * applied what the agent committed (a handoff result hands off, an answer ends the turn:
- * {@link BufferedJournal.commit}); this announces it, and moves control itself for an executor that
- * reported a handoff without committing a handoff result (or refuses it, ending the turn).
- *
- * @returns `end` when the turn stops here (a reply, requests, the end of the conversation, a refused
- *   handoff: the caller then sends `REPLY` after emitting `event`); `event` to emit (the `handoff`,
- *   or the `HANDOFF_REFUSED` error)
- */
-function afterActivation(runtime: SessionRuntime, agent: string, outcome: ExecutorOutcome, handoffsBefore: number): { end?: TurnEnd; event?: BatonEvent } {
-  const { sessionId, branchId } = runtime;
-  if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests } };
-  if (outcome.type === 'end_conversation') return { end: { kind: 'close', reason: outcome.reason } };
-  if (outcome.type === 'reply') {
-    if (routingState(runtime.snapshot) === 'running') runtime.actor.send({ type: 'REPLY' });
-    return { end: { kind: 'reply', outcome, agent } };
-  }
-  // A handoff: applied by the commit of its result, or here for an executor that committed none.
-  const handedOff = () => runtime.snapshot.context.handoffsThisTurn !== handoffsBefore;
-  if (!handedOff()) runtime.actor.send({ type: 'HANDOFF', target: outcome.target });
-  if (!handedOff()) {
-    const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
-    return {
-      end: { kind: 'refused' },
-      event: { type: 'error', sessionId, branchId, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false },
-    };
-  }
-  return {
-    event:
-      outcome.reason === undefined
-        ? { type: 'handoff', sessionId, branchId, from: agent, to: outcome.target }
-        : { type: 'handoff', sessionId, branchId, from: agent, to: outcome.target, reason: outcome.reason },
-  };
-}
-
-/** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
-function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): Extract<BatonEvent, { type: 'error' }> | undefined {
-  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
-  return {
-    type: 'error',
-    sessionId: runtime.sessionId,
-    branchId: runtime.branchId,
-    code: 'HANDOFF_REFUSED',
-    message: `${agent} called ${event.toolName}, which is not one of its handoffs; the model was answered with an error result.`,
-    fatal: false,
-  };
 }
 
 /** Pauses the turn on requests: keeps ids of requests already pending, checkpoints, announces new ones. */
