@@ -36,7 +36,7 @@ export interface Unsettled {
   endConversation?: string;
 }
 
-/** Where the turn-end checkpoint of a runtime stands: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
+/** The newest checkpoint of a runtime: its id, step and, when the turn that saved it was traced, that turn's `traceparent`. */
 export interface CheckpointPosition {
   id: string;
   step: number;
