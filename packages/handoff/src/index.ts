@@ -29,6 +29,9 @@ export type {
   CheckpointOptions,
   HandoffConfig,
   HandoffHistoryMode,
+  HandoffRunOptions,
+  HandoffRunRequest,
+  HandoffRunResult,
   Participant,
   RequestAnswer,
   ReturnPolicy,
@@ -39,14 +42,14 @@ export type {
   TerminationContext,
   SendOptions,
   TurnOptions,
-} from './workflow/handoffTypes.js';
-export { type HandoffRunOptions, type HandoffRunRequest, type HandoffRunResult, HandoffWorkflow } from './workflow/handoffWorkflow.js';
+} from './config/handoffTypes.js';
+export { HandoffWorkflow } from './workflow/handoffWorkflow.js';
 export { type TurnResult, TurnStream } from './session/turnStream.js';
-export { HistoryView, type HistoryViewOptions } from './session/historyView.js';
-export { type HistoryWindow, windowModelInput, windowStart } from './session/historyWindow.js';
-export { type HandoffGraph, handoffGraphToMermaid } from './workflow/mermaid.js';
+export { HistoryView, type HistoryViewOptions } from './runtime/historyView.js';
+export { type HistoryWindow, windowModelInput, windowStart } from './config/historyWindow.js';
+export { type HandoffGraph, handoffGraphToMermaid } from './routing/mermaid.js';
 export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
-export { replaySession, type SessionReplay } from './session/replaySession.js';
+export { replaySession, type SessionReplay } from './inspect/replaySession.js';
 export { REQUEST_USER_INPUT, requestUserInputTool } from './routing/requestUserInput.js';
 export {
   createRoutingMachine,
@@ -65,7 +68,7 @@ export { APPROVAL_GRANTS_KEY, approvalGrantsOf } from './turn/approvalGrants.js'
 export { DEFAULT_AUTONOMOUS_PROMPT } from './turn/turnRunner.js';
 export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflow/workflowExecutor.js';
 export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflow/workflowTool.js';
-export type { TelemetryOptions } from './telemetry/telemetryOptions.js';
+export type { TelemetryOptions } from './config/telemetryOptions.js';
 export { formatTraceparent, parseTraceparent } from './telemetry/traceparent.js';
 export { TRACER_NAME } from './telemetry/tracedTurn.js';
 export { clip, type FormatTimelineOptions, formatTimeline } from './inspect/formatTimeline.js';

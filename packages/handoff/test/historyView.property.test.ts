@@ -6,7 +6,7 @@
 import type { Message, ToolCall } from '@baton/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HistoryView } from '../src/session/historyView.js';
+import { HistoryView } from '../src/runtime/historyView.js';
 
 const at = (seq: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, seq)).toISOString();
 

@@ -1,7 +1,7 @@
 import { type Branch, type Checkpoint, MAIN_BRANCH, type Message, NotFoundError, type Request, type Session, type Store, type TenantScope } from '@baton/core';
 import { storedControl } from '../routing/replayHistory.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
-import { type AnsweredRequest, answeredRequestOf } from '../turn/answeredRequest.js';
+import { type AnsweredRequest, answeredRequestOf } from '../config/answeredRequest.js';
 
 /** One thing that happened in a session, in the order it happened (see {@link SessionTimeline}). */
 export type TimelineEntry =

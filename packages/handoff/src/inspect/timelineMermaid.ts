@@ -1,7 +1,7 @@
 import { clip } from './formatTimeline.js';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
-import { type HandoffGraph, handoffGraphToMermaid } from '../workflow/mermaid.js';
+import { type HandoffGraph, handoffGraphToMermaid } from '../routing/mermaid.js';
 import type { SessionTimeline } from './sessionTimeline.js';
 
 /** Options of {@link timelineToMermaid}. */

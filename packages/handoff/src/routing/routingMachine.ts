@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type ActorRefFrom, and, assign, createActor, type SnapshotFrom, setup } from 'xstate';
-import type { ReturnPolicy } from '../workflow/handoffTypes.js';
+import type { ReturnPolicy } from '../config/handoffTypes.js';
 
 /** What the routing machine remembers: who coordinates, who acts, who acted before, which turn, how many handoffs so far in it. */
 export interface RoutingContext {

@@ -1,11 +1,11 @@
 import { InvalidInputError } from '@baton/core';
 import { DISCARD_CONTROL } from '../routing/replayHistory.js';
 import { routingState } from '../routing/routingMachine.js';
-import { saveCheckpoint } from '../turn/checkpointer.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 import { answerOpenToolCalls } from '../turn/openToolCalls.js';
-import { settleTurn } from '../turn/settleTurn.js';
-import type { SessionRuntime } from './sessionRuntime.js';
-import { withdrawRequests } from './withdrawRequests.js';
+import { settleTurn } from '../runtime/checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { withdrawRequests } from '../turn/withdrawRequests.js';
 
 /**
  * Gives up the unfinished turn (interrupted by a crash, a failure or a cancellation, or paused on
@@ -23,12 +23,10 @@ export async function discardTurn(runtime: SessionRuntime): Promise<void> {
   if (state !== 'running' && state !== 'awaitingRequest') {
     throw new InvalidInputError(`Session ${JSON.stringify(runtime.sessionId)} has no unfinished turn to discard (it is ${state}).`);
   }
-  const dropped = runtime.pendingRequests;
-  runtime.pendingRequests = [];
+  const dropped = runtime.dropRequests();
   const committed = await answerOpenToolCalls(runtime, 'Discarded: the turn was given up before this call was answered.', { ...DISCARD_CONTROL });
   if (committed.length === 0) runtime.actor.send({ type: 'DISCARD' });
   await settleTurn(runtime);
   if (runtime.config.checkpointEvery === 'manual') await saveCheckpoint(runtime);
   await withdrawRequests(runtime, dropped);
-  runtime.queue.length = 0;
 }

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { branchStateAt, InvalidInputError, type Message, type State } from '@baton/core';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Forks the runtime's branch at `atSeq` as branch `branchId` (see `HandoffSession.fork`): the full

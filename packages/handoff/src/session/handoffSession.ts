@@ -16,11 +16,11 @@ import {
 } from '@baton/core';
 import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
 import { approvalGrantsOf } from '../turn/approvalGrants.js';
-import { saveCheckpoint } from '../turn/checkpointer.js';
-import type { TurnCall } from '../turn/turnRunner.js';
-import type { RequestAnswer, SendOptions, TurnOptions } from '../workflow/handoffTypes.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
+import type { TurnCall } from '../turn/turnStart.js';
+import type { RequestAnswer, SendOptions, TurnOptions } from '../config/handoffTypes.js';
 import { assetsMetadata } from './attachedAssets.js';
-import { closeSession } from './closeSession.js';
+import { closeSession } from '../turn/closeSession.js';
 import { discardTurn } from './discardTurn.js';
 import { forkAt } from './fork.js';
 import { restoreCheckpoint } from './restore.js';
@@ -28,7 +28,7 @@ import { revokeApproval } from './revokeApproval.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
 import { assertOpen, enterSession, respondTo, resumeUnfinished, sendText, sessionEvents, withSession, withSessionLock } from './sessionOperations.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { TurnStream } from './turnStream.js';
 
 /** What a session needs from its workflow: the locks and a way to open another branch. */
@@ -319,11 +319,8 @@ export class HandoffSession {
   /** Saves a checkpoint now (for `'manual'` checkpoints). */
   checkpoint(): Promise<CheckpointManifestEntry> {
     const runtime = this.#runtime;
-    return withSessionLock(runtime, this.#host.locks, async () => {
-      const entry = await saveCheckpoint(runtime);
-      runtime.queue.length = 0;
-      return entry;
-    });
+    // Outside a turn nobody streams the checkpoint event.
+    return withSessionLock(runtime, this.#host.locks, () => saveCheckpoint(runtime));
   }
 
   /**
@@ -342,11 +339,13 @@ export class HandoffSession {
   #locked(body: () => AsyncGenerator<BatonEvent, void>): TurnStream {
     const runtime = this.#runtime;
     const locks = this.#host.locks;
+    // Events raised while entering the session (settling a turn a load found unsaved) lead the stream.
+    const entered: BatonEvent[] = [];
     return new TurnStream(
       { sessionId: runtime.sessionId, branchId: runtime.branchId },
-      () => sessionEvents(runtime, body),
+      () => sessionEvents(runtime, body, entered),
       () => runtime.pendingRequests,
-      () => enterSession(runtime, locks),
+      () => enterSession(runtime, locks, entered),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { NotFoundError } from '@baton/core';
-import { saveCheckpoint } from '../turn/checkpointer.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Explicit recovery (see `HandoffSession.restore`): loads checkpoint `checkpointId` of the runtime's
@@ -15,8 +15,7 @@ export async function restoreCheckpoint(runtime: SessionRuntime, checkpointId: s
     throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
   }
   await runtime.load(checkpointId);
-  runtime.checkpoint = { id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) };
+  runtime.noteCheckpoint({ id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) });
   await saveCheckpoint(runtime);
-  runtime.queue.length = 0;
   runtime.noteWrite();
 }

@@ -1,9 +1,9 @@
 import { InvalidInputError } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
 import { APPROVAL_GRANTS_KEY, approvalGrantsOf } from '../turn/approvalGrants.js';
-import { saveCheckpoint } from '../turn/checkpointer.js';
-import { persist } from '../turn/flushMessages.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
+import { writeToStore } from '../runtime/storeWriter.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Removes the session's standing approval of `toolName`, so its next call asks again. The caller
@@ -31,15 +31,14 @@ export async function revokeApproval(runtime: SessionRuntime, toolName: string):
   });
   const state = routingState(runtime.snapshot);
   if (state === 'running' || state === 'awaitingRequest') {
-    await saveCheckpoint(runtime);
     // Outside a turn nobody streams the checkpoint event.
-    runtime.queue.length = 0;
+    await saveCheckpoint(runtime);
     return true;
   }
   try {
-    await persist(runtime, { sessionChange: { state: runtime.state.session } });
+    await writeToStore(runtime, { sessionChange: { state: runtime.state.session } });
   } finally {
-    // Settled (or, after a failed write, to be reloaded: persist marked the runtime stale).
+    // Settled (or, after a failed write, to be reloaded: writeToStore marked the runtime stale).
     runtime.state.clearPatches();
   }
   return true;

@@ -8,7 +8,7 @@ import {
   NotFoundError,
   type State,
 } from '@baton/core';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Time travel: makes branch `branchId` that continues from checkpoint `checkpointId` of the

@@ -1,6 +1,9 @@
+import { Mutex } from 'async-mutex';
+
 /**
  * One lock per key (a session branch), so two calls on the same session never interleave in this
- * process: the second waits for the first to finish. Keys are dropped when nobody holds or waits.
+ * process: the second waits for the first to finish (first come, first served). Each key is an
+ * `async-mutex` `Mutex`; keys are dropped when nobody holds or waits.
  *
  * @example
  * ```ts
@@ -10,41 +13,47 @@
  * ```
  */
 export class SessionLock {
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #mutexes = new Map<string, Mutex>();
 
   /**
-   * Waits until `key` is free, takes it, and returns the function that frees it (call it once).
-   * A free key is taken at once (the returned promise is already resolved): a turn's lock costs no
-   * chain of promises when nobody else holds it.
+   * Waits until `key` is free, takes it, and returns the function that frees it (call it once; a
+   * second call does nothing).
    */
-  acquire(key: string): Promise<() => void> {
-    const previous = this.#tails.get(key);
-    const free = this.#take(key, previous);
-    return previous === undefined ? Promise.resolve(free) : previous.then(() => free);
+  async acquire(key: string): Promise<() => void> {
+    const mutex = this.#mutexOf(key);
+    return this.#releaser(key, mutex, await mutex.acquire());
   }
 
   /**
-   * Takes `key` now when it is free, without a promise.
+   * Takes `key` now when it is free, without waiting.
    * @returns the function that frees it (call it once), or `undefined` when someone holds or waits for it (then use {@link acquire})
    */
   tryAcquire(key: string): (() => void) | undefined {
-    return this.#tails.has(key) ? undefined : this.#take(key, undefined);
+    const mutex = this.#mutexOf(key);
+    if (mutex.isLocked()) return undefined;
+    // A free mutex is taken synchronously by `acquire` (its promise only hands over the releaser).
+    void mutex.acquire();
+    return this.#releaser(key, mutex, () => mutex.release());
   }
 
-  /** Queues a holder of `key` behind `previous` (the current tail, if any) and returns its release. */
-  #take(key: string, previous: Promise<void> | undefined): () => void {
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const tail = previous === undefined ? mine : previous.then(() => mine);
-    this.#tails.set(key, tail);
+  #mutexOf(key: string): Mutex {
+    let mutex = this.#mutexes.get(key);
+    if (mutex === undefined) {
+      mutex = new Mutex();
+      this.#mutexes.set(key, mutex);
+    }
+    return mutex;
+  }
+
+  /** `release` guarded to run once, dropping the key when nobody holds or waits for it afterwards. */
+  #releaser(key: string, mutex: Mutex, release: () => void): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
       release();
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+      // A waiter takes the mutex synchronously on release: an unlocked mutex has none.
+      if (!mutex.isLocked() && this.#mutexes.get(key) === mutex) this.#mutexes.delete(key);
     };
   }
 }

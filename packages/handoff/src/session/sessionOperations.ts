@@ -2,40 +2,42 @@ import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Req
 import { routingState } from '../routing/routingMachine.js';
 import { tracedTurn } from '../telemetry/tracedTurn.js';
 import { assertAlways } from '../turn/approvalGrants.js';
-import { settleTurn } from '../turn/settleTurn.js';
-import { runTurn, type TurnCall, type TurnStart } from '../turn/turnRunner.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
-import { closeSession } from './closeSession.js';
+import { settleTurn } from '../runtime/checkpointer.js';
+import { runTurn } from '../turn/turnRunner.js';
+import type { TurnCall, TurnStart } from '../turn/turnStart.js';
+import type { RequestAnswer } from '../config/handoffTypes.js';
+import { closeSession } from '../turn/closeSession.js';
 import type { SessionLock } from './sessionLock.js';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Takes the session branch's lock for a call that yields events, reloads the runtime first when it
  * is stale (another session object or process wrote, or the last call failed), and settles a
- * finished turn whose state a load found unsaved. The caller runs {@link sessionEvents} and then
- * calls the returned function, which releases the lock (a `TurnStream` does both, so a turn's
- * events pass through no extra generator).
+ * finished turn whose state a load found unsaved (the events that settle raises go to `entered`).
+ * The caller runs {@link sessionEvents} with the same `entered` and then calls the returned
+ * function, which releases the lock (a `TurnStream` does both, so a turn's events pass through no
+ * extra generator).
  *
  * @returns the function that releases the lock (call it once, when the events are done, failed or
  *   left): at once when the lock was free and the runtime needs no load or settle, else a promise of it
  * @throws what the load or the settle throws (the lock is released first)
  */
-export function enterSession(runtime: SessionRuntime, locks: SessionLock): Promise<() => void> | (() => void) {
+export function enterSession(runtime: SessionRuntime, locks: SessionLock, entered: BatonEvent[]): Promise<() => void> | (() => void) {
   const key = `${runtime.sessionId}\u0000${runtime.branchId}`;
   // The usual case (the lock is free, the runtime current and settled) is entered at once, without a promise.
   if (!runtime.outdated && !runtime.unsettled.persistState) {
     const release = locks.tryAcquire(key);
     if (release !== undefined) return release;
   }
-  return enterWaiting(runtime, locks, key);
+  return enterWaiting(runtime, locks, key, entered);
 }
 
 /** {@link enterSession} when the lock is held, or the runtime must load or settle first. */
-async function enterWaiting(runtime: SessionRuntime, locks: SessionLock, key: string): Promise<() => void> {
+async function enterWaiting(runtime: SessionRuntime, locks: SessionLock, key: string, entered: BatonEvent[]): Promise<() => void> {
   const release = await locks.acquire(key);
   try {
     if (runtime.outdated) await runtime.load();
-    if (runtime.unsettled.persistState) await settleTurn(runtime);
+    if (runtime.unsettled.persistState) await settleLeftOver(runtime, entered);
     return release;
   } catch (error) {
     release();
@@ -43,24 +45,38 @@ async function enterWaiting(runtime: SessionRuntime, locks: SessionLock, key: st
   }
 }
 
-/**
- * The events of `body` on a session entered with {@link enterSession}: first the close of the
- * conversation a load found ended by an agent but not applied (rare), then `body`'s own.
- */
-export function sessionEvents(runtime: SessionRuntime, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
-  return runtime.unsettled.endConversation === undefined ? body() : closeThen(runtime, runtime.unsettled.endConversation, body);
+/** Settles the finished turn a load found unsaved, its events (the settle's checkpoint) into `entered`. */
+async function settleLeftOver(runtime: SessionRuntime, entered: BatonEvent[]): Promise<void> {
+  const stopListening = runtime.listen((event) => entered.push(event));
+  try {
+    await settleTurn(runtime);
+  } finally {
+    stopListening();
+  }
 }
 
-async function* closeThen(runtime: SessionRuntime, reason: string, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
-  yield* guarded(runtime, closeSession(runtime, reason));
+/**
+ * The events of `body` on a session entered with {@link enterSession}: first those of entering it
+ * (`entered`), then the close of the conversation a load found ended by an agent but not applied
+ * (rare), then `body`'s own.
+ */
+export function sessionEvents(runtime: SessionRuntime, body: () => AsyncGenerator<BatonEvent, void>, entered: BatonEvent[]): AsyncGenerator<BatonEvent, void> {
+  return runtime.unsettled.endConversation === undefined && entered.length === 0 ? body() : leftOverThen(runtime, entered, body);
+}
+
+async function* leftOverThen(runtime: SessionRuntime, entered: BatonEvent[], body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+  yield* entered.splice(0);
+  const reason = runtime.unsettled.endConversation;
+  if (reason !== undefined) yield* guarded(runtime, closeSession(runtime, reason));
   yield* body();
 }
 
 /** Runs `body` holding the session branch's lock ({@link enterSession}, then {@link sessionEvents}), releasing it when `body` ends or is left. */
 export async function* withSession(runtime: SessionRuntime, locks: SessionLock, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
-  const release = await enterSession(runtime, locks);
+  const entered: BatonEvent[] = [];
+  const release = await enterSession(runtime, locks, entered);
   try {
-    yield* sessionEvents(runtime, body);
+    yield* sessionEvents(runtime, body, entered);
   } finally {
     release();
   }
@@ -91,7 +107,7 @@ async function* guarded(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent,
   try {
     yield* run;
   } catch (error) {
-    runtime.stale = true;
+    runtime.markStale();
     const code = error instanceof BatonError ? error.code : 'INTERNAL';
     const message = error instanceof Error ? error.message : String(error);
     yield { type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true };

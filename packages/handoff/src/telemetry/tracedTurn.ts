@@ -1,7 +1,7 @@
 import { EventChannel, isReaderLeft } from '@baton/core';
 import { context, trace } from '@opentelemetry/api';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { TurnSink } from '../turn/turnRunner.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import type { TurnSink } from '../turn/turnSink.js';
 import { parseTraceparent } from './traceparent.js';
 import { startTurnSpan, TurnTrace } from './turnTrace.js';
 
@@ -37,9 +37,7 @@ export function tracedTurn(runtime: SessionRuntime, resumes: boolean, run: (sink
       branchId: runtime.branchId,
       captureContent: telemetry.captureContent ?? false,
       links,
-      onTurn: (traceparent) => {
-        runtime.traceparent = traceparent;
-      },
+      onTurn: (traceparent) => runtime.traceTurn(traceparent),
     });
     turnTrace.start(span);
     return traced(turnTrace, channel, run);

@@ -4,16 +4,16 @@
  * providers add to its model input (`beforeTurn` once per turn, `beforeActivation` per agent).
  */
 import { type ExecutorInput, hasAssets, type ModelMessage, providerState, sessionAssets } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { APPROVAL_GRANTS_KEY, grantLookup } from './approvalGrants.js';
-import type { StoreJournal } from './storeJournal.js';
-import type { TurnCall } from './turnRunner.js';
+import type { BufferedJournal } from './bufferedJournal.js';
+import type { TurnCall } from './turnStart.js';
 import type { TurnSink } from './turnSink.js';
 
 /** What one activation of `agent`'s executor gets. */
 export function activationInput(
   runtime: SessionRuntime,
-  journal: StoreJournal,
+  journal: BufferedJournal,
   call: TurnCall,
   agent: string,
   context: readonly ModelMessage[] | undefined,

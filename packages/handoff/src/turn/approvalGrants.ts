@@ -7,9 +7,9 @@ import {
   type Request,
   type State,
 } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
-import { saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import type { RequestAnswer } from '../config/handoffTypes.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 
 /**
  * The key of session-scoped state under which a session keeps its standing approvals ("always
@@ -121,8 +121,7 @@ export async function grantApproval(
   runtime.state.update('session', (draft) => {
     draft[APPROVAL_GRANTS_KEY] = [...kept, grant];
   });
-  const { pendingRequests } = runtime;
-  runtime.pendingRequests = pendingRequests.filter((r) => r.type !== 'tool_approval' || r.toolName !== toolName);
+  runtime.dropRequests((r) => r.type === 'tool_approval' && r.toolName === toolName);
   await saveCheckpoint(runtime);
   return grant;
 }

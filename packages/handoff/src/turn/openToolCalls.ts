@@ -1,6 +1,6 @@
 import { type Message, openCallResults } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import { StoreJournal } from './storeJournal.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { BufferedJournal } from './bufferedJournal.js';
 
 /**
  * Gives every tool call of the last assistant message that has no result yet one, so no tool call is
@@ -15,5 +15,5 @@ export async function answerOpenToolCalls(runtime: SessionRuntime, content: stri
   if (last?.role !== 'assistant' || last.toolCalls === undefined || last.toolCalls.length === 0) return [];
   const calls = last.toolCalls.map((call) => ({ call, agent: last.agent }));
   const results = openCallResults(calls, (id) => runtime.pendingWrites.get(id), content, control);
-  return new StoreJournal(runtime).commit(results);
+  return new BufferedJournal(runtime).commit(results);
 }

@@ -1,7 +1,7 @@
 import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Logger, loggedStore, type Store, silentLogger } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import { assertHistoryWindow, type HistoryWindow } from '../session/historyWindow.js';
-import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
+import { assertHistoryWindow, type HistoryWindow } from '../config/historyWindow.js';
+import type { TelemetryOptions } from '../config/telemetryOptions.js';
 import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 import type {
   AutonomousOptions,
@@ -12,9 +12,9 @@ import type {
   Participant,
   ReturnPolicy,
   TerminationCondition,
-} from './handoffTypes.js';
+} from '../config/handoffTypes.js';
 import { HandoffWorkflow } from './handoffWorkflow.js';
-import { assertProviderNames } from './modelInputShaper.js';
+import { assertProviderNames } from '../config/modelInputShaper.js';
 
 /** The limits of the default store: 10,000 sessions, removing closed or 1-hour-idle ones first when full (see `InMemoryStore`). */
 export const DEFAULT_STORE_LIMITS = { maxSessions: 10_000, idleTtlMs: 60 * 60_000 } as const;

@@ -12,68 +12,23 @@ import {
   InvalidIdError,
   InvalidInputError,
   MAIN_BRANCH,
-  type Message,
   type MessageEvent,
   NotFoundError,
-  type Request,
   type Session,
   type Tool,
-  type Usage,
 } from '@baton/core';
 import { handoffToolTemplate } from '../routing/handoffTools.js';
 import { createRoutingMachine, persistsDirectly, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
-import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../session/sessionRuntime.js';
+import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../runtime/sessionRuntime.js';
 import { eraseUser } from './eraseUser.js';
-import type { HandoffConfig, SessionOptions, SessionTarget, TurnOptions } from './handoffTypes.js';
-import { handoffGraphToMermaid } from './mermaid.js';
-import { modelInputShaper } from './modelInputShaper.js';
+import type { HandoffConfig, HandoffRunRequest, HandoffRunResult, SessionOptions, SessionTarget, TurnOptions } from '../config/handoffTypes.js';
+import { handoffGraphToMermaid } from '../routing/mermaid.js';
+import { modelInputShaper } from '../config/modelInputShaper.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
 import { type WorkflowToolOptions, workflowTool } from './workflowTool.js';
-
-/**
- * What `workflow.run({ sessionId | conversationId, input })` takes: the session to load or create
- * (by its id, or as this workflow's thread of a conversation: see `workflow.sessionIdOf`), the user's
- * input, and the options of the call (signal and per-turn settings).
- */
-export type HandoffRunRequest = ({ sessionId: string; conversationId?: never } | { conversationId: string; sessionId?: never }) & HandoffRunOptions;
-
-/** The options of `workflow.run({ … })` besides which session it runs in. */
-export interface HandoffRunOptions extends TurnOptions {
-  /** The user's message, or several messages sent in a row (committed together). While one `user_input` request is pending, it answers it. */
-  input: string | readonly string[];
-  /** The branch (default `'main'`; required once the session has been forked). */
-  branch?: string;
-  userId?: string;
-  tenantId?: string;
-  /** `false` refuses an unknown `sessionId` with `NotFoundError` instead of creating it. */
-  create?: boolean;
-}
-
-/** What {@link HandoffWorkflow.run} returns. */
-export interface HandoffRunResult {
-  /** The id of the session it ran in (a throwaway one for the stateless form). */
-  sessionId: string;
-  /** The text of the last answer to the user, if the turn ended with one. */
-  output: string | undefined;
-  /** The agent that gave it. */
-  agent: string | undefined;
-  /**
-   * That answer parsed and validated, when its agent has an `outputType` (structured output);
-   * `undefined` otherwise. Type it with `AgentOutput<typeof agent>` from `@baton/core`.
-   */
-  structuredOutput: unknown;
-  /** Every message the call committed, oldest first. */
-  messages: readonly Message[];
-  /** Requests the run paused on (the stateless form cannot be resumed; by id, answer them with another `run` or a session). */
-  pendingRequests: readonly Request[];
-  /** Every event, in order. */
-  events: readonly BatonEvent[];
-  /** Model usage of the run. */
-  usage: Usage;
-}
 
 /**
  * A built handoff workflow (from {@link HandoffBuilder}): opens sessions, runs one-off conversations,

@@ -15,7 +15,7 @@ import { createActor } from 'xstate';
 import { bindHandoffTool, handoffToolTemplate } from '../routing/handoffTools.js';
 import { storedControl } from '../routing/replayHistory.js';
 import type { RoutingActor, RoutingConfig, RoutingMachine } from '../routing/routingMachine.js';
-import type { HandoffConfig } from './handoffTypes.js';
+import type { HandoffConfig } from '../config/handoffTypes.js';
 
 /** What `workflow.asExecutor()` takes. */
 export interface WorkflowExecutorOptions {

@@ -1,7 +1,6 @@
 import { type Tool, tool } from '@baton/core';
 import { z } from 'zod';
-import type { TurnOptions } from './handoffTypes.js';
-import type { HandoffRunResult } from './handoffWorkflow.js';
+import type { HandoffRunResult, TurnOptions } from '../config/handoffTypes.js';
 
 /** What `workflow.asTool()` takes: the tool's name and the description the calling model reads. */
 export interface WorkflowToolOptions {

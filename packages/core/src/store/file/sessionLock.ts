@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { Mutex } from 'async-mutex';
 import lockfile, { type LockOptions } from 'proper-lockfile';
 import { ConcurrencyError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
@@ -34,12 +35,14 @@ const LOCK_FS = {
 /**
  * One writer per session at a time, across processes: a `proper-lockfile` lock (an atomic `mkdir`
  * of `<root>/locks/<sessionId>.lock`, refreshed while held, broken when stale after a crash), with
- * an in-process queue in front so that writers of one process take turns without polling.
+ * an in-process `async-mutex` `Mutex` per session in front, so that writers of one process take
+ * turns (first come, first served) without polling.
  */
 export class SessionLocks {
   readonly #layout: FileLayout;
   readonly #options: SessionLockOptions;
-  readonly #queues = new Map<string, Promise<void>>();
+  /** One mutex per session with a writer of this process holding or waiting (dropped when none does). */
+  readonly #mutexes = new Map<string, Mutex>();
   /** Writes of this process holding (or taking) a session's file lock right now. */
   #writing = 0;
 
@@ -55,11 +58,12 @@ export class SessionLocks {
    */
   async run<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     const target = this.#layout.lockTarget(sessionId);
-    const previous = this.#queues.get(sessionId) ?? Promise.resolve();
-    let done!: () => void;
-    const mine = previous.then(() => new Promise<void>((resolve) => (done = resolve)));
-    this.#queues.set(sessionId, mine);
-    await previous;
+    let mutex = this.#mutexes.get(sessionId);
+    if (mutex === undefined) {
+      mutex = new Mutex();
+      this.#mutexes.set(sessionId, mutex);
+    }
+    const releaseMutex = await mutex.acquire();
     let released: Promise<void> = Promise.resolve();
     try {
       return await this.#withFileLock(sessionId, target, work, (release) => {
@@ -69,15 +73,16 @@ export class SessionLocks {
       // The caller has its result once the work is durable; the next writer (of this process)
       // waits for the lock folder's removal, the caller does not.
       void released.then(() => {
-        done();
-        if (this.#queues.get(sessionId) === mine) this.#queues.delete(sessionId);
+        releaseMutex();
+        // The next waiter takes the mutex synchronously on release: an unlocked one has none.
+        if (!mutex.isLocked() && this.#mutexes.get(sessionId) === mutex) this.#mutexes.delete(sessionId);
       });
     }
   }
 
   /** Resolves once every queued writer of this process has finished. */
   async idle(): Promise<void> {
-    await Promise.all([...this.#queues.values()]);
+    await Promise.all([...this.#mutexes.values()].map((mutex) => mutex.waitForUnlock()));
   }
 
   async #withFileLock<T>(sessionId: string, target: string, work: () => Promise<T>, releasing: (release: Promise<void>) => void): Promise<T> {

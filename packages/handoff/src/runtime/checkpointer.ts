@@ -1,19 +1,19 @@
 import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import type { CheckpointKeep } from '../workflow/handoffTypes.js';
-import { type DurableWrites, persist } from './flushMessages.js';
+import type { CheckpointKeep } from '../config/handoffTypes.js';
+import type { SessionRuntime } from './sessionRuntime.js';
+import { type DurableWrites, writeToStore } from './storeWriter.js';
 
 /**
  * Saves a checkpoint of where the runtime's turn stands: the routing machine's persisted snapshot,
  * `throughSeq` (the branch head), pending requests, pending writes and the state patches of the
  * unfinished turn. It holds no messages, so its size does not grow with the conversation
  * (docs/architecture.md invariant 2). Messages committed but not stored yet are stored with it, in
- * one store write before it ({@link persist}), so `throughSeq` never points past the stored history;
+ * one store write before it ({@link writeToStore}), so `throughSeq` never points past the stored history;
  * `writes` (a settled turn's state and session change) join that write, and the checkpoint then
- * holds no state patches. A `checkpoint` event is queued on the runtime.
+ * holds no state patches. A `checkpoint` event is raised on the runtime (the running turn streams it).
  *
  * @returns the manifest entry of the saved checkpoint
- * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link flushMessages})
+ * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link writeToStore})
  * @throws {StoreError} (or what the store throws) when a write fails
  */
 export function saveCheckpoint(runtime: SessionRuntime, writes: Omit<DurableWrites, 'checkpoint'> = {}): Promise<CheckpointManifestEntry> {
@@ -25,7 +25,37 @@ export function saveCheckpoint(runtime: SessionRuntime, writes: Omit<DurableWrit
     const durable: DurableWrites = { checkpoint };
     if (writes.sessionChange !== undefined) durable.sessionChange = writes.sessionChange;
     if (writes.branchState !== undefined) durable.branchState = writes.branchState;
-    return persist(runtime, durable).then(() => recordCheckpoint(runtime, checkpoint));
+    return writeToStore(runtime, durable).then(() => recordCheckpoint(runtime, checkpoint));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Makes a finished turn durable with one store write ({@link writeToStore}): the turn's messages not
+ * stored yet, the state changed during the turn (branch and session documents; the session's
+ * `lastActivityAt` moves on every turn) and the turn-end checkpoint (unless checkpoints are
+ * `'manual'`), which holds no state patches since the state is settled by the same write. Then the
+ * patches are cleared and old checkpoints are pruned when a prune is due ({@link pruneCheckpoints}).
+ * On a store without `writeBatch` the messages go first: a load compares `lastActivityAt` with the
+ * stored answer to tell whether the state was saved.
+ *
+ * @throws {ConcurrencyError} when another writer took one of the turn's seqs or changed the session
+ *   or branch document; the runtime reloads on the next call
+ */
+export function settleTurn(runtime: SessionRuntime): Promise<void> {
+  // Not an async function (one `then` instead of an async function's state and two awaits); a throw still rejects.
+  try {
+    const { patches } = runtime.state;
+    const writes: DurableWrites = { sessionChange: { lastActivityAt: isoNow() } };
+    if (patches.session.length > 0) writes.sessionChange!.state = runtime.state.session;
+    if (patches.branch.length > 0) writes.branchState = runtime.state.branch;
+    const written = runtime.config.checkpointEvery !== 'manual' ? saveCheckpoint(runtime, writes) : writeToStore(runtime, writes);
+    return written.then(() => {
+      runtime.state.clearPatches();
+      runtime.noteSettled();
+      return pruneCheckpoints(runtime);
+    });
   } catch (error) {
     return Promise.reject(error);
   }
@@ -43,7 +73,7 @@ function buildCheckpoint(runtime: SessionRuntime, settled: boolean): Checkpoint 
     createdAt: isoNow(),
     throughSeq: runtime.history.headSeq,
     machine: runtime.actor.persist(),
-    pendingRequests: runtime.pendingRequests,
+    pendingRequests: [...runtime.pendingRequests],
     pendingWrites: [...runtime.pendingWrites.values()],
     statePatches: settled ? { session: [], branch: [] } : { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
   };
@@ -53,8 +83,9 @@ function buildCheckpoint(runtime: SessionRuntime, settled: boolean): Checkpoint 
 
 /** Makes a stored checkpoint the runtime's newest: the prune cadence and the `checkpoint` event. */
 function recordCheckpoint(runtime: SessionRuntime, checkpoint: Checkpoint): CheckpointManifestEntry {
-  runtime.checkpoint =
-    checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent };
+  runtime.noteCheckpoint(
+    checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent },
+  );
   notePruneDue(runtime, checkpoint.step);
   const entry: CheckpointManifestEntry = {
     id: checkpoint.id,
@@ -63,7 +94,7 @@ function recordCheckpoint(runtime: SessionRuntime, checkpoint: Checkpoint): Chec
     throughSeq: checkpoint.throughSeq,
     createdAt: checkpoint.createdAt,
   };
-  runtime.queue.push({ type: 'checkpoint', sessionId: runtime.sessionId, branchId: runtime.branchId, checkpoint: entry });
+  runtime.raise({ type: 'checkpoint', sessionId: runtime.sessionId, branchId: runtime.branchId, checkpoint: entry });
   return entry;
 }
 

@@ -1,7 +1,7 @@
-import type { Agent, AssetRef, ContextProvider, Executor, Logger, Message, Session, Store, TurnSettings } from '@baton/core';
+import type { Agent, AssetRef, BatonEvent, ContextProvider, Executor, Logger, Message, Request, Session, Store, TurnSettings, Usage } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import type { HistoryWindow } from '../session/historyWindow.js';
-import type { TelemetryOptions } from '../telemetry/telemetryOptions.js';
+import type { HistoryWindow } from './historyWindow.js';
+import type { TelemetryOptions } from './telemetryOptions.js';
 
 /** Where the next turn starts after a specialist answers the user: at the coordinator, or with that specialist. */
 export type ReturnPolicy = 'coordinator' | 'previous';
@@ -170,4 +170,46 @@ export interface HandoffConfig {
   telemetry: TelemetryOptions;
   /** Where recoveries, failed turns and refused handoffs are logged (default: silent). */
   logger: Logger;
+}
+
+/**
+ * What `workflow.run({ sessionId | conversationId, input })` takes: the session to load or create
+ * (by its id, or as this workflow's thread of a conversation: see `workflow.sessionIdOf`), the user's
+ * input, and the options of the call (signal and per-turn settings).
+ */
+export type HandoffRunRequest = ({ sessionId: string; conversationId?: never } | { conversationId: string; sessionId?: never }) & HandoffRunOptions;
+
+/** The options of `workflow.run({ … })` besides which session it runs in. */
+export interface HandoffRunOptions extends TurnOptions {
+  /** The user's message, or several messages sent in a row (committed together). While one `user_input` request is pending, it answers it. */
+  input: string | readonly string[];
+  /** The branch (default `'main'`; required once the session has been forked). */
+  branch?: string;
+  userId?: string;
+  tenantId?: string;
+  /** `false` refuses an unknown `sessionId` with `NotFoundError` instead of creating it. */
+  create?: boolean;
+}
+
+/** What {@link HandoffWorkflow.run} returns. */
+export interface HandoffRunResult {
+  /** The id of the session it ran in (a throwaway one for the stateless form). */
+  sessionId: string;
+  /** The text of the last answer to the user, if the turn ended with one. */
+  output: string | undefined;
+  /** The agent that gave it. */
+  agent: string | undefined;
+  /**
+   * That answer parsed and validated, when its agent has an `outputType` (structured output);
+   * `undefined` otherwise. Type it with `AgentOutput<typeof agent>` from `@baton/core`.
+   */
+  structuredOutput: unknown;
+  /** Every message the call committed, oldest first. */
+  messages: readonly Message[];
+  /** Requests the run paused on (the stateless form cannot be resumed; by id, answer them with another `run` or a session). */
+  pendingRequests: readonly Request[];
+  /** Every event, in order. */
+  events: readonly BatonEvent[];
+  /** Model usage of the run. */
+  usage: Usage;
 }

@@ -1,7 +1,7 @@
 import { InvalidInputError, type Message } from '@baton/core';
 import { isHandoffToolName } from '../routing/handoffTools.js';
-import type { HandoffHistoryMode } from '../workflow/handoffTypes.js';
-import { windowStart } from './historyWindow.js';
+import type { HandoffHistoryMode } from '../config/handoffTypes.js';
+import { windowStart } from '../config/historyWindow.js';
 
 /** Options of {@link HistoryView}: the model input's window, and whether the view starts at the branch's first message. */
 export interface HistoryViewOptions {

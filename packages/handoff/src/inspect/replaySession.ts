@@ -2,7 +2,7 @@ import { type BatonEvent, emptyUsage, MAIN_BRANCH, type Message, NotFoundError }
 import { createActor } from 'xstate';
 import { applyRoutingEffect, storedControl } from '../routing/replayHistory.js';
 import { type RoutingMachine, type RoutingStateValue, routingState } from '../routing/routingMachine.js';
-import type { HandoffConfig } from '../workflow/handoffTypes.js';
+import type { HandoffConfig } from '../config/handoffTypes.js';
 import { WorkflowExecutor } from '../workflow/workflowExecutor.js';
 
 /** What {@link replaySession} rebuilds from a stored session. */

@@ -5,7 +5,7 @@ import {
   providerState,
   type StateAccess,
 } from '@baton/core';
-import { windowModelInput } from '../session/historyWindow.js';
+import { windowModelInput } from './historyWindow.js';
 
 /** Where a model input is shaped: the session branch and its whole state (each provider is given its own slice). */
 export interface ShapingContext {

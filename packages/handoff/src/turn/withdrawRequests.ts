@@ -1,5 +1,5 @@
 import { type Request, withdrawRequests as withdrawFrom } from '@baton/core';
-import type { SessionRuntime } from './sessionRuntime.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 
 /**
  * Tells each participant whose pending requests were dropped unanswered (a discarded turn, a

@@ -1,31 +1,32 @@
 import { createId, type ExecutorJournal, isoNow, type Message, type NewMessage, type PendingWrite, STATE_PATCHES_KEY } from '@baton/core';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { applyRoutingEffect } from '../routing/replayHistory.js';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
-import { ANSWERED_REQUEST_KEY } from './answeredRequest.js';
-import { saveCheckpoint } from './checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { ANSWERED_REQUEST_KEY } from '../config/answeredRequest.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 
 /**
- * Core's {@link ExecutorJournal} over a store, for one session branch. `commit` gives messages the
- * next seqs after the branch head kept in memory, extends the in-memory history at once (the
- * executor sees them) and applies each message's routing effect to the routing machine
+ * Core's {@link ExecutorJournal} for one session branch, over a buffer: `commit` does not write.
+ * It gives messages the next seqs after the branch head kept in memory, appends them to the
+ * in-memory history as not stored yet (the buffer: `runtime.history.unstored`; the executor sees
+ * them at once) and applies each message's routing effect to the routing machine
  * ({@link applyRoutingEffect}: a handoff result hands off, an answer to the user ends the turn), so
- * a checkpoint saved after any commit holds a machine that agrees with its `throughSeq`. It writes
- * the messages behind: they are stored with one `appendMessages` call per
- * durability point ({@link flushMessages}: before any checkpoint, and when the turn settles, pauses,
- * closes the session or fails). It saves the checkpoints the frequency asks for: always right after
- * an assistant message with tool calls other than handoffs (pending writes attach to it, so the
- * call is stored before a tool runs), and after every commit in `'step'` mode. A tool result whose
- * call moved control (a handoff, the end of the conversation) is stored with `metadata.control`, so
- * a restore can replay routing from history alone.
+ * a checkpoint saved after any commit holds a machine that agrees with its `throughSeq`. The
+ * runtime's writer (`writeToStore` in runtime/storeWriter.ts) stores the buffer with one store write
+ * per durability point: before any checkpoint, and when the turn settles, pauses, closes the
+ * session or fails. A commit saves the checkpoints the frequency asks for: always right after an
+ * assistant message with tool calls other than handoffs (pending writes attach to it, so the call is
+ * stored before a tool runs), and after every commit in `'step'` mode. A tool result whose call
+ * moved control (a handoff, the end of the conversation) is stored with `metadata.control`, so a
+ * restore can replay routing from history alone.
  *
  * @example
  * ```ts
- * const journal = new StoreJournal(runtime);
- * const [committed] = await journal.commit([{ role: 'user', content: 'Hi' }]); // seq assigned, stored at the next flush
+ * const journal = new BufferedJournal(runtime);
+ * const [committed] = await journal.commit([{ role: 'user', content: 'Hi' }]); // seq assigned, stored at the next durability point
  * ```
  */
-export class StoreJournal implements ExecutorJournal {
+export class BufferedJournal implements ExecutorJournal {
   constructor(readonly runtime: SessionRuntime) {}
 
   get pendingWrites(): ReadonlyMap<string, PendingWrite> {
@@ -33,7 +34,7 @@ export class StoreJournal implements ExecutorJournal {
   }
 
   /**
-   * @throws {ConcurrencyError} when a checkpoint this commit saves flushes the buffered messages and
+   * @throws {ConcurrencyError} when a checkpoint this commit saves writes the buffered messages and
    *   another writer (process) already took one of their seqs; the runtime is marked stale and
    *   reloads on the next call. Nothing is retried blindly.
    */

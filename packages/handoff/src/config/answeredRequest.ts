@@ -1,5 +1,5 @@
 import type { Message, Request } from '@baton/core';
-import type { RequestAnswer } from '../workflow/handoffTypes.js';
+import type { RequestAnswer } from './handoffTypes.js';
 
 /** The `metadata` key under which a tool result records the request it waited on. */
 export const ANSWERED_REQUEST_KEY = 'answeredRequest';

@@ -1,7 +1,7 @@
 import { type Checkpoint, ConcurrencyError, type SessionChange, type State, type StoreBatch, writeStoreBatch } from '@baton/core';
-import type { SessionRuntime } from '../session/sessionRuntime.js';
+import type { SessionRuntime } from './sessionRuntime.js';
 
-/** What a durability point stores besides the buffered messages (see {@link persist}). */
+/** What a durability point stores besides the buffered messages (see {@link writeToStore}). */
 export interface DurableWrites {
   /** The branch's state, compare-and-set against `runtime.branch.version`. */
   branchState?: State;
@@ -12,14 +12,14 @@ export interface DurableWrites {
 }
 
 /**
- * Stores one durability point with one store write ({@link writeStoreBatch}: one fsync'd log line
+ * The handoff runtime's one writer: stores one durability point with one store write ({@link writeStoreBatch}: one fsync'd log line
  * on `FileStore`, the separate calls in order on a store without `writeBatch`): the messages
  * committed in memory but not stored yet (`runtime.history.unstored`), then the branch state, the
  * session change and the checkpoint given. The handoff runtime calls it at every durability point:
  * before a checkpoint is saved (a checkpoint's `throughSeq` never points past stored messages, and
  * a tool's pending writes attach to a checkpoint saved after its call is stored), when a turn
  * settles, pauses or closes the session, and when a turn fails or is abandoned (see
- * {@link flushAfterFailure}). Does nothing when there is nothing to store. On success the runtime's
+ * {@link writeBufferedAfterFailure}). Does nothing when there is nothing to store. On success the runtime's
  * session and branch documents are the stored ones.
  *
  * @throws {ConcurrencyError} when another writer (process) already took one of the seqs or changed
@@ -27,10 +27,10 @@ export interface DurableWrites {
  * @throws {StoreError} (or what the store throws) when the write fails; the runtime is marked stale
  * @example
  * ```ts
- * await persist(runtime, { checkpoint }); // the buffered messages, then the checkpoint that points at them
+ * await writeToStore(runtime, { checkpoint }); // the buffered messages, then the checkpoint that points at them
  * ```
  */
-export async function persist(runtime: SessionRuntime, writes: DurableWrites = {}): Promise<void> {
+export async function writeToStore(runtime: SessionRuntime, writes: DurableWrites = {}): Promise<void> {
   const batch = runtime.history.unstored;
   const first = batch[0];
   const last = batch.at(-1);
@@ -46,7 +46,7 @@ export async function persist(runtime: SessionRuntime, writes: DurableWrites = {
   try {
     result = await writeStoreBatch(runtime.config.store, request);
   } catch (error) {
-    runtime.stale = true;
+    runtime.markStale();
     if (error instanceof ConcurrencyError && first !== undefined && last !== undefined) {
       const seqs = first.seq === last.seq ? `seq ${first.seq}` : `one of seqs ${first.seq}–${last.seq}`;
       throw new ConcurrencyError(
@@ -57,31 +57,30 @@ export async function persist(runtime: SessionRuntime, writes: DurableWrites = {
     throw error;
   }
   if (last !== undefined) runtime.history.markStored(last.seq);
-  if (result.session !== undefined) runtime.session = result.session;
-  if (result.branch !== undefined) runtime.branch = result.branch;
+  runtime.noteStored(result);
   runtime.noteWrite();
 }
 
 /**
- * Writes the messages committed in memory but not stored yet, alone (see {@link persist}).
+ * Writes the messages committed in memory but not stored yet (the buffer a `BufferedJournal` fills), alone (see {@link writeToStore}).
  * @throws {ConcurrencyError} when another writer took one of the seqs; the runtime is marked stale
  */
-export async function flushMessages(runtime: SessionRuntime): Promise<void> {
+export async function writeBuffered(runtime: SessionRuntime): Promise<void> {
   if (runtime.history.unstored.length === 0) return;
-  await persist(runtime);
+  await writeToStore(runtime);
 }
 
 /**
  * Keeps the finished work of a turn that failed or was abandoned (the caller stopped reading its
- * events): flushes what is buffered unless the runtime is already stale (a failed flush is not
+ * events): writes what is buffered unless the runtime is already stale (a failed flush is not
  * retried: the store decides what happened, and the next call reloads from it). A failure of this
- * flush is swallowed (the turn's own error is the one the caller gets) and marks the runtime stale.
+ * write is swallowed (the turn's own error is the one the caller gets) and marks the runtime stale.
  */
-export async function flushAfterFailure(runtime: SessionRuntime): Promise<void> {
+export async function writeBufferedAfterFailure(runtime: SessionRuntime): Promise<void> {
   if (runtime.stale || runtime.history.unstored.length === 0) return;
   try {
-    await flushMessages(runtime);
+    await writeBuffered(runtime);
   } catch {
-    runtime.stale = true;
+    runtime.markStale();
   }
 }
