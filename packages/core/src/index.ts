@@ -59,6 +59,7 @@ export {
   CheckpointInUseError,
   ConcurrencyError,
   ConfigurationError,
+  ContextLengthExceededError,
   DocumentCorruptError,
   InvalidIdError,
   InvalidInputError,
