@@ -29,7 +29,8 @@ export default defineConfig({
       project('@baton/memory', './packages/memory'),
       project('@baton/server', './packages/server'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
-      project('@baton/test', './test', mongoGlobalSetup),
+      // test/llm runs with `pnpm test:llm` (vitest.llm.config.ts): it needs the llama-cpp-python build.
+      project('@baton/test', './test', { ...mongoGlobalSetup, exclude: ['**/node_modules/**', '**/dist/**', 'llm/**'] }),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
       project('@baton/example-quickstart', './examples/quickstart'),
     ],
