@@ -34,7 +34,8 @@ export default defineConfig({
         globalSetup: [...mongoGlobalSetup.globalSetup, fileURLToPath(new URL('./packages/temporal/test/support/temporalGlobalSetup.ts', import.meta.url))],
         testTimeout: 120_000,
       }),
-      project('@baton/test', './test', mongoGlobalSetup),
+      // test/llm runs with `pnpm test:llm` (vitest.llm.config.ts): it needs the llama-cpp-python build.
+      project('@baton/test', './test', { ...mongoGlobalSetup, exclude: ['**/node_modules/**', '**/dist/**', 'llm/**'] }),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
       project('@baton/example-quickstart', './examples/quickstart'),
     ],

@@ -45,6 +45,7 @@ export {
   RateLimitError,
   AuthenticationError,
   BadRequestError,
+  ContextLengthExceededError,
   TimeoutError,
   type ModelProviderErrorOptions,
 } from './errors/modelErrors.js';

@@ -48,6 +48,7 @@ export {
   CheckpointInUseError,
   ConcurrencyError,
   ConfigurationError,
+  ContextLengthExceededError,
   DocumentCorruptError,
   InvalidIdError,
   InvalidInputError,

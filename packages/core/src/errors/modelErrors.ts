@@ -74,7 +74,25 @@ export class AuthenticationError extends ModelProviderError {
 
 /** HTTP 400/404/422: the provider rejected the request (unknown model, bad parameters). */
 export class BadRequestError extends ModelProviderError {
-  override readonly code = BatonErrorCode.BAD_REQUEST;
+  override readonly code: BatonErrorCode = BatonErrorCode.BAD_REQUEST;
+}
+
+/**
+ * HTTP 400 whose body says the request does not fit the model's context window (OpenAI's error code
+ * `context_length_exceeded`, which OpenAI-compatible servers such as llama-cpp-python's also send):
+ * the messages plus the answer's token budget are more tokens than the model takes. A `BadRequestError`
+ * (code `CONTEXT_LENGTH_EXCEEDED`); retrying the same request fails the same way, so trim the history
+ * (e.g. `@baton/memory`'s working memory with a smaller token budget) or lower `maxOutputTokens`.
+ *
+ * @example
+ * ```ts
+ * import { ContextLengthExceededError } from '@baton/core';
+ * try { await collect(model.stream(request)); }
+ * catch (error) { if (error instanceof ContextLengthExceededError) console.log(error.status, error.message); }
+ * ```
+ */
+export class ContextLengthExceededError extends BadRequestError {
+  override readonly code = BatonErrorCode.CONTEXT_LENGTH_EXCEEDED;
 }
 
 /** The provider did not answer in time (after retries). */

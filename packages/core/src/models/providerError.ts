@@ -1,15 +1,21 @@
 import {
   AuthenticationError,
   BadRequestError,
+  ContextLengthExceededError,
   ModelProviderError,
   type ModelProviderErrorOptions,
   RateLimitError,
   TimeoutError,
 } from '../errors.js';
 
+/** How providers word an over-long request (OpenAI, vLLM, llama-cpp-python, Anthropic) or name it (OpenAI's code). */
+const CONTEXT_LENGTH_WORDS = /maximum context length|context_length_exceeded|prompt is too long/i;
+
 /**
  * The Baton error class for an HTTP status from any model provider, with the advice that fits it:
- * 429 → `RateLimitError`, 401/403 → `AuthenticationError`, 400/404/422 → `BadRequestError`,
+ * 429 → `RateLimitError`, 401/403 → `AuthenticationError`, 400/404/422 → `BadRequestError` (a
+ * `ContextLengthExceededError` when `detail` carries the provider's words for an over-long request:
+ * OpenAI's and OpenAI-compatible servers' "maximum context length", Anthropic's "prompt is too long"),
  * 408 → `TimeoutError`, anything else → `ModelProviderError`.
  *
  * @param status the provider's HTTP status (`undefined` when there was none)
@@ -32,6 +38,9 @@ export function providerErrorFor(status: number | undefined, detail: string, opt
     case 400:
     case 404:
     case 422:
+      if (CONTEXT_LENGTH_WORDS.test(detail)) {
+        return new ContextLengthExceededError(`${detail} The request does not fit the model's context window; trim the history or lower maxOutputTokens.`, options);
+      }
       return new BadRequestError(`${detail} The provider rejected the request; check the model name and parameters.`, options);
     case 408:
       return new TimeoutError(`${detail} The provider timed out; raise the timeout or retry.`, options);

@@ -1,9 +1,10 @@
-import { AbortedError, BatonError, ModelProviderError, type ModelProviderErrorOptions, TimeoutError } from '../errors.js';
+import { AbortedError, BatonError, ContextLengthExceededError, ModelProviderError, type ModelProviderErrorOptions, TimeoutError } from '../errors.js';
 import { providerErrorFor } from '../models/providerError.js';
 
 /**
  * Turns what the `openai` SDK throws into a Baton error (the SDK has already retried):
- * 429 → `RateLimitError`, 401/403 → `AuthenticationError`, 400/404/422 → `BadRequestError`,
+ * 429 → `RateLimitError`, 401/403 → `AuthenticationError`, 400/404/422 → `BadRequestError` (a
+ * `ContextLengthExceededError` when the body's code is `context_length_exceeded`),
  * `APIConnectionTimeoutError` → `TimeoutError`, anything else → `ModelProviderError`; an aborted
  * `signal` → `AbortedError`. Each keeps the HTTP status, the `x-request-id` and the SDK error as `cause`.
  * Status codes as documented in https://platform.openai.com/docs/guides/error-codes
@@ -46,6 +47,10 @@ export function toBatonError(error: unknown, where: string, signal?: AbortSignal
     const detail = `${where} failed${api.status === undefined ? '' : ` with HTTP ${api.status}`}${
       api.requestId === undefined ? '' : ` (request id ${api.requestId})`
     }: ${api.message}`;
+    // OpenAI's code for it; OpenAI-compatible servers send it too, some inside the stream (no status).
+    if (api.code === 'context_length_exceeded') {
+      return new ContextLengthExceededError(`${detail} The request does not fit the model's context window; trim the history or lower maxOutputTokens.`, options);
+    }
     return providerErrorFor(api.status, detail, options, 'the apiKey option / OPENAI_API_KEY');
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -68,15 +73,20 @@ function errorKinds(error: unknown): Set<string> {
 }
 
 /** What an `openai` SDK `APIError` of any major version carries, read by shape. */
-function apiErrorShape(error: unknown): { status: number | undefined; requestId: string | undefined; message: string } | undefined {
+function apiErrorShape(
+  error: unknown,
+): { status: number | undefined; requestId: string | undefined; message: string; code: string | undefined } | undefined {
   if (!(error instanceof Error)) return undefined;
-  const fields = error as Error & { status?: unknown; requestID?: unknown; request_id?: unknown; error?: unknown };
+  const fields = error as Error & { status?: unknown; requestID?: unknown; request_id?: unknown; error?: unknown; code?: unknown };
   const status = typeof fields.status === 'number' ? fields.status : undefined;
   // v5+ name it `requestID`, v4 `request_id`.
   const rawId = typeof fields.requestID === 'string' ? fields.requestID : fields.request_id;
   const requestId = typeof rawId === 'string' ? rawId : undefined;
   if (status === undefined && requestId === undefined && fields.error === undefined) return undefined;
-  const body = fields.error as { message?: unknown } | undefined;
+  const body = fields.error as { message?: unknown; code?: unknown } | undefined;
   const text = body !== null && typeof body === 'object' && typeof body.message === 'string' ? body.message : error.message;
-  return { status, requestId, message: /[.!?]$/.test(text) ? text : `${text}.` };
+  // The error body's `code` (e.g. `context_length_exceeded`), which the SDK also copies to `error.code`.
+  const rawCode = typeof fields.code === 'string' ? fields.code : body !== null && typeof body === 'object' ? body.code : undefined;
+  const code = typeof rawCode === 'string' && rawCode !== '' ? rawCode : undefined;
+  return { status, requestId, message: /[.!?]$/.test(text) ? text : `${text}.`, code };
 }
