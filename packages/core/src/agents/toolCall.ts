@@ -22,42 +22,86 @@ export type ToolCallOutcome = { type: 'write'; write: PendingWrite } | { type: '
 export async function runToolCall(
   call: ToolCall,
   tools: ReadonlyMap<string, Tool>,
-  input: Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state' | 'assets'> & {
-    agent: string;
-  },
+  input: ToolCallInput,
 ): Promise<ToolCallOutcome> {
+  const result = resultWriter(call, input.agent);
+  const found = tools.get(call.name);
+  if (found === undefined) {
+    const names = [...tools.keys()].join(', ') || '(none)';
+    return result(`Error: there is no tool named ${JSON.stringify(call.name)}. Available tools: ${names}.`, true);
+  }
+  const parsed = await readArguments(call, found);
+  if (!parsed.ok) return result(parsed.content, true);
+  const context = toolContext(call, input);
+  let gate: ApprovalGate | undefined;
+  try {
+    // A tool that needs no approval skips the gate: no promise and no tick for it.
+    gate = found.needsApproval ? await approvalGate(call, found, parsed.data, context, input) : { type: 'run', data: parsed.data };
+    if (gate.type === 'request') return gate;
+    if (gate.type === 'refused') return result(gate.content, true);
+    // A tool that returns synchronously (a handoff, most lookups in memory) is not awaited: no tick and no promise for it.
+    const returned = found.execute(gate.data, context);
+    const value = isPromiseLike(returned) ? await returned : returned;
+    return outcomeOf(call, input.agent, value, result, gate);
+  } catch (error) {
+    const approved = gate?.type === 'run' ? gate : undefined;
+    return result(`Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, true, undefined, approved);
+  }
+}
+
+/** What `runToolCall` reads of the executor input, plus the calling agent's name. */
+type ToolCallInput = Pick<ExecutorInput, 'sessionId' | 'branchId' | 'approvals' | 'approvalGrant' | 'signal' | 'state' | 'assets'> & {
+  agent: string;
+};
+
+/** What a call may run with after its approval check: the arguments, and what a human approved instead or the grant it runs under. */
+interface RunGate {
+  type: 'run';
+  data: unknown;
+  approvedArguments?: Record<string, unknown>;
+  grant?: ApprovalGrant;
+}
+
+/** The approval check's verdict: run, ask a human, or refuse with the error result the model sees. */
+type ApprovalGate = RunGate | { type: 'request'; request: NewRequest } | { type: 'refused'; content: string };
+
+/** Builds the call's result, timed from now (the call's start). */
+type ResultWriter = (content: string, isError: boolean, control?: PendingWrite['control'], approved?: RunGate) => ToolCallOutcome;
+
+function resultWriter(call: ToolCall, agent: string): ResultWriter {
   const started = performance.now();
-  const write = (content: string, isError: boolean, control?: PendingWrite['control']): ToolCallOutcome => {
+  return (content, isError, control, approved) => {
     const result: PendingWrite = {
       toolCallId: call.id,
       toolName: call.name,
-      agent: input.agent,
+      agent,
       content,
       isError,
       durationMs: Math.max(0, performance.now() - started),
       createdAt: isoNow(),
     };
     if (control !== undefined) result.control = control;
-    if (approvedArguments !== undefined) result.approvedArguments = approvedArguments;
-    if (grant !== undefined) result.approvalGrant = grant;
+    if (approved?.approvedArguments !== undefined) result.approvedArguments = approved.approvedArguments;
+    if (approved?.grant !== undefined) result.approvalGrant = approved.grant;
     return { type: 'write', write: result };
   };
-  let approvedArguments: Record<string, unknown> | undefined;
-  let grant: ApprovalGrant | undefined;
+}
 
-  const found = tools.get(call.name);
-  if (found === undefined) {
-    const names = [...tools.keys()].join(', ') || '(none)';
-    return write(`Error: there is no tool named ${JSON.stringify(call.name)}. Available tools: ${names}.`, true);
-  }
+/** The call's arguments parsed as JSON and checked by the tool's schema, or the error result the model sees. */
+async function readArguments(call: ToolCall, tool: Tool): Promise<{ ok: true; data: unknown } | { ok: false; content: string }> {
   let raw: unknown;
   try {
     raw = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    return write(`Error: the arguments of ${call.name} are not valid JSON (${(error as Error).message}). Call it again with a JSON object.`, true);
+    const problem = (error as Error).message;
+    return { ok: false, content: `Error: the arguments of ${call.name} are not valid JSON (${problem}). Call it again with a JSON object.` };
   }
-  let parsed = await parseArguments(found, raw);
-  if (!parsed.ok) return write(parsed.threw ? `Error: ${parsed.problem}` : `Error: ${parsed.problem} Call it again with valid arguments.`, true);
+  const parsed = await parseArguments(tool, raw);
+  if (parsed.ok) return parsed;
+  return { ok: false, content: parsed.threw ? `Error: ${parsed.problem}` : `Error: ${parsed.problem} Call it again with valid arguments.` };
+}
+
+function toolContext(call: ToolCall, input: ToolCallInput): ToolContext {
   const context: ToolContext = {
     sessionId: input.sessionId,
     branchId: input.branchId,
@@ -67,45 +111,43 @@ export async function runToolCall(
     state: input.state,
   };
   if (input.assets !== undefined) context.assets = input.assets;
-  try {
-    const needsApproval = typeof found.needsApproval === 'function' ? await found.needsApproval(parsed.data, context) : found.needsApproval;
-    if (needsApproval) {
-      const decision = input.approvals?.get(call.id);
-      // A decision on this very call (a rejection above all) wins over a standing approval of its tool.
-      if (decision === undefined) grant = await input.approvalGrant?.(call.name);
-      if (decision === undefined && grant === undefined) {
-        return { type: 'request', request: { type: 'tool_approval', agent: input.agent, toolCallId: call.id, toolName: call.name, arguments: call.arguments } };
-      }
-      if (decision !== undefined && !decision.approved) {
-        return write(`Error: a human rejected this call to ${call.name}${decision.reason ? `: ${decision.reason}` : '.'}`, true);
-      }
-      if (decision?.arguments !== undefined) {
-        // Approved with edits: the tool runs with the human's arguments (checked by the caller too); the result records them.
-        parsed = await parseArguments(found, decision.arguments);
-        if (!parsed.ok) return write(`Error: the arguments a human approved are invalid: ${parsed.problem}`, true);
-        approvedArguments = decision.arguments;
-      }
+  return context;
+}
+
+/**
+ * Whether a call runs: a decision on this very call (a rejection above all) wins over a standing
+ * approval of its tool (`input.approvalGrant`); with neither, the call becomes a `tool_approval` request.
+ */
+async function approvalGate(call: ToolCall, tool: Tool, data: unknown, context: ToolContext, input: ToolCallInput): Promise<ApprovalGate> {
+  const needsApproval = typeof tool.needsApproval === 'function' ? await tool.needsApproval(data, context) : tool.needsApproval;
+  if (!needsApproval) return { type: 'run', data };
+  const decision = input.approvals?.get(call.id);
+  if (decision === undefined) {
+    const grant = await input.approvalGrant?.(call.name);
+    if (grant !== undefined) return { type: 'run', data, grant };
+    return { type: 'request', request: { type: 'tool_approval', agent: input.agent, toolCallId: call.id, toolName: call.name, arguments: call.arguments } };
+  }
+  if (!decision.approved) return { type: 'refused', content: `Error: a human rejected this call to ${call.name}${decision.reason ? `: ${decision.reason}` : '.'}` };
+  if (decision.arguments === undefined) return { type: 'run', data };
+  // Approved with edits: the tool runs with the human's arguments (checked by the caller too); the result records them.
+  const edited = await parseArguments(tool, decision.arguments);
+  if (!edited.ok) return { type: 'refused', content: `Error: the arguments a human approved are invalid: ${edited.problem}` };
+  return { type: 'run', data: edited.data, approvedArguments: decision.arguments };
+}
+
+/** What a tool's return value means: a control (user input, handoff, end of conversation) or a plain result. */
+function outcomeOf(call: ToolCall, agent: string, value: unknown, result: ResultWriter, approved: RunGate): ToolCallOutcome {
+  if (!isToolControl(value)) return result(serializeToolResult(value), false, undefined, approved);
+  switch (value.kind) {
+    case 'user_input':
+      return { type: 'request', request: { type: 'user_input', agent, toolCallId: call.id, prompt: value.prompt } };
+    case 'handoff': {
+      const control: PendingWrite['control'] =
+        value.reason === undefined ? { kind: 'handoff', target: value.target } : { kind: 'handoff', target: value.target, reason: value.reason };
+      return result(`Transferred to ${value.target}.`, false, control, approved);
     }
-    // A tool that returns synchronously (a handoff, most lookups in memory) is not awaited: no tick and no promise for it.
-    const returned = found.execute(parsed.data, context);
-    const value = isPromiseLike(returned) ? await returned : returned;
-    if (isToolControl(value)) {
-      switch (value.kind) {
-        case 'user_input':
-          return { type: 'request', request: { type: 'user_input', agent: input.agent, toolCallId: call.id, prompt: value.prompt } };
-        case 'handoff':
-          return write(
-            `Transferred to ${value.target}.`,
-            false,
-            value.reason === undefined ? { kind: 'handoff', target: value.target } : { kind: 'handoff', target: value.target, reason: value.reason },
-          );
-        case 'end_conversation':
-          return write('The conversation is closed.', false, { kind: 'end_conversation', reason: value.reason });
-      }
-    }
-    return write(serializeToolResult(value), false);
-  } catch (error) {
-    return write(`Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, true);
+    case 'end_conversation':
+      return result('The conversation is closed.', false, { kind: 'end_conversation', reason: value.reason }, approved);
   }
 }
 

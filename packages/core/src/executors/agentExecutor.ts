@@ -5,9 +5,9 @@ import { parseArguments } from '../agents/toolCall.js';
 import type { BatonEvent } from '../conversation/events.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
 import { AbortedError, InvalidInputError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
-import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ToolDefinition, type Usage } from '../models/modelClient.js';
+import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ModelStreamEvent, type ToolDefinition, type Usage } from '../models/modelClient.js';
 import { NEVER_ABORTED, raceAbort } from './abort.js';
-import { answerToolCalls } from './answerToolCalls.js';
+import { answerToolCalls, type ToolCallStep } from './answerToolCalls.js';
 import { EventChannel, type EventSink } from './eventChannel.js';
 import type { Executor, ExecutorInput, ExecutorOutcome, TurnSettings } from './executor.js';
 import { modelMessagesOf } from './modelHistory.js';
@@ -89,14 +89,9 @@ export class AgentExecutor implements Executor {
       const last = own.length > 0 ? own[own.length - 1] : input.history[given - 1];
       if (last?.role === 'assistant' && last.toolCalls !== undefined && last.toolCalls.length > 0) {
         const step = await answerToolCalls(this.agent.name, last.toolCalls, tools, input, emit);
-        if (step.requests.length > 0) return { type: 'requests', requests: step.requests, usage };
+        const ended = stepOutcome(step, usage);
+        if (ended !== undefined) return ended;
         own.push(...step.committed);
-        if (step.control?.kind === 'handoff') {
-          return step.control.reason === undefined
-            ? { type: 'handoff', target: step.control.target ?? '', usage }
-            : { type: 'handoff', target: step.control.target ?? '', reason: step.control.reason, usage };
-        }
-        if (step.control?.kind === 'end_conversation') return { type: 'end_conversation', reason: step.control.reason ?? 'ended by agent', usage };
         continue;
       }
       if (steps >= this.agent.maxSteps) {
@@ -184,6 +179,20 @@ export class AgentExecutor implements Executor {
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
   }
 
+  /** The request of one model call: the messages, the activation's tools, the turn's model settings and the agent's output schema. */
+  #modelRequest(messages: readonly ModelMessage[], tools: ToolDefinition[], input: ExecutorInput): ModelRequest {
+    const request: ModelRequest = { messages, tools, agent: this.agent.name, signal: input.signal };
+    if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
+    if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
+    return request;
+  }
+
+  /** Starts the model call's stream. With tracing, the call and each read of it run in the model call's span (instrumented clients nest under it). */
+  #startStream(request: ModelRequest, within: ExecutorInput['within']): AsyncIterator<ModelStreamEvent> {
+    const client = this.agent.model;
+    return within === undefined ? client.stream(request)[Symbol.asyncIterator]() : within(() => client.stream(request)[Symbol.asyncIterator]());
+  }
+
   async #callModel(
     own: readonly Message[],
     given: number,
@@ -198,9 +207,7 @@ export class AgentExecutor implements Executor {
     let finishReason: FinishReason = 'other';
     // Awaited only when `prepareModelInput` returned a promise (one tick less per model call otherwise).
     const prepared = this.#modelInput(own, given, input, correction);
-    const request: ModelRequest = { messages: Array.isArray(prepared) ? prepared : await prepared, tools, agent: this.agent.name, signal: input.signal };
-    if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
-    if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
+    const request = this.#modelRequest(Array.isArray(prepared) ? prepared : await prepared, tools, input);
     const { sessionId, branchId } = input;
     const agent = this.agent.name;
     const model = this.agent.model.model;
@@ -210,9 +217,7 @@ export class AgentExecutor implements Executor {
     if (ready !== undefined) await ready;
     const startedAt = performance.now();
     const { within } = input;
-    const client = this.agent.model;
-    // With tracing, the call and each read of it run in the model call's span (instrumented clients nest under it).
-    const iterator = within === undefined ? client.stream(request)[Symbol.asyncIterator]() : within(() => client.stream(request)[Symbol.asyncIterator]());
+    const iterator = this.#startStream(request, within);
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
     const abort = raceAbort(input.signal);
     const cancellable = input.signal !== NEVER_ABORTED;
@@ -247,6 +252,18 @@ export class AgentExecutor implements Executor {
     emit({ type: 'model.completed', sessionId, branchId, agent, model, durationMs: performance.now() - startedAt, usage, finishReason });
     return { text, toolCalls, usage, finishReason };
   }
+}
+
+/** What a step of tool calls ends the activation with (requests, a handoff, the end of the conversation), or `undefined` to go on. */
+function stepOutcome(step: ToolCallStep, usage: Usage): ExecutorOutcome | undefined {
+  if (step.requests.length > 0) return { type: 'requests', requests: step.requests, usage };
+  const { control } = step;
+  if (control?.kind === 'handoff') {
+    const target = control.target ?? '';
+    return control.reason === undefined ? { type: 'handoff', target, usage } : { type: 'handoff', target, reason: control.reason, usage };
+  }
+  if (control?.kind === 'end_conversation') return { type: 'end_conversation', reason: control.reason ?? 'ended by agent', usage };
+  return undefined;
 }
 
 /** The predicate of a {@link TurnSettings.tools} filter for `agent` (everything passes without one). */
