@@ -31,6 +31,8 @@ export default defineConfig({
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
+    project('@baton/support-desk-models', './examples/support-desk-models'),
+    project('@baton/desk-eval', './research/desk-eval', mongoGlobalSetup),
       project('@baton/example-quickstart', './examples/quickstart'),
     ],
   },

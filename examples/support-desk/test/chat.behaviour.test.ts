@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileStore } from '@baton/core';
+import { IDENTITY_QUESTION } from '@baton/support-desk-models';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { IDENTITY_QUESTION } from '../src/models/abcdRouterModel.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));

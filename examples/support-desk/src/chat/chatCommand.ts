@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { type BatonEvent, createId, SessionClosedError } from '@baton/core';
 import { sessionTimeline } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
-import { loadConversations } from '../data/abcdData.js';
+import { loadConversations } from '@baton/support-desk-models';
 import { displayPath, resolveDataSource } from '../data/dataSource.js';
 import { loadOntology } from '../data/ontology.js';
 import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';

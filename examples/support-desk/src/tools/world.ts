@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AbcdConversation } from '../data/abcdData.js';
-import { ABCD_CUSTOMER_NAMES, extractSlots } from '../models/slotExtraction.js';
+import type { AbcdConversation } from '@baton/support-desk-models';
+import { ABCD_CUSTOMER_NAMES, extractSlots } from '@baton/support-desk-models';
 
 /** An order in the example's world. `amount` and `refunded` are in dollars. */
 export interface OrderRecord {
