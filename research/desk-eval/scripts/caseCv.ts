@@ -19,14 +19,15 @@
  * (`LinearSvmClassifier`) at a few settings of lambda and epochs, all learning and reading as the desk does
  * (guidelines x3, `caseText` of the first {@link CASE_MESSAGES} saying messages).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/caseCv.ts [FILE] [--guidelines] [--case-messages] [--svm]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/caseCv.ts [FILE] [--guidelines] [--case-messages] [--svm]`
  */
 
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { SPECIALISTS, specialistForFlow } from '@baton/example-support-desk/desk/specialists.js';
 import { type AbcdConversation, CASE_CLASSIFIER, CASE_CLASSIFIER_KIND, CASE_MESSAGES, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseText, caseTrainingTexts, createTextClassifier, customerMessages, extractSlots, GUIDELINE_COPIES, guidelineTrainingTexts, loadConversations, loadGuidelines, type NaiveBayesOptions, openingText, type SlotValues, type TextClassifier, type TextClassifierKind } from '@baton/support-desk-models';
-import { nestedCrossValidation, percent } from '../../../research/desk-eval/scripts/nestedCv.js';
+import { nestedCrossValidation, percent } from './nestedCv.js';
+import { scriptArgs } from './scriptArgs.js';
 
 interface Candidate {
   name: string;
@@ -51,11 +52,16 @@ let CANDIDATES: Candidate[] = [
   { name: 'nb words+chars2-5 a=0.25 counts, whole + opening', options: ROUTER_FEATURES, texts: 'whole+opening' },
   { name: 'nb words+chars2-5 a=0.25 counts, whole + each message', options: ROUTER_FEATURES, texts: 'whole+each' },
 ];
-if (process.argv.includes('--guidelines')) {
+const { file, flags } = scriptArgs('caseCv.ts', 'Nested cross-validation of the specialists\' case classifiers.', {
+  '--guidelines': 'candidates: how many times the written guidelines are learned',
+  '--svm': 'candidates: the desk\'s naive Bayes against linear SVMs (implies --case-messages)',
+  '--case-messages': 'candidates: how many of the customer\'s messages the case is read from',
+});
+if (flags.guidelines) {
   CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk case classifiers, guidelines x${copies}`, kind: CASE_CLASSIFIER_KIND, options: CASE_CLASSIFIER, texts: CASE_TRAINING_TEXTS, guidelines: copies }));
 }
-const svm = process.argv.includes('--svm');
-const byMessages = process.argv.includes('--case-messages') || svm;
+const svm = flags.svm;
+const byMessages = flags['case-messages'] || svm;
 if (svm) {
   // The desk's case classifiers (naive Bayes) against one-vs-rest linear SVMs, all reading and learning as the desk does.
   const desk = { texts: CASE_TRAINING_TEXTS, guidelines: GUIDELINE_COPIES.cases, reads: CASE_MESSAGES };
@@ -73,7 +79,7 @@ if (svm) {
   ];
 } else if (byMessages) {
   // With `--guidelines` too: every reading with the guidelines learned 3, 6 or 10 times.
-  const copies = process.argv.includes('--guidelines') ? [3, 6, 10] : [GUIDELINE_COPIES.cases];
+  const copies = flags.guidelines ? [3, 6, 10] : [GUIDELINE_COPIES.cases];
   CANDIDATES = copies.flatMap((guidelines) =>
     [1, 2, 3, 4, 5, 6, 8, undefined].map((reads) => ({
       name: `desk case classifiers${copies.length > 1 ? `, guidelines x${guidelines},` : ''} reading ${reads === undefined ? 'all messages' : `up to ${reads} saying message(s)`}`,
@@ -85,7 +91,6 @@ if (svm) {
     })),
   );
 }
-const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const ontology = loadOntology();
 const guidelines = loadGuidelines(ontology);

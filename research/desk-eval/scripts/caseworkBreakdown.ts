@@ -8,14 +8,15 @@
  * again, the console actions called with no arguments at all, and where the wrong cases come from (the
  * flow wrong at the end, a case of another flow, or another case of the right flow: the pairs confused).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/caseworkBreakdown.ts FILE [--misses]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/caseworkBreakdown.ts FILE [--misses]`
  */
 
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { chooseDeskStore } from '@baton/example-support-desk/desk/deskStore.js';
 import { loadConversations } from '@baton/support-desk-models';
-import { ranInOrder } from '../../../research/desk-eval/src/replayConversation.js';
-import { runReplay } from '../../../research/desk-eval/src/runReplay.js';
+import { ranInOrder } from '../src/replayConversation.js';
+import { runReplay } from '../src/runReplay.js';
+import { scriptArgs } from './scriptArgs.js';
 
 /** Console log lines (ABCD's `action` turns) back to the actions that wrote them (see actionHandlers.ts). */
 const LOG_ACTIONS: Array<[RegExp, readonly string[]]> = [
@@ -46,9 +47,8 @@ function consoleLog(turns: ReadonlyArray<{ role: string; text: string }>): strin
     });
 }
 
-const file = process.argv[2];
-if (file === undefined) throw new Error('usage: caseworkBreakdown.ts FILE [--misses]');
-const showMisses = process.argv.includes('--misses');
+const { file, flags } = scriptArgs('caseworkBreakdown.ts', 'Where the specialists\' casework goes wrong: actions called without their slots, and more.', { '--misses': 'list the conversations whose sequence did not run' }, true);
+const showMisses = flags.misses;
 const ontology = loadOntology();
 const conversations = await loadConversations(file);
 // Console actions that take slots, called with none (the desk requires only some actions' slots).

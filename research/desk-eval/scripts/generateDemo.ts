@@ -6,13 +6,13 @@
  * agent does (asking for what each action needs, logging each console action) and ends politely.
  * Deterministic (a seeded generator), so a rerun writes the same file.
  *
- *   npx tsx examples/support-desk/scripts/generateDemo.ts
+ *   npx tsx research/desk-eval/scripts/generateDemo.ts
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { ABCD_CUSTOMER_NAMES } from '@baton/support-desk-models';
-import { EXTRA_SCENES, FLOW_CONTEXT, SCENES, type Scene } from '../../../research/desk-eval/scripts/demoScenes.js';
+import { EXTRA_SCENES, FLOW_CONTEXT, SCENES, type Scene } from './demoScenes.js';
 
 type Turn = { role: 'customer' | 'agent' | 'action'; text: string };
 

@@ -5,7 +5,7 @@
  * trained on the outer training folds, is scored on the outer test fold. Every candidate is also
  * scored on every outer test fold, and its training timed.
  */
-import { crossValidationFolds } from '../../../research/desk-eval/src/folds.js';
+import { crossValidationFolds } from '../src/folds.js';
 
 /** What {@link nestedCrossValidation} needs: the items, the candidates, how to train one and how to count it right. */
 export interface NestedCvOptions<Item extends { id: string }, Candidate, Model> {

@@ -4,7 +4,7 @@
  * candidates (most flows right; on a tie, fewer questions), and the winner is scored on the outer test fold.
  */
 import type { AbcdConversation } from '@baton/support-desk-models';
-import { crossValidationFolds } from '../../../research/desk-eval/src/folds.js';
+import { crossValidationFolds } from '../src/folds.js';
 
 /** Flows named right and questions asked, summed over conversations. */
 export interface TriageTally {

@@ -6,24 +6,32 @@
  * the one `start` reports) beside them. The spread shows how much a figure on a small file owes to the one
  * partition it was measured on. Offline models, in-memory store, in this thread (one replay after another).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/repeatedCv.ts FILE [--repeats R (default 5)] [--folds K (default 5)]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/repeatedCv.ts FILE [--repeats R (default 5)] [--folds K (default 5)]`
  */
-import { parseArgs } from 'node:util';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { chooseDeskStore } from '@baton/example-support-desk/desk/deskStore.js';
 import { loadConversations } from '@baton/support-desk-models';
-import { checkCrossValidation, FOLDS } from '../../../research/desk-eval/src/folds.js';
-import type { ReplayReport } from '../../../research/desk-eval/src/replayReport.js';
-import type { Accuracy } from '../../../research/desk-eval/src/routingReport.js';
-import { runReplay } from '../../../research/desk-eval/src/runReplay.js';
+import { Command, InvalidArgumentError } from 'commander';
+import { checkCrossValidation, FOLDS } from '../src/folds.js';
+import type { ReplayReport } from '../src/replayReport.js';
+import type { Accuracy } from '../src/routingReport.js';
+import { runReplay } from '../src/runReplay.js';
 
-const usage = 'usage: repeatedCv.ts FILE [--repeats R (default 5)] [--folds K (default 5)]';
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { repeats: { type: 'string', default: '5' }, folds: { type: 'string', default: String(FOLDS) } } });
-const file = positionals[0];
-const repeats = Number(values.repeats);
-const folds = Number(values.folds);
-if (file === undefined || positionals.length > 1) throw new Error(usage);
-if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats must be a whole number ≥ 1, not ${JSON.stringify(values.repeats)}. ${usage}`);
+/** `--repeats`/`--folds`: a whole number ≥ `least`. */
+const whole = (name: string, least: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < least) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
+  return n;
+};
+const program = new Command()
+  .name('repeatedCv.ts')
+  .description('Replays a file once per cross-validation seed 1…R and prints each repeat, their mean, spread and the default partition.')
+  .argument('<file>', 'conversations, JSON Lines')
+  .option('--repeats <r>', 'how many seeds', whole('--repeats', 1), 5)
+  .option('--folds <k>', 'folds per partition', whole('--folds', 2), FOLDS)
+  .parse(process.argv);
+const file = program.args[0]!;
+const { repeats, folds } = program.opts<{ repeats: number; folds: number }>();
 
 const conversations = await loadConversations(file);
 checkCrossValidation(folds, undefined, conversations.length);

@@ -8,18 +8,19 @@
  * outer folds an inner 4-fold cross-validation on the outer training folds ONLY chooses the
  * threshold (ties: the higher, fewer handoffs back); the choice is scored on the outer test fold.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/rerouteCv.ts [FILE]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/rerouteCv.ts [FILE]`
  */
 
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { specialistForFlow } from '@baton/example-support-desk/desk/specialists.js';
 import { type AbcdConversation, ANY_FLOW_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, customerMessages, flowTexts, loadConversations, NaiveBayesClassifier, openingText, ROUTER_CLASSIFIER, routerTrainingTexts } from '@baton/support-desk-models';
-import { crossValidationFolds } from '../../../research/desk-eval/src/folds.js';
+import { crossValidationFolds } from '../src/folds.js';
+import { scriptArgs } from './scriptArgs.js';
 
 /** The candidate thresholds, highest first (`Infinity`: never hand back). */
 const THRESHOLDS = [Number.POSITIVE_INFINITY, 0.99, 0.95, 0.9, 0.8, 0.7];
-const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
+const { file } = scriptArgs('rerouteCv.ts', 'Nested cross-validation of the specialists\' hand-back confidence.', {});
 const conversations = await loadConversations(file);
 const ontology = loadOntology();
 

@@ -16,13 +16,14 @@
  * probabilities averaged with those of a words-only naive Bayes learning the same texts. With `--ngrams`, the desk's
  * router (both members) with the n-gram member's character 2–5-grams, 3–5-grams or 3–4-grams.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity] [--ensemble] [--ngrams]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/routingCv.ts [FILE] [--logistic-regression] [--guidelines] [--without-identity] [--ensemble] [--ngrams]`
  */
 
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { type AbcdConversation, AveragedClassifier, createTextClassifier, customerMessages, type FlowClassifier, GUIDELINE_COPIES, guidelineTrainingTexts, type LabelledText, loadConversations, loadGuidelines, type NaiveBayesOptions, needText, openingText, ROUTER_CLASSIFIER, ROUTER_WORDS_CLASSIFIER, type TextClassifier, type TextClassifierKind } from '@baton/support-desk-models';
-import { nestedCrossValidation, percent } from '../../../research/desk-eval/scripts/nestedCv.js';
+import { nestedCrossValidation, percent } from './nestedCv.js';
+import { scriptArgs } from './scriptArgs.js';
 
 interface Candidate {
   name: string;
@@ -50,11 +51,17 @@ let CANDIDATES: Candidate[] = [
     prefixes: true,
   },
 ];
-const args = process.argv.slice(2);
-if (args.includes('--guidelines')) {
+const { file, flags } = scriptArgs('routingCv.ts', 'Nested cross-validation of the router\'s classifier.', {
+  '--guidelines': 'candidates: how many times the written guidelines are learned',
+  '--without-identity': 'candidates: learning texts with or without names and ids',
+  '--ensemble': 'candidates: the router alone or averaged with a words-only naive Bayes',
+  '--ngrams': 'candidates: character 2-5-grams or 3-5-grams',
+  '--logistic-regression': 'add logistic regression to the candidates',
+});
+if (flags.guidelines) {
   CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk router, guidelines x${copies}`, kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: copies }));
 }
-const identityFree = args.includes('--without-identity');
+const identityFree = flags['without-identity'];
 if (identityFree) {
   CANDIDATES = [false, true].map((withoutIdentity) => ({
     name: `desk router, learns texts ${withoutIdentity ? 'less' : 'with'} names and ids`,
@@ -65,7 +72,7 @@ if (identityFree) {
     withoutIdentity,
   }));
 }
-if (args.includes('--ensemble')) {
+if (flags.ensemble) {
   const desk = { kind: 'naive-bayes', options: ROUTER_CLASSIFIER, prefixes: true, guidelines: GUIDELINE_COPIES.router } as const;
   CANDIDATES = [
     { name: 'desk router', ...desk },
@@ -73,7 +80,7 @@ if (args.includes('--ensemble')) {
     { name: 'desk router + nb words (counted, a=0.25), averaged', ...desk, ensembleWith: { smoothing: 0.25, presence: false } },
   ];
 }
-if (args.includes('--ngrams')) {
+if (flags.ngrams) {
   // The desk's router as it is (both members, the guidelines, the prefixes), with the n-gram member's character range
   // as it was chosen (2-5, first: ties go to it), as the twelfth pass set it for training time (3-5), and shorter (3-4).
   const desk = { kind: 'naive-bayes', prefixes: true, guidelines: GUIDELINE_COPIES.router, ensembleWith: ROUTER_WORDS_CLASSIFIER } as const;
@@ -84,8 +91,7 @@ if (args.includes('--ngrams')) {
   ].map((charNgrams) => ({ name: `desk router, character ${charNgrams.min}-${charNgrams.max}-grams`, ...desk, options: { ...ROUTER_CLASSIFIER, charNgrams } }));
 }
 const guidelines = loadGuidelines(loadOntology());
-if (args.includes('--logistic-regression')) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
-const file = args.find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
+if (flags['logistic-regression']) CANDIDATES.push({ name: 'logistic-regression', kind: 'logistic-regression', options: {} });
 const conversations = await loadConversations(file);
 /** With `--without-identity` every view is read as triage reads it, less the customer's name and ids. */
 const read = (messages: readonly string[]) => (identityFree ? needText(messages) : messages.join('\n'));

@@ -21,7 +21,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { ModelClient, ModelRequest, ModelStreamEvent, ToolCall } from '@baton/core';
 import { type ContextProvider, FileStore } from '@baton/core';
 import { OpenAIChatModel, RECALLED_CONTEXT_PREFIX } from '@baton/core/openai';
@@ -33,8 +32,9 @@ import { buildDeskWorkflow } from '@baton/example-support-desk/desk/deskWorkflow
 import { World, WorldDirectory } from '@baton/example-support-desk/tools/world.js';
 import { EpisodicMemory, TokenCounter } from '@baton/memory';
 import { type AbcdConversation, loadConversations } from '@baton/support-desk-models';
-import { replayConversation, sessionIdFor } from '../../../research/desk-eval/src/replayConversation.js';
-import { ModelClock } from '../../../research/desk-eval/src/timedModel.js';
+import { Command } from 'commander';
+import { replayConversation, sessionIdFor } from '../src/replayConversation.js';
+import { ModelClock } from '../src/timedModel.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are read as JSON
 type Body = any;
@@ -243,9 +243,15 @@ function report(label: string, { bodies, sessionOf }: { bodies: Body[]; sessionO
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { conversations: { type: 'string', default: '40' }, customers: { type: 'string', default: '8' } } });
-  const conversations = (await loadConversations(DEMO_DATA_FILE)).slice(0, Number(values.conversations));
-  const customers = Number(values.customers);
+  const values = new Command()
+    .name('tokenBench.ts')
+    .description('Tokens on the wire: the demo conversations with every agent on OpenAIChatModel against a loopback Chat Completions server.')
+    .option('--conversations <n>', 'how many demo conversations', Number, 40)
+    .option('--customers <n>', 'returning customers in the second and third runs', Number, 8)
+    .parse(process.argv)
+    .opts<{ conversations: number; customers: number }>();
+  const conversations = (await loadConversations(DEMO_DATA_FILE)).slice(0, values.conversations);
+  const customers = values.customers;
   console.log(`support desk, ${conversations.length} demo conversations, every agent on OpenAIChatModel over Chat Completions on 127.0.0.1; tokens counted with o200k_base (@baton/memory's TokenCounter)`);
   report('each conversation a new customer (no recall):', await replayOnTheWire(conversations, undefined, false));
   report(`the same conversations from ${customers} returning customers (episodic memory recalls their earlier conversations when relevant):`, await replayOnTheWire(conversations, customers, false));

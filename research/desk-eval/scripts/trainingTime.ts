@@ -7,16 +7,17 @@
  * copy free; three runs, each timed after forgetting them (as a new process starts): wall time, and the process's
  * CPU time (user + system, which a loaded machine inflates less than the wall time).
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/trainingTime.ts [FILE] [--router]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/trainingTime.ts [FILE] [--router]`
  */
 
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { createOfflineModels } from '@baton/example-support-desk/desk/deskModels.js';
 import { forgetTextFeatures, loadConversations, loadGuidelines, trainRouterClassifier } from '@baton/support-desk-models';
+import { scriptArgs } from './scriptArgs.js';
 
-const routerOnly = process.argv.includes('--router');
-const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? DEMO_DATA_FILE;
+const { file, flags } = scriptArgs('trainingTime.ts', 'How long the offline models take to learn a file.', { '--router': 'time the router only' });
+const routerOnly = flags.router;
 const conversations = await loadConversations(file);
 const thousand = Array.from({ length: 1000 }, (_, i) => {
   const conversation = conversations[i % conversations.length]!;

@@ -12,14 +12,15 @@
  * right (ties: fewer questions); the pick is scored on the outer test fold. Prints each setting's
  * outer flow accuracy and questions per conversation, and the nested figure.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/triageCv.ts [FILE]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/triageCv.ts [FILE]`
  */
 
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import type { Classification, FlowClassifier } from '@baton/support-desk-models';
 import { type AbcdConversation, createRouterClassifier, customerMessages, GUIDELINE_COPIES, guidelineTrainingTexts, loadConversations, loadGuidelines, routerTrainingTexts, triageReading } from '@baton/support-desk-models';
-import { nestedTriageChoice } from '../../../research/desk-eval/scripts/nestedTriageChoice.js';
+import { nestedTriageChoice } from './nestedTriageChoice.js';
+import { scriptArgs } from './scriptArgs.js';
 
 interface Setting {
   routeConfidence: number;
@@ -58,7 +59,7 @@ function simulate(classifier: FlowClassifier, conversation: AbcdConversation, se
   return { flow: undefined, questions };
 }
 
-const file = process.argv[2] ?? DEMO_DATA_FILE;
+const { file } = scriptArgs('triageCv.ts', 'Nested cross-validation of the confidence at which triage routes at once.', {});
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(loadOntology()), 'flow', GUIDELINE_COPIES.router);
 const train = (items: readonly AbcdConversation[]) => createRouterClassifier([...items.flatMap(routerTrainingTexts), ...guidelines]);

@@ -13,7 +13,7 @@
  * With `--clarify` the candidates are the desk's reading before this choice and `triageText`, each with the router's
  * `clarifyBelow` at 0 (never), 0.5, 0.65 and 0.8: which topic, once the customer gave their name, while below it.
  *
- * `npx tsx --conditions=source examples/support-desk/scripts/triageReadCv.ts [FILE] [--clarify]`
+ * `npx tsx --conditions=source research/desk-eval/scripts/triageReadCv.ts [FILE] [--clarify]`
  */
 import type { ModelMessage } from '@baton/core';
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
@@ -22,7 +22,8 @@ import { SPECIALISTS, specialistForFlow, TRIAGE } from '@baton/example-support-d
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import type { Classification, FlowClassifier, SlotValues } from '@baton/support-desk-models';
 import { type AbcdConversation, AbcdRouterModel, createRouterClassifier, customerMessages, flowInReason, GUIDELINE_COPIES, guidelineTrainingTexts, hasContent, loadConversations, loadGuidelines, routerTrainingTexts, triageText, withoutIdentity } from '@baton/support-desk-models';
-import { nestedTriageChoice } from '../../../research/desk-eval/scripts/nestedTriageChoice.js';
+import { nestedTriageChoice } from './nestedTriageChoice.js';
+import { scriptArgs } from './scriptArgs.js';
 
 interface Reading {
   name: string;
@@ -42,7 +43,8 @@ const READINGS: Reading[] = [
   ...[2, 3].map((k) => ({ name: `the first ${k} messages that say anything`, read: (m: readonly string[], slots: SlotValues) => saying(m, slots).slice(0, k).join('\n') })),
   { name: 'the messages that say anything besides who the customer is (triageText)', read: triageText },
 ];
-if (process.argv.includes('--clarify')) {
+const { file, flags } = scriptArgs('triageReadCv.ts', 'Nested cross-validation of what triage reads.', { '--clarify': 'candidates: the which-topic question after the name, by confidence' });
+if (flags.clarify) {
   const before = READINGS[0]!;
   const desk = READINGS.at(-1)!;
   READINGS.splice(0, READINGS.length, ...[before, desk].flatMap((r) => [0, 0.5, 0.65, 0.8].map((clarifyBelow) => ({ ...r, name: `${r.name}, which topic after the name below ${clarifyBelow}`, clarifyBelow }))));
@@ -74,7 +76,6 @@ function simulate(classifier: FlowClassifier, conversation: AbcdConversation, re
   return { flow: undefined, questions };
 }
 
-const file = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? DEMO_DATA_FILE;
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(ontology), 'flow', GUIDELINE_COPIES.router);
 /** The desk's router classifier, each text classified once (every reading reads many of the same texts). */

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { formatReplayReport, type ReplayReport } from '../../../../research/desk-eval/src/replayReport.js';
+import { formatReplayReport, type ReplayReport } from '../../src/replayReport.js';
 
 /**
  * A replay report less what is measured (times, and the bytes, which hold timestamps) and where it was
