@@ -160,7 +160,7 @@ export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2, calibra
  * case's flow, see {@link flowTexts}): the naive Bayes the case classifiers were before the linear SVM (words and word
  * pairs, binarized, smoothing 0.5, calibrated on 3 folds). It reads the same texts as the case
  * classifiers but names one of 10 flows, not one of 55 cases: the hand-back only asks whose flow the customer's
- * words are, and scoring costs labels × features per text (labels² before wink was patched). Its temperature is fitted on about 50
+ * words are, and wink's scoring costs labels² × features per text. Its temperature is fitted on about 50
  * held-out texts, as when it named the 55 cases (kept, not chosen again on the figures).
  */
 export const ANY_FLOW_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 3, calibrationTexts: 50 };
