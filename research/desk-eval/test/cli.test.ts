@@ -29,7 +29,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('support-desk CLI', () => {
+describe('desk-eval CLI', () => {
   it('names its data on the first line, replays a sample stratified by flow into a FileStore and prints the report as JSON', async () => {
     const { stdout, stderr } = await cli(['replay', '--limit', '10', '--json', '--store-dir', join(dir, 'store')]);
     expect(stderr.split('\n')[0]).toBe('Data: demo conversations (82, examples/support-desk/conversations/demo.jsonl), a sample of 10 stratified by flow');
@@ -154,7 +154,7 @@ describe('support-desk CLI', () => {
   // Three CLI processes (each a tsx start-up, 1.5-3 s on an idle machine), started together.
   it('prints help and exits 0, also when pnpm passes a "--" before --help', async () => {
     const [direct, throughPnpm, top] = await Promise.all([cli(['replay', '--help']), cli(['replay', '--', '--help']), cli(['--help'])]);
-    expect(direct.stdout).toContain('Usage: support-desk replay [options]');
+    expect(direct.stdout).toContain('Usage: desk-eval replay [options]');
     expect(direct.stdout).toContain('--train <file>');
     expect(direct.stdout).toContain('--folds <k>');
     expect(direct.stdout).toContain('--cv-seed <seed>');
