@@ -37,6 +37,8 @@ export default defineConfig({
       // test/llm runs with `pnpm test:llm` (vitest.llm.config.ts): it needs the llama-cpp-python build.
       project('@baton/test', './test', { ...mongoGlobalSetup, exclude: ['**/node_modules/**', '**/dist/**', 'llm/**'] }),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
+    project('@baton/support-desk-models', './examples/support-desk-models'),
+    project('@baton/desk-eval', './research/desk-eval', mongoGlobalSetup),
       project('@baton/example-quickstart', './examples/quickstart'),
     ],
   },

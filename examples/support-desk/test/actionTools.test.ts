@@ -1,6 +1,6 @@
 import { runToolCall, StateContainer, type Tool } from '@baton/core';
+import type { AbcdConversation } from '@baton/support-desk-models';
 import { describe, expect, it } from 'vitest';
-import type { AbcdConversation } from '../src/data/abcdData.js';
 import { loadOntology } from '../src/data/ontology.js';
 import type { DeskState } from '../src/tools/actionHandlers.js';
 import { createActionTools } from '../src/tools/actionTools.js';

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileStore } from '@baton/core';
+import { IDENTITY_QUESTION } from '@baton/support-desk-models';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
-import { IDENTITY_QUESTION } from '../src/models/abcdRouterModel.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
@@ -57,6 +57,17 @@ describe('chat: triage waits for the intent', () => {
     // Whatever triage said before it handed off was its question for the name, or which topic, naming the two it was torn between.
     const asked = lines.slice(0, lines.indexOf(handoffs[0]!)).filter((line) => line.startsWith('[triage]'));
     expect(asked.every((line) => line === `[triage] ${IDENTITY_QUESTION}` || /^\[triage\] Could you tell me a little more\? Is it about .+, or about .+\?$/.test(line))).toBe(true);
+  }, 60_000);
+
+  it("lists every customer on file at start, with what the agents ask for: name, account id, username, email", async () => {
+    const { lines, code } = await chat('chat-customers', ['/quit']);
+    expect(code).toBe(0);
+    const start = lines.indexOf('Customers on file (play any of them; give what the agent asks for):');
+    expect(start).toBeGreaterThan(-1);
+    const listed = lines.slice(start + 1, start + 11);
+    expect(listed).toHaveLength(10);
+    for (const line of listed) expect(line).toMatch(/^ {2}[A-Z][a-z]+ [A-Z][a-z]+: account [A-Z0-9]{10}, username \w+, email \w+@email\.com, zip \d{5}, phone .+, order \d{10} \(\$\d+\)$/);
+    expect(listed[0]).toContain('Alessandro Phoenix: account');
   }, 60_000);
 
   it('"hi" gets a question back instead of a handoff; the answer is routed', async () => {

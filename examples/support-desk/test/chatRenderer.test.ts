@@ -1,7 +1,7 @@
 import { InMemoryStore } from '@baton/core';
+import { loadConversations } from '@baton/support-desk-models';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createChatRenderer } from '../src/chat/chatRenderer.js';
-import { loadConversations } from '../src/data/abcdData.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 import { loadOntology } from '../src/data/ontology.js';
 import { createDeskAgents } from '../src/desk/deskAgents.js';

@@ -36,6 +36,10 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(desk.url);
     await page.locator('#session-id', { hasText: /^[0-9a-f-]{36}$/ }).waitFor();
+    // The customers on file are listed on the page, whom the person at the keyboard plays.
+    await page.locator('#customer-list li', { hasText: 'Crystal Minh: account' }).waitFor({ state: 'attached' });
+    expect(await page.locator('#customer-list li').count()).toBe(10);
+    expect(await page.locator('#customer-list').textContent()).toMatch(/username \w+, email \w+@email\.com/);
     await say(page, 'This is Crystal Minh. A premium service was added to my account without asking me, and now I am being charged for the service.');
     await page.locator('li.handoff', { hasText: 'triage handed you over to account' }).waitFor();
     await page.locator('li.question', { hasText: 'How much were you charged' }).waitFor();

@@ -2,14 +2,14 @@ import { createInterface } from 'node:readline/promises';
 import { type BatonEvent, createId, SessionClosedError } from '@baton/core';
 import { sessionTimeline } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
-import { loadConversations } from '../data/abcdData.js';
+import { loadConversations } from '@baton/support-desk-models';
 import { displayPath, resolveDataSource } from '../data/dataSource.js';
 import { loadOntology } from '../data/ontology.js';
 import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';
 import { createOfflineModels, createOpenAIModels } from '../desk/deskModels.js';
 import { chooseDeskStore, DEFAULT_CHAT_STORE_DIR } from '../desk/deskStore.js';
 import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
-import { WorldDirectory } from '../tools/world.js';
+import { customerLines, WorldDirectory } from '../tools/world.js';
 import { createChatRenderer } from './chatRenderer.js';
 import { chatTranscript } from './chatTranscript.js';
 
@@ -73,9 +73,9 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
       console.log(`  ! ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     }
   };
-  const customers = worlds.fallback.customers.slice(0, 3).map((c) => `${c.name} (account ${c.accountIds[0]}, order ${c.orders[0]?.orderId})`);
   console.log(`Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`);
-  console.log(`Customers on file include ${customers.join(', ')}.`);
+  console.log('Customers on file (play any of them; give what the agent asks for):');
+  for (const line of customerLines(worlds.fallback)) console.log(`  ${line}`);
   console.log('Type /close to close the session; Ctrl-D or Ctrl-C leaves it open (resume with --session).\n');
   if (earlier.length > 0) console.log(`Resuming: the conversation so far\n${earlier.join('\n')}\n`);
   // Lines are read through the async iterator, which buffers them, so piped input works too. In a

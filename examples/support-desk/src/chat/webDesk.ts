@@ -4,16 +4,16 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
 import { EpisodicMemory } from '@baton/memory';
 import { type Authenticate, createBatonApp } from '@baton/server';
 import { type ServedBaton, serveBaton } from '@baton/server/node';
+import { loadConversations } from '@baton/support-desk-models';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
-import { loadConversations } from '../data/abcdData.js';
 import { resolveDataSource } from '../data/dataSource.js';
 import { loadOntology } from '../data/ontology.js';
 import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';
 import { createOfflineModels, createOpenAIModels } from '../desk/deskModels.js';
 import { chooseDeskStore } from '../desk/deskStore.js';
 import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
-import { WorldDirectory } from '../tools/world.js';
+import { customerLines, WorldDirectory } from '../tools/world.js';
 
 /** The folder the web chat keeps its sessions in by default: `examples/support-desk/.data/web` (gitignored). */
 export const DEFAULT_WEB_STORE_DIR = fileURLToPath(new URL('../../.data/web', import.meta.url));
@@ -91,8 +91,11 @@ export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDes
   }
   const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_WEB_STORE_DIR, mongoUrl: process.env.MONGODB_URL });
   const store = await deskStore.open();
-  const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, new WorldDirectory()), store, memory: new EpisodicMemory() });
+  const worlds = new WorldDirectory();
+  const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, worlds), store, memory: new EpisodicMemory() });
   const app = new Hono();
+  // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
+  app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
   app.route('/api', createBatonApp({ workflow, authenticate: demoAuthenticate }));
   app.use('/*', serveStatic({ root: distDir }));
   const server: ServedBaton = await serveBaton(app, { port: options.port ?? 0, hostname: options.hostname ?? '127.0.0.1' });

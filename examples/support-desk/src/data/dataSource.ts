@@ -9,15 +9,15 @@ export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../../', import.meta
 /** The desk's own demo conversations, shipped with the example: `examples/support-desk/conversations/demo.jsonl`. */
 export const DEMO_DATA_FILE = fileURLToPath(new URL('../../conversations/demo.jsonl', import.meta.url));
 
-/** The ABCD sample's file name, looked for in a `BATON_ABCD` folder and beside the repository. */
+/** The ABCD sample's file name, looked for in a `BATON_ABCD` folder. */
 export const ABCD_SAMPLE_NAME = 'abcd-dev-400.jsonl';
 
 /** Where the conversations of a run come from: the file, how it was chosen, and a label for the `Data:` line. */
 export interface DataSource {
   /** Absolute path of the JSON Lines file. */
   file: string;
-  /** `'option'` (`--data`), `'env'` (`BATON_ABCD`), `'sample'` (the ABCD sample beside the repository) or `'demo'`. */
-  origin: 'option' | 'env' | 'sample' | 'demo';
+  /** `'option'` (`--data`), `'env'` (`BATON_ABCD`) or `'demo'`. */
+  origin: 'option' | 'env' | 'demo';
   /** `'demo conversations'`, `'ABCD sample'` or `'conversations'`. */
   label: string;
 }
@@ -28,27 +28,25 @@ export interface ResolveDataOptions {
   data?: string | undefined;
   /** The value of `BATON_ABCD` (default `process.env.BATON_ABCD`). */
   env?: string | undefined;
-  /** The repository root the ABCD sample is looked for beside (default {@link REPOSITORY_ROOT}). */
-  root?: string;
   /** The folder a relative `BATON_ABCD` is taken from (default: `INIT_CWD`, the folder `pnpm` was run in, else the current folder). */
   cwd?: string;
 }
 
 const exists = async (path: string) => stat(path).catch(() => undefined);
 
-function labelOf(file: string, origin: DataSource['origin']): string {
+function labelOf(file: string, _origin: DataSource['origin']): string {
   if (file === DEMO_DATA_FILE) return 'demo conversations';
-  if (origin === 'sample' || file.endsWith(ABCD_SAMPLE_NAME)) return 'ABCD sample';
+  if (file.endsWith(ABCD_SAMPLE_NAME)) return 'ABCD sample';
   return 'conversations';
 }
 
 /**
  * Finds the conversations a `start` or `chat` run uses, in this order: `--data FILE`; the env var
- * `BATON_ABCD` (a file, or a folder holding `abcd-dev-400.jsonl` or exactly one `*.jsonl`); an ABCD
- * sample kept beside the repository by the project's CI, when it is there; else the demo
- * conversations shipped with the example ({@link DEMO_DATA_FILE}).
+ * `BATON_ABCD` (a file, or a folder holding `abcd-dev-400.jsonl` or exactly one `*.jsonl`); else the
+ * demo conversations shipped with the example ({@link DEMO_DATA_FILE}). Nothing outside the repository is
+ * read unless named.
  *
- * @param options `{ data?, env?, root?, cwd? }`
+ * @param options `{ data?, env?, cwd? }`
  * @returns `{ file, origin, label }`; a `--data` file is returned as given (loading it reports a missing file)
  * @throws {NotFoundError} when `BATON_ABCD` names nothing, or a folder without `abcd-dev-400.jsonl`
  *   and with no or several `*.jsonl` files
@@ -64,8 +62,6 @@ export async function resolveDataSource(options: ResolveDataOptions = {}): Promi
     const file = await fileInEnv(resolve(options.cwd ?? process.env.INIT_CWD ?? process.cwd(), env));
     return { file, origin: 'env', label: labelOf(file, 'env') };
   }
-  const sample = join(options.root ?? REPOSITORY_ROOT, '..', 'shared', 'data', 'abcd', ABCD_SAMPLE_NAME);
-  if ((await exists(sample))?.isFile()) return { file: sample, origin: 'sample', label: 'ABCD sample' };
   return { file: DEMO_DATA_FILE, origin: 'demo', label: 'demo conversations' };
 }
 

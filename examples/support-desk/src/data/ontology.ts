@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '@baton/core';
+import type { Ontology } from '@baton/support-desk-models';
 import { z } from 'zod';
 
 const OntologySchema = z.object({
@@ -16,21 +17,7 @@ const OntologySchema = z.object({
 
 const KnowledgeBaseSchema = z.record(z.string(), z.array(z.string()));
 
-/** ABCD's ontology and knowledge base, as the desk uses them. */
-export interface Ontology {
-  /** The 10 flows, in ontology order. */
-  flows: readonly string[];
-  /** Subflows per flow. */
-  subflows: Readonly<Record<string, readonly string[]>>;
-  /** Every console action with its slots, e.g. `verify-identity → [customer_name, account_id, order_id, zip_code]`. */
-  actions: ReadonlyMap<string, { group: string; slots: readonly string[] }>;
-  /** Example values of enumerable slots (`membership_level → [guest, bronze, silver, gold]`). */
-  enumerable: Readonly<Record<string, readonly string[]>>;
-  /** kb.json: the guidelines' sequence of actions per subflow. */
-  sequences: Readonly<Record<string, readonly string[]>>;
-  /** The flow a subflow belongs to. */
-  flowOf(subflow: string): string | undefined;
-}
+export type { Ontology } from '@baton/support-desk-models';
 
 const ABCD_DIR = new URL('../../abcd/', import.meta.url);
 

@@ -1,4 +1,5 @@
 import { type Tool, tool } from '@baton/core';
+import { GUIDELINE_SLOTS } from '@baton/support-desk-models';
 import { z } from 'zod';
 import type { Ontology } from '../data/ontology.js';
 import { runAction, type SlotArgs } from './actionHandlers.js';
@@ -48,13 +49,6 @@ const SLOT_DESCRIPTIONS: Record<string, string> = {
   product: 'A product: brand and item, e.g. tommy hilfiger shirt.',
 };
 
-/**
- * Slots an action takes beyond ontology.json's, because a guideline asks for them: to recover a
- * username, identity is verified with "3 out of 4" of full name, zip code, phone number and email
- * address (guidelines.json, Account Access / Recover Username), and the console's verify-identity
- * has no phone or email field.
- */
-export const GUIDELINE_SLOTS: Readonly<Record<string, readonly string[]>> = { 'verify-identity': ['phone', 'email'] };
 
 function slotDescription(slot: string, ontology: Ontology): string {
   const known = SLOT_DESCRIPTIONS[slot];

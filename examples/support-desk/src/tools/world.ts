@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AbcdConversation } from '../data/abcdData.js';
-import { ABCD_CUSTOMER_NAMES, extractSlots } from '../models/slotExtraction.js';
+import type { AbcdConversation } from '@baton/support-desk-models';
+import { ABCD_CUSTOMER_NAMES, extractSlots } from '@baton/support-desk-models';
 
 /** An order in the example's world. `amount` and `refunded` are in dollars. */
 export interface OrderRecord {
@@ -129,6 +129,29 @@ export class World {
       }),
     );
   }
+}
+
+/**
+ * One line per customer of a world, with what a customer is asked for (name, account id, username, email, zip code,
+ * phone) and their first order: what the chat prints at start and the web page lists, so that a newcomer can play one.
+ *
+ * @example
+ * ```ts
+ * customerLines(World.demo())[0]; // 'Alessandro Phoenix: account …, username aphoenix…, email aphoenix…@email.com, zip …, phone (…) …, order … ($40)'
+ * ```
+ */
+export function customerLines(world: World): string[] {
+  return world.customers.map((c) => {
+    const order = c.orders[0];
+    return [
+      `${c.name}: account ${c.accountIds[0]}`,
+      `username ${c.usernames[0]}`,
+      `email ${c.emails[0]}`,
+      `zip ${c.zipCodes[0]}`,
+      `phone ${c.phones[0]}`,
+      ...(order === undefined ? [] : [`order ${order.orderId} ($${order.amount})`]),
+    ].join(', ');
+  });
 }
 
 /**

@@ -28,6 +28,12 @@ let busy = false;
 /** The session ended (an agent closed it with `end_conversation`): the next message starts a new one. */
 let ended = false;
 
+/** Lists the demo's customers (`GET /demo/customers`), whom the person at the keyboard plays. */
+async function listCustomers(): Promise<void> {
+  const lines = (await fetch('/demo/customers').then((r) => (r.ok ? r.json() : []))) as string[];
+  byId('customer-list').replaceChildren(...lines.map((line) => Object.assign(document.createElement('li'), { textContent: line })));
+}
+
 /** Opens the conversation this browser had (or a new one) and shows it as it stands. */
 async function open(): Promise<void> {
   let info: SessionInfo | undefined;
@@ -122,3 +128,4 @@ byId('new-chat').addEventListener('click', () => {
 });
 
 void open();
+void listCustomers();
