@@ -68,7 +68,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   const { workflow } = options;
   const app = new Hono<BatonEnv>();
   registerMiddleware(app, { maxBodyBytes: options.maxBodyBytes ?? 1 << 20, authenticate: options.authenticate });
-  const routes = createRouteContext(workflow, new TurnRuns(options.events), options.keepAliveMs ?? 15_000);
+  const routes = createRouteContext(workflow, new TurnRuns(options.events, workflow.config.store), options.keepAliveMs ?? 15_000);
   // Route groups, one file each under http/; a new group is one more line here.
   registerSessionRoutes(app, routes);
   registerTurnRoutes(app, routes);

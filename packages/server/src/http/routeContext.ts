@@ -1,13 +1,14 @@
-import { MAIN_BRANCH } from '@baton/core';
+import { isLiveLease, MAIN_BRANCH } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow, SendOptions, TurnStream } from '@baton/handoff';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { sseResponse } from '../streaming/sse.js';
+import { runningElsewhere } from '../streaming/turnLease.js';
 import type { StartedRun, TurnRuns } from '../streaming/turnRuns.js';
 import { type Principal, tenantKeyOf } from './auth.js';
 import { HttpError } from './errors.js';
 import { sendRefusal } from './pendingRequests.js';
-import { openSession } from './sessionAccess.js';
+import { openSession, scopeOf } from './sessionAccess.js';
 
 /** The Hono environment of every route: the auth middleware sets `principal`. */
 export type BatonEnv = { Variables: { principal: Principal } };
@@ -65,7 +66,7 @@ export interface RouteContext {
  */
 export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, keepAliveMs: number): RouteContext {
   const startTurn: RouteContext['startTurn'] = (c, session, call) =>
-    runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, call(session));
+    runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, () => call(session));
   return {
     workflow,
     runs,
@@ -73,7 +74,11 @@ export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, ke
     isRunning: (c, id, branch) => runs.log(tenantKeyOf(c.var.principal), id, branch)?.running === true,
     openForTurn: async (c, id, branch) => {
       runs.assertIdle(tenantKeyOf(c.var.principal), id, branch);
-      return openSession(workflow, c.var.principal, id, branch);
+      const session = await openSession(workflow, c.var.principal, id, branch);
+      // A turn running in another process holds the branch's lease: refused here too, before anything runs.
+      const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal));
+      if (isLiveLease(lease) && lease!.owner !== runs.owner) throw runningElsewhere(id, branch);
+      return session;
     },
     startTurn,
     startSend: (c, session, text, options = {}) =>
@@ -81,10 +86,12 @@ export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, ke
         throw sendRefusal(session, error);
       }),
     turnResponse: async (c, started) => {
-      const { queue, stream } = await started;
+      const { queue, stream, ended } = await started;
       if (prefersJson(c)) {
         queue.close();
-        return c.json(await stream);
+        const result = await stream;
+        await ended; // the branch is free (lease released) when the client gets the result
+        return c.json(result);
       }
       return sseResponse(c, { replay: [], queue, after: { seq: -1, index: 0 }, follow: false, keepAliveMs });
     },
