@@ -7,6 +7,7 @@ import { registerMiddleware } from './http/middleware.js';
 import { type BatonEnv, createRouteContext } from './http/routeContext.js';
 import { registerSessionRoutes } from './http/sessionRoutes.js';
 import { registerTurnRoutes } from './http/turnRoutes.js';
+import { reconcileEvery } from './replicas/resumeCutTurns.js';
 import { TurnRuns, type TurnRunsOptions } from './streaming/turnRuns.js';
 
 /** Options of {@link createBatonApp}. */
@@ -26,6 +27,12 @@ export interface BatonAppOptions {
   maxAssetBytes?: number;
   /** Milliseconds between SSE keep-alive comments (default 15,000). */
   keepAliveMs?: number;
+  /**
+   * Finish turns cut by a dead replica ({@link resumeCutTurns}) on start and then every `intervalMs`
+   * (default 5,000), for leases expired at least `olderThanMs` ago (default 0). Needs a store with
+   * branch leases (the built-in stores have them).
+   */
+  reconcile?: { intervalMs?: number; olderThanMs?: number };
 }
 
 /**
@@ -68,7 +75,9 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   const { workflow } = options;
   const app = new Hono<BatonEnv>();
   registerMiddleware(app, { maxBodyBytes: options.maxBodyBytes ?? 1 << 20, authenticate: options.authenticate });
-  const routes = createRouteContext(workflow, new TurnRuns(options.events, workflow.config.store), options.keepAliveMs ?? 15_000);
+  const runs = new TurnRuns(options.events, workflow.config.store);
+  const routes = createRouteContext(workflow, runs, options.keepAliveMs ?? 15_000);
+  if (options.reconcile !== undefined) reconcileEvery({ workflow, runs, olderThan: options.reconcile.olderThanMs ?? 0 }, options.reconcile.intervalMs ?? 5000);
   // Route groups, one file each under http/; a new group is one more line here.
   registerSessionRoutes(app, routes);
   registerTurnRoutes(app, routes);
