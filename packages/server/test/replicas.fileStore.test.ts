@@ -100,4 +100,38 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
       await store.close();
     }
   }, 120_000);
+
+  it("F4: killed before the turn's first durability point, the turn re-sent on another replica: a client reconnecting with its pre-kill id sees every stored message", async () => {
+    const env = { REPLICA_STORE_DIR: directory, REPLICA_EVERY: 'turn', REPLICA_LEASE_MS: '1000' };
+    const first = await startReplica({ ...env, REPLICA_PACE_MS: '40' });
+    replicas.push(first);
+    await client(first.url).json('POST', '/sessions', { id: 'f4-1' });
+    const turn = await client(first.url).call('POST', '/sessions/f4-1/messages', { text: 'I was charged twice' }, { accept: 'text/event-stream' });
+    const seen: ReceivedEvent[] = [];
+    for await (const event of sseMessages(turn)) {
+      seen.push(event);
+      if (event.event === 'message.delta' && seen.filter((e) => e.event === 'message.delta').length === 3) break;
+    }
+    await first.kill();
+    const stale = seen.at(-1)!.id;
+    expect(seen.some((e) => e.event === 'message')).toBe(true); // the client saw messages that were never stored
+    const second = await startReplica({ ...env, REPLICA_PACE_MS: '0' });
+    replicas.push(second);
+    let resent = await client(second.url).json('POST', '/sessions/f4-1/messages', { text: 'I was charged twice' });
+    for (const deadline = Date.now() + 10_000; resent.status === 409 && Date.now() < deadline; ) {
+      await sleep(200); // the dead owner's lease expires
+      resent = await client(second.url).json('POST', '/sessions/f4-1/messages', { text: 'I was charged twice' });
+    }
+    expect(resent.status).toBe(200);
+    const stored = new FileStore({ directory });
+    try {
+      const messages = await stored.readMessages('f4-1', 'main');
+      const rest = await client(second.url).stream('GET', '/sessions/f4-1/events', undefined, { 'last-event-id': stale });
+      const shown = rest.events.filter((e) => e.event === 'message').map((e) => e.data.message.id);
+      for (const message of messages) expect(shown, `message ${message.seq} (${message.role})`).toContain(message.id);
+      expect(new Set(ids(rest.events)).size).toBe(rest.events.length);
+    } finally {
+      await stored.close();
+    }
+  }, 120_000);
 });

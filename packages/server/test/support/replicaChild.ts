@@ -2,7 +2,7 @@
  * One server replica for the multi-process tests: a desk (triage hands off to billing, who answers
  * with a long streamed text, paced) on a FileStore shared with the other replicas, served on
  * 127.0.0.1. Prints `READY <url>`; `GET /test/model-calls` tells how many model calls it made.
- * Env: REPLICA_STORE_DIR, REPLICA_PACE_MS, REPLICA_LEASE_MS, REPLICA_RECONCILE_MS (unset: no reconciler).
+ * Env: REPLICA_STORE_DIR, REPLICA_EVERY (`turn` or, by default, `step`), REPLICA_PACE_MS, REPLICA_LEASE_MS, REPLICA_RECONCILE_MS (unset: no reconciler).
  */
 import { agent, FileStore, type ModelClient, type ModelRequest, type ModelStreamEvent } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
@@ -45,7 +45,7 @@ const billing = agent({
   instructions: 'Refund.',
   model: new CountedModel(new ScriptedModel(() => ({ text: BILLING_REPLY }), { chunkSize: 4 }), paceMs),
 });
-const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).checkpoints({ every: 'step' }).build();
+const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).checkpoints({ every: process.env.REPLICA_EVERY === 'turn' ? 'turn' : 'step' }).build();
 const reconcileMs = process.env.REPLICA_RECONCILE_MS;
 const baton = createBatonApp({
   workflow,
