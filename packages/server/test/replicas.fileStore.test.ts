@@ -40,6 +40,7 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
           const callsBefore = await two!.modelCalls();
           const send = await client(two!.url).json('POST', '/sessions/rr-1/messages', { text: 'and again' });
           refused = { status: send.status, calls: (await two!.modelCalls()) - callsBefore };
+          expect((await client(two!.url).json('GET', '/sessions/rr-1')).body).toMatchObject({ running: true, routingState: 'running' });
           // Replica 2 never ran this turn: it reads the store's event log and follows it by polling.
           const rest = await client(two!.url).stream('GET', '/sessions/rr-1/events', undefined, { 'last-event-id': event.id });
           midTurn = rest.events;

@@ -1,4 +1,4 @@
-import { createId } from '@baton/core';
+import { createId, isLiveLease } from '@baton/core';
 import { formatTimeline, sessionTimeline } from '@baton/handoff';
 import { tenantKeyOf } from './auth.js';
 import type { BatonHono, RouteContext } from './routeContext.js';
@@ -35,6 +35,13 @@ export function registerSessionRoutes(app: BatonHono, routes: RouteContext): voi
     const log = runs.log(tenantKeyOf(c.var.principal), id, branch);
     // While a turn runs here, answer from the session document and the branch log without waiting for the turn's lock.
     if (log?.running === true) return c.json(runningView(await sessionDocument(workflow, c.var.principal, id), branch, log.cursor.seq));
+    // A turn running in another replica: its lease is live in the store.
+    const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal)).catch(() => undefined);
+    if (isLiveLease(lease) && lease!.owner !== runs.owner) {
+      const info = await sessionDocument(workflow, c.var.principal, id);
+      const stored = await workflow.config.store.readMessages(id, branch, scopeOf(c.var.principal));
+      return c.json(runningView(info, branch, stored.at(-1)?.seq ?? 0));
+    }
     const session = await openSession(workflow, c.var.principal, id, branch);
     return c.json(sessionView(session, routes.isRunning(c, session.id, branch)));
   });
