@@ -91,5 +91,16 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       expect(await store.pruneEvents(id, 'main', { maxAgeMs: 10 })).toBe(10);
       expect((await store.readEvents(id, 'main')).entries.map((e) => e.position.index)).toEqual(Array.from({ length: 10 }, (_, i) => 41 + i));
     });
+
+    it('deleteSession removes the branch event logs and leases with the session', async () => {
+      const store = capable(context);
+      const { id } = await createTestSession(store);
+      await store.appendEvents(id, 'main', entries(id, 1, 0, 1, 2));
+      await store.acquireBranchLease(id, 'main', { owner: 'gone', ttlMs: 1 });
+      expect(await store.deleteSession(id)).toBe(true);
+      await store.createSession({ id });
+      expect(await store.readEvents(id, 'main')).toEqual({ entries: [], start: undefined });
+      expect(await store.getBranchLease(id, 'main')).toBeUndefined();
+    });
   });
 }
