@@ -27,7 +27,7 @@ export default defineConfig({
       project('@baton/handoff', './packages/handoff'),
       project('@baton/ai-sdk', './packages/ai-sdk'),
       project('@baton/memory', './packages/memory'),
-      project('@baton/server', './packages/server'),
+      project('@baton/server', './packages/server', mongoGlobalSetup),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/test', './test', mongoGlobalSetup),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
