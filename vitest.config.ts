@@ -27,7 +27,7 @@ export default defineConfig({
       project('@baton/handoff', './packages/handoff'),
       project('@baton/ai-sdk', './packages/ai-sdk'),
       project('@baton/memory', './packages/memory'),
-      project('@baton/server', './packages/server'),
+      project('@baton/server', './packages/server', mongoGlobalSetup),
       project('@baton/a2a', './packages/a2a'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/temporal', './packages/temporal', {
@@ -37,8 +37,8 @@ export default defineConfig({
       // test/llm runs with `pnpm test:llm` (vitest.llm.config.ts): it needs the llama-cpp-python build.
       project('@baton/test', './test', { ...mongoGlobalSetup, exclude: ['**/node_modules/**', '**/dist/**', 'llm/**'] }),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
-    project('@baton/support-desk-models', './examples/support-desk-models'),
-    project('@baton/desk-eval', './research/desk-eval', mongoGlobalSetup),
+      project('@baton/support-desk-models', './examples/support-desk-models'),
+      project('@baton/desk-eval', './research/desk-eval', mongoGlobalSetup),
       project('@baton/example-quickstart', './examples/quickstart'),
     ],
   },

@@ -13,6 +13,7 @@
 import { DEFAULT_MAX_ASSET_BYTES, type Store } from '@baton/core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { describeAssetConformance } from './assetConformance.js';
+import { describeBranchLogConformance } from './branchLogConformance.js';
 import { describeBatchConformance } from './batchConformance.js';
 import { describeBranchConformance } from './branchConformance.js';
 import { describeCheckpointConformance } from './checkpointConformance.js';
@@ -93,5 +94,6 @@ export function describeStoreConformance(name: string, createStore: () => Promis
     describeErasureConformance(context);
     describeValidationConformance(context);
     describeAssetConformance(context);
+    describeBranchLogConformance(context);
   });
 }

@@ -179,6 +179,20 @@ export type {
   UpdateOptions,
 } from './store/store.js';
 export { writeStoreBatch } from './store/writeStoreBatch.js';
+export { type BranchLease, type BranchLeaseStore, isLiveLease, type LeaseAcquisition, nextLease } from './store/branchLease.js';
+export {
+  checkEventBatch,
+  compareLogPositions,
+  type EventLogBatch,
+  type EventLogEntry,
+  type EventLogPage,
+  type EventLogPosition,
+  type EventLogRetention,
+  type EventLogStore,
+  eventLogKey,
+  keptBatches,
+  pageOf,
+} from './store/eventLog.js';
 export { type AnswerOpenToolCallsOptions, answerOpenToolCalls, findOpenToolCalls, type OpenToolCalls } from './store/openToolCalls.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {

@@ -104,7 +104,7 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
       const branches = await ann.json('GET', '/sessions/fork-1/branches');
       expect(branches.body.branches.map((b: { id: string }) => b.id).sort()).toEqual(['main', 'retry']);
       const onFork = await ann.stream('POST', '/sessions/fork-1/messages?branch=retry', { text: 'Another question' });
-      expect(onFork.events[0]!.id).toBe('fork-1/retry/0.1');
+      expect(onFork.events[0]!.id).toBe('fork-1/retry/1:0.1'); // the fork's first turn: lease epoch 1
       const retry = await ann.json('GET', '/sessions/fork-1/messages?branch=retry');
       expect(retry.body.messages[0]).toMatchObject({ seq: 1, content: 'Another question' });
       const main = await ann.json('GET', '/sessions/fork-1/messages');
@@ -116,17 +116,19 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
   });
 });
 
-/** Event ids name the session and main branch and strictly increase as (seq, index) pairs. */
+/** Event ids name the session and main branch and strictly increase as (epoch, seq, index) triples. */
 function expectIncreasingIds(ids: readonly string[], sessionId: string): void {
   const positions = ids.map((id) => {
     const [session, branch, position] = id.split('/');
     expect(session).toBe(sessionId);
     expect(branch).toBe('main');
-    const [seq, index] = position!.split('.').map(Number);
-    return [seq!, index!] as const;
+    const [epoch, pair] = position!.includes(':') ? position!.split(':') : ['0', position!];
+    const [seq, index] = pair!.split('.').map(Number);
+    return [Number(epoch), seq!, index!] as const;
   });
   for (let i = 1; i < positions.length; i++) {
     const [a, b] = [positions[i - 1]!, positions[i]!];
-    expect(b[0] > a[0] || (b[0] === a[0] && b[1] > a[1]), `${ids[i - 1]} < ${ids[i]}`).toBe(true);
+    const after = b[0] !== a[0] ? b[0] > a[0] : b[1] !== a[1] ? b[1] > a[1] : b[2] > a[2];
+    expect(after, `${ids[i - 1]} < ${ids[i]}`).toBe(true);
   }
 }

@@ -109,7 +109,7 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
     }
   });
 
-  it('after a server restart the store replays the committed messages after the Last-Event-ID (message events only)', async () => {
+  it("after a server restart the store's event log replays every event after the Last-Event-ID, deltas included", async () => {
     const store = new InMemoryStore();
     const first = await startDeskServer({ store });
     const ann = client(first.url);
@@ -117,14 +117,16 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
     const turn = await ann.stream('POST', '/sessions/resume-3/messages', { text: 'I was charged twice' });
     await first.close();
     const lastSeen = turn.events.find((e) => e.event === 'message' && e.data.message.seq === 1)!;
-    expect(lastSeen.id).toBe('resume-3/main/1.0');
+    expect(lastSeen.id).toBe('resume-3/main/1:1.0'); // lease epoch 1, seq 1, index 0
 
     const second = await startDeskServer({ store });
     try {
       const replay = await client(second.url).stream('GET', '/sessions/resume-3/events', undefined, { 'last-event-id': lastSeen.id });
-      expect(replay.events.map((e) => e.event)).toEqual(['message', 'message', 'message']);
-      expect(replay.events.map((e) => e.id)).toEqual(['resume-3/main/2.0', 'resume-3/main/3.0', 'resume-3/main/4.0']);
-      expect(replay.events.map((e) => e.data.message.seq)).toEqual([2, 3, 4]);
+      const missed = turn.events.slice(turn.events.indexOf(lastSeen) + 1);
+      expect(replay.events.map((e) => e.id)).toEqual(missed.map((e) => e.id));
+      expect(replay.events.map((e) => e.data)).toEqual(missed.map((e) => e.data));
+      expect(replay.events.some((e) => e.event !== 'message')).toBe(true); // not only the stored messages
+      expect(replay.events.filter((e) => e.event === 'message').map((e) => e.data.message.seq)).toEqual([2, 3, 4]);
       const bad = await client(second.url).json('GET', '/sessions/resume-3/events?lastEventId=other/main/1.0');
       expect(bad.status).toBe(400);
       const garbled = await client(second.url).json('GET', '/sessions/resume-3/events?lastEventId=nonsense');

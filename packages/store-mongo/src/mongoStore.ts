@@ -1,6 +1,7 @@
 import type {
   AssetRef,
   Branch,
+  BranchLease,
   BranchParent,
   Checkpoint,
   CheckpointManifestEntry,
@@ -10,6 +11,11 @@ import type {
   EpisodeFilter,
   EraseUserInput,
   EraseUserResult,
+  EventLogEntry,
+  EventLogPage,
+  EventLogPosition,
+  EventLogRetention,
+  LeaseAcquisition,
   Message,
   PendingWrite,
   PutAssetInput,
@@ -33,6 +39,7 @@ import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoSt
 import { BranchCache } from './operations/branchCache.js';
 import * as assets from './operations/mongoAssets.js';
 import * as branches from './operations/mongoBranches.js';
+import * as branchLogs from './operations/mongoBranchLogs.js';
 import * as checkpoints from './operations/mongoCheckpoints.js';
 import * as episodes from './operations/mongoEpisodes.js';
 import * as messages from './operations/mongoMessages.js';
@@ -79,6 +86,8 @@ export class MongoStore implements Store {
   readonly #ownsClient: boolean;
   readonly #options: ResolvedMongoStoreOptions;
   readonly #context: MongoContext;
+  /** The last event log position this process wrote per branch (`<sessionId>/<branchId>`), so an append needs no read. */
+  readonly #eventLogEnds = new Map<string, EventLogPosition>();
   #init: Promise<void> | undefined;
   /** Whether init() has succeeded (so calls need not await it). */
   #ready = false;
@@ -266,6 +275,36 @@ export class MongoStore implements Store {
     return this.#run("erase a user's data", () => sessions.eraseUser(this.#context, input), true);
   }
 
+  appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope = {}): Promise<void> {
+    return this.#run('append events', () => branchLogs.appendEvents(this.#context, sessionId, branchId, entries, scope, this.#eventLogEnds));
+  }
+  readEvents(sessionId: string, branchId: string, options: { after?: EventLogPosition } & TenantScope = {}): Promise<EventLogPage> {
+    return this.#run('read events', () => branchLogs.readEvents(this.#context, sessionId, branchId, options.after, scopeOf(options)));
+  }
+  pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope = {}): Promise<number> {
+    return this.#run('prune events', () => branchLogs.pruneEvents(this.#context, sessionId, branchId, retention, scope));
+  }
+  acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+    return this.#run('take a branch lease', async () => {
+      const taken = await branchLogs.acquireLease(this.#context, sessionId, branchId, input);
+      // Another process may have written the branch's log since this one last did.
+      if (taken.acquired) this.#eventLogEnds.delete(`${sessionId}/${branchId}`);
+      return taken;
+    });
+  }
+  renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean> {
+    return this.#run('renew a branch lease', () => branchLogs.changeHeldLease(this.#context, sessionId, branchId, input));
+  }
+  releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean> {
+    return this.#run('release a branch lease', () => branchLogs.changeHeldLease(this.#context, sessionId, branchId, { owner: input.owner, epoch: input.epoch }));
+  }
+  getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
+    return this.#run('read a branch lease', () => branchLogs.getLease(this.#context, sessionId, branchId, scope));
+  }
+  listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
+    return this.#run('list expired leases', () => branchLogs.listExpiredLeases(this.#context, options.before, options.limit ?? 1000));
+  }
+
   /** Closes the client when the store created it (`{ url }`); a client you passed stays open. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -302,4 +341,9 @@ function orderFactory(client: MongoClient): () => ObjectId {
   const probe = typeof factory?.createPk === 'function' ? factory.createPk() : undefined;
   if (probe === null || typeof probe !== 'object' || (probe as { _bsontype?: unknown })._bsontype !== 'ObjectId') return () => new ObjectId();
   return () => factory!.createPk!() as ObjectId;
+}
+
+/** The tenant scope part of an options object. */
+function scopeOf(options: TenantScope): TenantScope {
+  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
 }

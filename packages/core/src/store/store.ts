@@ -4,6 +4,8 @@ import type { Episode } from '../conversation/episode.js';
 import type { Message } from '../conversation/message.js';
 import type { Metadata } from '../conversation/metadata.js';
 import type { Branch, BranchParent, Session, State } from '../conversation/session.js';
+import type { BranchLeaseStore } from './branchLease.js';
+import type { EventLogStore } from './eventLog.js';
 
 /**
  * Restricts a read or write to one tenant: a store never returns, changes or deletes another
@@ -358,7 +360,8 @@ export interface AssetStore {
  * Everything Baton persists, behind one object. Every implementation passes the store conformance
  * suite (`test/conformance`). Ids are validated on every call.
  */
-export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore, Partial<BatchStore>, Partial<AssetStore> {
+export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore, Partial<BatchStore>, Partial<AssetStore>,
+    Partial<EventLogStore>, Partial<BranchLeaseStore> {
   /** A short name for logs and benchmarks (`'memory'`, `'file'`, `'mongo'`). */
   readonly kind: string;
   /** Releases connections and handles. The store is unusable afterwards. */

@@ -52,6 +52,13 @@ export class BranchLog {
     return this.#cursor;
   }
 
+  /** Starts a turn run of lease epoch `epoch` on top of `headSeq` (the branch's last stored message). */
+  beginRun(epoch: number, headSeq: number): void {
+    this.running = true;
+    const start = { epoch, seq: headSeq, index: 0 };
+    if (comparePositions(start, this.#cursor) > 0) this.#cursor = start;
+  }
+
   /** Starts again from `headSeq` when the branch grew without this log (another process wrote); what was logged is dropped. */
   catchUp(headSeq: number): void {
     if (headSeq <= this.#cursor.seq) return;
@@ -73,7 +80,9 @@ export class BranchLog {
   /** Gives `event` its position and id, keeps it, and passes it to every subscriber. */
   append(event: BatonEvent): LoggedEvent {
     const seq = event.type === 'message' ? event.message.seq : -1;
-    this.#cursor = seq > this.#cursor.seq ? { seq, index: 0 } : { seq: this.#cursor.seq, index: this.#cursor.index + 1 };
+    const { epoch } = this.#cursor;
+    const next = seq > this.#cursor.seq ? { seq, index: 0 } : { seq: this.#cursor.seq, index: this.#cursor.index + 1 };
+    this.#cursor = epoch === undefined ? next : { epoch, ...next };
     const logged = { id: formatEventId(this.sessionId, this.branchId, this.#cursor), position: this.#cursor, event };
     this.#events.push(logged);
     if (this.#events.length > this.maxEvents) this.#start = this.#events.shift()!.position;

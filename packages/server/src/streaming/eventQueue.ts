@@ -20,6 +20,11 @@ export class EventQueue<T> implements AsyncIterable<T> {
     this.#onClose = onClose;
   }
 
+  /** Whether the queue ended (or its reader left). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
   /** Adds an item for the reader (ignored once ended). */
   push(item: T): void {
     if (this.#ended) return;

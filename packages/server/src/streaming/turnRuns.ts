@@ -1,7 +1,10 @@
-import { type BatonEvent, ConcurrencyError } from '@baton/core';
+import { randomUUID } from 'node:crypto';
+import { type BatonEvent, type BranchLeaseStore, ConcurrencyError, type EventLogStore, type Store, type TenantScope } from '@baton/core';
 import type { TurnStream } from '@baton/handoff';
 import { BranchLog, type LogItem } from './branchLog.js';
+import { EventLogWriter } from './eventLogWriter.js';
 import type { EventQueue } from './eventQueue.js';
+import { TurnLease } from './turnLease.js';
 
 /** How long and how much the server remembers of each branch's events for reconnecting clients. */
 export interface TurnRunsOptions {
@@ -11,12 +14,35 @@ export interface TurnRunsOptions {
   retainMs?: number;
   /** Branch logs kept at most (default 1,000); the least recently used idle ones go first. */
   maxBranches?: number;
+  /** This process's owner id on branch leases (default: a random id per app). */
+  owner?: string;
+  /** How long a branch lease lasts without renewal, in ms (default 15,000; renewed every third of it while the turn runs). */
+  leaseTtlMs?: number;
+  /** How often a process that does not run a turn polls the store's event log for it, in ms (default 100). */
+  pollMs?: number;
+}
+
+/** The tenant scope of a tenant key (`''`: no tenant). */
+export function scopeOfKey(tenantKey: string): TenantScope {
+  return tenantKey === '' ? {} : { tenantId: tenantKey };
+}
+
+/** The store's event log, when it has one. */
+export function eventLogOf(store: Store | undefined): EventLogStore | undefined {
+  return typeof store?.appendEvents === 'function' && typeof store.readEvents === 'function' && typeof store.pruneEvents === 'function' ? (store as EventLogStore) : undefined;
+}
+
+/** The store's branch leases, when it has them. */
+export function leasesOf(store: Store | undefined): BranchLeaseStore | undefined {
+  return typeof store?.acquireBranchLease === 'function' && typeof store.getBranchLease === 'function' ? (store as BranchLeaseStore) : undefined;
 }
 
 /** A turn the server started: the queue its first response reads, and the turn's stream (awaitable for the result). */
 export interface StartedRun {
   queue: EventQueue<LogItem>;
   stream: TurnStream;
+  /** Resolves when the run ended here: its events written to the store's log, its lease released. */
+  ended: Promise<void>;
 }
 
 /**
@@ -29,11 +55,29 @@ export class TurnRuns {
   readonly #maxEvents: number;
   readonly #retainMs: number;
   readonly #maxBranches: number;
+  /** The store's event log, when it has one: every turn's events are written there too. */
+  readonly eventLog: EventLogStore | undefined;
+  /** The store's leases, when it has them: a turn runs only under its branch's lease. */
+  readonly leases: BranchLeaseStore | undefined;
+  readonly owner: string;
+  readonly leaseTtlMs: number;
+  readonly pollMs: number;
 
-  constructor(options: TurnRunsOptions = {}) {
+  /** @param store the workflow's store (its event log and leases are used when it has them) */
+  constructor(options: TurnRunsOptions = {}, store?: Store) {
     this.#maxEvents = options.maxEvents ?? 5000;
     this.#retainMs = options.retainMs ?? 10 * 60_000;
     this.#maxBranches = options.maxBranches ?? 1000;
+    this.eventLog = eventLogOf(store);
+    this.leases = leasesOf(store);
+    this.owner = options.owner ?? `baton-${randomUUID()}`;
+    this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
+    this.pollMs = options.pollMs ?? 100;
+  }
+
+  /** How much of each branch's log the store keeps (the same bounds as this process's logs). */
+  get retention(): { maxEvents: number; maxAgeMs: number } {
+    return { maxEvents: this.#maxEvents, maxAgeMs: this.#retainMs };
   }
 
   /** The log of a branch, if this process has one. */
@@ -67,38 +111,68 @@ export class TurnRuns {
    * @param headSeq the branch's last message seq before the turn
    * @throws {ConcurrencyError} when a turn is running on the branch; whatever the stream throws before its first event
    */
-  async start(tenantKey: string, sessionId: string, branchId: string, headSeq: number, stream: TurnStream): Promise<StartedRun> {
+  async start(tenantKey: string, sessionId: string, branchId: string, headSeq: number, call: () => TurnStream, options: { expired?: boolean } = {}): Promise<StartedRun> {
     this.assertIdle(tenantKey, sessionId, branchId);
     const log = this.#logFor(tenantKey, sessionId, branchId, headSeq);
     log.running = true;
-    const queue = log.subscribe();
-    let first: IteratorResult<BatonEvent, void>;
+    let run: RunParts;
     try {
-      first = await stream.next();
+      // The lease first: a branch whose turn runs in another process is refused before any model call.
+      run = await this.#runParts(tenantKey, sessionId, branchId, options.expired === true);
     } catch (error) {
-      queue.close();
       log.endRun();
       throw error;
     }
-    if (first.done === true) {
-      log.endRun();
-      return { queue, stream };
+    log.beginRun(run.lease?.epoch ?? 0, headSeq);
+    const queue = log.subscribe();
+    let stream: TurnStream;
+    let first: IteratorResult<BatonEvent, void>;
+    try {
+      stream = call();
+      first = await stream.next();
+    } catch (error) {
+      queue.close();
+      await this.#endRun(log, run);
+      throw error;
     }
-    log.append(first.value);
-    void this.#drain(log, stream);
-    return { queue, stream };
+    if (first.done === true) {
+      await this.#endRun(log, run);
+      return { queue, stream, ended: Promise.resolve() };
+    }
+    run.writer?.push(log.append(first.value));
+    return { queue, stream, ended: this.#drain(log, stream, run) };
   }
 
-  async #drain(log: BranchLog, stream: TurnStream): Promise<void> {
+  async #runParts(tenantKey: string, sessionId: string, branchId: string, expired: boolean): Promise<RunParts> {
+    const scope = scopeOfKey(tenantKey);
+    const lease = this.leases && (await TurnLease.take(this.leases, sessionId, branchId, scope, { owner: this.owner, ttlMs: this.leaseTtlMs, expired }));
+    const writer = this.eventLog && new EventLogWriter(this.eventLog, sessionId, branchId, scope);
+    return { lease, writer };
+  }
+
+  async #drain(log: BranchLog, stream: TurnStream, run: RunParts): Promise<void> {
     try {
       for (;;) {
         const step = await stream.next();
         if (step.done === true) break;
-        log.append(step.value);
+        run.writer?.push(log.append(step.value));
       }
     } catch {
       // The turn's fatal `error` event is in the log already; the turn runner stored what it committed.
     } finally {
+      await this.#endRun(log, run);
+    }
+  }
+
+  /** Ends a run: its events written to the store's log (then pruned), its lease released, then local readers told. */
+  async #endRun(log: BranchLog, run: RunParts): Promise<void> {
+    try {
+      await run.writer?.flush();
+      await this.eventLog?.pruneEvents(log.sessionId, log.branchId, this.retention, run.writer!.scope);
+    } catch (error) {
+      console.error('[baton/server] the event log of', log.sessionId, log.branchId, 'could not be written:', error);
+    } finally {
+      await run.lease?.release();
       log.endRun();
     }
   }
@@ -130,6 +204,12 @@ export class TurnRuns {
       }
     }
   }
+}
+
+/** What a run holds besides its log: the branch's lease and the writer of the store's event log (each when the store has them). */
+interface RunParts {
+  lease: TurnLease | undefined;
+  writer: EventLogWriter | undefined;
 }
 
 function keyOf(tenantKey: string, sessionId: string, branchId: string): string {

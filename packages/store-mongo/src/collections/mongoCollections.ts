@@ -1,4 +1,4 @@
-import { type AssetRef, type Branch, ConfigurationError, type Episode, type Message, type PendingWrite, type Session } from '@baton/core';
+import { type AssetRef, type Branch, type BranchLease, ConfigurationError, type Episode, type EventLogPosition, type Message, type PendingWrite, type Session } from '@baton/core';
 import type { Collection, Db, IndexDescription, ObjectId } from 'mongodb';
 import type { ResolvedMongoStoreOptions } from '../mongoStoreOptions.js';
 import { isServerError } from './mongoErrors.js';
@@ -112,6 +112,26 @@ export interface MetaDoc {
   at?: Date;
 }
 
+/**
+ * One batch of a branch's event log (`appendEvents`): `_id` = `<sessionId>/<branchId>/<last>`,
+ * `last` the batch's last position as a sortable key (`eventLogKey`), the entries as JSON in `body`.
+ */
+export interface EventBatchDoc {
+  _id: string;
+  sessionId: string;
+  branchId: string;
+  tenantId?: string;
+  last: string;
+  after: EventLogPosition;
+  body: string;
+  count: number;
+  /** ms since the epoch, for retention; `createdDate` the same as a Date. */
+  createdAt: number;
+  createdDate: Date;
+}
+/** A branch's lease: `_id` = `<sessionId>/<branchId>`. */
+export type BranchLeaseDoc = BranchLease & { _id: string };
+
 /** Baton's collections. */
 export interface MongoCollections {
   sessions: Collection<SessionDoc>;
@@ -126,6 +146,10 @@ export interface MongoCollections {
   assetFiles: Collection<AssetFileDoc>;
   /** GridFS chunks of assets. */
   assetChunks: Collection<AssetChunkDoc>;
+  /** Event log batches (see {@link EventBatchDoc}). */
+  eventLog: Collection<EventBatchDoc>;
+  /** Branch leases. */
+  branchLeases: Collection<BranchLeaseDoc>;
 }
 
 /** The collection names for a prefix (`'baton_'` → `baton_sessions`, …). */
@@ -141,6 +165,8 @@ export function collectionNames(prefix: string): Record<keyof MongoCollections, 
     meta: `${prefix}meta`,
     assetFiles: `${prefix}assets.files`,
     assetChunks: `${prefix}assets.chunks`,
+    eventLog: `${prefix}eventLog`,
+    branchLeases: `${prefix}branchLeases`,
   };
 }
 
@@ -159,6 +185,8 @@ export function openCollections(db: Db, prefix: string): MongoCollections {
     meta: db.collection<MetaDoc>(names.meta, options),
     assetFiles: db.collection<AssetFileDoc>(names.assetFiles, options),
     assetChunks: db.collection<AssetChunkDoc>(names.assetChunks, options),
+    eventLog: db.collection<EventBatchDoc>(names.eventLog, options),
+    branchLeases: db.collection<BranchLeaseDoc>(names.branchLeases, options),
   };
 }
 
@@ -184,6 +212,8 @@ export async function createIndexes(collections: MongoCollections, options: Reso
     [collections.assetChunks, { key: { sessionId: 1 }, name: 'session' }],
     [collections.assetFiles, { key: { filename: 1, uploadDate: 1 }, name: 'filename_1_uploadDate_1' }],
     [collections.assetFiles, { key: { sessionId: 1, uploadDate: 1 }, name: 'session_uploaded' }],
+    [collections.eventLog, { key: { sessionId: 1, branchId: 1, last: 1 }, name: 'session_branch_last' }],
+    [collections.branchLeases, { key: { held: 1, expiresAt: 1 }, name: 'held_expires' }],
   ];
   await Promise.all(specs.map(([collection, spec]) => collection.createIndexes([spec])));
   const ttl = options.checkpointTtlSeconds;

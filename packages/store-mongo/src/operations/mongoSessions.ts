@@ -215,6 +215,8 @@ async function deleteSessions(context: MongoContext, ids: string[], tenant: Filt
     collections.checkpoints.deleteMany(owned),
     collections.pendingWrites.deleteMany(owned),
     collections.versionClaims.deleteMany(bySession),
+    collections.eventLog.deleteMany(owned),
+    collections.branchLeases.deleteMany(bySession),
   ]);
   const branches = await collections.branches.deleteMany(owned);
   for (const id of ids) {

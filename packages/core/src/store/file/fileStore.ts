@@ -7,7 +7,9 @@ import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
 import { BatonError, ConfigurationError, type DocumentCorruptError, type LogRecordCorruptError, NotFoundError, StoreError } from '../../errors.js';
 import { assertMaxAssetBytes } from '../assets/assetInput.js';
+import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
 import { cloneData } from '../cloneData.js';
+import type { EventLogEntry, EventLogPage, EventLogPosition, EventLogRetention } from '../eventLog.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -29,6 +31,7 @@ import { assertSessionChange, assertSessionId, changedSession, matchesSessionFil
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 import * as assets from './calls/assetCalls.js';
 import * as branches from './calls/branchCalls.js';
+import * as branchLogs from './calls/branchLogCalls.js';
 import * as checkpoints from './calls/checkpointCalls.js';
 import { eraseFileUser } from './calls/fileErasure.js';
 import { repairSessionLog, verifySessionLog } from './calls/logCheckCalls.js';
@@ -339,6 +342,38 @@ export class FileStore implements Store {
   }
 
   /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
+  async appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope = {}): Promise<void> {
+    return this.#run('append events', () => branchLogs.appendEvents(this.#sessions, sessionId, branchId, entries, scope));
+  }
+
+  async readEvents(sessionId: string, branchId: string, options: { after?: EventLogPosition } & TenantScope = {}): Promise<EventLogPage> {
+    return this.#run('read events', () => branchLogs.readEvents(this.#sessions, sessionId, branchId, options.after, scopeOf(options)));
+  }
+
+  async pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope = {}): Promise<number> {
+    return this.#run('prune events', () => branchLogs.pruneEvents(this.#sessions, sessionId, branchId, retention, scope));
+  }
+
+  async acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+    return this.#run('take a branch lease', () => branchLogs.acquireLease(this.#sessions, sessionId, branchId, input));
+  }
+
+  async renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean> {
+    return this.#run('renew a branch lease', () => branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, input));
+  }
+
+  async releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean> {
+    return this.#run('release a branch lease', () => branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, { owner: input.owner, epoch: input.epoch, ...scopeOf(input) }));
+  }
+
+  async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
+    return this.#run('read a branch lease', () => branchLogs.getLease(this.#sessions, sessionId, branchId, scope));
+  }
+
+  async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
+    return this.#run('list expired leases', () => branchLogs.listExpiredLeases(this.#sessions, options.before, options.limit ?? 1000));
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     await this.#sessions.locks.idle();
@@ -369,4 +404,9 @@ export class FileStore implements Store {
     for (const name of await readDirNames(layout.trashDir)) await rm(join(layout.trashDir, name), { recursive: true, force: true });
     await this.#episodes.ensureIndex();
   }
+}
+
+/** The tenant scope part of an options object. */
+function scopeOf(options: TenantScope): TenantScope {
+  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
 }

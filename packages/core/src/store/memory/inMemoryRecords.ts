@@ -3,6 +3,8 @@ import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, Session } from '../../conversation/session.js';
 import { assertValidId } from '../../ids.js';
+import type { BranchLease } from '../branchLease.js';
+import type { EventLogBatch } from '../eventLog.js';
 import type { EraseUserInput, EraseUserResult, StoredAsset } from '../store.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 
@@ -15,6 +17,10 @@ export interface SessionRecord {
   checkpoints: Map<string, Checkpoint[]>;
   /** The session's assets by id, in upload order (created on the first upload). */
   assets?: Map<string, StoredAsset>;
+  /** Each branch's event log (created on the first append). */
+  eventLogs?: Map<string, EventLogBatch[]>;
+  /** Each branch's lease (created on the first acquisition). */
+  leases?: Map<string, BranchLease>;
   /** When the store last read or wrote this session (`Date.now()` ms). */
   touchedAt: number;
 }

@@ -7,7 +7,9 @@ import { MAIN_BRANCH } from '../../conversation/session.js';
 import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { assertValidId } from '../../ids.js';
 import { assertMaxAssetBytes, checkAssetInput } from '../assets/assetInput.js';
+import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
 import { cloneData } from '../cloneData.js';
+import type { EventLogEntry, EventLogPage, EventLogPosition, EventLogRetention } from '../eventLog.js';
 import type {
   CheckpointRetention,
   CreateSessionInput,
@@ -40,6 +42,7 @@ import {
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
 import { type AssetLimits, deleteRecordAsset, getRecordAsset, listRecordAssets, putRecordAsset } from './inMemoryAssets.js';
+import { acquireRecordLease, appendRecordEvents, changeRecordLease, pruneRecordEvents, readRecordEvents } from './inMemoryBranchLogs.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
 import { appendRecordMessages, readRecordMessages, writeRecordBatch } from './inMemoryMessages.js';
 import { checkpointList, eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
@@ -329,7 +332,52 @@ export class InMemoryStore implements Store {
     return writeRecordBatch(record, batch);
   }
 
+  async appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope = {}): Promise<void> {
+    appendRecordEvents(this.#branchRecord(sessionId, branchId, scope), branchId, entries);
+  }
+
+  async readEvents(sessionId: string, branchId: string, options: { after?: EventLogPosition } & TenantScope = {}): Promise<EventLogPage> {
+    return readRecordEvents(this.#branchRecord(sessionId, branchId, scopeOnly(options)), branchId, options.after);
+  }
+
+  async pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope = {}): Promise<number> {
+    return pruneRecordEvents(this.#branchRecord(sessionId, branchId, scope), branchId, retention);
+  }
+
+  async acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+    return acquireRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, input);
+  }
+
+  async renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean> {
+    return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, input);
+  }
+
+  async releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean> {
+    return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, { owner: input.owner, epoch: input.epoch });
+  }
+
+  async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
+    const lease = this.#record(sessionId, scope)?.leases?.get(branchId);
+    return lease && { ...lease };
+  }
+
+  async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
+    const expired: BranchLease[] = [];
+    for (const record of this.#sessions.values()) {
+      for (const lease of record.leases?.values() ?? []) if (lease.held && lease.expiresAt < options.before) expired.push({ ...lease });
+    }
+    return expired.slice(0, options.limit ?? expired.length);
+  }
+
   async close(): Promise<void> {}
+
+  /** The record of a session whose branch exists. @throws {NotFoundError} otherwise */
+  #branchRecord(sessionId: string, branchId: string, scope: TenantScope): SessionRecord {
+    const record = this.#required(sessionId, scope);
+    assertBranchId(branchId);
+    if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+    return record;
+  }
 
   #record(id: string, scope: TenantScope = {}): SessionRecord | undefined {
     assertSessionId(id);
@@ -357,4 +405,9 @@ export class InMemoryStore implements Store {
     if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
     return checkpointList(record, branchId);
   }
+}
+
+/** The tenant scope part of an options object. */
+function scopeOnly(options: TenantScope): TenantScope {
+  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
 }

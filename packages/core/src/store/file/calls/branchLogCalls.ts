@@ -1,0 +1,144 @@
+/**
+ * `FileStore`'s event logs and branch leases, beside the session's log:
+ * `<session>/events/<branchId>.jsonl` (one line per appended batch, see `EventLogBatch`) and
+ * `<session>/leases/<branchId>.json` (the branch's lease, replaced atomically under the session's lock).
+ */
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
+import { checkEventBatch, type EventLogBatch, type EventLogEntry, type EventLogPage, type EventLogPosition, type EventLogRetention, keptBatches, pageOf } from '../../eventLog.js';
+import type { TenantScope } from '../../store.js';
+import { assertBranchId } from '../../storeRules.js';
+import { hasErrorCode, writeFileAtomic } from '../fileIo.js';
+import type { FileSessions } from '../fileSessions.js';
+import { requireBranch } from '../log/logPlans.js';
+
+const eventsFile = (sessions: FileSessions, sessionId: string, branchId: string) => join(sessions.layout.sessionDir(sessionId), 'events', `${branchId}.jsonl`);
+const leaseFile = (sessions: FileSessions, sessionId: string, branchId: string) => join(sessions.layout.sessionDir(sessionId), 'leases', `${branchId}.json`);
+
+/** @throws {NotFoundError} when the session (of this tenant) or branch does not exist */
+async function requireBranchOf(sessions: FileSessions, sessionId: string, branchId: string, scope: TenantScope): Promise<void> {
+  assertBranchId(branchId);
+  await sessions.view(sessionId, async (image) => requireBranch(image, sessionId, branchId, scope));
+}
+
+/** The batches of a branch's event log (a line cut off by a crash is ignored). */
+async function readBatches(path: string): Promise<EventLogBatch[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  const lines = text.split('\n');
+  lines.pop(); // after the last '\n': empty, or a torn line
+  return lines.map((line) => JSON.parse(line) as EventLogBatch);
+}
+
+/** `FileStore.appendEvents`: one line appended and flushed (`fdatasync`). */
+export async function appendEvents(sessions: FileSessions, sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope): Promise<void> {
+  await requireBranchOf(sessions, sessionId, branchId, scope);
+  const path = eventsFile(sessions, sessionId, branchId);
+  const last = (await readBatches(path)).at(-1)?.entries.at(-1)?.position;
+  checkEventBatch(entries, last);
+  const first = entries[0]!.position;
+  const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
+  await mkdir(join(sessions.layout.sessionDir(sessionId), 'events'), { recursive: true });
+  const handle = await open(path, 'a');
+  try {
+    await handle.write(`${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `FileStore.readEvents`. */
+export async function readEvents(sessions: FileSessions, sessionId: string, branchId: string, after: EventLogPosition | undefined, scope: TenantScope): Promise<EventLogPage> {
+  await requireBranchOf(sessions, sessionId, branchId, scope);
+  return pageOf(await readBatches(eventsFile(sessions, sessionId, branchId)), after);
+}
+
+/** `FileStore.pruneEvents`: the kept batches written to a new file that replaces the log atomically. */
+export async function pruneEvents(sessions: FileSessions, sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope): Promise<number> {
+  await requireBranchOf(sessions, sessionId, branchId, scope);
+  const path = eventsFile(sessions, sessionId, branchId);
+  const batches = await readBatches(path);
+  const kept = keptBatches(batches, retention, Date.now());
+  const dropped = batches.length - kept.length;
+  if (dropped === 0) return 0;
+  kept[0] = { ...kept[0]!, after: batches[dropped - 1]!.entries.at(-1)!.position };
+  await writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join(''));
+  return batches.slice(0, dropped).reduce((n, batch) => n + batch.entries.length, 0);
+}
+
+async function readLease(path: string): Promise<BranchLease | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as BranchLease;
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
+/** Runs a compare-and-set of the branch's lease under the session's lock (held across processes). */
+async function changeLease<T>(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+  change: (current: BranchLease | undefined) => { next?: BranchLease; result: T },
+): Promise<T> {
+  await requireBranchOf(sessions, sessionId, branchId, scope);
+  const path = leaseFile(sessions, sessionId, branchId);
+  return sessions.locks.run(sessionId, async () => {
+    const { next, result } = change(await readLease(path));
+    if (next !== undefined) {
+      await mkdir(join(sessions.layout.sessionDir(sessionId), 'leases'), { recursive: true });
+      await writeFileAtomic(path, JSON.stringify(next));
+    }
+    return result;
+  });
+}
+
+/** `FileStore.acquireBranchLease`. */
+export function acquireLease(sessions: FileSessions, sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
+  return changeLease(sessions, sessionId, branchId, scope, (current): { next?: BranchLease; result: LeaseAcquisition } => {
+    const next = nextLease(current, sessionId, branchId, input, Date.now());
+    return next === undefined ? { result: { acquired: false, lease: current! } } : { next, result: { acquired: true, lease: next } };
+  });
+}
+
+/** `FileStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without). */
+export function changeHeldLease(sessions: FileSessions, sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs?: number } & TenantScope): Promise<boolean> {
+  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
+  return changeLease(sessions, sessionId, branchId, scope, (current) => {
+    if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch) return { result: false };
+    const next = input.ttlMs === undefined ? { ...current, held: false } : { ...current, expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
+    return { next, result: true };
+  });
+}
+
+/** `FileStore.getBranchLease`. */
+export async function getLease(sessions: FileSessions, sessionId: string, branchId: string, scope: TenantScope): Promise<BranchLease | undefined> {
+  await requireBranchOf(sessions, sessionId, branchId, scope);
+  return readLease(leaseFile(sessions, sessionId, branchId));
+}
+
+/** `FileStore.listExpiredLeases`: every session folder's `leases/`. */
+export async function listExpiredLeases(sessions: FileSessions, before: string, limit: number): Promise<BranchLease[]> {
+  const expired: BranchLease[] = [];
+  const ids = await readdir(sessions.layout.sessionsDir).catch(() => [] as string[]);
+  for (const id of ids) {
+    const dir = join(sessions.layout.sessionsDir, id, 'leases');
+    const files = await readdir(dir).catch(() => [] as string[]);
+    for (const file of files.filter((name) => name.endsWith('.json') && !name.startsWith('.'))) {
+      const lease = await readLease(join(dir, file)).catch(() => undefined);
+      if (lease?.held === true && lease.expiresAt < before) expired.push(lease);
+      if (expired.length >= limit) return expired;
+    }
+  }
+  return expired;
+}
