@@ -179,9 +179,8 @@ export type {
   UpdateOptions,
 } from './store/store.js';
 export { writeStoreBatch } from './store/writeStoreBatch.js';
-export { type BranchLease, type BranchLeaseStore, isLiveLease, type LeaseAcquisition, nextLease } from './store/branchLease.js';
+export { type BranchLease, type BranchLeaseStore, isLiveLease, type LeaseAcquisition } from './store/branchLease.js';
 export {
-  checkEventBatch,
   compareLogPositions,
   type EventLogBatch,
   type EventLogEntry,
@@ -189,9 +188,6 @@ export {
   type EventLogPosition,
   type EventLogRetention,
   type EventLogStore,
-  eventLogKey,
-  keptBatches,
-  pageOf,
 } from './store/eventLog.js';
 export { type AnswerOpenToolCallsOptions, answerOpenToolCalls, findOpenToolCalls, type OpenToolCalls } from './store/openToolCalls.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';

@@ -49,6 +49,11 @@ const STORE_KIT_VALUES = [
   'sameMessage',
   'assertTenantScope',
   'inTenant',
+  'nextLease',
+  'checkEventBatch',
+  'eventLogKey',
+  'keptBatches',
+  'pageOf',
 ].sort();
 
 /** What an app uses, which stays at the root (a sample of each kind: stores, schemas, errors, helpers). */

@@ -89,3 +89,5 @@ export {
   sameMessage,
 } from '../store/storeRules.js';
 export { assertTenantScope, inTenant } from '../store/tenantScope.js';
+export { nextLease } from '../store/branchLease.js';
+export { checkEventBatch, eventLogKey, keptBatches, pageOf } from '../store/eventLog.js';

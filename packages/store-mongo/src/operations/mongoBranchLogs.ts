@@ -8,19 +8,15 @@
  */
 import {
   type BranchLease,
-  checkEventBatch,
   type EventLogBatch,
   type EventLogEntry,
   type EventLogPage,
   type EventLogPosition,
   type EventLogRetention,
-  eventLogKey,
-  keptBatches,
   type LeaseAcquisition,
-  nextLease,
-  pageOf,
   type TenantScope,
 } from '@baton/core';
+import { checkEventBatch, eventLogKey, keptBatches, nextLease, pageOf } from '@baton/core/store-kit';
 import type { BranchLeaseDoc, EventBatchDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext, requireBranch } from '../collections/mongoContext.js';
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';
