@@ -17,7 +17,9 @@ const project = (name: string, dir: string, extra: Record<string, unknown> = {})
 });
 
 /** Starts one FerretDB per run (or uses MONGODB_URL) for the projects that talk to MongoDB. */
-const mongoGlobalSetup = { globalSetup: [fileURLToPath(new URL('./test/support/mongoGlobalSetup.ts', import.meta.url))] };
+const mongoGlobalSetup = {
+  globalSetup: [fileURLToPath(new URL('./test/support/mongoGlobalSetup.ts', import.meta.url))],
+};
 
 export default defineConfig({
   test: {
@@ -31,11 +33,17 @@ export default defineConfig({
       project('@baton/a2a', './packages/a2a'),
       project('@baton/store-mongo', './packages/store-mongo', mongoGlobalSetup),
       project('@baton/temporal', './packages/temporal', {
-        globalSetup: [...mongoGlobalSetup.globalSetup, fileURLToPath(new URL('./packages/temporal/test/support/temporalGlobalSetup.ts', import.meta.url))],
+        globalSetup: [
+          ...mongoGlobalSetup.globalSetup,
+          fileURLToPath(new URL('./packages/temporal/test/support/temporalGlobalSetup.ts', import.meta.url)),
+        ],
         testTimeout: 120_000,
       }),
       // test/llm runs with `pnpm test:llm` (vitest.llm.config.ts): it needs the llama-cpp-python build.
-      project('@baton/test', './test', { ...mongoGlobalSetup, exclude: ['**/node_modules/**', '**/dist/**', 'llm/**'] }),
+      project('@baton/test', './test', {
+        ...mongoGlobalSetup,
+        exclude: ['**/node_modules/**', '**/dist/**', 'llm/**'],
+      }),
       project('@baton/example-support-desk', './examples/support-desk', mongoGlobalSetup),
       project('@baton/support-desk-models', './examples/support-desk-models'),
       project('@baton/desk-eval', './research/desk-eval', mongoGlobalSetup),

@@ -16,7 +16,11 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 let dir: string;
 
 beforeAll(async () => {
-  await execFileAsync('npx', ['--yes', 'pnpm@10.34.8', '--filter', '@baton/core', '--filter', '@baton/handoff', 'build'], { cwd: repoRoot });
+  await execFileAsync(
+    'npx',
+    ['--yes', 'pnpm@10.34.8', '--filter', '@baton/core', '--filter', '@baton/handoff', 'build'],
+    { cwd: repoRoot },
+  );
   // Inside test/, so `@baton/handoff` resolves to the workspace package (its `types`: dist).
   dir = await mkdtemp(join(repoRoot, 'test', '.declarations-'));
 }, 180_000);
@@ -39,9 +43,20 @@ test('a TurnStream is an AsyncGenerator and async-disposable under skipLibCheck:
       '',
     ].join('\n'),
   );
-  const compilerOptions = { target: 'ES2022', lib: ['ESNext'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] };
+  const compilerOptions = {
+    target: 'ES2022',
+    lib: ['ESNext'],
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: ['node'],
+  };
   await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
-  const result = await execFileAsync('npx', ['--no-install', 'tsc', '-p', join(dir, 'tsconfig.json')], { cwd: repoRoot }).then(
+  const result = await execFileAsync('npx', ['--no-install', 'tsc', '-p', join(dir, 'tsconfig.json')], {
+    cwd: repoRoot,
+  }).then(
     () => '',
     (error: { stdout?: string }) => error.stdout ?? String(error),
   );

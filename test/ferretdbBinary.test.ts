@@ -23,7 +23,9 @@ test('a build prints one line when it starts and one with the seconds it took wh
     return true;
   });
   try {
-    await expect(ensureFerretdbBinary(cacheDir)).rejects.toThrow(/Cannot download github\.com\/FerretDB\/FerretDB@v1\.24\.2 [\s\S]*Install Go ≥ 1\.24/);
+    await expect(ensureFerretdbBinary(cacheDir)).rejects.toThrow(
+      /Cannot download github\.com\/FerretDB\/FerretDB@v1\.24\.2 [\s\S]*Install Go ≥ 1\.24/,
+    );
   } finally {
     vi.restoreAllMocks();
     await rm(cacheDir, { recursive: true, force: true });

@@ -61,7 +61,12 @@ const stores: [string, () => Promise<StoreUnderTest>][] = [
 /** A fresh "process": new agents and a new workflow over the store, keeping the last 2 checkpoints. */
 function desk(store: Store) {
   const { triage, billing } = deskAgents();
-  return new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).checkpoints({ keep: { last: 2 } }).store(store).build();
+  return new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .checkpoints({ keep: { last: 2 } })
+    .store(store)
+    .build();
 }
 
 describe.each(stores)('a damaged newest checkpoint on %s', (_name, open) => {
@@ -70,7 +75,8 @@ describe.each(stores)('a damaged newest checkpoint on %s', (_name, open) => {
       const { store, damage: damageCheckpoint } = await open();
       const id = `corrupt-${damage}-${Date.now()}`;
       const first = await desk(store).session({ id, userId: 'u-1' });
-      for (const text of ['one', 'two', 'three']) expect((await collect(first.send(text))).at(-1)?.type).toBe('turn.completed');
+      for (const text of ['one', 'two', 'three'])
+        expect((await collect(first.send(text))).at(-1)?.type).toBe('turn.completed');
       const before = await first.checkpoints();
       expect(before.length).toBeGreaterThanOrEqual(2);
       const newest = before.at(-1)!;
@@ -78,7 +84,9 @@ describe.each(stores)('a damaged newest checkpoint on %s', (_name, open) => {
       await damageCheckpoint(id, 'main', newest.id, damage);
 
       // A checkpoint of a newer format is refused by name: never misread as an older one.
-      await expect(desk(store).session({ id })).rejects.toBeInstanceOf(damage === 'futureSchema' ? UnsupportedSchemaVersionError : CheckpointCorruptError);
+      await expect(desk(store).session({ id })).rejects.toBeInstanceOf(
+        damage === 'futureSchema' ? UnsupportedSchemaVersionError : CheckpointCorruptError,
+      );
 
       const recovered = await desk(store).session({ id, checkpointId: older.id });
       expect(recovered.routingState).toBe('idle');
@@ -88,7 +96,10 @@ describe.each(stores)('a damaged newest checkpoint on %s', (_name, open) => {
       expect(others.slice(0, -1)).toEqual(before.slice(0, -1));
       expect(others.at(-1)).toMatchObject({ parentId: older.id, throughSeq: newest.throughSeq });
       await recovered.restore(older.id);
-      expect((await recovered.checkpoints()).at(-1)).toMatchObject({ parentId: older.id, throughSeq: newest.throughSeq });
+      expect((await recovered.checkpoints()).at(-1)).toMatchObject({
+        parentId: older.id,
+        throughSeq: newest.throughSeq,
+      });
 
       for (const text of ['four', 'five', 'six']) {
         const events = await collect(recovered.send(text));
@@ -104,7 +115,14 @@ describe.each(stores)('a damaged newest checkpoint on %s', (_name, open) => {
       const reopened = await desk(store).session({ id });
       expect(reopened.routingState).toBe('idle');
       const messages = await store.readMessages(id, 'main');
-      expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['one', 'two', 'three', 'four', 'five', 'six']);
+      expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+        'one',
+        'two',
+        'three',
+        'four',
+        'five',
+        'six',
+      ]);
       expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
       expect(danglingToolCalls(messages)).toEqual([]);
     });

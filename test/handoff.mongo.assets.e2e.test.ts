@@ -33,7 +33,11 @@ describe('session assets on MongoStore', () => {
     const owner = { tenantId: 'acme', userId: 'u-8' };
     const first = openStore();
     const session = await expensesWorkflow(first).workflow.session({ id: 'expense-m1', ...owner });
-    const receipt = await session.attach({ name: 'receipt.txt', contentType: 'text/plain; charset=utf-8', bytes: Buffer.from(RECEIPT) });
+    const receipt = await session.attach({
+      name: 'receipt.txt',
+      contentType: 'text/plain; charset=utf-8',
+      bytes: Buffer.from(RECEIPT),
+    });
     const events = await collect(session.send('Please file my lunch receipt', { assets: [receipt] }));
     expect(ofType(events, 'tool.result').map((e) => e.content)).toEqual([READ]);
     const [user] = await first.readMessages('expense-m1', 'main', { tenantId: 'acme' });

@@ -29,7 +29,9 @@ function openStore(): MongoStore {
 
 /** The stored messages a specialist is shown: without handoff calls and their results (the default handoff history). */
 function specialistView(stored: readonly Message[]): Message[] {
-  return stored.filter((m) => !(m.role === 'tool' && isHandoffToolName(m.toolName)) && !(m.role === 'assistant' && m.agent === 'triage'));
+  return stored.filter(
+    (m) => !(m.role === 'tool' && isHandoffToolName(m.toolName)) && !(m.role === 'assistant' && m.agent === 'triage'),
+  );
 }
 
 /** Stored-message ids of a model request (system instructions have none). */
@@ -57,7 +59,12 @@ describe('the handoff runtime on MongoStore', () => {
     const first = openAskingDesk();
     const session = await first.workflow.session({ id: 'mongo-restore', userId: 'u-1' });
     const events = await collect(session.send('I was charged twice for order 1234'));
-    expect(ofType(events, 'request')[0]?.request).toMatchObject({ type: 'user_input', agent: 'billing', prompt: 'Question 1?', conversationRef: { branchId: 'main', throughSeq: 4 } });
+    expect(ofType(events, 'request')[0]?.request).toMatchObject({
+      type: 'user_input',
+      agent: 'billing',
+      prompt: 'Question 1?',
+      conversationRef: { branchId: 'main', throughSeq: 4 },
+    });
     expect(events.at(-1)?.type).toBe('turn.completed');
     await first.store.close();
 
@@ -67,7 +74,15 @@ describe('the handoff runtime on MongoStore', () => {
       expect(restored.pendingRequests).toHaveLength(1);
       const pending = restored.pendingRequests[0]!;
       expect(pending.type === 'user_input' && pending.prompt).toBe(`Question ${cycle}?`);
-      expect(Object.keys(pending).sort()).toEqual(['agent', 'conversationRef', 'createdAt', 'id', 'prompt', 'toolCallId', 'type']);
+      expect(Object.keys(pending).sort()).toEqual([
+        'agent',
+        'conversationRef',
+        'createdAt',
+        'id',
+        'prompt',
+        'toolCallId',
+        'type',
+      ]);
 
       const turn = await collect(restored.respond(pending.id, `answer-${cycle}`));
       expect(turn.at(-1)?.type).toBe('turn.completed');
@@ -79,7 +94,11 @@ describe('the handoff runtime on MongoStore', () => {
       expect(sent.filter((m) => m.content === 'I was charged twice for order 1234')).toHaveLength(1);
       const stored = await fresh.store.readMessages('mongo-restore', 'main');
       // Exactly the stored history as billing sees it (the last stored message is its answer to this request).
-      expect(ids).toEqual(specialistView(stored).slice(0, -1).map((m) => m.id));
+      expect(ids).toEqual(
+        specialistView(stored)
+          .slice(0, -1)
+          .map((m) => m.id),
+      );
       expect(danglingToolCalls(stored)).toEqual(cycle <= CYCLES ? [stored.at(-1)!.toolCalls![0]!.id] : []);
       await fresh.store.close();
     }
@@ -88,7 +107,9 @@ describe('the handoff runtime on MongoStore', () => {
     const stored = await last.store.readMessages('mongo-restore', 'main');
     expect(stored.map((m) => m.seq)).toEqual(stored.map((_, index) => index + 1));
     expect(stored.at(-1)).toMatchObject({ role: 'assistant', agent: 'billing', content: 'All sorted.' });
-    expect(stored.map((m) => m.content).filter((c) => c.startsWith('answer-'))).toEqual(Array.from({ length: CYCLES + 1 }, (_, i) => `answer-${i + 1}`));
+    expect(stored.map((m) => m.content).filter((c) => c.startsWith('answer-'))).toEqual(
+      Array.from({ length: CYCLES + 1 }, (_, i) => `answer-${i + 1}`),
+    );
     expect(danglingToolCalls(stored)).toEqual([]);
     const checkpoint = await last.store.loadCheckpoint('mongo-restore', 'main');
     expect(JSON.stringify(checkpoint)).not.toContain('I was charged twice');
@@ -100,7 +121,12 @@ describe('the handoff runtime on MongoStore', () => {
     const session = await first.workflow.session({ id: 'mongo-approval' });
     const events = await collect(session.send('Refund my double charge'));
     const request = ofType(events, 'request')[0]?.request;
-    expect(request).toMatchObject({ type: 'tool_approval', agent: 'billing', toolName: 'refund', arguments: '{"amount":40}' });
+    expect(request).toMatchObject({
+      type: 'tool_approval',
+      agent: 'billing',
+      toolName: 'refund',
+      arguments: '{"amount":40}',
+    });
     expect(refunds).toEqual([]);
     await first.store.close();
 
@@ -109,7 +135,9 @@ describe('the handoff runtime on MongoStore', () => {
     expect(restored.pendingRequests.map((r) => r.id)).toEqual([request!.id]);
     const answer = await collect(restored.respond(request!.id, { approved: true }));
     expect(refunds).toEqual(['refund 40']);
-    expect(ofType(answer, 'tool.result')).toEqual([expect.objectContaining({ toolName: 'refund', content: 'Refunded 40 EUR.', isError: false })]);
+    expect(ofType(answer, 'tool.result')).toEqual([
+      expect.objectContaining({ toolName: 'refund', content: 'Refunded 40 EUR.', isError: false }),
+    ]);
     expect(answer.at(-1)).toMatchObject({ type: 'turn.completed' });
     const sent = second.billing.model.requests[0]!.messages;
     expect(new Set(requestIds(sent)).size).toBe(requestIds(sent).length);
@@ -142,18 +170,29 @@ describe('the handoff runtime on MongoStore', () => {
       expect(new Set(ids).size).toBe(ids.length);
       const stored = await desk.store.readMessages('mongo-twenty', 'main');
       expect(stored).toHaveLength(4 * turn);
-      expect(ids).toEqual(specialistView(stored).slice(0, -1).map((m) => m.id));
+      expect(ids).toEqual(
+        specialistView(stored)
+          .slice(0, -1)
+          .map((m) => m.id),
+      );
       checkpointSizes.push(JSON.stringify(await desk.store.loadCheckpoint('mongo-twenty', 'main')).length);
     }
 
     const stored = await desk.store.readMessages('mongo-twenty', 'main');
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 4 * TURNS }, (_, index) => index + 1));
-    const expected = Array.from({ length: TURNS }, (_, index) => [`user:question ${index + 1}`, 'assistant:triage:handoff_to_billing', 'tool:handoff_to_billing', `assistant:billing:Answer to: question ${index + 1}`]).flat();
+    const expected = Array.from({ length: TURNS }, (_, index) => [
+      `user:question ${index + 1}`,
+      'assistant:triage:handoff_to_billing',
+      'tool:handoff_to_billing',
+      `assistant:billing:Answer to: question ${index + 1}`,
+    ]).flat();
     expect(
       stored.map((m) => {
         if (m.role === 'user') return `user:${m.content}`;
         if (m.role === 'tool') return `tool:${m.toolName}`;
-        return m.toolCalls === undefined ? `assistant:${m.agent}:${m.content}` : `assistant:${m.agent}:${m.toolCalls.map((c) => c.name).join(',')}`;
+        return m.toolCalls === undefined
+          ? `assistant:${m.agent}:${m.content}`
+          : `assistant:${m.agent}:${m.toolCalls.map((c) => c.name).join(',')}`;
       }),
     ).toEqual(expected);
     expect(new Set(stored.map((m) => m.id)).size).toBe(stored.length);
@@ -161,6 +200,8 @@ describe('the handoff runtime on MongoStore', () => {
     // Checkpoints point at messages: the one at turn 20 is about as large as the one at turn 5.
     expect(checkpointSizes[19]!).toBeLessThan(checkpointSizes[4]! * 1.1);
     // Version claims (FerretDB) do not pile up with the turns: at most 16 per session or branch.
-    expect(await desk.store.collections.versionClaims.countDocuments({ sessionId: 'mongo-twenty' })).toBeLessThanOrEqual(16);
+    expect(
+      await desk.store.collections.versionClaims.countDocuments({ sessionId: 'mongo-twenty' }),
+    ).toBeLessThanOrEqual(16);
   });
 });

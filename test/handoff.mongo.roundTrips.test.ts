@@ -53,9 +53,19 @@ describe('MongoStore round trips of a handoff turn', () => {
 
   it(`${TURNS} turns: one messages insert, one checkpoint insert and the session update each; checkpoints read only when a prune is due`, async () => {
     const store = new MongoStore({ client }, { dbName });
-    const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] } : { text: 'Anything else?' }));
-    const billing = scriptedAgent('billing', (request) => ({ text: `Answer to: ${request.messages.findLast((m) => m.role === 'user')?.content ?? ''}` }));
-    const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
+    const triage = scriptedAgent('triage', (request) =>
+      lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] }
+        : { text: 'Anything else?' },
+    );
+    const billing = scriptedAgent('billing', (request) => ({
+      text: `Answer to: ${request.messages.findLast((m) => m.role === 'user')?.content ?? ''}`,
+    }));
+    const workflow = new HandoffBuilder({ name: 'desk' })
+      .participants(triage, billing)
+      .coordinator(triage)
+      .store(store)
+      .build();
     // A tenant's session: the store checks its tenant when the session opens and remembers it, so no turn pays a round trip for it.
     const acme = { tenantId: 'acme' };
     const session = await workflow.session({ id: 'mongo-round-trips', ...acme });
@@ -69,8 +79,18 @@ describe('MongoStore round trips of a handoff turn', () => {
 
     for (const [index, counts] of perTurn.entries()) {
       const turn = index + 1;
-      const { 'delete baton_versionClaims': sweeps = 0, 'find baton_checkpoints': checkpointReads = 0, 'delete baton_checkpoints': prunes = 0, 'delete baton_pendingWrites': writePrunes = 0, ...rest } = counts;
-      const expected: Record<string, number> = { 'insert baton_messages': 1, 'insert baton_checkpoints': 1, 'findAndModify baton_sessions': 1 };
+      const {
+        'delete baton_versionClaims': sweeps = 0,
+        'find baton_checkpoints': checkpointReads = 0,
+        'delete baton_checkpoints': prunes = 0,
+        'delete baton_pendingWrites': writePrunes = 0,
+        ...rest
+      } = counts;
+      const expected: Record<string, number> = {
+        'insert baton_messages': 1,
+        'insert baton_checkpoints': 1,
+        'findAndModify baton_sessions': 1,
+      };
       if (ferretDb) expected['insert baton_versionClaims'] = 1;
       expect(rest, `turn ${turn}: ${JSON.stringify(counts)}`).toEqual(expected);
       // The manifest is read only at the turn ends where a prune is due (turns 5 and 10); it deletes at turn 10, when 9 are stored.
@@ -79,7 +99,9 @@ describe('MongoStore round trips of a handoff turn', () => {
       expect(sweeps, `turn ${turn}`).toBeLessThanOrEqual(ferretDb ? 1 : 0);
     }
     const roundTrips = perTurn.map((counts) => Object.values(counts).reduce((a, b) => a + b, 0));
-    console.log(`MongoStore (${ferretDb ? 'FerretDB, version claims' : 'MongoDB'}) round trips per handoff turn: ${roundTrips.join(' ')}`);
+    console.log(
+      `MongoStore (${ferretDb ? 'FerretDB, version claims' : 'MongoDB'}) round trips per handoff turn: ${roundTrips.join(' ')}`,
+    );
 
     const stored = await store.readMessages('mongo-round-trips', 'main', acme);
     expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 4 * TURNS }, (_, index) => index + 1));

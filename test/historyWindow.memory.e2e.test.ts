@@ -21,12 +21,29 @@ function windowedDesk(directory: string) {
   const triageModel = new ScriptedModel((request): ScriptedResponse => {
     const text = lastUserText(request);
     if (request.messages.at(-1)?.role !== 'user') return { text: 'Anything else?' };
-    if (/bye/.test(text)) return { text: 'Goodbye!', toolCalls: [{ name: 'end_conversation', arguments: { reason: 'user said goodbye' } }] };
+    if (/bye/.test(text))
+      return {
+        text: 'Goodbye!',
+        toolCalls: [{ name: 'end_conversation', arguments: { reason: 'user said goodbye' } }],
+      };
     return { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund' } }] };
   });
-  const billingModel = new ScriptedModel((request) => ({ text: `Refunded ${/order (\d+)/.exec(lastUserText(request))?.[1] ?? '?'}.` }));
-  const triage = agent({ name: 'triage', description: 'Routes.', instructions: 'Route refunds to billing.', model: triageModel, tools: [endConversationTool] });
-  const billing = agent({ name: 'billing', description: 'Refunds.', instructions: 'Refund orders.', model: billingModel });
+  const billingModel = new ScriptedModel((request) => ({
+    text: `Refunded ${/order (\d+)/.exec(lastUserText(request))?.[1] ?? '?'}.`,
+  }));
+  const triage = agent({
+    name: 'triage',
+    description: 'Routes.',
+    instructions: 'Route refunds to billing.',
+    model: triageModel,
+    tools: [endConversationTool],
+  });
+  const billing = agent({
+    name: 'billing',
+    description: 'Refunds.',
+    instructions: 'Refund orders.',
+    model: billingModel,
+  });
   const desk = new HandoffBuilder({ name: 'windowed-desk' })
     .participants(triage, billing)
     .coordinator(triage)
@@ -56,7 +73,9 @@ describe('historyWindow with episodic memory (FileStore, a fresh process per cal
     expect(session.messages[0]!.seq).toBeGreaterThan(1);
     await session.close({ reason: 'resolved' });
     const episode = await closer.store.getEpisode('long-chat');
-    expect(episode?.transcript.filter((line) => line.role === 'user').map((line) => line.content)).toEqual(Array.from({ length: 20 }, (_, i) => `refund order ${i + 1}`));
+    expect(episode?.transcript.filter((line) => line.role === 'user').map((line) => line.content)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `refund order ${i + 1}`),
+    );
     expect(episode?.transcript.filter((line) => line.content === 'Refunded 1.')).toHaveLength(1);
     expect(episode?.agents).toEqual(['triage', 'billing']);
     await closer.store.close();
@@ -83,7 +102,12 @@ describe('historyWindow with episodic memory (FileStore, a fresh process per cal
     const later = await reader.desk.session({ id: 'later-chat', userId: 'u-42' });
     for (let order = 1; order <= 3; order += 1) await drain(later.send(`what about the refund of order ${order}?`));
     const input = reader.triageModel.requests.at(-1)!.messages;
-    expect(input.filter((m) => m.role === 'context').map((m) => m.content).join('\n')).toContain('Conversation long-chat');
+    expect(
+      input
+        .filter((m) => m.role === 'context')
+        .map((m) => m.content)
+        .join('\n'),
+    ).toContain('Conversation long-chat');
     expect(input.filter((m) => m.role !== 'system' && m.role !== 'context').length).toBeLessThanOrEqual(WINDOW);
     await reader.store.close();
   });

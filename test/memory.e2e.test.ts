@@ -15,14 +15,36 @@ const drain = async (events: AsyncIterable<unknown>) => {
 function supportDesk(store: InMemoryStore, providers: { memory: EpisodicMemory; working?: WorkingMemory }) {
   const triageModel = new ScriptedModel((request): ScriptedResponse => {
     const text = lastUserText(request);
-    if (request.messages.at(-1)?.role === 'user' && /charged twice/.test(text)) return { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'double charge' } }] };
-    if (/bye/.test(text)) return { text: 'Goodbye!', toolCalls: [{ name: 'end_conversation', arguments: { reason: 'user said goodbye' } }] };
+    if (request.messages.at(-1)?.role === 'user' && /charged twice/.test(text))
+      return { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'double charge' } }] };
+    if (/bye/.test(text))
+      return {
+        text: 'Goodbye!',
+        toolCalls: [{ name: 'end_conversation', arguments: { reason: 'user said goodbye' } }],
+      };
     return { text: `Let me check that for you (${text.length} chars).` };
   });
-  const billingModel = new ScriptedModel(() => ({ text: 'I see two charges of $49.90 on order 1234 and refunded the duplicate one.' }));
-  const triage = agent({ name: 'triage', description: 'Greets and routes.', instructions: 'Route billing questions to billing.', model: triageModel, tools: [endConversationTool] });
-  const billing = agent({ name: 'billing', description: 'Charges and refunds.', instructions: 'Resolve billing issues.', model: billingModel });
-  let builder = new HandoffBuilder({ name: 'support-desk' }).participants(triage, billing).coordinator(triage).store(store).memory(providers.memory);
+  const billingModel = new ScriptedModel(() => ({
+    text: 'I see two charges of $49.90 on order 1234 and refunded the duplicate one.',
+  }));
+  const triage = agent({
+    name: 'triage',
+    description: 'Greets and routes.',
+    instructions: 'Route billing questions to billing.',
+    model: triageModel,
+    tools: [endConversationTool],
+  });
+  const billing = agent({
+    name: 'billing',
+    description: 'Charges and refunds.',
+    instructions: 'Resolve billing issues.',
+    model: billingModel,
+  });
+  let builder = new HandoffBuilder({ name: 'support-desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(store)
+    .memory(providers.memory);
   if (providers.working !== undefined) builder = builder.contextProviders(providers.working);
   return { desk: builder.build(), triageModel, billingModel };
 }
@@ -35,7 +57,11 @@ describe('memory on the handoff runtime', () => {
     const first = await desk.session({ id: 'chat-81', userId: 'u-42' });
     await drain(first.send('I was charged twice for order 1234'));
     await first.close({ reason: 'resolved' });
-    expect(await store.getEpisode('chat-81')).toMatchObject({ closedReason: 'resolved', agents: ['triage', 'billing'], userId: 'u-42' });
+    expect(await store.getEpisode('chat-81')).toMatchObject({
+      closedReason: 'resolved',
+      agents: ['triage', 'billing'],
+      userId: 'u-42',
+    });
 
     const later = await desk.session({ id: 'chat-90', userId: 'u-42' });
     await drain(later.send('what happened with my refund?'));
@@ -64,7 +90,8 @@ describe('memory on the handoff runtime', () => {
     const { desk, triageModel, billingModel } = supportDesk(store, { memory: new EpisodicMemory(), working });
     const session = await desk.session({ id: 'chat-long', userId: 'u-42' });
     await drain(session.send('I was charged twice for order 1234'));
-    for (let i = 0; i < 30; i++) await drain(session.send(`Question ${i}: could you check the status of my order number ${2000 + i} please?`));
+    for (let i = 0; i < 30; i++)
+      await drain(session.send(`Question ${i}: could you check the status of my order number ${2000 + i} please?`));
     const requests = [...triageModel.requests, ...billingModel.requests];
     for (const request of requests) expect(working.countTokens(request.messages)).toBeLessThanOrEqual(600);
     const lastInput = triageModel.requests.at(-1)!.messages;

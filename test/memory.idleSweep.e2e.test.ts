@@ -34,7 +34,13 @@ const stores: [string, () => Promise<Store>][] = [
 
 /** A sweep that sees every session as idle (its clock a minute ahead). */
 const sweep = (store: Store, options: { pendingRequests?: 'answer' | 'skip' } = {}) =>
-  closeIdleSessions({ store, idleFor: 1000, now: new Date(Date.now() + 60_000), providers: [new EpisodicMemory()], ...options });
+  closeIdleSessions({
+    store,
+    idleFor: 1000,
+    now: new Date(Date.now() + 60_000),
+    providers: [new EpisodicMemory()],
+    ...options,
+  });
 
 describe.each(stores)('the idle sweep on sessions paused by the handoff runtime (%s)', (_name, open) => {
   it('closes a session waiting for user input with an error result for the question, leaving no dangling tool call', async () => {
@@ -76,14 +82,18 @@ describe.each(stores)('the idle sweep on sessions paused by the handoff runtime 
     const messages = await store.readMessages('approval', 'main');
     expect(danglingToolCalls(messages)).toEqual([]);
     expect(messages.filter((m) => m.role === 'tool' && m.toolCallId === 'refund_1')).toEqual([
-      expect.objectContaining({ toolName: 'refund', isError: true, content: 'The conversation was closed before this was answered (idle).' }),
+      expect.objectContaining({
+        toolName: 'refund',
+        isError: true,
+        content: 'The conversation was closed before this was answered (idle).',
+      }),
     ]);
     expect(refunds).toEqual([]);
     expect((await approvalDesk(store, refunds).workflow.session({ id: 'approval' })).pendingRequests).toEqual([]);
     expect(refunds).toEqual([]);
   });
 
-  it("keeps a finished tool result of the paused step instead of replacing it, so the tool never runs again", async () => {
+  it('keeps a finished tool result of the paused step instead of replacing it, so the tool never runs again', async () => {
     const store = await open();
     const refunds: string[] = [];
     const { workflow } = approvalDesk(store, refunds, true);
@@ -99,14 +109,19 @@ describe.each(stores)('the idle sweep on sessions paused by the handoff runtime 
     const messages = await store.readMessages('half', 'main');
     expect(danglingToolCalls(messages)).toEqual([]);
     const results = messages.filter((m) => m.role === 'tool');
-    expect(results.find((m) => m.toolCallId === 'refund_1')).toMatchObject({ isError: false, content: 'Refunded 40 EUR.' });
+    expect(results.find((m) => m.toolCallId === 'refund_1')).toMatchObject({
+      isError: false,
+      content: 'Refunded 40 EUR.',
+    });
     expect(results.find((m) => m.toolCallId === 'ask_1')).toMatchObject({ isError: true });
     expect(refunds).toEqual(['refund 40']);
   });
 
   it("with pendingRequests: 'skip' leaves a paused session open and untouched, and still closes the others", async () => {
     const store = await open();
-    await collect((await askingDesk(store, 1).workflow.session({ id: 'waiting', userId: 'u-1' })).send('charged twice'));
+    await collect(
+      (await askingDesk(store, 1).workflow.session({ id: 'waiting', userId: 'u-1' })).send('charged twice'),
+    );
     const answered = await askingDesk(store, 0).workflow.session({ id: 'answered', userId: 'u-1' });
     await collect(answered.send('charged twice'));
     const before = await store.readMessages('waiting', 'main');

@@ -36,7 +36,12 @@ test('running the README example prints the handoff, the approval request, the r
   const firstTurn = printed.slice(0, approvalAt).map(([type]) => type);
   const secondTurn = printed.slice(approvalAt + 1, transcriptAt).map(([type]) => type);
   // message, message.delta, model.started/completed and checkpoint events are printed too; the order of the rest is the story.
-  const story = (types: unknown[]) => types.filter((t) => typeof t === 'string' && !['message', 'message.delta', 'model.started', 'model.completed', 'checkpoint'].includes(t));
+  const story = (types: unknown[]) =>
+    types.filter(
+      (t) =>
+        typeof t === 'string' &&
+        !['message', 'message.delta', 'model.started', 'model.completed', 'checkpoint'].includes(t),
+    );
 
   expect(firstTurn).not.toContain('error');
   expect(story(firstTurn)).toEqual([
@@ -51,7 +56,12 @@ test('running the README example prints the handoff, the approval request, the r
     'turn.completed',
   ]);
   expect(printed[approvalAt]).toEqual([
-    expect.objectContaining({ type: 'tool_approval', agent: 'billing', toolName: 'refund_order', arguments: '{"orderId":"1234"}' }),
+    expect.objectContaining({
+      type: 'tool_approval',
+      agent: 'billing',
+      toolName: 'refund_order',
+      arguments: '{"orderId":"1234"}',
+    }),
   ]);
 
   expect(secondTurn).not.toContain('error');

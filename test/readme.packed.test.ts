@@ -32,7 +32,10 @@ async function run(command: string, args: string[], cwd: string): Promise<{ stdo
     return await execFileAsync(command, args, { cwd, env: childEnv(), maxBuffer: 16 << 20, timeout: 300_000 });
   } catch (error) {
     const e = error as { message: string; stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: error });
+    throw new Error(
+      `${command} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
+      { cause: error },
+    );
   }
 }
 
@@ -65,7 +68,10 @@ beforeAll(async () => {
   await mkdir(app);
   await run('npm', ['init', '-y'], app);
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, 'zod', 'tsx'], app);
-  await writeFile(join(app, 'example.ts'), await codeBlockAfter(new URL('../README.md', import.meta.url), '## A small example', 'ts'));
+  await writeFile(
+    join(app, 'example.ts'),
+    await codeBlockAfter(new URL('../README.md', import.meta.url), '## A small example', 'ts'),
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -86,7 +92,8 @@ test('after `npm pkg set type=module` the example runs from the installed tarbal
   const { stdout } = await run('npx', ['tsx', 'example.ts'], app);
   const lines = stdout.trimEnd().split('\n');
 
-  for (const type of ['turn.started', 'handoff', 'tool.call', 'request', 'turn.completed']) expect(lines).toContain(type);
+  for (const type of ['turn.started', 'handoff', 'tool.call', 'request', 'turn.completed'])
+    expect(lines).toContain(type);
   expect(lines).not.toContain('error');
   expect(stdout).toMatch(/type: 'tool_approval'[\s\S]*toolName: 'refund_order'/);
   expect(lines.slice(-7)).toEqual([
@@ -115,10 +122,14 @@ test('examples/quickstart, its two files copied into the project, runs and resum
 });
 
 test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewrote workspace:*) and shares the installed core', async () => {
-  const handoff = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'handoff', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const handoff = JSON.parse(
+    await readFile(join(app, 'node_modules', '@baton', 'handoff', 'package.json'), 'utf8'),
+  ) as { dependencies: Record<string, string> };
   expect(handoff.dependencies['@baton/core']).toBe('0.1.0');
   expect(existsSync(join(app, 'node_modules', '@baton', 'handoff', 'node_modules', '@baton', 'core'))).toBe(false);
-  const core = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'core', 'package.json'), 'utf8')) as { version: string };
+  const core = JSON.parse(await readFile(join(app, 'node_modules', '@baton', 'core', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   expect(core.version).toBe('0.1.0');
 });
 

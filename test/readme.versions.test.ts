@@ -22,13 +22,25 @@ async function printedBy(module: string): Promise<unknown[][]> {
 }
 
 test("core README's versioned-formats example: a version-1 session loads, a newer one is refused by name", async () => {
-  const block = await codeBlockAfter(new URL('../packages/core/README.md', import.meta.url), '## Versioned formats', 'ts');
+  const block = await codeBlockAfter(
+    new URL('../packages/core/README.md', import.meta.url),
+    '## Versioned formats',
+    'ts',
+  );
   expect(await readFile(new URL('./examples/versionedFormatsExample.ts', import.meta.url), 'utf8')).toBe(block);
-  expect(await printedBy('./examples/versionedFormatsExample.js')).toEqual([['chat-1'], [2], ['UNSUPPORTED_SCHEMA_VERSION', 3, 2]]);
+  expect(await printedBy('./examples/versionedFormatsExample.js')).toEqual([
+    ['chat-1'],
+    [2],
+    ['UNSUPPORTED_SCHEMA_VERSION', 3, 2],
+  ]);
 });
 
 test("store-mongo README's versioned-documents example: init() and migrate() give version-1 documents their tenant", async () => {
-  const block = await codeBlockAfter(new URL('../packages/store-mongo/README.md', import.meta.url), '## Versioned documents', 'ts');
+  const block = await codeBlockAfter(
+    new URL('../packages/store-mongo/README.md', import.meta.url),
+    '## Versioned documents',
+    'ts',
+  );
   expect(await readFile(new URL('./examples/mongoVersionsExample.ts', import.meta.url), 'utf8')).toBe(block);
   const client = new MongoClient(mongoTestUrl());
   const db = client.db('readme_versions');
@@ -45,10 +57,28 @@ test("store-mongo README's versioned-documents example: init() and migrate() giv
       state: {},
       version: 1,
     });
-    await db.collection('baton_branches').insertOne({ _id: 'chat-81/main' as never, id: 'main', sessionId: 'chat-81', createdAt: '2026-01-01T10:00:00.000Z', state: {}, version: 1 });
+    await db
+      .collection('baton_branches')
+      .insertOne({
+        _id: 'chat-81/main' as never,
+        id: 'main',
+        sessionId: 'chat-81',
+        createdAt: '2026-01-01T10:00:00.000Z',
+        state: {},
+        version: 1,
+      });
     await db
       .collection('baton_messages')
-      .insertOne({ _id: 'chat-81/main/1' as never, sessionId: 'chat-81', branchId: 'main', id: 'm-1', seq: 1, role: 'user', content: 'Hello', createdAt: '2026-01-01T10:00:01.000Z' });
+      .insertOne({
+        _id: 'chat-81/main/1' as never,
+        sessionId: 'chat-81',
+        branchId: 'main',
+        id: 'm-1',
+        seq: 1,
+        role: 'user',
+        content: 'Hello',
+        createdAt: '2026-01-01T10:00:01.000Z',
+      });
     const before = process.env.MONGODB_URL;
     process.env.MONGODB_URL = mongoTestUrl();
     let printed: unknown[][];
@@ -58,8 +88,13 @@ test("store-mongo README's versioned-documents example: init() and migrate() giv
       if (before === undefined) delete process.env.MONGODB_URL;
       else process.env.MONGODB_URL = before;
     }
-    expect(printed).toEqual([[[{ seq: 1, content: 'Hello' }]], [{ messages: 0, branches: 0, checkpoints: 0, pendingWrites: 0 }]]);
-    expect(await db.collection('baton_messages').findOne({ _id: 'chat-81/main/1' as never })).toMatchObject({ tenantId: 'acme' });
+    expect(printed).toEqual([
+      [[{ seq: 1, content: 'Hello' }]],
+      [{ messages: 0, branches: 0, checkpoints: 0, pendingWrites: 0 }],
+    ]);
+    expect(await db.collection('baton_messages').findOne({ _id: 'chat-81/main/1' as never })).toMatchObject({
+      tenantId: 'acme',
+    });
   } finally {
     await db.dropDatabase();
     await client.close();

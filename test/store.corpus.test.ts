@@ -53,7 +53,9 @@ describe('FileStore loads the saved FileStore folders', () => {
       const file = join(directory, 'sessions', CORPUS.sessionId, 'session.json');
       await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), schemaVersion: 99 }));
       const store = new FileStore({ directory });
-      await expect(store.getSession(CORPUS.sessionId, { tenantId: CORPUS.tenantId })).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
+      await expect(store.getSession(CORPUS.sessionId, { tenantId: CORPUS.tenantId })).rejects.toBeInstanceOf(
+        UnsupportedSchemaVersionError,
+      );
       await store.close();
     } finally {
       await rm(directory, { recursive: true, force: true });
@@ -65,14 +67,27 @@ describe('InMemoryStore takes the saved documents through the write API', () => 
   it('parses every document of file/v1 and the conversation resumes', async () => {
     const root = new URL('file/v1/', corpusDir);
     const read = async (path: string) => JSON.parse(await readFile(new URL(path, root), 'utf8')) as unknown;
-    const lines = async (path: string) => (await readFile(new URL(path, root), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+    const lines = async (path: string) =>
+      (await readFile(new URL(path, root), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown);
     const store = new InMemoryStore();
     const scope = { tenantId: CORPUS.tenantId };
     for (const id of [CORPUS.sessionId, CORPUS.closedSessionId]) {
       const session = parseStoredSession(await read(`sessions/${id}/session.json`), id);
-      await store.createSession({ id, tenantId: CORPUS.tenantId, userId: CORPUS.userId, createdAt: session.createdAt, metadata: session.metadata, state: session.state });
+      await store.createSession({
+        id,
+        tenantId: CORPUS.tenantId,
+        userId: CORPUS.userId,
+        createdAt: session.createdAt,
+        metadata: session.metadata,
+        state: session.state,
+      });
     }
-    const messages = (await lines(`sessions/${CORPUS.sessionId}/messages/main.jsonl`)).map((m, i) => parseStoredMessage(m, `line ${i + 1}`));
+    const messages = (await lines(`sessions/${CORPUS.sessionId}/messages/main.jsonl`)).map((m, i) =>
+      parseStoredMessage(m, `line ${i + 1}`),
+    );
     await store.appendMessages(CORPUS.sessionId, 'main', messages, scope);
     const alt = parseStoredBranch(await read(`sessions/${CORPUS.sessionId}/branches/alt.json`), 'alt');
     await store.forkBranch(CORPUS.sessionId, { branchId: alt.id, parent: alt.parent!, state: alt.state }, scope);
@@ -86,7 +101,10 @@ describe('InMemoryStore takes the saved documents through the write API', () => 
     }
     for (const name of names.filter((n) => n.endsWith('.pending.jsonl'))) {
       const owner = checkpoints.find((c) => name.includes(c.id))!;
-      const writes = (await readFile(new URL(name, checkpointDir), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const writes = (await readFile(new URL(name, checkpointDir), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       await store.putPendingWrites(CORPUS.sessionId, 'main', owner.id, writes, scope);
     }
     await store.saveEpisode(parseStoredEpisode(await read(`episodes/${CORPUS.closedSessionId}.json`), 'episode'));
@@ -133,7 +151,10 @@ describe('MongoStore loads the saved MongoDB collections (Extended JSON)', () =>
       for (const name of ['messages', 'branches', 'checkpoints', 'pendingWrites']) {
         const docs = await db.collection(`baton_${name}`).find({ sessionId: CORPUS.sessionId }).toArray();
         expect(docs.length, name).toBeGreaterThan(0);
-        expect(docs.map((d) => d.tenantId), name).toEqual(docs.map(() => CORPUS.tenantId));
+        expect(
+          docs.map((d) => d.tenantId),
+          name,
+        ).toEqual(docs.map(() => CORPUS.tenantId));
       }
       await resumeCorpus(store);
       await store.close();
@@ -144,10 +165,18 @@ describe('MongoStore loads the saved MongoDB collections (Extended JSON)', () =>
     const dbName = await databaseOf('v2');
     const db = client.db(dbName);
     const store = new MongoStore({ client }, { dbName });
-    await db.collection('baton_messages').updateOne({ _id: `${CORPUS.sessionId}/main/2` as never }, { $set: { schemaVersion: 3 } });
-    await expect(store.readMessages(CORPUS.sessionId, 'main', { tenantId: CORPUS.tenantId })).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
-    await db.collection('baton_episodes').updateOne({ _id: CORPUS.closedSessionId as never }, { $set: { schemaVersion: 3 } });
-    await expect(store.getEpisode(CORPUS.closedSessionId, { tenantId: CORPUS.tenantId })).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
+    await db
+      .collection('baton_messages')
+      .updateOne({ _id: `${CORPUS.sessionId}/main/2` as never }, { $set: { schemaVersion: 3 } });
+    await expect(store.readMessages(CORPUS.sessionId, 'main', { tenantId: CORPUS.tenantId })).rejects.toBeInstanceOf(
+      UnsupportedSchemaVersionError,
+    );
+    await db
+      .collection('baton_episodes')
+      .updateOne({ _id: CORPUS.closedSessionId as never }, { $set: { schemaVersion: 3 } });
+    await expect(store.getEpisode(CORPUS.closedSessionId, { tenantId: CORPUS.tenantId })).rejects.toBeInstanceOf(
+      UnsupportedSchemaVersionError,
+    );
     await store.close();
   });
 });

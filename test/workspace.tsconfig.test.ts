@@ -13,7 +13,11 @@ import { expect, test } from 'vitest';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** A tsconfig file's JSON (comments allowed, as tsc reads it). */
-function readTsconfig(path: string): { references?: { path: string }[]; compilerOptions?: Record<string, unknown>; files?: string[] } {
+function readTsconfig(path: string): {
+  references?: { path: string }[];
+  compilerOptions?: Record<string, unknown>;
+  files?: string[];
+} {
   const { config, error } = ts.readConfigFile(path, ts.sys.readFile);
   if (error !== undefined) throw new Error(`${path}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`);
   return config;
@@ -46,6 +50,10 @@ test('the root tsconfig.json references every workspace project with a tsconfig.
 test('each referenced project is composite and emits nothing (dist builds use tsconfig.build.json)', async () => {
   for (const folder of await workspaceProjects()) {
     const options = readTsconfig(join(root, folder, 'tsconfig.json')).compilerOptions ?? {};
-    expect({ folder, composite: options.composite, noEmit: options.noEmit }).toEqual({ folder, composite: true, noEmit: true });
+    expect({ folder, composite: options.composite, noEmit: options.noEmit }).toEqual({
+      folder,
+      composite: true,
+      noEmit: true,
+    });
   }
 });

@@ -23,10 +23,18 @@ import { parseArgs } from 'node:util';
 import type { Checkpoint, FileStore as FileStoreClass, Message } from '@baton/core';
 import * as thisCore from '@baton/core';
 
-const { values } = parseArgs({ options: { lanes: { type: 'string', default: '4' }, conversations: { type: 'string', default: '30' }, core: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    lanes: { type: 'string', default: '4' },
+    conversations: { type: 'string', default: '30' },
+    core: { type: 'string' },
+  },
+});
 const lanes = Number(values.lanes);
 const conversations = Number(values.conversations);
-const core = (values.core === undefined ? thisCore : await import(resolve(values.core, 'packages/core/src/index.ts'))) as typeof thisCore;
+const core = (
+  values.core === undefined ? thisCore : await import(resolve(values.core, 'packages/core/src/index.ts'))
+) as typeof thisCore;
 const ROUNDS = 9;
 const CHECKPOINTS_PER_ROUND = 4;
 const PAD = 'x'.repeat(900);
@@ -51,7 +59,11 @@ function checkpoint(sessionId: string, step: number, parentId: string | null): C
     step,
     createdAt: new Date().toISOString(),
     throughSeq: step,
-    machine: { status: 'active', value: 'running', context: { activeAgent: 'billing', turn: step, handoffsThisTurn: 1 } },
+    machine: {
+      status: 'active',
+      value: 'running',
+      context: { activeAgent: 'billing', turn: step, handoffsThisTurn: 1 },
+    },
     pendingRequests: [],
     pendingWrites: [],
     statePatches: { session: [{ op: 'replace', path: ['notes'], value: `${PAD}${step}` }], branch: [] },
@@ -68,11 +80,23 @@ async function conversation(store: FileStoreClass, lane: number): Promise<number
   for (let round = 0; round < ROUNDS; round += 1) {
     const messages: Message[] = [0, 1].map(() => {
       seq += 1;
-      return { id: core.createId(), seq, role: seq % 2 === 1 ? 'user' : 'assistant', content: `message ${seq} ${PAD.slice(0, 200)}`, createdAt: new Date().toISOString() };
+      return {
+        id: core.createId(),
+        seq,
+        role: seq % 2 === 1 ? 'user' : 'assistant',
+        content: `message ${seq} ${PAD.slice(0, 200)}`,
+        createdAt: new Date().toISOString(),
+      };
     });
     const first = checkpoint(session.id, seq, parent);
     parent = first.id;
-    const result = await store.writeBatch({ sessionId: session.id, branchId: 'main', messages, checkpoint: first, session: { change: { lastActivityAt: new Date().toISOString() }, expectedVersion: version } });
+    const result = await store.writeBatch({
+      sessionId: session.id,
+      branchId: 'main',
+      messages,
+      checkpoint: first,
+      session: { change: { lastActivityAt: new Date().toISOString() }, expectedVersion: version },
+    });
     version = result.session!.version;
     writes += 1;
     for (let k = 0; k < CHECKPOINTS_PER_ROUND; k += 1) {
@@ -108,8 +132,13 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const main1 = mainThreadCpu();
   const per = (us: number) => (us / writes).toFixed(0);
-  const mainPart = main0 && main1 ? `main thread user ${per(main1.user - main0.user)}, system ${per(main1.system - main0.system)}; ` : '';
-  console.log(`${values.core ?? 'this checkout'}: ${writes} writes on ${lanes} lanes; µs per write: ${mainPart}process CPU ${per(cpu.user + cpu.system)}; wall ${per(wallUs)} (load average ${loadavg()[0]!.toFixed(1)})`);
+  const mainPart =
+    main0 && main1
+      ? `main thread user ${per(main1.user - main0.user)}, system ${per(main1.system - main0.system)}; `
+      : '';
+  console.log(
+    `${values.core ?? 'this checkout'}: ${writes} writes on ${lanes} lanes; µs per write: ${mainPart}process CPU ${per(cpu.user + cpu.system)}; wall ${per(wallUs)} (load average ${loadavg()[0]!.toFixed(1)})`,
+  );
 } finally {
   await rm(directory, { recursive: true, force: true });
 }

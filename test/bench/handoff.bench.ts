@@ -20,7 +20,11 @@ import { handoffDesk } from './handoffDesk.js';
 const HISTORY = [10, 100, 1000] as const;
 /** Per store and history length: sessions built to that length, and turns then measured on each (averaged). */
 const PLAN: Record<'memory' | 'file', Record<(typeof HISTORY)[number], { sessions: number; measured: number }>> = {
-  memory: { 10: { sessions: 200, measured: 2 }, 100: { sessions: 10, measured: 10 }, 1000: { sessions: 3, measured: 30 } },
+  memory: {
+    10: { sessions: 200, measured: 2 },
+    100: { sessions: 10, measured: 10 },
+    1000: { sessions: 3, measured: 30 },
+  },
   file: { 10: { sessions: 10, measured: 2 }, 100: { sessions: 3, measured: 5 }, 1000: { sessions: 1, measured: 20 } },
 };
 
@@ -66,7 +70,8 @@ async function memoryBytes(store: Store, sessionId: string): Promise<number> {
   const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
   let total = size(await store.getSession(sessionId)) + size(await store.listBranches(sessionId));
   total += (await store.readMessages(sessionId, 'main')).reduce((n, m) => n + size(m), 0);
-  for (const entry of await store.listCheckpoints(sessionId, 'main')) total += size(await store.loadCheckpoint(sessionId, 'main', entry.id));
+  for (const entry of await store.listCheckpoints(sessionId, 'main'))
+    total += size(await store.loadCheckpoint(sessionId, 'main', entry.id));
   return total;
 }
 
@@ -92,7 +97,8 @@ async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number
   const opened: HandoffSession[] = [];
   for (let s = 0; s < sessions; s += 1) {
     const session = await workflow.session({ id: `bench-${history}-${s}` });
-    for (let t = 1; t <= history; t += 1) await turn(session, `Question ${t}: I was charged twice for order ${1000 + t}.`);
+    for (let t = 1; t <= history; t += 1)
+      await turn(session, `Question ${t}: I was charged twice for order ${1000 + t}.`);
     opened.push(session);
   }
   for (const session of opened) {
@@ -111,7 +117,14 @@ async function measure(kind: 'memory' | 'file', history: (typeof HISTORY)[number
   storedRatio = held / own;
   await store.close();
   await rm(dir, { recursive: true, force: true });
-  return { store: kind === 'memory' ? 'InMemoryStore' : 'FileStore', history, usPerTurn: (elapsed * 1000) / (sessions * measured), cpuUsPerTurn: cpuMicros / (sessions * measured), checkpointBytes, storedRatio };
+  return {
+    store: kind === 'memory' ? 'InMemoryStore' : 'FileStore',
+    history,
+    usPerTurn: (elapsed * 1000) / (sessions * measured),
+    cpuUsPerTurn: cpuMicros / (sessions * measured),
+    checkpointBytes,
+    storedRatio,
+  };
 }
 
 describe('handoff orchestration', () => {
@@ -145,8 +158,12 @@ describe('handoff orchestration', () => {
       }
       const floor = (floorBefore + (await fsyncFloorUs())) / 2;
       const cpu = process.cpuUsage();
-      console.log(`\none fdatasync'd 500-byte append on this disk now (median, before and after the rows): ${floor.toFixed(0)} µs`);
-      console.log(`(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`);
+      console.log(
+        `\none fdatasync'd 500-byte append on this disk now (median, before and after the rows): ${floor.toFixed(0)} µs`,
+      );
+      console.log(
+        `(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s)`,
+      );
       console.log('store          history  wall µs/turn  CPU µs/turn  checkpoint B  stored/messages');
       for (const r of rows) {
         console.log(

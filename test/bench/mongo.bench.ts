@@ -44,10 +44,19 @@ const runs = new Map<string, Run[]>();
 const loads: string[] = [];
 
 /** One turn's writes, however they are sent. */
-type TurnWriter = (sessionId: string, turn: number, messages: Message[], checkpoint: Checkpoint, change: { lastActivityAt: string; metadata: { turn: number } }) => Promise<void>;
+type TurnWriter = (
+  sessionId: string,
+  turn: number,
+  messages: Message[],
+  checkpoint: Checkpoint,
+  change: { lastActivityAt: string; metadata: { turn: number } },
+) => Promise<void>;
 
 /** A variant: sets itself up on `client`/`dbName` and returns how to create a session and write a turn. */
-type Variant = (client: MongoClient, dbName: string) => Promise<{ create: (id: string) => Promise<void>; write: TurnWriter; close: () => Promise<void> }>;
+type Variant = (
+  client: MongoClient,
+  dbName: string,
+) => Promise<{ create: (id: string) => Promise<void>; write: TurnWriter; close: () => Promise<void> }>;
 
 /** MongoStore with the given update mode. */
 const mongoStore =
@@ -88,15 +97,35 @@ const rawDriver: Variant = async (client, dbName) => {
   return {
     create: async (id) => {
       const now = new Date().toISOString();
-      await sessions.insertOne({ _id: id, id, status: 'active', createdAt: now, lastActivityAt: now, metadata: {}, state: {}, version: 1 });
+      await sessions.insertOne({
+        _id: id,
+        id,
+        status: 'active',
+        createdAt: now,
+        lastActivityAt: now,
+        metadata: {},
+        state: {},
+        version: 1,
+      });
     },
     write: async (id, turn, messages, checkpoint, change) => {
       await messagesOf.insertMany(
         messages.map((m) => ({ ...m, _id: `${id}/main/${m.seq}`, sessionId: id, branchId: 'main' })),
         { ordered: false },
       );
-      await checkpoints.insertOne({ _id: `${id}/main/${checkpoint.id}`, sessionId: id, branchId: 'main', id: checkpoint.id, createdAt: checkpoint.createdAt, body: JSON.stringify(checkpoint) });
-      const updated = await sessions.findOneAndUpdate({ _id: id, version: turn }, { $set: change, $inc: { version: 1 } }, { returnDocument: 'after' });
+      await checkpoints.insertOne({
+        _id: `${id}/main/${checkpoint.id}`,
+        sessionId: id,
+        branchId: 'main',
+        id: checkpoint.id,
+        createdAt: checkpoint.createdAt,
+        body: JSON.stringify(checkpoint),
+      });
+      const updated = await sessions.findOneAndUpdate(
+        { _id: id, version: turn },
+        { $set: change, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      );
       if (updated === null) throw new Error(`raw update of ${id} at version ${turn} matched nothing`);
     },
     close: async () => {},
@@ -138,7 +167,11 @@ async function runVariant(name: string, variant: Variant): Promise<void> {
     const cpu = process.cpuUsage(cpuBefore);
     const turns = SESSIONS * TURNS;
     const list = runs.get(name) ?? [];
-    list.push({ turnsPerSecond: turns / seconds, roundTripsPerTurn: commands / turns, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns });
+    list.push({
+      turnsPerSecond: turns / seconds,
+      roundTripsPerTurn: commands / turns,
+      cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns,
+    });
     runs.set(name, list);
     await close();
   } finally {
@@ -150,7 +183,9 @@ async function runVariant(name: string, variant: Variant): Promise<void> {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 }
 
 function load(): string {
@@ -180,7 +215,9 @@ describe('MongoStore turns', () => {
 afterAll(() => {
   const raw = runs.get(RAW) ?? [];
   const rawMedian = median(raw.map((r) => r.turnsPerSecond));
-  console.log(`\nMongoDB turns (${SESSIONS} concurrent sessions × ${TURNS} turns; turn = 2 messages + 1 checkpoint + 1 session update; ${ROUNDS} rounds, variants interleaved)`);
+  console.log(
+    `\nMongoDB turns (${SESSIONS} concurrent sessions × ${TURNS} turns; turn = 2 messages + 1 checkpoint + 1 session update; ${ROUNDS} rounds, variants interleaved)`,
+  );
   console.log(`  load average (1, 5, 15 min): ${loads[0] ?? '?'} before, ${loads[1] ?? '?'} after`);
   for (const [name, list] of runs) {
     const rates = list.map((r) => r.turnsPerSecond);
@@ -193,6 +230,8 @@ afterAll(() => {
       const paired = list.map((r, round) => (raw[round]?.turnsPerSecond ?? Number.NaN) / r.turnsPerSecond);
       ratio = `  ${(rawMedian / rate).toFixed(2)}× the raw driver's time (paired per round: median ${median(paired).toFixed(2)}×, ${paired.map((p) => p.toFixed(2)).join(' ')})`;
     }
-    console.log(`  ${name.padEnd(34)} ${rate.toFixed(0).padStart(5)} turns/s (${range})  ${trips} round trips/turn  ${cpu} ms CPU/turn here${ratio}`);
+    console.log(
+      `  ${name.padEnd(34)} ${rate.toFixed(0).padStart(5)} turns/s (${range})  ${trips} round trips/turn  ${cpu} ms CPU/turn here${ratio}`,
+    );
   }
 });

@@ -28,7 +28,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function appendAll(store: Store, perCall: number): Promise<string> {
   const session = await store.createSession({ id: uniqueId('bench') });
   const messages = makeMessages(1, MESSAGES);
-  for (let index = 0; index < messages.length; index += perCall) await store.appendMessages(session.id, 'main', messages.slice(index, index + perCall));
+  for (let index = 0; index < messages.length; index += perCall)
+    await store.appendMessages(session.id, 'main', messages.slice(index, index + perCall));
   return session.id;
 }
 
@@ -76,6 +77,9 @@ for (const [kind, create] of stores) {
 
 afterAll(async () => {
   console.log(`\nstore throughput, ${MESSAGES}-message session (median of runs, messages/s):`);
-  for (const [name, values] of figures) console.log(`  ${name.padEnd(40)} ${Math.round(median(values)).toLocaleString('en-US').padStart(12)}  (${values.length} runs)`);
+  for (const [name, values] of figures)
+    console.log(
+      `  ${name.padEnd(40)} ${Math.round(median(values)).toLocaleString('en-US').padStart(12)}  (${values.length} runs)`,
+    );
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });

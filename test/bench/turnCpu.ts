@@ -18,7 +18,9 @@ import { Session } from 'node:inspector/promises';
 import { InMemoryStore } from '@baton/core';
 import { handoffDesk } from './handoffDesk.js';
 
-const measured = import.meta.resolve('@baton/core').includes('/dist/') ? 'compiled dist/ (pnpm build)' : 'TypeScript sources through tsx';
+const measured = import.meta.resolve('@baton/core').includes('/dist/')
+  ? 'compiled dist/ (pnpm build)'
+  : 'TypeScript sources through tsx';
 console.log(`measuring @baton/core and @baton/handoff from their ${measured}`);
 const workflow = handoffDesk(new InMemoryStore());
 let sessions = 0;
@@ -43,17 +45,24 @@ await round(50, 10);
 const rounds: number[] = [];
 for (let i = 0; i < 5; i += 1) rounds.push(await round(100, 20));
 const sorted = [...rounds].sort((a, b) => a - b);
-console.log(`CPU µs per turn: median ${Math.round(sorted[2]!)} (rounds ${rounds.map(Math.round).join(', ')}; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)})`);
+console.log(
+  `CPU µs per turn: median ${Math.round(sorted[2]!)} (rounds ${rounds.map(Math.round).join(', ')}; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)})`,
+);
 
 if (process.argv.includes('--alloc')) {
   const inspector = new Session();
   inspector.connect();
-  await inspector.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await inspector.post('HeapProfiler.startSampling', {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
   await round(100, 20);
   const { profile } = await inspector.post('HeapProfiler.stopSampling');
   inspector.disconnect();
   /** Every sampled allocation's bytes (V8 scales samples to estimate all allocations). */
-  const bytes = (node: typeof profile.head): number => node.children.reduce((sum, child) => sum + bytes(child), node.selfSize);
+  const bytes = (node: typeof profile.head): number =>
+    node.children.reduce((sum, child) => sum + bytes(child), node.selfSize);
   console.log(`bytes allocated per turn (sampled, 100 sessions × 20 turns): ${Math.round(bytes(profile.head) / 2000)}`);
   // Where they were allocated: bytes per turn by the allocating function (inlined callees are named themselves).
   const byFunction = new Map<string, number>();
@@ -65,5 +74,7 @@ if (process.argv.includes('--alloc')) {
   };
   visit(profile.head);
   const top = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 15);
-  console.log(`allocating functions, bytes per turn:\n${top.map(([key, size]) => `  ${String(Math.round(size / 2000)).padStart(6)}  ${key}`).join('\n')}`);
+  console.log(
+    `allocating functions, bytes per turn:\n${top.map(([key, size]) => `  ${String(Math.round(size / 2000)).padStart(6)}  ${key}`).join('\n')}`,
+  );
 }

@@ -19,7 +19,8 @@ const arg = (name: string): string | undefined => {
 const baseDir = arg('--base');
 if (baseDir === undefined) throw new Error('Pass --base <another checkout of Baton> (installed) to compare with.');
 const rounds = Number(arg('--rounds') ?? 20);
-if (!Number.isInteger(rounds) || rounds < 2) throw new Error(`--rounds takes an integer of at least 2, not ${arg('--rounds')}.`);
+if (!Number.isInteger(rounds) || rounds < 2)
+  throw new Error(`--rounds takes an integer of at least 2, not ${arg('--rounds')}.`);
 
 /** What one checkout provides: its bench workflow on its own InMemoryStore. */
 interface Checkout {
@@ -67,6 +68,8 @@ for (let i = 0; i < rounds; i += 1) {
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 for (const [c, values] of times) {
-  console.log(`${c.name}: CPU µs per turn median ${Math.round(median(values))} (rounds ${values.map(Math.round).join(', ')})`);
+  console.log(
+    `${c.name}: CPU µs per turn median ${Math.round(median(values))} (rounds ${values.map(Math.round).join(', ')})`,
+  );
 }
 console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);

@@ -86,46 +86,77 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     // Uninterrupted reference runs: kill points, their labels, the transcript every trial must end with.
     const pairs = options.stores.flatMap((store) => options.modes.map((every) => ({ store, every })));
     const references = new Map<string, TrialResult>();
-    const referencePlans = pairs.map(({ store, every }): TrialPlan => windowed({ ...fixedPlan(store, every, [], 'reference'), labels: true }, options.window));
-    for (const result of await pool(referencePlans, 2, (plan) => runTrial(plan, env), options.signal)) references.set(pairKey(result.plan.store, result.plan.every), result);
+    const referencePlans = pairs.map(
+      ({ store, every }): TrialPlan =>
+        windowed({ ...fixedPlan(store, every, [], 'reference'), labels: true }, options.window),
+    );
+    for (const result of await pool(referencePlans, 2, (plan) => runTrial(plan, env), options.signal))
+      references.set(pairKey(result.plan.store, result.plan.every), result);
     const first = references.values().next().value as TrialResult;
     for (const [key, result] of references) {
       summary.killPoints[key] = result.points;
       const diff = transcriptDiff(result.transcript, first.transcript);
-      if (diff !== undefined) result.violations.push({ invariant: 'transcript-differs', detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}` });
+      if (diff !== undefined)
+        result.violations.push({
+          invariant: 'transcript-differs',
+          detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}`,
+        });
       record(summary, result, references, print);
     }
-    print(`reference runs: ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`);
+    print(
+      `reference runs: ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
+    );
     const reference: readonly TranscriptEntry[] = first.transcript;
 
     if (options.selfTest) {
       for (const store of options.stores) {
-        const result = await runTrial(windowed({ ...fixedPlan(store, options.modes[0] ?? 'turn', [], 'self-test'), damage: true }, options.window), env, reference);
+        const result = await runTrial(
+          windowed({ ...fixedPlan(store, options.modes[0] ?? 'turn', [], 'self-test'), damage: true }, options.window),
+          env,
+          reference,
+        );
         const invariants = [...new Set(result.violations.map((v) => v.invariant))];
         summary.selfTest.push({ store, caught: invariants.length > 0, invariants });
-        print(`self-test ${store}: deleted the stored message at seq 3; the oracle ${invariants.length > 0 ? `reported ${invariants.join(', ')}` : 'reported NOTHING'}`);
+        print(
+          `self-test ${store}: deleted the stored message at seq 3; the oracle ${invariants.length > 0 ? `reported ${invariants.join(', ')}` : 'reported NOTHING'}`,
+        );
       }
     }
 
     const points = new Map(Object.entries(summary.killPoints));
     const durations = new Map([...references].map(([key, result]) => [key, result.lastChildMs]));
     const plans: TrialPlan[] = [];
-    if (options.killAt !== undefined) plans.push(...pairs.map(({ store, every }) => fixedPlan(store, every, options.killAt ?? [])));
-    else if (options.replaySeed !== undefined) plans.push(randomPlan(options.replaySeed, options.stores, options.modes, points, durations));
+    if (options.killAt !== undefined)
+      plans.push(...pairs.map(({ store, every }) => fixedPlan(store, every, options.killAt ?? [])));
+    else if (options.replaySeed !== undefined)
+      plans.push(randomPlan(options.replaySeed, options.stores, options.modes, points, durations));
     else {
-      if (options.exhaustive) for (const { store, every } of pairs) plans.push(...exhaustivePlans(store, every, points.get(pairKey(store, every)) ?? 0));
-      for (let i = 0; i < options.trials; i += 1) plans.push(randomPlan(options.seed + i, options.stores, options.modes, points, durations));
+      if (options.exhaustive)
+        for (const { store, every } of pairs)
+          plans.push(...exhaustivePlans(store, every, points.get(pairKey(store, every)) ?? 0));
+      for (let i = 0; i < options.trials; i += 1)
+        plans.push(randomPlan(options.seed + i, options.stores, options.modes, points, durations));
     }
     for (const plan of plans) windowed(plan, options.window);
-    print(`running ${plans.length} trials, ${Math.min(2, options.concurrency ?? 2)} at a time (seed ${options.seed}; modes ${options.modes.join(', ')}; stores ${options.stores.join(', ')}; default retention ${options.modes.map((m) => `${m} ${JSON.stringify(defaultKeep(m))}`).join(', ')}${options.window === undefined ? '' : `; historyWindow ${options.window} messages`})`);
+    print(
+      `running ${plans.length} trials, ${Math.min(2, options.concurrency ?? 2)} at a time (seed ${options.seed}; modes ${options.modes.join(', ')}; stores ${options.stores.join(', ')}; default retention ${options.modes.map((m) => `${m} ${JSON.stringify(defaultKeep(m))}`).join(', ')}${options.window === undefined ? '' : `; historyWindow ${options.window} messages`})`,
+    );
     let done = 0;
-    await pool(plans, Math.min(2, options.concurrency ?? 2), async (plan) => {
-      const result = await runTrial(plan, env, reference);
-      record(summary, result, references, print);
-      done += 1;
-      if (done % 25 === 0) print(`  ${done}/${plans.length} trials, ${summary.failures.length} failing, ${Math.round((Date.now() - started) / 1000)} s`);
-      return result;
-    }, options.signal);
+    await pool(
+      plans,
+      Math.min(2, options.concurrency ?? 2),
+      async (plan) => {
+        const result = await runTrial(plan, env, reference);
+        record(summary, result, references, print);
+        done += 1;
+        if (done % 25 === 0)
+          print(
+            `  ${done}/${plans.length} trials, ${summary.failures.length} failing, ${Math.round((Date.now() - started) / 1000)} s`,
+          );
+        return result;
+      },
+      options.signal,
+    );
   } finally {
     summary.ferretBounces = ferret?.bounces ?? 0;
     await ferret?.close();
@@ -144,7 +175,12 @@ function windowed(plan: TrialPlan, window: number | undefined): TrialPlan {
   return plan;
 }
 
-function record(summary: CampaignSummary, result: TrialResult, references: ReadonlyMap<string, TrialResult>, print: (line: string) => void): void {
+function record(
+  summary: CampaignSummary,
+  result: TrialResult,
+  references: ReadonlyMap<string, TrialResult>,
+  print: (line: string) => void,
+): void {
   summary.trials += 1;
   summary.crashes += result.crashes;
   summary.retries += result.retries;
@@ -153,8 +189,12 @@ function record(summary: CampaignSummary, result: TrialResult, references: Reado
   const labels = references.get(pairKey(result.plan.store, result.plan.every))?.labels ?? [];
   const firstKill = result.plan.kills[0];
   const where = firstKill === undefined ? '' : ` (first kill at point ${firstKill}: ${labels[firstKill - 1] ?? '?'})`;
-  print(`FAIL ${result.plan.label}${where}${result.plan.bounce ? `, FerretDB restarted ${result.plan.bounce.afterMs} ms into child ${result.plan.bounce.child}` : ''}`);
-  print(`  replay: npx --yes pnpm@10.34.8 chaos ${result.plan.replay}${result.keptAt ? `; data kept in ${result.keptAt}` : ''}`);
+  print(
+    `FAIL ${result.plan.label}${where}${result.plan.bounce ? `, FerretDB restarted ${result.plan.bounce.afterMs} ms into child ${result.plan.bounce.child}` : ''}`,
+  );
+  print(
+    `  replay: npx --yes pnpm@10.34.8 chaos ${result.plan.replay}${result.keptAt ? `; data kept in ${result.keptAt}` : ''}`,
+  );
   for (const violation of result.violations) {
     summary.violations[violation.invariant] += 1;
     print(`  [${violation.invariant}] ${violation.detail.replaceAll('\n', '\n    ')}`);
@@ -162,7 +202,12 @@ function record(summary: CampaignSummary, result: TrialResult, references: Reado
 }
 
 /** Runs `work` over `items` with at most `size` at once; results in input order. */
-async function pool<T, R>(items: readonly T[], size: number, work: (item: T) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
+async function pool<T, R>(
+  items: readonly T[],
+  size: number,
+  work: (item: T) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -189,10 +234,14 @@ export function formatSummary(summary: CampaignSummary, options: CampaignOptions
   return [
     '── chaos summary ──',
     `trials ${summary.trials} (reference runs included), crashes ${summary.crashes}, ConcurrencyError/StoreError retries ${summary.retries}, FerretDB restarts ${summary.ferretBounces}`,
-    `kill points per run: ${Object.entries(summary.killPoints).map(([key, n]) => `${key} ${n}`).join(', ')}`,
+    `kill points per run: ${Object.entries(summary.killPoints)
+      .map(([key, n]) => `${key} ${n}`)
+      .join(', ')}`,
     `modes: ${options.modes.join(', ')}; stores: ${options.stores.join(', ')}; seed ${options.seed}${options.exhaustive ? '; exhaustive' : ''}${options.window === undefined ? '' : `; historyWindow ${options.window}`}`,
     `violations: ${violated.length === 0 ? 'none' : violated.map(([name, n]) => `${name} ${n}`).join(', ')} (${summary.failures.length} failing trials)`,
-    ...summary.selfTest.map((s) => `self-test ${s.store}: ${s.caught ? `caught (${s.invariants.join(', ')})` : 'NOT CAUGHT'}`),
+    ...summary.selfTest.map(
+      (s) => `self-test ${s.store}: ${s.caught ? `caught (${s.invariants.join(', ')})` : 'NOT CAUGHT'}`,
+    ),
     `wall time ${(summary.wallMs / 1000).toFixed(1)} s`,
   ].join('\n');
 }

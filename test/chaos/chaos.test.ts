@@ -23,18 +23,30 @@ const options: CampaignOptions = {
 const CAMPAIGN_TIMEOUT_MS = 900_000;
 
 describe('the crash campaign', () => {
-  it('finds no violation in 48 random trials with 1-3 SIGKILLs each, and catches a deleted message', { timeout: CAMPAIGN_TIMEOUT_MS }, async ({ signal }) => {
+  it('finds no violation in 48 random trials with 1-3 SIGKILLs each, and catches a deleted message', {
+    timeout: CAMPAIGN_TIMEOUT_MS,
+  }, async ({ signal }) => {
     const lines: string[] = [];
     // On a timeout, stop the campaign (its children and FerretDB would outlive the test) and show how far it got.
-    signal.addEventListener('abort', () => console.log(`the campaign was stopped; it had printed:\n${lines.join('\n')}`), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => console.log(`the campaign was stopped; it had printed:\n${lines.join('\n')}`),
+      { once: true },
+    );
     const summary = await runCampaign({ ...options, signal, print: (line) => lines.push(line) });
     const report = `${lines.join('\n')}\n${formatSummary(summary, options)}`;
-    expect(summary.selfTest.map((s) => [s.store, s.caught]), report).toEqual([
+    expect(
+      summary.selfTest.map((s) => [s.store, s.caught]),
+      report,
+    ).toEqual([
       ['file', true],
       ['mongo', true],
     ]);
     expect(summary.trials, report).toBe(48 + 6);
     expect(summary.crashes, report).toBeGreaterThanOrEqual(48);
-    expect(summary.failures.map((f) => f.plan.label), report).toEqual([]);
+    expect(
+      summary.failures.map((f) => f.plan.label),
+      report,
+    ).toEqual([]);
   });
 });

@@ -22,15 +22,26 @@ let openRetries = 0;
 const kill = new KillSwitch({ killAt, labelsFile: trial.labelsFile, delaySeed: trial.delaySeed });
 const store = await openStore();
 try {
-  const workflow = createChaosDesk(chaosStore(store, kill), { every: trial.every, keep: trial.keep }, { kill, log }, trial.window);
+  const workflow = createChaosDesk(
+    chaosStore(store, kill),
+    { every: trial.every, keep: trial.keep },
+    { kill, log },
+    trial.window,
+  );
   // With a window a session holds only the newest messages: the customer counts what it sent on the whole branch (read without kill points).
   const readBranch = () => store.readMessages(trial.sessionId, 'main');
-  const { retries: driveRetries } = await driveCustomer(workflow, { sessionId: trial.sessionId, userId: 'customer-1', every: trial.every, readBranch }, { kill, log });
+  const { retries: driveRetries } = await driveCustomer(
+    workflow,
+    { sessionId: trial.sessionId, userId: 'customer-1', every: trial.every, readBranch },
+    { kill, log },
+  );
   const retries = openRetries + driveRetries;
   log.append({ t: 'done', points: kill.count });
   process.stdout.write(`${JSON.stringify({ points: kill.count, retries })}\n`);
 } catch (error) {
-  process.stderr.write(`${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}\n`,
+  );
   process.exitCode = 2;
 } finally {
   log.close();

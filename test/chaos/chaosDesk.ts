@@ -28,12 +28,27 @@ export interface ChaosHooks {
  * const workflow = createChaosDesk(chaosStore(store, kill), { every: 'step', keep: 'latest' }, { kill, log });
  * ```
  */
-export function createChaosDesk(store: Store, checkpoints: CheckpointOptions, hooks: ChaosHooks, window?: number): HandoffWorkflow {
+export function createChaosDesk(
+  store: Store,
+  checkpoints: CheckpointOptions,
+  hooks: ChaosHooks,
+  window?: number,
+): HandoffWorkflow {
   const model = watchedModel(new DeskModel(), hooks);
   const orderId = z.object({ orderId: z.string() });
   const billingTools = [
-    tool({ name: 'look_up_order', description: 'Finds an order.', parameters: orderId, execute: ({ orderId: id }) => `order ${id}: 2 items, 80 EUR` }),
-    tool({ name: 'look_up_charges', description: 'Lists the charges of an order.', parameters: orderId, execute: ({ orderId: id }) => `order ${id} was charged 40 EUR twice` }),
+    tool({
+      name: 'look_up_order',
+      description: 'Finds an order.',
+      parameters: orderId,
+      execute: ({ orderId: id }) => `order ${id}: 2 items, 80 EUR`,
+    }),
+    tool({
+      name: 'look_up_charges',
+      description: 'Lists the charges of an order.',
+      parameters: orderId,
+      execute: ({ orderId: id }) => `order ${id} was charged 40 EUR twice`,
+    }),
     tool({
       name: 'refund',
       description: 'Refunds an amount in EUR.',
@@ -43,14 +58,51 @@ export function createChaosDesk(store: Store, checkpoints: CheckpointOptions, ho
     }),
   ];
   const shippingTools = [
-    tool({ name: 'track_parcel', description: 'Tracks the parcel of an order.', parameters: orderId, execute: ({ orderId: id }) => `parcel of ${id} is in Leeds` }),
-    tool({ name: 'check_address', description: 'Checks an address.', parameters: z.object({ address: z.string() }), execute: ({ address }) => `${address} is deliverable` }),
-    tool({ name: 'estimate_delivery', description: 'Estimates delivery.', parameters: orderId, execute: ({ orderId: id }) => `${id} arrives in 2 days` }),
+    tool({
+      name: 'track_parcel',
+      description: 'Tracks the parcel of an order.',
+      parameters: orderId,
+      execute: ({ orderId: id }) => `parcel of ${id} is in Leeds`,
+    }),
+    tool({
+      name: 'check_address',
+      description: 'Checks an address.',
+      parameters: z.object({ address: z.string() }),
+      execute: ({ address }) => `${address} is deliverable`,
+    }),
+    tool({
+      name: 'estimate_delivery',
+      description: 'Estimates delivery.',
+      parameters: orderId,
+      execute: ({ orderId: id }) => `${id} arrives in 2 days`,
+    }),
   ];
-  const triage = agent({ name: 'triage', description: 'Greets and routes.', instructions: 'Route the customer.', model });
-  const billing = agent({ name: 'billing', description: 'Charges and refunds.', instructions: 'Resolve billing.', model, tools: billingTools.map((t) => watchedTool(t, hooks)) });
-  const shipping = agent({ name: 'shipping', description: 'Parcels and delivery.', instructions: 'Resolve shipping.', model, tools: shippingTools.map((t) => watchedTool(t, hooks)) });
-  const builder = new HandoffBuilder({ name: 'chaos-desk' }).participants(triage, billing, shipping).coordinator(triage).returnTo('coordinator').store(store).checkpoints(checkpoints);
+  const triage = agent({
+    name: 'triage',
+    description: 'Greets and routes.',
+    instructions: 'Route the customer.',
+    model,
+  });
+  const billing = agent({
+    name: 'billing',
+    description: 'Charges and refunds.',
+    instructions: 'Resolve billing.',
+    model,
+    tools: billingTools.map((t) => watchedTool(t, hooks)),
+  });
+  const shipping = agent({
+    name: 'shipping',
+    description: 'Parcels and delivery.',
+    instructions: 'Resolve shipping.',
+    model,
+    tools: shippingTools.map((t) => watchedTool(t, hooks)),
+  });
+  const builder = new HandoffBuilder({ name: 'chaos-desk' })
+    .participants(triage, billing, shipping)
+    .coordinator(triage)
+    .returnTo('coordinator')
+    .store(store)
+    .checkpoints(checkpoints);
   if (window !== undefined) builder.historyWindow({ messages: window });
   return builder.build();
 }
@@ -81,7 +133,10 @@ function watchedModel(inner: ModelClient, { kill, log }: ChaosHooks): ModelClien
       log.append({
         t: 'model',
         agent: agentName,
-        hash: createHash('sha256').update(JSON.stringify(input.map(({ id: _id, ...rest }) => rest))).digest('hex').slice(0, 16),
+        hash: createHash('sha256')
+          .update(JSON.stringify(input.map(({ id: _id, ...rest }) => rest)))
+          .digest('hex')
+          .slice(0, 16),
         ids: input.flatMap((m) => (m.id === undefined ? [] : [m.id])),
         markers: input.flatMap((m) => markersIn(m.content)),
         toolCallIds: input.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)),

@@ -33,7 +33,11 @@ export interface CustomerOptions {
  * const { retries } = await driveCustomer(workflow, { sessionId: 's-1', userId: 'u-1', every: 'turn' }, hooks);
  * ```
  */
-export async function driveCustomer(workflow: HandoffWorkflow, options: CustomerOptions, hooks: ChaosHooks): Promise<{ retries: number }> {
+export async function driveCustomer(
+  workflow: HandoffWorkflow,
+  options: CustomerOptions,
+  hooks: ChaosHooks,
+): Promise<{ retries: number }> {
   let retries = 0;
   let failingSince: number | undefined;
   let session: HandoffSession | undefined;
@@ -62,11 +66,15 @@ async function step(session: HandoffSession, options: CustomerOptions, hooks: Ch
   const [request] = session.pendingRequests;
   if (request !== undefined) {
     hooks.log.append({ t: 'answer', requestId: request.id, toolCallId: requestKey(request) });
-    const answer = request.type === 'tool_approval' ? { approved: true as const } : (ANSWERS[request.prompt] ?? `no scripted answer to ${request.prompt}`);
+    const answer =
+      request.type === 'tool_approval'
+        ? { approved: true as const }
+        : (ANSWERS[request.prompt] ?? `no scripted answer to ${request.prompt}`);
     await drain(session, session.respond(request.id, answer), hooks);
   } else {
     const held = session.messages;
-    const whole = held.length === 0 || held[0]?.seq === 1 || options.readBranch === undefined ? held : await options.readBranch();
+    const whole =
+      held.length === 0 || held[0]?.seq === 1 || options.readBranch === undefined ? held : await options.readBranch();
     const sent = scriptedMessagesSent(whole);
     const next = USER_MESSAGES[sent];
     if (next === undefined) {
@@ -80,9 +88,14 @@ async function step(session: HandoffSession, options: CustomerOptions, hooks: Ch
 }
 
 /** Reads a stream to its end: a kill point per event, the side log told of each tool result and of each acknowledged history and pending requests. */
-async function drain(session: HandoffSession, stream: AsyncGenerator<BatonEvent, void>, { kill, log }: ChaosHooks): Promise<void> {
+async function drain(
+  session: HandoffSession,
+  stream: AsyncGenerator<BatonEvent, void>,
+  { kill, log }: ChaosHooks,
+): Promise<void> {
   for await (const event of stream) {
-    if (event.type === 'tool.result') log.append({ t: 'tool.result', toolCallId: event.toolCallId, agent: event.agent, tool: event.toolName });
+    if (event.type === 'tool.result')
+      log.append({ t: 'tool.result', toolCallId: event.toolCallId, agent: event.agent, tool: event.toolName });
     if (event.type === 'turn.completed') {
       log.append({
         t: 'ack',

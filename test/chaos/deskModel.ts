@@ -40,7 +40,10 @@ export class DeskModel implements ModelClient {
       const id = `call_${hash(`${agent}|${input.length}|${marker}|${call.name}|${index}`)}`;
       yield { type: 'tool_call', toolCall: { id, name: call.name, arguments: JSON.stringify(call.arguments) } };
     }
-    yield { type: 'usage', usage: { inputTokens: input.length, outputTokens: 1, totalTokens: input.length + 1, requests: 1 } };
+    yield {
+      type: 'usage',
+      usage: { inputTokens: input.length, outputTokens: 1, totalTokens: input.length + 1, requests: 1 },
+    };
     yield { type: 'finish', finishReason: decision.calls ? 'tool_calls' : 'stop' };
   }
 }
@@ -61,7 +64,8 @@ function lastUser(input: readonly ModelMessage[]): { index: number; marker: stri
 function resultsSinceUser(input: readonly ModelMessage[]): Map<string, string> {
   const from = lastUser(input)?.index ?? -1;
   const results = new Map<string, string>();
-  for (const message of input.slice(from + 1)) if (message.role === 'tool' && message.toolName) results.set(message.toolName, message.content);
+  for (const message of input.slice(from + 1))
+    if (message.role === 'tool' && message.toolName) results.set(message.toolName, message.content);
   return results;
 }
 
@@ -71,8 +75,10 @@ function decide(agent: string, input: readonly ModelMessage[]): Decision {
   const last = input.at(-1);
   if (agent === 'triage') {
     if (last?.role !== 'user') return { text: 'Is there anything else I can do for you?' };
-    if (user?.marker === '[u1]') return { calls: [{ name: 'handoff_to_billing', arguments: { reason: 'a double charge' } }] };
-    if (user?.marker === '[u2]') return { calls: [{ name: 'handoff_to_shipping', arguments: { reason: 'a parcel question' } }] };
+    if (user?.marker === '[u1]')
+      return { calls: [{ name: 'handoff_to_billing', arguments: { reason: 'a double charge' } }] };
+    if (user?.marker === '[u2]')
+      return { calls: [{ name: 'handoff_to_shipping', arguments: { reason: 'a parcel question' } }] };
     return { text: 'Glad I could help. Goodbye!' };
   }
   if (agent === 'billing' && user?.marker === '[u1]') {
@@ -89,7 +95,8 @@ function decide(agent: string, input: readonly ModelMessage[]): Decision {
   }
   if (agent === 'shipping' && user?.marker === '[u2]') {
     const address = results.get('request_user_input');
-    if (address === undefined) return { calls: [{ name: 'request_user_input', arguments: { prompt: ADDRESS_PROMPT } }] };
+    if (address === undefined)
+      return { calls: [{ name: 'request_user_input', arguments: { prompt: ADDRESS_PROMPT } }] };
     if (!results.has('track_parcel')) {
       return {
         calls: [
@@ -99,7 +106,9 @@ function decide(agent: string, input: readonly ModelMessage[]): Decision {
         ],
       };
     }
-    return { text: `Your parcel: ${results.get('track_parcel')}; ${results.get('check_address')}; ${results.get('estimate_delivery')}.` };
+    return {
+      text: `Your parcel: ${results.get('track_parcel')}; ${results.get('check_address')}; ${results.get('estimate_delivery')}.`,
+    };
   }
   return { text: `${agent} has nothing to add.` };
 }

@@ -38,7 +38,15 @@ export async function startFerretServer(): Promise<FerretServer> {
   const stateDir = await mkdtemp(join(tmpdir(), 'baton-chaos-ferretdb-'));
   const port = await freePort();
   const url = `mongodb://127.0.0.1:${port}/`;
-  const args = ['--handler=sqlite', '--telemetry=disable', `--listen-addr=127.0.0.1:${port}`, `--state-dir=${stateDir}`, `--sqlite-url=file:${stateDir}/`, '--debug-addr=-', '--log-level=warn'];
+  const args = [
+    '--handler=sqlite',
+    '--telemetry=disable',
+    `--listen-addr=127.0.0.1:${port}`,
+    `--state-dir=${stateDir}`,
+    `--sqlite-url=file:${stateDir}/`,
+    '--debug-addr=-',
+    '--log-level=warn',
+  ];
   let child: ChildProcess | undefined;
   let bounces = 0;
   let closed = false;
@@ -102,7 +110,8 @@ export async function startFerretServer(): Promise<FerretServer> {
 async function waitForPing(url: string, child: ChildProcess, log: string[]): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`FerretDB exited before answering a ping on ${url}:\n${log.join('\n')}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`FerretDB exited before answering a ping on ${url}:\n${log.join('\n')}`);
     const client = new MongoClient(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
     try {
       await client.db('admin').command({ ping: 1 });

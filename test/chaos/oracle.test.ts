@@ -10,10 +10,44 @@ import type { SideLogRecord } from './sideLog.js';
 const at = '2026-11-23T10:00:00.000Z';
 const history: Message[] = [
   { id: 'm1', seq: 1, role: 'user', content: '[u1] charged twice', createdAt: at },
-  { id: 'm2', seq: 2, role: 'assistant', agent: 'triage', content: '', toolCalls: [{ id: 'c1', name: 'handoff_to_billing', arguments: '{}' }], createdAt: at },
-  { id: 'm3', seq: 3, role: 'tool', agent: 'triage', content: 'Transferred to billing.', toolCallId: 'c1', toolName: 'handoff_to_billing', createdAt: at },
-  { id: 'm4', seq: 4, role: 'assistant', agent: 'billing', content: '', toolCalls: [{ id: 'c2', name: 'refund', arguments: '{"amount":40}' }], createdAt: at },
-  { id: 'm5', seq: 5, role: 'tool', agent: 'billing', content: 'refunded', toolCallId: 'c2', toolName: 'refund', createdAt: at },
+  {
+    id: 'm2',
+    seq: 2,
+    role: 'assistant',
+    agent: 'triage',
+    content: '',
+    toolCalls: [{ id: 'c1', name: 'handoff_to_billing', arguments: '{}' }],
+    createdAt: at,
+  },
+  {
+    id: 'm3',
+    seq: 3,
+    role: 'tool',
+    agent: 'triage',
+    content: 'Transferred to billing.',
+    toolCallId: 'c1',
+    toolName: 'handoff_to_billing',
+    createdAt: at,
+  },
+  {
+    id: 'm4',
+    seq: 4,
+    role: 'assistant',
+    agent: 'billing',
+    content: '',
+    toolCalls: [{ id: 'c2', name: 'refund', arguments: '{"amount":40}' }],
+    createdAt: at,
+  },
+  {
+    id: 'm5',
+    seq: 5,
+    role: 'tool',
+    agent: 'billing',
+    content: 'refunded',
+    toolCallId: 'c2',
+    toolName: 'refund',
+    createdAt: at,
+  },
   { id: 'm6', seq: 6, role: 'assistant', agent: 'billing', content: 'Done.', createdAt: at },
 ];
 const closed = { id: 's', status: 'closed', version: 9 } as Session;
@@ -22,7 +56,11 @@ const sideLog: SideLogRecord[] = [
   { t: 'tool.start', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
   { t: 'tool.end', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
   { t: 'tool.result', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
-  { t: 'ack', messages: history.slice(0, 4).map((m) => ({ id: m.id, seq: m.seq })), requests: [{ id: 'r1', toolCallId: 'c2' }] },
+  {
+    t: 'ack',
+    messages: history.slice(0, 4).map((m) => ({ id: m.id, seq: m.seq })),
+    requests: [{ id: 'r1', toolCallId: 'c2' }],
+  },
   { t: 'answer', requestId: 'r1', toolCallId: 'c2' },
   { t: 'ack', messages: history.map((m) => ({ id: m.id, seq: m.seq })), requests: [] },
 ];
@@ -37,12 +75,25 @@ describe('judgeTrial', () => {
   });
 
   it('reports an acknowledged message that is gone', () => {
-    expect(invariantsOf(renumber(history.filter((m) => m.id !== 'm6')))).toEqual(['acknowledged-lost', 'transcript-differs']);
+    expect(invariantsOf(renumber(history.filter((m) => m.id !== 'm6')))).toEqual([
+      'acknowledged-lost',
+      'transcript-differs',
+    ]);
   });
 
   it('reports a specialist answer stored twice and a handoff made twice', () => {
-    const twice = renumber([...history.slice(0, 3), { ...history[1], id: 'm2b' } as Message, { ...history[2], id: 'm3b' } as Message, ...history.slice(3)]);
-    expect(invariantsOf(twice)).toEqual(['acknowledged-lost', 'duplicated', 'tool-call-unanswered', 'transcript-differs']);
+    const twice = renumber([
+      ...history.slice(0, 3),
+      { ...history[1], id: 'm2b' } as Message,
+      { ...history[2], id: 'm3b' } as Message,
+      ...history.slice(3),
+    ]);
+    expect(invariantsOf(twice)).toEqual([
+      'acknowledged-lost',
+      'duplicated',
+      'tool-call-unanswered',
+      'transcript-differs',
+    ]);
   });
 
   it('reports a tool call answered by another agent', () => {
@@ -54,7 +105,15 @@ describe('judgeTrial', () => {
     const log: SideLogRecord[] = [
       ...sideLog,
       { t: 'tool.start', toolCallId: 'c2', agent: 'billing', tool: 'refund' },
-      { t: 'model', agent: 'billing', hash: 'h2', ids: ['m1', 'm1'], markers: ['[u1]', '[u1]'], toolCallIds: [], resultIds: [] },
+      {
+        t: 'model',
+        agent: 'billing',
+        hash: 'h2',
+        ids: ['m1', 'm1'],
+        markers: ['[u1]', '[u1]'],
+        toolCallIds: [],
+        resultIds: [],
+      },
     ];
     expect(invariantsOf(history, log)).toEqual(['model-input-duplicate', 'tool-rerun-after-result']);
   });

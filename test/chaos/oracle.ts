@@ -86,7 +86,10 @@ export function judgeTrial(evidence: TrialEvidence, reference: readonly Transcri
       const found = stored.get(id);
       if (found?.seq !== seq && !lost.has(id)) {
         lost.add(id);
-        add('acknowledged-lost', `message ${id} acknowledged at seq ${seq} is ${found === undefined ? 'missing' : `at seq ${found.seq}`}`);
+        add(
+          'acknowledged-lost',
+          `message ${id} acknowledged at seq ${seq} is ${found === undefined ? 'missing' : `at seq ${found.seq}`}`,
+        );
       }
     }
   }
@@ -97,10 +100,22 @@ export function judgeTrial(evidence: TrialEvidence, reference: readonly Transcri
     for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
     for (const [key, count] of counts) if (count > 1) add('duplicated', `${label} ${key} stored ${count} times`);
   };
-  seen('message id', messages.map((m) => m.id));
-  seen('seq', messages.map((m) => String(m.seq)));
-  seen('tool call', messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
-  seen('user message', messages.filter((m) => m.role === 'user').map((m) => m.content));
+  seen(
+    'message id',
+    messages.map((m) => m.id),
+  );
+  seen(
+    'seq',
+    messages.map((m) => String(m.seq)),
+  );
+  seen(
+    'tool call',
+    messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)),
+  );
+  seen(
+    'user message',
+    messages.filter((m) => m.role === 'user').map((m) => m.content),
+  );
   messages.forEach((m, index) => {
     if (m.seq !== index + 1) add('duplicated', `seqs are not 1..n: message ${index + 1} has seq ${m.seq}`);
   });
@@ -112,9 +127,14 @@ export function judgeTrial(evidence: TrialEvidence, reference: readonly Transcri
       if (judged.has(call.id)) continue;
       judged.add(call.id);
       const results = messages.filter((m) => m.role === 'tool' && m.toolCallId === call.id);
-      if (results.length !== 1) add('tool-call-unanswered', `${message.agent}'s call ${call.id} (${call.name}) has ${results.length} results`);
+      if (results.length !== 1)
+        add('tool-call-unanswered', `${message.agent}'s call ${call.id} (${call.name}) has ${results.length} results`);
       for (const result of results) {
-        if (result.agent !== message.agent) add('tool-result-wrong-agent', `${message.agent}'s call ${call.id} (${call.name}) answered by ${result.agent} at seq ${result.seq}`);
+        if (result.agent !== message.agent)
+          add(
+            'tool-result-wrong-agent',
+            `${message.agent}'s call ${call.id} (${call.name}) answered by ${result.agent} at seq ${result.seq}`,
+          );
       }
     }
   }
@@ -123,7 +143,11 @@ export function judgeTrial(evidence: TrialEvidence, reference: readonly Transcri
   const resulted = new Set<string>();
   for (const record of sideLog) {
     if (record.t === 'tool.result') resulted.add(record.toolCallId);
-    if (record.t === 'tool.start' && resulted.has(record.toolCallId)) add('tool-rerun-after-result', `${record.agent}'s ${record.tool} ${record.toolCallId} started again after its tool.result`);
+    if (record.t === 'tool.start' && resulted.has(record.toolCallId))
+      add(
+        'tool-rerun-after-result',
+        `${record.agent}'s ${record.tool} ${record.toolCallId} started again after its tool.result`,
+      );
   }
 
   // No message twice in any model input.
@@ -136,33 +160,47 @@ export function judgeTrial(evidence: TrialEvidence, reference: readonly Transcri
       ['tool result', record.resultIds],
     ] as const) {
       const dup = keys.find((key, index) => keys.indexOf(key) !== index);
-      if (dup !== undefined) add('model-input-duplicate', `${record.agent}'s model input ${record.hash} holds ${label} ${dup} twice`);
+      if (dup !== undefined)
+        add('model-input-duplicate', `${record.agent}'s model input ${record.hash} holds ${label} ${dup} twice`);
     }
   }
 
   // A request acknowledged at a turn.completed keeps its id until it is answered, in any process.
   const acknowledged = new Map<string, string>();
   for (const record of sideLog) {
-    if (record.t === 'ack') for (const request of record.requests ?? []) if (!acknowledged.has(request.toolCallId)) acknowledged.set(request.toolCallId, request.id);
+    if (record.t === 'ack')
+      for (const request of record.requests ?? [])
+        if (!acknowledged.has(request.toolCallId)) acknowledged.set(request.toolCallId, request.id);
     if (record.t === 'answer') {
       const id = acknowledged.get(record.toolCallId);
-      if (id !== undefined && id !== record.requestId) add('request-changed', `the request for tool call ${record.toolCallId} was acknowledged as ${id} and answered as ${record.requestId}`);
+      if (id !== undefined && id !== record.requestId)
+        add(
+          'request-changed',
+          `the request for tool call ${record.toolCallId} was acknowledged as ${id} and answered as ${record.requestId}`,
+        );
     }
   }
 
   const diff = transcriptDiff(transcriptOf(messages), reference);
   if (diff !== undefined) add('transcript-differs', diff);
-  if (session?.status !== 'closed') add('not-closed', `session is ${session === undefined ? 'missing' : session.status}`);
+  if (session?.status !== 'closed')
+    add('not-closed', `session is ${session === undefined ? 'missing' : session.status}`);
   return violations;
 }
 
 /** Where two transcripts first differ, with the entries around it from both sides; `undefined` when equal. */
-export function transcriptDiff(actual: readonly TranscriptEntry[], expected: readonly TranscriptEntry[]): string | undefined {
-  const show = (entry: TranscriptEntry | undefined) => (entry === undefined ? '(none)' : JSON.stringify(entry).slice(0, 220));
+export function transcriptDiff(
+  actual: readonly TranscriptEntry[],
+  expected: readonly TranscriptEntry[],
+): string | undefined {
+  const show = (entry: TranscriptEntry | undefined) =>
+    entry === undefined ? '(none)' : JSON.stringify(entry).slice(0, 220);
   const length = Math.max(actual.length, expected.length);
   for (let index = 0; index < length; index += 1) {
     if (JSON.stringify(actual[index]) === JSON.stringify(expected[index])) continue;
-    const lines = [`first difference at seq ${index + 1} (stored ${actual.length} messages, expected ${expected.length}):`];
+    const lines = [
+      `first difference at seq ${index + 1} (stored ${actual.length} messages, expected ${expected.length}):`,
+    ];
     for (let at = Math.max(0, index - 1); at < Math.min(length, index + 3); at += 1) {
       lines.push(`  seq ${at + 1} expected ${show(expected[at])}`, `  seq ${at + 1}   stored ${show(actual[at])}`);
     }

@@ -27,12 +27,24 @@ export type ChildOutcome =
  * const outcome = await runChild(trial, 37, 0);
  * ```
  */
-export function runChild(trial: TrialConfig, killAt: number, child: number, killAfterMs?: number, timeoutMs = 180_000, abort?: AbortSignal): Promise<ChildOutcome> {
+export function runChild(
+  trial: TrialConfig,
+  killAt: number,
+  child: number,
+  killAfterMs?: number,
+  timeoutMs = 180_000,
+  abort?: AbortSignal,
+): Promise<ChildOutcome> {
   return new Promise((resolve) => {
     const startedAt = Date.now();
     const started = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD], {
       cwd: ROOT,
-      env: { ...process.env, CHAOS_TRIAL: JSON.stringify(trial), CHAOS_KILL_AT: String(killAt), CHAOS_CHILD: String(child) },
+      env: {
+        ...process.env,
+        CHAOS_TRIAL: JSON.stringify(trial),
+        CHAOS_KILL_AT: String(killAt),
+        CHAOS_CHILD: String(child),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -56,12 +68,20 @@ export function runChild(trial: TrialConfig, killAt: number, child: number, kill
       clearTimeout(timedKill);
       abort?.removeEventListener('abort', stop);
       const durationMs = Date.now() - startedAt;
-      if (timedOut) resolve({ kind: 'error', message: `child ${child} still running after ${timeoutMs} ms; killed. stderr: ${stderr.trim().slice(-1500)}` });
+      if (timedOut)
+        resolve({
+          kind: 'error',
+          message: `child ${child} still running after ${timeoutMs} ms; killed. stderr: ${stderr.trim().slice(-1500)}`,
+        });
       else if (signal === 'SIGKILL') resolve({ kind: 'killed', durationMs });
       else if (code === 0) {
         const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { points?: number; retries?: number };
         resolve({ kind: 'closed', points: result.points ?? 0, retries: result.retries ?? 0, durationMs });
-      } else resolve({ kind: 'error', message: `child ${child} exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}` });
+      } else
+        resolve({
+          kind: 'error',
+          message: `child ${child} exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}`,
+        });
     });
   });
 }

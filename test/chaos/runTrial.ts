@@ -78,13 +78,25 @@ export interface TrialEnvironment {
  * const result = await runTrial({ label: 'k=3', replay: '', store: 'file', every: 'step', keep: 'latest', kills: [3] }, env, reference);
  * ```
  */
-export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference?: readonly TranscriptEntry[]): Promise<TrialResult> {
+export async function runTrial(
+  plan: TrialPlan,
+  env: TrialEnvironment,
+  reference?: readonly TranscriptEntry[],
+): Promise<TrialResult> {
   const name = `t-${randomBytes(5).toString('hex')}`;
   const dir = join(env.workDir, name);
   await mkdir(dir, { recursive: true });
   const store: TrialStore =
-    plan.store === 'file' ? { kind: 'file', directory: join(dir, 'store') } : { kind: 'mongo', url: ferretUrl(env), dbName: `chaos_${name.replace('-', '_')}` };
-  const trial: TrialConfig = { store, every: plan.every, keep: plan.keep, sessionId: SESSION_ID, sideLog: join(dir, 'side.jsonl') };
+    plan.store === 'file'
+      ? { kind: 'file', directory: join(dir, 'store') }
+      : { kind: 'mongo', url: ferretUrl(env), dbName: `chaos_${name.replace('-', '_')}` };
+  const trial: TrialConfig = {
+    store,
+    every: plan.every,
+    keep: plan.keep,
+    sessionId: SESSION_ID,
+    sideLog: join(dir, 'side.jsonl'),
+  };
   if (plan.labels) trial.labelsFile = join(dir, 'labels.txt');
   if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
   if (plan.window !== undefined) trial.window = plan.window;
@@ -101,7 +113,8 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   for (let child = 0; child < plan.kills.length + 4; child += 1) {
     env.signal?.throwIfAborted();
     const killAt = plan.kills[child] ?? 0;
-    const bounce = plan.bounce?.child === child && env.ferret ? delayed(plan.bounce.afterMs, () => env.ferret?.bounce()) : undefined;
+    const bounce =
+      plan.bounce?.child === child && env.ferret ? delayed(plan.bounce.afterMs, () => env.ferret?.bounce()) : undefined;
     const timed = plan.timedKill?.child === child ? plan.timedKill.afterMs : undefined;
     const outcome = await runChild(trial, killAt, child, timed, undefined, env.signal);
     await bounce;
@@ -114,7 +127,10 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
       lastChildMs = outcome.durationMs;
       break;
     }
-    violations.push({ invariant: 'child-error', detail: outcome.kind === 'error' ? outcome.message : `child ${child} was killed without a kill point` });
+    violations.push({
+      invariant: 'child-error',
+      detail: outcome.kind === 'error' ? outcome.message : `child ${child} was killed without a kill point`,
+    });
     break;
   }
 
@@ -133,10 +149,22 @@ export async function runTrial(plan: TrialPlan, env: TrialEnvironment, reference
   }
   // Retries of every child, killed ones included.
   retries = readSideLog(trial.sideLog).filter((r) => r.t === 'retry').length;
-  const labels = plan.labels ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean) : [];
+  const labels = plan.labels
+    ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean)
+    : [];
   if (violations.length > 0) {
     await writeFile(join(dir, 'plan.json'), JSON.stringify({ plan, violations }, null, 2));
-    return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript, keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}` };
+    return {
+      plan,
+      violations,
+      crashes,
+      retries,
+      points,
+      lastChildMs,
+      labels,
+      transcript,
+      keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}`,
+    };
   }
   await rm(dir, { recursive: true, force: true });
   if (store.kind === 'mongo') await dropDatabase(store).catch(() => dropDatabase(store));
@@ -165,7 +193,9 @@ async function readEvidence(store: TrialStore, sideLog: string) {
       await reader.close();
     }
   } catch (error) {
-    return { error: `the store cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}` };
+    return {
+      error: `the store cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+    };
   }
 }
 
@@ -194,7 +224,10 @@ async function deleteThirdMessage(store: TrialStore): Promise<void> {
   }
   const client = new MongoClient(store.url);
   try {
-    const { deletedCount } = await client.db(store.dbName).collection('baton_messages').deleteOne({ sessionId: SESSION_ID, seq: 3 });
+    const { deletedCount } = await client
+      .db(store.dbName)
+      .collection('baton_messages')
+      .deleteOne({ sessionId: SESSION_ID, seq: 3 });
     if (deletedCount !== 1) throw new Error('No message document at seq 3: the self-test cannot damage it.');
   } finally {
     await client.close();

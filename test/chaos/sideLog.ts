@@ -10,7 +10,15 @@ export type SideLogRecord =
   | { t: 'child'; pid: number; child: number; killAt: number }
   | { t: 'tool.start' | 'tool.end'; toolCallId: string; agent: string; tool: string }
   | { t: 'tool.result'; toolCallId: string; agent: string; tool: string }
-  | { t: 'model'; agent: string; hash: string; ids: string[]; markers: string[]; toolCallIds: string[]; resultIds: string[] }
+  | {
+      t: 'model';
+      agent: string;
+      hash: string;
+      ids: string[];
+      markers: string[];
+      toolCallIds: string[];
+      resultIds: string[];
+    }
   | { t: 'ack'; messages: Array<{ id: string; seq: number }>; requests: Array<{ id: string; toolCallId: string }> }
   | { t: 'answer'; requestId: string; toolCallId: string }
   | { t: 'retry'; code: string; message: string }

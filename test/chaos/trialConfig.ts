@@ -35,7 +35,10 @@ export interface TrialConfig {
  */
 export async function openTrialStore(store: TrialStore): Promise<Store> {
   if (store.kind === 'file') return new FileStore({ directory: store.directory });
-  const mongo = new MongoStore({ url: store.url, clientOptions: { serverSelectionTimeoutMS: 15_000 } }, { dbName: store.dbName });
+  const mongo = new MongoStore(
+    { url: store.url, clientOptions: { serverSelectionTimeoutMS: 15_000 } },
+    { dbName: store.dbName },
+  );
   try {
     await mongo.init();
   } catch (error) {

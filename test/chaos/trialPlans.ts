@@ -87,10 +87,14 @@ export function randomPlan(
     kills,
     delaySeed: Math.floor(random() * 2 ** 31),
   };
-  if (store === 'mongo' && random() < 0.3) plan.bounce = { child: Math.floor(random() * (kills.length + 1)), afterMs: 50 + Math.floor(random() * 1500) };
+  if (store === 'mongo' && random() < 0.3)
+    plan.bounce = { child: Math.floor(random() * (kills.length + 1)), afterMs: 50 + Math.floor(random() * 1500) };
   if (random() < 0.25) {
     const ms = durations.get(pairKey(store, every)) ?? 1500;
-    plan.timedKill = { child: Math.floor(random() * (kills.length + 1)), afterMs: Math.floor(ms * (0.3 + 0.8 * random())) };
+    plan.timedKill = {
+      child: Math.floor(random() * (kills.length + 1)),
+      afterMs: Math.floor(ms * (0.3 + 0.8 * random())),
+    };
     plan.label += `, timed kill of child ${plan.timedKill.child} at ${plan.timedKill.afterMs} ms`;
   }
   return plan;

@@ -29,7 +29,8 @@ function sha256(bytes: Uint8Array): string {
 function assetStore(context: ConformanceContext): Store & AssetStore {
   const { store } = context;
   for (const method of ['putAsset', 'getAsset', 'listAssets', 'deleteAsset'] as const) {
-    if (typeof store[method] !== 'function') throw new Error(`The ${store.kind} store has no ${method}: it does not keep assets.`);
+    if (typeof store[method] !== 'function')
+      throw new Error(`The ${store.kind} store has no ${method}: it does not keep assets.`);
   }
   return store as Store & AssetStore;
 }
@@ -55,7 +56,15 @@ export function describeAssetConformance(context: ConformanceContext): void {
       const ref = await store.putAsset(session.id, { name: 'receipt 12.png', contentType: 'Image/PNG', bytes }, scope);
       expect(isValidId(ref.id)).toBe(true);
       expect(isIsoTimestamp(ref.createdAt)).toBe(true);
-      expect(ref).toEqual({ id: ref.id, sessionId: session.id, name: 'receipt 12.png', contentType: 'image/png', size: 3000, sha256: sha256(bytes), createdAt: ref.createdAt } satisfies AssetRef);
+      expect(ref).toEqual({
+        id: ref.id,
+        sessionId: session.id,
+        name: 'receipt 12.png',
+        contentType: 'image/png',
+        size: 3000,
+        sha256: sha256(bytes),
+        createdAt: ref.createdAt,
+      } satisfies AssetRef);
       const stored = await store.getAsset(session.id, ref.id, scope);
       expect(stored?.ref).toEqual(ref);
       expect(Buffer.from(stored!.bytes).equals(Buffer.from(bytes))).toBe(true);
@@ -67,15 +76,27 @@ export function describeAssetConformance(context: ConformanceContext): void {
       const { session, scope } = await ownedSession(store);
       const parts = [bytesOf(1000, 1), bytesOf(7, 2), bytesOf(4096, 3)];
       const whole = Buffer.concat(parts);
-      const fromNode = await store.putAsset(session.id, { name: 'scan.pdf', contentType: 'application/pdf', stream: Readable.from(parts) }, scope);
+      const fromNode = await store.putAsset(
+        session.id,
+        { name: 'scan.pdf', contentType: 'application/pdf', stream: Readable.from(parts) },
+        scope,
+      );
       const web = new ReadableStream<Uint8Array>({
         start(controller) {
           for (const part of parts) controller.enqueue(part);
           controller.close();
         },
       });
-      const fromWeb = await store.putAsset(session.id, { name: 'scan-2.pdf', contentType: 'application/pdf; charset=binary', stream: web }, scope);
-      const empty = await store.putAsset(session.id, { name: 'empty.txt', contentType: 'text/plain', bytes: new Uint8Array(0) }, scope);
+      const fromWeb = await store.putAsset(
+        session.id,
+        { name: 'scan-2.pdf', contentType: 'application/pdf; charset=binary', stream: web },
+        scope,
+      );
+      const empty = await store.putAsset(
+        session.id,
+        { name: 'empty.txt', contentType: 'text/plain', bytes: new Uint8Array(0) },
+        scope,
+      );
       for (const ref of [fromNode, fromWeb]) {
         expect(ref).toMatchObject({ size: whole.length, sha256: sha256(whole) });
         expect(Buffer.from((await store.getAsset(session.id, ref.id, scope))!.bytes).equals(whole)).toBe(true);
@@ -94,14 +115,24 @@ export function describeAssetConformance(context: ConformanceContext): void {
       bytes.fill(0);
       const first = await store.getAsset(session.id, ref.id);
       first!.bytes.fill(1);
-      expect(Buffer.from((await store.getAsset(session.id, ref.id))!.bytes).equals(Buffer.from(bytesOf(64)))).toBe(true);
+      expect(Buffer.from((await store.getAsset(session.id, ref.id))!.bytes).equals(Buffer.from(bytesOf(64)))).toBe(
+        true,
+      );
     });
 
     it('deletes one asset, and says whether it existed', async () => {
       const store = assetStore(context);
       const { session, scope } = await ownedSession(store, { tenantId: uniqueId('t') });
-      const gone = await store.putAsset(session.id, { name: 'a.txt', contentType: 'text/plain', bytes: bytesOf(10) }, scope);
-      const kept = await store.putAsset(session.id, { name: 'b.txt', contentType: 'text/plain', bytes: bytesOf(11) }, scope);
+      const gone = await store.putAsset(
+        session.id,
+        { name: 'a.txt', contentType: 'text/plain', bytes: bytesOf(10) },
+        scope,
+      );
+      const kept = await store.putAsset(
+        session.id,
+        { name: 'b.txt', contentType: 'text/plain', bytes: bytesOf(11) },
+        scope,
+      );
       expect(await store.deleteAsset(session.id, gone.id, scope)).toBe(true);
       expect(await store.getAsset(session.id, gone.id, scope)).toBeUndefined();
       expect(await store.listAssets(session.id, scope)).toEqual([kept]);
@@ -113,17 +144,31 @@ export function describeAssetConformance(context: ConformanceContext): void {
       const store = assetStore(context);
       const { session } = await ownedSession(store);
       const max = limit();
-      await expect(store.putAsset(session.id, { name: 'big.bin', contentType: 'application/octet-stream', bytes: bytesOf(max + 1) })).rejects.toMatchObject({
+      await expect(
+        store.putAsset(session.id, {
+          name: 'big.bin',
+          contentType: 'application/octet-stream',
+          bytes: bytesOf(max + 1),
+        }),
+      ).rejects.toMatchObject({
         name: 'AssetTooLargeError',
         code: 'ASSET_TOO_LARGE',
         limit: max,
       });
       const chunks = [bytesOf(Math.ceil(max / 2)), bytesOf(Math.ceil(max / 2)), bytesOf(1)];
-      await expect(store.putAsset(session.id, { name: 'big.bin', contentType: 'application/octet-stream', stream: Readable.from(chunks) })).rejects.toBeInstanceOf(
-        AssetTooLargeError,
-      );
+      await expect(
+        store.putAsset(session.id, {
+          name: 'big.bin',
+          contentType: 'application/octet-stream',
+          stream: Readable.from(chunks),
+        }),
+      ).rejects.toBeInstanceOf(AssetTooLargeError);
       expect(await store.listAssets(session.id)).toEqual([]);
-      const fits = await store.putAsset(session.id, { name: 'fits.bin', contentType: 'application/octet-stream', bytes: bytesOf(max) });
+      const fits = await store.putAsset(session.id, {
+        name: 'fits.bin',
+        contentType: 'application/octet-stream',
+        bytes: bytesOf(max),
+      });
       expect(await store.listAssets(session.id)).toEqual([fits]);
     });
 
@@ -146,7 +191,9 @@ export function describeAssetConformance(context: ConformanceContext): void {
         { name: 'a.txt', contentType: 'text/plain', stream: Readable.from(['text, not bytes']) },
       ];
       for (const input of bad) {
-        await expect(store.putAsset(session.id, input as never), JSON.stringify(input)).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(store.putAsset(session.id, input as never), JSON.stringify(input)).rejects.toBeInstanceOf(
+          InvalidInputError,
+        );
       }
       expect(await store.listAssets(session.id)).toEqual([]);
     });
@@ -169,9 +216,15 @@ export function describeAssetConformance(context: ConformanceContext): void {
       const store = assetStore(context);
       const { session, scope } = await ownedSession(store, { tenantId: uniqueId('t') });
       const other = await ownedSession(store, scope);
-      const ref = await store.putAsset(session.id, { name: 'a.txt', contentType: 'text/plain', bytes: bytesOf(5) }, scope);
+      const ref = await store.putAsset(
+        session.id,
+        { name: 'a.txt', contentType: 'text/plain', bytes: bytesOf(5) },
+        scope,
+      );
       for (const intruder of [{ tenantId: uniqueId('t') }, {}]) {
-        await expect(store.putAsset(session.id, { name: 'x.txt', contentType: 'text/plain', bytes: bytesOf(1) }, intruder)).rejects.toBeInstanceOf(NotFoundError);
+        await expect(
+          store.putAsset(session.id, { name: 'x.txt', contentType: 'text/plain', bytes: bytesOf(1) }, intruder),
+        ).rejects.toBeInstanceOf(NotFoundError);
         await expect(store.getAsset(session.id, ref.id, intruder)).rejects.toBeInstanceOf(NotFoundError);
         await expect(store.listAssets(session.id, intruder)).rejects.toBeInstanceOf(NotFoundError);
         await expect(store.deleteAsset(session.id, ref.id, intruder)).rejects.toBeInstanceOf(NotFoundError);
@@ -179,7 +232,9 @@ export function describeAssetConformance(context: ConformanceContext): void {
       expect(await store.getAsset(other.session.id, ref.id, scope)).toBeUndefined();
       expect(await store.deleteAsset(other.session.id, ref.id, scope)).toBe(false);
       await expect(store.listAssets(uniqueId('s'), scope)).rejects.toBeInstanceOf(NotFoundError);
-      await expect(store.putAsset(uniqueId('s'), { name: 'x.txt', contentType: 'text/plain', bytes: bytesOf(1) }, scope)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        store.putAsset(uniqueId('s'), { name: 'x.txt', contentType: 'text/plain', bytes: bytesOf(1) }, scope),
+      ).rejects.toBeInstanceOf(NotFoundError);
       expect(await store.listAssets(session.id, scope)).toEqual([ref]);
     });
 
@@ -187,7 +242,11 @@ export function describeAssetConformance(context: ConformanceContext): void {
       const store = assetStore(context);
       const tenantId = uniqueId('t');
       const deleted = await ownedSession(store, { tenantId });
-      await store.putAsset(deleted.session.id, { name: 'a.txt', contentType: 'text/plain', bytes: bytesOf(5) }, deleted.scope);
+      await store.putAsset(
+        deleted.session.id,
+        { name: 'a.txt', contentType: 'text/plain', bytes: bytesOf(5) },
+        deleted.scope,
+      );
       expect(await store.deleteSession(deleted.session.id, deleted.scope)).toBe(true);
       await expect(store.listAssets(deleted.session.id, deleted.scope)).rejects.toBeInstanceOf(NotFoundError);
       await store.createSession({ id: deleted.session.id, tenantId });
@@ -195,7 +254,11 @@ export function describeAssetConformance(context: ConformanceContext): void {
 
       const idleTenant = uniqueId('t');
       const idle = await ownedSession(store, { tenantId: idleTenant });
-      const idleRef = await store.putAsset(idle.session.id, { name: 'b.txt', contentType: 'text/plain', bytes: bytesOf(6) }, idle.scope);
+      const idleRef = await store.putAsset(
+        idle.session.id,
+        { name: 'b.txt', contentType: 'text/plain', bytes: bytesOf(6) },
+        idle.scope,
+      );
       await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await store.deleteInactiveSessions({ idleFor: 1, tenantId: idleTenant })).toEqual([idle.session.id]);
       await store.createSession({ id: idle.session.id, tenantId: idleTenant });
@@ -215,13 +278,24 @@ export function describeAssetConformance(context: ConformanceContext): void {
       await store.putAsset(first.session.id, input, first.scope);
       await store.putAsset(second.session.id, input, second.scope);
       const kept = await store.putAsset(other.session.id, input, other.scope);
-      expect(await store.eraseUser({ tenantId, userId })).toEqual({ sessions: 2, branches: 2, messages: 0, checkpoints: 0, episodes: 0, assets: 3 });
+      expect(await store.eraseUser({ tenantId, userId })).toEqual({
+        sessions: 2,
+        branches: 2,
+        messages: 0,
+        checkpoints: 0,
+        episodes: 0,
+        assets: 3,
+      });
       for (const { session, scope } of [first, second]) {
         await store.createSession({ id: session.id, tenantId, userId });
         expect(await store.listAssets(session.id, scope)).toEqual([]);
       }
       expect(await store.listAssets(other.session.id, other.scope)).toEqual([kept]);
-      expect(Buffer.from((await store.getAsset(other.session.id, kept.id, other.scope))!.bytes).equals(Buffer.from(input.bytes))).toBe(true);
+      expect(
+        Buffer.from((await store.getAsset(other.session.id, kept.id, other.scope))!.bytes).equals(
+          Buffer.from(input.bytes),
+        ),
+      ).toBe(true);
     });
   });
 }

@@ -24,7 +24,11 @@ export function describeBatchConformance(context: ConformanceContext): void {
         session: { change: { state: { verified: true } }, expectedVersion: session.version },
         checkpoint,
       });
-      expect(result).toMatchObject({ inserted: 2, session: { version: session.version + 1, state: { verified: true } }, branch: { version: 2, state: { plan: 'b' } } });
+      expect(result).toMatchObject({
+        inserted: 2,
+        session: { version: session.version + 1, state: { verified: true } },
+        branch: { version: 2, state: { plan: 'b' } },
+      });
       expect((await store.readMessages(session.id, 'main', scope)).map((m) => m.seq)).toEqual([1, 2, 3, 4]);
       expect(await store.getSession(session.id, scope)).toEqual(result.session);
       expect(await store.getBranch(session.id, 'main', scope)).toEqual(result.branch);
@@ -34,9 +38,18 @@ export function describeBatchConformance(context: ConformanceContext): void {
     it('refuses a missing session for the tenant, and a checkpoint of another branch', async () => {
       const { store } = context;
       const { session } = await createSessionWithMessages(store, 0);
-      await expect(writeStoreBatch(store, { sessionId: session.id, branchId: 'main', tenantId: 'other', messages: makeMessages(1, 1) })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        writeStoreBatch(store, {
+          sessionId: session.id,
+          branchId: 'main',
+          tenantId: 'other',
+          messages: makeMessages(1, 1),
+        }),
+      ).rejects.toBeInstanceOf(NotFoundError);
       const elsewhere = makeCheckpoint({ sessionId: session.id, branchId: 'alt' });
-      await expect(writeStoreBatch(store, { sessionId: session.id, branchId: 'main', checkpoint: elsewhere })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        writeStoreBatch(store, { sessionId: session.id, branchId: 'main', checkpoint: elsewhere }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
       expect(await store.readMessages(session.id, 'main')).toEqual([]);
     });
 

@@ -1,6 +1,12 @@
 import { BranchHasChildrenError, ConcurrencyError, InvalidInputError, NotFoundError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { type ConformanceContext, createSessionWithMessages, createTestSession, ids, seqs } from './conformanceContext.js';
+import {
+  type ConformanceContext,
+  createSessionWithMessages,
+  createTestSession,
+  ids,
+  seqs,
+} from './conformanceContext.js';
 import { makeCheckpoint, makeMessage, makeMessages } from './fixtures.js';
 
 /** Branches: forks that refer to their parent, nested forks, updates, deletes. */
@@ -9,8 +15,18 @@ export function describeBranchConformance(context: ConformanceContext): void {
     it('reads a fork as its parent first atSeq messages and then its own, storing each message once', async () => {
       const { store } = context;
       const { session, messages } = await createSessionWithMessages(store, 5);
-      const fork = await store.forkBranch(session.id, { branchId: 'retry', parent: { branchId: 'main', atSeq: 3 }, state: { plan: 'b' } });
-      expect(fork).toMatchObject({ id: 'retry', sessionId: session.id, parent: { branchId: 'main', atSeq: 3 }, state: { plan: 'b' }, version: 1 });
+      const fork = await store.forkBranch(session.id, {
+        branchId: 'retry',
+        parent: { branchId: 'main', atSeq: 3 },
+        state: { plan: 'b' },
+      });
+      expect(fork).toMatchObject({
+        id: 'retry',
+        sessionId: session.id,
+        parent: { branchId: 'main', atSeq: 3 },
+        state: { plan: 'b' },
+        version: 1,
+      });
       expect(await store.readMessages(session.id, 'retry')).toEqual(messages.slice(0, 3));
 
       const own = makeMessages(4, 2, { content: 'a different answer' });
@@ -48,7 +64,9 @@ export function describeBranchConformance(context: ConformanceContext): void {
 
       const expected = [...messages.slice(0, 4), ...ownA.slice(0, 2), ...ownB];
       expect(await store.readMessages(session.id, 'b')).toEqual(expected);
-      expect(ids(await store.readMessages(session.id, 'b', { fromSeq: 3, throughSeq: 7 }))).toEqual(ids(expected.slice(2, 7)));
+      expect(ids(await store.readMessages(session.id, 'b', { fromSeq: 3, throughSeq: 7 }))).toEqual(
+        ids(expected.slice(2, 7)),
+      );
       expect(await store.readMessages(session.id, 'a')).toEqual([...messages.slice(0, 4), ...ownA]);
       expect(await store.readMessages(session.id, 'main')).toEqual(messages);
     });
@@ -67,13 +85,23 @@ export function describeBranchConformance(context: ConformanceContext): void {
     it('refuses a fork past the parent end, of a missing parent, or over an existing branch', async () => {
       const { store } = context;
       const { session } = await createSessionWithMessages(store, 3);
-      await expect(store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 4 } })).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'nope', atSeq: 1 } })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 4 } }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'nope', atSeq: 1 } }),
+      ).rejects.toBeInstanceOf(NotFoundError);
       await store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 } });
-      await expect(store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 2 } })).rejects.toBeInstanceOf(ConcurrencyError);
-      await expect(store.forkBranch(session.id, { branchId: 'main', parent: { branchId: 'f', atSeq: 1 } })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(
+        store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 2 } }),
+      ).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(
+        store.forkBranch(session.id, { branchId: 'main', parent: { branchId: 'f', atSeq: 1 } }),
+      ).rejects.toBeInstanceOf(ConcurrencyError);
       // A fork's end is its inherited part plus its own messages.
-      await expect(store.forkBranch(session.id, { branchId: 'g', parent: { branchId: 'f', atSeq: 2 } })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        store.forkBranch(session.id, { branchId: 'g', parent: { branchId: 'f', atSeq: 2 } }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
       expect((await store.getBranch(session.id, 'f'))?.parent).toEqual({ branchId: 'main', atSeq: 1 });
     });
 
@@ -92,10 +120,16 @@ export function describeBranchConformance(context: ConformanceContext): void {
       const session = await createTestSession(store);
       const updated = await store.updateBranch(session.id, 'main', { state: { step: 1 } }, { expectedVersion: 1 });
       expect(updated).toMatchObject({ id: 'main', version: 2, state: { step: 1 } });
-      await expect(store.updateBranch(session.id, 'main', { state: { step: 99 } }, { expectedVersion: 1 })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(
+        store.updateBranch(session.id, 'main', { state: { step: 99 } }, { expectedVersion: 1 }),
+      ).rejects.toBeInstanceOf(ConcurrencyError);
       expect(await store.getBranch(session.id, 'main')).toEqual(updated);
-      await expect(store.updateBranch(session.id, 'nope', { state: {} }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NotFoundError);
-      await expect(store.updateBranch(session.id, 'main', { state: { $where: 1 } }, { expectedVersion: 2 })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        store.updateBranch(session.id, 'nope', { state: {} }, { expectedVersion: 1 }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        store.updateBranch(session.id, 'main', { state: { $where: 1 } }, { expectedVersion: 2 }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
     });
 
     it('refuses to delete a branch with forks unless recursive, and never deletes main', async () => {
@@ -109,7 +143,9 @@ export function describeBranchConformance(context: ConformanceContext): void {
       await expect(store.deleteBranch(session.id, 'p')).rejects.toBeInstanceOf(BranchHasChildrenError);
       expect((await store.listBranches(session.id)).map((b) => b.id).sort()).toEqual(['c', 'main', 'p']);
       await expect(store.deleteBranch(session.id, 'main')).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.deleteBranch(session.id, 'main', { recursive: true })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.deleteBranch(session.id, 'main', { recursive: true })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
       await expect(store.deleteBranch(session.id, 'nope')).rejects.toBeInstanceOf(NotFoundError);
 
       await store.deleteBranch(session.id, 'p', { recursive: true });

@@ -1,19 +1,44 @@
-import { type BatonEvent, type BranchLeaseStore, type EventLogEntry, type EventLogStore, InvalidInputError, type Store } from '@baton/core';
+import {
+  type BatonEvent,
+  type BranchLeaseStore,
+  type EventLogEntry,
+  type EventLogStore,
+  InvalidInputError,
+  type Store,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { createTestSession, type ConformanceContext } from './conformanceContext.js';
 import { uniqueId } from './fixtures.js';
 
 function capable(context: ConformanceContext): Store & EventLogStore & BranchLeaseStore {
   const { store } = context;
-  for (const method of ['appendEvents', 'readEvents', 'pruneEvents', 'acquireBranchLease', 'renewBranchLease', 'releaseBranchLease', 'getBranchLease', 'listExpiredLeases'] as const) {
+  for (const method of [
+    'appendEvents',
+    'readEvents',
+    'pruneEvents',
+    'acquireBranchLease',
+    'renewBranchLease',
+    'releaseBranchLease',
+    'getBranchLease',
+    'listExpiredLeases',
+  ] as const) {
     if (typeof store[method] !== 'function') throw new Error(`The ${store.kind} store has no ${method}.`);
   }
   return store as Store & EventLogStore & BranchLeaseStore;
 }
 
-const delta = (sessionId: string, text: string): BatonEvent => ({ type: 'message.delta', sessionId, branchId: 'main', agent: 'triage', delta: text });
+const delta = (sessionId: string, text: string): BatonEvent => ({
+  type: 'message.delta',
+  sessionId,
+  branchId: 'main',
+  agent: 'triage',
+  delta: text,
+});
 const entries = (sessionId: string, epoch: number, seq: number, from: number, count: number): EventLogEntry[] =>
-  Array.from({ length: count }, (_, i) => ({ position: { epoch, seq, index: from + i }, event: delta(sessionId, `${epoch}.${seq}.${from + i}`) }));
+  Array.from({ length: count }, (_, i) => ({
+    position: { epoch, seq, index: from + i },
+    event: delta(sessionId, `${epoch}.${seq}.${from + i}`),
+  }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Branch leases (compare-and-set, epochs, expiry) and the bounded per-branch event log. */
@@ -24,7 +49,10 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       const tenant = { tenantId: uniqueId('t') };
       const { id } = await createTestSession(store, tenant);
       const a = await store.acquireBranchLease(id, 'main', { owner: 'a', ttlMs: 10_000, ...tenant });
-      expect(a).toMatchObject({ acquired: true, lease: { owner: 'a', epoch: 1, held: true, tenantId: tenant.tenantId } });
+      expect(a).toMatchObject({
+        acquired: true,
+        lease: { owner: 'a', epoch: 1, held: true, tenantId: tenant.tenantId },
+      });
       const b = await store.acquireBranchLease(id, 'main', { owner: 'b', ttlMs: 10_000, ...tenant });
       expect(b).toMatchObject({ acquired: false, lease: { owner: 'a', epoch: 1 } });
       expect(await store.renewBranchLease(id, 'main', { owner: 'b', epoch: 1, ttlMs: 10_000, ...tenant })).toBe(false);
@@ -32,7 +60,10 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       expect(await store.releaseBranchLease(id, 'main', { owner: 'a', epoch: 1, ...tenant })).toBe(true);
       expect(await store.releaseBranchLease(id, 'main', { owner: 'a', epoch: 1, ...tenant })).toBe(false);
       expect(await store.getBranchLease(id, 'main', tenant)).toMatchObject({ owner: 'a', epoch: 1, held: false });
-      expect(await store.acquireBranchLease(id, 'main', { owner: 'b', ttlMs: 10_000, ...tenant })).toMatchObject({ acquired: true, lease: { owner: 'b', epoch: 2 } });
+      expect(await store.acquireBranchLease(id, 'main', { owner: 'b', ttlMs: 10_000, ...tenant })).toMatchObject({
+        acquired: true,
+        lease: { owner: 'b', epoch: 2 },
+      });
     });
 
     it('an expired lease is listed and taken over by exactly one of several racing processes', async () => {
@@ -40,11 +71,19 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       const { id } = await createTestSession(store);
       const cut = await store.acquireBranchLease(id, 'main', { owner: 'dead', ttlMs: 400 });
       expect(cut.acquired).toBe(true);
-      expect(await store.acquireBranchLease(id, 'main', { owner: 'early', ttlMs: 1000, expired: true })).toMatchObject({ acquired: false });
+      expect(await store.acquireBranchLease(id, 'main', { owner: 'early', ttlMs: 1000, expired: true })).toMatchObject({
+        acquired: false,
+      });
       await sleep(450);
       const expired = await store.listExpiredLeases({ before: new Date().toISOString() });
-      expect(expired.filter((lease) => lease.sessionId === id)).toEqual([expect.objectContaining({ sessionId: id, branchId: 'main', owner: 'dead', epoch: 1, held: true })]);
-      const racers = await Promise.all(['r1', 'r2', 'r3', 'r4'].map((owner) => store.acquireBranchLease(id, 'main', { owner, ttlMs: 10_000, expired: true })));
+      expect(expired.filter((lease) => lease.sessionId === id)).toEqual([
+        expect.objectContaining({ sessionId: id, branchId: 'main', owner: 'dead', epoch: 1, held: true }),
+      ]);
+      const racers = await Promise.all(
+        ['r1', 'r2', 'r3', 'r4'].map((owner) =>
+          store.acquireBranchLease(id, 'main', { owner, ttlMs: 10_000, expired: true }),
+        ),
+      );
       expect(racers.filter((r) => r.acquired)).toHaveLength(1);
       expect(await store.renewBranchLease(id, 'main', { owner: 'dead', epoch: 1, ttlMs: 10_000 })).toBe(false);
       const after = await store.listExpiredLeases({ before: new Date().toISOString() });
@@ -59,7 +98,12 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       const { id } = await createTestSession(store, tenant);
       expect(await store.readEvents(id, 'main', tenant)).toEqual({ entries: [], start: undefined });
       await store.appendEvents(id, 'main', entries(id, 1, 4, 1, 3), tenant);
-      await store.appendEvents(id, 'main', [...entries(id, 1, 4, 4, 1), { position: { epoch: 1, seq: 5, index: 0 }, event: delta(id, 'm') }], tenant);
+      await store.appendEvents(
+        id,
+        'main',
+        [...entries(id, 1, 4, 4, 1), { position: { epoch: 1, seq: 5, index: 0 }, event: delta(id, 'm') }],
+        tenant,
+      );
       await store.appendEvents(id, 'main', entries(id, 2, 4, 1, 2), tenant); // a cut turn re-run: a new epoch
       const all = await store.readEvents(id, 'main', tenant);
       expect(all.start).toEqual({ epoch: 1, seq: 4, index: 0 });
@@ -75,8 +119,12 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       expect(all.entries[0]!.event).toEqual(delta(id, '1.4.1'));
       const tail = await store.readEvents(id, 'main', { after: { epoch: 1, seq: 4, index: 3 }, ...tenant });
       expect(tail.entries.map((e) => e.position.index)).toEqual([4, 0, 1, 2]);
-      await expect(store.appendEvents(id, 'main', entries(id, 2, 4, 2, 1), tenant)).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.readEvents(id, 'main', { tenantId: uniqueId('other') })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(store.appendEvents(id, 'main', entries(id, 2, 4, 2, 1), tenant)).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      await expect(store.readEvents(id, 'main', { tenantId: uniqueId('other') })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
     });
 
     it('prunes whole batches beyond maxEvents or maxAgeMs, the newest always kept; start moves past what was dropped', async () => {
@@ -89,7 +137,9 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       expect(kept.start).toEqual({ epoch: 1, seq: 1, index: 30 });
       await sleep(30);
       expect(await store.pruneEvents(id, 'main', { maxAgeMs: 10 })).toBe(10);
-      expect((await store.readEvents(id, 'main')).entries.map((e) => e.position.index)).toEqual(Array.from({ length: 10 }, (_, i) => 41 + i));
+      expect((await store.readEvents(id, 'main')).entries.map((e) => e.position.index)).toEqual(
+        Array.from({ length: 10 }, (_, i) => 41 + i),
+      );
     });
 
     it('deleteSession removes the branch event logs and leases with the session', async () => {

@@ -1,9 +1,21 @@
-import { type Checkpoint, CheckpointCorruptError, InvalidInputError, NotFoundError, type PendingWrite } from '@baton/core';
+import {
+  type Checkpoint,
+  CheckpointCorruptError,
+  InvalidInputError,
+  NotFoundError,
+  type PendingWrite,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { type ConformanceContext, createSessionWithMessages, createTestSession } from './conformanceContext.js';
 import { makeCheckpoint, makeCheckpointChain, makePendingWrite, uniqueId } from './fixtures.js';
 
-const manifest = (c: Checkpoint) => ({ id: c.id, parentId: c.parentId, step: c.step, throughSeq: c.throughSeq, createdAt: c.createdAt });
+const manifest = (c: Checkpoint) => ({
+  id: c.id,
+  parentId: c.parentId,
+  step: c.step,
+  throughSeq: c.throughSeq,
+  createdAt: c.createdAt,
+});
 
 /** Checkpoints: save/load, pending writes, the manifest, retention. */
 export function describeCheckpointConformance(context: ConformanceContext): void {
@@ -55,8 +67,12 @@ export function describeCheckpointConformance(context: ConformanceContext): void
     it('refuses checkpoints of a missing session or branch', async () => {
       const { store } = context;
       const session = await createTestSession(store);
-      await expect(store.saveCheckpoint(makeCheckpoint({ sessionId: uniqueId('missing') }))).rejects.toBeInstanceOf(NotFoundError);
-      await expect(store.saveCheckpoint(makeCheckpoint({ sessionId: session.id, branchId: 'nope' }))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.saveCheckpoint(makeCheckpoint({ sessionId: uniqueId('missing') }))).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      await expect(
+        store.saveCheckpoint(makeCheckpoint({ sessionId: session.id, branchId: 'nope' })),
+      ).rejects.toBeInstanceOf(NotFoundError);
     });
 
     it('refuses a checkpoint that fails its schema with CheckpointCorruptError, saving nothing', async () => {
@@ -69,7 +85,8 @@ export function describeCheckpointConformance(context: ConformanceContext): void
         { ...valid, pendingRequests: 'none' },
         { ...valid, statePatches: undefined },
       ];
-      for (const checkpoint of bad) await expect(store.saveCheckpoint(checkpoint as Checkpoint)).rejects.toBeInstanceOf(CheckpointCorruptError);
+      for (const checkpoint of bad)
+        await expect(store.saveCheckpoint(checkpoint as Checkpoint)).rejects.toBeInstanceOf(CheckpointCorruptError);
       expect(await store.listCheckpoints(session.id, 'main')).toEqual([]);
     });
 
@@ -80,10 +97,17 @@ export function describeCheckpointConformance(context: ConformanceContext): void
       const checkpoint = makeCheckpoint({ sessionId: session.id, pendingWrites: [carried] });
       await store.saveCheckpoint(checkpoint);
       const a = makePendingWrite('call-1');
-      const b = makePendingWrite('call-2', { isError: true, content: 'order not found', control: { kind: 'handoff', target: 'shipping' } });
+      const b = makePendingWrite('call-2', {
+        isError: true,
+        content: 'order not found',
+        control: { kind: 'handoff', target: 'shipping' },
+      });
       await store.putPendingWrites(session.id, 'main', checkpoint.id, [a]);
       await store.putPendingWrites(session.id, 'main', checkpoint.id, [a, b]);
-      await store.putPendingWrites(session.id, 'main', checkpoint.id, [{ ...a, content: 'a second run must not replace the first' }, carried]);
+      await store.putPendingWrites(session.id, 'main', checkpoint.id, [
+        { ...a, content: 'a second run must not replace the first' },
+        carried,
+      ]);
       const loaded = await store.loadCheckpoint(session.id, 'main', checkpoint.id);
       expect(loaded?.pendingWrites).toEqual([carried, a, b]);
       expect(await store.loadCheckpoint(session.id, 'main')).toEqual(loaded);
@@ -93,11 +117,15 @@ export function describeCheckpointConformance(context: ConformanceContext): void
     it('refuses pending writes for a missing checkpoint or with a bad shape', async () => {
       const { store } = context;
       const session = await createTestSession(store);
-      await expect(store.putPendingWrites(session.id, 'main', uniqueId('cp'), [makePendingWrite('c')])).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        store.putPendingWrites(session.id, 'main', uniqueId('cp'), [makePendingWrite('c')]),
+      ).rejects.toBeInstanceOf(NotFoundError);
       const checkpoint = makeCheckpoint({ sessionId: session.id });
       await store.saveCheckpoint(checkpoint);
       const bad = { ...makePendingWrite('c'), durationMs: -5 } as PendingWrite;
-      await expect(store.putPendingWrites(session.id, 'main', checkpoint.id, [bad])).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.putPendingWrites(session.id, 'main', checkpoint.id, [bad])).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
       expect((await store.loadCheckpoint(session.id, 'main'))?.pendingWrites).toEqual([]);
     });
 
@@ -108,7 +136,8 @@ export function describeCheckpointConformance(context: ConformanceContext): void
       for (const checkpoint of chain) await store.saveCheckpoint(checkpoint);
       const listed = await store.listCheckpoints(session.id, 'main');
       expect(listed).toEqual(chain.map(manifest));
-      for (const entry of listed) expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'parentId', 'step', 'throughSeq']);
+      for (const entry of listed)
+        expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'parentId', 'step', 'throughSeq']);
     });
 
     it('prunes to the last N, keeping the newest', async () => {
@@ -154,7 +183,8 @@ export function describeCheckpointConformance(context: ConformanceContext): void
       const oldAlt = makeCheckpoint({ sessionId: session.id, branchId: 'alt', createdAt: at(2) });
       const newestAlt = makeCheckpoint({ sessionId: session.id, branchId: 'alt', createdAt: at(3), step: 2 });
       const otherOld = makeCheckpoint({ sessionId: otherTenant.id, createdAt: at(1) });
-      for (const checkpoint of [oldMain, newMain, oldAlt, newestAlt]) await store.saveCheckpoint(checkpoint, { tenantId });
+      for (const checkpoint of [oldMain, newMain, oldAlt, newestAlt])
+        await store.saveCheckpoint(checkpoint, { tenantId });
       await store.saveCheckpoint(otherOld, otherScope);
 
       expect(await store.deleteCheckpointsOlderThan(at(10), { tenantId })).toBe(2);
@@ -177,7 +207,10 @@ export function describeCheckpointConformance(context: ConformanceContext): void
 
       expect(await store.deleteCheckpointsOlderThan(at(10), { tenantId })).toBe(1);
       expect(await store.listCheckpoints(session.id, 'main', { tenantId })).toEqual([manifest(paused!)]);
-      expect(await store.loadCheckpoint(session.id, 'main', undefined, { tenantId })).toEqual({ ...paused!, pendingWrites: [write] });
+      expect(await store.loadCheckpoint(session.id, 'main', undefined, { tenantId })).toEqual({
+        ...paused!,
+        pendingWrites: [write],
+      });
       expect(await store.loadCheckpoint(session.id, 'alt', undefined, { tenantId })).toEqual(onlyAlt);
       expect(await store.deleteCheckpointsOlderThan(at(10), { tenantId })).toBe(0);
     });

@@ -12,12 +12,25 @@ import { sealLogRecord } from '../support/sealLogRecord.js';
  * format, and values a save refuses: a pending write's `createdAt` that is no timestamp, a pending
  * request whose id breaks the id rule, a `human_step` request's `createdAt` that is no timestamp.
  */
-export const CHECKPOINT_DAMAGE = ['truncated', 'garbage', 'wrongShape', 'futureSchema', 'writeTime', 'requestId', 'humanStepTime'] as const;
+export const CHECKPOINT_DAMAGE = [
+  'truncated',
+  'garbage',
+  'wrongShape',
+  'futureSchema',
+  'writeTime',
+  'requestId',
+  'humanStepTime',
+] as const;
 /** One of {@link CHECKPOINT_DAMAGE}. */
 export type CheckpointDamage = (typeof CHECKPOINT_DAMAGE)[number];
 
 /** Rewrites the stored checkpoint `checkpointId` of a branch with `damage`. */
-export type DamageCheckpoint = (sessionId: string, branchId: string, checkpointId: string, damage: CheckpointDamage) => Promise<void>;
+export type DamageCheckpoint = (
+  sessionId: string,
+  branchId: string,
+  checkpointId: string,
+  damage: CheckpointDamage,
+) => Promise<void>;
 
 /**
  * The damaged text of a stored checkpoint document (its JSON text as stored).
@@ -57,10 +70,34 @@ export const DAMAGED_FIELD: Readonly<Record<CheckpointDamage, string | undefined
 };
 
 const AT = '2025-01-01T00:00:00.000Z';
-const PENDING_WRITE = { toolCallId: 'call-1', toolName: 'refund', agent: 'billing', content: 'Refunded.', isError: false, durationMs: 3, createdAt: AT };
+const PENDING_WRITE = {
+  toolCallId: 'call-1',
+  toolName: 'refund',
+  agent: 'billing',
+  content: 'Refunded.',
+  isError: false,
+  durationMs: 3,
+  createdAt: AT,
+};
 const CONVERSATION_REF = { branchId: 'main', throughSeq: 2 };
-const USER_INPUT = { type: 'user_input', id: 'req-1', agent: 'billing', toolCallId: 'call-1', prompt: 'Order number?', conversationRef: CONVERSATION_REF, createdAt: AT };
-const HUMAN_STEP = { type: 'human_step', id: 'req-2', agent: 'operator', stepId: 'step-1', prompt: 'Answer the customer', conversationRef: CONVERSATION_REF, createdAt: AT };
+const USER_INPUT = {
+  type: 'user_input',
+  id: 'req-1',
+  agent: 'billing',
+  toolCallId: 'call-1',
+  prompt: 'Order number?',
+  conversationRef: CONVERSATION_REF,
+  createdAt: AT,
+};
+const HUMAN_STEP = {
+  type: 'human_step',
+  id: 'req-2',
+  agent: 'operator',
+  stepId: 'step-1',
+  prompt: 'Answer the customer',
+  conversationRef: CONVERSATION_REF,
+  createdAt: AT,
+};
 
 /** A valid pending write, `user_input` and `human_step` request (what the damage above breaks one field of). */
 export const VALID_PENDING = { write: PENDING_WRITE, userInput: USER_INPUT, humanStep: HUMAN_STEP } as const;
@@ -76,7 +113,9 @@ export function damageFileCheckpoint(directory: string): DamageCheckpoint {
     const [header, ...lines] = (await readFile(file, 'utf8')).trimEnd().split('\n');
     let found = false;
     const damaged = lines.map((line) => {
-      const record = JSON.parse(line) as { ops: { op: string; branchId?: string; id?: string; checkpoint?: unknown }[] };
+      const record = JSON.parse(line) as {
+        ops: { op: string; branchId?: string; id?: string; checkpoint?: unknown }[];
+      };
       for (const op of record.ops) {
         if (op.op !== 'checkpoint' || op.branchId !== branchId || op.id !== checkpointId) continue;
         found = true;

@@ -1,10 +1,21 @@
-import { type Checkpoint, CheckpointCorruptError, type CheckpointManifestEntry, UnsupportedSchemaVersionError } from '@baton/core';
+import {
+  type Checkpoint,
+  CheckpointCorruptError,
+  type CheckpointManifestEntry,
+  UnsupportedSchemaVersionError,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { CHECKPOINT_DAMAGE, DAMAGED_FIELD, type DamageCheckpoint } from './checkpointDamage.js';
 import { type ConformanceContext, createSessionWithMessages } from './conformanceContext.js';
 import { makeCheckpointChain, makePendingWrite } from './fixtures.js';
 
-const manifest = (c: Checkpoint): CheckpointManifestEntry => ({ id: c.id, parentId: c.parentId, step: c.step, throughSeq: c.throughSeq, createdAt: c.createdAt });
+const manifest = (c: Checkpoint): CheckpointManifestEntry => ({
+  id: c.id,
+  parentId: c.parentId,
+  step: c.step,
+  throughSeq: c.throughSeq,
+  createdAt: c.createdAt,
+});
 
 /**
  * The manifest without the damaged checkpoint, after checking how the damaged one appears in it:
@@ -47,7 +58,9 @@ export function describeCheckpointDamageConformance(context: ConformanceContext)
         if (field !== undefined) await expect(store.loadCheckpoint(session.id, 'main')).rejects.toThrow(field);
         expect(await store.loadCheckpoint(session.id, 'main', third.id)).toEqual(third);
         expect(await store.loadCheckpoint(session.id, 'main', first.id)).toEqual(first);
-        expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), newest)).toEqual(chain.slice(0, 3).map(manifest));
+        expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), newest)).toEqual(
+          chain.slice(0, 3).map(manifest),
+        );
       });
 
       it(`an older damaged checkpoint (${damage}) blocks neither the newest, nor the manifest, nor pruning, which may delete it`, async () => {
@@ -61,7 +74,9 @@ export function describeCheckpointDamageConformance(context: ConformanceContext)
         expect(await store.loadCheckpoint(session.id, 'main')).toEqual(newest);
         expect(await store.loadCheckpoint(session.id, 'main', first.id)).toEqual(first);
         await expect(store.loadCheckpoint(session.id, 'main', second.id)).rejects.toBeInstanceOf(refusal);
-        expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), second)).toEqual([first, ...chain.slice(2)].map(manifest));
+        expect(withoutDamaged(await store.listCheckpoints(session.id, 'main'), second)).toEqual(
+          [first, ...chain.slice(2)].map(manifest),
+        );
         const write = makePendingWrite('call-after-damage');
         await store.putPendingWrites(session.id, 'main', newest.id, [write]);
 

@@ -42,7 +42,9 @@ export function describeCheckpointDeleteConformance(context: ConformanceContext)
     it('throws NotFoundError for a missing session or branch', async () => {
       const { store } = context;
       const { session } = await createSessionWithMessages(store, 2);
-      await expect(store.deleteCheckpoint(uniqueId('missing'), 'main', uniqueId('cp'))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.deleteCheckpoint(uniqueId('missing'), 'main', uniqueId('cp'))).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
       await expect(store.deleteCheckpoint(session.id, 'nowhere', uniqueId('cp'))).rejects.toBeInstanceOf(NotFoundError);
     });
   });

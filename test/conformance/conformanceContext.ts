@@ -17,10 +17,20 @@ export function createTestSession(store: Store, input: Partial<CreateSessionInpu
 }
 
 /** Creates a session with `count` messages on `main`; returns the session and the messages. */
-export async function createSessionWithMessages(store: Store, count: number, input: Partial<CreateSessionInput> = {}): Promise<{ session: Session; messages: Message[] }> {
+export async function createSessionWithMessages(
+  store: Store,
+  count: number,
+  input: Partial<CreateSessionInput> = {},
+): Promise<{ session: Session; messages: Message[] }> {
   const session = await createTestSession(store, input);
   const messages = makeMessages(1, count);
-  if (count > 0) await store.appendMessages(session.id, 'main', messages, input.tenantId === undefined ? {} : { tenantId: input.tenantId });
+  if (count > 0)
+    await store.appendMessages(
+      session.id,
+      'main',
+      messages,
+      input.tenantId === undefined ? {} : { tenantId: input.tenantId },
+    );
   return { session, messages };
 }
 

@@ -9,7 +9,11 @@ export function describeEpisodeConformance(context: ConformanceContext): void {
     it('saves an episode once: a second save returns false and keeps the first', async () => {
       const { store } = context;
       const tenantId = uniqueId('t');
-      const episode = { ...makeEpisode({ tenantId, userId: 'u-1' }), embedding: [0.25, -0.5], metadata: { channel: 'web' } };
+      const episode = {
+        ...makeEpisode({ tenantId, userId: 'u-1' }),
+        embedding: [0.25, -0.5],
+        metadata: { channel: 'web' },
+      };
       expect(await store.saveEpisode(episode)).toBe(true);
       expect(await store.saveEpisode({ ...episode, summary: 'a different summary' })).toBe(false);
       expect(await store.getEpisode(episode.id, { tenantId })).toEqual(episode);
@@ -40,8 +44,12 @@ export function describeEpisodeConformance(context: ConformanceContext): void {
     it('refuses an episode that fails its schema or has operator keys in its metadata', async () => {
       const { store } = context;
       const episode = makeEpisode({ tenantId: uniqueId('t') });
-      await expect(store.saveEpisode({ ...episode, transcript: 'none' } as unknown as Episode)).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.saveEpisode({ ...episode, metadata: { $set: { x: 1 } } })).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.saveEpisode({ ...episode, transcript: 'none' } as unknown as Episode)).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      await expect(store.saveEpisode({ ...episode, metadata: { $set: { x: 1 } } })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
       expect(await store.getEpisode(episode.id)).toBeUndefined();
     });
   });

@@ -12,7 +12,8 @@ async function userSession(store: Store, owner: TenantScope & { userId: string }
     await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, scope);
     await store.appendMessages(session.id, 'alt', makeMessages(3, 1), scope);
     const [first, second] = makeCheckpointChain(session.id, 2);
-    for (const checkpoint of [first!, second!, makeCheckpointChain(session.id, 1, { branchId: 'alt' })[0]!]) await store.saveCheckpoint(checkpoint, scope);
+    for (const checkpoint of [first!, second!, makeCheckpointChain(session.id, 1, { branchId: 'alt' })[0]!])
+      await store.saveCheckpoint(checkpoint, scope);
     await store.putPendingWrites(session.id, 'main', first!.id, [makePendingWrite('call-1')], scope);
   }
   const episode = makeEpisode({ sessionId: session.id, ...owner });
@@ -59,7 +60,14 @@ export function describeErasureConformance(context: ConformanceContext): void {
 
       const erased = await store.eraseUser({ tenantId, userId });
       // 4 + 1 (the fork's own) + 2 messages; 2 + 1 checkpoints; main, alt and main branches.
-      expect(erased).toEqual({ sessions: 2, branches: 3, messages: 7, checkpoints: 3, episodes: 2, assets: 0 } satisfies EraseUserResult);
+      expect(erased).toEqual({
+        sessions: 2,
+        branches: 3,
+        messages: 7,
+        checkpoints: 3,
+        episodes: 2,
+        assets: 0,
+      } satisfies EraseUserResult);
 
       for (const { session, episode, scope } of [forked, plain]) {
         expect(await store.getSession(session.id, scope)).toBeUndefined();
@@ -78,17 +86,42 @@ export function describeErasureConformance(context: ConformanceContext): void {
         expect(await store.readMessages(session.id, 'main', scope)).toHaveLength(3);
         expect(await store.readMessages(session.id, 'alt', scope)).toHaveLength(3);
         expect(await store.listCheckpoints(session.id, 'main', scope)).toHaveLength(2);
-        expect((await store.loadCheckpoint(session.id, 'main', (await store.listCheckpoints(session.id, 'main', scope))[0]!.id, scope))?.pendingWrites).toHaveLength(1);
+        expect(
+          (
+            await store.loadCheckpoint(
+              session.id,
+              'main',
+              (
+                await store.listCheckpoints(session.id, 'main', scope)
+              )[0]!.id,
+              scope,
+            )
+          )?.pendingWrites,
+        ).toHaveLength(1);
       }
-      expect(await store.eraseUser({ tenantId, userId })).toEqual({ sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 });
+      expect(await store.eraseUser({ tenantId, userId })).toEqual({
+        sessions: 0,
+        branches: 0,
+        messages: 0,
+        checkpoints: 0,
+        episodes: 0,
+        assets: 0,
+      });
     });
 
-    it("erases a user without a tenant without touching the same user id under a tenant", async () => {
+    it('erases a user without a tenant without touching the same user id under a tenant', async () => {
       const { store } = context;
       const userId = uniqueId('u');
       const untenanted = await userSession(store, { userId }, 2);
       const tenanted = await userSession(store, { tenantId: uniqueId('t'), userId }, 2);
-      expect(await store.eraseUser({ userId })).toEqual({ sessions: 1, branches: 1, messages: 2, checkpoints: 0, episodes: 1, assets: 0 });
+      expect(await store.eraseUser({ userId })).toEqual({
+        sessions: 1,
+        branches: 1,
+        messages: 2,
+        checkpoints: 0,
+        episodes: 1,
+        assets: 0,
+      });
       expect(await store.getSession(untenanted.session.id)).toBeUndefined();
       expect(await store.getSession(tenanted.session.id, tenanted.scope)).toEqual(tenanted.session);
       expect(await store.getEpisode(tenanted.episode.id, tenanted.scope)).toEqual(tenanted.episode);
@@ -99,7 +132,9 @@ export function describeErasureConformance(context: ConformanceContext): void {
         const { store } = context;
         const { session, scope } = await userSession(store, { tenantId: uniqueId('t'), userId: uniqueId('u') }, 1);
         await expect(store.eraseUser({ userId: bad })).rejects.toBeInstanceOf(InvalidIdError);
-        await expect(store.eraseUser({ tenantId: bad, userId: session.userId! })).rejects.toBeInstanceOf(InvalidIdError);
+        await expect(store.eraseUser({ tenantId: bad, userId: session.userId! })).rejects.toBeInstanceOf(
+          InvalidIdError,
+        );
         expect(await store.getSession(session.id, scope)).toEqual(session);
       });
     }

@@ -2,7 +2,14 @@
  * Builders for the store conformance suite: unique ids (so a suite can share one database with
  * other runs), valid messages, checkpoints, pending writes and episodes.
  */
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, createId, type Episode, type Message, type PendingWrite } from '@baton/core';
+import {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  createId,
+  type Episode,
+  type Message,
+  type PendingWrite,
+} from '@baton/core';
 
 /** A session (or tenant, user) id no other test uses: `<prefix>-<UUIDv7>`. */
 export function uniqueId(prefix = 's'): string {
@@ -60,7 +67,11 @@ export function makeCheckpoint(spec: CheckpointSpec): Checkpoint {
     step,
     createdAt: spec.createdAt ?? new Date().toISOString(),
     throughSeq: spec.throughSeq ?? step * 2,
-    machine: { status: 'active', value: 'running', context: { activeAgent: 'billing', turn: step, handoffsThisTurn: 1 } },
+    machine: {
+      status: 'active',
+      value: 'running',
+      context: { activeAgent: 'billing', turn: step, handoffsThisTurn: 1 },
+    },
     pendingRequests: [],
     pendingWrites: spec.pendingWrites ?? [],
     statePatches: { session: [{ op: 'replace', path: ['verified'], value: true }], branch: [] },
@@ -71,7 +82,11 @@ export function makeCheckpoint(spec: CheckpointSpec): Checkpoint {
  * A chain of `count` checkpoints of one branch, each the parent of the next, with increasing
  * step, throughSeq and createdAt (one second apart, ending `endAgoMs` before now).
  */
-export function makeCheckpointChain(sessionId: string, count: number, options: { branchId?: string; endAgoMs?: number; spacingMs?: number } = {}): Checkpoint[] {
+export function makeCheckpointChain(
+  sessionId: string,
+  count: number,
+  options: { branchId?: string; endAgoMs?: number; spacingMs?: number } = {},
+): Checkpoint[] {
   const spacing = options.spacingMs ?? 1000;
   const end = Date.now() - (options.endAgoMs ?? 0);
   const chain: Checkpoint[] = [];

@@ -1,6 +1,12 @@
 import { ConcurrencyError, InvalidInputError, type Message, NotFoundError } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { type ConformanceContext, createSessionWithMessages, createTestSession, ids, seqs } from './conformanceContext.js';
+import {
+  type ConformanceContext,
+  createSessionWithMessages,
+  createTestSession,
+  ids,
+  seqs,
+} from './conformanceContext.js';
 import { makeMessage, makeMessages, uniqueId } from './fixtures.js';
 
 /** Messages: idempotent appends, conflicts, ranges. */
@@ -18,7 +24,13 @@ export function describeMessageConformance(context: ConformanceContext): void {
           toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{"order":"1234"}' }],
           metadata: { model: 'gpt-test', usage: { inputTokens: 10 } },
         }),
-        makeMessage(4, { role: 'tool', toolCallId: 'call-1', toolName: 'lookup_order', isError: false, content: '{"status":"charged twice"}' }),
+        makeMessage(4, {
+          role: 'tool',
+          toolCallId: 'call-1',
+          toolName: 'lookup_order',
+          isError: false,
+          content: '{"status":"charged twice"}',
+        }),
       ];
       expect(await store.appendMessages(session.id, 'main', first)).toEqual({ inserted: 2 });
       expect(await store.appendMessages(session.id, 'main', toolTurn)).toEqual({ inserted: 2 });
@@ -28,7 +40,12 @@ export function describeMessageConformance(context: ConformanceContext): void {
     it('keeps what it stored whatever a caller does to the messages it wrote or read (a copy, or a frozen message that refuses the change)', async () => {
       const { store } = context;
       const session = await createTestSession(store);
-      const written = makeMessage(1, { metadata: { tags: ['a'] }, toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{}' }], role: 'assistant', content: '' });
+      const written = makeMessage(1, {
+        metadata: { tags: ['a'] },
+        toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{}' }],
+        role: 'assistant',
+        content: '',
+      });
       const expected = structuredClone(written);
       await store.appendMessages(session.id, 'main', [written]);
       written.content = 'changed after the write';
@@ -71,7 +88,9 @@ export function describeMessageConformance(context: ConformanceContext): void {
       const { store } = context;
       const { session, messages } = await createSessionWithMessages(store, 3);
       const more = makeMessages(4, 2);
-      expect(await store.appendMessages(session.id, 'main', [messages[1]!, messages[2]!, ...more])).toEqual({ inserted: 2 });
+      expect(await store.appendMessages(session.id, 'main', [messages[1]!, messages[2]!, ...more])).toEqual({
+        inserted: 2,
+      });
       expect(ids(await store.readMessages(session.id, 'main'))).toEqual(ids([...messages, ...more]));
     });
 
@@ -79,7 +98,9 @@ export function describeMessageConformance(context: ConformanceContext): void {
       const { store } = context;
       const { session, messages } = await createSessionWithMessages(store, 2);
       const rival = makeMessage(2);
-      await expect(store.appendMessages(session.id, 'main', [rival, makeMessage(3)])).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(store.appendMessages(session.id, 'main', [rival, makeMessage(3)])).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
       expect(await store.readMessages(session.id, 'main')).toEqual(messages);
     });
 
@@ -88,7 +109,10 @@ export function describeMessageConformance(context: ConformanceContext): void {
       const { session } = await createSessionWithMessages(store, 1);
       const a = makeMessage(2, { content: 'writer a' });
       const b = makeMessage(2, { content: 'writer b' });
-      const results = await Promise.allSettled([store.appendMessages(session.id, 'main', [a]), store.appendMessages(session.id, 'main', [b])]);
+      const results = await Promise.allSettled([
+        store.appendMessages(session.id, 'main', [a]),
+        store.appendMessages(session.id, 'main', [b]),
+      ]);
       const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(rejected).toHaveLength(1);
       expect(rejected[0]?.reason).toBeInstanceOf(ConcurrencyError);
@@ -100,22 +124,32 @@ export function describeMessageConformance(context: ConformanceContext): void {
     it('refuses a gap in seq, a descending batch and an invalid message with InvalidInputError', async () => {
       const { store } = context;
       const { session, messages } = await createSessionWithMessages(store, 2);
-      await expect(store.appendMessages(session.id, 'main', [makeMessage(4)])).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.appendMessages(session.id, 'main', [makeMessage(4), makeMessage(3)])).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.appendMessages(session.id, 'main', [makeMessage(3), makeMessage(3)])).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.appendMessages(session.id, 'main', [makeMessage(4)])).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      await expect(store.appendMessages(session.id, 'main', [makeMessage(4), makeMessage(3)])).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      await expect(store.appendMessages(session.id, 'main', [makeMessage(3), makeMessage(3)])).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
       const noContent = { ...makeMessage(3), content: undefined } as unknown as Message;
       await expect(store.appendMessages(session.id, 'main', [noContent])).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.appendMessages(session.id, 'main', [makeMessage(0)])).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.appendMessages(session.id, 'main', [makeMessage(0)])).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
       expect(await store.readMessages(session.id, 'main')).toEqual(messages);
     });
 
     it('refuses message metadata with operator or dotted keys', async () => {
       const { store } = context;
       const session = await createTestSession(store);
-      await expect(store.appendMessages(session.id, 'main', [makeMessage(1, { metadata: { $set: 1 } })])).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.appendMessages(session.id, 'main', [makeMessage(1, { metadata: { nested: { 'a.b': 1 } } })])).rejects.toBeInstanceOf(
-        InvalidInputError,
-      );
+      await expect(
+        store.appendMessages(session.id, 'main', [makeMessage(1, { metadata: { $set: 1 } })]),
+      ).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        store.appendMessages(session.id, 'main', [makeMessage(1, { metadata: { nested: { 'a.b': 1 } } })]),
+      ).rejects.toBeInstanceOf(InvalidInputError);
       expect(await store.readMessages(session.id, 'main')).toEqual([]);
     });
 
@@ -129,7 +163,9 @@ export function describeMessageConformance(context: ConformanceContext): void {
     it('refuses appends and reads of a missing session or branch with NotFoundError', async () => {
       const { store } = context;
       const session = await createTestSession(store);
-      await expect(store.appendMessages(uniqueId('missing'), 'main', [makeMessage(1)])).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.appendMessages(uniqueId('missing'), 'main', [makeMessage(1)])).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
       await expect(store.appendMessages(session.id, 'nope', [makeMessage(1)])).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.readMessages(uniqueId('missing'), 'main')).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.readMessages(session.id, 'nope')).rejects.toBeInstanceOf(NotFoundError);
@@ -138,7 +174,8 @@ export function describeMessageConformance(context: ConformanceContext): void {
     it('reads ranges: fromSeq and throughSeq are inclusive, out-of-range bounds give what exists', async () => {
       const { store } = context;
       const { session } = await createSessionWithMessages(store, 10);
-      const read = (options: { fromSeq?: number; throughSeq?: number }) => store.readMessages(session.id, 'main', options).then(seqs);
+      const read = (options: { fromSeq?: number; throughSeq?: number }) =>
+        store.readMessages(session.id, 'main', options).then(seqs);
       expect(await read({ fromSeq: 4 })).toEqual([4, 5, 6, 7, 8, 9, 10]);
       expect(await read({ throughSeq: 3 })).toEqual([1, 2, 3]);
       expect(await read({ fromSeq: 3, throughSeq: 5 })).toEqual([3, 4, 5]);
@@ -153,7 +190,8 @@ export function describeMessageConformance(context: ConformanceContext): void {
       const { store } = context;
       const session = await createTestSession(store);
       const all = makeMessages(1, 60);
-      for (let index = 0; index < all.length; index += 3) await store.appendMessages(session.id, 'main', all.slice(index, index + 3));
+      for (let index = 0; index < all.length; index += 3)
+        await store.appendMessages(session.id, 'main', all.slice(index, index + 3));
       expect(await store.readMessages(session.id, 'main')).toEqual(all);
     });
   });

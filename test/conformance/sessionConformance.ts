@@ -47,7 +47,9 @@ export function describeSessionConformance(context: ConformanceContext): void {
     it('refuses to create a session whose id exists, keeping the first', async () => {
       const { store } = context;
       const first = await createTestSession(store, { metadata: { first: true } });
-      await expect(store.createSession({ id: first.id, metadata: { first: false } })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(store.createSession({ id: first.id, metadata: { first: false } })).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
       expect((await store.getSession(first.id))?.metadata).toEqual({ first: true });
     });
 
@@ -58,15 +60,26 @@ export function describeSessionConformance(context: ConformanceContext): void {
     it('updates with compare-and-set: the version grows by one and a stale version is refused', async () => {
       const { store } = context;
       const created = await createTestSession(store);
-      const updated = await store.updateSession(created.id, { state: { verified: true }, metadata: { step: 1 } }, { expectedVersion: 1 });
+      const updated = await store.updateSession(
+        created.id,
+        { state: { verified: true }, metadata: { step: 1 } },
+        { expectedVersion: 1 },
+      );
       expect(updated).toMatchObject({ id: created.id, version: 2, state: { verified: true }, metadata: { step: 1 } });
       const closed = await store.updateSession(
         created.id,
         { status: 'closed', closedAt: '2025-02-01T00:00:00.000Z', closedReason: 'resolved' },
         { expectedVersion: 2 },
       );
-      expect(closed).toMatchObject({ version: 3, status: 'closed', closedReason: 'resolved', state: { verified: true } });
-      await expect(store.updateSession(created.id, { state: { verified: false } }, { expectedVersion: 2 })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect(closed).toMatchObject({
+        version: 3,
+        status: 'closed',
+        closedReason: 'resolved',
+        state: { verified: true },
+      });
+      await expect(
+        store.updateSession(created.id, { state: { verified: false } }, { expectedVersion: 2 }),
+      ).rejects.toBeInstanceOf(ConcurrencyError);
       expect(await store.getSession(created.id)).toEqual(closed);
     });
 
@@ -88,7 +101,9 @@ export function describeSessionConformance(context: ConformanceContext): void {
     });
 
     it('refuses to update a session that does not exist', async () => {
-      await expect(context.store.updateSession(uniqueId('missing'), { state: {} }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        context.store.updateSession(uniqueId('missing'), { state: {} }, { expectedVersion: 1 }),
+      ).rejects.toBeInstanceOf(NotFoundError);
     });
 
     it('never lets a change overwrite the id, tenant or version', async () => {
@@ -96,7 +111,9 @@ export function describeSessionConformance(context: ConformanceContext): void {
       const tenantId = uniqueId('t');
       const created = await createTestSession(store, { tenantId });
       const otherId = uniqueId('other');
-      const sneaky = { state: { a: 1 }, id: otherId, tenantId: uniqueId('t'), version: 99 } as Parameters<typeof store.updateSession>[1];
+      const sneaky = { state: { a: 1 }, id: otherId, tenantId: uniqueId('t'), version: 99 } as Parameters<
+        typeof store.updateSession
+      >[1];
       const updated = await store.updateSession(created.id, sneaky, { expectedVersion: 1, tenantId });
       expect(updated).toMatchObject({ id: created.id, tenantId, version: 2, state: { a: 1 } });
       expect(await store.getSession(created.id, { tenantId })).toEqual(updated);
@@ -120,15 +137,29 @@ export function describeSessionConformance(context: ConformanceContext): void {
       const old = await createTestSession(store, { tenantId, userId, createdAt: '2024-01-01T00:00:00.000Z' });
       const middle = await createTestSession(store, { tenantId, userId, createdAt: '2024-06-01T00:00:00.000Z' });
       const recent = await createTestSession(store, { tenantId, userId, createdAt: '2025-01-01T00:00:00.000Z' });
-      const otherUser = await createTestSession(store, { tenantId, userId: uniqueId('u'), createdAt: '2025-03-01T00:00:00.000Z' });
-      await store.updateSession(middle.id, { status: 'closed', lastActivityAt: '2025-02-01T00:00:00.000Z' }, { expectedVersion: 1, tenantId });
+      const otherUser = await createTestSession(store, {
+        tenantId,
+        userId: uniqueId('u'),
+        createdAt: '2025-03-01T00:00:00.000Z',
+      });
+      await store.updateSession(
+        middle.id,
+        { status: 'closed', lastActivityAt: '2025-02-01T00:00:00.000Z' },
+        { expectedVersion: 1, tenantId },
+      );
 
       const byTenant = await store.listSessions({ tenantId });
       expect(byTenant.map((s) => s.id)).toEqual([otherUser.id, middle.id, recent.id, old.id]);
       expect((await store.listSessions({ tenantId, userId })).map((s) => s.id)).toEqual([middle.id, recent.id, old.id]);
-      expect((await store.listSessions({ tenantId, status: 'active' })).map((s) => s.id)).toEqual([otherUser.id, recent.id, old.id]);
+      expect((await store.listSessions({ tenantId, status: 'active' })).map((s) => s.id)).toEqual([
+        otherUser.id,
+        recent.id,
+        old.id,
+      ]);
       expect((await store.listSessions({ tenantId, status: 'closed' })).map((s) => s.id)).toEqual([middle.id]);
-      expect((await store.listSessions({ tenantId, activeBefore: '2025-01-15T00:00:00.000Z' })).map((s) => s.id)).toEqual([recent.id, old.id]);
+      expect(
+        (await store.listSessions({ tenantId, activeBefore: '2025-01-15T00:00:00.000Z' })).map((s) => s.id),
+      ).toEqual([recent.id, old.id]);
       expect((await store.listSessions({ tenantId, limit: 2 })).map((s) => s.id)).toEqual([otherUser.id, middle.id]);
       expect(byTenant[1]).toEqual(await store.getSession(middle.id, { tenantId }));
     });

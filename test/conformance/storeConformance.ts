@@ -56,7 +56,11 @@ export interface ConformanceOptions {
  * @param createStore called once before the suite; the store is closed (and `cleanup` run) after it
  * @param options what the store supports beyond the contract's minimum (see {@link ConformanceOptions})
  */
-export function describeStoreConformance(name: string, createStore: () => Promise<ConformanceStore>, options: ConformanceOptions = {}): void {
+export function describeStoreConformance(
+  name: string,
+  createStore: () => Promise<ConformanceStore>,
+  options: ConformanceOptions = {},
+): void {
   describe(`${name} store conformance`, () => {
     let created: ConformanceStore | undefined;
     const context: ConformanceContext = {

@@ -60,15 +60,27 @@ export function describeTenancyConformance(context: ConformanceContext): void {
           ['readMessages of a fork', () => store.readMessages(id, 'alt', { ...intruder, fromSeq: 1 })],
           ['appendMessages', () => store.appendMessages(id, 'main', makeMessages(5, 1), intruder)],
           ['listBranches', () => store.listBranches(id, intruder)],
-          ['forkBranch', () => store.forkBranch(id, { branchId: 'stolen', parent: { branchId: 'main', atSeq: 2 } }, intruder)],
-          ['updateBranch', () => store.updateBranch(id, 'main', { state: { hijacked: true } }, { expectedVersion: 1, ...intruder })],
+          [
+            'forkBranch',
+            () => store.forkBranch(id, { branchId: 'stolen', parent: { branchId: 'main', atSeq: 2 } }, intruder),
+          ],
+          [
+            'updateBranch',
+            () => store.updateBranch(id, 'main', { state: { hijacked: true } }, { expectedVersion: 1, ...intruder }),
+          ],
           ['deleteBranch', () => store.deleteBranch(id, 'alt', intruder)],
-          ['updateSession', () => store.updateSession(id, { state: { hijacked: true } }, { expectedVersion: 1, ...intruder })],
+          [
+            'updateSession',
+            () => store.updateSession(id, { state: { hijacked: true } }, { expectedVersion: 1, ...intruder }),
+          ],
           ['loadCheckpoint (newest)', () => store.loadCheckpoint(id, 'main', undefined, intruder)],
           ['loadCheckpoint (by id)', () => store.loadCheckpoint(id, 'main', older.id, intruder)],
           ['listCheckpoints', () => store.listCheckpoints(id, 'main', intruder)],
           ['saveCheckpoint', () => store.saveCheckpoint(makeCheckpointChain(id, 1)[0]!, intruder)],
-          ['putPendingWrites', () => store.putPendingWrites(id, 'main', newest.id, [makePendingWrite('call-2')], intruder)],
+          [
+            'putPendingWrites',
+            () => store.putPendingWrites(id, 'main', newest.id, [makePendingWrite('call-2')], intruder),
+          ],
           ['pruneCheckpoints', () => store.pruneCheckpoints(id, 'main', { last: 1 }, intruder)],
           ['deleteCheckpoint', () => store.deleteCheckpoint(id, 'main', older.id, intruder)],
         ];
@@ -80,7 +92,14 @@ export function describeTenancyConformance(context: ConformanceContext): void {
         expect(await store.getEpisode(episode.id, intruder)).toBeUndefined();
         expect(await store.deleteEpisode(episode.id, intruder)).toBe(false);
         expect(await store.deleteSession(id, intruder)).toBe(false);
-        expect(await store.eraseUser({ ...intruder, userId: session.userId! })).toEqual({ sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 });
+        expect(await store.eraseUser({ ...intruder, userId: session.userId! })).toEqual({
+          sessions: 0,
+          branches: 0,
+          messages: 0,
+          checkpoints: 0,
+          episodes: 0,
+          assets: 0,
+        });
 
         expect(await ownerView(store, id, episode.id, owner)).toEqual(before);
       });
@@ -108,7 +127,10 @@ export function describeTenancyConformance(context: ConformanceContext): void {
             ['eraseUser', () => store.eraseUser({ ...scope, userId: session.userId! })],
           ];
           for (const [call, run] of calls) {
-            await expect(run(), `${call} with tenant ${JSON.stringify(bad)} must throw InvalidIdError`).rejects.toBeInstanceOf(InvalidIdError);
+            await expect(
+              run(),
+              `${call} with tenant ${JSON.stringify(bad)} must throw InvalidIdError`,
+            ).rejects.toBeInstanceOf(InvalidIdError);
           }
         }
       }

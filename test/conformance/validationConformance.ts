@@ -1,4 +1,15 @@
-import { type Checkpoint, CheckpointCorruptError, ConcurrencyError, InvalidIdError, InvalidInputError, MAX_METADATA_DEPTH, NestingTooDeepError, NotFoundError, type Store, writeStoreBatch } from '@baton/core';
+import {
+  type Checkpoint,
+  CheckpointCorruptError,
+  ConcurrencyError,
+  InvalidIdError,
+  InvalidInputError,
+  MAX_METADATA_DEPTH,
+  NestingTooDeepError,
+  NotFoundError,
+  type Store,
+  writeStoreBatch,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { VALID_PENDING } from './checkpointDamage.js';
 import { type ConformanceContext, createSessionWithMessages, createTestSession, seqs } from './conformanceContext.js';
@@ -32,8 +43,14 @@ function callsWithBranchId(store: Store, sessionId: string, id: string): [string
   return [
     ['appendMessages', () => store.appendMessages(sessionId, id, [makeMessage(1)])],
     ['readMessages', () => store.readMessages(sessionId, id)],
-    ['forkBranch (new id)', () => store.forkBranch(sessionId, { branchId: id, parent: { branchId: 'main', atSeq: 0 } })],
-    ['forkBranch (parent id)', () => store.forkBranch(sessionId, { branchId: 'f', parent: { branchId: id, atSeq: 0 } })],
+    [
+      'forkBranch (new id)',
+      () => store.forkBranch(sessionId, { branchId: id, parent: { branchId: 'main', atSeq: 0 } }),
+    ],
+    [
+      'forkBranch (parent id)',
+      () => store.forkBranch(sessionId, { branchId: 'f', parent: { branchId: id, atSeq: 0 } }),
+    ],
     ['getBranch', () => store.getBranch(sessionId, id)],
     ['updateBranch', () => store.updateBranch(sessionId, id, { state: {} }, { expectedVersion: 1 })],
     ['deleteBranch', () => store.deleteBranch(sessionId, id)],
@@ -50,7 +67,9 @@ async function expectInvalidId(name: string, call: () => Promise<unknown>): Prom
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  expect('error' in outcome ? outcome.error : outcome, `${name} must throw InvalidIdError`).toBeInstanceOf(InvalidIdError);
+  expect('error' in outcome ? outcome.error : outcome, `${name} must throw InvalidIdError`).toBeInstanceOf(
+    InvalidIdError,
+  );
 }
 
 /** Id and input validation, and tenant isolation. */
@@ -71,30 +90,46 @@ export function describeValidationConformance(context: ConformanceContext): void
     it('refuses unsafe checkpoint, episode, tenant and user ids with InvalidIdError', async () => {
       const { store } = context;
       const session = await createTestSession(store);
-      await expectInvalidId('saveCheckpoint', () => store.saveCheckpoint(makeCheckpoint({ sessionId: session.id, id: '../cp' })));
+      await expectInvalidId('saveCheckpoint', () =>
+        store.saveCheckpoint(makeCheckpoint({ sessionId: session.id, id: '../cp' })),
+      );
       await expectInvalidId('loadCheckpoint', () => store.loadCheckpoint(session.id, 'main', '../cp'));
-      await expectInvalidId('putPendingWrites', () => store.putPendingWrites(session.id, 'main', 'a/b', [makePendingWrite('c')]));
+      await expectInvalidId('putPendingWrites', () =>
+        store.putPendingWrites(session.id, 'main', 'a/b', [makePendingWrite('c')]),
+      );
       await expectInvalidId('saveEpisode', () => store.saveEpisode(makeEpisode({ id: '../ep' })));
       await expectInvalidId('getEpisode', () => store.getEpisode('$gt'));
       await expectInvalidId('createSession tenant', () => store.createSession({ id: uniqueId('s'), tenantId: '$ne' }));
       await expectInvalidId('createSession user', () => store.createSession({ id: uniqueId('s'), userId: 'a/b' }));
-      await expectInvalidId('updateSession user', () => store.updateSession(session.id, { userId: '../u' }, { expectedVersion: 1 }));
+      await expectInvalidId('updateSession user', () =>
+        store.updateSession(session.id, { userId: '../u' }, { expectedVersion: 1 }),
+      );
       expect((await store.getSession(session.id))?.version).toBe(1);
     });
 
     it('refuses operator or dotted keys in session metadata and state with InvalidInputError', async () => {
       const { store } = context;
       const id = uniqueId('s');
-      await expect(store.createSession({ id, metadata: { $set: { admin: true } } })).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.createSession({ id, metadata: { 'profile.admin': true } })).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.createSession({ id, state: { deep: [{ $gt: 1 }] } })).rejects.toBeInstanceOf(InvalidInputError);
-      expect(await store.getSession(id)).toBeUndefined();
-      const session = await createTestSession(store);
-      await expect(store.updateSession(session.id, { metadata: { $where: 'true' } }, { expectedVersion: 1 })).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.updateSession(session.id, { state: { 'a.b': 1 } }, { expectedVersion: 1 })).rejects.toBeInstanceOf(InvalidInputError);
-      await expect(store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 0 }, state: { $x: 1 } })).rejects.toBeInstanceOf(
+      await expect(store.createSession({ id, metadata: { $set: { admin: true } } })).rejects.toBeInstanceOf(
         InvalidInputError,
       );
+      await expect(store.createSession({ id, metadata: { 'profile.admin': true } })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      await expect(store.createSession({ id, state: { deep: [{ $gt: 1 }] } })).rejects.toBeInstanceOf(
+        InvalidInputError,
+      );
+      expect(await store.getSession(id)).toBeUndefined();
+      const session = await createTestSession(store);
+      await expect(
+        store.updateSession(session.id, { metadata: { $where: 'true' } }, { expectedVersion: 1 }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        store.updateSession(session.id, { state: { 'a.b': 1 } }, { expectedVersion: 1 }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(
+        store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 0 }, state: { $x: 1 } }),
+      ).rejects.toBeInstanceOf(InvalidInputError);
       expect(await store.getSession(session.id)).toEqual(session);
     });
 
@@ -108,31 +143,42 @@ export function describeValidationConformance(context: ConformanceContext): void
       const userId = uniqueId('u');
       for (const [index, bad] of hostile.entries()) {
         const id = uniqueId('s');
-        await expect(store.createSession({ id, metadata: bad }), `createSession metadata #${index}`).rejects.toBeInstanceOf(InvalidInputError);
-        await expect(store.createSession({ id, state: bad }), `createSession state #${index}`).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(
+          store.createSession({ id, metadata: bad }),
+          `createSession metadata #${index}`,
+        ).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(store.createSession({ id, state: bad }), `createSession state #${index}`).rejects.toBeInstanceOf(
+          InvalidInputError,
+        );
         expect(await store.getSession(id)).toBeUndefined();
 
         const { session } = await createSessionWithMessages(store, 1);
-        await expect(store.updateSession(session.id, { metadata: bad }, { expectedVersion: 1 }), `updateSession metadata #${index}`).rejects.toBeInstanceOf(
-          InvalidInputError,
-        );
-        await expect(store.updateSession(session.id, { state: bad }, { expectedVersion: 1 }), `updateSession state #${index}`).rejects.toBeInstanceOf(
-          InvalidInputError,
-        );
+        await expect(
+          store.updateSession(session.id, { metadata: bad }, { expectedVersion: 1 }),
+          `updateSession metadata #${index}`,
+        ).rejects.toBeInstanceOf(InvalidInputError);
+        await expect(
+          store.updateSession(session.id, { state: bad }, { expectedVersion: 1 }),
+          `updateSession state #${index}`,
+        ).rejects.toBeInstanceOf(InvalidInputError);
         expect(await store.getSession(session.id)).toEqual(session);
 
-        await expect(store.updateBranch(session.id, 'main', { state: bad }, { expectedVersion: 1 }), `updateBranch #${index}`).rejects.toBeInstanceOf(
-          InvalidInputError,
-        );
+        await expect(
+          store.updateBranch(session.id, 'main', { state: bad }, { expectedVersion: 1 }),
+          `updateBranch #${index}`,
+        ).rejects.toBeInstanceOf(InvalidInputError);
         await expect(
           store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: bad }),
           `forkBranch #${index}`,
         ).rejects.toBeInstanceOf(InvalidInputError);
-        expect(await store.listBranches(session.id)).toEqual([expect.objectContaining({ id: 'main', version: 1, state: {} })]);
+        expect(await store.listBranches(session.id)).toEqual([
+          expect.objectContaining({ id: 'main', version: 1, state: {} }),
+        ]);
 
-        await expect(store.appendMessages(session.id, 'main', [makeMessage(2, { metadata: bad })]), `appendMessages #${index}`).rejects.toBeInstanceOf(
-          InvalidInputError,
-        );
+        await expect(
+          store.appendMessages(session.id, 'main', [makeMessage(2, { metadata: bad })]),
+          `appendMessages #${index}`,
+        ).rejects.toBeInstanceOf(InvalidInputError);
         expect(seqs(await store.readMessages(session.id, 'main'))).toEqual([1]);
 
         const episode = { ...makeEpisode({ sessionId: session.id, userId }), metadata: bad };
@@ -153,24 +199,39 @@ export function describeValidationConformance(context: ConformanceContext): void
       const userId = uniqueId('u');
       // 2,000 levels overflowed the stack of a copy inside the store (a RangeError, a StoreError on FileStore).
       for (const bad of [nested(MAX_METADATA_DEPTH + 1), nested(2_000)]) {
-        const tooDeep = (field: string) => ({ name: 'NestingTooDeepError', code: 'INVALID_INPUT', field, limit: MAX_METADATA_DEPTH });
+        const tooDeep = (field: string) => ({
+          name: 'NestingTooDeepError',
+          code: 'INVALID_INPUT',
+          field,
+          limit: MAX_METADATA_DEPTH,
+        });
         const id = uniqueId('s');
         await expect(store.createSession({ id, metadata: bad })).rejects.toMatchObject(tooDeep('session.metadata'));
         await expect(store.createSession({ id, state: bad })).rejects.toMatchObject(tooDeep('session.state'));
         expect(await store.getSession(id)).toBeUndefined();
 
         const { session } = await createSessionWithMessages(store, 1);
-        await expect(store.updateSession(session.id, { metadata: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NestingTooDeepError);
-        await expect(store.updateSession(session.id, { state: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NestingTooDeepError);
-        await expect(store.updateBranch(session.id, 'main', { state: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(NestingTooDeepError);
-        await expect(store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: bad })).rejects.toBeInstanceOf(
+        await expect(store.updateSession(session.id, { metadata: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(
           NestingTooDeepError,
         );
-        await expect(store.appendMessages(session.id, 'main', [makeMessage(2, { metadata: bad })])).rejects.toBeInstanceOf(NestingTooDeepError);
+        await expect(store.updateSession(session.id, { state: bad }, { expectedVersion: 1 })).rejects.toBeInstanceOf(
+          NestingTooDeepError,
+        );
+        await expect(
+          store.updateBranch(session.id, 'main', { state: bad }, { expectedVersion: 1 }),
+        ).rejects.toBeInstanceOf(NestingTooDeepError);
+        await expect(
+          store.forkBranch(session.id, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: bad }),
+        ).rejects.toBeInstanceOf(NestingTooDeepError);
+        await expect(
+          store.appendMessages(session.id, 'main', [makeMessage(2, { metadata: bad })]),
+        ).rejects.toBeInstanceOf(NestingTooDeepError);
         const episode = { ...makeEpisode({ sessionId: session.id, userId }), metadata: bad };
         await expect(store.saveEpisode(episode)).rejects.toBeInstanceOf(NestingTooDeepError);
         expect(await store.getSession(session.id)).toEqual(session);
-        expect(await store.listBranches(session.id)).toEqual([expect.objectContaining({ id: 'main', version: 1, state: {} })]);
+        expect(await store.listBranches(session.id)).toEqual([
+          expect.objectContaining({ id: 'main', version: 1, state: {} }),
+        ]);
         expect(seqs(await store.readMessages(session.id, 'main'))).toEqual([1]);
         expect(await store.getEpisode(episode.id)).toBeUndefined();
       }
@@ -186,20 +247,26 @@ export function describeValidationConformance(context: ConformanceContext): void
       const base = makeCheckpoint({ sessionId: session.id, throughSeq: 2 });
       const { write, userInput, humanStep } = VALID_PENDING;
       const badId = { ...base, pendingRequests: [{ ...userInput, id: 'bad id\u00ff' }] } as Checkpoint;
-      await expect(store.saveCheckpoint(badId)).rejects.toMatchObject({ name: 'InvalidIdError', kind: 'request', value: 'bad id\u00ff' });
+      await expect(store.saveCheckpoint(badId)).rejects.toMatchObject({
+        name: 'InvalidIdError',
+        kind: 'request',
+        value: 'bad id\u00ff',
+      });
       const badWrite = { ...base, pendingWrites: [{ ...write, createdAt: 'x' }] };
       await expect(store.saveCheckpoint(badWrite)).rejects.toThrow(/pendingWrites\.0\.createdAt/);
       await expect(store.saveCheckpoint(badWrite)).rejects.toBeInstanceOf(CheckpointCorruptError);
       const badStep = { ...base, pendingRequests: [{ ...humanStep, createdAt: 'x' }] } as Checkpoint;
       await expect(store.saveCheckpoint(badStep)).rejects.toThrow(/pendingRequests\.0\.createdAt/);
-      await expect(writeStoreBatch(store, { sessionId: session.id, branchId: 'main', checkpoint: badId })).rejects.toBeInstanceOf(InvalidIdError);
+      await expect(
+        writeStoreBatch(store, { sessionId: session.id, branchId: 'main', checkpoint: badId }),
+      ).rejects.toBeInstanceOf(InvalidIdError);
       expect(await store.listCheckpoints(session.id, 'main')).toEqual([]);
 
       const valid = { ...base, pendingRequests: [userInput, humanStep], pendingWrites: [write] } as Checkpoint;
       await store.saveCheckpoint(valid);
-      await expect(store.putPendingWrites(session.id, 'main', valid.id, [{ ...write, toolCallId: 'call-2', createdAt: 'x' }])).rejects.toBeInstanceOf(
-        InvalidInputError,
-      );
+      await expect(
+        store.putPendingWrites(session.id, 'main', valid.id, [{ ...write, toolCallId: 'call-2', createdAt: 'x' }]),
+      ).rejects.toBeInstanceOf(InvalidInputError);
       expect(await store.loadCheckpoint(session.id, 'main')).toEqual(valid);
     });
 
@@ -219,12 +286,17 @@ export function describeValidationConformance(context: ConformanceContext): void
       expect(await store.findEpisodes({ tenantId: tenantB, userId })).toEqual([]);
       expect(await store.getEpisode(episode.id, { tenantId: tenantB })).toBeUndefined();
       expect(await store.deleteSession(session.id, { tenantId: tenantB })).toBe(false);
-      await expect(store.updateSession(session.id, { state: { hijacked: true } }, { expectedVersion: 1, tenantId: tenantB })).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
-      await expect(store.updateBranch(session.id, 'main', { state: { hijacked: true } }, { expectedVersion: 1, tenantId: tenantB })).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(
+        store.updateSession(session.id, { state: { hijacked: true } }, { expectedVersion: 1, tenantId: tenantB }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        store.updateBranch(
+          session.id,
+          'main',
+          { state: { hijacked: true } },
+          { expectedVersion: 1, tenantId: tenantB },
+        ),
+      ).rejects.toBeInstanceOf(NotFoundError);
       expect(await store.deleteInactiveSessions({ idleFor: 0, tenantId: tenantB })).toEqual([]);
 
       expect(await store.getSession(session.id, { tenantId: tenantA })).toMatchObject({ version: 1, state: {} });
@@ -236,7 +308,9 @@ export function describeValidationConformance(context: ConformanceContext): void
     it('refuses to create a session twice even when the second call names another tenant', async () => {
       const { store } = context;
       const session = await createTestSession(store, { tenantId: uniqueId('t') });
-      await expect(store.createSession({ id: session.id, tenantId: uniqueId('t') })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(store.createSession({ id: session.id, tenantId: uniqueId('t') })).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
       expect(await store.getSession(session.id, { tenantId: session.tenantId! })).toEqual(session);
     });
   });

@@ -26,7 +26,9 @@ function deskAgents() {
     name: 'triage',
     description: 'Routes the customer.',
     instructions: 'You are triage.',
-    model: new ScriptedModel(() => ({ toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] })),
+    model: new ScriptedModel(() => ({
+      toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'a charge' } }],
+    })),
   });
   const billing = agent({
     name: 'billing',
@@ -34,8 +36,11 @@ function deskAgents() {
     instructions: 'You are billing.',
     model: new ScriptedModel((request) => {
       const last = request.messages.at(-1);
-      if (last?.role === 'tool' && last.toolName === 'request_user_input') return { text: `Thanks, I found account ${last.content}.` };
-      return { toolCalls: [{ id: 'ask_account', name: 'request_user_input', arguments: { prompt: 'Your account id?' } }] };
+      if (last?.role === 'tool' && last.toolName === 'request_user_input')
+        return { text: `Thanks, I found account ${last.content}.` };
+      return {
+        toolCalls: [{ id: 'ask_account', name: 'request_user_input', arguments: { prompt: 'Your account id?' } }],
+      };
     }),
   });
   return [triage, billing] as const;
@@ -43,7 +48,11 @@ function deskAgents() {
 
 function workflow(store: Store) {
   const [triage, billing] = deskAgents();
-  return new HandoffBuilder({ name: 'corpus-desk' }).participants(triage, billing).store(store).checkpoints({ every: 'step', keep: 'all' }).build();
+  return new HandoffBuilder({ name: 'corpus-desk' })
+    .participants(triage, billing)
+    .store(store)
+    .checkpoints({ every: 'step', keep: 'all' })
+    .build();
 }
 
 /** The episode the closed session left. */
@@ -67,19 +76,42 @@ export const CORPUS_EPISODE: Episode = {
 
 /** Plays the scenario into an empty store (the writer of the corpus). */
 export async function playCorpusScenario(store: Store): Promise<void> {
-  const session = await workflow(store).session({ id: CORPUS.sessionId, tenantId: CORPUS.tenantId, userId: CORPUS.userId });
+  const session = await workflow(store).session({
+    id: CORPUS.sessionId,
+    tenantId: CORPUS.tenantId,
+    userId: CORPUS.userId,
+  });
   for await (const _event of session.send(FIRST_MESSAGE));
-  await store.forkBranch(CORPUS.sessionId, { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 }, state: { note: 'a what-if' } }, scope);
+  await store.forkBranch(
+    CORPUS.sessionId,
+    { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 }, state: { note: 'a what-if' } },
+    scope,
+  );
   const [first] = await store.listCheckpoints(CORPUS.sessionId, 'main', scope);
   if (first === undefined) throw new Error('The scenario saved no checkpoint.');
   await store.putPendingWrites(
     CORPUS.sessionId,
     'main',
     first.id,
-    [{ toolCallId: 'lookup-1', toolName: 'lookup_order', agent: 'billing', content: '{"order":"1234"}', isError: false, durationMs: 4, createdAt: first.createdAt }],
+    [
+      {
+        toolCallId: 'lookup-1',
+        toolName: 'lookup_order',
+        agent: 'billing',
+        content: '{"order":"1234"}',
+        isError: false,
+        durationMs: 4,
+        createdAt: first.createdAt,
+      },
+    ],
     scope,
   );
-  await store.createSession({ id: CORPUS.closedSessionId, tenantId: CORPUS.tenantId, userId: CORPUS.userId, createdAt: CORPUS_EPISODE.startedAt });
+  await store.createSession({
+    id: CORPUS.closedSessionId,
+    tenantId: CORPUS.tenantId,
+    userId: CORPUS.userId,
+    createdAt: CORPUS_EPISODE.startedAt,
+  });
   await store.saveEpisode(CORPUS_EPISODE);
 }
 
@@ -98,23 +130,36 @@ export async function checkCorpus(store: Store): Promise<void> {
     [4, 'assistant', 'billing'],
   ]);
   expect(main[0]?.content).toBe(FIRST_MESSAGE);
-  expect(main[2]).toMatchObject({ toolCallId: 'to_billing', content: 'Transferred to billing.', metadata: { control: { kind: 'handoff', target: 'billing' } } });
-  expect(main[3]?.toolCalls).toEqual([{ id: 'ask_account', name: 'request_user_input', arguments: '{"prompt":"Your account id?"}' }]);
+  expect(main[2]).toMatchObject({
+    toolCallId: 'to_billing',
+    content: 'Transferred to billing.',
+    metadata: { control: { kind: 'handoff', target: 'billing' } },
+  });
+  expect(main[3]?.toolCalls).toEqual([
+    { id: 'ask_account', name: 'request_user_input', arguments: '{"prompt":"Your account id?"}' },
+  ]);
   for (const message of main) expect(message).not.toHaveProperty('schemaVersion');
   await expect(store.readMessages(CORPUS.sessionId, 'main', { tenantId: 'globex' })).rejects.toThrow(/does not exist/);
 
   const branches = await store.listBranches(CORPUS.sessionId, scope);
   expect(branches.map((b) => b.id).sort()).toEqual(['alt', 'main']);
-  expect(branches.find((b) => b.id === 'alt')).toMatchObject({ parent: { branchId: 'main', atSeq: 1 }, state: { note: 'a what-if' } });
+  expect(branches.find((b) => b.id === 'alt')).toMatchObject({
+    parent: { branchId: 'main', atSeq: 1 },
+    state: { note: 'a what-if' },
+  });
   expect((await store.readMessages(CORPUS.sessionId, 'alt', scope)).map((m) => m.content)).toEqual([FIRST_MESSAGE]);
 
   const manifest = await store.listCheckpoints(CORPUS.sessionId, 'main', scope);
   expect(manifest.length).toBeGreaterThanOrEqual(2);
   const newest = await store.loadCheckpoint(CORPUS.sessionId, 'main', undefined, scope);
   expect(newest).toMatchObject({ schemaVersion: 1, id: manifest.at(-1)?.id, throughSeq: 4 });
-  expect(newest?.pendingRequests).toEqual([expect.objectContaining({ type: 'user_input', prompt: 'Your account id?', agent: 'billing' })]);
+  expect(newest?.pendingRequests).toEqual([
+    expect.objectContaining({ type: 'user_input', prompt: 'Your account id?', agent: 'billing' }),
+  ]);
   const first = await store.loadCheckpoint(CORPUS.sessionId, 'main', manifest[0]?.id, scope);
-  expect(first?.pendingWrites).toEqual([expect.objectContaining({ toolCallId: 'lookup-1', toolName: 'lookup_order', content: '{"order":"1234"}' })]);
+  expect(first?.pendingWrites).toEqual([
+    expect.objectContaining({ toolCallId: 'lookup-1', toolName: 'lookup_order', content: '{"order":"1234"}' }),
+  ]);
 
   expect(await store.getEpisode(CORPUS.closedSessionId, scope)).toEqual(CORPUS_EPISODE);
   expect(await store.findEpisodes({ ...scope, userId: CORPUS.userId })).toEqual([CORPUS_EPISODE]);
@@ -122,7 +167,13 @@ export async function checkCorpus(store: Store): Promise<void> {
 
 /** Resumes the corpus's paused turn in a workflow over `store`: the answer reaches billing, which finishes the turn. */
 export async function resumeCorpus(store: Store): Promise<void> {
-  const session = await workflow(store).session({ id: CORPUS.sessionId, tenantId: CORPUS.tenantId, userId: CORPUS.userId, branch: 'main', create: false });
+  const session = await workflow(store).session({
+    id: CORPUS.sessionId,
+    tenantId: CORPUS.tenantId,
+    userId: CORPUS.userId,
+    branch: 'main',
+    create: false,
+  });
   expect(session.activeAgent).toBe('billing');
   const [request] = session.pendingRequests;
   expect(request).toMatchObject({ type: 'user_input', prompt: 'Your account id?' });

@@ -21,7 +21,10 @@ import { playCorpusScenario } from './corpusScenario.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const targets = new Map(process.argv.slice(2).map((arg) => arg.split('=') as [string, string]));
-if (targets.size === 0 || [...targets].some(([kind, name]) => !['file', 'mongo'].includes(kind) || !/^v\d+$/.test(name ?? ''))) {
+if (
+  targets.size === 0 ||
+  [...targets].some(([kind, name]) => !['file', 'mongo'].includes(kind) || !/^v\d+$/.test(name ?? ''))
+) {
   throw new Error('Usage: writeCorpus.ts file=v<n> mongo=v<n> (either or both)');
 }
 const fileName = targets.get('file');
@@ -42,27 +45,31 @@ if (fileName !== undefined) {
 if (mongoName !== undefined) await writeMongo(join(here, 'mongo', mongoName));
 
 async function writeMongo(mongoDir: string): Promise<void> {
-const server = await startMongoServer();
-try {
-  const store = new MongoStore({ url: server.url }, { dbName: 'corpus', collectionPrefix: 'baton_' });
-  await playCorpusScenario(store);
-  await mkdir(mongoDir, { recursive: true });
-  for (const [name, collection] of Object.entries(store.collections)) {
-    const docs = await collection.find({}).sort({ _id: 1 }).toArray();
-    if (docs.length === 0) continue;
-    await writeFile(join(mongoDir, `${name}.json`), `${BSON.EJSON.stringify(docs, undefined, 2, { relaxed: false })}\n`);
+  const server = await startMongoServer();
+  try {
+    const store = new MongoStore({ url: server.url }, { dbName: 'corpus', collectionPrefix: 'baton_' });
+    await playCorpusScenario(store);
+    await mkdir(mongoDir, { recursive: true });
+    for (const [name, collection] of Object.entries(store.collections)) {
+      const docs = await collection.find({}).sort({ _id: 1 }).toArray();
+      if (docs.length === 0) continue;
+      await writeFile(
+        join(mongoDir, `${name}.json`),
+        `${BSON.EJSON.stringify(docs, undefined, 2, { relaxed: false })}\n`,
+      );
+    }
+    await store.close();
+  } finally {
+    await server.close();
   }
-  await store.close();
-} finally {
-  await server.close();
-}
-console.log(`wrote ${mongoDir}`);
+  console.log(`wrote ${mongoDir}`);
 }
 
 /** Lock files are a running store's; a saved folder holds documents only. */
 async function removeLocks(dir: string): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile() && /\.lock$/.test(entry.name)) await rm(join(entry.parentPath, entry.name), { force: true });
-    if (entry.isDirectory() && /\.lock$/.test(entry.name)) await rm(join(entry.parentPath, entry.name), { recursive: true, force: true });
+    if (entry.isDirectory() && /\.lock$/.test(entry.name))
+      await rm(join(entry.parentPath, entry.name), { recursive: true, force: true });
   }
 }

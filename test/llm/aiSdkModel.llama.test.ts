@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { llamaTestServer } from '../support/llamaTestServer.js';
 
 const server = llamaTestServer();
-const llama = createOpenAICompatible({ name: 'llama-cpp', baseURL: server.baseURL, apiKey: 'sk-local', includeUsage: true });
+const llama = createOpenAICompatible({
+  name: 'llama-cpp',
+  baseURL: server.baseURL,
+  apiKey: 'sk-local',
+  includeUsage: true,
+});
 const model = aisdk(llama(server.model), { maxRetries: 0, temperature: 0, maxOutputTokens: 24 });
 
 const question: ModelMessage[] = [

@@ -13,7 +13,14 @@ import { llamaTestServer } from '../support/llamaTestServer.js';
 const server = llamaTestServer();
 
 function chatModel(extraBody: Record<string, unknown>): OpenAIChatModel {
-  return new OpenAIChatModel({ model: server.model, baseURL: server.baseURL, apiKey: 'sk-local', temperature: 0, maxRetries: 0, extraBody });
+  return new OpenAIChatModel({
+    model: server.model,
+    baseURL: server.baseURL,
+    apiKey: 'sk-local',
+    temperature: 0,
+    maxRetries: 0,
+    extraBody,
+  });
 }
 
 it("hands off to billing on the model's forced handoff tool call, and billing answers", async () => {
@@ -21,7 +28,10 @@ it("hands off to billing on the model's forced handoff tool call, and billing an
     name: 'triage',
     description: 'Routes customers.',
     instructions: 'Route the customer to the right specialist.',
-    model: chatModel({ tool_choice: { type: 'function', function: { name: handoffToolName('billing') } }, max_tokens: 48 }),
+    model: chatModel({
+      tool_choice: { type: 'function', function: { name: handoffToolName('billing') } },
+      max_tokens: 48,
+    }),
   });
   const billing = agent({
     name: 'billing',

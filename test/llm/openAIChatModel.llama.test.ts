@@ -4,7 +4,13 @@
  * A 135M model says little of sense, so these tests assert the wire and what Baton makes of it
  * (chunks, tool-call deltas, finish reasons, usage, the error), never the wording.
  */
-import { ContextLengthExceededError, type ModelMessage, type ModelStreamEvent, ModelProviderError, type ToolDefinition } from '@baton/core';
+import {
+  ContextLengthExceededError,
+  type ModelMessage,
+  type ModelStreamEvent,
+  ModelProviderError,
+  type ToolDefinition,
+} from '@baton/core';
 import { OpenAIChatModel, toBatonError, toChatMessages } from '@baton/core/openai';
 import { describe, expect, it } from 'vitest';
 import { llamaTestServer } from '../support/llamaTestServer.js';
@@ -68,7 +74,8 @@ describe('OpenAIChatModel on llama-cpp-python', () => {
     const fragments: { name?: string; arguments?: string; id?: string }[] = [];
     const finishReasons: string[] = [];
     for await (const chunk of chunks) {
-      for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) fragments.push({ ...call.function, ...(call.id ? { id: call.id } : {}) });
+      for (const call of chunk.choices[0]?.delta?.tool_calls ?? [])
+        fragments.push({ ...call.function, ...(call.id ? { id: call.id } : {}) });
       if (chunk.choices[0]?.finish_reason) finishReasons.push(chunk.choices[0].finish_reason);
     }
     expect(fragments.some((f) => f.name === 'look_up_order')).toBe(true);
@@ -87,7 +94,11 @@ describe('OpenAIChatModel on llama-cpp-python', () => {
 
   it('counts usage where the server reports it: in a whole reply, never in a stream', async () => {
     const model = chatModel();
-    const whole = await model.client.chat.completions.create({ model: server.model, messages: toChatMessages(question), max_tokens: 8 });
+    const whole = await model.client.chat.completions.create({
+      model: server.model,
+      messages: toChatMessages(question),
+      max_tokens: 8,
+    });
     expect(whole.usage?.prompt_tokens).toBeGreaterThan(0);
     expect(whole.usage?.completion_tokens).toBeGreaterThan(0);
     expect(whole.usage?.total_tokens).toBe((whole.usage?.prompt_tokens ?? 0) + (whole.usage?.completion_tokens ?? 0));

@@ -45,7 +45,9 @@ export interface AnthropicServer extends AsyncDisposable {
  * Starts the server.
  * @param respond answers a request when the queue is empty (e.g. from what the request holds)
  */
-export async function startAnthropicServer(respond?: (request: RecordedAnthropicRequest, index: number) => AnthropicAnswer | AnthropicError): Promise<AnthropicServer> {
+export async function startAnthropicServer(
+  respond?: (request: RecordedAnthropicRequest, index: number) => AnthropicAnswer | AnthropicError,
+): Promise<AnthropicServer> {
   const queue: Array<AnthropicAnswer | AnthropicError> = [];
   const requests: RecordedAnthropicRequest[] = [];
   const server = createServer((req, res) => {
@@ -54,7 +56,11 @@ export async function startAnthropicServer(respond?: (request: RecordedAnthropic
       raw += chunk;
     });
     req.on('end', () => {
-      const recorded: RecordedAnthropicRequest = { path: req.url ?? '', headers: req.headers, body: JSON.parse(raw || '{}') };
+      const recorded: RecordedAnthropicRequest = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(raw || '{}'),
+      };
       requests.push(recorded);
       const answer = queue.shift() ?? respond?.(recorded, requests.length - 1) ?? { text: 'Out of script.' };
       if ('status' in answer) {
@@ -63,7 +69,8 @@ export async function startAnthropicServer(respond?: (request: RecordedAnthropic
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_${requests.length}` });
-      for (const [event, data] of answerEvents(answer, recorded.body.model, requests.length)) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      for (const [event, data] of answerEvents(answer, recorded.body.model, requests.length))
+        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       res.end();
     });
   });
@@ -82,25 +89,59 @@ function answerEvents(answer: AnthropicAnswer, model: string, requestNo: number)
       'message_start',
       {
         type: 'message_start',
-        message: { id: `msg_${requestNo}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1 } },
+        message: {
+          id: `msg_${requestNo}`,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: usage.input, output_tokens: 1 },
+        },
       },
     ],
   ];
   let index = 0;
   if (answer.text !== undefined && answer.text !== '') {
-    events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
-    for (const piece of answer.text.match(/.{1,5}/gs) ?? []) events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }]);
+    events.push([
+      'content_block_start',
+      { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+    ]);
+    for (const piece of answer.text.match(/.{1,5}/gs) ?? [])
+      events.push([
+        'content_block_delta',
+        { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } },
+      ]);
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
     index += 1;
   }
   calls.forEach((call, i) => {
     const json = JSON.stringify(call.input);
-    events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${requestNo}_${i}`, name: call.name, input: {} } }]);
-    for (const piece of json.match(/.{1,7}/gs) ?? []) events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }]);
+    events.push([
+      'content_block_start',
+      {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: call.id ?? `toolu_${requestNo}_${i}`, name: call.name, input: {} },
+      },
+    ]);
+    for (const piece of json.match(/.{1,7}/gs) ?? [])
+      events.push([
+        'content_block_delta',
+        { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } },
+      ]);
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
     index += 1;
   });
-  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } }]);
+  events.push([
+    'message_delta',
+    {
+      type: 'message_delta',
+      delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    },
+  ]);
   events.push(['message_stop', { type: 'message_stop' }]);
   return events;
 }

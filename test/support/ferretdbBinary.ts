@@ -21,7 +21,9 @@ export const FERRETDB_VERSION = 'v1.24.2';
 const MODULE = 'github.com/FerretDB/FerretDB';
 
 /** Where the binary lives: `<cache dir>/ferretdb-v1.24.2/ferretdb`. */
-export function ferretdbBinaryPath(cacheDir = process.env.BATON_CACHE_DIR ?? join(homedir(), '.cache', 'baton')): string {
+export function ferretdbBinaryPath(
+  cacheDir = process.env.BATON_CACHE_DIR ?? join(homedir(), '.cache', 'baton'),
+): string {
   return join(cacheDir, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb');
 }
 
@@ -65,7 +67,9 @@ export async function ensureFerretdbBinary(cacheDir?: string): Promise<string> {
   try {
     if (await works(binary)) return binary;
     const started = performance.now();
-    process.stderr.write(`Building FerretDB ${FERRETDB_VERSION} with Go into ${binary} for the MongoDB tests (once; about two minutes)…\n`);
+    process.stderr.write(
+      `Building FerretDB ${FERRETDB_VERSION} with Go into ${binary} for the MongoDB tests (once; about two minutes)…\n`,
+    );
     try {
       await buildFerretdb(binary);
     } catch (error) {
@@ -73,7 +77,8 @@ export async function ensureFerretdbBinary(cacheDir?: string): Promise<string> {
       throw error;
     }
     process.stderr.write(`Built FerretDB ${FERRETDB_VERSION} in ${seconds(started)} s.\n`);
-    if (!(await works(binary))) throw new Error(`The FerretDB binary built at ${binary} does not run or does not report ${FERRETDB_VERSION}.`);
+    if (!(await works(binary)))
+      throw new Error(`The FerretDB binary built at ${binary} does not run or does not report ${FERRETDB_VERSION}.`);
     return binary;
   } finally {
     await release();
@@ -85,11 +90,18 @@ async function buildFerretdb(binary: string): Promise<void> {
   const env = { ...process.env, GOFLAGS: '-buildvcs=false' };
   let moduleDir: string;
   try {
-    const { stdout } = await run(go, ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`], { env, timeout: 300_000, maxBuffer: 8 << 20 });
+    const { stdout } = await run(go, ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`], {
+      env,
+      timeout: 300_000,
+      maxBuffer: 8 << 20,
+    });
     moduleDir = (JSON.parse(stdout) as { Dir?: string }).Dir ?? '';
     if (moduleDir === '') throw new Error(`no "Dir" in the output: ${stdout}`);
   } catch (cause) {
-    throw new Error(`Cannot download ${MODULE}@${FERRETDB_VERSION} with "${go} mod download": ${describe(cause)}. Install Go ≥ 1.24 (https://go.dev/dl) or set MONGODB_URL to a running MongoDB.`, { cause });
+    throw new Error(
+      `Cannot download ${MODULE}@${FERRETDB_VERSION} with "${go} mod download": ${describe(cause)}. Install Go ≥ 1.24 (https://go.dev/dl) or set MONGODB_URL to a running MongoDB.`,
+      { cause },
+    );
   }
   const source = await mkdtemp(join(tmpdir(), 'baton-ferretdb-src-'));
   try {
@@ -99,9 +111,16 @@ async function buildFerretdb(binary: string): Promise<void> {
     await writeFile(join(source, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
     const partial = `${binary}.partial-${process.pid}`;
     try {
-      await run(go, ['build', '-o', partial, './cmd/ferretdb'], { cwd: source, env, timeout: 600_000, maxBuffer: 32 << 20 });
+      await run(go, ['build', '-o', partial, './cmd/ferretdb'], {
+        cwd: source,
+        env,
+        timeout: 600_000,
+        maxBuffer: 32 << 20,
+      });
     } catch (cause) {
-      throw new Error(`"go build ./cmd/ferretdb" of FerretDB ${FERRETDB_VERSION} failed: ${describe(cause)}`, { cause });
+      throw new Error(`"go build ./cmd/ferretdb" of FerretDB ${FERRETDB_VERSION} failed: ${describe(cause)}`, {
+        cause,
+      });
     }
     await rename(partial, binary);
   } finally {

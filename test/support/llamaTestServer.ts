@@ -24,7 +24,9 @@ declare module 'vitest' {
 export function llamaTestServer(): LlamaTestServer {
   const server = inject('llamaServer');
   if (server === undefined || typeof server.baseURL !== 'string') {
-    throw new Error("No llama server was provided: run these tests with `pnpm test:llm` (vitest.llm.config.ts's globalSetup).");
+    throw new Error(
+      "No llama server was provided: run these tests with `pnpm test:llm` (vitest.llm.config.ts's globalSetup).",
+    );
   }
   return server;
 }

@@ -64,7 +64,10 @@ export async function startMongoServer(options: StartMongoServerOptions = {}): P
   const stateDir = await mkdtemp(join(tmpdir(), 'baton-ferretdb-'));
   const port = await freePort();
   const url = `mongodb://127.0.0.1:${port}/`;
-  const backend = options.postgresqlUrl === undefined ? ['--handler=sqlite', `--sqlite-url=file:${stateDir}/`] : ['--handler=pg', `--postgresql-url=${options.postgresqlUrl}`];
+  const backend =
+    options.postgresqlUrl === undefined
+      ? ['--handler=sqlite', `--sqlite-url=file:${stateDir}/`]
+      : ['--handler=pg', `--postgresql-url=${options.postgresqlUrl}`];
   const args = [
     ...backend,
     '--telemetry=disable',
@@ -187,7 +190,9 @@ async function waitForPing(url: string, child: ChildProcess, timeoutMs: number, 
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`FerretDB exited (code ${child.exitCode}, signal ${child.signalCode}) before answering a ping on ${url}. Its log:\n${log.join('\n')}`);
+      throw new Error(
+        `FerretDB exited (code ${child.exitCode}, signal ${child.signalCode}) before answering a ping on ${url}. Its log:\n${log.join('\n')}`,
+      );
     }
     const client = new MongoClient(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
     try {
@@ -200,7 +205,9 @@ async function waitForPing(url: string, child: ChildProcess, timeoutMs: number, 
       await client.close().catch(() => {});
     }
   }
-  throw new Error(`FerretDB did not answer a ping on ${url} within ${timeoutMs} ms (${String(lastError)}). Its log:\n${log.join('\n')}`);
+  throw new Error(
+    `FerretDB did not answer a ping on ${url} within ${timeoutMs} ms (${String(lastError)}). Its log:\n${log.join('\n')}`,
+  );
 }
 
 /**

@@ -14,7 +14,9 @@ declare module 'vitest' {
 export function mongoTestUrl(): string {
   const url = inject('mongoUrl');
   if (typeof url !== 'string' || url === '') {
-    throw new Error('No MongoDB url was provided: add test/support/mongoGlobalSetup.ts to this vitest project\'s globalSetup.');
+    throw new Error(
+      "No MongoDB url was provided: add test/support/mongoGlobalSetup.ts to this vitest project's globalSetup.",
+    );
   }
   return url;
 }

@@ -76,7 +76,9 @@ const started = new Set<{ pgCtl: string[]; dataDir: string }>();
 process.once('exit', () => {
   for (const server of started) {
     try {
-      execFileSync(server.pgCtl[0]!, [...server.pgCtl.slice(1), 'stop', '-D', server.dataDir, '-m', 'immediate'], { stdio: 'ignore' });
+      execFileSync(server.pgCtl[0]!, [...server.pgCtl.slice(1), 'stop', '-D', server.dataDir, '-m', 'immediate'], {
+        stdio: 'ignore',
+      });
     } catch {
       // Already gone.
     }
@@ -89,10 +91,14 @@ process.once('exit', () => {
  */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
-  if (bin === undefined) throw new Error('PostgreSQL server binaries not found: install PostgreSQL (Debian: postgresql) or set PG_BIN to the folder with initdb and pg_ctl.');
+  if (bin === undefined)
+    throw new Error(
+      'PostgreSQL server binaries not found: install PostgreSQL (Debian: postgresql) or set PG_BIN to the folder with initdb and pg_ctl.',
+    );
   const root = process.getuid?.() === 0;
   const osUser = root ? (userExists('postgres') ? 'postgres' : 'nobody') : (process.env.USER ?? 'current user');
-  const as = (program: string): string[] => (root ? ['runuser', '-u', osUser, '--', join(bin, program)] : [join(bin, program)]);
+  const as = (program: string): string[] =>
+    root ? ['runuser', '-u', osUser, '--', join(bin, program)] : [join(bin, program)];
   const dir = await mkdtemp(join(tmpdir(), 'baton-postgres-'));
   const dataDir = join(dir, 'data');
   if (root) {
@@ -103,13 +109,27 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const exec = (argv: string[]) => run(argv[0]!, argv.slice(1), { cwd: dir, timeout: 120_000 });
   const port = await freePort();
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: dir, ...options.settings };
-  const serverOptions = [`-p ${port}`, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
+  const serverOptions = [`-p ${port}`, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(
+    ' ',
+  );
   const pgCtl = as('pg_ctl');
   const handle = { pgCtl, dataDir };
   try {
     await exec([...as('initdb'), '-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
     started.add(handle);
-    await exec([...pgCtl, 'start', '-D', dataDir, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', serverOptions]);
+    await exec([
+      ...pgCtl,
+      'start',
+      '-D',
+      dataDir,
+      '-w',
+      '-t',
+      '60',
+      '-l',
+      join(dir, 'server.log'),
+      '-o',
+      serverOptions,
+    ]);
   } catch (error) {
     const log = await run('tail', ['-n', '20', join(dir, 'server.log')]).then(
       (r) => r.stdout,
@@ -119,7 +139,9 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     await rm(dir, { recursive: true, force: true });
     throw new Error(`PostgreSQL did not start in ${dataDir}: ${(error as Error).message}\n${log}`);
   }
-  const version = (await run(join(bin, 'postgres'), ['--version'])).stdout.trim().replace(/^postgres \(PostgreSQL\) /, 'PostgreSQL ');
+  const version = (await run(join(bin, 'postgres'), ['--version'])).stdout
+    .trim()
+    .replace(/^postgres \(PostgreSQL\) /, 'PostgreSQL ');
   const pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -136,5 +158,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
 
 async function stop(handle: { pgCtl: string[]; dataDir: string }): Promise<void> {
   if (!started.delete(handle)) return;
-  await run(handle.pgCtl[0]!, [...handle.pgCtl.slice(1), 'stop', '-D', handle.dataDir, '-m', 'fast', '-w']).catch(() => {});
+  await run(handle.pgCtl[0]!, [...handle.pgCtl.slice(1), 'stop', '-D', handle.dataDir, '-m', 'fast', '-w']).catch(
+    () => {},
+  );
 }

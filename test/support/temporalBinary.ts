@@ -27,7 +27,9 @@ const MODULE = 'github.com/temporalio/cli/cmd/temporal';
 const SERVER_VERSION = 'Server 1.29.1';
 
 /** Where the binary lives: `<cache dir>/temporal-v1.5.1/temporal`. */
-export function temporalBinaryPath(cacheDir = process.env.BATON_CACHE_DIR ?? join(homedir(), '.cache', 'baton')): string {
+export function temporalBinaryPath(
+  cacheDir = process.env.BATON_CACHE_DIR ?? join(homedir(), '.cache', 'baton'),
+): string {
   return join(cacheDir, `temporal-${TEMPORAL_CLI_VERSION}`, 'temporal');
 }
 
@@ -69,7 +71,9 @@ export async function ensureTemporalBinary(cacheDir?: string): Promise<string> {
   try {
     if (await works(binary)) return binary;
     const started = performance.now();
-    process.stderr.write(`Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${binary} for the Temporal tests (once; 10–25 minutes)…\n`);
+    process.stderr.write(
+      `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${binary} for the Temporal tests (once; 10–25 minutes)…\n`,
+    );
     try {
       await buildTemporal(binary);
     } catch (error) {
@@ -77,7 +81,10 @@ export async function ensureTemporalBinary(cacheDir?: string): Promise<string> {
       throw error;
     }
     process.stderr.write(`Built the Temporal CLI ${TEMPORAL_CLI_VERSION} in ${seconds(started)} s.\n`);
-    if (!(await works(binary))) throw new Error(`The Temporal binary built at ${binary} does not run or does not report ${SERVER_VERSION} (CLI ${TEMPORAL_CLI_VERSION}).`);
+    if (!(await works(binary)))
+      throw new Error(
+        `The Temporal binary built at ${binary} does not run or does not report ${SERVER_VERSION} (CLI ${TEMPORAL_CLI_VERSION}).`,
+      );
     return binary;
   } finally {
     await release();

@@ -1,5 +1,14 @@
 /** The scenario on Baton: a HandoffBuilder workflow on an InMemoryStore. */
-import { agent, InMemoryStore, type ModelClient, type ModelMessage, type ModelRequest, type ModelStreamEvent, type Store, tool } from '@baton/core';
+import {
+  agent,
+  InMemoryStore,
+  type ModelClient,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type Store,
+  tool,
+} from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { HandoffBuilder, type HandoffSession } from '@baton/handoff';
 import { z } from 'zod';
@@ -34,9 +43,15 @@ function desk(store: Store) {
     name: 'triage',
     description: 'Routes customers to specialists.',
     instructions: 'Route the customer.',
-    model: new ScriptedModel((r) => (r.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] } : { text: 'Anything else?' }), {
-      record: false,
-    }),
+    model: new ScriptedModel(
+      (r) =>
+        r.messages.at(-1)?.role === 'user'
+          ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
+          : { text: 'Anything else?' },
+      {
+        record: false,
+      },
+    ),
   });
   const billingModel = new LastInput(
     new ScriptedModel(
@@ -44,13 +59,25 @@ function desk(store: Store) {
         const last = r.messages.at(-1);
         if (last?.role === 'tool' && last.toolName === 'refund') return { text: 'Refunded.' };
         const text = lastUserText(r);
-        return text === REFUND_TEXT ? { toolCalls: [{ name: 'refund', arguments: { orderId: '1234' } }] } : { text: answerTo(text) };
+        return text === REFUND_TEXT
+          ? { toolCalls: [{ name: 'refund', arguments: { orderId: '1234' } }] }
+          : { text: answerTo(text) };
       },
       { record: false },
     ),
   );
-  const billing = agent({ name: 'billing', description: 'Refunds, charges, invoices.', instructions: 'Resolve billing questions.', tools: [refund], model: billingModel });
-  const workflow = new HandoffBuilder({ name: 'peers' }).participants(triage, billing).coordinator(triage).store(store).build();
+  const billing = agent({
+    name: 'billing',
+    description: 'Refunds, charges, invoices.',
+    instructions: 'Resolve billing questions.',
+    tools: [refund],
+    model: billingModel,
+  });
+  const workflow = new HandoffBuilder({ name: 'peers' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(store)
+    .build();
   return { workflow, billingModel };
 }
 
@@ -72,7 +99,8 @@ export async function batonRunner(version: string): Promise<PeerRunner> {
       const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
       let total = size(await store.getSession('peers-1')) + size(await store.listBranches('peers-1'));
       total += size(await store.readMessages('peers-1', 'main'));
-      for (const entry of await store.listCheckpoints('peers-1', 'main')) total += size(await store.loadCheckpoint('peers-1', 'main', entry.id));
+      for (const entry of await store.listCheckpoints('peers-1', 'main'))
+        total += size(await store.loadCheckpoint('peers-1', 'main', entry.id));
       return total;
     },
     async pauseOnApproval() {

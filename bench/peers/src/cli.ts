@@ -25,7 +25,10 @@ import { customerText, duplicates, type PeerRunner } from './scenario.js';
 const PEERS = {
   baton: () => batonRunner(versionOf('../../../packages/handoff/package.json')),
   'openai-agents': () => openaiAgentsRunner(versionOf('../node_modules/@openai/agents/package.json')),
-  langgraph: () => langgraphRunner(`${versionOf('../node_modules/@langchain/langgraph/package.json')} + swarm ${versionOf('../node_modules/@langchain/langgraph-swarm/package.json')}`),
+  langgraph: () =>
+    langgraphRunner(
+      `${versionOf('../node_modules/@langchain/langgraph/package.json')} + swarm ${versionOf('../node_modules/@langchain/langgraph-swarm/package.json')}`,
+    ),
 } as const;
 type Peer = keyof typeof PEERS;
 
@@ -103,16 +106,31 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result));
     return;
   }
-  console.log(`cores: ${availableParallelism()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}; instant fake models, in-memory persistence\n`);
+  console.log(
+    `cores: ${availableParallelism()}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, Node ${process.version}; instant fake models, in-memory persistence\n`,
+  );
   const results: PeerResult[] = [];
   for (const peer of Object.keys(PEERS) as Peer[]) results.push(await runChild(peer, turns));
   const windows = HISTORY.filter((h) => h <= turns);
-  const head = [...windows.map((h) => `ms/turn at ${h} (CPU)`), 'persisted after 100 turns', `after ${turns}`, `restore + resume after approval at ${turns + MEASURED}`, 'duplicates in model input after restore'];
+  const head = [
+    ...windows.map((h) => `ms/turn at ${h} (CPU)`),
+    'persisted after 100 turns',
+    `after ${turns}`,
+    `restore + resume after approval at ${turns + MEASURED}`,
+    'duplicates in model input after restore',
+  ];
   console.log(`| framework | ${head.join(' | ')} |`);
   console.log(`|---|${head.map(() => '---').join('|')}|`);
   for (const r of results) {
     const cells = windows.map((h) => `${r.perTurn[h]?.wallMs.toFixed(1)} (${r.perTurn[h]?.cpuMs.toFixed(1)})`);
-    cells.push(kb(r.bytes[100]), kb(r.bytes[turns]), `${r.restoreMs.toFixed(1)} ms`, `${r.duplicates} of ${r.inputItems}`);
+    cells.push(
+      kb(r.bytes[100]),
+      kb(r.bytes[turns]),
+      `${r.restoreMs.toFixed(1)} ms`,
+      `${r.duplicates} of ${r.inputItems}`,
+    );
     console.log(`| ${r.name} | ${cells.join(' | ')} |`);
   }
 }

@@ -51,15 +51,27 @@ function graph(saver: MemorySaver) {
     },
     { name: 'refund', description: 'Refunds a charge.', schema: z.object({ orderId: z.string() }) },
   );
-  const triageModel = new FakeChatModel((messages) => (messages.at(-1)?.getType() === 'human' ? call('transfer_to_billing', {}) : new AIMessage('Anything else?')));
+  const triageModel = new FakeChatModel((messages) =>
+    messages.at(-1)?.getType() === 'human' ? call('transfer_to_billing', {}) : new AIMessage('Anything else?'),
+  );
   const billingModel = new FakeChatModel((messages) => {
     const last = messages.at(-1);
     if (last?.getType() === 'tool' && last.name === 'refund') return new AIMessage('Refunded.');
     const said = lastHumanText(messages);
     return said === REFUND_TEXT ? call('refund', { orderId: '1234' }) : new AIMessage(answerTo(said));
   });
-  const triage = createReactAgent({ llm: triageModel, tools: [createHandoffTool({ agentName: 'billing' })], name: 'triage', prompt: 'Route the customer.' });
-  const billing = createReactAgent({ llm: billingModel, tools: [refund], name: 'billing', prompt: 'Resolve billing questions.' });
+  const triage = createReactAgent({
+    llm: triageModel,
+    tools: [createHandoffTool({ agentName: 'billing' })],
+    name: 'triage',
+    prompt: 'Route the customer.',
+  });
+  const billing = createReactAgent({
+    llm: billingModel,
+    tools: [refund],
+    name: 'billing',
+    prompt: 'Resolve billing questions.',
+  });
   const app = createSwarm({ agents: [triage, billing], defaultActiveAgent: 'triage' }).compile({ checkpointer: saver });
   return { app, billingModel };
 }
@@ -81,7 +93,10 @@ export async function langgraphRunner(version: string): Promise<PeerRunner> {
       return deepBytes({ storage: saver.storage, writes: saver.writes });
     },
     async pauseOnApproval() {
-      const result = (await app.invoke({ messages: [{ role: 'user', content: REFUND_TEXT }], activeAgent: 'triage' }, config)) as { __interrupt__?: unknown[] };
+      const result = (await app.invoke(
+        { messages: [{ role: 'user', content: REFUND_TEXT }], activeAgent: 'triage' },
+        config,
+      )) as { __interrupt__?: unknown[] };
       if ((result.__interrupt__?.length ?? 0) !== 1) throw new Error('LangGraph did not pause on the approval');
     },
     async restoreAndApprove() {

@@ -1,5 +1,17 @@
 /** The scenario on OpenAI Agents JS: two Agents, a handoff, a tool with `needsApproval`, a MemorySession; the paused run is kept as `RunState.toString()`. */
-import { Agent, type AgentInputItem, MemorySession, type Model, type ModelRequest, type ModelResponse, RunState, run, setTracingDisabled, tool, Usage } from '@openai/agents';
+import {
+  Agent,
+  type AgentInputItem,
+  MemorySession,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  RunState,
+  run,
+  setTracingDisabled,
+  tool,
+  Usage,
+} from '@openai/agents';
 import { z } from 'zod';
 import { answerTo, deepBytes, type PeerRunner, REFUND_TEXT } from './scenario.js';
 
@@ -15,7 +27,9 @@ class FakeModel implements Model {
   last: Item[] = [];
   constructor(readonly answer: (items: Item[]) => ModelResponse['output']) {}
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const items = (typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input) as Item[];
+    const items = (
+      typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input
+    ) as Item[];
     this.last = items;
     return { usage: new Usage(), output: this.answer(items), responseId: `resp_${calls}` };
   }
@@ -26,7 +40,9 @@ class FakeModel implements Model {
 }
 
 function text(content: string): ModelResponse['output'] {
-  return [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content }] }];
+  return [
+    { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: content }] },
+  ];
 }
 
 function call(name: string, args: Record<string, unknown>): ModelResponse['output'] {
@@ -54,9 +70,21 @@ function agents() {
     const said = items.map(userText).findLast((t) => t !== undefined) ?? '';
     return said === REFUND_TEXT ? call('refund', { orderId: '1234' }) : text(answerTo(said));
   });
-  const billing = new Agent({ name: 'billing', instructions: 'Resolve billing questions.', model: billingModel, tools: [refund] });
-  const triageModel = new FakeModel((items) => (userText(items.at(-1)) !== undefined ? call('transfer_to_billing', {}) : text('Anything else?')));
-  const triage = new Agent({ name: 'triage', instructions: 'Route the customer.', model: triageModel, handoffs: [billing] });
+  const billing = new Agent({
+    name: 'billing',
+    instructions: 'Resolve billing questions.',
+    model: billingModel,
+    tools: [refund],
+  });
+  const triageModel = new FakeModel((items) =>
+    userText(items.at(-1)) !== undefined ? call('transfer_to_billing', {}) : text('Anything else?'),
+  );
+  const triage = new Agent({
+    name: 'triage',
+    instructions: 'Route the customer.',
+    model: triageModel,
+    handoffs: [billing],
+  });
   return { triage, billingModel };
 }
 

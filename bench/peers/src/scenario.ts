@@ -55,7 +55,8 @@ export function deepBytes(value: unknown, seen = new Set<object>()): number {
   if (typeof value !== 'object' || value === null || seen.has(value)) return 0;
   seen.add(value);
   let total = 0;
-  const entries = value instanceof Map ? [...value.entries()].flat() : Array.isArray(value) ? value : Object.entries(value).flat();
+  const entries =
+    value instanceof Map ? [...value.entries()].flat() : Array.isArray(value) ? value : Object.entries(value).flat();
   for (const entry of entries) total += deepBytes(entry, seen);
   return total;
 }

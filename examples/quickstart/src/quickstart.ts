@@ -27,7 +27,10 @@ console.log(`Models: ${models.label}\nStore:  FileStore in ${dataDir}`);
 
 try {
   const sessions = await store.listSessions({ userId: USER });
-  const paused = await findPausedSession(desk, sessions.filter((s) => s.status === 'active').map((s) => s.id));
+  const paused = await findPausedSession(
+    desk,
+    sessions.filter((s) => s.status === 'active').map((s) => s.id),
+  );
   if (paused === undefined) await firstRun(`chat-${sessions.length + 1}`);
   else await afterRestart(paused, `chat-${sessions.length + 1}`);
 } catch (error) {

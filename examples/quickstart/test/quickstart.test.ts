@@ -88,7 +88,11 @@ test("the README's expected output is what the two runs print (paths and the day
   expect(blocks).toHaveLength(2);
   // The README writes the folder as '/…/'; the output has the temp folder's path there.
   const lines = (text: string, skip: string) =>
-    text.replace(/\d{4}-\d\d-\d\d/g, 'DAY').split('\n').filter((line) => !line.includes(skip)).join('\n');
+    text
+      .replace(/\d{4}-\d\d-\d\d/g, 'DAY')
+      .split('\n')
+      .filter((line) => !line.includes(skip))
+      .join('\n');
   expect(lines(first, dir)).toContain(lines(blocks[0] ?? '', '…').trim());
   expect(lines(second, dir)).toContain(lines(blocks[1] ?? '', '…').trim());
 });

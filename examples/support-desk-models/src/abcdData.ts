@@ -27,7 +27,7 @@ export type AbcdConversation = z.infer<typeof AbcdConversationSchema>;
 /** What a conversations file must hold, for error messages. */
 export const EXPECTED_FORMAT =
   'Expected JSON Lines: one {"id", "flow", "subflow", "turns": [{"role": "customer" | "agent" | "action", "text"}]} object per line, ' +
-  'flow and subflow named as in ABCD (examples/support-desk/abcd/ontology.json). `pnpm abcd:import` converts ABCD\'s public release ' +
+  "flow and subflow named as in ABCD (examples/support-desk/abcd/ontology.json). `pnpm abcd:import` converts ABCD's public release " +
   '(github.com/asappresearch/abcd) to this format.';
 
 /**
@@ -71,14 +71,21 @@ export function parseConversations(text: string, source: string): AbcdConversati
     try {
       raw = JSON.parse(line);
     } catch (error) {
-      throw new InvalidInputError(`${source}:${index + 1} is not valid JSON (${(error as Error).message}): ${JSON.stringify(line.slice(0, 80))}. ${EXPECTED_FORMAT}`);
+      throw new InvalidInputError(
+        `${source}:${index + 1} is not valid JSON (${(error as Error).message}): ${JSON.stringify(line.slice(0, 80))}. ${EXPECTED_FORMAT}`,
+      );
     }
     const parsed = AbcdConversationSchema.safeParse(raw);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+      const issues = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ');
       throw new InvalidInputError(`${source}:${index + 1} is not an ABCD conversation (${issues}). ${EXPECTED_FORMAT}`);
     }
-    if (seen.has(parsed.data.id)) throw new InvalidInputError(`${source}:${index + 1} repeats the conversation id ${JSON.stringify(parsed.data.id)}; ids must be unique.`);
+    if (seen.has(parsed.data.id))
+      throw new InvalidInputError(
+        `${source}:${index + 1} repeats the conversation id ${JSON.stringify(parsed.data.id)}; ids must be unique.`,
+      );
     seen.add(parsed.data.id);
     conversations.push(parsed.data);
   }

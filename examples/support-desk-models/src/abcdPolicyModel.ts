@@ -76,8 +76,13 @@ export class AbcdPolicyModel implements ModelClient {
     const offered = new Set(request.tools.map((t) => t.name));
     // The case is recognised from the conversation so far: every answer may tell more (an item, a refund, a bill).
     const reroute = this.#reroute(view);
-    if (reroute !== undefined && offered.has(`handoff_to_${TRIAGE}`)) return { type: 'tool', id, name: `handoff_to_${TRIAGE}`, args: { reason: reroute } };
-    const subflow = withFlowPrior(this.#classify(classifier, caseText(view.customerTexts, view.slots, this.#options.caseMessages)), handedFlow(view.calls, agent), ontology);
+    if (reroute !== undefined && offered.has(`handoff_to_${TRIAGE}`))
+      return { type: 'tool', id, name: `handoff_to_${TRIAGE}`, args: { reason: reroute } };
+    const subflow = withFlowPrior(
+      this.#classify(classifier, caseText(view.customerTexts, view.slots, this.#options.caseMessages)),
+      handedFlow(view.calls, agent),
+      ontology,
+    );
     if (subflow === undefined) return { type: 'text', text: 'Could you tell me more about the problem?' };
     const decision = decideNextStep(view, {
       agent,
@@ -88,7 +93,11 @@ export class AbcdPolicyModel implements ModelClient {
     });
     switch (decision.type) {
       case 'call':
-        if (!offered.has(decision.name)) return { type: 'text', text: `I would ${decision.name.replace(/-/g, ' ')} now, but I do not have that tool.` };
+        if (!offered.has(decision.name))
+          return {
+            type: 'text',
+            text: `I would ${decision.name.replace(/-/g, ' ')} now, but I do not have that tool.`,
+          };
         return { type: 'tool', id, name: decision.name, args: decision.args };
       case 'ask':
         // The question carries the case the specialist works on so far (`case`; the tool reads only `prompt`), so a
@@ -99,7 +108,9 @@ export class AbcdPolicyModel implements ModelClient {
       case 'reply':
         return { type: 'text', text: decision.text };
       case 'end':
-        return offered.has(END_CONVERSATION) ? { type: 'tool', id, name: END_CONVERSATION, args: { reason: decision.reason } } : { type: 'text', text: 'Thank you for contacting AcmeCorp. Goodbye!' };
+        return offered.has(END_CONVERSATION)
+          ? { type: 'tool', id, name: END_CONVERSATION, args: { reason: decision.reason } }
+          : { type: 'text', text: 'Thank you for contacting AcmeCorp. Goodbye!' };
     }
   }
 
@@ -121,7 +132,16 @@ export class AbcdPolicyModel implements ModelClient {
     if (view.calls.some((call) => call.name === `handoff_to_${TRIAGE}`)) return undefined;
     // Only until this specialist runs an action of a case (looking the customer up is every case's): from then on the
     // customer's words answer it.
-    if (view.calls.some((call) => call.agent === agent && !IDENTITY_STEPS.has(call.name) && call.name !== REQUEST_USER_INPUT && !call.name.startsWith('handoff_to_'))) return undefined;
+    if (
+      view.calls.some(
+        (call) =>
+          call.agent === agent &&
+          !IDENTITY_STEPS.has(call.name) &&
+          call.name !== REQUEST_USER_INPUT &&
+          !call.name.startsWith('handoff_to_'),
+      )
+    )
+      return undefined;
     const result = this.#classify(anyFlow, withoutIdentity(view.customerTexts.join('\n'), view.slots));
     if (result === undefined) return undefined;
     const bySpecialist = new Map<string, { flow: string; probability: number }>();
@@ -131,7 +151,9 @@ export class AbcdPolicyModel implements ModelClient {
       // The specialist's likeliest flow names it; its probability is that of all its flows.
       bySpecialist.set(specialist, { flow: known?.flow ?? flow, probability: (known?.probability ?? 0) + probability });
     }
-    const [specialist, best] = [...bySpecialist.entries()].reduce((a, b) => (b[1].probability > a[1].probability ? b : a));
+    const [specialist, best] = [...bySpecialist.entries()].reduce((a, b) =>
+      b[1].probability > a[1].probability ? b : a,
+    );
     if (specialist === agent || best.probability < (this.#options.rerouteConfidence ?? 0.9)) return undefined;
     return `flow ${best.flow}, confidence ${best.probability.toFixed(2)} (the customer's words are not a case of mine)`;
   }
@@ -175,7 +197,11 @@ function handedFlow(calls: ConversationView['calls'], agent: string): { flow: st
  * probability is weighted by triage's confidence when it belongs to the flow triage named, and by
  * the rest of it otherwise (clamped to 0.05–0.95, so strong evidence in the customer's words still wins).
  */
-function withFlowPrior(result: Classification | undefined, handed: { flow: string; confidence: number } | undefined, ontology: Ontology): string | undefined {
+function withFlowPrior(
+  result: Classification | undefined,
+  handed: { flow: string; confidence: number } | undefined,
+  ontology: Ontology,
+): string | undefined {
   if (result === undefined || handed === undefined) return result?.label;
   const prior = Math.min(0.95, Math.max(0.05, handed.confidence));
   let best: { label: string; weight: number } | undefined;

@@ -55,7 +55,8 @@ export interface AbcdRouterModelOptions {
 }
 
 /** The question triage asks for the customer's identity while it gathers the opening, as ABCD's agents do before their first action. */
-export const IDENTITY_QUESTION = 'I can help with that. So that I can pull up your account, may I have your full name or account ID?';
+export const IDENTITY_QUESTION =
+  'I can help with that. So that I can pull up your account, may I have your full name or account ID?';
 
 /** The question the router asks when the customer has not said what they need yet. */
 export const HOW_CAN_I_HELP = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
@@ -83,7 +84,9 @@ const FLOW_TOPICS: Record<string, string> = {
  */
 export function clarifyingQuestion(flows: readonly string[]): string {
   const topics = flows.slice(0, 2).map((flow) => FLOW_TOPICS[flow] ?? flow.replace(/_/g, ' '));
-  return topics.length < 2 ? 'Could you tell me a little more about what you need?' : `Could you tell me a little more? Is it about ${topics[0]}, or about ${topics[1]}?`;
+  return topics.length < 2
+    ? 'Could you tell me a little more about what you need?'
+    : `Could you tell me a little more? Is it about ${topics[0]}, or about ${topics[1]}?`;
 }
 
 /**
@@ -122,7 +125,21 @@ export function withoutIdentity(text: string, slots: SlotValues): string {
  * The words (as {@link textFeatures} stems them) of an answer to "may I have your name or account ID?": a message
  * whose content words are all among them says who the customer is, not what they need.
  */
-const IDENTITY_WORDS: ReadonlySet<string> = new Set(['name', 'usernam', 'email', 'address', 'account', 'acct', 'id', 'order', 'zip', 'code', 'phone', 'number', 'com']);
+const IDENTITY_WORDS: ReadonlySet<string> = new Set([
+  'name',
+  'usernam',
+  'email',
+  'address',
+  'account',
+  'acct',
+  'id',
+  'order',
+  'zip',
+  'code',
+  'phone',
+  'number',
+  'com',
+]);
 
 /**
  * Whether a customer message says anything about their need: a content word other than those of a name or id
@@ -203,7 +220,10 @@ export class AbcdRouterModel implements ModelClient {
     const current = view.speakers.filter((name) => name !== self).at(-1);
     // A specialist that handed the case back naming another flow (`flow order_issue, …`): to that flow's specialist.
     const back = view.calls.at(-1);
-    const backTo = back?.name === `handoff_to_${self}` ? this.#options.specialistFor(flowInReason(String(back.args.reason ?? ''), this.#options.flows ?? []) ?? '') : undefined;
+    const backTo =
+      back?.name === `handoff_to_${self}`
+        ? this.#options.specialistFor(flowInReason(String(back.args.reason ?? ''), this.#options.flows ?? []) ?? '')
+        : undefined;
     if (backTo !== undefined && backTo !== back?.agent && offered.has(`handoff_to_${backTo}`)) {
       return { type: 'tool', id, name: `handoff_to_${backTo}`, args: { reason: String(back?.args.reason) } };
     }
@@ -211,15 +231,30 @@ export class AbcdRouterModel implements ModelClient {
       return { type: 'tool', id, name: `handoff_to_${current}`, args: { reason: `continuing with ${current}` } };
     }
     // The opening turns together: what the customer said so far about their need, less who they are (a name or an id says nothing about the need).
-    const result = this.#options.classifier.classify((this.#options.read ?? triageText)(view.customerTexts, view.slots));
-    const question = this.#nextQuestion(view.calls.filter((call) => call.agent === self), result);
-    if (question !== undefined && offered.has(REQUEST_USER_INPUT)) return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: question } };
-    if (result === undefined) return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
+    const result = this.#options.classifier.classify(
+      (this.#options.read ?? triageText)(view.customerTexts, view.slots),
+    );
+    const question = this.#nextQuestion(
+      view.calls.filter((call) => call.agent === self),
+      result,
+    );
+    if (question !== undefined && offered.has(REQUEST_USER_INPUT))
+      return { type: 'tool', id, name: REQUEST_USER_INPUT, args: { prompt: question } };
+    if (result === undefined)
+      return { type: 'text', text: 'Could you tell me in a few words what you need help with?' };
     const target = this.#options.specialistFor(result.label);
     if (target === undefined || !offered.has(`handoff_to_${target}`)) {
-      return { type: 'text', text: `I understand this is about ${result.label.replace(/_/g, ' ')}, but no colleague of mine handles that here.` };
+      return {
+        type: 'text',
+        text: `I understand this is about ${result.label.replace(/_/g, ' ')}, but no colleague of mine handles that here.`,
+      };
     }
-    return { type: 'tool', id, name: `handoff_to_${target}`, args: { reason: `flow ${result.label}, confidence ${result.confidence.toFixed(2)}` } };
+    return {
+      type: 'tool',
+      id,
+      name: `handoff_to_${target}`,
+      args: { reason: `flow ${result.label}, confidence ${result.confidence.toFixed(2)}` },
+    };
   }
 
   /**
@@ -234,13 +269,17 @@ export class AbcdRouterModel implements ModelClient {
     const asked = mine.filter((call) => call.name === REQUEST_USER_INPUT).map((call) => String(call.args.prompt ?? ''));
     const last = mine.at(-1)?.name === REQUEST_USER_INPUT ? asked.at(-1) : undefined;
     const maxQuestions = this.#options.maxQuestions ?? 2;
-    if (result === undefined) return asked.length > maxQuestions ? undefined : [HOW_CAN_I_HELP, IDENTITY_QUESTION].find((q) => q !== last);
+    if (result === undefined)
+      return asked.length > maxQuestions ? undefined : [HOW_CAN_I_HELP, IDENTITY_QUESTION].find((q) => q !== last);
     if (result.confidence >= (this.#options.routeConfidence ?? 0.8)) return undefined;
     const [a, b] = result.probabilities;
     const minConfidence = this.#options.minConfidence ?? 0.5;
     if (asked.length >= maxQuestions) {
       // Still torn after its questions: one more which-topic question (never the one it asked last), up to maxQuestionsTorn.
-      const extra = asked.length < maxQuestions + (this.#options.maxQuestionsTorn ?? 1) && result.confidence < minConfidence && asked.length >= 1;
+      const extra =
+        asked.length < maxQuestions + (this.#options.maxQuestionsTorn ?? 1) &&
+        result.confidence < minConfidence &&
+        asked.length >= 1;
       const question = clarifyingQuestion(b === undefined ? [] : [a!.label, b.label]);
       const fallback = clarifyingQuestion([]);
       return extra ? [question, fallback].find((q) => q !== last) : undefined;

@@ -34,7 +34,8 @@ export class AveragedClassifier implements FlowClassifier {
   classify(text: string): Classification | undefined {
     const sums = new Map<string, number>();
     for (const model of this.#models) {
-      for (const { label, probability } of model.classify(text)?.probabilities ?? []) sums.set(label, (sums.get(label) ?? 0) + probability / this.#models.length);
+      for (const { label, probability } of model.classify(text)?.probabilities ?? [])
+        sums.set(label, (sums.get(label) ?? 0) + probability / this.#models.length);
     }
     const probabilities = [...sums]
       .map(([label, probability]) => ({ label, probability }))

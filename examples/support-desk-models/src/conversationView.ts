@@ -48,10 +48,20 @@ export function slotsAskedBy(prompt: string): string[] {
   const p = prompt.toLowerCase();
   const asked: string[] = [];
   const rules: Array<[RegExp, string]> = [
-    [/\bname\b/, 'customer_name'], [/account id/, 'account_id'], [/order id/, 'order_id'], [/zip/, 'zip_code'],
-    [/username/, 'username'], [/e-?mail/, 'email'], [/\bpin\b/, 'pin_number'], [/security/, 'security_answer'],
-    [/how much|amount/, 'amount'], [/shipping status/, 'shipping_option'], [/membership/, 'membership_level'],
-    [/phone/, 'phone'], [/address/, 'street_address'], [/payment method/, 'payment_method'],
+    [/\bname\b/, 'customer_name'],
+    [/account id/, 'account_id'],
+    [/order id/, 'order_id'],
+    [/zip/, 'zip_code'],
+    [/username/, 'username'],
+    [/e-?mail/, 'email'],
+    [/\bpin\b/, 'pin_number'],
+    [/security/, 'security_answer'],
+    [/how much|amount/, 'amount'],
+    [/shipping status/, 'shipping_option'],
+    [/membership/, 'membership_level'],
+    [/phone/, 'phone'],
+    [/address/, 'street_address'],
+    [/payment method/, 'payment_method'],
   ];
   for (const [pattern, slot] of rules) if (pattern.test(p)) asked.push(slot);
   return asked;
@@ -96,10 +106,18 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
         const at = speakers.indexOf(agent);
         if (at >= 0) speakers.splice(at, 1);
         speakers.push(agent);
-        if ((message.toolCalls ?? []).length === 0 && message.content.trim() !== '') repliedAt.set(agent, customerTexts.length);
+        if ((message.toolCalls ?? []).length === 0 && message.content.trim() !== '')
+          repliedAt.set(agent, customerTexts.length);
       }
       for (const call of message.toolCalls ?? []) {
-        const viewed: ViewedCall = { id: call.id, name: call.name, agent, args: parseArgs(call.arguments), result: undefined, failed: false };
+        const viewed: ViewedCall = {
+          id: call.id,
+          name: call.name,
+          agent,
+          args: parseArgs(call.arguments),
+          result: undefined,
+          failed: false,
+        };
         calls.push(viewed);
         byId.set(call.id, viewed);
       }
@@ -112,7 +130,17 @@ export function viewConversation(messages: readonly ModelMessage[]): Conversatio
     }
   }
   const digest = createHash('sha256')
-    .update(JSON.stringify(messages.map((m) => [m.role, m.agent ?? '', m.content, m.toolCallId ?? '', (m.toolCalls ?? []).map((c) => c.id)])))
+    .update(
+      JSON.stringify(
+        messages.map((m) => [
+          m.role,
+          m.agent ?? '',
+          m.content,
+          m.toolCallId ?? '',
+          (m.toolCalls ?? []).map((c) => c.id),
+        ]),
+      ),
+    )
     .digest('hex')
     .slice(0, 16);
   return { customerTexts, slots, calls, speakers, heardBefore, repliedAt, last: messages.at(-1), digest };

@@ -1,7 +1,9 @@
 import type { ModelStreamEvent } from '@baton/core';
 
 /** What an offline model decided: text for the user, or one tool call. */
-export type ModelDecision = { type: 'text'; text: string } | { type: 'tool'; id: string; name: string; args: Record<string, unknown> };
+export type ModelDecision =
+  | { type: 'text'; text: string }
+  | { type: 'tool'; id: string; name: string; args: Record<string, unknown> };
 
 /**
  * Streams a decision the way a real model streams its answer: text in word-sized deltas, or one
@@ -16,7 +18,10 @@ export async function* streamDecision(decision: ModelDecision): AsyncGenerator<M
   if (decision.type === 'text') {
     for (const delta of decision.text.match(/\S+\s*|\s+/g) ?? []) yield { type: 'text.delta', delta };
   } else {
-    yield { type: 'tool_call', toolCall: { id: decision.id, name: decision.name, arguments: JSON.stringify(decision.args) } };
+    yield {
+      type: 'tool_call',
+      toolCall: { id: decision.id, name: decision.name, arguments: JSON.stringify(decision.args) },
+    };
   }
   yield { type: 'usage', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 1 } };
   yield { type: 'finish', finishReason: decision.type === 'tool' ? 'tool_calls' : 'stop' };

@@ -9,7 +9,11 @@
  * mistake is refunded $40 ("The amount should be for $40", Status Service Added); shipping paid for
  * nothing gets the standard $8 back ("Standard shipping is $8.00", Shipping Cost).
  */
-export const GUIDELINE_AMOUNTS: Readonly<Record<string, string>> = { refund_initiate: '50', status_service_added: '40', cost: '8' };
+export const GUIDELINE_AMOUNTS: Readonly<Record<string, string>> = {
+  refund_initiate: '50',
+  status_service_added: '40',
+  cost: '8',
+};
 
 /** What the guideline has the agent type into an action's field, by case then action (e.g. "Enter in 'remove service' and use the [Update Account] button"). */
 const ENTRIES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -34,7 +38,11 @@ const REASON_OPTIONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The slot each action's entry goes into (ontology.json). */
-const ENTRY_SLOT: Readonly<Record<string, string>> = { 'update-account': 'account_slotval', 'update-order': 'order_slotval', 'record-reason': 'reason_slotval' };
+const ENTRY_SLOT: Readonly<Record<string, string>> = {
+  'update-account': 'account_slotval',
+  'update-order': 'order_slotval',
+  'record-reason': 'reason_slotval',
+};
 
 /**
  * The value a guideline has the agent enter into `action` for the case `subflow`, by the action's

@@ -15,7 +15,10 @@ const GuidelinesSchema = z.record(
   z.string(),
   z.object({
     description: z.string(),
-    subflows: z.record(z.string(), z.object({ actions: z.array(GuidelineActionSchema), instructions: z.array(z.string()) })),
+    subflows: z.record(
+      z.string(),
+      z.object({ actions: z.array(GuidelineActionSchema), instructions: z.array(z.string()) }),
+    ),
   }),
 );
 
@@ -41,13 +44,37 @@ export interface Guideline {
  * `reset_2fa`), per ontology flow. The others are matched by title: `Status Mystery Fee` → `status_mystery_fee`.
  */
 const SUBFLOW_BY_TITLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  product_defect: { 'Initiate Refund': 'refund_initiate', 'Update Refund': 'refund_update', 'Return Due to Stain': 'return_stain', 'Return Due to Color': 'return_color', 'Return Due to Size': 'return_size' },
+  product_defect: {
+    'Initiate Refund': 'refund_initiate',
+    'Update Refund': 'refund_update',
+    'Return Due to Stain': 'return_stain',
+    'Return Due to Color': 'return_color',
+    'Return Due to Size': 'return_size',
+  },
   account_access: { 'Reset Two-Factor Auth': 'reset_2fa' },
-  troubleshoot_site: { 'Invalid Credit Card': 'credit_card', 'Cart Not Updating': 'shopping_cart', 'Search Not Working': 'search_results', 'Website Too Slow': 'slow_speed' },
-  purchase_dispute: { 'Out-of-Stock General': 'out_of_stock_general', 'Out-of-Stock One Item': 'out_of_stock_one_item' },
-  shipping_issue: { 'Shipping Status': 'status', 'Manage Shipping': 'manage', 'Missing Item': 'missing', 'Shipping Cost': 'cost' },
+  troubleshoot_site: {
+    'Invalid Credit Card': 'credit_card',
+    'Cart Not Updating': 'shopping_cart',
+    'Search Not Working': 'search_results',
+    'Website Too Slow': 'slow_speed',
+  },
+  purchase_dispute: {
+    'Out-of-Stock General': 'out_of_stock_general',
+    'Out-of-Stock One Item': 'out_of_stock_one_item',
+  },
+  shipping_issue: {
+    'Shipping Status': 'status',
+    'Manage Shipping': 'manage',
+    'Missing Item': 'missing',
+    'Shipping Cost': 'cost',
+  },
   single_item_query: { 'Boots FAQ': 'boots', 'Shirt FAQ': 'shirt', 'Jeans FAQ': 'jeans', 'Jacket FAQ': 'jacket' },
-  storewide_query: { 'Pricing FAQ': 'pricing', 'Membership FAQ': 'membership', 'Timing FAQ': 'timing', 'Policy FAQ': 'policy' },
+  storewide_query: {
+    'Pricing FAQ': 'pricing',
+    'Membership FAQ': 'membership',
+    'Timing FAQ': 'timing',
+    'Policy FAQ': 'policy',
+  },
 };
 
 /** `Single-Item Query` → `single_item_query`. */
@@ -88,10 +115,16 @@ export function loadGuidelines(ontology: Ontology, file: string = GUIDELINES_FIL
   for (const [flowTitle, flowGuide] of Object.entries(parsed.data)) {
     const flow = snakeCase(flowTitle);
     const known = ontology.subflows[flow];
-    if (known === undefined) throw new InvalidInputError(`${file}: the flow ${JSON.stringify(flowTitle)} is not one of the ontology's (${ontology.flows.join(', ')}).`);
+    if (known === undefined)
+      throw new InvalidInputError(
+        `${file}: the flow ${JSON.stringify(flowTitle)} is not one of the ontology's (${ontology.flows.join(', ')}).`,
+      );
     for (const [subflowTitle, guide] of Object.entries(flowGuide.subflows)) {
       const subflow = SUBFLOW_BY_TITLE[flow]?.[subflowTitle] ?? snakeCase(subflowTitle);
-      if (!known.includes(subflow)) throw new InvalidInputError(`${file}: ${JSON.stringify(`${flowTitle} / ${subflowTitle}`)} names no subflow of ${flow} (${known.join(', ')}).`);
+      if (!known.includes(subflow))
+        throw new InvalidInputError(
+          `${file}: ${JSON.stringify(`${flowTitle} / ${subflowTitle}`)} names no subflow of ${flow} (${known.join(', ')}).`,
+        );
       found.set(subflow, {
         flow,
         subflow,
@@ -103,7 +136,9 @@ export function loadGuidelines(ontology: Ontology, file: string = GUIDELINES_FIL
       });
     }
   }
-  const missing = ontology.flows.flatMap((flow) => (ontology.subflows[flow] ?? []).filter((subflow) => !found.has(subflow)));
+  const missing = ontology.flows.flatMap((flow) =>
+    (ontology.subflows[flow] ?? []).filter((subflow) => !found.has(subflow)),
+  );
   if (missing.length > 0) throw new InvalidInputError(`${file} has no guideline for ${missing.join(', ')}.`);
   return ontology.flows.flatMap((flow) => (ontology.subflows[flow] ?? []).map((subflow) => found.get(subflow)!));
 }

@@ -84,12 +84,12 @@ export type Learner = (examples: readonly Featured[], labels: readonly string[])
 export const naiveBayes =
   (settings: NaiveBayesSettings): Learner =>
   (examples, labels) => {
-  const model = trainNaiveBayes(examples, settings);
-  return (features) => {
-    const odds = new Map(model.computeOdds([...features]) as Array<[string, number]>);
-    return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
+    const model = trainNaiveBayes(examples, settings);
+    return (features) => {
+      const odds = new Map(model.computeOdds([...features]) as Array<[string, number]>);
+      return labels.map((label) => (odds.get(label) ?? 0) * Math.LN2);
+    };
   };
-};
 
 /** Gradient steps and step size of {@link logisticRegression} (set before measuring, not tuned on the figures). */
 const LR_STEPS = 300;
@@ -112,9 +112,14 @@ interface SparseVector {
 function tfIdfVectorizer(
   examples: readonly Featured[],
   maxFeatures = Number.POSITIVE_INFINITY,
-): { columns: number; vectorize: (features: readonly string[]) => SparseVector | undefined; dense: (vector: SparseVector) => Float64Array } {
+): {
+  columns: number;
+  vectorize: (features: readonly string[]) => SparseVector | undefined;
+  dense: (vector: SparseVector) => Float64Array;
+} {
   const df = new Map<string, number>();
-  for (const example of examples) for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
+  for (const example of examples)
+    for (const feature of new Set(example.features)) df.set(feature, (df.get(feature) ?? 0) + 1);
   const kept = [...df].filter(([, count]) => count >= LR_MIN_DF);
   // At most maxFeatures, the most frequent (as scikit-learn's `max_features`; a stable sort: ties keep their first text's order).
   if (kept.length > maxFeatures) kept.sort((a, b) => b[1] - a[1]).splice(maxFeatures);
@@ -155,7 +160,12 @@ function tfIdfVectorizer(
  * label's `sign · w·x` (all 0 when the text has no known feature). mljs's logistic regression needs sign −1 (see
  * {@link logisticRegression}).
  */
-function linearScorer(vectorize: (features: readonly string[]) => SparseVector | undefined, weights: ReadonlyArray<ArrayLike<number>>, labels: readonly string[], sign: 1 | -1): Scorer {
+function linearScorer(
+  vectorize: (features: readonly string[]) => SparseVector | undefined,
+  weights: ReadonlyArray<ArrayLike<number>>,
+  labels: readonly string[],
+  sign: 1 | -1,
+): Scorer {
   return (features) => {
     const vector = vectorize(features);
     if (vector === undefined) return labels.map(() => 0);
@@ -234,7 +244,10 @@ export const linearSvm =
     const input = new ndarray('float64', buffer, [columns], [1], 0, 'row-major');
     // The library's model itself, not the accumulator its package exports: that accumulator returns the coefficients
     // after every step, a dense copy that cost as much as the step; they are read here only when averaged.
-    const models = labels.map(() => new BinaryClassificationModel(columns, { loss: 'hinge', lambda, learningRate: ['pegasos'], intercept: false }));
+    const models = labels.map(
+      () =>
+        new BinaryClassificationModel(columns, { loss: 'hinge', lambda, learningRate: ['pegasos'], intercept: false }),
+    );
     // The sum of each model's iterates over the averaged passes, then their mean: the weights, the bias's last.
     const weights = labels.map(() => new Float64Array(columns));
     const averagedFrom = Math.floor(epochs / 2);

@@ -49,7 +49,12 @@ declare module '@stdlib/ml-incr-binary-classification/lib/model.js' {
   export default class BinaryClassificationModel {
     constructor(
       features: number,
-      options: { loss: 'hinge' | 'log' | 'modifiedHuber' | 'perceptron' | 'squaredHinge'; lambda: number; learningRate: [string, ...number[]]; intercept: boolean },
+      options: {
+        loss: 'hinge' | 'log' | 'modifiedHuber' | 'perceptron' | 'squaredHinge';
+        lambda: number;
+        learningRate: [string, ...number[]];
+        intercept: boolean;
+      },
     );
     /** One step on a vector of N features whose label is +1 or −1 (not checked). */
     update(x: ndarray, y: 1 | -1): this;

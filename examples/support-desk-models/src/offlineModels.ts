@@ -6,7 +6,14 @@ import { AveragedClassifier } from './averagedClassifier.js';
 import { type Guideline, guidelineText, loadGuidelines } from './guidelines.js';
 import type { Ontology } from './ontology.js';
 import { extractSlots, type SlotValues } from './slotExtraction.js';
-import { createTextClassifier, type LabelledText, type LinearSvmClassifier, NaiveBayesClassifier, type NaiveBayesOptions, type TextClassifierKind } from './textClassifier.js';
+import {
+  createTextClassifier,
+  type LabelledText,
+  type LinearSvmClassifier,
+  NaiveBayesClassifier,
+  type NaiveBayesOptions,
+  type TextClassifierKind,
+} from './textClassifier.js';
 import { hasContent } from './textFeatures.js';
 
 /** A specialist as the offline models see it: its agent name and the ABCD flows it covers (every flow exactly one's). */
@@ -32,7 +39,13 @@ export interface OfflineModels {
  * twelfth pass for training time, the replay's figures unchanged or better, and `routingCv.ts --ngrams` ties the two);
  * calibrated on 150 held-out texts of one of 2 folds.
  */
-export const ROUTER_CLASSIFIER: NaiveBayesOptions = { charNgrams: { min: 3, max: 5 }, smoothing: 0.25, presence: false, calibrationFolds: 2, calibrationTexts: 150 };
+export const ROUTER_CLASSIFIER: NaiveBayesOptions = {
+  charNgrams: { min: 3, max: 5 },
+  smoothing: 0.25,
+  presence: false,
+  calibrationFolds: 2,
+  calibrationTexts: 150,
+};
 
 /**
  * The second naive Bayes of the router's ensemble ({@link createRouterClassifier}): words only, binarized,
@@ -48,7 +61,10 @@ export const ROUTER_WORDS_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2 
  * @throws {InvalidInputError} when the texts hold 2 labels or more but fewer than 10 distinct features
  */
 export function createRouterClassifier(texts: readonly LabelledText[]): AveragedClassifier {
-  return new AveragedClassifier([new NaiveBayesClassifier(texts, ROUTER_CLASSIFIER), new NaiveBayesClassifier(texts, ROUTER_WORDS_CLASSIFIER)]);
+  return new AveragedClassifier([
+    new NaiveBayesClassifier(texts, ROUTER_CLASSIFIER),
+    new NaiveBayesClassifier(texts, ROUTER_WORDS_CLASSIFIER),
+  ]);
 }
 
 /**
@@ -65,7 +81,8 @@ export function createRouterClassifier(texts: readonly LabelledText[]): Averaged
  */
 export function needText(messages: readonly string[]): string {
   const slots: SlotValues = {};
-  for (const message of messages) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  for (const message of messages)
+    for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
   return withoutIdentity(messages.join('\n'), slots);
 }
 
@@ -82,7 +99,8 @@ export function needText(messages: readonly string[]): string {
  */
 export function triageReading(messages: readonly string[]): string {
   const slots: SlotValues = {};
-  for (const message of messages) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  for (const message of messages)
+    for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
   return triageText(messages, slots);
 }
 
@@ -134,9 +152,18 @@ export const GUIDELINE_COPIES = { router: 3, cases: 3 } as const;
  * guidelineTrainingTexts(loadGuidelines(ontology), 'flow', 1).length; // 55
  * ```
  */
-export function guidelineTrainingTexts(guidelines: readonly Guideline[], label: 'flow' | 'subflow', copies: number): LabelledText[] {
+export function guidelineTrainingTexts(
+  guidelines: readonly Guideline[],
+  label: 'flow' | 'subflow',
+  copies: number,
+): LabelledText[] {
   return guidelines.flatMap((guideline) =>
-    Array.from({ length: copies }, (_, i) => ({ id: `guideline-${guideline.subflow}-${i}`, text: guidelineText(guideline), label: guideline[label], calibrate: false })),
+    Array.from({ length: copies }, (_, i) => ({
+      id: `guideline-${guideline.subflow}-${i}`,
+      text: guidelineText(guideline),
+      label: guideline[label],
+      calibrate: false,
+    })),
   );
 }
 
@@ -153,7 +180,12 @@ export const CASE_CLASSIFIER_KIND: TextClassifierKind = 'linear-svm';
  * folds, not 3, and 100 held-out texts, for training time (`scripts/trainingTime.ts`; with 3 folds the repeated
  * cross-validation's case mean was 308.2 of 400, with 2 it was 307.6: the same within its spread).
  */
-export const CASE_CLASSIFIER: NaiveBayesOptions = { calibrationFolds: 2, calibrationTexts: 100, lambda: 0.03, epochs: 5 };
+export const CASE_CLASSIFIER: NaiveBayesOptions = {
+  calibrationFolds: 2,
+  calibrationTexts: 100,
+  lambda: 0.03,
+  epochs: 5,
+};
 
 /**
  * The classifier of every flow a specialist hands a customer back with (the case classifiers' texts labelled with their
@@ -208,17 +240,33 @@ export const CASE_TRAINING_TEXTS: CaseTrainingTexts = 'whole';
  * const examples = caseTrainingTexts(training, loadOntology(), 'whole');
  * ```
  */
-export function caseTrainingTexts(training: readonly AbcdConversation[], ontology: Ontology, texts: CaseTrainingTexts): LabelledText[] {
+export function caseTrainingTexts(
+  training: readonly AbcdConversation[],
+  ontology: Ontology,
+  texts: CaseTrainingTexts,
+): LabelledText[] {
   const names = Object.entries(ontology.subflows).flatMap(([flow, subflows]) =>
-    subflows.flatMap((subflow) => [0, 1, 2].map((i) => ({ id: `name-${subflow}-${i}`, text: `${flow} ${subflow}`.replace(/_/g, ' '), label: subflow }))),
+    subflows.flatMap((subflow) =>
+      [0, 1, 2].map((i) => ({
+        id: `name-${subflow}-${i}`,
+        text: `${flow} ${subflow}`.replace(/_/g, ' '),
+        label: subflow,
+      })),
+    ),
   );
   return [
     ...training.flatMap((c) => {
       const messages = customerMessages(c);
       const whole = { id: c.id, text: messages.join('\n'), label: c.subflow, group: c.id };
-      if (texts === 'whole+opening') return [whole, { id: `${c.id}-opening`, text: openingText(c), label: c.subflow, group: c.id }];
+      if (texts === 'whole+opening')
+        return [whole, { id: `${c.id}-opening`, text: openingText(c), label: c.subflow, group: c.id }];
       if (texts === 'whole+each') {
-        return [whole, ...messages.flatMap((text, i) => (hasContent(text) ? [{ id: `${c.id}-${i}`, text, label: c.subflow, group: c.id }] : []))];
+        return [
+          whole,
+          ...messages.flatMap((text, i) =>
+            hasContent(text) ? [{ id: `${c.id}-${i}`, text, label: c.subflow, group: c.id }] : [],
+          ),
+        ];
       }
       return [whole];
     }),
@@ -238,8 +286,14 @@ export function caseTrainingTexts(training: readonly AbcdConversation[], ontolog
  * trainRouterClassifier(conversations, loadGuidelines(ontology)).classify('I was charged twice')?.label; // 'purchase_dispute'
  * ```
  */
-export function trainRouterClassifier(training: readonly AbcdConversation[], guidelines: readonly Guideline[]): AveragedClassifier {
-  return createRouterClassifier([...training.flatMap(routerTrainingTexts), ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router)]);
+export function trainRouterClassifier(
+  training: readonly AbcdConversation[],
+  guidelines: readonly Guideline[],
+): AveragedClassifier {
+  return createRouterClassifier([
+    ...training.flatMap(routerTrainingTexts),
+    ...guidelineTrainingTexts(guidelines, 'flow', GUIDELINE_COPIES.router),
+  ]);
 }
 
 /**
@@ -272,22 +326,41 @@ export function createOfflineModels(
     flows: ontology.flows,
     clarifyBelow: TRIAGE_CLARIFY_BELOW,
   });
-  const bySubflow = [...caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS), ...guidelineTrainingTexts(guidelines, 'subflow', GUIDELINE_COPIES.cases)];
+  const bySubflow = [
+    ...caseTrainingTexts(training, ontology, CASE_TRAINING_TEXTS),
+    ...guidelineTrainingTexts(guidelines, 'subflow', GUIDELINE_COPIES.cases),
+  ];
   // Every flow, calibrated: a specialist hands back a customer whose words say another specialist's flow.
   const anyFlow = new NaiveBayesClassifier(flowTexts(bySubflow, ontology), ANY_FLOW_CLASSIFIER);
   const policies = new Map(
     specialists.map((spec) => {
       const subflows = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
       // Calibrated, so that the flow triage named (with its confidence) weighs against the customer's words (`withFlowPrior`).
-      const classifier = createTextClassifier(CASE_CLASSIFIER_KIND, bySubflow, { ...CASE_CLASSIFIER, labels: subflows });
-      return [spec.name, new AbcdPolicyModel({ agent: spec.name, classifier, ontology, anyFlow, specialistFor: specialistForFlow, caseMessages: CASE_MESSAGES })] as const;
+      const classifier = createTextClassifier(CASE_CLASSIFIER_KIND, bySubflow, {
+        ...CASE_CLASSIFIER,
+        labels: subflows,
+      });
+      return [
+        spec.name,
+        new AbcdPolicyModel({
+          agent: spec.name,
+          classifier,
+          ontology,
+          anyFlow,
+          specialistFor: specialistForFlow,
+          caseMessages: CASE_MESSAGES,
+        }),
+      ] as const;
     }),
   );
   return {
     triage: router,
     specialist: (name) => {
       const model = policies.get(name);
-      if (model === undefined) throw new ConfigurationError(`No offline policy for specialist ${JSON.stringify(name)}; known: ${[...policies.keys()].join(', ')}.`);
+      if (model === undefined)
+        throw new ConfigurationError(
+          `No offline policy for specialist ${JSON.stringify(name)}; known: ${[...policies.keys()].join(', ')}.`,
+        );
       return model;
     },
   };

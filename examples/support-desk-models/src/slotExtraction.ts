@@ -3,8 +3,16 @@ export type SlotValues = Partial<Record<string, string>>;
 
 /** The ten names ABCD's customers are role-played under (ontology.json, `values.enumerable.customer_name`). */
 export const ABCD_CUSTOMER_NAMES: readonly string[] = [
-  'Alessandro Phoenix', 'Joyce Wu', 'Albert Sanders', 'David Williams', 'Sanya Afzal',
-  'Crystal Minh', 'Chloe Zhang', 'Rodriguez Domingo', 'Joseph Banter', 'Norman Bouchard',
+  'Alessandro Phoenix',
+  'Joyce Wu',
+  'Albert Sanders',
+  'David Williams',
+  'Sanya Afzal',
+  'Crystal Minh',
+  'Chloe Zhang',
+  'Rodriguez Domingo',
+  'Joseph Banter',
+  'Norman Bouchard',
 ];
 const BRANDS = ['calvin klein', 'guess', 'michael kors', 'tommy hilfiger'];
 const ITEMS = ['boots', 'jacket', 'jeans', 'shirt'];
@@ -14,8 +22,14 @@ const PATTERNS: Array<[slot: string, pattern: RegExp]> = [
   ['order_id', /\b\d{10}\b/],
   ['phone', /\(\d{3}\)\s?\d{3}[-. ]\d{4}|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b/],
   ['amount', /\$\s?(\d+(?:\.\d{1,2})?)|\b(\d+(?:\.\d{1,2})?)\s?(?:\$(?!\w)|dollars?\b|bucks\b|usd\b)/i],
-  ['full_address', /\b\d{1,5}\s+[A-Za-z][A-Za-z ]+?\s(?:Ave|Avenue|St|Street|Rd|Road|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct)\b\.?,?\s*[A-Za-z ]*,?\s*[A-Z]{2}\s+\d{5}/],
-  ['street_address', /\b\d{1,5}\s+[A-Za-z][A-Za-z ]+?\s(?:Ave|Avenue|St|Street|Rd|Road|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct)\b/],
+  [
+    'full_address',
+    /\b\d{1,5}\s+[A-Za-z][A-Za-z ]+?\s(?:Ave|Avenue|St|Street|Rd|Road|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct)\b\.?,?\s*[A-Za-z ]*,?\s*[A-Z]{2}\s+\d{5}/,
+  ],
+  [
+    'street_address',
+    /\b\d{1,5}\s+[A-Za-z][A-Za-z ]+?\s(?:Ave|Avenue|St|Street|Rd|Road|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct)\b/,
+  ],
   ['zip_code', /\b\d{5}\b/],
 ];
 
@@ -26,7 +40,10 @@ const ONE_OF: Array<[slot: string, values: readonly string[]]> = [
   ['security_answer', ['Alexander', 'Martinez', 'Livingston', 'Singh', 'Ahmed']],
 ];
 /** {@link ONE_OF}'s values with the whole-word pattern each is found by (in lowercased text). */
-const ONE_OF_PATTERNS = ONE_OF.map(([slot, values]) => [slot, values.map((value) => [value, new RegExp(`\\b${value.toLowerCase()}\\b`)] as const)] as const);
+const ONE_OF_PATTERNS = ONE_OF.map(
+  ([slot, values]) =>
+    [slot, values.map((value) => [value, new RegExp(`\\b${value.toLowerCase()}\\b`)] as const)] as const,
+);
 /** {@link ITEMS} with the pattern each is found by, singular or plural (in lowercased text). */
 const ITEM_PATTERNS = ITEMS.map((item) => [item, new RegExp(`\\b${item.replace(/s$/, '')}s?\\b`)] as const);
 
@@ -73,7 +90,9 @@ function findSlots(text: string, asked: readonly string[]): SlotValues {
     if (match) found[slot] = (match[1] ?? match[2] ?? match[0]).trim();
   }
   const withoutEmail = found.email ? text.replace(found.email, ' ') : text;
-  const account = withoutEmail.match(/\b[A-Za-z0-9]{10}\b/g)?.find((token) => /[A-Z]/.test(token) && token === token.toUpperCase() && !/^\d+$/.test(token));
+  const account = withoutEmail
+    .match(/\b[A-Za-z0-9]{10}\b/g)
+    ?.find((token) => /[A-Z]/.test(token) && token === token.toUpperCase() && !/^\d+$/.test(token));
   if (account) found.account_id = account;
   const username = withoutEmail.match(/\b[a-z]+\d{1,7}\b/g)?.find((token) => !/^\d/.test(token));
   if (username) found.username = username;

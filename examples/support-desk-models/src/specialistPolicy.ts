@@ -15,7 +15,8 @@ export function caseLabel(subflow: string): string {
   return `case ${subflow}`;
 }
 
-const CLOSING = /\b(thanks?|thank you|thx|ty|bye|goodbye|that'?s (all|it)|that is (all|it)|nothing else|no more|have a (good|great|nice))\b/i;
+const CLOSING =
+  /\b(thanks?|thank you|thx|ty|bye|goodbye|that'?s (all|it)|that is (all|it)|nothing else|no more|have a (good|great|nice))\b/i;
 
 /**
  * Whether a customer's message closes the conversation ("Thanks, that's all!", "bye"), not a new question.
@@ -50,44 +51,85 @@ const MAX_QUESTIONS_IN_ALL = 6;
 /** Pulling up the account comes first in every guideline that has it ("All chats in this flow start by asking … [Pull up Account]"): asked for longer. */
 const MAX_ACCOUNT_QUESTIONS = 4;
 
-const TEAM_BY_FLOW: Record<string, string> = { troubleshoot_site: 'website team', purchase_dispute: 'purchasing department' };
+const TEAM_BY_FLOW: Record<string, string> = {
+  troubleshoot_site: 'website team',
+  purchase_dispute: 'purchasing department',
+};
 
 /**
  * The customer slots an action cannot run without, as ABCD's agents ask for them, and the question
  * to ask when some are missing. `undefined` when the action needs nothing from the customer.
  */
-function requirement(action: string, subflow: string, known: SlotValues): { missing: boolean; prompt: string } | undefined {
+function requirement(
+  action: string,
+  subflow: string,
+  known: SlotValues,
+): { missing: boolean; prompt: string } | undefined {
   const has = (slot: string) => known[slot] !== undefined;
   switch (action) {
     case 'pull-up-account':
-      return { missing: !has('customer_name') && !has('account_id'), prompt: 'May I have your full name or account ID?' };
+      return {
+        missing: !has('customer_name') && !has('account_id'),
+        prompt: 'May I have your full name or account ID?',
+      };
     case 'verify-identity': {
       const ids = ['account_id', 'order_id', 'zip_code', 'phone', 'email'].filter(has).length;
       // Recovering a username, the guideline asks for the name, zip code, phone number and email ("3 out of 4").
       const asks: ReadonlyArray<readonly [string, string]> =
-        subflow === 'recover_username' ? [['zip_code', 'zip code'], ['phone', 'phone number'], ['email', 'email address']] : [['account_id', 'account ID'], ['order_id', 'order ID']];
-      const wanted = [!has('customer_name') && 'full name', ...asks.filter(([slot]) => !has(slot)).map(([, words]) => words)].filter(Boolean);
-      return { missing: !has('customer_name') || ids < 2, prompt: `To verify your identity, may I have your ${list(wanted as string[])}?` };
+        subflow === 'recover_username'
+          ? [
+              ['zip_code', 'zip code'],
+              ['phone', 'phone number'],
+              ['email', 'email address'],
+            ]
+          : [
+              ['account_id', 'account ID'],
+              ['order_id', 'order ID'],
+            ];
+      const wanted = [
+        !has('customer_name') && 'full name',
+        ...asks.filter(([slot]) => !has(slot)).map(([, words]) => words),
+      ].filter(Boolean);
+      return {
+        missing: !has('customer_name') || ids < 2,
+        prompt: `To verify your identity, may I have your ${list(wanted as string[])}?`,
+      };
     }
     case 'validate-purchase': {
-      const wanted = [!has('username') && !has('email') && 'username', !has('email') && !has('username') && 'email address', !has('order_id') && 'order ID'].filter(Boolean);
-      return { missing: !has('order_id') || (!has('username') && !has('email')), prompt: `To validate the purchase, may I have your ${list(wanted as string[])}?` };
+      const wanted = [
+        !has('username') && !has('email') && 'username',
+        !has('email') && !has('username') && 'email address',
+        !has('order_id') && 'order ID',
+      ].filter(Boolean);
+      return {
+        missing: !has('order_id') || (!has('username') && !has('email')),
+        prompt: `To validate the purchase, may I have your ${list(wanted as string[])}?`,
+      };
     }
     case 'offer-refund':
       return { missing: !has('amount'), prompt: 'How much were you charged (the amount in dollars)?' };
     case 'shipping-status':
       return { missing: !has('shipping_option'), prompt: 'What does the shipping status of your order say?' };
     case 'membership':
-      return { missing: !has('membership_level'), prompt: 'What is your membership level (guest, bronze, silver or gold)?' };
+      return {
+        missing: !has('membership_level'),
+        prompt: 'What is your membership level (guest, bronze, silver or gold)?',
+      };
     case 'enter-details':
       if (subflow === 'recover_password') {
-        return { missing: !has('username') || (!has('pin_number') && !has('security_answer')), prompt: 'May I have your username, and your PIN or the answer to your security question?' };
+        return {
+          missing: !has('username') || (!has('pin_number') && !has('security_answer')),
+          prompt: 'May I have your username, and your PIN or the answer to your security question?',
+        };
       }
-      if (subflow === 'reset_2fa') return { missing: !has('email'), prompt: 'What is the email address on your account?' };
+      if (subflow === 'reset_2fa')
+        return { missing: !has('email'), prompt: 'What is the email address on your account?' };
       return undefined;
     case 'update-account':
-      if (subflow === 'manage_change_address') return { missing: !has('street_address'), prompt: 'What is your new address?' };
-      if (subflow === 'manage_change_phone') return { missing: !has('phone'), prompt: 'What is your new phone number?' };
+      if (subflow === 'manage_change_address')
+        return { missing: !has('street_address'), prompt: 'What is your new address?' };
+      if (subflow === 'manage_change_phone')
+        return { missing: !has('phone'), prompt: 'What is your new phone number?' };
       return undefined;
     default:
       return undefined;
@@ -114,7 +156,12 @@ function factsFrom(calls: readonly ViewedCall[]): SlotValues {
   return facts;
 }
 
-function argumentsFor(action: string, policy: PolicyCase, known: SlotValues, customerText: string): Record<string, string> {
+function argumentsFor(
+  action: string,
+  policy: PolicyCase,
+  known: SlotValues,
+  customerText: string,
+): Record<string, string> {
   const defaults: SlotValues = {
     ...guidelineEntry(policy.subflow, action, customerText),
     company_team: TEAM_BY_FLOW[policy.flow] ?? 'manager',
@@ -178,7 +225,10 @@ function finalReply(mine: readonly ViewedCall[], subflow: string): string {
   // Recovering a username ends by telling it (guidelines.json, Account Access / Recover Username).
   const username = subflow === 'recover_username' ? usernameIn(mine) : undefined;
   const told = username === undefined ? '' : ` Your username is ${username}.`;
-  const couldNot = failed.length > 0 ? ` I could not complete ${list([...new Set(failed)].map((name) => FAILED_PHRASES[name] ?? name.replace(/-/g, ' ')))}.` : '';
+  const couldNot =
+    failed.length > 0
+      ? ` I could not complete ${list([...new Set(failed)].map((name) => FAILED_PHRASES[name] ?? name.replace(/-/g, ' ')))}.`
+      : '';
   return `${did}${told}${couldNot} (${caseLabel(subflow)}) Is there anything else I can help you with?`;
 }
 
@@ -212,13 +262,21 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
   const facts = factsFrom(mine);
   const known: SlotValues = { ...view.slots };
   const refundKnown: SlotValues = { ...facts, ...view.slots };
-  const isQuestionAbout = (call: ViewedCall, action: string) => call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
+  const isQuestionAbout = (call: ViewedCall, action: string) =>
+    call.name === REQUEST_USER_INPUT && promptAction(String(call.args.prompt ?? ''), policy) === action;
   // The guideline's amount, once the customer was asked and did not say.
   const standard = GUIDELINE_AMOUNTS[policy.subflow];
-  if (refundKnown.amount === undefined && standard !== undefined && mine.some((call) => isQuestionAbout(call, 'offer-refund') && call.result !== undefined)) refundKnown.amount = standard;
+  if (
+    refundKnown.amount === undefined &&
+    standard !== undefined &&
+    mine.some((call) => isQuestionAbout(call, 'offer-refund') && call.result !== undefined)
+  )
+    refundKnown.amount = standard;
   // Progress is the guideline's sequence matched in order by the actions that ran: an action that ran
   // before an earlier step of the case (the case was re-decided, or a detail came late) runs again.
-  const ran = mine.filter((call) => !call.failed && call.result !== undefined && call.name !== REQUEST_USER_INPUT).map((call) => call.name);
+  const ran = mine
+    .filter((call) => !call.failed && call.result !== undefined && call.name !== REQUEST_USER_INPUT)
+    .map((call) => call.name);
   let position = 0;
   for (const action of policy.sequence) {
     const at = ran.indexOf(action, position);
@@ -239,9 +297,12 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
       const vain = questions.filter((call) => !answered(call)).length;
       const limit = action === 'pull-up-account' ? MAX_ACCOUNT_QUESTIONS : MAX_QUESTIONS;
       const lastFailure = failures.at(-1);
-      const askedSinceFailure = lastFailure !== undefined && mine.slice(mine.indexOf(lastFailure) + 1).some((call) => isQuestionAbout(call, action));
+      const askedSinceFailure =
+        lastFailure !== undefined &&
+        mine.slice(mine.indexOf(lastFailure) + 1).some((call) => isQuestionAbout(call, action));
       const mustAsk = needs.missing || (lastFailure !== undefined && !askedSinceFailure);
-      if (mustAsk && vain < limit && questions.length < MAX_QUESTIONS_IN_ALL) return { type: 'ask', prompt: needs.prompt };
+      if (mustAsk && vain < limit && questions.length < MAX_QUESTIONS_IN_ALL)
+        return { type: 'ask', prompt: needs.prompt };
       // Asked in vain: as a human agent would, it tries the action once with what it has (the console may accept it).
       if (needs.missing && failures.length > 0) continue;
     }
@@ -250,8 +311,12 @@ export function decideNextStep(view: ConversationView, policy: PolicyCase): Poli
   // The job is done and said: when the customer's next words close the conversation, the specialist closes it.
   const replied = view.repliedAt.get(policy.agent);
   if (replied !== undefined && replied < view.customerTexts.length) {
-    if (isClosing(view.customerTexts.at(-1) ?? '')) return { type: 'end', reason: `${caseLabel(policy.subflow)}: resolved, the customer said goodbye` };
-    return { type: 'reply', text: `You are welcome! Is there anything else I can help you with? (${caseLabel(policy.subflow)})` };
+    if (isClosing(view.customerTexts.at(-1) ?? ''))
+      return { type: 'end', reason: `${caseLabel(policy.subflow)}: resolved, the customer said goodbye` };
+    return {
+      type: 'reply',
+      text: `You are welcome! Is there anything else I can help you with? (${caseLabel(policy.subflow)})`,
+    };
   }
   return { type: 'reply', text: finalReply(mine, policy.subflow) };
 }

@@ -1,5 +1,13 @@
-
-import { checkTrainable, DEFAULT_NAIVE_BAYES, linearSvm, logisticRegression, naiveBayes, type Scorer, SVM_EPOCHS, SVM_LAMBDA } from './learners.js';
+import {
+  checkTrainable,
+  DEFAULT_NAIVE_BAYES,
+  linearSvm,
+  logisticRegression,
+  naiveBayes,
+  type Scorer,
+  SVM_EPOCHS,
+  SVM_LAMBDA,
+} from './learners.js';
 import { type CharNgramRange, characterNgrams, hasContent, textFeatures } from './textFeatures.js';
 
 /** A training example: a text and its label (a flow, a subflow). */
@@ -130,16 +138,29 @@ export class TextClassifier {
    */
   protected constructor(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}) {
     this.kind = kind;
-    const settings = { smoothing: options.smoothing ?? DEFAULT_NAIVE_BAYES.smoothing, presence: options.presence ?? DEFAULT_NAIVE_BAYES.presence };
+    const settings = {
+      smoothing: options.smoothing ?? DEFAULT_NAIVE_BAYES.smoothing,
+      presence: options.presence ?? DEFAULT_NAIVE_BAYES.presence,
+    };
     const learn =
-      kind === 'naive-bayes' ? naiveBayes(settings) : kind === 'linear-svm' ? linearSvm(options.lambda ?? SVM_LAMBDA, options.epochs ?? SVM_EPOCHS) : logisticRegression;
+      kind === 'naive-bayes'
+        ? naiveBayes(settings)
+        : kind === 'linear-svm'
+          ? linearSvm(options.lambda ?? SVM_LAMBDA, options.epochs ?? SVM_EPOCHS)
+          : logisticRegression;
     const range = options.charNgrams;
-    this.#featurize = range === undefined ? textFeatures : (text) => [...textFeatures(text), ...characterNgrams(text, range)];
+    this.#featurize =
+      range === undefined ? textFeatures : (text) => [...textFeatures(text), ...characterNgrams(text, range)];
     const allowed = options.labels === undefined ? undefined : new Set(options.labels);
     const groups = new Map<string, number>();
     const kept = examples
       .filter((example) => allowed === undefined || allowed.has(example.label))
-      .map((example, index) => ({ features: this.#featurize(example.text), label: example.label, group: example.group ?? `#${index}`, calibrate: example.calibrate !== false }))
+      .map((example, index) => ({
+        features: this.#featurize(example.text),
+        label: example.label,
+        group: example.group ?? `#${index}`,
+        calibrate: example.calibrate !== false,
+      }))
       .filter((example) => example.features.length > 0)
       .map((example) => {
         if (!groups.has(example.group)) groups.set(example.group, groups.size);
@@ -192,7 +213,9 @@ export class TextClassifier {
   classify(text: string): Classification | undefined {
     if (this.#score === undefined) {
       const only = this.#labels[0];
-      return only === undefined || !hasContent(text) ? undefined : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
+      return only === undefined || !hasContent(text)
+        ? undefined
+        : { label: only, confidence: 1, probabilities: [{ label: only, probability: 1 }] };
     }
     const scores = this.#score(this.#featurize(text));
     if (scores.every((score) => score === 0)) return undefined;
@@ -260,7 +283,13 @@ export class LinearSvmClassifier extends TextClassifier {
  * Trains a calibrated classifier of the given kind.
  * @throws {InvalidInputError} see {@link TextClassifier}
  */
-export function createTextClassifier(kind: TextClassifierKind, examples: readonly LabelledText[], options: NaiveBayesOptions = {}): TextClassifier {
+export function createTextClassifier(
+  kind: TextClassifierKind,
+  examples: readonly LabelledText[],
+  options: NaiveBayesOptions = {},
+): TextClassifier {
   if (kind === 'naive-bayes') return new NaiveBayesClassifier(examples, options);
-  return kind === 'linear-svm' ? new LinearSvmClassifier(examples, options) : new LogisticRegressionClassifier(examples, options);
+  return kind === 'linear-svm'
+    ? new LinearSvmClassifier(examples, options)
+    : new LogisticRegressionClassifier(examples, options);
 }

@@ -140,7 +140,8 @@ export function characterNgrams(text: string, range: CharNgramRange): string[] {
     if (ofWord === undefined) {
       const padded = ` ${word} `;
       const made: string[] = [];
-      for (let n = range.min; n <= range.max; n += 1) for (let i = 0; i + n <= padded.length; i += 1) made.push(`#${padded.slice(i, i + n)}`);
+      for (let n = range.min; n <= range.max; n += 1)
+        for (let i = 0; i + n <= padded.length; i += 1) made.push(`#${padded.slice(i, i + n)}`);
       if (byWord.size >= STEM_CACHE_WORDS) byWord.clear();
       byWord.set(word, made);
       ofWord = made;

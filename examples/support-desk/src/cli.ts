@@ -12,9 +12,15 @@ import { chatCommand } from './chat/chatCommand.js';
 const callerPath = (value: string) => resolve(process.env.INIT_CWD ?? process.cwd(), value);
 
 const modelsOption = () =>
-  new Option('--models <kind>', 'offline (learned from the data) or openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)')
+  new Option(
+    '--models <kind>',
+    'offline (learned from the data) or openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)',
+  )
     .choices(['offline', 'openai'])
-    .default(process.env.OPENAI_API_KEY ? 'openai' : 'offline', process.env.OPENAI_API_KEY ? 'openai, as OPENAI_API_KEY is set' : 'offline, as OPENAI_API_KEY is unset');
+    .default(
+      process.env.OPENAI_API_KEY ? 'openai' : 'offline',
+      process.env.OPENAI_API_KEY ? 'openai, as OPENAI_API_KEY is set' : 'offline, as OPENAI_API_KEY is unset',
+    );
 
 const program = new Command()
   .name('support-desk')
@@ -29,7 +35,11 @@ conversations shipped with the example (examples/support-desk/conversations/demo
 program
   .command('chat')
   .description('Chat with the desk in the terminal.')
-  .option('--data <file>', 'conversations the offline models learn from (default: BATON_ABCD, else the demo conversations)', callerPath)
+  .option(
+    '--data <file>',
+    'conversations the offline models learn from (default: BATON_ABCD, else the demo conversations)',
+    callerPath,
+  )
   .option('--store-dir <dir>', 'folder of the FileStore (MONGODB_URL wins)', callerPath)
   .option('--session <id>', 'resume or start this session id')
   .option('--user <id>', 'the user id (episodes are recalled per user)', 'chat-user')

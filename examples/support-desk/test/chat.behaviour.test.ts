@@ -30,10 +30,14 @@ afterAll(async () => {
 /** Runs `chat` with these lines on its standard input; resolves with its output lines and exit code. */
 function chat(session: string, input: readonly string[]): Promise<{ lines: string[]; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['--conditions=source', 'src/cli.ts', 'chat', '--store-dir', join(dir, 'store'), '--session', session], {
-      cwd: root,
-      env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE },
-    });
+    const child = spawn(
+      tsx,
+      ['--conditions=source', 'src/cli.ts', 'chat', '--store-dir', join(dir, 'store'), '--session', session],
+      {
+        cwd: root,
+        env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE },
+      },
+    );
     let out = '';
     child.stdout.on('data', (data: Buffer) => {
       out += data.toString();
@@ -49,24 +53,38 @@ function chat(session: string, input: readonly string[]): Promise<{ lines: strin
 
 describe('chat: triage waits for the intent', () => {
   it('"I was charged twice for my order" reaches billing as a purchase dispute (at once, or after the name and which topic when triage is not sure enough)', async () => {
-    const { lines, code } = await chat('chat-charged-twice', ['I was charged twice for my order', 'Crystal Minh', 'a charge I dispute', '/quit']);
+    const { lines, code } = await chat('chat-charged-twice', [
+      'I was charged twice for my order',
+      'Crystal Minh',
+      'a charge I dispute',
+      '/quit',
+    ]);
     expect(code).toBe(0);
     const handoffs = lines.filter((line) => line.includes('↪ handoff: triage →'));
     expect(handoffs).toHaveLength(1);
     expect(handoffs[0]).toMatch(/↪ handoff: triage → billing \(flow purchase_dispute, confidence (0|1)\.\d\d\)/);
     // Whatever triage said before it handed off was its question for the name, or which topic, naming the two it was torn between.
     const asked = lines.slice(0, lines.indexOf(handoffs[0]!)).filter((line) => line.startsWith('[triage]'));
-    expect(asked.every((line) => line === `[triage] ${IDENTITY_QUESTION}` || /^\[triage\] Could you tell me a little more\? Is it about .+, or about .+\?$/.test(line))).toBe(true);
+    expect(
+      asked.every(
+        (line) =>
+          line === `[triage] ${IDENTITY_QUESTION}` ||
+          /^\[triage\] Could you tell me a little more\? Is it about .+, or about .+\?$/.test(line),
+      ),
+    ).toBe(true);
   }, 60_000);
 
-  it("lists every customer on file at start, with what the agents ask for: name, account id, username, email", async () => {
+  it('lists every customer on file at start, with what the agents ask for: name, account id, username, email', async () => {
     const { lines, code } = await chat('chat-customers', ['/quit']);
     expect(code).toBe(0);
     const start = lines.indexOf('Customers on file (play any of them; give what the agent asks for):');
     expect(start).toBeGreaterThan(-1);
     const listed = lines.slice(start + 1, start + 11);
     expect(listed).toHaveLength(10);
-    for (const line of listed) expect(line).toMatch(/^ {2}[A-Z][a-z]+ [A-Z][a-z]+: account [A-Z0-9]{10}, username \w+, email \w+@email\.com, zip \d{5}, phone .+, order \d{10} \(\$\d+\)$/);
+    for (const line of listed)
+      expect(line).toMatch(
+        /^ {2}[A-Z][a-z]+ [A-Z][a-z]+: account [A-Z0-9]{10}, username \w+, email \w+@email\.com, zip \d{5}, phone .+, order \d{10} \(\$\d+\)$/,
+      );
     expect(listed[0]).toContain('Alessandro Phoenix: account');
   }, 60_000);
 
@@ -80,7 +98,9 @@ describe('chat: triage waits for the intent', () => {
     const afterHi = lines.slice(typedHi + 1, typedAnswer);
     expect(afterHi).toContain('[triage] Hello, thank you for contacting AcmeCorp! How can I help you today?');
     expect(afterHi.some((line) => line.includes('handoff'))).toBe(false);
-    expect(lines.slice(typedAnswer).some((line) => /↪ handoff: triage → account \(flow account_access/.test(line))).toBe(true);
+    expect(
+      lines.slice(typedAnswer).some((line) => /↪ handoff: triage → account \(flow account_access/.test(line)),
+    ).toBe(true);
   }, 60_000);
 });
 
@@ -95,21 +115,33 @@ describe('chat: leaving, resuming and closing', () => {
     const store = new FileStore({ directory: join(dir, 'store') });
     expect(await store.getSession('chat-resume')).toMatchObject({ status: 'active' });
     // No answer was recorded for the approval: no offer-refund result.
-    expect((await store.readMessages('chat-resume', 'main')).filter((m) => m.role === 'tool' && m.toolName === 'offer-refund')).toEqual([]);
+    expect(
+      (await store.readMessages('chat-resume', 'main')).filter(
+        (m) => m.role === 'tool' && m.toolName === 'offer-refund',
+      ),
+    ).toEqual([]);
 
     const second = await chat('chat-resume', ['y', '/close']);
     expect(second.code).toBe(0);
     const resuming = second.lines.indexOf('Resuming: the conversation so far');
     expect(resuming).toBeGreaterThan(0);
-    const earlier = second.lines.slice(resuming + 1, second.lines.findIndex((line) => line.startsWith('Approve offer-refund')));
+    const earlier = second.lines.slice(
+      resuming + 1,
+      second.lines.findIndex((line) => line.startsWith('Approve offer-refund')),
+    );
     expect(earlier[0]).toBe(`you> ${said[0]}`);
     expect(earlier).toContainEqual(expect.stringMatching(/^ {2}↪ handoff: triage → returns \(flow /));
     expect(earlier).toContain(`you> ${details}`);
     expect(earlier.at(-1)).toMatch(/^ {2}\? returns wants to run offer-refund .*: approval needed$/);
     expect(second.lines).toContainEqual(expect.stringMatching(/^Approve offer-refund .*\? \[y\/n\] y$/));
     expect(second.lines.at(-1)).toBe('Session chat-resume closed; its episode is saved in the store.');
-    expect(await store.getSession('chat-resume')).toMatchObject({ status: 'closed', closedReason: 'the customer closed the chat' });
-    const refund = (await store.readMessages('chat-resume', 'main')).filter((m) => m.role === 'tool' && m.toolName === 'offer-refund');
+    expect(await store.getSession('chat-resume')).toMatchObject({
+      status: 'closed',
+      closedReason: 'the customer closed the chat',
+    });
+    const refund = (await store.readMessages('chat-resume', 'main')).filter(
+      (m) => m.role === 'tool' && m.toolName === 'offer-refund',
+    );
     expect(refund).toMatchObject([{ isError: false }]);
     await store.close();
   }, 120_000);

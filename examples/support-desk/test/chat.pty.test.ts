@@ -30,7 +30,11 @@ afterAll(async () => {
  * (the first prompt follows a tsx start-up and the offline models' training: 3 s idle, many times that
  * on a loaded 2-core machine).
  */
-function waitFor(child: ChildProcessWithoutNullStreams, screen: { text: string }, done: (text: string) => boolean): Promise<void> {
+function waitFor(
+  child: ChildProcessWithoutNullStreams,
+  screen: { text: string },
+  done: (text: string) => boolean,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out; the terminal shows:\n${screen.text}`)), 50_000);
     const check = () => {
@@ -47,7 +51,10 @@ function waitFor(child: ChildProcessWithoutNullStreams, screen: { text: string }
 describe('chat in a terminal', () => {
   it('echoes what the user types, answers, and closes the session on /quit', async () => {
     const command = `${tsx} --conditions=source src/cli.ts chat --store-dir ${join(dir, 'store')}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE } });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: root,
+      env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE },
+    });
     const screen = { text: '' };
     child.stdout.on('data', (data: Buffer) => {
       screen.text += data.toString().replace(ANSI, '');
@@ -63,7 +70,9 @@ describe('chat in a terminal', () => {
       child.kill('SIGKILL');
     }
     const lines = screen.text.split(/\r?\n|\r/).filter((line) => line.trim() !== '');
-    expect(lines[0]).toBe('Data: demo conversations (82, examples/support-desk/conversations/demo.jsonl), what the offline models learn from');
+    expect(lines[0]).toBe(
+      'Data: demo conversations (82, examples/support-desk/conversations/demo.jsonl), what the offline models learn from',
+    );
     // The typed line is on the screen once, after the prompt, and the desk's answer follows it.
     expect(lines.filter((line) => line.includes('I forgot my password'))).toEqual(['you> I forgot my password']);
     const typed = lines.indexOf('you> I forgot my password');
@@ -74,7 +83,10 @@ describe('chat in a terminal', () => {
 
   it('Ctrl-C leaves the session open and says how to continue it', async () => {
     const command = `${tsx} --conditions=source src/cli.ts chat --store-dir ${join(dir, 'store')} --session pty-ctrl-c`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE } });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: root,
+      env: { ...process.env, OPENAI_API_KEY: '', MONGODB_URL: '', BATON_ABCD: DEMO_DATA_FILE },
+    });
     const screen = { text: '' };
     child.stdout.on('data', (data: Buffer) => {
       screen.text += data.toString().replace(ANSI, '');

@@ -13,7 +13,11 @@ let output = '';
 beforeAll(async () => {
   const ontology = loadOntology();
   const worlds = new WorldDirectory();
-  const agents = createDeskAgents(ontology, createOfflineModels(await loadConversations(DEMO_DATA_FILE), ontology), worlds);
+  const agents = createDeskAgents(
+    ontology,
+    createOfflineModels(await loadConversations(DEMO_DATA_FILE), ontology),
+    worlds,
+  );
   const desk = buildDeskWorkflow({ agents, store: new InMemoryStore() });
   const session = await desk.session({ id: 'chat-test', userId: 'u-1' });
   const render = createChatRenderer({ write: (text) => (output += text) });
@@ -23,7 +27,7 @@ beforeAll(async () => {
 });
 
 describe('createChatRenderer', () => {
-  it("shows which agent speaks, each handoff, each console action and each question", () => {
+  it('shows which agent speaks, each handoff, each console action and each question', () => {
     expect(output).toContain('[triage] Hello, thank you for contacting AcmeCorp! How can I help you today?');
     expect(output).toMatch(/↪ handoff: triage → account \(flow account_access/);
     expect(output).toContain('[account] May I have your full name or account ID?');

@@ -42,7 +42,9 @@ describe('chooseDeskStore', () => {
     const folder = join(dir, 'home');
     await mkdir(folder);
     await writeFile(join(folder, 'thesis.tex'), 'precious');
-    const error = await chooseDeskStore({ directory: folder }).reset([]).catch((e: unknown) => e);
+    const error = await chooseDeskStore({ directory: folder })
+      .reset([])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toContain(`Refusing to clear ${folder}: it holds "thesis.tex"`);
     expect(await readFile(join(folder, 'thesis.tex'), 'utf8')).toBe('precious');

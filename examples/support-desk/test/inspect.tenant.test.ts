@@ -16,8 +16,17 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'baton-inspect-tenant-'));
   const store = new FileStore({ directory: dir });
-  const helper = agent({ name: 'helper', description: 'helps', instructions: 'Help.', model: new ScriptedModel(() => ({ text: 'Hello!' })) });
-  const session = await new HandoffBuilder().participants(helper).store(store).build().session({ id: 'web-1', tenantId: 'acme-web', userId: 'u-1' });
+  const helper = agent({
+    name: 'helper',
+    description: 'helps',
+    instructions: 'Help.',
+    model: new ScriptedModel(() => ({ text: 'Hello!' })),
+  });
+  const session = await new HandoffBuilder()
+    .participants(helper)
+    .store(store)
+    .build()
+    .session({ id: 'web-1', tenantId: 'acme-web', userId: 'u-1' });
   for await (const _ of session.send('Hi')) void _;
   await store.close();
 });
@@ -39,11 +48,31 @@ describe('baton inspect on a tenant’s session', () => {
       'NotFoundError: Session "web-1" does not exist in this store without a tenant. ' +
         'A session stored under a tenant (as the web chat stores its sessions) is found with --tenant ID.',
     );
-    const found = await baton('inspect', '--store', `file:${dir}`, '--session', 'web-1', '--tenant', 'acme-web', '--out', join(dir, 'out'));
+    const found = await baton(
+      'inspect',
+      '--store',
+      `file:${dir}`,
+      '--session',
+      'web-1',
+      '--tenant',
+      'acme-web',
+      '--out',
+      join(dir, 'out'),
+    );
     expect(found).toMatchObject({ code: 0, err: '' });
     expect(found.out).toMatch(/^session web-1 {2}branch main {2}active/);
     // A wrong tenant is told plainly, without the hint (the caller did pass one).
-    const wrong = await baton('inspect', '--store', `file:${dir}`, '--session', 'web-1', '--tenant', 'other', '--out', join(dir, 'out'));
+    const wrong = await baton(
+      'inspect',
+      '--store',
+      `file:${dir}`,
+      '--session',
+      'web-1',
+      '--tenant',
+      'other',
+      '--out',
+      join(dir, 'out'),
+    );
     expect(wrong).toMatchObject({ code: 1, err: 'NotFoundError: Session "web-1" does not exist in this store.' });
   });
 });

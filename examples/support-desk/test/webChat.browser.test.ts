@@ -20,7 +20,12 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'baton-web-chat-'));
-    desk = await startWebDesk({ storeDir: join(dir, 'store'), distDir: join(dir, 'dist'), data: DEMO_DATA_FILE, paceMs: 10 });
+    desk = await startWebDesk({
+      storeDir: join(dir, 'store'),
+      distDir: join(dir, 'dist'),
+      data: DEMO_DATA_FILE,
+      paceMs: 10,
+    });
     browser = await chromium.launch({ executablePath: chromiumBinary.path!, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
@@ -40,7 +45,10 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     await page.locator('#customer-list li', { hasText: 'Crystal Minh: account' }).waitFor({ state: 'attached' });
     expect(await page.locator('#customer-list li').count()).toBe(10);
     expect(await page.locator('#customer-list').textContent()).toMatch(/username \w+, email \w+@email\.com/);
-    await say(page, 'This is Crystal Minh. A premium service was added to my account without asking me, and now I am being charged for the service.');
+    await say(
+      page,
+      'This is Crystal Minh. A premium service was added to my account without asking me, and now I am being charged for the service.',
+    );
     await page.locator('li.handoff', { hasText: 'triage handed you over to account' }).waitFor();
     await page.locator('li.question', { hasText: 'How much were you charged' }).waitFor();
     expect(await page.locator('li.action').allInnerTexts()).toContain('✓ Account has been pulled up for Crystal Minh.');
@@ -63,14 +71,18 @@ describe.skipIf(chromiumBinary.path === undefined)('the desk as a web chat, driv
     await page.locator('#timeline', { hasText: 'offer-refund' }).filter({ hasText: '→ "approved"' }).waitFor();
     const told = await timeline.innerText();
     expect(told).toMatch(/^\S+\s+handoff triage → account: "flow manage_account/m);
-    expect(told).toMatch(/^\S+\s+tool offer-refund .*"40.* \(\d+ ms\) → .*A refund has been made for the amount of \$40/m);
+    expect(told).toMatch(
+      /^\S+\s+tool offer-refund .*"40.* \(\d+ ms\) → .*A refund has been made for the amount of \$40/m,
+    );
     expect(told).toMatch(/request tool_approval from account: approve offer-refund .*→ "approved"/);
     expect(await timeline.isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Customer' }).click();
     const reply = page.locator('li.assistant', { hasText: 'refunded $40' });
     await reply.waitFor();
     expect(await reply.innerText()).toContain('account');
-    expect(await page.locator('li.action').allInnerTexts()).toContain('✓ A refund has been made for the amount of $40.');
+    expect(await page.locator('li.action').allInnerTexts()).toContain(
+      '✓ A refund has been made for the amount of $40.',
+    );
     // The replies arrived as streamed pieces (message.delta events), not only as whole messages.
     expect(Number(await page.locator('#transcript').getAttribute('data-deltas'))).toBeGreaterThan(20);
     expect(await page.locator('li.streaming').count()).toBe(0);
@@ -109,5 +121,8 @@ async function say(page: Page, text: string): Promise<void> {
 
 /** The transcript as the customer sees it (one string per line item) and the session id. */
 async function transcriptOf(page: Page): Promise<{ session: string; items: string[] }> {
-  return { session: await page.locator('#session-id').innerText(), items: await page.locator('#transcript > li').allInnerTexts() };
+  return {
+    session: await page.locator('#session-id').innerText(),
+    items: await page.locator('#transcript > li').allInnerTexts(),
+  };
 }

@@ -8,7 +8,17 @@ import {
   type ToolCall,
   type Usage,
 } from '@baton/core';
-import { type FinishReason as AiFinishReason, jsonSchema, type LanguageModel, type LanguageModelUsage, Output, type SystemModelMessage, streamText, type ToolSet, tool } from 'ai';
+import {
+  type FinishReason as AiFinishReason,
+  jsonSchema,
+  type LanguageModel,
+  type LanguageModelUsage,
+  Output,
+  type SystemModelMessage,
+  streamText,
+  type ToolSet,
+  tool,
+} from 'ai';
 import { toAiSdkMessages } from './toAiSdkMessages.js';
 import { toBatonError } from './toBatonError.js';
 
@@ -84,7 +94,11 @@ export class AISDKModel implements ModelClient {
             break;
           case 'tool-call':
             // An invalid call (unknown tool, input that is not JSON) keeps the model's raw text, so the agent loop answers it with an error result.
-            calls.push({ id: part.toolCallId, name: part.toolName, arguments: typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {}) });
+            calls.push({
+              id: part.toolCallId,
+              name: part.toolName,
+              arguments: typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {}),
+            });
             break;
           case 'finish':
             finish = { finishReason: finishReasonOf(part.finishReason), usage: usageOf(part.totalUsage) };
@@ -101,7 +115,8 @@ export class AISDKModel implements ModelClient {
       throw toBatonError(error, where, request.signal);
     }
     if (request.signal?.aborted) throw new AbortedError(`${where} was cancelled.`, { cause: request.signal.reason });
-    if (finish === undefined) throw new ModelProviderError(`${where} ended its stream without a finish; the answer is incomplete. Try again.`);
+    if (finish === undefined)
+      throw new ModelProviderError(`${where} ended its stream without a finish; the answer is incomplete. Try again.`);
     for (const toolCall of calls) yield { type: 'tool_call', toolCall };
     yield { type: 'usage', usage: finish.usage };
     yield { type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : finish.finishReason };
@@ -124,11 +139,18 @@ export class AISDKModel implements ModelClient {
     if (lead > 0) params.system = messages.slice(0, lead) as SystemModelMessage[];
     if (request.tools.length > 0) {
       const tools: ToolSet = {};
-      for (const definition of request.tools) tools[definition.name] = tool({ description: definition.description, inputSchema: jsonSchema(definition.parameters) });
+      for (const definition of request.tools)
+        tools[definition.name] = tool({
+          description: definition.description,
+          inputSchema: jsonSchema(definition.parameters),
+        });
       params.tools = tools;
     }
     if (request.outputSchema !== undefined) {
-      params.output = Output.object({ schema: jsonSchema(request.outputSchema.schema), name: request.outputSchema.name });
+      params.output = Output.object({
+        schema: jsonSchema(request.outputSchema.schema),
+        name: request.outputSchema.name,
+      });
     }
     if (request.signal !== undefined) params.abortSignal = request.signal;
     if (options.maxRetries !== undefined) params.maxRetries = options.maxRetries;

@@ -29,10 +29,16 @@ export function toAiSdkMessages(messages: readonly BatonModelMessage[]): ModelMe
       case 'assistant': {
         const calls = message.toolCalls ?? [];
         if (calls.length === 0) return { role: 'assistant', content: message.content };
-        const content: Exclude<AssistantContent, string> = message.content === '' ? [] : [{ type: 'text', text: message.content }];
+        const content: Exclude<AssistantContent, string> =
+          message.content === '' ? [] : [{ type: 'text', text: message.content }];
         for (const call of calls) {
           toolNames.set(call.id, call.name);
-          const part: ToolCallPart = { type: 'tool-call', toolCallId: call.id, toolName: call.name, input: parseArguments(call.arguments) };
+          const part: ToolCallPart = {
+            type: 'tool-call',
+            toolCallId: call.id,
+            toolName: call.name,
+            input: parseArguments(call.arguments),
+          };
           content.push(part);
         }
         return { role: 'assistant', content };
@@ -44,10 +50,22 @@ export function toAiSdkMessages(messages: readonly BatonModelMessage[]): ModelMe
           );
         }
         const toolName = message.toolName ?? toolNames.get(message.toolCallId) ?? 'unknown_tool';
-        return { role: 'tool', content: [{ type: 'tool-result', toolCallId: message.toolCallId, toolName, output: { type: 'text', value: message.content } }] };
+        return {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: message.toolCallId,
+              toolName,
+              output: { type: 'text', value: message.content },
+            },
+          ],
+        };
       }
       default:
-        throw new InvalidInputError(`Model message #${index} has unknown role ${JSON.stringify(message.role)}; use system, user, assistant, tool or context.`);
+        throw new InvalidInputError(
+          `Model message #${index} has unknown role ${JSON.stringify(message.role)}; use system, user, assistant, tool or context.`,
+        );
     }
   });
 }
@@ -57,7 +75,9 @@ function parseArguments(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

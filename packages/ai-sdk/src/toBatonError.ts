@@ -1,4 +1,12 @@
-import { AbortedError, BatonError, ConfigurationError, ModelProviderError, type ModelProviderErrorOptions, providerErrorFor, TimeoutError } from '@baton/core';
+import {
+  AbortedError,
+  BatonError,
+  ConfigurationError,
+  ModelProviderError,
+  type ModelProviderErrorOptions,
+  providerErrorFor,
+  TimeoutError,
+} from '@baton/core';
 
 /** The fields of an AI SDK `APICallError` (name `AI_APICallError`), read by shape. */
 interface ApiCallErrorShape {
@@ -37,9 +45,13 @@ export function toBatonError(error: unknown, where: string, signal?: AbortSignal
     if (mapped !== undefined) return rewrap(mapped, error);
   }
   if (name === 'AbortError') return new AbortedError(`${where} was cancelled.`, { cause: error });
-  if (name === 'TimeoutError') return new TimeoutError(`${where} timed out. Raise the timeout or retry.`, { cause: error });
+  if (name === 'TimeoutError')
+    return new TimeoutError(`${where} timed out. Raise the timeout or retry.`, { cause: error });
   if (name === 'AI_LoadAPIKeyError') {
-    return new ConfigurationError(`${where} has no API key: ${(error as Error).message} Pass apiKey to the provider or set its environment variable.`, { cause: error });
+    return new ConfigurationError(
+      `${where} has no API key: ${(error as Error).message} Pass apiKey to the provider or set its environment variable.`,
+      { cause: error },
+    );
   }
   if (name === 'AI_APICallError') {
     const api = error as Error & ApiCallErrorShape;

@@ -11,7 +11,13 @@ describe('AISDKModel on @ai-sdk/anthropic against a loopback Anthropic Messages 
   it('streams text, runs parallel tool calls through the agent loop, and sends tool results back as tool_result blocks', async () => {
     await using server = await startAnthropicServer();
     server.enqueue(
-      { text: 'Let me check both.', toolCalls: [{ id: 'toolu_a', name: 'look_up_order', input: { orderId: 'A-1' } }, { id: 'toolu_b', name: 'look_up_order', input: { orderId: 'B-2' } }] },
+      {
+        text: 'Let me check both.',
+        toolCalls: [
+          { id: 'toolu_a', name: 'look_up_order', input: { orderId: 'A-1' } },
+          { id: 'toolu_b', name: 'look_up_order', input: { orderId: 'B-2' } },
+        ],
+      },
       { text: 'A-1 shipped; B-2 is late.', usage: { input: 90, output: 12 } },
     );
     const anthropic = createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' });
@@ -42,8 +48,18 @@ describe('AISDKModel on @ai-sdk/anthropic against a loopback Anthropic Messages 
     const first = server.requests[0]!;
     expect(first.path).toBe('/v1/messages');
     expect(first.headers['x-api-key']).toBe('sk-ant-test');
-    expect(first.body).toMatchObject({ model: 'claude-test', stream: true, system: [{ type: 'text', text: 'You track orders.' }] });
-    expect(first.body.tools).toEqual([expect.objectContaining({ name: 'look_up_order', description: 'Finds an order.', input_schema: expect.objectContaining({ type: 'object' }) })]);
+    expect(first.body).toMatchObject({
+      model: 'claude-test',
+      stream: true,
+      system: [{ type: 'text', text: 'You track orders.' }],
+    });
+    expect(first.body.tools).toEqual([
+      expect.objectContaining({
+        name: 'look_up_order',
+        description: 'Finds an order.',
+        input_schema: expect.objectContaining({ type: 'object' }),
+      }),
+    ]);
     const second = server.requests[1]!.body.messages;
     expect(second[1]).toMatchObject({
       role: 'assistant',
@@ -64,8 +80,14 @@ describe('AISDKModel on @ai-sdk/anthropic against a loopback Anthropic Messages 
 
   it('maps an HTTP 429 from the Messages API to RateLimitError with the request id', async () => {
     await using server = await startAnthropicServer();
-    server.enqueue({ status: 429, errorType: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' });
-    const model = aisdk(createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' })('claude-test'), { maxRetries: 0 });
+    server.enqueue({
+      status: 429,
+      errorType: 'rate_limit_error',
+      message: 'Number of requests has exceeded your rate limit.',
+    });
+    const model = aisdk(createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' })('claude-test'), {
+      maxRetries: 0,
+    });
     let failure: unknown;
     try {
       for await (const _ of model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] })) {
@@ -95,6 +117,9 @@ describe('structured output on @ai-sdk/anthropic', () => {
     });
     const { outcome } = await runAgent(new AgentExecutor(triage), 'I was charged twice!');
     expect(outcome.type === 'reply' && outcome.structuredOutput).toEqual({ topic: 'billing', urgent: true });
-    expect(server.requests[0]!.body.output_config.format).toMatchObject({ type: 'json_schema', schema: expect.objectContaining({ required: ['topic', 'urgent'] }) });
+    expect(server.requests[0]!.body.output_config.format).toMatchObject({
+      type: 'json_schema',
+      schema: expect.objectContaining({ required: ['topic', 'urgent'] }),
+    });
   });
 });

@@ -1,7 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError, type Store } from '@baton/core';
-import { formatTimeline, observedGraphToMermaid, type SessionTimeline, sessionTimeline, timelineToMermaid } from '@baton/handoff';
+import {
+  formatTimeline,
+  observedGraphToMermaid,
+  type SessionTimeline,
+  sessionTimeline,
+  timelineToMermaid,
+} from '@baton/handoff';
 
 /** What {@link inspectSession} reads and where it writes. */
 export interface InspectOptions {
@@ -44,10 +50,17 @@ export interface InspectResult {
  * ```
  */
 export async function inspectSession(options: InspectOptions): Promise<InspectResult> {
-  const scope = { ...(options.branch === undefined ? {} : { branch: options.branch }), ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }) };
+  const scope = {
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
+    ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
+  };
   const timeline = await sessionTimeline(options.store, options.sessionId, scope).catch(async (error: unknown) => {
     // A session stored under a tenant (the web chat's are) is invisible without its tenant id.
-    if (error instanceof NotFoundError && options.tenantId === undefined && (await options.store.getSession(options.sessionId)) === undefined) {
+    if (
+      error instanceof NotFoundError &&
+      options.tenantId === undefined &&
+      (await options.store.getSession(options.sessionId)) === undefined
+    ) {
       throw new NotFoundError(
         `Session ${JSON.stringify(options.sessionId)} does not exist in this store without a tenant. ` +
           'A session stored under a tenant (as the web chat stores its sessions) is found with --tenant ID.',
@@ -61,7 +74,20 @@ export async function inspectSession(options: InspectOptions): Promise<InspectRe
   if (options.outDir !== undefined) {
     await mkdir(options.outDir, { recursive: true });
     const base = join(options.outDir, `${safeName(timeline.sessionId)}.${safeName(timeline.branchId)}`);
-    const page = [`# Session ${timeline.sessionId} (branch ${timeline.branchId})`, '', '```mermaid', sequence, '```', '', '## Topology', '', '```mermaid', topology, '```', ''].join('\n');
+    const page = [
+      `# Session ${timeline.sessionId} (branch ${timeline.branchId})`,
+      '',
+      '```mermaid',
+      sequence,
+      '```',
+      '',
+      '## Topology',
+      '',
+      '```mermaid',
+      topology,
+      '```',
+      '',
+    ].join('\n');
     for (const [path, text] of [
       [`${base}.sequence.mmd`, `${sequence}\n`],
       [`${base}.topology.mmd`, `${topology}\n`],

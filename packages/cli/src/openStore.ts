@@ -26,15 +26,19 @@ export interface OpenStoreOptions {
 export function openStore(spec: string, options: OpenStoreOptions = {}): Store {
   if (spec.startsWith('file:')) {
     const directory = spec.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
-    if (directory === '') throw new InvalidInputError(`--store ${JSON.stringify(spec)} names no folder; write file:DIR, e.g. file:./data.`);
+    if (directory === '')
+      throw new InvalidInputError(`--store ${JSON.stringify(spec)} names no folder; write file:DIR, e.g. file:./data.`);
     return new FileStore({ directory: resolve(options.cwd ?? process.cwd(), directory) });
   }
   if (spec.startsWith('mongodb://') || spec.startsWith('mongodb+srv://')) {
     const dbName = options.dbName ?? databaseOf(spec) ?? 'baton';
-    const mongoOptions = options.collectionPrefix === undefined ? { dbName } : { dbName, collectionPrefix: options.collectionPrefix };
+    const mongoOptions =
+      options.collectionPrefix === undefined ? { dbName } : { dbName, collectionPrefix: options.collectionPrefix };
     return new MongoStore({ url: spec }, mongoOptions);
   }
-  throw new InvalidInputError(`--store ${JSON.stringify(spec)} is neither file:DIR nor a mongodb:// url; e.g. --store file:./data or --store mongodb://127.0.0.1:27017/support.`);
+  throw new InvalidInputError(
+    `--store ${JSON.stringify(spec)} is neither file:DIR nor a mongodb:// url; e.g. --store file:./data or --store mongodb://127.0.0.1:27017/support.`,
+  );
 }
 
 /** The database a MongoDB url names in its path (`mongodb://host/support?…` → `support`), if any. */

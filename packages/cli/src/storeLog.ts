@@ -35,7 +35,9 @@ export interface StoreLogResult {
 export async function checkStoreLog(options: StoreLogOptions): Promise<StoreLogResult> {
   const { store, sessionId } = options;
   if (!(store instanceof FileStore)) {
-    throw new InvalidInputError(`baton store verify|repair reads FileStore session logs; --store names a ${store.kind} store. Pass --store file:DIR.`);
+    throw new InvalidInputError(
+      `baton store verify|repair reads FileStore session logs; --store names a ${store.kind} store. Pass --store file:DIR.`,
+    );
   }
   const report = options.repair ? await store.repair(sessionId) : await store.verify(sessionId);
   const lines = [`session ${sessionId}: ${report.file} (format ${report.version}, ${report.bytes} bytes)`];
@@ -44,7 +46,10 @@ export async function checkStoreLog(options: StoreLogOptions): Promise<StoreLogR
     .join(', ');
   if (report.damage === undefined) {
     lines.push(`ok: ${report.intactRecords} records intact (${intact || 'no messages'})`);
-    if (report.tornBytes > 0) lines.push(`a torn last line of ${report.tornBytes} bytes (a write a crash cut off): ignored, and cut off by the next write`);
+    if (report.tornBytes > 0)
+      lines.push(
+        `a torn last line of ${report.tornBytes} bytes (a write a crash cut off): ignored, and cut off by the next write`,
+      );
   } else {
     const { record, offset, recordsAfter, message } = report.damage;
     lines.push(`damaged: record ${record} (line ${record}, byte ${offset}); ${recordsAfter} records after it`);
@@ -52,8 +57,12 @@ export async function checkStoreLog(options: StoreLogOptions): Promise<StoreLogR
     lines.push(message);
   }
   const repair = report as Partial<SessionLogRepair>;
-  if (repair.repaired) lines.push(`repaired: the log now holds the ${report.intactRecords} intact records; the damaged log was kept as ${repair.movedTo}`);
+  if (repair.repaired)
+    lines.push(
+      `repaired: the log now holds the ${report.intactRecords} intact records; the damaged log was kept as ${repair.movedTo}`,
+    );
   else if (options.repair && report.damage === undefined) lines.push('nothing to repair');
-  else if (report.damage !== undefined) lines.push(`to keep the intact records: baton store repair --store file:${store.directory} --session ${sessionId}`);
+  else if (report.damage !== undefined)
+    lines.push(`to keep the intact records: baton store repair --store file:${store.directory} --session ${sessionId}`);
   return { text: lines.join('\n'), report, ok: report.damage === undefined || repair.repaired === true };
 }

@@ -1,4 +1,3 @@
-
 /**
  * Baton's error classes, split by who is at fault: the caller's configuration or input
  * (`ConfigurationError`, `InvalidIdError`, …), the model's behaviour (`ModelBehaviorError`), the

@@ -2,7 +2,13 @@ export { type Agent, type AgentOptions, type AgentOutput, agent, type Instructio
 export { type CheckedOutput, checkStructuredOutput, outputCorrection } from './agents/structuredOutput.js';
 export { NEVER_ABORTED } from './executors/abort.js';
 export { AgentExecutor } from './executors/agentExecutor.js';
-export { type ChannelReads, EventChannel, type EventSink, isReaderLeft, type ReadySignal } from './executors/eventChannel.js';
+export {
+  type ChannelReads,
+  EventChannel,
+  type EventSink,
+  isReaderLeft,
+  type ReadySignal,
+} from './executors/eventChannel.js';
 export {
   CHECKPOINT_SCHEMA_VERSION,
   type Checkpoint,
@@ -89,7 +95,14 @@ export type {
   TurnCompletedEvent,
   TurnStartedEvent,
 } from './conversation/events.js';
-export type { BranchHistory, Executor, ExecutorInput, ExecutorJournal, ExecutorOutcome, TurnSettings } from './executors/executor.js';
+export type {
+  BranchHistory,
+  Executor,
+  ExecutorInput,
+  ExecutorJournal,
+  ExecutorOutcome,
+  TurnSettings,
+} from './executors/executor.js';
 export { assertValidId, createId, isValidId } from './ids.js';
 export { type LogFn, type Logger, silentLogger } from './logging/logger.js';
 export { type LoggedStoreOptions, loggedStore } from './logging/loggedStore.js';
@@ -134,7 +147,12 @@ export { type HumanExecutorOptions, HumanExecutor } from './executors/humanExecu
 export { type HumanQueue, type HumanTask, InMemoryHumanQueue } from './executors/humanQueue.js';
 export { withdrawRequests } from './executors/withdrawRequests.js';
 export { RemoteExecutor, type RemoteExecutorOptions } from './executors/remoteExecutor.js';
-export { REMOTE_WIRE_VERSION, type RemoteStepEvent, RemoteStepEventSchema, type RemoteStepRequest } from './executors/remoteWireFormat.js';
+export {
+  REMOTE_WIRE_VERSION,
+  type RemoteStepEvent,
+  RemoteStepEventSchema,
+  type RemoteStepRequest,
+} from './executors/remoteWireFormat.js';
 export {
   type Branch,
   type BranchParent,
@@ -146,8 +164,20 @@ export {
   type State,
   StateSchema,
 } from './conversation/session.js';
-export { branchStateAt, STATE_PATCHES_KEY, type StateAccess, StateContainer, type StateScope } from './conversation/state.js';
-export { ASSETS_METADATA_KEY, type AssetRef, AssetRefSchema, assetRefsOf, describeAssets } from './conversation/asset.js';
+export {
+  branchStateAt,
+  STATE_PATCHES_KEY,
+  type StateAccess,
+  StateContainer,
+  type StateScope,
+} from './conversation/state.js';
+export {
+  ASSETS_METADATA_KEY,
+  type AssetRef,
+  AssetRefSchema,
+  assetRefsOf,
+  describeAssets,
+} from './conversation/asset.js';
 export { DEFAULT_MAX_ASSET_BYTES } from './store/assets/assetInput.js';
 export { hasAssets, type SessionAssets, sessionAssets } from './store/assets/sessionAssets.js';
 export { FileStore, type FileStoreOptions } from './store/file/fileStore.js';
@@ -189,7 +219,12 @@ export {
   type EventLogRetention,
   type EventLogStore,
 } from './store/eventLog.js';
-export { type AnswerOpenToolCallsOptions, answerOpenToolCalls, findOpenToolCalls, type OpenToolCalls } from './store/openToolCalls.js';
+export {
+  type AnswerOpenToolCallsOptions,
+  answerOpenToolCalls,
+  findOpenToolCalls,
+  type OpenToolCalls,
+} from './store/openToolCalls.js';
 export { IsoTimestampSchema, isIsoTimestamp } from './timestamp.js';
 export {
   endConversationControl,

@@ -37,4 +37,6 @@ export function isIsoTimestamp(value: unknown): value is string {
  * IsoTimestampSchema.parse('2025-01-01T00:00:00.000Z');
  * ```
  */
-export const IsoTimestampSchema = z.string().regex(ISO_TIMESTAMP, 'must be an ISO-8601 UTC timestamp such as "2025-01-01T00:00:00.000Z"');
+export const IsoTimestampSchema = z
+  .string()
+  .regex(ISO_TIMESTAMP, 'must be an ISO-8601 UTC timestamp such as "2025-01-01T00:00:00.000Z"');

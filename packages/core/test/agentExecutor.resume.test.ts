@@ -16,7 +16,12 @@ import { runExecutor, TestJournal } from './support/testJournal.js';
 
 function executorWith(script: ScriptedResponse[], tools: Tool[]) {
   const model = new ScriptedModel(script);
-  return { model, executor: new AgentExecutor(agent({ name: 'billing', description: 'Billing.', instructions: 'You handle billing.', tools, model })) };
+  return {
+    model,
+    executor: new AgentExecutor(
+      agent({ name: 'billing', description: 'Billing.', instructions: 'You handle billing.', tools, model }),
+    ),
+  };
 }
 
 async function userSays(text: string): Promise<TestJournal> {
@@ -57,7 +62,15 @@ describe('AgentExecutor requests and resume', () => {
 
     expect(first.outcome).toMatchObject({
       type: 'requests',
-      requests: [{ type: 'tool_approval', agent: 'billing', toolCallId: 'call_refund', toolName: 'refund', arguments: '{"orderId":"A-1"}' }],
+      requests: [
+        {
+          type: 'tool_approval',
+          agent: 'billing',
+          toolCallId: 'call_refund',
+          toolName: 'refund',
+          arguments: '{"orderId":"A-1"}',
+        },
+      ],
     });
     expect(ran).toEqual([]);
     expect(journal.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -65,7 +78,11 @@ describe('AgentExecutor requests and resume', () => {
     const approvals = new Map<string, ApprovalDecision>([['call_refund', { approved: true }]]);
     const second = await runExecutor(executor, journal, { approvals });
     expect(ran).toEqual(['A-1']);
-    expect(journal.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_refund', content: 'Refunded A-1.', isError: false });
+    expect(journal.messages.find((m) => m.role === 'tool')).toMatchObject({
+      toolCallId: 'call_refund',
+      content: 'Refunded A-1.',
+      isError: false,
+    });
     expect(second.outcome.type === 'reply' && second.outcome.message.content).toBe('Refund done.');
     expect(model.requests).toHaveLength(2);
   });
@@ -73,12 +90,17 @@ describe('AgentExecutor requests and resume', () => {
   it('answers a rejected approval with an error result carrying the reason, without running the tool', async () => {
     const ran: string[] = [];
     const { executor } = executorWith(
-      [{ toolCalls: [{ id: 'call_refund', name: 'refund', arguments: { orderId: 'A-1' } }] }, { text: 'The refund was not approved.' }],
+      [
+        { toolCalls: [{ id: 'call_refund', name: 'refund', arguments: { orderId: 'A-1' } }] },
+        { text: 'The refund was not approved.' },
+      ],
       [refundTool(ran)],
     );
     const journal = await userSays('Refund A-1.');
     await runExecutor(executor, journal);
-    const approvals = new Map<string, ApprovalDecision>([['call_refund', { approved: false, reason: 'over the refund limit' }]]);
+    const approvals = new Map<string, ApprovalDecision>([
+      ['call_refund', { approved: false, reason: 'over the refund limit' }],
+    ]);
     const { outcome } = await runExecutor(executor, journal, { approvals });
     expect(ran).toEqual([]);
     expect(journal.messages.find((m) => m.role === 'tool')).toMatchObject({
@@ -122,7 +144,9 @@ describe('AgentExecutor requests and resume', () => {
     const second = await runExecutor(executor, resumed, { approvals: new Map([['call_refund', { approved: true }]]) });
     expect(lookups).toEqual(['A-1']);
     expect(ran).toEqual(['A-1']);
-    expect(second.events.filter((e) => e.type === 'tool.call').map((e) => e.type === 'tool.call' && e.toolCall.id)).toEqual(['call_refund']);
+    expect(
+      second.events.filter((e) => e.type === 'tool.call').map((e) => e.type === 'tool.call' && e.toolCall.id),
+    ).toEqual(['call_refund']);
     expect(resumed.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content])).toEqual([
       ['call_look', 'Order A-1 found.'],
       ['call_refund', 'Refunded A-1.'],
@@ -182,15 +206,29 @@ describe('AgentExecutor requests and resume', () => {
       execute: ({ prompt }) => userInputControl(prompt),
     });
     const { executor, model } = executorWith(
-      [{ toolCalls: [{ id: 'call_ask', name: 'ask_user', arguments: { prompt: 'Which account?' } }] }, { text: 'Thanks, AC-99 it is.' }],
+      [
+        { toolCalls: [{ id: 'call_ask', name: 'ask_user', arguments: { prompt: 'Which account?' } }] },
+        { text: 'Thanks, AC-99 it is.' },
+      ],
       [ask],
     );
     const journal = await userSays('I was charged twice.');
     const first = await runExecutor(executor, journal);
-    expect(first.outcome).toMatchObject({ type: 'requests', requests: [{ type: 'user_input', agent: 'billing', toolCallId: 'call_ask', prompt: 'Which account?' }] });
+    expect(first.outcome).toMatchObject({
+      type: 'requests',
+      requests: [{ type: 'user_input', agent: 'billing', toolCallId: 'call_ask', prompt: 'Which account?' }],
+    });
     expect(journal.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
 
-    const answer: PendingWrite = { toolCallId: 'call_ask', toolName: 'ask_user', agent: 'billing', content: 'AC-99', isError: false, durationMs: 0, createdAt: new Date().toISOString() };
+    const answer: PendingWrite = {
+      toolCallId: 'call_ask',
+      toolName: 'ask_user',
+      agent: 'billing',
+      content: 'AC-99',
+      isError: false,
+      durationMs: 0,
+      createdAt: new Date().toISOString(),
+    };
     const resumed = new TestJournal([answer]);
     await resumed.commit(journal.messages);
     const second = await runExecutor(executor, resumed);
@@ -200,11 +238,19 @@ describe('AgentExecutor requests and resume', () => {
   });
 
   it('returns a handoff outcome and records the handoff call result, without another model call', async () => {
-    const { executor, model } = executorWith([{ toolCalls: [{ id: 'call_h', name: 'transfer', arguments: { to: 'shipping', why: 'parcel lost' } }] }], [transferTool]);
+    const { executor, model } = executorWith(
+      [{ toolCalls: [{ id: 'call_h', name: 'transfer', arguments: { to: 'shipping', why: 'parcel lost' } }] }],
+      [transferTool],
+    );
     const journal = await userSays('My parcel is lost.');
     const { outcome } = await runExecutor(executor, journal);
     expect(outcome).toMatchObject({ type: 'handoff', target: 'shipping', reason: 'parcel lost' });
-    expect(journal.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_h', content: 'Transferred to shipping.', isError: false });
+    expect(journal.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      toolCallId: 'call_h',
+      content: 'Transferred to shipping.',
+      isError: false,
+    });
     expect(model.requests).toHaveLength(1);
   });
 
@@ -229,11 +275,18 @@ describe('AgentExecutor requests and resume', () => {
       ['call_a', false],
       ['call_b', true],
     ]);
-    expect(results[1]?.content).toBe('Ignored: this response already moved control (handoff to shipping). Make one handoff at a time.');
+    expect(results[1]?.content).toBe(
+      'Ignored: this response already moved control (handoff to shipping). Make one handoff at a time.',
+    );
   });
 
   it('returns end_conversation when a tool ends the conversation', async () => {
-    const end = tool({ name: 'end_chat', description: 'Ends.', parameters: z.object({}), execute: () => endConversationControl('resolved') });
+    const end = tool({
+      name: 'end_chat',
+      description: 'Ends.',
+      parameters: z.object({}),
+      execute: () => endConversationControl('resolved'),
+    });
     const { executor } = executorWith([{ toolCalls: [{ id: 'call_end', name: 'end_chat' }] }], [end]);
     const journal = await userSays('Thanks, bye.');
     const { outcome } = await runExecutor(executor, journal);

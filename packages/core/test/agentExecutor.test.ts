@@ -1,4 +1,13 @@
-import { AbortedError, AgentExecutor, agent, type BatonEvent, MaxStepsExceededError, StateContainer, type Tool, tool } from '@baton/core';
+import {
+  AbortedError,
+  AgentExecutor,
+  agent,
+  type BatonEvent,
+  MaxStepsExceededError,
+  StateContainer,
+  type Tool,
+  tool,
+} from '@baton/core';
 import { ScriptedModel, type ScriptedResponse } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -32,12 +41,19 @@ const toolResults = (events: BatonEvent[]) => events.flatMap((e) => (e.type === 
 
 describe('AgentExecutor', () => {
   it('returns a final answer, streaming its deltas and committing it after the user message', async () => {
-    const { executor, model } = executorWith([{ text: 'Your order ships tomorrow.', usage: { inputTokens: 7, outputTokens: 5 } }]);
+    const { executor, model } = executorWith([
+      { text: 'Your order ships tomorrow.', usage: { inputTokens: 7, outputTokens: 5 } },
+    ]);
     const journal = await userSays('When does my order ship?');
     const { outcome, events } = await runExecutor(executor, journal);
 
     expect(outcome.type).toBe('reply');
-    expect(outcome.type === 'reply' && outcome.message).toMatchObject({ role: 'assistant', agent: 'orders', seq: 2, content: 'Your order ships tomorrow.' });
+    expect(outcome.type === 'reply' && outcome.message).toMatchObject({
+      role: 'assistant',
+      agent: 'orders',
+      seq: 2,
+      content: 'Your order ships tomorrow.',
+    });
     expect(outcome.usage).toEqual({ inputTokens: 7, outputTokens: 5, totalTokens: 12, requests: 1 });
     const deltas = events.flatMap((e) => (e.type === 'message.delta' ? [e.delta] : []));
     expect(deltas.join('')).toBe('Your order ships tomorrow.');
@@ -72,7 +88,15 @@ describe('AgentExecutor', () => {
       },
     });
     const { executor, model } = executorWith(
-      [{ toolCalls: [{ id: 'call_slow', name: 'slow_lookup' }, { id: 'call_fast', name: 'fast_lookup' }] }, { text: 'Both done.' }],
+      [
+        {
+          toolCalls: [
+            { id: 'call_slow', name: 'slow_lookup' },
+            { id: 'call_fast', name: 'fast_lookup' },
+          ],
+        },
+        { text: 'Both done.' },
+      ],
       [slow, fast],
     );
     const journal = await userSays('Look both up.');
@@ -92,28 +116,46 @@ describe('AgentExecutor', () => {
     expect(tools.map((m) => m.seq)).toEqual([3, 4]);
     expect(journal.commits).toEqual([1, 1, 2, 1]);
     expect(outcome.type === 'reply' && outcome.message.content).toBe('Both done.');
-    expect(model.requests[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(['call_slow', 'call_fast']);
+    expect(model.requests[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual([
+      'call_slow',
+      'call_fast',
+    ]);
   });
 
   it('answers a call to an unknown tool with an error result and goes on', async () => {
-    const { executor, model } = executorWith([{ toolCalls: [{ id: 'call_x', name: 'cancel_order', arguments: {} }] }, { text: 'I cannot cancel orders.' }], [lookUpOrder()]);
+    const { executor, model } = executorWith(
+      [{ toolCalls: [{ id: 'call_x', name: 'cancel_order', arguments: {} }] }, { text: 'I cannot cancel orders.' }],
+      [lookUpOrder()],
+    );
     const { outcome, events } = await runExecutor(executor, await userSays('Cancel it.'));
     const [result] = toolResults(events);
     expect(result).toMatchObject({ toolCallId: 'call_x', isError: true });
     expect(result?.content).toBe('Error: there is no tool named "cancel_order". Available tools: look_up_order.');
-    expect(model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_x', content: result?.content });
+    expect(model.requests[1]?.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      toolCallId: 'call_x',
+      content: result?.content,
+    });
     expect(outcome.type === 'reply' && outcome.message.content).toBe('I cannot cancel orders.');
   });
 
   it('answers arguments that fail the zod schema with an error result naming the field, without running the tool', async () => {
     const ran: string[] = [];
-    const { executor } = executorWith([{ toolCalls: [{ id: 'call_1', name: 'look_up_order', arguments: { orderId: '1234' } }] }, { text: 'Which order?' }], [lookUpOrder(ran)]);
+    const { executor } = executorWith(
+      [
+        { toolCalls: [{ id: 'call_1', name: 'look_up_order', arguments: { orderId: '1234' } }] },
+        { text: 'Which order?' },
+      ],
+      [lookUpOrder(ran)],
+    );
     const journal = await userSays('Order 1234?');
     const { outcome } = await runExecutor(executor, journal);
     expect(ran).toEqual([]);
     const result = journal.messages.find((m) => m.role === 'tool');
     expect(result?.isError).toBe(true);
-    expect(result?.content).toBe('Error: invalid arguments for look_up_order: orderId: use the form A-123. Call it again with valid arguments.');
+    expect(result?.content).toBe(
+      'Error: invalid arguments for look_up_order: orderId: use the form A-123. Call it again with valid arguments.',
+    );
     expect(outcome.type).toBe('reply');
   });
 
@@ -155,7 +197,11 @@ describe('AgentExecutor', () => {
     const { outcome } = await runExecutor(executor, journal);
     expect(ran).toEqual(['A-1']);
     expect(journal.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.isError, m.content])).toEqual([
-      ['call_1', true, 'Error: invalid arguments for look_up_known_order: orderId: no such order. Call it again with valid arguments.'],
+      [
+        'call_1',
+        true,
+        'Error: invalid arguments for look_up_known_order: orderId: no such order. Call it again with valid arguments.',
+      ],
       ['call_2', false, 'found'],
       ['call_3', true, 'Error: the arguments of fragile could not be validated: validator down'],
     ]);
@@ -171,16 +217,34 @@ describe('AgentExecutor', () => {
         throw new Error('card declined');
       },
     });
-    const { executor } = executorWith([{ toolCalls: [{ id: 'call_1', name: 'charge_card', arguments: { cents: 500 } }] }, { text: 'The card was declined.' }], [explode]);
+    const { executor } = executorWith(
+      [
+        { toolCalls: [{ id: 'call_1', name: 'charge_card', arguments: { cents: 500 } }] },
+        { text: 'The card was declined.' },
+      ],
+      [explode],
+    );
     const journal = await userSays('Charge me.');
     const { outcome, events } = await runExecutor(executor, journal);
-    expect(toolResults(events)[0]).toMatchObject({ isError: true, content: 'Error: charge_card failed: card declined' });
+    expect(toolResults(events)[0]).toMatchObject({
+      isError: true,
+      content: 'Error: charge_card failed: card declined',
+    });
     expect(outcome.type === 'reply' && outcome.message.content).toBe('The card was declined.');
   });
 
   it('throws MaxStepsExceededError after maxSteps model calls without a final answer', async () => {
     const model = new ScriptedModel(() => ({ toolCalls: [{ name: 'look_up_order', arguments: { orderId: 'A-1' } }] }));
-    const executor = new AgentExecutor(agent({ name: 'loopy', description: 'Loops.', instructions: 'Loop.', tools: [lookUpOrder()], model, maxSteps: 3 }));
+    const executor = new AgentExecutor(
+      agent({
+        name: 'loopy',
+        description: 'Loops.',
+        instructions: 'Loop.',
+        tools: [lookUpOrder()],
+        model,
+        maxSteps: 3,
+      }),
+    );
     const error = await runExecutor(executor, await userSays('Go.')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MaxStepsExceededError);
     expect((error as Error).message).toContain('"loopy" made 3 model calls');
@@ -189,7 +253,9 @@ describe('AgentExecutor', () => {
 
   it('throws AbortedError and calls no model when the signal is already aborted', async () => {
     const { executor, model } = executorWith([{ text: 'never' }]);
-    const error = await runExecutor(executor, await userSays('Hi'), { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const error = await runExecutor(executor, await userSays('Hi'), { signal: AbortSignal.abort() }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AbortedError);
     expect(model.requests).toHaveLength(0);
   });

@@ -8,7 +8,15 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConcurrencyError, createId, FileStore, InMemoryStore, InvalidInputError, type Message, type Store } from '../src/index.js';
+import {
+  ConcurrencyError,
+  createId,
+  FileStore,
+  InMemoryStore,
+  InvalidInputError,
+  type Message,
+  type Store,
+} from '../src/index.js';
 import { makeMessage } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
 
@@ -52,7 +60,9 @@ describe.each(stores)('appendMessages on %s (property)', (_name, create, numRuns
             const taken = batch.filter((m) => m.seq <= stored);
             if (taken.length === 0) continue;
             const victim = taken[append.pick % taken.length]!;
-            const rival: Message[] = batch.map((m) => (m.seq === victim.seq ? { ...m, id: createId(), content: 'a rival writer' } : m));
+            const rival: Message[] = batch.map((m) =>
+              m.seq === victim.seq ? { ...m, id: createId(), content: 'a rival writer' } : m,
+            );
             await expect(store.appendMessages(sessionId, 'main', rival)).rejects.toBeInstanceOf(ConcurrencyError);
           } else if (append.from > stored + 1) {
             await expect(store.appendMessages(sessionId, 'main', batch)).rejects.toBeInstanceOf(InvalidInputError);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, CheckpointCorruptError, CheckpointSchema, InMemoryStore, parseCheckpoint } from '../src/index.js';
+import {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  CheckpointCorruptError,
+  CheckpointSchema,
+  InMemoryStore,
+  parseCheckpoint,
+} from '../src/index.js';
 import { fastCheckpointCopy } from '../src/store/checkpointFastCheck.js';
 import { cloneData } from '../src/store/cloneData.js';
 
@@ -12,10 +19,17 @@ const turnEnd: Checkpoint = {
   step: 3,
   createdAt: '2026-01-01T00:00:00.000Z',
   throughSeq: 12,
-  machine: { status: 'active', value: 'idle', context: { coordinator: 'triage', activeAgent: 'triage', previousAgent: 'billing', turn: 3, handoffsThisTurn: 0 } },
+  machine: {
+    status: 'active',
+    value: 'idle',
+    context: { coordinator: 'triage', activeAgent: 'triage', previousAgent: 'billing', turn: 3, handoffsThisTurn: 0 },
+  },
   pendingRequests: [],
   pendingWrites: [],
-  statePatches: { session: [{ op: 'replace', path: ['verified'], value: { by: 'agent' } }], branch: [{ op: 'remove', path: ['plan', 0] }] },
+  statePatches: {
+    session: [{ op: 'replace', path: ['verified'], value: { by: 'agent' } }],
+    branch: [{ op: 'remove', path: ['plan', 0] }],
+  },
 };
 
 /** Values to try in each field: valid ones, edge cases and wrong types. */
@@ -43,14 +57,31 @@ const samples: unknown[] = [
   {},
   { session: [], branch: [] },
   { session: [], branch: null },
-  [{ type: 'user_input', id: 'r', agent: 'a', toolCallId: 't', prompt: 'p', conversationRef: { branchId: 'main', throughSeq: 1 }, createdAt: '2026-01-01T00:00:00.000Z' }],
+  [
+    {
+      type: 'user_input',
+      id: 'r',
+      agent: 'a',
+      toolCallId: 't',
+      prompt: 'p',
+      conversationRef: { branchId: 'main', throughSeq: 1 },
+      createdAt: '2026-01-01T00:00:00.000Z',
+    },
+  ],
   new Date(0),
   new Map(),
 ];
 
 describe('fastCheckpointCopy', () => {
   it('gives what zod gives for a turn-end checkpoint (same values, same key order), sharing no object', () => {
-    for (const checkpoint of [turnEnd, { ...turnEnd, traceparent: '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01', extra: 'dropped as zod drops it' }]) {
+    for (const checkpoint of [
+      turnEnd,
+      {
+        ...turnEnd,
+        traceparent: '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01',
+        extra: 'dropped as zod drops it',
+      },
+    ]) {
       const copy = fastCheckpointCopy(checkpoint);
       expect(copy).toBeDefined();
       expect(JSON.stringify(copy)).toBe(JSON.stringify(parseCheckpoint(checkpoint)));

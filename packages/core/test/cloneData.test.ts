@@ -114,18 +114,29 @@ describe('frozenMessageCopy', () => {
     expect(copy.toolCalls).not.toBe(message.toolCalls);
     expect(copy.toolCalls![0]).not.toBe(message.toolCalls![0]);
     expect(copy.metadata).not.toBe(message.metadata);
-    expect((copy.metadata!.handoff as { tags: string[] }).tags).not.toBe((message.metadata!.handoff as { tags: string[] }).tags);
+    expect((copy.metadata!.handoff as { tags: string[] }).tags).not.toBe(
+      (message.metadata!.handoff as { tags: string[] }).tags,
+    );
   });
 
   it('freezes the copy all the way down and leaves the message as it was', () => {
     const copy = frozenMessageCopy(message);
-    for (const part of [copy, copy.toolCalls, copy.toolCalls![0], copy.metadata, copy.metadata!.handoff, (copy.metadata!.handoff as { tags: string[] }).tags]) {
+    for (const part of [
+      copy,
+      copy.toolCalls,
+      copy.toolCalls![0],
+      copy.metadata,
+      copy.metadata!.handoff,
+      (copy.metadata!.handoff as { tags: string[] }).tags,
+    ]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
     expect(() => {
       copy.toolCalls![0]!.arguments = '{}';
     }).toThrow(TypeError);
-    expect(Object.isFrozen(message) || Object.isFrozen(message.toolCalls) || Object.isFrozen(message.metadata)).toBe(false);
+    expect(Object.isFrozen(message) || Object.isFrozen(message.toolCalls) || Object.isFrozen(message.metadata)).toBe(
+      false,
+    );
   });
 
   it('keeps a message without tool calls or metadata without them', () => {
@@ -134,11 +145,18 @@ describe('frozenMessageCopy', () => {
   });
 
   it('copies keys the schema does not name deeply too (a message with them is copied as cloneData copies it)', () => {
-    const extra = { ...message, vendor: { trace: ['x'] }, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
+    const extra = {
+      ...message,
+      vendor: { trace: ['x'] },
+      toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }],
+    } as unknown as Message;
     const copy = frozenMessageCopy(extra) as Message & { vendor: { trace: string[] } };
     expect(JSON.stringify(copy)).toBe(JSON.stringify(extra));
     expect(copy.vendor.trace).not.toBe((extra as Message & { vendor: { trace: string[] } }).vendor.trace);
-    const onlyCallExtra = { ...message, toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }] } as unknown as Message;
+    const onlyCallExtra = {
+      ...message,
+      toolCalls: [{ id: 'c', name: 'n', arguments: '{}', raw: { a: [1] } }],
+    } as unknown as Message;
     const callCopy = frozenMessageCopy(onlyCallExtra).toolCalls![0] as unknown as { raw: { a: number[] } };
     expect(callCopy.raw).toEqual({ a: [1] });
     expect(callCopy.raw).not.toBe((onlyCallExtra.toolCalls![0] as unknown as { raw: object }).raw);

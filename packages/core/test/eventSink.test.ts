@@ -3,7 +3,15 @@
  * of yielded through a generator per layer, and `EventChannel`, which reads such a run as an async
  * generator (the handoff turn's stream). The events and the outcome must be the ones `execute` gives.
  */
-import { AgentExecutor, agent, type BatonEvent, EventChannel, type ExecutorInput, type ExecutorOutcome, tool } from '@baton/core';
+import {
+  AgentExecutor,
+  agent,
+  type BatonEvent,
+  EventChannel,
+  type ExecutorInput,
+  type ExecutorOutcome,
+  tool,
+} from '@baton/core';
 import { ScriptedModel, type ScriptedResponse } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -32,12 +40,22 @@ function orders(ran: string[]) {
     },
     { text: 'Order A-1 has shipped; B-2 was not found.', usage: { inputTokens: 30, outputTokens: 11 } },
   ];
-  return new AgentExecutor(agent({ name: 'orders', description: 'Orders.', instructions: 'You handle orders.', tools: [lookUp], model: new ScriptedModel(script, { chunkSize: 16 }) }));
+  return new AgentExecutor(
+    agent({
+      name: 'orders',
+      description: 'Orders.',
+      instructions: 'You handle orders.',
+      tools: [lookUp],
+      model: new ScriptedModel(script, { chunkSize: 16 }),
+    }),
+  );
 }
 
 /** Events and outcome without what differs between two runs (ids, times, durations). */
 function comparable(events: readonly BatonEvent[], outcome: ExecutorOutcome): unknown {
-  return JSON.parse(JSON.stringify({ events, outcome }), (key, value) => (key === 'id' || key === 'createdAt' || key === 'durationMs' ? '…' : value));
+  return JSON.parse(JSON.stringify({ events, outcome }), (key, value) =>
+    key === 'id' || key === 'createdAt' || key === 'durationMs' ? '…' : value,
+  );
 }
 
 const inputFor = (journal: TestJournal): ExecutorInput => executorInput(journal);
@@ -74,7 +92,9 @@ describe('Executor.run: one event sink per activation', () => {
     ]);
     expect(comparable(emitted, outcome)).toEqual(comparable(generated.events, generated.outcome));
     expect(outcome).toMatchObject({ type: 'reply', usage: { inputTokens: 40, outputTokens: 15, requests: 2 } });
-    expect(viaSink.messages.map((m) => [m.role, m.content])).toEqual(viaGenerator.messages.map((m) => [m.role, m.content]));
+    expect(viaSink.messages.map((m) => [m.role, m.content])).toEqual(
+      viaGenerator.messages.map((m) => [m.role, m.content]),
+    );
     expect(viaSink.commits).toEqual(viaGenerator.commits);
     expect(ranB).toEqual(ranA);
   });

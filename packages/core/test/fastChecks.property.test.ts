@@ -133,8 +133,16 @@ const turnEndCheckpoint = fc.record(
     traceparent: fc.constant('00-0123456789abcdef0123456789abcdef-0123456789abcdef-01'),
   },
   {
-    requiredKeys: ['schemaVersion', 'id', 'parentId', 'sessionId', 'branchId', 'step', 'createdAt', 'throughSeq']
-      .concat(['machine', 'pendingRequests', 'pendingWrites', 'statePatches']) as never,
+    requiredKeys: [
+      'schemaVersion',
+      'id',
+      'parentId',
+      'sessionId',
+      'branchId',
+      'step',
+      'createdAt',
+      'throughSeq',
+    ].concat(['machine', 'pendingRequests', 'pendingWrites', 'statePatches']) as never,
   },
 );
 
@@ -142,7 +150,10 @@ const RUNS = { numRuns: 400 };
 
 describe('the hot-path checks agree with the zod schemas they shadow', () => {
   it('fastAcceptsMessage: accepts the valid messages, and only what MessageSchema accepts', () => {
-    fc.assert(fc.property(message, (m) => fastAcceptsMessage(m) && MessageSchema.safeParse(m).success), RUNS);
+    fc.assert(
+      fc.property(message, (m) => fastAcceptsMessage(m) && MessageSchema.safeParse(m).success),
+      RUNS,
+    );
     fc.assert(
       fc.property(mutated(message, Object.keys(MessageSchema.shape)), (m) => {
         if (fastAcceptsMessage(m)) expect(MessageSchema.safeParse(m).success).toBe(true);
@@ -152,7 +163,10 @@ describe('the hot-path checks agree with the zod schemas they shadow', () => {
   });
 
   it('fastStoredSession and fastAcceptsNewSession: only what SessionSchema accepts, returning what it returns', () => {
-    fc.assert(fc.property(session, (s) => fastStoredSession(s) !== undefined), RUNS);
+    fc.assert(
+      fc.property(session, (s) => fastStoredSession(s) !== undefined),
+      RUNS,
+    );
     fc.assert(
       fc.property(mutated(session, Object.keys(SessionSchema.shape)), (s) => {
         const fast = fastStoredSession(s);
@@ -165,7 +179,10 @@ describe('the hot-path checks agree with the zod schemas they shadow', () => {
   });
 
   it('fastStoredBranch: only what BranchSchema accepts, returning what it returns', () => {
-    fc.assert(fc.property(branch, (b) => fastStoredBranch(b) !== undefined), RUNS);
+    fc.assert(
+      fc.property(branch, (b) => fastStoredBranch(b) !== undefined),
+      RUNS,
+    );
     fc.assert(
       fc.property(mutated(branch, Object.keys(BranchSchema.shape)), (b) => {
         const fast = fastStoredBranch(b);
@@ -177,7 +194,10 @@ describe('the hot-path checks agree with the zod schemas they shadow', () => {
   });
 
   it('fastCheckpointCopy: only what CheckpointSchema accepts, returning what it returns', () => {
-    fc.assert(fc.property(turnEndCheckpoint, (c) => fastCheckpointCopy(c) !== undefined), RUNS);
+    fc.assert(
+      fc.property(turnEndCheckpoint, (c) => fastCheckpointCopy(c) !== undefined),
+      RUNS,
+    );
     fc.assert(
       fc.property(mutated(turnEndCheckpoint, Object.keys(CheckpointSchema.shape)), (c) => {
         const fast = fastCheckpointCopy(c);

@@ -17,14 +17,21 @@ const uploader = fileURLToPath(new URL('./support/assetUploader.ts', import.meta
 
 /** Starts `assetUploader.ts` (see there) as a child process. */
 function spawnUploader(directory: string, sessionId: string): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', uploader, directory, sessionId], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', uploader, directory, sessionId], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => lines.push(...chunk.split('\n').filter((l) => l !== '')));
+  child.stdout
+    .setEncoding('utf8')
+    .on('data', (chunk: string) => lines.push(...chunk.split('\n').filter((l) => l !== '')));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  );
   return { child, lines, exited };
 }
 
@@ -33,7 +40,11 @@ describe('FileStore assets on disk', () => {
     const directory = await tempDir();
     const store = new FileStore({ directory });
     await store.createSession({ id: 'a-1' });
-    const ref = await store.putAsset('a-1', { name: 'photo.jpg', contentType: 'image/jpeg', bytes: new Uint8Array([1, 2, 3]) });
+    const ref = await store.putAsset('a-1', {
+      name: 'photo.jpg',
+      contentType: 'image/jpeg',
+      bytes: new Uint8Array([1, 2, 3]),
+    });
     expect((await readdir(join(directory, 'sessions/a-1/assets'))).sort()).toEqual([`${ref.id}.bin`, `${ref.id}.json`]);
     const reopened = new FileStore({ directory });
     expect(await reopened.listAssets('a-1')).toEqual([ref]);
@@ -53,8 +64,14 @@ describe('FileStore assets on disk', () => {
 
     const storedId = writer.lines.find((l) => l.startsWith('stored '))!.slice('stored '.length);
     const reopened = new FileStore({ directory, lockStaleMs: 2000 });
-    expect((await reopened.listAssets('crash-asset')).map((r) => [r.id, r.name, r.size])).toEqual([[storedId, 'first.bin', 1000]]);
-    const next = await reopened.putAsset('crash-asset', { name: 'next.txt', contentType: 'text/plain', bytes: Buffer.from('after the crash') });
+    expect((await reopened.listAssets('crash-asset')).map((r) => [r.id, r.name, r.size])).toEqual([
+      [storedId, 'first.bin', 1000],
+    ]);
+    const next = await reopened.putAsset('crash-asset', {
+      name: 'next.txt',
+      contentType: 'text/plain',
+      bytes: Buffer.from('after the crash'),
+    });
     expect((await reopened.listAssets('crash-asset')).map((r) => r.name)).toEqual(['first.bin', 'next.txt']);
     expect(Buffer.from((await reopened.getAsset('crash-asset', next.id))!.bytes).toString()).toBe('after the crash');
   });
@@ -76,7 +93,11 @@ describe('FileStore assets on disk', () => {
     const directory = await tempDir();
     const store = new FileStore({ directory });
     await store.createSession({ id: 'changed' });
-    const ref = await store.putAsset('changed', { name: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('original') });
+    const ref = await store.putAsset('changed', {
+      name: 'a.txt',
+      contentType: 'text/plain',
+      bytes: Buffer.from('original'),
+    });
     await writeFile(join(directory, `sessions/changed/assets/${ref.id}.bin`), 'tampered');
     const error = await store.getAsset('changed', ref.id).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DocumentCorruptError);

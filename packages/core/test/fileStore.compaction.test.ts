@@ -18,15 +18,40 @@ const tempDir = useTempDirs('filecompaction');
 const ID = 'desk';
 const TURNS = 60;
 
-const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => ['order', 'refund', 'account', 'shipping', 'card', 'please', 'thanks', 'the', 'my', 'was'][(seed * 7 + i * 3) % 10]).join(' ');
+const words = (n: number, seed: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      ['order', 'refund', 'account', 'shipping', 'card', 'please', 'thanks', 'the', 'my', 'was'][
+        (seed * 7 + i * 3) % 10
+      ],
+  ).join(' ');
 
 /** The four messages of turn `turn` (seqs from `seq`), shaped like the support desk's. */
 function turnMessages(turn: number, seq: number): Message[] {
   const call = `call-${turn}`;
   return [
     makeMessage(seq, { role: 'user', content: words(24, turn) }),
-    makeMessage(seq + 1, { role: 'assistant', agent: 'billing', content: '', toolCalls: [{ id: call, name: 'look_up_order', arguments: JSON.stringify({ orderId: `A-${1000 + turn}`, customer: 'u-7' }) }] }),
-    makeMessage(seq + 2, { role: 'tool', agent: 'billing', toolCallId: call, toolName: 'look_up_order', content: JSON.stringify({ status: 'shipped', total: 42.5, items: [words(6, turn + 1), words(5, turn + 2)] }), durationMs: 12 }),
+    makeMessage(seq + 1, {
+      role: 'assistant',
+      agent: 'billing',
+      content: '',
+      toolCalls: [
+        {
+          id: call,
+          name: 'look_up_order',
+          arguments: JSON.stringify({ orderId: `A-${1000 + turn}`, customer: 'u-7' }),
+        },
+      ],
+    }),
+    makeMessage(seq + 2, {
+      role: 'tool',
+      agent: 'billing',
+      toolCallId: call,
+      toolName: 'look_up_order',
+      content: JSON.stringify({ status: 'shipped', total: 42.5, items: [words(6, turn + 1), words(5, turn + 2)] }),
+      durationMs: 12,
+    }),
     makeMessage(seq + 3, { role: 'assistant', agent: 'billing', content: words(40, turn + 3) }),
   ];
 }
@@ -36,7 +61,16 @@ function stepCheckpoint(step: number, throughSeq: number, parentId: string | nul
     step,
     throughSeq,
     parentId,
-    machine: { status: 'active', value: 'running', context: { activeAgent: 'billing', turn: step, handoffsThisTurn: 1, lastHandoff: { from: 'triage', to: 'billing', reason: 'a refund question' } } },
+    machine: {
+      status: 'active',
+      value: 'running',
+      context: {
+        activeAgent: 'billing',
+        turn: step,
+        handoffsThisTurn: 1,
+        lastHandoff: { from: 'triage', to: 'billing', reason: 'a refund question' },
+      },
+    },
     statePatches: { session: [{ op: 'replace', path: ['notes'], value: words(12, step) }], branch: [] },
   });
 }
@@ -67,7 +101,14 @@ describe('FileStore compaction', () => {
           branchId: 'main',
           messages: [message],
           checkpoint,
-          ...(last ? { session: { change: { lastActivityAt: new Date().toISOString(), state: { turn } }, expectedVersion: version } } : {}),
+          ...(last
+            ? {
+                session: {
+                  change: { lastActivityAt: new Date().toISOString(), state: { turn } },
+                  expectedVersion: version,
+                },
+              }
+            : {}),
         });
         if (result.session !== undefined) version = result.session.version;
         if (last) await store.pruneCheckpoints(ID, 'main', { last: 1 }); // 'latest', at the turn's end

@@ -15,7 +15,10 @@ describe('FileStore with two instances on one folder', () => {
     const b = new FileStore({ directory });
     await a.createSession({ id: 'race-1' });
     for (let seq = 1; seq <= 15; seq += 1) {
-      const results = await Promise.allSettled([a.appendMessages('race-1', 'main', [makeMessage(seq)]), b.appendMessages('race-1', 'main', [makeMessage(seq)])]);
+      const results = await Promise.allSettled([
+        a.appendMessages('race-1', 'main', [makeMessage(seq)]),
+        b.appendMessages('race-1', 'main', [makeMessage(seq)]),
+      ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const [lost] = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(lost?.reason).toBeInstanceOf(ConcurrencyError);
@@ -31,7 +34,11 @@ describe('FileStore with two instances on one folder', () => {
     const b = new FileStore({ directory });
     await a.createSession({ id: 'retry-1' });
     const batch = makeMessages(1, 5);
-    const results = await Promise.all([a.appendMessages('retry-1', 'main', batch), b.appendMessages('retry-1', 'main', batch), a.appendMessages('retry-1', 'main', batch)]);
+    const results = await Promise.all([
+      a.appendMessages('retry-1', 'main', batch),
+      b.appendMessages('retry-1', 'main', batch),
+      a.appendMessages('retry-1', 'main', batch),
+    ]);
     expect(results.map((r) => r.inserted).sort()).toEqual([0, 0, 5]);
     expect(await b.readMessages('retry-1', 'main')).toEqual(batch);
   });
@@ -114,8 +121,15 @@ describe('FileStore session locks', () => {
     const store = new FileStore({ directory });
     await store.createSession({ id: 'queue-1' });
     const branches = ['a', 'b', 'c', 'd'];
-    await Promise.all(branches.map((branchId) => store.forkBranch('queue-1', { branchId, parent: { branchId: 'main', atSeq: 0 } })));
-    await Promise.all(branches.flatMap((branchId) => [store.appendMessages('queue-1', branchId, makeMessages(1, 3)), store.updateBranch('queue-1', branchId, { state: { x: 1 } }, { expectedVersion: 1 })]));
+    await Promise.all(
+      branches.map((branchId) => store.forkBranch('queue-1', { branchId, parent: { branchId: 'main', atSeq: 0 } })),
+    );
+    await Promise.all(
+      branches.flatMap((branchId) => [
+        store.appendMessages('queue-1', branchId, makeMessages(1, 3)),
+        store.updateBranch('queue-1', branchId, { state: { x: 1 } }, { expectedVersion: 1 }),
+      ]),
+    );
     for (const branchId of branches) {
       expect((await store.readMessages('queue-1', branchId)).map((m) => m.seq)).toEqual([1, 2, 3]);
       expect((await store.getBranch('queue-1', branchId))?.version).toBe(2);

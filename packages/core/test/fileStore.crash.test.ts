@@ -9,7 +9,8 @@ import { useTempDirs } from './support/tempDirs.js';
 const tempDir = useTempDirs('filestore-crash');
 const PAYLOAD = 400_000;
 
-const committedSeqs = (lines: string[]) => lines.filter((l) => l.startsWith('committed ')).map((l) => Number(l.split(' ')[1]));
+const committedSeqs = (lines: string[]) =>
+  lines.filter((l) => l.startsWith('committed ')).map((l) => Number(l.split(' ')[1]));
 
 /** Resolves when `file`'s last byte is not a newline, i.e. an append is being written right now (or after 5 s). */
 async function waitForWriteInProgress(file: string): Promise<void> {
@@ -84,14 +85,19 @@ describe('FileStore with two processes appending to one session', () => {
     const directory = await tempDir();
     const store = new FileStore({ directory });
     await store.createSession({ id: 'shared-1' });
-    const writers = [spawnWriter(['contend', directory, 'shared-1', '25', '16']), spawnWriter(['contend', directory, 'shared-1', '25', '16'])];
+    const writers = [
+      spawnWriter(['contend', directory, 'shared-1', '25', '16']),
+      spawnWriter(['contend', directory, 'shared-1', '25', '16']),
+    ];
     const exits = await Promise.all(writers.map((w) => w.exited));
     for (const exit of exits) expect(exit, exit.stderr).toMatchObject({ code: 0 });
 
     const messages = await store.readMessages('shared-1', 'main');
     expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(new Set(messages.map((m) => m.id)).size).toBe(50);
-    const reported = writers.flatMap((w) => w.lines.filter((l) => l.startsWith('committed ')).map((l) => l.split(' ')[2]));
+    const reported = writers.flatMap((w) =>
+      w.lines.filter((l) => l.startsWith('committed ')).map((l) => l.split(' ')[2]),
+    );
     expect(reported.sort()).toEqual(messages.map((m) => m.id).sort());
     for (const writer of writers) expect(writer.lines.at(-1)).toMatch(/^conflicts \d+$/);
   }, 60_000);

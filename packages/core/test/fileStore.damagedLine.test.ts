@@ -13,7 +13,8 @@ import { makeCheckpoint, makeMessage, makeMessages } from './support/storeFixtur
 import { useTempDirs } from './support/tempDirs.js';
 
 const tempDir = useTempDirs('filedamage');
-const ADVICE = /line 4 of .*sessions\/damaged\/log\.jsonl is damaged \(.*\);.* salvage the records before it with FileStore\.repair .*, or restore the file from a backup\. Nothing in it was changed, and no other session is affected/;
+const ADVICE =
+  /line 4 of .*sessions\/damaged\/log\.jsonl is damaged \(.*\);.* salvage the records before it with FileStore\.repair .*, or restore the file from a backup\. Nothing in it was changed, and no other session is affected/;
 
 /** Replaces line `number` (1 = the header) of a log with `text`, keeping the rest byte for byte. */
 async function damageLine(file: string, number: number, text: string): Promise<string> {
@@ -62,7 +63,9 @@ describe('FileStore: a damaged line in the middle of a session log', () => {
     // Erasing the user erases what can be read, then says which session may still hold their data.
     const erase = reader.eraseUser({ userId: 'u-1' });
     await expect(erase).rejects.toBeInstanceOf(DocumentCorruptError);
-    await expect(erase).rejects.toThrow(/eraseUser erased 1 sessions .* 1 stored session\(s\) cannot be read .*line 4 of .*damaged\/log\.jsonl.* Restore or delete them, then call eraseUser again/);
+    await expect(erase).rejects.toThrow(
+      /eraseUser erased 1 sessions .* 1 stored session\(s\) cannot be read .*line 4 of .*damaged\/log\.jsonl.* Restore or delete them, then call eraseUser again/,
+    );
     expect(await reader.getSession('healthy')).toBeUndefined();
     expect(await readFile(file, 'utf8')).toBe(damaged);
 
@@ -85,14 +88,19 @@ describe('FileStore: a damaged line in the middle of a session log', () => {
     // Line 4 (seqs 1–3) damaged in place, same length: the index covers it, so the session opens.
     await damageLine(file, 4, text.split('\n')[3]!.replace('"messages":[', '"messages":{'));
     const writer = new FileStore({ directory, indexEveryBytes: 1 });
-    expect((await writer.readMessages('damaged', 'main', { fromSeq: 4 })).map((m) => m.seq)).toEqual(Array.from({ length: 17 }, (_, i) => i + 4));
+    expect((await writer.readMessages('damaged', 'main', { fromSeq: 4 })).map((m) => m.seq)).toEqual(
+      Array.from({ length: 17 }, (_, i) => i + 4),
+    );
     // Appending past 1 MiB would compact the log; it cannot read line 4, so the log stays as it is.
-    for (let seq = 21; seq <= 80; seq += 1) expect(await writer.appendMessages('damaged', 'main', [big(seq)])).toEqual({ inserted: 1 });
+    for (let seq = 21; seq <= 80; seq += 1)
+      expect(await writer.appendMessages('damaged', 'main', [big(seq)])).toEqual({ inserted: 1 });
     const after = await readFile(file, 'utf8');
     expect(after.split('\n')[0]).toBe(text.split('\n')[0]); // the same log: not rewritten
     expect(after.split('\n')[3]).toContain('"messages":{');
     const reader = new FileStore({ directory });
     expect((await reader.readMessages('damaged', 'main', { fromSeq: 79 })).map((m) => m.seq)).toEqual([79, 80]);
-    await expect(reader.readMessages('damaged', 'main')).rejects.toThrow(/line 4 of .*log\.jsonl is damaged .*restore the file from a backup/);
+    await expect(reader.readMessages('damaged', 'main')).rejects.toThrow(
+      /line 4 of .*log\.jsonl is damaged .*restore the file from a backup/,
+    );
   }, 30_000);
 });

@@ -26,7 +26,9 @@ describe('FileStore episodes: the owner index', () => {
   it('links each episode into episodes/by-owner/<tenant>/<user>/ without copying its bytes', async () => {
     const directory = await tempDir();
     const store = new FileStore({ directory });
-    expect(await store.saveEpisode(episode('ep-1', { tenantId: 'acme', userId: 'u-1' }, '2026-01-02T00:00:00.000Z'))).toBe(true);
+    expect(
+      await store.saveEpisode(episode('ep-1', { tenantId: 'acme', userId: 'u-1' }, '2026-01-02T00:00:00.000Z')),
+    ).toBe(true);
     expect(await store.saveEpisode(episode('ep-2', {}, '2026-01-03T00:00:00.000Z'))).toBe(true);
     const primary = await stat(join(directory, 'episodes', 'ep-1.json'));
     const linked = await stat(join(directory, 'episodes', 'by-owner', 'acme', 'u-1', 'ep-1.json'));

@@ -53,7 +53,9 @@ describe('FileStore format corpus', () => {
     const checkpoint = await store.loadCheckpoint('corpus-v1', 'main', undefined, acme);
     expect(checkpoint).toMatchObject({ id: '01956a2c-0000-7000-8000-0000000000c1', step: 1, throughSeq: 3 });
     expect(checkpoint?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-2']);
-    expect((await store.findEpisodes({ tenantId: 'acme', userId: 'u-42' })).map((e) => e.summary)).toEqual(['Refunded a double charge.']);
+    expect((await store.findEpisodes({ tenantId: 'acme', userId: 'u-42' })).map((e) => e.summary)).toEqual([
+      'Refunded a double charge.',
+    ]);
   });
 
   it('migrates a version 1 session to a session log on its first write, and appends to the log', async () => {
@@ -65,13 +67,21 @@ describe('FileStore format corpus', () => {
     expect(after.main.slice(0, 3)).toEqual(before.main);
     expect(after.main.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
     expect({ ...after, main: before.main }).toEqual(before);
-    expect(await store.updateSession('corpus-v1', { status: 'closed' }, { expectedVersion: 1, ...acme })).toMatchObject({ version: 2, status: 'closed' });
+    expect(await store.updateSession('corpus-v1', { status: 'closed' }, { expectedVersion: 1, ...acme })).toMatchObject(
+      { version: 2, status: 'closed' },
+    );
   });
 
   it('loads a support-desk session written by the version 1 code (handoffs, step checkpoints, pending writes, a fork) before and after its migration', async () => {
     const { store, directory } = await openCopy(corpusV1);
     const before = await everything(store, 'desk-v1', acme);
-    expect(before.session).toMatchObject({ id: 'desk-v1', userId: 'u-7', status: 'closed', closedReason: 'resolved', version: 4 });
+    expect(before.session).toMatchObject({
+      id: 'desk-v1',
+      userId: 'u-7',
+      status: 'closed',
+      closedReason: 'resolved',
+      version: 4,
+    });
     expect(before.main.map((m) => `${m.seq} ${m.role} ${m.agent ?? ''}`)).toEqual([
       '1 user ',
       '2 assistant triage',
@@ -107,12 +117,26 @@ describe('FileStore format 2 session logs (no checksums)', () => {
   it('keeps loading them, appends sealed lines to them, and still names a damaged line', async () => {
     const { store, directory } = await openCopy(corpusV2);
     const before = await everything(store, 'log-v2', acme);
-    expect(before.session).toMatchObject({ id: 'log-v2', tenantId: 'acme', userId: 'u-9', version: 7, state: { turn: 5 } });
-    expect(before.main.map((m) => m.content)).toEqual(Array.from({ length: 13 }, (_, i) => `format 2 message ${i + 1}`));
-    expect((await store.readMessages('log-v2', 'alt', acme)).map((m) => m.content).at(-1)).toBe('format 2 message on alt');
+    expect(before.session).toMatchObject({
+      id: 'log-v2',
+      tenantId: 'acme',
+      userId: 'u-9',
+      version: 7,
+      state: { turn: 5 },
+    });
+    expect(before.main.map((m) => m.content)).toEqual(
+      Array.from({ length: 13 }, (_, i) => `format 2 message ${i + 1}`),
+    );
+    expect((await store.readMessages('log-v2', 'alt', acme)).map((m) => m.content).at(-1)).toBe(
+      'format 2 message on alt',
+    );
     expect(before.manifest.map((c) => c.step)).toEqual([4, 5, 6]);
     expect(before.newest?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-7']);
-    expect(await store.verify('log-v2')).toMatchObject({ ok: true, version: 2, intactThroughSeq: { main: 13, alt: 5 } });
+    expect(await store.verify('log-v2')).toMatchObject({
+      ok: true,
+      version: 2,
+      intactThroughSeq: { main: 13, alt: 5 },
+    });
 
     expect(await store.appendMessages('log-v2', 'main', [makeMessage(14)], acme)).toEqual({ inserted: 1 });
     const file = join(directory, 'sessions/log-v2/log.jsonl');

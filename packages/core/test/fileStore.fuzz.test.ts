@@ -25,11 +25,29 @@ import {
   checkSession,
   parseStoredCheckpoint,
 } from '../src/store-kit/index.js';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from './support/documentMutations.js';
+import {
+  aimedMutationArbitrary,
+  applyMutation,
+  FuzzTally,
+  fuzzRuns,
+  fuzzSeed,
+  fuzzTimeoutMs,
+  readOutcome,
+} from './support/documentMutations.js';
 import { makeCheckpoint, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 
 /** What a successful read may return: documents that pass their write rules. */
-type Expect = 'session?' | 'sessions' | 'branch?' | 'branches' | 'messages' | 'checkpoint?' | 'manifest' | 'episode?' | 'episodes' | 'ids';
+type Expect =
+  | 'session?'
+  | 'sessions'
+  | 'branch?'
+  | 'branches'
+  | 'messages'
+  | 'checkpoint?'
+  | 'manifest'
+  | 'episode?'
+  | 'episodes'
+  | 'ids';
 
 const each = (value: unknown, check: (item: unknown) => boolean): boolean => Array.isArray(value) && value.every(check);
 const checkpointOk = (value: unknown): boolean => {
@@ -52,7 +70,10 @@ function passes(expect: Expect, value: unknown): boolean {
     case 'branches':
       return each(value, (v) => checkBranch(v).ok);
     case 'messages':
-      return each(value, (v) => checkMessage(v).ok) && (value as { seq: number }[]).every((m, i, all) => i === 0 || m.seq > all[i - 1]!.seq);
+      return (
+        each(value, (v) => checkMessage(v).ok) &&
+        (value as { seq: number }[]).every((m, i, all) => i === 0 || m.seq > all[i - 1]!.seq)
+      );
     case 'checkpoint?':
       return value === undefined || checkpointOk(value);
     case 'manifest':
@@ -108,7 +129,11 @@ const targets: Record<string, Target> = {
     file: () => `${V1_CHECKPOINT}.json`,
     reads: [
       ['loadCheckpoint', 'checkpoint?', (s) => s.loadCheckpoint(V1, 'main', undefined, acme)],
-      ['loadCheckpoint (id)', 'checkpoint?', (s) => s.loadCheckpoint(V1, 'main', '01956a2c-0000-7000-8000-0000000000c1', acme)],
+      [
+        'loadCheckpoint (id)',
+        'checkpoint?',
+        (s) => s.loadCheckpoint(V1, 'main', '01956a2c-0000-7000-8000-0000000000c1', acme),
+      ],
       ['listCheckpoints', 'manifest', (s) => s.listCheckpoints(V1, 'main', acme)],
     ],
   },
@@ -130,16 +155,48 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'baton-fuzz-'));
   await cp(fileURLToPath(new URL('./fixtures/fileStore-v1', import.meta.url)), directory, { recursive: true });
   const store = new FileStore({ directory });
-  await store.createSession({ id: 'chat-1', tenantId: 'acme', userId: 'u-1', metadata: { channel: 'web', tags: ['a', 'b'] }, state: { verified: true } });
+  await store.createSession({
+    id: 'chat-1',
+    tenantId: 'acme',
+    userId: 'u-1',
+    metadata: { channel: 'web', tags: ['a', 'b'] },
+    state: { verified: true },
+  });
   const messages = makeMessages(1, 4);
-  messages[1] = { ...messages[1]!, role: 'assistant', agent: 'triage', toolCalls: [{ id: 'call-1', name: 'handoff_to_billing', arguments: '{}' }] };
-  messages[2] = { ...messages[2]!, role: 'tool', toolCallId: 'call-1', toolName: 'handoff_to_billing', isError: false, durationMs: 1.5, metadata: { control: { kind: 'handoff', target: 'billing' } } };
+  messages[1] = {
+    ...messages[1]!,
+    role: 'assistant',
+    agent: 'triage',
+    toolCalls: [{ id: 'call-1', name: 'handoff_to_billing', arguments: '{}' }],
+  };
+  messages[2] = {
+    ...messages[2]!,
+    role: 'tool',
+    toolCallId: 'call-1',
+    toolName: 'handoff_to_billing',
+    isError: false,
+    durationMs: 1.5,
+    metadata: { control: { kind: 'handoff', target: 'billing' } },
+  };
   await store.appendMessages('chat-1', 'main', messages, acme);
-  await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 }, state: { plan: 'b' } }, acme);
+  await store.forkBranch(
+    'chat-1',
+    { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 }, state: { plan: 'b' } },
+    acme,
+  );
   await store.appendMessages('chat-1', 'alt', makeMessages(3, 1), acme);
-  const checkpoint = makeCheckpoint('chat-1', { pendingWrites: [makePendingWrite('call-0')], statePatches: { session: [{ op: 'replace', path: ['verified'], value: false }], branch: [] } });
+  const checkpoint = makeCheckpoint('chat-1', {
+    pendingWrites: [makePendingWrite('call-0')],
+    statePatches: { session: [{ op: 'replace', path: ['verified'], value: false }], branch: [] },
+  });
   await store.saveCheckpoint(checkpoint, acme);
-  await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1'), makePendingWrite('call-2')], acme);
+  await store.putPendingWrites(
+    'chat-1',
+    'main',
+    checkpoint.id,
+    [makePendingWrite('call-1'), makePendingWrite('call-2')],
+    acme,
+  );
   await store.saveEpisode({
     id: 'chat-1',
     sessionId: 'chat-1',
@@ -149,7 +206,10 @@ beforeAll(async () => {
     endedAt: '2025-01-01T12:30:00.000Z',
     closedReason: 'resolved',
     agents: ['triage', 'billing'],
-    transcript: [{ role: 'user', content: 'charged twice' }, { role: 'assistant', agent: 'billing', content: 'refunded' }],
+    transcript: [
+      { role: 'user', content: 'charged twice' },
+      { role: 'assistant', agent: 'billing', content: 'refunded' },
+    ],
     summary: 'A refund.',
     keywords: ['refund'],
     embedding: [0.25, -1],
@@ -158,36 +218,50 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  console.log(`\nFileStore fuzz (${fuzzRuns()} mutations per document type, seed ${fuzzSeed()}), outcomes of every read:\n  ${tally.lines().join('\n  ')}`);
+  console.log(
+    `\nFileStore fuzz (${fuzzRuns()} mutations per document type, seed ${fuzzSeed()}), outcomes of every read:\n  ${tally.lines().join('\n  ')}`,
+  );
   await rm(directory, { recursive: true, force: true });
 });
 
 describe('FileStore reads of damaged documents', () => {
-  it.each(Object.keys(targets))('%s: every mutation gives a named Baton error or documents that pass their write rules', { timeout: fuzzTimeoutMs() }, async (type) => {
-    const target = targets[type]!;
-    const file = join(directory, target.file());
-    const original = await readFile(file, 'utf8');
-    expect(original.length).toBeGreaterThan(0);
-    await fc.assert(
-      fc.asyncProperty(aimedMutationArbitrary, async ({ mutation, line }) => {
-        await writeFile(file, applyMutation(original, mutation, line));
-        try {
-          // A new store each time: a process opening the damaged folder (nothing of it in memory).
-          const store = new FileStore({ directory });
-          for (const [name, expected, read] of target.reads) {
-            const outcome = await readOutcome(() => read(store), isBatonError);
-            if (outcome.kind === 'bug') throw new Error(`${name} failed with a non-Baton error: ${String(outcome.error)}`, { cause: outcome.error });
-            if (outcome.kind === 'value' && !passes(expected, outcome.value)) {
-              throw new Error(`${name} returned what its write would refuse: ${JSON.stringify(outcome.value).slice(0, 400)}`);
+  it.each(Object.keys(targets))(
+    '%s: every mutation gives a named Baton error or documents that pass their write rules',
+    { timeout: fuzzTimeoutMs() },
+    async (type) => {
+      const target = targets[type]!;
+      const file = join(directory, target.file());
+      const original = await readFile(file, 'utf8');
+      expect(original.length).toBeGreaterThan(0);
+      await fc.assert(
+        fc.asyncProperty(aimedMutationArbitrary, async ({ mutation, line }) => {
+          await writeFile(file, applyMutation(original, mutation, line));
+          try {
+            // A new store each time: a process opening the damaged folder (nothing of it in memory).
+            const store = new FileStore({ directory });
+            for (const [name, expected, read] of target.reads) {
+              const outcome = await readOutcome(() => read(store), isBatonError);
+              if (outcome.kind === 'bug')
+                throw new Error(`${name} failed with a non-Baton error: ${String(outcome.error)}`, {
+                  cause: outcome.error,
+                });
+              if (outcome.kind === 'value' && !passes(expected, outcome.value)) {
+                throw new Error(
+                  `${name} returned what its write would refuse: ${JSON.stringify(outcome.value).slice(0, 400)}`,
+                );
+              }
+              tally.add(
+                type,
+                outcome.kind === 'value' ? (outcome.value === undefined ? 'undefined' : 'value') : outcome.name,
+              );
             }
-            tally.add(type, outcome.kind === 'value' ? (outcome.value === undefined ? 'undefined' : 'value') : outcome.name);
+          } finally {
+            await writeFile(file, original);
           }
-        } finally {
-          await writeFile(file, original);
-        }
-      }),
-      { seed: fuzzSeed(), numRuns: fuzzRuns(), endOnFailure: true },
-    );
-    expect(await readFile(file, 'utf8')).toBe(original);
-  });
+        }),
+        { seed: fuzzSeed(), numRuns: fuzzRuns(), endOnFailure: true },
+      );
+      expect(await readFile(file, 'utf8')).toBe(original);
+    },
+  );
 });

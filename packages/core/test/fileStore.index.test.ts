@@ -39,8 +39,15 @@ async function everything(store: Store, id: string) {
 async function writeTurns(store: FileStore, id: string, fromSeq: number, turns: number, size = 2000): Promise<number> {
   let seq = fromSeq;
   for (let t = 0; t < turns; t += 1) {
-    const messages = Array.from({ length: 3 }, (_, k) => makeMessage(seq + k, { content: `${seq + k} ${'x'.repeat(size)}` }));
-    await store.writeBatch({ sessionId: id, branchId: 'main', messages, checkpoint: makeCheckpoint(id, { step: seq, throughSeq: seq + 2 }) });
+    const messages = Array.from({ length: 3 }, (_, k) =>
+      makeMessage(seq + k, { content: `${seq + k} ${'x'.repeat(size)}` }),
+    );
+    await store.writeBatch({
+      sessionId: id,
+      branchId: 'main',
+      messages,
+      checkpoint: makeCheckpoint(id, { step: seq, throughSeq: seq + 2 }),
+    });
     seq += 3;
   }
   return seq;
@@ -64,7 +71,9 @@ describe('FileStore log index', () => {
     await writeFile(logFile, `${text.slice(0, at)}"content":{first"${text.slice(at + '"content":"first"'.length)}`);
     const fresh = new FileStore({ directory });
     expect((await fresh.getSession('long'))?.userId).toBe('u-1');
-    expect(await fresh.readMessages('long', 'main', { fromSeq: 400 })).toEqual(await store.readMessages('long', 'main', { fromSeq: 400 }));
+    expect(await fresh.readMessages('long', 'main', { fromSeq: 400 })).toEqual(
+      await store.readMessages('long', 'main', { fromSeq: 400 }),
+    );
     expect((await fresh.loadCheckpoint('long', 'main'))?.throughSeq).toBe(451);
     const damaged = fresh.readMessages('long', 'main', { fromSeq: 1, throughSeq: 2 });
     await expect(damaged).rejects.toBeInstanceOf(DocumentCorruptError);
@@ -82,7 +91,12 @@ describe('FileStore log index', () => {
     await writeTurns(store, 's', 1, 30, 100);
     const indexFile = indexFileOf(directory, 's');
     const expected = await everything(store, 's');
-    for (const damage of ['', '{', '{"format":"baton-filestore-log-index","version":1}', JSON.stringify({ ...JSON.parse(await readFile(indexFile, 'utf8')), through: 10 ** 9 })]) {
+    for (const damage of [
+      '',
+      '{',
+      '{"format":"baton-filestore-log-index","version":1}',
+      JSON.stringify({ ...JSON.parse(await readFile(indexFile, 'utf8')), through: 10 ** 9 }),
+    ]) {
       await writeFile(indexFile, damage);
       expect(await everything(new FileStore({ directory }), 's')).toEqual(expected);
     }
@@ -90,7 +104,10 @@ describe('FileStore log index', () => {
     const reopened = new FileStore({ directory, indexEveryBytes: 1 });
     expect(await everything(reopened, 's')).toEqual(expected);
     await reopened.appendMessages('s', 'main', [makeMessage(91)]);
-    expect(JSON.parse(await readFile(indexFile, 'utf8'))).toMatchObject({ format: 'baton-filestore-log-index', through: (await stat(logFileOf(directory, 's'))).size });
+    expect(JSON.parse(await readFile(indexFile, 'utf8'))).toMatchObject({
+      format: 'baton-filestore-log-index',
+      through: (await stat(logFileOf(directory, 's'))).size,
+    });
   });
 
   it('removes the temp file an index write left when its process died before the rename', async () => {
@@ -153,46 +170,56 @@ describe('FileStore log index', () => {
     // beside the final log in turn (as a crash between a log write and an index write leaves it),
     // and a new store must answer exactly what the writer (whose image never came from an index) answers.
     const write = fc.oneof(
-      fc.record({ kind: fc.constant('messages' as const), count: fc.integer({ min: 1, max: 150 }), branch: fc.constantFrom('main', 'alt') }),
+      fc.record({
+        kind: fc.constant('messages' as const),
+        count: fc.integer({ min: 1, max: 150 }),
+        branch: fc.constantFrom('main', 'alt'),
+      }),
       fc.record({ kind: fc.constant('checkpoint' as const), writes: fc.integer({ min: 0, max: 2 }) }),
       fc.record({ kind: fc.constant('session' as const) }),
       fc.record({ kind: fc.constant('prune' as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 20_000 }), async (writes, indexEveryBytes) => {
-        const directory = await tempDir();
-        const store = new FileStore({ directory, indexEveryBytes });
-        await store.createSession({ id: 'p' });
-        await store.appendMessages('p', 'main', makeMessages(1, 2));
-        await store.forkBranch('p', { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 } });
-        const next: Record<string, number> = { main: 3, alt: 2 };
-        const indexes = new Set<string>();
-        for (const step of writes) {
-          if (step.kind === 'messages') {
-            await store.appendMessages('p', step.branch, makeMessages(next[step.branch]!, step.count));
-            next[step.branch]! += step.count;
-          } else if (step.kind === 'checkpoint') {
-            const checkpoint = makeCheckpoint('p', { throughSeq: next.main! - 1 });
-            await store.saveCheckpoint(checkpoint);
-            const pending = Array.from({ length: step.writes }, (_, k) => makePendingWrite(`call-${k}`));
-            if (pending.length > 0) await store.putPendingWrites('p', 'main', checkpoint.id, pending);
-          } else if (step.kind === 'session') {
-            const version = (await store.getSession('p'))!.version;
-            await store.updateSession('p', { state: { n: version } }, { expectedVersion: version });
-          } else {
-            await store.pruneCheckpoints('p', 'main', { last: 2 });
+      fc.asyncProperty(
+        fc.array(write, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        async (writes, indexEveryBytes) => {
+          const directory = await tempDir();
+          const store = new FileStore({ directory, indexEveryBytes });
+          await store.createSession({ id: 'p' });
+          await store.appendMessages('p', 'main', makeMessages(1, 2));
+          await store.forkBranch('p', { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 } });
+          const next: Record<string, number> = { main: 3, alt: 2 };
+          const indexes = new Set<string>();
+          for (const step of writes) {
+            if (step.kind === 'messages') {
+              await store.appendMessages('p', step.branch, makeMessages(next[step.branch]!, step.count));
+              next[step.branch]! += step.count;
+            } else if (step.kind === 'checkpoint') {
+              const checkpoint = makeCheckpoint('p', { throughSeq: next.main! - 1 });
+              await store.saveCheckpoint(checkpoint);
+              const pending = Array.from({ length: step.writes }, (_, k) => makePendingWrite(`call-${k}`));
+              if (pending.length > 0) await store.putPendingWrites('p', 'main', checkpoint.id, pending);
+            } else if (step.kind === 'session') {
+              const version = (await store.getSession('p'))!.version;
+              await store.updateSession('p', { state: { n: version } }, { expectedVersion: version });
+            } else {
+              await store.pruneCheckpoints('p', 'main', { last: 2 });
+            }
+            const saved = await readFile(indexFileOf(directory, 'p'), 'utf8').catch(() => undefined);
+            if (saved !== undefined) indexes.add(saved);
           }
-          const saved = await readFile(indexFileOf(directory, 'p'), 'utf8').catch(() => undefined);
-          if (saved !== undefined) indexes.add(saved);
-        }
-        const expected = await everything(store, 'p');
-        expect(expected.perBranch[0]!.messages.map((m) => m.seq)).toEqual(Array.from({ length: next.main! - 1 }, (_, i) => i + 1));
-        expect(await everything(new FileStore({ directory }), 'p')).toEqual(expected);
-        for (const saved of indexes) {
-          await writeFile(indexFileOf(directory, 'p'), saved);
+          const expected = await everything(store, 'p');
+          expect(expected.perBranch[0]!.messages.map((m) => m.seq)).toEqual(
+            Array.from({ length: next.main! - 1 }, (_, i) => i + 1),
+          );
           expect(await everything(new FileStore({ directory }), 'p')).toEqual(expected);
-        }
-      }),
+          for (const saved of indexes) {
+            await writeFile(indexFileOf(directory, 'p'), saved);
+            expect(await everything(new FileStore({ directory }), 'p')).toEqual(expected);
+          }
+        },
+      ),
       { numRuns: 15, seed: 15 },
     );
   }, 60_000);
@@ -216,10 +243,14 @@ describe('FileStore log index', () => {
     bytes[at] = '5'.charCodeAt(0);
     await writeFile(logFile, bytes);
     const fresh = new FileStore({ directory });
-    expect(await fresh.readMessages('crc', 'main', { fromSeq: 2 })).toEqual(await store.readMessages('crc', 'main', { fromSeq: 2 }));
+    expect(await fresh.readMessages('crc', 'main', { fromSeq: 2 })).toEqual(
+      await store.readMessages('crc', 'main', { fromSeq: 2 }),
+    );
     const read = fresh.readMessages('crc', 'main');
     await expect(read).rejects.toBeInstanceOf(DocumentCorruptError);
-    await expect(read).rejects.toThrow(/line 4 of .*log\.jsonl is damaged \(its bytes no longer match the CRC-32 the log index took of messages 1–1 of branch "main"/);
+    await expect(read).rejects.toThrow(
+      /line 4 of .*log\.jsonl is damaged \(its bytes no longer match the CRC-32 the log index took of messages 1–1 of branch "main"/,
+    );
     // Nothing was rewritten: the byte is as the damage left it.
     expect((await readFile(logFile))[at]).toBe('5'.charCodeAt(0));
   });
@@ -232,8 +263,15 @@ describe('FileStore log index', () => {
     const expected = await everything(store, 'v1');
     const indexFile = indexFileOf(directory, 'v1');
     const v2 = JSON.parse(await readFile(indexFile, 'utf8'));
-    const runsV1 = (runs: (number | null)[][]) => runs.map(([firstSeq, count, offset, length, line, op]) => (op === null ? [firstSeq, count, offset, length, line] : [firstSeq, count, offset, length, line, op]));
-    const v1 = { ...v2, version: 1, branches: v2.branches.map((b: { runs: (number | null)[][] }) => ({ ...b, runs: runsV1(b.runs) })) };
+    const runsV1 = (runs: (number | null)[][]) =>
+      runs.map(([firstSeq, count, offset, length, line, op]) =>
+        op === null ? [firstSeq, count, offset, length, line] : [firstSeq, count, offset, length, line, op],
+      );
+    const v1 = {
+      ...v2,
+      version: 1,
+      branches: v2.branches.map((b: { runs: (number | null)[][] }) => ({ ...b, runs: runsV1(b.runs) })),
+    };
     await writeFile(indexFile, JSON.stringify(v1));
     expect(await everything(new FileStore({ directory }), 'v1')).toEqual(expected);
 
@@ -244,14 +282,21 @@ describe('FileStore log index', () => {
     await writeFile(logFile, `${text.slice(0, at)}"content":{1 x${text.slice(at + '"content":"1 x'.length)}`);
     const fresh = new FileStore({ directory });
     expect(await fresh.getSession('v1')).toEqual(expected.session);
-    await expect(fresh.readMessages('v1', 'main')).rejects.toThrow(/log\.jsonl is damaged .*restore the file from a backup/);
+    await expect(fresh.readMessages('v1', 'main')).rejects.toThrow(
+      /log\.jsonl is damaged .*restore the file from a backup/,
+    );
   });
 
   it('returns deep-frozen messages, from the writer and from a new store alike, and keeps them whatever a caller tries', async () => {
     const directory = await tempDir();
     const store = new FileStore({ directory, indexEveryBytes: 1 });
     await store.createSession({ id: 'frozen' });
-    const written = makeMessage(1, { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{}' }], metadata: { tags: ['a'] } });
+    const written = makeMessage(1, {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call-1', name: 'lookup_order', arguments: '{}' }],
+      metadata: { tags: ['a'] },
+    });
     await store.appendMessages('frozen', 'main', [written]);
     await writeTurns(store, 'frozen', 2, 5, 100);
     for (const reader of [store, new FileStore({ directory })]) {

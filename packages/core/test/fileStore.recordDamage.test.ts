@@ -18,18 +18,27 @@ const tempDir = useTempDirs('filerecord');
 const ID = 'flip';
 
 /** A 50-message session written as the runtime writes it: per turn one writeBatch (two messages and a checkpoint; nothing superseded, so no compaction). */
-async function fiftyMessageLog(indexEveryBytes: number): Promise<{ directory: string; messages: Message[]; checkpoints: Checkpoint[] }> {
+async function fiftyMessageLog(
+  indexEveryBytes: number,
+): Promise<{ directory: string; messages: Message[]; checkpoints: Checkpoint[] }> {
   const directory = await tempDir();
   const store = new FileStore({ directory, indexEveryBytes });
   await store.createSession({ id: ID, userId: 'u-1' });
   const checkpoints: Checkpoint[] = [];
   for (let turn = 0; turn < 25; turn += 1) {
     const seq = 2 * turn + 1;
-    const checkpoint = makeCheckpoint(ID, { step: turn + 1, throughSeq: seq + 1, parentId: checkpoints.at(-1)?.id ?? null });
+    const checkpoint = makeCheckpoint(ID, {
+      step: turn + 1,
+      throughSeq: seq + 1,
+      parentId: checkpoints.at(-1)?.id ?? null,
+    });
     await store.writeBatch({
       sessionId: ID,
       branchId: 'main',
-      messages: [makeMessage(seq, { content: `question ${seq}` }), makeMessage(seq + 1, { agent: 'billing', content: `answer ${seq + 1}` })],
+      messages: [
+        makeMessage(seq, { content: `question ${seq}` }),
+        makeMessage(seq + 1, { agent: 'billing', content: `answer ${seq + 1}` }),
+      ],
       checkpoint,
     });
     checkpoints.push(checkpoint);
@@ -44,10 +53,17 @@ function recordsOf(bytes: Buffer): { start: number; end: number; messages: numbe
   const out: { start: number; end: number; messages: number; checkpoint?: string }[] = [];
   for (let start = 0; start < bytes.length; ) {
     const end = bytes.indexOf(0x0a, start);
-    const json = JSON.parse(bytes.toString('utf8', start, end)) as { ops?: { op: string; messages?: unknown[]; id?: string }[] };
+    const json = JSON.parse(bytes.toString('utf8', start, end)) as {
+      ops?: { op: string; messages?: unknown[]; id?: string }[];
+    };
     const ops = json.ops ?? [];
     const checkpoint = ops.find((op) => op.op === 'checkpoint')?.id;
-    out.push({ start, end, messages: ops.reduce((n, op) => n + (op.messages?.length ?? 0), 0), ...(checkpoint === undefined ? {} : { checkpoint }) });
+    out.push({
+      start,
+      end,
+      messages: ops.reduce((n, op) => n + (op.messages?.length ?? 0), 0),
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+    });
     start = end + 1;
   }
   return out;
@@ -80,7 +96,9 @@ describe('FileStore: a damaged record of a session log', () => {
           const recordsAfter = records.length - record - (position === end && record < records.length ? 1 : 0);
           const before = records.slice(0, record - 1);
           const intactSeq = before.reduce((n, r) => n + r.messages, 0);
-          const newest = checkpoints.find((c) => c.id === before.findLast((r) => r.checkpoint !== undefined)?.checkpoint);
+          const newest = checkpoints.find(
+            (c) => c.id === before.findLast((r) => r.checkpoint !== undefined)?.checkpoint,
+          );
           const directory = await tempDir();
           await cp(original, directory, { recursive: true });
           const damaged = Buffer.from(bytes);
@@ -90,9 +108,16 @@ describe('FileStore: a damaged record of a session log', () => {
 
           const store = new FileStore({ directory });
           const report = await store.verify(ID);
-          expect(report, label).toMatchObject({ ok: false, intactRecords: record - 1, intactBytes: start, damage: { record, offset: start, recordsAfter } });
+          expect(report, label).toMatchObject({
+            ok: false,
+            intactRecords: record - 1,
+            intactBytes: start,
+            damage: { record, offset: start, recordsAfter },
+          });
           expect(report.intactThroughSeq, label).toEqual(record > 3 ? { main: intactSeq } : {});
-          expect(report.damage?.message, label).toMatch(new RegExp(`line ${record} of .*log\\.jsonl( \\(its header\\))? is damaged`));
+          expect(report.damage?.message, label).toMatch(
+            new RegExp(`line ${record} of .*log\\.jsonl( \\(its header\\))? is damaged`),
+          );
 
           const reader = new FileStore({ directory });
           await expectRightOrNamed(reader.readMessages(ID, 'main'), messages, record);
@@ -116,7 +141,9 @@ describe('FileStore: a damaged record of a session log', () => {
           expect(await salvaged.verify(ID), label).toMatchObject({ ok: true, intactThroughSeq: { main: intactSeq } });
           expect(await salvaged.readMessages(ID, 'main'), label).toEqual(messages.slice(0, intactSeq));
           expect((await salvaged.loadCheckpoint(ID, 'main'))?.id, label).toBe(newest?.id);
-          expect(await salvaged.appendMessages(ID, 'main', [makeMessage(intactSeq + 1)]), label).toEqual({ inserted: 1 });
+          expect(await salvaged.appendMessages(ID, 'main', [makeMessage(intactSeq + 1)]), label).toEqual({
+            inserted: 1,
+          });
         }
       }
     }, 120_000);
@@ -130,17 +157,30 @@ describe('FileStore: a damaged record of a session log', () => {
     await truncate(file, last.end - 5); // a crash cut the last write short
     const store = new FileStore({ directory });
     expect(await store.readMessages(ID, 'main')).toEqual(messages.slice(0, 48));
-    expect(await store.verify(ID)).toMatchObject({ ok: true, tornBytes: last.end - 5 - last.start, intactRecords: records.length - 1 });
+    expect(await store.verify(ID)).toMatchObject({
+      ok: true,
+      tornBytes: last.end - 5 - last.start,
+      intactRecords: records.length - 1,
+    });
     expect(await store.repair(ID)).toMatchObject({ ok: true, repaired: false });
     expect(await store.appendMessages(ID, 'main', [makeMessage(49)])).toEqual({ inserted: 1 });
-    expect(await new FileStore({ directory }).verify(ID)).toMatchObject({ ok: true, tornBytes: 0, intactThroughSeq: { main: 49 } });
+    expect(await new FileStore({ directory }).verify(ID)).toMatchObject({
+      ok: true,
+      tornBytes: 0,
+      intactThroughSeq: { main: 49 },
+    });
 
     // A power loss that kept the file's size but not its last page: the last record whole, then zeros.
     const bytes = await readFile(file);
     const zeroed = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.alloc(7)]);
     await writeFile(file, zeroed);
     const afterPowerLoss = new FileStore({ directory });
-    expect((await afterPowerLoss.readMessages(ID, 'main')).map((m) => m.seq)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
-    expect(await afterPowerLoss.verify(ID)).toMatchObject({ ok: true, tornBytes: zeroed.length - records.at(-1)!.start });
+    expect((await afterPowerLoss.readMessages(ID, 'main')).map((m) => m.seq)).toEqual(
+      Array.from({ length: 48 }, (_, i) => i + 1),
+    );
+    expect(await afterPowerLoss.verify(ID)).toMatchObject({
+      ok: true,
+      tornBytes: zeroed.length - records.at(-1)!.start,
+    });
   });
 });

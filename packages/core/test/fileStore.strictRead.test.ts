@@ -30,7 +30,13 @@ async function storeWithSession() {
 type Doc = Record<string, unknown>;
 
 /** Edits the newest document an operation of kind `op` (matching `which`) holds in the session log. */
-async function editLogged(directory: string, op: string, field: string, edit: (doc: Doc) => void, which: (o: LogOpJson) => boolean = () => true): Promise<string> {
+async function editLogged(
+  directory: string,
+  op: string,
+  field: string,
+  edit: (doc: Doc) => void,
+  which: (o: LogOpJson) => boolean = () => true,
+): Promise<string> {
   return editSessionLog(directory, 'chat-1', (ops) => {
     const found = ops.filter((o) => o.op === op && which(o)).at(-1);
     if (found === undefined) throw new Error(`No ${op} operation in the log.`);
@@ -53,24 +59,29 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
     ['tenantId', '../other-tenant'],
     ['userId', '$gt'],
     ['id', 'chat-1/../x'],
-  ])('refuses a logged session document whose %s is %j with a DocumentCorruptError naming the file and field', async (field, value) => {
-    const { directory, store, sessionFile } = await storeWithSession();
-    await editLogged(directory, 'session', 'session', (doc) => {
-      doc[field] = value;
-    });
-    const error = await failure(store.getSession('chat-1'));
-    expect(error).toBeInstanceOf(DocumentCorruptError);
-    expect(error).toBeInstanceOf(StoreError);
-    expect((error as DocumentCorruptError).field).toBe(field);
-    expect((error as Error).message).toContain(sessionFile);
-    expect((error as Error).message).toContain(field);
-    // Listings leave an unreadable session out rather than fail for every other one (see fileStore.damagedLine.test.ts).
-    expect(await store.listSessions()).toEqual([]);
-  });
+  ])(
+    'refuses a logged session document whose %s is %j with a DocumentCorruptError naming the file and field',
+    async (field, value) => {
+      const { directory, store, sessionFile } = await storeWithSession();
+      await editLogged(directory, 'session', 'session', (doc) => {
+        doc[field] = value;
+      });
+      const error = await failure(store.getSession('chat-1'));
+      expect(error).toBeInstanceOf(DocumentCorruptError);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as DocumentCorruptError).field).toBe(field);
+      expect((error as Error).message).toContain(sessionFile);
+      expect((error as Error).message).toContain(field);
+      // Listings leave an unreadable session out rather than fail for every other one (see fileStore.damagedLine.test.ts).
+      expect(await store.listSessions()).toEqual([]);
+    },
+  );
 
   it('refuses metadata with an operator key, as createSession does', async () => {
     const { directory, store } = await storeWithSession();
-    await expect(store.createSession({ id: 'chat-2', metadata: { $where: '1' } })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.createSession({ id: 'chat-2', metadata: { $where: '1' } })).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
     await editLogged(directory, 'session', 'session', (doc) => {
       doc.metadata = { nested: { $where: '1' } };
     });
@@ -103,14 +114,26 @@ describe('FileStore reads sessions as strictly as it writes them', () => {
     await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
     await store.forkBranch('chat-1', { branchId: 'alt', parent: { branchId: 'main', atSeq: 1 } });
     const alt = (o: LogOpJson) => (o.branch as Doc).id === 'alt';
-    await editLogged(directory, 'branch', 'branch', (doc) => {
-      doc.parent = { branchId: '../main', atSeq: 1 };
-    }, alt);
+    await editLogged(
+      directory,
+      'branch',
+      'branch',
+      (doc) => {
+        doc.parent = { branchId: '../main', atSeq: 1 };
+      },
+      alt,
+    );
     await expect(store.getBranch('chat-1', 'alt')).rejects.toThrow(/parent\.branchId/);
-    await editLogged(directory, 'branch', 'branch', (doc) => {
-      doc.parent = { branchId: 'main', atSeq: 1 };
-      doc.createdAt = 1735689600000;
-    }, alt);
+    await editLogged(
+      directory,
+      'branch',
+      'branch',
+      (doc) => {
+        doc.parent = { branchId: 'main', atSeq: 1 };
+        doc.createdAt = 1735689600000;
+      },
+      alt,
+    );
     await expect(store.readMessages('chat-1', 'alt')).rejects.toBeInstanceOf(DocumentCorruptError);
   });
 
@@ -155,9 +178,13 @@ describe('every store refuses on write what reads refuse', () => {
     const store = await create();
     await expect(store.createSession({ id: 'chat-1', createdAt: 'today' })).rejects.toBeInstanceOf(InvalidInputError);
     await store.createSession({ id: 'chat-1' });
-    await expect(store.updateSession('chat-1', { lastActivityAt: '2025-01-01' }, { expectedVersion: 1 })).rejects.toThrow(/lastActivityAt/);
+    await expect(
+      store.updateSession('chat-1', { lastActivityAt: '2025-01-01' }, { expectedVersion: 1 }),
+    ).rejects.toThrow(/lastActivityAt/);
     // biome-ignore lint/suspicious/noExplicitAny: a caller bypassing the types
-    await expect(store.updateSession('chat-1', { status: 'paused' as any }, { expectedVersion: 1 })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      store.updateSession('chat-1', { status: 'paused' as any }, { expectedVersion: 1 }),
+    ).rejects.toBeInstanceOf(InvalidInputError);
     expect((await store.getSession('chat-1'))?.version).toBe(1);
   });
 });

@@ -1,7 +1,15 @@
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckpointCorruptError, ConcurrencyError, ConfigurationError, FileStore, InvalidIdError, StoreError, UnsupportedSchemaVersionError } from '../src/index.js';
+import {
+  CheckpointCorruptError,
+  ConcurrencyError,
+  ConfigurationError,
+  FileStore,
+  InvalidIdError,
+  StoreError,
+  UnsupportedSchemaVersionError,
+} from '../src/index.js';
 import { editSessionLog, type LogOpJson, logFileOf } from './support/sessionLogFile.js';
 import { makeCheckpoint, makeMessage, makeMessages, makePendingWrite } from './support/storeFixtures.js';
 import { useTempDirs } from './support/tempDirs.js';
@@ -11,7 +19,10 @@ const tempDir = useTempDirs('filestore');
 /** Every file under `dir`, relative to it. */
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 async function storeWithSession(id = 'chat-1') {
@@ -43,9 +54,22 @@ describe('FileStore on disk', () => {
 
     expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.jsonl']);
     const [header] = (await readFile(logFile, 'utf8')).split('\n');
-    expect(JSON.parse(header!)).toMatchObject({ format: 'baton-filestore-session-log', version: 3, sessionId: 'chat-1', crc32c: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(JSON.parse(header!)).toMatchObject({
+      format: 'baton-filestore-session-log',
+      version: 3,
+      sessionId: 'chat-1',
+      crc32c: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     const lines = await logLines(logFile);
-    expect(lines.map((line) => line.ops.map((op) => op.op))).toEqual([['session'], ['branch'], ['messages'], ['branch'], ['session'], ['checkpoint'], ['pendingWrites']]);
+    expect(lines.map((line) => line.ops.map((op) => op.op))).toEqual([
+      ['session'],
+      ['branch'],
+      ['messages'],
+      ['branch'],
+      ['session'],
+      ['checkpoint'],
+      ['pendingWrites'],
+    ]);
     expect(lines[2]!.ops[0]!.messages).toEqual(messages);
     expect(lines[4]!.ops[0]!.session).toMatchObject({ version: 2, state: { verified: true } });
   });
@@ -62,14 +86,23 @@ describe('FileStore on disk', () => {
       session: { change: { state: { verified: true } }, expectedVersion: 1 },
       checkpoint,
     });
-    expect(result).toMatchObject({ inserted: 2, session: { version: 2 }, branch: { version: 2, state: { plan: 'a' } } });
+    expect(result).toMatchObject({
+      inserted: 2,
+      session: { version: 2 },
+      branch: { version: 2, state: { plan: 'a' } },
+    });
     const lines = await logLines(logFile);
     expect(lines).toHaveLength(before + 1);
     expect(lines.at(-1)!.ops.map((op) => op.op)).toEqual(['messages', 'branch', 'session', 'checkpoint']);
     // All or nothing: a stale version stores none of the batch.
-    await expect(store.writeBatch({ sessionId: 'chat-1', branchId: 'main', messages: [makeMessage(3)], session: { change: {}, expectedVersion: 1 } })).rejects.toBeInstanceOf(
-      ConcurrencyError,
-    );
+    await expect(
+      store.writeBatch({
+        sessionId: 'chat-1',
+        branchId: 'main',
+        messages: [makeMessage(3)],
+        session: { change: {}, expectedVersion: 1 },
+      }),
+    ).rejects.toBeInstanceOf(ConcurrencyError);
     expect(await store.readMessages('chat-1', 'main')).toHaveLength(2);
     expect(await logLines(logFile)).toHaveLength(before + 1);
   });
@@ -101,7 +134,9 @@ describe('FileStore on disk', () => {
     for (let seq = 1; seq <= 400; seq += 1) {
       await store.appendMessages('chat-1', 'main', [makeMessage(seq, { content: 'x'.repeat(300) })]);
       await store.saveCheckpoint(makeCheckpoint('chat-1', { step: seq, throughSeq: seq }));
-      version = (await store.updateSession('chat-1', { lastActivityAt: new Date().toISOString() }, { expectedVersion: version })).version;
+      version = (
+        await store.updateSession('chat-1', { lastActivityAt: new Date().toISOString() }, { expectedVersion: version })
+      ).version;
       if (seq % 50 === 0) await store.pruneCheckpoints('chat-1', 'main', { last: 2 });
     }
     expect(await header()).not.toBe(first); // a new log id: rewritten
@@ -137,14 +172,22 @@ describe('FileStore torn lines', () => {
     expect(await store.readMessages('chat-1', 'main')).toEqual([...messages, fourth]);
     const text = await readFile(logFile, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
-    expect((await logLines(logFile)).map((line) => line.ops[0]!.op)).toEqual(['session', 'branch', 'messages', 'messages']);
+    expect((await logLines(logFile)).map((line) => line.ops[0]!.op)).toEqual([
+      'session',
+      'branch',
+      'messages',
+      'messages',
+    ]);
   });
 
   it('stores a retried message whose first write was torn', async () => {
     const { store, logFile } = await storeWithSession();
     await store.appendMessages('chat-1', 'main', makeMessages(1, 2));
     const third = makeMessage(3);
-    await appendFile(logFile, JSON.stringify({ ops: [{ op: 'messages', branchId: 'main', messages: [third] }] }).slice(0, 40));
+    await appendFile(
+      logFile,
+      JSON.stringify({ ops: [{ op: 'messages', branchId: 'main', messages: [third] }] }).slice(0, 40),
+    );
     expect(await store.readMessages('chat-1', 'main')).toHaveLength(2);
     expect(await store.appendMessages('chat-1', 'main', [third])).toEqual({ inserted: 1 });
     expect(await store.appendMessages('chat-1', 'main', [third])).toEqual({ inserted: 0 });
@@ -178,26 +221,33 @@ describe('FileStore torn lines', () => {
     await writeFile(logFile, [JSON.stringify({ ...JSON.parse(header!), version: 4 }), ...rest].join('\n'));
     const refused = new FileStore({ directory }).getSession('chat-1');
     await expect(refused).rejects.toBeInstanceOf(UnsupportedSchemaVersionError);
-    await expect(refused).rejects.toThrow(/session log of schemaVersion 4, but this version of @baton\/core reads session logs up to schemaVersion 3/);
+    await expect(refused).rejects.toThrow(
+      /session log of schemaVersion 4, but this version of @baton\/core reads session logs up to schemaVersion 3/,
+    );
   });
 });
 
 describe('FileStore ids and paths', () => {
-  it.each(['../x', 'a/b', '..', '$x', '../../etc/passwd', 'a\\b'])('refuses the session id %j without creating any file', async (bad) => {
-    // This test's own folder, two levels above the store: an id that escaped the store would write in it.
-    const outer = await tempDir();
-    const directory = join(outer, 'parent', 'store');
-    const store = new FileStore({ directory });
-    await store.createSession({ id: 'ok' });
-    const everything = async () => (await readdir(outer, { recursive: true })).sort();
-    const before = await everything();
-    await expect(store.createSession({ id: bad })).rejects.toBeInstanceOf(InvalidIdError);
-    await expect(store.appendMessages(bad, 'main', [makeMessage(1)])).rejects.toBeInstanceOf(InvalidIdError);
-    await expect(store.deleteSession(bad)).rejects.toBeInstanceOf(InvalidIdError);
-    await expect(store.saveCheckpoint(makeCheckpoint(bad))).rejects.toBeInstanceOf(InvalidIdError);
-    await expect(store.forkBranch('ok', { branchId: bad, parent: { branchId: 'main', atSeq: 0 } })).rejects.toBeInstanceOf(InvalidIdError);
-    expect(await everything()).toEqual(before);
-  });
+  it.each(['../x', 'a/b', '..', '$x', '../../etc/passwd', 'a\\b'])(
+    'refuses the session id %j without creating any file',
+    async (bad) => {
+      // This test's own folder, two levels above the store: an id that escaped the store would write in it.
+      const outer = await tempDir();
+      const directory = join(outer, 'parent', 'store');
+      const store = new FileStore({ directory });
+      await store.createSession({ id: 'ok' });
+      const everything = async () => (await readdir(outer, { recursive: true })).sort();
+      const before = await everything();
+      await expect(store.createSession({ id: bad })).rejects.toBeInstanceOf(InvalidIdError);
+      await expect(store.appendMessages(bad, 'main', [makeMessage(1)])).rejects.toBeInstanceOf(InvalidIdError);
+      await expect(store.deleteSession(bad)).rejects.toBeInstanceOf(InvalidIdError);
+      await expect(store.saveCheckpoint(makeCheckpoint(bad))).rejects.toBeInstanceOf(InvalidIdError);
+      await expect(
+        store.forkBranch('ok', { branchId: bad, parent: { branchId: 'main', atSeq: 0 } }),
+      ).rejects.toBeInstanceOf(InvalidIdError);
+      expect(await everything()).toEqual(before);
+    },
+  );
 });
 
 describe('FileStore damaged documents', () => {

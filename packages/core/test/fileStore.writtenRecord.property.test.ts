@@ -6,7 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CheckpointRecord, checkpointRecord, recordDocument, writtenCheckpointRecord } from '../src/store/file/log/sessionImage.js';
+import {
+  type CheckpointRecord,
+  checkpointRecord,
+  recordDocument,
+  writtenCheckpointRecord,
+} from '../src/store/file/log/sessionImage.js';
 
 const SESSION = 'session-1';
 const BRANCH = 'main';
@@ -16,7 +21,22 @@ const SAVED_AT = '2026-11-27T06:00:00.000Z';
 
 /** A manifest field's value: mostly what a checkpoint holds, sometimes what a damaged or odd one might. */
 const oddValue = fc.oneof(
-  fc.constantFrom(0, -0, 1, 7, 2 ** 53 - 1, 2 ** 53, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, null, '', '3', true),
+  fc.constantFrom(
+    0,
+    -0,
+    1,
+    7,
+    2 ** 53 - 1,
+    2 ** 53,
+    -1,
+    1.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    null,
+    '',
+    '3',
+    true,
+  ),
   fc.string({ maxLength: 4 }),
   fc.integer(),
   fc.double(),
@@ -53,26 +73,83 @@ describe('FileStore: a checkpoint line applied as written', () => {
       fc.property(documentArbitrary, (document) => {
         const opJson = JSON.stringify({ op: 'checkpoint', branchId: BRANCH, id: ID, checkpoint: document });
         const written = writtenCheckpointRecord(SESSION, BRANCH, ID, document, opJson, SAVED_AT, AT);
-        const read = checkpointRecord(SESSION, BRANCH, ID, (JSON.parse(opJson) as { checkpoint?: unknown }).checkpoint, SAVED_AT, AT);
+        const read = checkpointRecord(
+          SESSION,
+          BRANCH,
+          ID,
+          (JSON.parse(opJson) as { checkpoint?: unknown }).checkpoint,
+          SAVED_AT,
+          AT,
+        );
         expect(settled(written)).toEqual(settled(read));
         // The manifest's numbers are JSON's (no -0), as a reader's are.
-        if (written.manifest !== undefined) expect(Object.is(written.manifest.step, -0) || Object.is(written.manifest.throughSeq, -0)).toBe(false);
+        if (written.manifest !== undefined)
+          expect(Object.is(written.manifest.step, -0) || Object.is(written.manifest.throughSeq, -0)).toBe(false);
       }),
       {
         numRuns: 2000,
         // Well-formed but for one field, which random documents reach rarely.
         examples: [
-          [{ id: ID, parentId: null, sessionId: SESSION, branchId: BRANCH, step: -0, throughSeq: 3, createdAt: '2026-11-27T05:00:00.000Z' }],
-          [{ id: ID, parentId: null, sessionId: SESSION, branchId: BRANCH, step: 1, throughSeq: 2 ** 53, createdAt: '2026-11-27T05:00:00.000Z' }],
-          [{ id: ID, parentId: 7, sessionId: SESSION, branchId: BRANCH, step: 1, throughSeq: 2, createdAt: '2026-11-27T05:00:00.000Z' }],
-          [{ id: ID, parentId: null, sessionId: SESSION, branchId: 'fork', step: 1, throughSeq: 2, createdAt: '2026-11-27T05:00:00.000Z' }],
+          [
+            {
+              id: ID,
+              parentId: null,
+              sessionId: SESSION,
+              branchId: BRANCH,
+              step: -0,
+              throughSeq: 3,
+              createdAt: '2026-11-27T05:00:00.000Z',
+            },
+          ],
+          [
+            {
+              id: ID,
+              parentId: null,
+              sessionId: SESSION,
+              branchId: BRANCH,
+              step: 1,
+              throughSeq: 2 ** 53,
+              createdAt: '2026-11-27T05:00:00.000Z',
+            },
+          ],
+          [
+            {
+              id: ID,
+              parentId: 7,
+              sessionId: SESSION,
+              branchId: BRANCH,
+              step: 1,
+              throughSeq: 2,
+              createdAt: '2026-11-27T05:00:00.000Z',
+            },
+          ],
+          [
+            {
+              id: ID,
+              parentId: null,
+              sessionId: SESSION,
+              branchId: 'fork',
+              step: 1,
+              throughSeq: 2,
+              createdAt: '2026-11-27T05:00:00.000Z',
+            },
+          ],
         ],
       },
     );
   });
 
   it('keeps the document a copy: changing the caller’s object after the write changes nothing read', () => {
-    const document = { id: ID, parentId: null, sessionId: SESSION, branchId: BRANCH, step: 2, throughSeq: 5, createdAt: '2026-11-27T05:00:00.000Z', state: { tags: ['a'] } };
+    const document = {
+      id: ID,
+      parentId: null,
+      sessionId: SESSION,
+      branchId: BRANCH,
+      step: 2,
+      throughSeq: 5,
+      createdAt: '2026-11-27T05:00:00.000Z',
+      state: { tags: ['a'] },
+    };
     const opJson = JSON.stringify({ op: 'checkpoint', branchId: BRANCH, id: ID, checkpoint: document });
     const written = writtenCheckpointRecord(SESSION, BRANCH, ID, document, opJson, SAVED_AT, AT);
     document.state.tags.push('changed');

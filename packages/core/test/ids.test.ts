@@ -34,10 +34,13 @@ describe('id validation', () => {
     expect(assertValidId('session', id)).toBe(id);
   });
 
-  it.each(['', '.', '..', '../x', 'a/b', 'a\\b', '$gt', '-x', '.hidden', 'a..b', 'x'.repeat(129), 'a b'])('rejects %j', (id) => {
-    expect(isValidId(id)).toBe(false);
-    expect(() => assertValidId('session', id)).toThrow(InvalidIdError);
-  });
+  it.each(['', '.', '..', '../x', 'a/b', 'a\\b', '$gt', '-x', '.hidden', 'a..b', 'x'.repeat(129), 'a b'])(
+    'rejects %j',
+    (id) => {
+      expect(isValidId(id)).toBe(false);
+      expect(() => assertValidId('session', id)).toThrow(InvalidIdError);
+    },
+  );
 
   it('rejects values that are not strings, quoting them in the message', () => {
     expect(() => assertValidId('session', { $gt: '' })).toThrow(/Invalid session id \{"\$gt":""\}/);

@@ -12,7 +12,11 @@ describe('InMemoryStore with maxSessions and idleTtlMs', () => {
     for (const id of ['a', 'b', 'c']) await store.createSession({ id });
     await store.appendMessages('b', 'main', makeMessages(1, 2));
     const b = (await store.getSession('b'))!;
-    await store.updateSession('b', { status: 'closed', closedAt: new Date().toISOString() }, { expectedVersion: b.version });
+    await store.updateSession(
+      'b',
+      { status: 'closed', closedAt: new Date().toISOString() },
+      { expectedVersion: b.version },
+    );
     await store.createSession({ id: 'd' });
     expect(store.size).toBe(3);
     expect(await store.getSession('b')).toBeUndefined();
@@ -44,7 +48,19 @@ describe('InMemoryStore with maxSessions and idleTtlMs', () => {
     const store = new InMemoryStore({ maxSessions: 1 });
     await store.createSession({ id: 'a', userId: 'u-1' });
     const now = new Date().toISOString();
-    await store.saveEpisode({ id: 'a', sessionId: 'a', userId: 'u-1', startedAt: now, endedAt: now, closedReason: 'resolved', agents: [], transcript: [], summary: 's', keywords: [], metadata: {} });
+    await store.saveEpisode({
+      id: 'a',
+      sessionId: 'a',
+      userId: 'u-1',
+      startedAt: now,
+      endedAt: now,
+      closedReason: 'resolved',
+      agents: [],
+      transcript: [],
+      summary: 's',
+      keywords: [],
+      metadata: {},
+    });
     const a = (await store.getSession('a'))!;
     await store.updateSession('a', { status: 'closed', closedAt: now }, { expectedVersion: a.version });
     await store.createSession({ id: 'b' });

@@ -1,6 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentExecutor, agent, type BatonEvent, ConfigurationError, runToolCall, StateContainer, type Tool } from '@baton/core';
+import {
+  AgentExecutor,
+  agent,
+  type BatonEvent,
+  ConfigurationError,
+  runToolCall,
+  StateContainer,
+  type Tool,
+} from '@baton/core';
 import { connectMcpHttp, connectMcpStdio, type McpConnection } from '@baton/core/mcp';
 import { ScriptedModel } from '@baton/core/testing';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -11,15 +19,27 @@ import { useTempDirs } from './support/tempDirs.js';
 import { runExecutor, TestJournal } from './support/testJournal.js';
 
 const tempDir = useTempDirs('mcp');
-const callInput = { sessionId: 's-1', branchId: 'main', agent: 'orders', signal: new AbortController().signal, state: new StateContainer({ session: {}, branch: {} }) };
+const callInput = {
+  sessionId: 's-1',
+  branchId: 'main',
+  agent: 'orders',
+  signal: new AbortController().signal,
+  state: new StateContainer({ session: {}, branch: {} }),
+};
 
 async function call(tools: Tool[], name: string, args: unknown) {
-  const outcome = await runToolCall({ id: 'call_1', name, arguments: JSON.stringify(args) }, new Map(tools.map((t) => [t.name, t])), callInput);
+  const outcome = await runToolCall(
+    { id: 'call_1', name, arguments: JSON.stringify(args) },
+    new Map(tools.map((t) => [t.name, t])),
+    callInput,
+  );
   if (outcome.type !== 'write') throw new Error(`expected a result, got a ${outcome.request.type} request`);
   return outcome.write;
 }
 
-const transports: Array<[string, (ledger: string) => Promise<{ connection: McpConnection; dispose(): Promise<void> }>]> = [
+const transports: Array<
+  [string, (ledger: string) => Promise<{ connection: McpConnection; dispose(): Promise<void> }>]
+> = [
   [
     'stdio',
     async (ledger) => {
@@ -52,11 +72,24 @@ describe.each(transports)('mcpTools over %s', (_name, open) => {
       expect(tools.map((t) => t.name).sort()).toEqual(['always_fails', 'look_up_order', 'order_summary', 'refund']);
       const lookUp = tools.find((t) => t.name === 'look_up_order')!;
       expect(lookUp.description).toBe('Finds an order by its id.');
-      expect(lookUp.jsonSchema).toMatchObject({ type: 'object', properties: { orderId: { type: 'string', pattern: '^[A-Z]-\\d+$' } }, required: ['orderId'] });
+      expect(lookUp.jsonSchema).toMatchObject({
+        type: 'object',
+        properties: { orderId: { type: 'string', pattern: '^[A-Z]-\\d+$' } },
+        required: ['orderId'],
+      });
 
-      expect(await call(tools, 'look_up_order', { orderId: 'A-1' })).toMatchObject({ content: 'Order A-1: shipped on Monday.', isError: false });
-      expect(await call(tools, 'refund', { orderId: 'A-1', amountCents: 500 })).toMatchObject({ content: 'Refunded 500 cents on A-1.', isError: false });
-      expect(await call(tools, 'order_summary', { orderId: 'A-1' })).toMatchObject({ content: '{"orderId":"A-1","items":3}', isError: false });
+      expect(await call(tools, 'look_up_order', { orderId: 'A-1' })).toMatchObject({
+        content: 'Order A-1: shipped on Monday.',
+        isError: false,
+      });
+      expect(await call(tools, 'refund', { orderId: 'A-1', amountCents: 500 })).toMatchObject({
+        content: 'Refunded 500 cents on A-1.',
+        isError: false,
+      });
+      expect(await call(tools, 'order_summary', { orderId: 'A-1' })).toMatchObject({
+        content: '{"orderId":"A-1","items":3}',
+        isError: false,
+      });
       const failed = await call(tools, 'always_fails', {});
       expect(failed).toMatchObject({ isError: true });
       expect(failed.content).toMatch(/always_fails failed: the warehouse system is down/);
@@ -74,12 +107,20 @@ describe.each(transports)('mcpTools over %s', (_name, open) => {
   it('filters tools, prefixes their names, and puts the chosen ones behind approval', async () => {
     const { connection, dispose } = await open(join(await tempDir(), 'ledger.txt'));
     try {
-      const tools = await connection.tools({ filter: ['refund', 'look_up_order'], prefix: 'orders_', needsApproval: ['refund'] });
+      const tools = await connection.tools({
+        filter: ['refund', 'look_up_order'],
+        prefix: 'orders_',
+        needsApproval: ['refund'],
+      });
       expect(tools.map((t) => [t.name, t.needsApproval])).toEqual([
         ['orders_look_up_order', false],
         ['orders_refund', true],
       ]);
-      const outcome = await runToolCall({ id: 'call_9', name: 'orders_refund', arguments: '{"orderId":"A-1","amountCents":5}' }, new Map(tools.map((t) => [t.name, t])), callInput);
+      const outcome = await runToolCall(
+        { id: 'call_9', name: 'orders_refund', arguments: '{"orderId":"A-1","amountCents":5}' },
+        new Map(tools.map((t) => [t.name, t])),
+        callInput,
+      );
       expect(outcome).toMatchObject({ type: 'request', request: { type: 'tool_approval', toolName: 'orders_refund' } });
     } finally {
       await dispose();
@@ -89,13 +130,25 @@ describe.each(transports)('mcpTools over %s', (_name, open) => {
   it('an agent uses the MCP tools through its loop', async () => {
     const { connection, dispose } = await open(join(await tempDir(), 'ledger.txt'));
     try {
-      const model = new ScriptedModel([{ toolCalls: [{ name: 'look_up_order', arguments: { orderId: 'B-7' } }] }, { text: 'It shipped on Monday.' }]);
-      const orders = agent({ name: 'orders', description: 'Orders.', instructions: 'Look orders up.', model, tools: await connection.tools() });
+      const model = new ScriptedModel([
+        { toolCalls: [{ name: 'look_up_order', arguments: { orderId: 'B-7' } }] },
+        { text: 'It shipped on Monday.' },
+      ]);
+      const orders = agent({
+        name: 'orders',
+        description: 'Orders.',
+        instructions: 'Look orders up.',
+        model,
+        tools: await connection.tools(),
+      });
       const journal = new TestJournal();
       await journal.commit([{ role: 'user', content: 'Where is B-7?' }]);
       const { outcome, events } = await runExecutor(new AgentExecutor(orders), journal);
       expect(outcome).toMatchObject({ type: 'reply', message: { content: 'It shipped on Monday.' } });
-      expect(events.find((e: BatonEvent) => e.type === 'tool.result')).toMatchObject({ toolName: 'look_up_order', content: 'Order B-7: shipped on Monday.' });
+      expect(events.find((e: BatonEvent) => e.type === 'tool.result')).toMatchObject({
+        toolName: 'look_up_order',
+        content: 'Order B-7: shipped on Monday.',
+      });
       expect(model.requests[0]?.toolNames.sort()).toEqual(['always_fails', 'look_up_order', 'order_summary', 'refund']);
     } finally {
       await dispose();
@@ -125,7 +178,9 @@ describe('MCP connections', () => {
     while (connection.client.transport !== undefined) await new Promise((resolve) => setTimeout(resolve, 10));
     const error = await connection.tools().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigurationError);
-    expect((error as ConfigurationError).message).toMatch(/MCP server .*mcpStdioServer\.ts.*\(stdio\).*Not connected.*connect again/);
+    expect((error as ConfigurationError).message).toMatch(
+      /MCP server .*mcpStdioServer\.ts.*\(stdio\).*Not connected.*connect again/,
+    );
   });
 
   it('tools() of a connection whose HTTP server closed is a ConfigurationError naming the server', async () => {

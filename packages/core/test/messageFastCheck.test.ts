@@ -69,8 +69,23 @@ describe('fastAcceptsMessage', () => {
       full,
       plainTool,
       { id: 'm-2', seq: 1, role: 'user', content: 'Hi', createdAt: '2026-01-01T00:00:00.000Z' },
-      { role: 'assistant', agent: 'triage', content: '', toolCalls: [{ id: 'h1', name: 'handoff_to_billing', arguments: '{}' }], id: 'm-3', seq: 2, createdAt: '2026-01-01T00:00:01Z' },
-      { id: 'm-4', seq: 3, role: 'context', content: 'x', createdAt: '2026-01-01T00:00:02.5Z', extra: 'unknown keys are allowed' },
+      {
+        role: 'assistant',
+        agent: 'triage',
+        content: '',
+        toolCalls: [{ id: 'h1', name: 'handoff_to_billing', arguments: '{}' }],
+        id: 'm-3',
+        seq: 2,
+        createdAt: '2026-01-01T00:00:01Z',
+      },
+      {
+        id: 'm-4',
+        seq: 3,
+        role: 'context',
+        content: 'x',
+        createdAt: '2026-01-01T00:00:02.5Z',
+        extra: 'unknown keys are allowed',
+      },
     ];
     for (const message of messages) {
       expect(accepts(message)).toBe(true);

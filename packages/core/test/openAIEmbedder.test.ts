@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { AbortedError, AuthenticationError, BadRequestError, ConfigurationError, InvalidInputError, ModelProviderError, RateLimitError } from '../src/index.js';
+import {
+  AbortedError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  InvalidInputError,
+  ModelProviderError,
+  RateLimitError,
+} from '../src/index.js';
 import { OpenAIEmbedder } from '../src/openai/index.js';
 import { fixtureVector, startEmbeddingsServer } from './support/embeddingsServer.js';
 
@@ -23,7 +31,11 @@ describe('OpenAIEmbedder', () => {
 
   it('sends the model and dimensions it is given', async () => {
     await using server = await startEmbeddingsServer();
-    const embedder = new OpenAIEmbedder({ ...connect(server.baseURL), model: 'text-embedding-3-large', dimensions: 16 });
+    const embedder = new OpenAIEmbedder({
+      ...connect(server.baseURL),
+      model: 'text-embedding-3-large',
+      dimensions: 16,
+    });
     const [vector] = await embedder.embed(['hello there']);
     expect(vector).toHaveLength(16);
     expect(embedder.dimensions).toBe(16);
@@ -103,6 +115,8 @@ describe('OpenAIEmbedder', () => {
 
   it('refuses non-positive batch options with ConfigurationError', () => {
     expect(() => new OpenAIEmbedder({ apiKey: 'sk-test', maxBatchSize: 0 })).toThrow(ConfigurationError);
-    expect(() => new OpenAIEmbedder({ apiKey: 'sk-test', dimensions: 1.5 })).toThrow(/dimensions must be a positive integer, got 1.5/);
+    expect(() => new OpenAIEmbedder({ apiKey: 'sk-test', dimensions: 1.5 })).toThrow(
+      /dimensions must be a positive integer, got 1.5/,
+    );
   });
 });

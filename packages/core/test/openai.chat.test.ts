@@ -8,7 +8,12 @@ const conversation: ModelMessage[] = [
   { role: 'system', content: 'You are the billing agent.' },
   { role: 'context', content: 'Last week the user asked about order A-1.' },
   { role: 'user', content: 'Was I charged twice?' },
-  { role: 'assistant', content: '', agent: 'billing', toolCalls: [{ id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"A-1"}' }] },
+  {
+    role: 'assistant',
+    content: '',
+    agent: 'billing',
+    toolCalls: [{ id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"A-1"}' }],
+  },
   { role: 'tool', content: '{"charges":2}', toolCallId: 'call_1', toolName: 'look_up_order' },
   { role: 'assistant', content: 'Yes, twice. Shall I refund one?', agent: 'billing' },
   { role: 'user', content: 'Yes please.' },
@@ -18,7 +23,13 @@ describe('OpenAIChatModel request mapping', () => {
   it('sends system, recalled context, user, assistant tool calls, tool results and tools as Chat Completions expects', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.text('Refunded.'));
-    const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test', temperature: 0.2, maxOutputTokens: 300 });
+    const model = new OpenAIChatModel({
+      model: 'gpt-test',
+      baseURL: server.baseURL,
+      apiKey: 'sk-test',
+      temperature: 0.2,
+      maxOutputTokens: 300,
+    });
     await collect(model.stream({ messages: conversation, tools: [lookUpOrder] }));
 
     const body = server.requests[0]?.body;
@@ -33,7 +44,13 @@ describe('OpenAIChatModel request mapping', () => {
       { role: 'system', content: 'You are the billing agent.' },
       { role: 'system', content: `${RECALLED_CONTEXT_PREFIX}Last week the user asked about order A-1.` },
       { role: 'user', content: 'Was I charged twice?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look_up_order', arguments: '{"orderId":"A-1"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'look_up_order', arguments: '{"orderId":"A-1"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '{"charges":2}' },
       { role: 'assistant', content: 'Yes, twice. Shall I refund one?' },
       { role: 'user', content: 'Yes please.' },
@@ -44,8 +61,20 @@ describe('OpenAIChatModel request mapping', () => {
   it('per-call settings win over the client options: temperature, top_p, max_completion_tokens', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.text('a'));
-    const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test', temperature: 0.9, maxOutputTokens: 300 });
-    await collect(model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [], settings: { temperature: 0, topP: 0.5, maxOutputTokens: 40 } }));
+    const model = new OpenAIChatModel({
+      model: 'gpt-test',
+      baseURL: server.baseURL,
+      apiKey: 'sk-test',
+      temperature: 0.9,
+      maxOutputTokens: 300,
+    });
+    await collect(
+      model.stream({
+        messages: [{ role: 'user', content: 'Hi' }],
+        tools: [],
+        settings: { temperature: 0, topP: 0.5, maxOutputTokens: 40 },
+      }),
+    );
     const body = server.requests[0]?.body;
     expect([body.temperature, body.top_p, body.max_completion_tokens]).toEqual([0, 0.5, 40]);
   });
@@ -55,7 +84,9 @@ describe('OpenAIChatModel request mapping', () => {
     server.enqueue(reply.text('a'), reply.text('b'));
     const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' });
     await collect(model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }));
-    await collect(model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [lookUpOrder], parallelToolCalls: false }));
+    await collect(
+      model.stream({ messages: [{ role: 'user', content: 'Hi' }], tools: [lookUpOrder], parallelToolCalls: false }),
+    );
     expect(server.requests[0]?.body).not.toHaveProperty('tools');
     expect(server.requests[0]?.body).not.toHaveProperty('parallel_tool_calls');
     expect(server.requests[0]?.body).not.toHaveProperty('temperature');
@@ -74,10 +105,18 @@ describe('OpenAIChatModel request mapping', () => {
       ),
     );
     const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'sk-test' });
-    const events = await collect(model.stream({ messages: [{ role: 'user', content: 'A-1 and B-22?' }], tools: [lookUpOrder] }));
+    const events = await collect(
+      model.stream({ messages: [{ role: 'user', content: 'A-1 and B-22?' }], tools: [lookUpOrder] }),
+    );
     expect(events.filter((e) => e.type === 'tool_call')).toEqual([
-      { type: 'tool_call', toolCall: { id: 'call_a', name: 'look_up_order', arguments: '{"orderId":"A-1","note":"first call"}' } },
-      { type: 'tool_call', toolCall: { id: 'call_b', name: 'look_up_order', arguments: '{"orderId":"B-22","note":"second"}' } },
+      {
+        type: 'tool_call',
+        toolCall: { id: 'call_a', name: 'look_up_order', arguments: '{"orderId":"A-1","note":"first call"}' },
+      },
+      {
+        type: 'tool_call',
+        toolCall: { id: 'call_b', name: 'look_up_order', arguments: '{"orderId":"B-22","note":"second"}' },
+      },
     ]);
     expect(events.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls' });
     expect(events.map((e) => e.type).slice(-4)).toEqual(['tool_call', 'tool_call', 'usage', 'finish']);

@@ -9,7 +9,8 @@ const LLAMA_CPP_MESSAGE =
   "This model's maximum context length is 512 tokens. However, you requested 1031 tokens (1031 in the messages, None in the completion). Please reduce the length of the messages or completion.";
 
 const request = { messages: [{ role: 'user' as const, content: 'A very long question…' }], tools: [] };
-const chatOn = (server: OpenAIServer) => new OpenAIChatModel({ model: 'local', baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 });
+const chatOn = (server: OpenAIServer) =>
+  new OpenAIChatModel({ model: 'local', baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 });
 
 describe('a request over the context window', () => {
   it("maps HTTP 400 with code context_length_exceeded (OpenAI's and llama-cpp-python's body) to ContextLengthExceededError", async () => {
@@ -26,15 +27,25 @@ describe('a request over the context window', () => {
 
   it('maps the same body from the Responses API', async () => {
     await using server = await startOpenAIServer();
-    server.enqueue(reply.error(400, 'Your input exceeds the context window of this model.', { code: 'context_length_exceeded' }));
-    const model = new OpenAIResponsesModel({ model: 'local', baseURL: server.baseURL, apiKey: 'sk-test', maxRetries: 0 });
+    server.enqueue(
+      reply.error(400, 'Your input exceeds the context window of this model.', { code: 'context_length_exceeded' }),
+    );
+    const model = new OpenAIResponsesModel({
+      model: 'local',
+      baseURL: server.baseURL,
+      apiKey: 'sk-test',
+      maxRetries: 0,
+    });
     const error = await collect(model.stream(request)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContextLengthExceededError);
   });
 
   it('knows a server that sends no code by its words (vLLM, older OpenAI-compatible servers)', async () => {
     await using server = await startOpenAIServer();
-    server.enqueue(reply.error(400, LLAMA_CPP_MESSAGE, { code: null }), reply.error(400, 'Unsupported parameter: top_k.', { code: null }));
+    server.enqueue(
+      reply.error(400, LLAMA_CPP_MESSAGE, { code: null }),
+      reply.error(400, 'Unsupported parameter: top_k.', { code: null }),
+    );
     const tooLong = await collect(chatOn(server).stream(request)).catch((e: unknown) => e);
     const other = await collect(chatOn(server).stream(request)).catch((e: unknown) => e);
     expect(tooLong).toBeInstanceOf(ContextLengthExceededError);
@@ -43,7 +54,11 @@ describe('a request over the context window', () => {
   });
 
   it("providerErrorFor maps Anthropic's 'prompt is too long' too, and only on a 4xx that rejects the request", () => {
-    const anthropic = providerErrorFor(400, 'Anthropic messages call failed with HTTP 400: prompt is too long: 210000 tokens > 200000 maximum.', { status: 400 });
+    const anthropic = providerErrorFor(
+      400,
+      'Anthropic messages call failed with HTTP 400: prompt is too long: 210000 tokens > 200000 maximum.',
+      { status: 400 },
+    );
     expect(anthropic).toBeInstanceOf(ContextLengthExceededError);
     const server = providerErrorFor(500, 'Call failed with HTTP 500: maximum context length unknown.', { status: 500 });
     expect(server).not.toBeInstanceOf(ContextLengthExceededError);

@@ -33,11 +33,17 @@ const apis: Api[] = [
     name: 'OpenAIChatModel',
     create: (options) => new OpenAIChatModel(options),
     toolResults: (r) =>
-      r.body.messages.filter((m: { role: string }) => m.role === 'tool').map((m: { tool_call_id: string; content: string }) => ({ callId: m.tool_call_id, output: m.content })),
+      r.body.messages
+        .filter((m: { role: string }) => m.role === 'tool')
+        .map((m: { tool_call_id: string; content: string }) => ({ callId: m.tool_call_id, output: m.content })),
     toolCalls: (r) =>
       r.body.messages
         .flatMap((m: { tool_calls?: unknown[] }) => m.tool_calls ?? [])
-        .map((c: { id: string; function: { name: string; arguments: string } }) => ({ callId: c.id, name: c.function.name, arguments: c.function.arguments })),
+        .map((c: { id: string; function: { name: string; arguments: string } }) => ({
+          callId: c.id,
+          name: c.function.name,
+          arguments: c.function.arguments,
+        })),
   },
   {
     name: 'OpenAIResponsesModel',
@@ -49,7 +55,11 @@ const apis: Api[] = [
     toolCalls: (r) =>
       r.body.input
         .filter((i: { type?: string }) => i.type === 'function_call')
-        .map((i: { call_id: string; name: string; arguments: string }) => ({ callId: i.call_id, name: i.name, arguments: i.arguments })),
+        .map((i: { call_id: string; name: string; arguments: string }) => ({
+          callId: i.call_id,
+          name: i.name,
+          arguments: i.arguments,
+        })),
   },
 ];
 
@@ -83,7 +93,13 @@ function orderDesk(model: ModelClient) {
       return `No refund for ${orderId}.`;
     },
   });
-  const desk = agent({ name: 'orders', description: 'Orders.', instructions: 'Answer order questions.', tools: [lookUpOrder, refundStatus], model });
+  const desk = agent({
+    name: 'orders',
+    description: 'Orders.',
+    instructions: 'Answer order questions.',
+    tools: [lookUpOrder, refundStatus],
+    model,
+  });
   return { executor: new AgentExecutor(desk), ran };
 }
 
@@ -94,7 +110,9 @@ function modelOn(api: Api, server: OpenAIServer, extra: Partial<OpenAIModelOptio
 describe.each(apis)('$name against a real OpenAI-format HTTP server', (api) => {
   it('streams text deltas in order, then usage and one finish', async () => {
     await using server = await startOpenAIServer();
-    server.enqueue(reply.text('Hello there, traveller!', { chunkSize: 5, usage: { inputTokens: 21, outputTokens: 6 } }));
+    server.enqueue(
+      reply.text('Hello there, traveller!', { chunkSize: 5, usage: { inputTokens: 21, outputTokens: 6 } }),
+    );
     const events = await collect(modelOn(api, server).stream(request()));
 
     const deltas = events.filter((e) => e.type === 'text.delta').map((e) => e.delta);
@@ -114,7 +132,12 @@ describe.each(apis)('$name against a real OpenAI-format HTTP server', (api) => {
     await using server = await startOpenAIServer();
     server.enqueue({ type: 'answer', refusal: "I can't help with that." });
     const events = await collect(modelOn(api, server).stream(request()));
-    expect(events.filter((e) => e.type === 'text.delta').map((e) => e.delta).join('')).toBe("I can't help with that.");
+    expect(
+      events
+        .filter((e) => e.type === 'text.delta')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe("I can't help with that.");
   });
 
   it('runs two parallel tool calls through AgentExecutor and sends both results back by call id', async () => {
@@ -134,9 +157,17 @@ describe.each(apis)('$name against a real OpenAI-format HTTP server', (api) => {
 
     expect(outcome.type).toBe('reply');
     expect(outcome.type === 'reply' && outcome.message.content).toBe('Order A-1 has shipped; no refund was made.');
-    expect(ran).toEqual(expect.arrayContaining([{ tool: 'look_up_order', orderId: 'A-1' }, { tool: 'refund_status', orderId: 'A-1' }]));
+    expect(ran).toEqual(
+      expect.arrayContaining([
+        { tool: 'look_up_order', orderId: 'A-1' },
+        { tool: 'refund_status', orderId: 'A-1' },
+      ]),
+    );
     expect(ran).toHaveLength(2);
-    expect(events.filter((e) => e.type === 'tool.result').map((e) => e.type === 'tool.result' && e.isError)).toEqual([false, false]);
+    expect(events.filter((e) => e.type === 'tool.result').map((e) => e.type === 'tool.result' && e.isError)).toEqual([
+      false,
+      false,
+    ]);
     expect(server.requests).toHaveLength(2);
     const second = server.requests[1]!;
     expect(api.toolCalls(second)).toEqual([
@@ -153,11 +184,20 @@ describe.each(apis)('$name against a real OpenAI-format HTTP server', (api) => {
   it('lets the SDK retry a 429 (retry-after-ms) and succeeds', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(
-      reply.error(429, 'Rate limit reached for gpt-test.', { errorType: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after-ms': '10' } }),
+      reply.error(429, 'Rate limit reached for gpt-test.', {
+        errorType: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'retry-after-ms': '10' },
+      }),
       reply.text('Made it.'),
     );
     const events = await collect(modelOn(api, server, { maxRetries: 1 }).stream(request()));
-    expect(events.filter((e) => e.type === 'text.delta').map((e) => e.delta).join('')).toBe('Made it.');
+    expect(
+      events
+        .filter((e) => e.type === 'text.delta')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('Made it.');
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]?.body).toEqual(server.requests[0]?.body);
   });

@@ -18,10 +18,15 @@ function v4Client(baseURL: string): OpenAI {
 describe('an app-supplied openai client of another major version (v4)', () => {
   it('streams a chat completion with tool calls through the v4 client', async () => {
     await using server = await startOpenAIServer();
-    server.enqueue(reply.toolCalls([{ id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"A-1"}' }], { text: 'Looking.' }));
+    server.enqueue(
+      reply.toolCalls([{ id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"A-1"}' }], { text: 'Looking.' }),
+    );
     const model = new OpenAIChatModel({ model: 'gpt-test', client: v4Client(server.baseURL) });
     const events = await collect(model.stream({ messages: [{ role: 'user', content: 'Where is A-1?' }], tools: [] }));
-    expect(events).toContainEqual({ type: 'tool_call', toolCall: { id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"A-1"}' } });
+    expect(events).toContainEqual({
+      type: 'tool_call',
+      toolCall: { id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"A-1"}' },
+    });
     expect(events.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls' });
   });
 
@@ -34,7 +39,9 @@ describe('an app-supplied openai client of another major version (v4)', () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.error(status, 'no luck', { headers: { 'x-request-id': 'req_v4' } }));
     const model = new OpenAIChatModel({ model: 'gpt-test', client: v4Client(server.baseURL), maxRetries: 0 });
-    const failure = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).catch((error: unknown) => error);
+    const failure = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(kind);
     expect((failure as ModelProviderError).constructor).toBe(kind);
     expect((failure as ModelProviderError).status).toBe(status);
@@ -46,7 +53,9 @@ describe('an app-supplied openai client of another major version (v4)', () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.error(429, 'slow down'));
     const model = new OpenAIResponsesModel({ model: 'gpt-test', client: v4Client(server.baseURL), maxRetries: 0 });
-    const failure = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).catch((error: unknown) => error);
+    const failure = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(RateLimitError);
     expect((failure as RateLimitError).status).toBe(429);
   });
@@ -56,7 +65,9 @@ describe('an app-supplied openai client of another major version (v4)', () => {
     server.enqueue(reply.stall('partial'));
     const controller = new AbortController();
     const model = new OpenAIChatModel({ model: 'gpt-test', client: v4Client(server.baseURL) });
-    const run = collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: controller.signal })).catch((error: unknown) => error);
+    const run = collect(
+      model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: controller.signal }),
+    ).catch((error: unknown) => error);
     setTimeout(() => controller.abort(new Error('user left')), 50);
     expect(await run).toBeInstanceOf(AbortedError);
   });

@@ -7,11 +7,22 @@ describe('startOpenAIServer (test fixture)', () => {
     await using server = await startOpenAIServer();
     server.enqueue(reply.text('plain'), reply.toolCalls([{ id: 'c1', name: 'f', arguments: { a: 1 } }]));
     const post = (path: string, body: unknown) =>
-      fetch(`${server.baseURL}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const chat = (await (await post('/chat/completions', { model: 'm', messages: [] })).json()) as { choices: Array<{ message: unknown }> };
+      fetch(`${server.baseURL}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const chat = (await (await post('/chat/completions', { model: 'm', messages: [] })).json()) as {
+      choices: Array<{ message: unknown }>;
+    };
     const responses = (await (await post('/responses', { model: 'm', input: [] })).json()) as { output: unknown[] };
     expect(chat.choices[0]?.message).toMatchObject({ role: 'assistant', content: 'plain' });
-    expect(responses.output[0]).toMatchObject({ type: 'function_call', call_id: 'c1', name: 'f', arguments: '{"a":1}' });
+    expect(responses.output[0]).toMatchObject({
+      type: 'function_call',
+      call_id: 'c1',
+      name: 'f',
+      arguments: '{"a":1}',
+    });
     expect(server.requests.map((r) => r.body.model)).toEqual(['m', 'm']);
   });
 
@@ -20,7 +31,9 @@ describe('startOpenAIServer (test fixture)', () => {
     const missing = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', body: '{}' });
     const other = await fetch(`${server.baseURL}/embeddings`, { method: 'POST', body: '{}' });
     expect(missing.status).toBe(400);
-    expect(((await missing.json()) as { error: { message: string } }).error.message).toContain('no scripted reply for request #1');
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toContain(
+      'no scripted reply for request #1',
+    );
     expect(other.status).toBe(404);
     expect(server.pendingReplies).toBe(0);
   });

@@ -49,15 +49,34 @@ describe('RemoteExecutor against a real HTTP server on 127.0.0.1', () => {
 
   it('POSTs the history as model messages and streams the JSON Lines answer: deltas, usage, then a committed reply', async () => {
     const service = await remoteService((_body, response) =>
-      ndjson(response, ['{"type":"delta","text":"Your parcel "}', '', '{"type":"delta","text":"ships today."}', '{"type":"usage","inputTokens":12,"outputTokens":4}', '{"type":"reply","text":"Your parcel ships today."}']),
+      ndjson(response, [
+        '{"type":"delta","text":"Your parcel "}',
+        '',
+        '{"type":"delta","text":"ships today."}',
+        '{"type":"usage","inputTokens":12,"outputTokens":4}',
+        '{"type":"reply","text":"Your parcel ships today."}',
+      ]),
     );
     const journal = await userSays('Where is my parcel?');
     const { events, outcome } = await runExecutor(executor(service.url), journal, { turn: 3 });
     expect(service.bodies).toEqual([
-      { version: 1, participant: 'shipping', sessionId: 'session-1', branchId: 'main', turn: 3, messages: [{ role: 'user', content: 'Where is my parcel?', id: journal.messages[0]!.id }] },
+      {
+        version: 1,
+        participant: 'shipping',
+        sessionId: 'session-1',
+        branchId: 'main',
+        turn: 3,
+        messages: [{ role: 'user', content: 'Where is my parcel?', id: journal.messages[0]!.id }],
+      },
     ]);
-    expect(events.filter((e) => e.type === 'message.delta').map((e) => e.type === 'message.delta' && e.delta)).toEqual(['Your parcel ', 'ships today.']);
-    expect(outcome).toMatchObject({ type: 'reply', message: { role: 'assistant', agent: 'shipping', content: 'Your parcel ships today.', seq: 2 } });
+    expect(events.filter((e) => e.type === 'message.delta').map((e) => e.type === 'message.delta' && e.delta)).toEqual([
+      'Your parcel ',
+      'ships today.',
+    ]);
+    expect(outcome).toMatchObject({
+      type: 'reply',
+      message: { role: 'assistant', agent: 'shipping', content: 'Your parcel ships today.', seq: 2 },
+    });
     expect(outcome.usage).toMatchObject({ inputTokens: 12, outputTokens: 4, requests: 1 });
     expect(journal.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
@@ -87,7 +106,9 @@ describe('RemoteExecutor against a real HTTP server on 127.0.0.1', () => {
   it('times out a service that does not answer, after its retries', async () => {
     const service = await remoteService(() => undefined); // never answers
     const journal = await userSays('hi');
-    const failure = await runExecutor(executor(service.url, { timeoutMs: 150, retries: 1 }), journal).catch((error: unknown) => error);
+    const failure = await runExecutor(executor(service.url, { timeoutMs: 150, retries: 1 }), journal).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(RemoteExecutorError);
     expect(failure).toMatchObject({ failure: 'timeout', attempts: 2 });
     expect(service.bodies).toHaveLength(2);
@@ -95,7 +116,9 @@ describe('RemoteExecutor against a real HTTP server on 127.0.0.1', () => {
   });
 
   it('rejects a malformed line with a protocol error naming the line, and commits nothing', async () => {
-    const service = await remoteService((_body, response) => ndjson(response, ['{"type":"delta","text":"Hel"}', '{"type":"delta",', '{"type":"reply","text":"Hello"}']));
+    const service = await remoteService((_body, response) =>
+      ndjson(response, ['{"type":"delta","text":"Hel"}', '{"type":"delta",', '{"type":"reply","text":"Hello"}']),
+    );
     const journal = await userSays('hi');
     const failure = await runExecutor(executor(service.url), journal).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RemoteExecutorError);
@@ -106,7 +129,9 @@ describe('RemoteExecutor against a real HTTP server on 127.0.0.1', () => {
 
   it('rejects an unknown event type and an answer that ends without a reply', async () => {
     const unknown = await remoteService((_body, response) => ndjson(response, ['{"type":"shout","text":"HI"}']));
-    await expect(runExecutor(executor(unknown.url), await userSays('hi'))).rejects.toThrow(/line 1 is not a step event/);
+    await expect(runExecutor(executor(unknown.url), await userSays('hi'))).rejects.toThrow(
+      /line 1 is not a step event/,
+    );
     const cut = await remoteService((_body, response) => ndjson(response, ['{"type":"delta","text":"Hel"}']));
     await expect(runExecutor(executor(cut.url), await userSays('hi'))).rejects.toThrow(/ended without a reply/);
   });
@@ -114,7 +139,9 @@ describe('RemoteExecutor against a real HTTP server on 127.0.0.1', () => {
   it('a cancelled turn throws AbortedError and does not retry', async () => {
     const controller = new AbortController();
     const service = await remoteService(() => controller.abort()); // cancelled while the service works
-    const failure = await runExecutor(executor(service.url, { timeoutMs: 5000 }), await userSays('hi'), { signal: controller.signal }).catch((error: unknown) => error);
+    const failure = await runExecutor(executor(service.url, { timeoutMs: 5000 }), await userSays('hi'), {
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AbortedError);
     expect(service.bodies).toHaveLength(1);
   });

@@ -35,7 +35,13 @@ const session = {
   version: 3,
 };
 const branch = { id: 'main', sessionId: 'chat-1', createdAt: '2026-01-01T10:00:00.000Z', state: {}, version: 1 };
-const message = { id: 'm-1', seq: 1, role: 'user', content: 'I was charged twice', createdAt: '2026-01-01T10:00:01.000Z' };
+const message = {
+  id: 'm-1',
+  seq: 1,
+  role: 'user',
+  content: 'I was charged twice',
+  createdAt: '2026-01-01T10:00:01.000Z',
+};
 const episode = {
   id: 'chat-1',
   sessionId: 'chat-1',
@@ -77,13 +83,21 @@ describe('versioned stored documents', () => {
       })();
       expect(error).toBeInstanceOf(UnsupportedSchemaVersionError);
       expect(error).toBeInstanceOf(StoreError);
-      expect(error).toMatchObject({ code: 'UNSUPPORTED_SCHEMA_VERSION', kind, version: newer, supported: SCHEMA_VERSIONS[kind], document: `${kind} document "x"` });
+      expect(error).toMatchObject({
+        code: 'UNSUPPORTED_SCHEMA_VERSION',
+        kind,
+        version: newer,
+        supported: SCHEMA_VERSIONS[kind],
+        document: `${kind} document "x"`,
+      });
       expect((error as Error).message).toContain(`schemaVersion ${newer}`);
     });
 
     it(`refuses a ${kind} whose schemaVersion is not a version with DocumentCorruptError at schemaVersion`, () => {
       for (const bad of ['2', 0, 1.5, null]) {
-        expect(() => parse({ ...fields, schemaVersion: bad }, kind)).toThrow(expect.objectContaining({ name: 'DocumentCorruptError', field: 'schemaVersion' }) as DocumentCorruptError);
+        expect(() => parse({ ...fields, schemaVersion: bad }, kind)).toThrow(
+          expect.objectContaining({ name: 'DocumentCorruptError', field: 'schemaVersion' }) as DocumentCorruptError,
+        );
       }
     });
   }
@@ -96,7 +110,9 @@ describe('versioned stored documents', () => {
   it('reads a checkpoint without schemaVersion as version 1 and refuses a newer one by name', () => {
     const { schemaVersion: _version, ...unversioned } = makeCheckpoint('chat-1');
     expect(parseCheckpoint(unversioned)).toEqual({ ...unversioned, schemaVersion: 1 });
-    expect(() => parseCheckpoint({ ...unversioned, schemaVersion: 2 }, 'checkpoint "cp-9"')).toThrow(UnsupportedSchemaVersionError);
+    expect(() => parseCheckpoint({ ...unversioned, schemaVersion: 2 }, 'checkpoint "cp-9"')).toThrow(
+      UnsupportedSchemaVersionError,
+    );
     expect(() => parseCheckpoint({ ...unversioned, schemaVersion: 'one' })).toThrow(CheckpointCorruptError);
   });
 });
@@ -114,15 +130,26 @@ describe('migration registry', () => {
   it('runs every step from the stored version to the current one, in order, without mutating the input', () => {
     const v1 = Object.freeze({ id: 'a', text: 'hi' });
     expect(migrateFields('message', v1, 'doc', registry)).toEqual({ id: 'a', content: 'hi', tags: [] });
-    expect(migrateFields('message', { schemaVersion: 2, id: 'a', content: 'hi' }, 'doc', registry)).toEqual({ id: 'a', content: 'hi', tags: [] });
-    expect(migrateDocument('message', v1, 'doc', registry)).toEqual({ id: 'a', content: 'hi', tags: [], schemaVersion: 3 });
+    expect(migrateFields('message', { schemaVersion: 2, id: 'a', content: 'hi' }, 'doc', registry)).toEqual({
+      id: 'a',
+      content: 'hi',
+      tags: [],
+    });
+    expect(migrateDocument('message', v1, 'doc', registry)).toEqual({
+      id: 'a',
+      content: 'hi',
+      tags: [],
+      schemaVersion: 3,
+    });
     expect(v1).toEqual({ id: 'a', text: 'hi' });
   });
 
   it('returns a current document as it is, and refuses a newer one', () => {
     const current = { schemaVersion: 3, id: 'a', content: 'hi', tags: [] };
     expect(migrateDocument('message', current, 'doc', registry)).toBe(current);
-    expect(() => migrateFields('message', { ...current, schemaVersion: 4 }, 'doc', registry)).toThrow(UnsupportedSchemaVersionError);
+    expect(() => migrateFields('message', { ...current, schemaVersion: 4 }, 'doc', registry)).toThrow(
+      UnsupportedSchemaVersionError,
+    );
   });
 
   it('copies nothing for a version-1 document whose steps change no field', () => {

@@ -55,7 +55,8 @@ describe('fastAcceptsNewSession', () => {
         accepted += 1;
         expect(SessionSchema.safeParse(session).success, `${field} = samples[${index}]`).toBe(true);
         // Ids and metadata keys are asserted by newSession before the check (its other rules).
-        if (!['id', 'tenantId', 'userId'].includes(field)) expect(checkSession(session).ok, `${field} = samples[${index}]`).toBe(true);
+        if (!['id', 'tenantId', 'userId'].includes(field))
+          expect(checkSession(session).ok, `${field} = samples[${index}]`).toBe(true);
       }
     }
     expect(accepted).toBeGreaterThan(10);
@@ -68,7 +69,13 @@ describe('fastAcceptsNewSession', () => {
     await expect(store.createSession({ id: 's-bad', createdAt: '2026-02-30T00:00:00Z' })).rejects.toThrow(/createdAt/);
     expect(await store.getSession('s-bad')).toBeUndefined();
     const good = await store.createSession({ id: 's-good', metadata: { plan: 'pro' }, state: { n: 1 } });
-    expect(good).toMatchObject({ id: 's-good', status: 'active', version: 1, metadata: { plan: 'pro' }, state: { n: 1 } });
+    expect(good).toMatchObject({
+      id: 's-good',
+      status: 'active',
+      version: 1,
+      metadata: { plan: 'pro' },
+      state: { n: 1 },
+    });
   });
 });
 
@@ -92,7 +99,12 @@ function oddRecords(): unknown[] {
  * The fast read of a stored document must give exactly what zod gives, or leave it to zod: every
  * field set to every sample value (and each record to each odd record), with unknown keys beside.
  */
-function expectSameAsZod(name: string, base: Record<string, unknown>, schema: typeof SessionSchema | typeof BranchSchema, fast: (value: unknown) => unknown): number {
+function expectSameAsZod(
+  name: string,
+  base: Record<string, unknown>,
+  schema: typeof SessionSchema | typeof BranchSchema,
+  fast: (value: unknown) => unknown,
+): number {
   let fastCount = 0;
   const values = [...samples, ...oddRecords()];
   for (const field of [...Object.keys(schema.shape), '_id', 'order', 'tenantIdOfDocument']) {
@@ -111,7 +123,9 @@ function expectSameAsZod(name: string, base: Record<string, unknown>, schema: ty
         const got = (quick as Record<string, unknown>)[record];
         if (got !== undefined) {
           expect(got, where).not.toBe(doc[record]);
-          expect(Object.getPrototypeOf(got), where).toBe(Object.getPrototypeOf((parsed.data as Record<string, unknown>)[record]));
+          expect(Object.getPrototypeOf(got), where).toBe(
+            Object.getPrototypeOf((parsed.data as Record<string, unknown>)[record]),
+          );
         }
       }
     }
@@ -121,7 +135,15 @@ function expectSameAsZod(name: string, base: Record<string, unknown>, schema: ty
 
 describe('fastStoredSession and fastStoredBranch', () => {
   it('give exactly what zod gives for a stored session, or leave it to zod', () => {
-    const stored = { ...fresh, tenantId: 't-1', userId: 'u-1', status: 'closed', closedAt: '2026-01-02T00:00:00.000Z', closedReason: 'done', version: 9 };
+    const stored = {
+      ...fresh,
+      tenantId: 't-1',
+      userId: 'u-1',
+      status: 'closed',
+      closedAt: '2026-01-02T00:00:00.000Z',
+      closedReason: 'done',
+      version: 9,
+    };
     expect(fastStoredSession(stored)).toStrictEqual(SessionSchema.parse(stored));
     expect(expectSameAsZod('session', stored, SessionSchema, fastStoredSession)).toBeGreaterThan(50);
     expect(expectSameAsZod('session', { ...fresh }, SessionSchema, fastStoredSession)).toBeGreaterThan(50);
@@ -133,7 +155,14 @@ describe('fastStoredSession and fastStoredBranch', () => {
     expect(fastStoredBranch(fork)).toStrictEqual(BranchSchema.parse(fork));
     expect(expectSameAsZod('branch', main, BranchSchema, fastStoredBranch)).toBeGreaterThan(30);
     expect(expectSameAsZod('fork', fork, BranchSchema, fastStoredBranch)).toBeGreaterThan(30);
-    for (const parent of [null, [], { branchId: 'main' }, { branchId: 'main', atSeq: -1 }, { branchId: 1, atSeq: 0 }, 'main']) {
+    for (const parent of [
+      null,
+      [],
+      { branchId: 'main' },
+      { branchId: 'main', atSeq: -1 },
+      { branchId: 1, atSeq: 0 },
+      'main',
+    ]) {
       expect(fastStoredBranch({ ...main, parent })).toBeUndefined();
     }
   });

@@ -66,7 +66,13 @@ export {
 export { SessionLock } from './session/sessionLock.js';
 export { APPROVAL_GRANTS_KEY, approvalGrantsOf } from './turn/approvalGrants.js';
 export { DEFAULT_AUTONOMOUS_PROMPT } from './turn/turnRunner.js';
-export { type InnerPosition, innerPosition, type NestableWorkflow, WorkflowExecutor, type WorkflowExecutorOptions } from './workflow/workflowExecutor.js';
+export {
+  type InnerPosition,
+  innerPosition,
+  type NestableWorkflow,
+  WorkflowExecutor,
+  type WorkflowExecutorOptions,
+} from './workflow/workflowExecutor.js';
 export { type RunnableWorkflow, type WorkflowToolOptions, workflowTool } from './workflow/workflowTool.js';
 export type { TelemetryOptions } from './config/telemetryOptions.js';
 export { formatTraceparent, parseTraceparent } from './telemetry/traceparent.js';

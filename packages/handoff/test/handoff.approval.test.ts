@@ -20,7 +20,12 @@ describe('tool approval across a restore (Done-when 7)', () => {
     const session = await first.workflow.session({ id: 'a-1' });
     const events = await collect(session.send('Refund my double charge'));
     const [request] = ofType(events, 'request');
-    expect(request!.request).toMatchObject({ type: 'tool_approval', agent: 'billing', toolName: 'refund', arguments: '{"amount":40}' });
+    expect(request!.request).toMatchObject({
+      type: 'tool_approval',
+      agent: 'billing',
+      toolName: 'refund',
+      arguments: '{"amount":40}',
+    });
     expect(refunds).toEqual([]);
     await expect(collect(session.send('hello?'))).rejects.toThrow(InvalidInputError);
     await expect(collect(session.send('hello?'))).rejects.toThrow(request!.request.id);
@@ -33,7 +38,9 @@ describe('tool approval across a restore (Done-when 7)', () => {
     await expect(collect(restored.respond('nope', { approved: true }))).rejects.toThrow(NotFoundError);
     const answer = await collect(restored.respond(request!.request.id, { approved: true }));
     expect(refunds).toEqual(['refund 40']);
-    expect(ofType(answer, 'tool.result')).toEqual([expect.objectContaining({ toolName: 'refund', content: 'Refunded 40 EUR.', isError: false })]);
+    expect(ofType(answer, 'tool.result')).toEqual([
+      expect.objectContaining({ toolName: 'refund', content: 'Refunded 40 EUR.', isError: false }),
+    ]);
     expect(answer.at(-1)).toMatchObject({ type: 'turn.completed' });
     const stored = await second.store.readMessages('a-1', 'main');
     expect(stored.at(-1)).toMatchObject({ agent: 'billing', content: 'Done: Refunded 40 EUR.' });
@@ -54,7 +61,9 @@ describe('tool approval across a restore (Done-when 7)', () => {
 
     const second = openDesk(dir.path, refunds);
     const restored = await second.workflow.session({ id: 'a-2' });
-    const answer = await collect(restored.respond(request!.id, { approved: false, reason: 'the charge is legitimate' }));
+    const answer = await collect(
+      restored.respond(request!.id, { approved: false, reason: 'the charge is legitimate' }),
+    );
     expect(refunds).toEqual([]);
     const [result] = ofType(answer, 'message').filter((e) => e.message.role === 'tool');
     expect(result!.message).toMatchObject({ toolName: 'refund', isError: true });

@@ -24,7 +24,9 @@ describe('approvals that edit the arguments', () => {
     const events = await collect(restored.respond(request!.id, { approved: true, arguments: { amount: 25 } }));
 
     expect(refunds).toEqual(['refund 25']);
-    expect(ofType(events, 'tool.result')).toEqual([expect.objectContaining({ toolName: 'refund', content: 'Refunded 25 EUR.', isError: false })]);
+    expect(ofType(events, 'tool.result')).toEqual([
+      expect.objectContaining({ toolName: 'refund', content: 'Refunded 25 EUR.', isError: false }),
+    ]);
     const stored = await second.store.readMessages('edit-1', 'main');
     const call = stored.find((m) => m.toolCalls?.some((c) => c.name === 'refund'));
     expect(call?.toolCalls?.[0]?.arguments).toBe('{"amount":40}');
@@ -47,11 +49,15 @@ describe('approvals that edit the arguments', () => {
     const wrongType = collect(session.respond(request!.id, { approved: true, arguments: { amount: 'lots' } }));
     await expect(wrongType).rejects.toThrow(InvalidInputError);
     await expect(wrongType).rejects.toThrow(/amount/);
-    await expect(collect(session.respond(request!.id, { approved: true, arguments: [1, 2] as never }))).rejects.toThrow(/must be a JSON object/);
+    await expect(collect(session.respond(request!.id, { approved: true, arguments: [1, 2] as never }))).rejects.toThrow(
+      /must be a JSON object/,
+    );
     expect(refunds).toEqual([]);
     expect(session.pendingRequests.map((r) => r.id)).toEqual([request!.id]);
 
-    const reopened = await approvalDesk(new FileStore({ directory: dir.path }), refunds).workflow.session({ id: 'edit-2' });
+    const reopened = await approvalDesk(new FileStore({ directory: dir.path }), refunds).workflow.session({
+      id: 'edit-2',
+    });
     expect(reopened.pendingRequests.map((r) => r.id)).toEqual([request!.id]);
     await collect(session.respond(request!.id, { approved: true, arguments: { amount: 10 } }));
     expect(refunds).toEqual(['refund 10']);

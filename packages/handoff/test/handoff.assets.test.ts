@@ -6,7 +6,16 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AssetRef, assetRefsOf, ConfigurationError, FileStore, InMemoryStore, InvalidInputError, NotFoundError, type Store } from '@baton/core';
+import {
+  type AssetRef,
+  assetRefsOf,
+  ConfigurationError,
+  FileStore,
+  InMemoryStore,
+  InvalidInputError,
+  NotFoundError,
+  type Store,
+} from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expensesWorkflow, READ, RECEIPT } from './support/expensesDesk.js';
 import { collect, ofType, tempDir } from './support/helpers.js';
@@ -25,12 +34,23 @@ describe('session assets in a conversation', () => {
     const { workflow, seen } = expensesWorkflow(first);
     const session = await workflow.session({ id: 'expense-1', ...owner });
 
-    const receipt = await session.attach({ name: 'receipt.txt', contentType: 'text/plain; charset=utf-8', bytes: Buffer.from(RECEIPT) });
-    expect(receipt).toMatchObject({ sessionId: 'expense-1', name: 'receipt.txt', contentType: 'text/plain; charset=utf-8', size: Buffer.byteLength(RECEIPT) });
+    const receipt = await session.attach({
+      name: 'receipt.txt',
+      contentType: 'text/plain; charset=utf-8',
+      bytes: Buffer.from(RECEIPT),
+    });
+    expect(receipt).toMatchObject({
+      sessionId: 'expense-1',
+      name: 'receipt.txt',
+      contentType: 'text/plain; charset=utf-8',
+      size: Buffer.byteLength(RECEIPT),
+    });
     const events = await collect(session.send('Please file my lunch receipt', { assets: [receipt] }));
 
     // The model saw the text and a line naming the asset; the tool read the bytes through context.assets.
-    expect(seen).toEqual([`Please file my lunch receipt\n\n[Attached asset ${receipt.id}: receipt.txt (text/plain; charset=utf-8, ${receipt.size} bytes)]`]);
+    expect(seen).toEqual([
+      `Please file my lunch receipt\n\n[Attached asset ${receipt.id}: receipt.txt (text/plain; charset=utf-8, ${receipt.size} bytes)]`,
+    ]);
     expect(ofType(events, 'tool.result').map((e) => e.content)).toEqual([READ]);
     expect(ofType(events, 'message').at(-1)?.message.content).toBe(`Filed: ${READ}`);
 
@@ -42,7 +62,10 @@ describe('session assets in a conversation', () => {
     expect(JSON.stringify(checkpoint)).not.toContain('ACME Café');
     const log = await readFile(join(dir.path, 'sessions', 'expense-1', 'log.jsonl'), 'utf8');
     expect(log).not.toContain('ACME Café');
-    expect((await readdir(join(dir.path, 'sessions', 'expense-1', 'assets'))).sort()).toEqual([`${receipt.id}.bin`, `${receipt.id}.json`]);
+    expect((await readdir(join(dir.path, 'sessions', 'expense-1', 'assets'))).sort()).toEqual([
+      `${receipt.id}.bin`,
+      `${receipt.id}.json`,
+    ]);
     await first.close();
 
     // A new process: the asset is listed and read again, and a later turn's tool reads it.
@@ -65,14 +88,22 @@ describe('session assets in a conversation', () => {
     const { workflow } = expensesWorkflow(store);
     const session = await workflow.session({ id: 'expense-2' });
     const other = await workflow.session({ id: 'expense-3' });
-    const foreign: AssetRef = await other.attach({ name: 'other.txt', contentType: 'text/plain', bytes: Buffer.from('x') });
+    const foreign: AssetRef = await other.attach({
+      name: 'other.txt',
+      contentType: 'text/plain',
+      bytes: Buffer.from('x'),
+    });
     await expect(collect(session.send('Mine?', { assets: [foreign] }))).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(collect(session.send('Mine?', { assets: [{ id: '../../etc/passwd' } as unknown as AssetRef] }))).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      collect(session.send('Mine?', { assets: [{ id: '../../etc/passwd' } as unknown as AssetRef] })),
+    ).rejects.toBeInstanceOf(InvalidInputError);
     expect(session.messages).toEqual([]);
 
     const bare = Object.assign(new InMemoryStore(), { putAsset: undefined }) as Store;
     const plain = await expensesWorkflow(bare).workflow.session({ id: 'expense-4' });
-    await expect(plain.attach({ name: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('a') })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(
+      plain.attach({ name: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('a') }),
+    ).rejects.toBeInstanceOf(ConfigurationError);
     expect(() => plain.assets).toThrow(ConfigurationError);
   });
 });

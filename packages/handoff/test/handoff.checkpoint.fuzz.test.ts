@@ -15,7 +15,15 @@ import { join } from 'node:path';
 import { FileStore, isBatonError, RequestSchema } from '@baton/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aimedMutationArbitrary, applyMutation, FuzzTally, fuzzRuns, fuzzSeed, fuzzTimeoutMs, readOutcome } from '../../core/test/support/documentMutations.js';
+import {
+  aimedMutationArbitrary,
+  applyMutation,
+  FuzzTally,
+  fuzzRuns,
+  fuzzSeed,
+  fuzzTimeoutMs,
+  readOutcome,
+} from '../../core/test/support/documentMutations.js';
 import { sealLogRecord } from '../../core/test/support/sessionLogFile.js';
 import { collect, ofType, tempDir } from './support/helpers.js';
 import { askingDesk } from './support/scenarioDesks.js';
@@ -34,12 +42,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  console.log(`\nhandoff checkpoint fuzz (${fuzzRuns()} mutations, seed ${fuzzSeed()}), outcomes of opening the session:\n  ${tally.lines().join('\n  ')}`);
+  console.log(
+    `\nhandoff checkpoint fuzz (${fuzzRuns()} mutations, seed ${fuzzSeed()}), outcomes of opening the session:\n  ${tally.lines().join('\n  ')}`,
+  );
   await dir?.dispose();
 });
 
 describe('opening a session whose checkpoint is damaged', () => {
-  it('gives a named Baton error or a session with a well-formed routing state and pending requests', { timeout: fuzzTimeoutMs() }, async () => {
+  it('gives a named Baton error or a session with a well-formed routing state and pending requests', {
+    timeout: fuzzTimeoutMs(),
+  }, async () => {
     const file = join(dir.path, 'sessions/chat-1/log.jsonl');
     const log = await readFile(file, 'utf8');
     const lines = log.trimEnd().split('\n');
@@ -69,7 +81,10 @@ describe('opening a session whose checkpoint is damaged', () => {
           const { workflow, store } = askingDesk(new FileStore({ directory: dir.path }), 2);
           const outcome = await readOutcome(() => workflow.session({ id: 'chat-1' }), isBatonError);
           await store.close();
-          if (outcome.kind === 'bug') throw new Error(`opening failed with a non-Baton error: ${String(outcome.error)}`, { cause: outcome.error });
+          if (outcome.kind === 'bug')
+            throw new Error(`opening failed with a non-Baton error: ${String(outcome.error)}`, {
+              cause: outcome.error,
+            });
           if (outcome.kind === 'value') {
             const session = outcome.value as Awaited<ReturnType<typeof workflow.session>>;
             expect(STATES.has(session.routingState), session.routingState).toBe(true);

@@ -8,7 +8,11 @@ describe('checkpoints', () => {
   it('stay bounded: after 1,000 turns the checkpoint is within 10% of its size after 10 (Done-when 2)', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).store(store).build().session({ id: 'k-1' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .store(store)
+      .build()
+      .session({ id: 'k-1' });
     let atTen = 0;
     for (let turn = 1; turn <= 1000; turn += 1) {
       for await (const _ of session.send(`Question number ${turn}`)) {
@@ -39,19 +43,30 @@ describe('checkpoints', () => {
   });
 
   it('every mode saves a checkpoint right after an assistant message with tool calls, and on a pause', async () => {
-    const lookUp = tool({ name: 'look_up', description: 'Looks up.', parameters: z.object({}), execute: () => 'found' });
+    const lookUp = tool({
+      name: 'look_up',
+      description: 'Looks up.',
+      parameters: z.object({}),
+      execute: () => 'found',
+    });
     for (const every of ['turn', 'manual'] as const) {
       const helper = scriptedAgent(
         'helper',
         (request) => {
           const last = lastOf(request);
-          if (last?.role === 'user' && last.content === 'look') return { toolCalls: [{ name: 'look_up', arguments: {} }] };
-          if (last?.role === 'user') return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which?' } }] };
+          if (last?.role === 'user' && last.content === 'look')
+            return { toolCalls: [{ name: 'look_up', arguments: {} }] };
+          if (last?.role === 'user')
+            return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which?' } }] };
           return { text: 'done' };
         },
         [lookUp],
       );
-      const session = await new HandoffBuilder().participants(helper).checkpoints({ every, keep: 'all' }).build().session({ id: `k-2b-${every}` });
+      const session = await new HandoffBuilder()
+        .participants(helper)
+        .checkpoints({ every, keep: 'all' })
+        .build()
+        .session({ id: `k-2b-${every}` });
       const looked = await collect(session.send('look'));
       expect(ofType(looked, 'checkpoint').map((e) => e.checkpoint.throughSeq)).toEqual(every === 'turn' ? [2, 4] : [2]);
       const paused = await collect(session.send('ask'));
@@ -62,7 +77,13 @@ describe('checkpoints', () => {
   it("with 'manual' checkpoints a restore replays routing from the stored history", async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const build = () => new HandoffBuilder().participants(triage, billing).returnTo('previous').checkpoints({ every: 'manual' }).store(store).build();
+    const build = () =>
+      new HandoffBuilder()
+        .participants(triage, billing)
+        .returnTo('previous')
+        .checkpoints({ every: 'manual' })
+        .store(store)
+        .build();
     const session = await build().session({ id: 'k-3' });
     await collect(session.send('One'));
     const fresh = await build().session({ id: 'k-3' });
@@ -77,7 +98,11 @@ describe('checkpoints', () => {
   it('keeps the configured number; restore(id) recovers from a chosen checkpoint', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const workflow = new HandoffBuilder().participants(triage, billing).checkpoints({ keep: { last: 3 } }).store(store).build();
+    const workflow = new HandoffBuilder()
+      .participants(triage, billing)
+      .checkpoints({ keep: { last: 3 } })
+      .store(store)
+      .build();
     const session = await workflow.session({ id: 'k-4' });
     for (const text of ['a', 'b', 'c']) await collect(session.send(text));
     const manifest = await session.checkpoints();
@@ -93,11 +118,16 @@ describe('checkpoints', () => {
   it('a damaged newest checkpoint is refused with CheckpointCorruptError; opening with checkpointId recovers', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const build = () => new HandoffBuilder().participants(triage, billing).checkpoints({ keep: 'all' }).store(store).build();
+    const build = () =>
+      new HandoffBuilder().participants(triage, billing).checkpoints({ keep: 'all' }).store(store).build();
     const session = await build().session({ id: 'k-5' });
     await collect(session.send('a'));
     const good = (await session.checkpoints()).at(-1)!;
-    await store.saveCheckpoint({ ...(await store.loadCheckpoint('k-5', 'main'))!, id: 'broken', machine: { value: 42 } });
+    await store.saveCheckpoint({
+      ...(await store.loadCheckpoint('k-5', 'main'))!,
+      id: 'broken',
+      machine: { value: 42 },
+    });
     await expect(build().session({ id: 'k-5' })).rejects.toThrow(CheckpointCorruptError);
     const recovered = await build().session({ id: 'k-5', checkpointId: good.id });
     expect(recovered.routingState).toBe('idle');
@@ -108,9 +138,18 @@ describe('checkpoints', () => {
   it('a failed restore of a damaged checkpoint leaves the session usable: the next send continues from the newest checkpoint', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).checkpoints({ keep: 'all' }).store(store).build().session({ id: 'k-6' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .checkpoints({ keep: 'all' })
+      .store(store)
+      .build()
+      .session({ id: 'k-6' });
     await collect(session.send('a'));
-    await store.saveCheckpoint({ ...(await store.loadCheckpoint('k-6', 'main'))!, id: 'broken', machine: { value: 42 } });
+    await store.saveCheckpoint({
+      ...(await store.loadCheckpoint('k-6', 'main'))!,
+      id: 'broken',
+      machine: { value: 42 },
+    });
     await collect(session.send('b'));
 
     await expect(session.restore('broken')).rejects.toThrow(CheckpointCorruptError);
@@ -138,7 +177,13 @@ describe('checkpoints', () => {
       'helper',
       (request) => {
         const last = lastOf(request);
-        if (last?.role === 'user') return { toolCalls: [{ name: 'remember', arguments: {} }, { name: 'request_user_input', arguments: { prompt: 'Order?' } }] };
+        if (last?.role === 'user')
+          return {
+            toolCalls: [
+              { name: 'remember', arguments: {} },
+              { name: 'request_user_input', arguments: { prompt: 'Order?' } },
+            ],
+          };
         return { text: 'thanks' };
       },
       [remember],

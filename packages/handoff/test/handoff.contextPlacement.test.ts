@@ -10,10 +10,20 @@ import { HandoffBuilder } from '../src/index.js';
 import { collect, scriptedAgent } from './support/helpers.js';
 
 describe('context placement', () => {
-  it('puts each turn\'s context just before its user message, so the next request starts with this one up to that context', async () => {
-    const assistant = scriptedAgent('assistant', (request) => ({ text: `Answer to ${request.messages.at(-1)?.content}` }));
-    const recall: ContextProvider = { name: 'recall', beforeTurn: async ({ input }) => [{ role: 'context', content: `Recalled for "${input}"` }] };
-    const session = await new HandoffBuilder().participants(assistant).contextProviders(recall).store(new InMemoryStore()).build().session({ id: 'ctx-1' });
+  it("puts each turn's context just before its user message, so the next request starts with this one up to that context", async () => {
+    const assistant = scriptedAgent('assistant', (request) => ({
+      text: `Answer to ${request.messages.at(-1)?.content}`,
+    }));
+    const recall: ContextProvider = {
+      name: 'recall',
+      beforeTurn: async ({ input }) => [{ role: 'context', content: `Recalled for "${input}"` }],
+    };
+    const session = await new HandoffBuilder()
+      .participants(assistant)
+      .contextProviders(recall)
+      .store(new InMemoryStore())
+      .build()
+      .session({ id: 'ctx-1' });
     for (const text of ['First question', 'Second question', 'Third question']) await collect(session.send(text));
 
     const requests = assistant.model.requests.map((r) => r.messages.map((m: ModelMessage) => `${m.role}:${m.content}`));

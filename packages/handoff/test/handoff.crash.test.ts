@@ -41,7 +41,11 @@ describe('crash mid-step (Done-when 3)', () => {
       const events = how === 'resume()' ? await collect(session.resume()) : await collect(session.send('Thanks!'));
 
       expect(ofType(events, 'tool.call').map((e) => e.toolCall.id)).toEqual(['c']);
-      expect(readFileSync(logFile, 'utf8').trim().split('\n').sort()).toEqual(['step_a:child', 'step_b:child', 'step_c:parent']);
+      expect(readFileSync(logFile, 'utf8').trim().split('\n').sort()).toEqual([
+        'step_a:child',
+        'step_b:child',
+        'step_c:parent',
+      ]);
       const stored = await store.readMessages('crash-1', 'main');
       const results = stored.filter((m) => m.role === 'tool');
       expect(results.map((m) => [m.toolCallId, m.content])).toEqual([
@@ -56,7 +60,10 @@ describe('crash mid-step (Done-when 3)', () => {
       expect(new Set(ids).size).toBe(ids.length);
       if (how === 'the next send()') {
         expect(ofType(events, 'turn.completed')).toHaveLength(2);
-        expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Run the three steps', 'Thanks!']);
+        expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+          'Run the three steps',
+          'Thanks!',
+        ]);
       } else {
         expect(ofType(events, 'turn.completed')).toHaveLength(1);
       }
@@ -88,12 +95,20 @@ describe('crash mid-step (Done-when 3)', () => {
       },
     }) as Store;
     const crashed = deskAgents();
-    const first = await new HandoffBuilder().participants(crashed.triage, crashed.billing).store(failing).build().session({ id: 'crash-2' });
+    const first = await new HandoffBuilder()
+      .participants(crashed.triage, crashed.billing)
+      .store(failing)
+      .build()
+      .session({ id: 'crash-2' });
     await expect(collect(first.send('Refund please'))).rejects.toThrow(StoreError);
     expect((await inner.readMessages('crash-2', 'main')).map((m) => m.role)).toEqual(['user', 'assistant']);
 
     const { triage, billing } = deskAgents();
-    const session = await new HandoffBuilder().participants(triage, billing).store(inner).build().session({ id: 'crash-2' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .store(inner)
+      .build()
+      .session({ id: 'crash-2' });
     expect(session.routingState).toBe('running');
     const events = await collect(session.resume());
     expect(ofType(events, 'handoff').map((e) => `${e.from}->${e.to}`)).toEqual(['triage->billing']);

@@ -27,7 +27,9 @@ function desk(store: Store, runs: string[]) {
     },
   });
   const triage = scriptedAgent('triage', (request) =>
-    lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: 'Anything else?' },
+    lastOf(request)?.role === 'user'
+      ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] }
+      : { text: 'Anything else?' },
   );
   const billing = scriptedAgent(
     'billing',
@@ -47,7 +49,8 @@ describe.each(embeddedStores())('session.discard() on %s', (_, makeStore) => {
     const store = await makeStore();
     const runs: string[] = [];
     const session = await desk(store, runs).session({ id: 'd-1' });
-    for await (const event of session.send('where is 42?')) if (event.type === 'tool.call' && event.toolCall.name === 'look_up') break;
+    for await (const event of session.send('where is 42?'))
+      if (event.type === 'tool.call' && event.toolCall.name === 'look_up') break;
     const reopened = await desk(store, runs).session({ id: 'd-1' });
     expect(reopened.routingState).toBe('running');
     await reopened.discard();

@@ -4,17 +4,32 @@
  * same order and store the same history; with tracing, spans that an instrumented model client or
  * tool starts nest under the model call's or tool's span inside the agent's span, on both paths.
  */
-import { type Agent, AgentExecutor, agent, type BatonEvent, type Executor, type ExecutorInput, type ExecutorOutcome, InMemoryStore, type ModelClient, type ModelRequest, tool } from '@baton/core';
+import {
+  type Agent,
+  AgentExecutor,
+  agent,
+  type BatonEvent,
+  type Executor,
+  type ExecutorInput,
+  type ExecutorOutcome,
+  InMemoryStore,
+  type ModelClient,
+  type ModelRequest,
+  tool,
+} from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { context, trace, type Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffWorkflow } from '../src/index.js';
 import { collect, deskAgents, lastOf } from './support/helpers.js';
-
-
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,14 +68,30 @@ function desk(executeOnly: boolean, tracer?: Tracer): HandoffWorkflow {
       return `Order ${orderId}: 40 EUR`;
     },
   });
-  const refund = tool({ name: 'refund', description: 'Refunds.', parameters: z.object({ amount: z.number() }), needsApproval: true, execute: ({ amount }) => `Refunded ${amount} EUR.` });
+  const refund = tool({
+    name: 'refund',
+    description: 'Refunds.',
+    parameters: z.object({ amount: z.number() }),
+    needsApproval: true,
+    execute: ({ amount }) => `Refunded ${amount} EUR.`,
+  });
   const triage = agent({
     name: 'triage',
     description: 'Routes customers.',
     instructions: 'Route.',
     model: new InstrumentedModel(
       new ScriptedModel((request) =>
-        lastOf(request)?.role === 'user' ? { toolCalls: [{ id: `to_billing_${request.messages.length}`, name: 'handoff_to_billing', arguments: { reason: 'charges' } }] } : { text: 'Anything else?' },
+        lastOf(request)?.role === 'user'
+          ? {
+              toolCalls: [
+                {
+                  id: `to_billing_${request.messages.length}`,
+                  name: 'handoff_to_billing',
+                  arguments: { reason: 'charges' },
+                },
+              ],
+            }
+          : { text: 'Anything else?' },
       ),
       tracer,
     ),
@@ -73,15 +104,28 @@ function desk(executeOnly: boolean, tracer?: Tracer): HandoffWorkflow {
     model: new InstrumentedModel(
       new ScriptedModel((request) => {
         const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.toolName);
-        if (!results.includes('look_up_order')) return { toolCalls: [{ id: 'look_1', name: 'look_up_order', arguments: { orderId: '1234' } }], usage: { inputTokens: 12, outputTokens: 3 } };
-        if (!results.includes('refund')) return { toolCalls: [{ id: 'refund_1', name: 'refund', arguments: { amount: 40 } }] };
-        return { text: 'Your refund of 40 EUR is on its way, thank you for waiting.', usage: { inputTokens: 30, outputTokens: 9 } };
+        if (!results.includes('look_up_order'))
+          return {
+            toolCalls: [{ id: 'look_1', name: 'look_up_order', arguments: { orderId: '1234' } }],
+            usage: { inputTokens: 12, outputTokens: 3 },
+          };
+        if (!results.includes('refund'))
+          return { toolCalls: [{ id: 'refund_1', name: 'refund', arguments: { amount: 40 } }] };
+        return {
+          text: 'Your refund of 40 EUR is on its way, thank you for waiting.',
+          usage: { inputTokens: 30, outputTokens: 9 },
+        };
       }),
       tracer,
     ),
   });
-  const participants: (Agent | Executor)[] = executeOnly ? [generatorOnly(triage), generatorOnly(billing)] : [triage, billing];
-  const builder = new HandoffBuilder({ name: 'desk' }).participants(...participants).coordinator('triage').store(new InMemoryStore());
+  const participants: (Agent | Executor)[] = executeOnly
+    ? [generatorOnly(triage), generatorOnly(billing)]
+    : [triage, billing];
+  const builder = new HandoffBuilder({ name: 'desk' })
+    .participants(...participants)
+    .coordinator('triage')
+    .store(new InMemoryStore());
   return (tracer === undefined ? builder : builder.telemetry({ tracer })).build();
 }
 
@@ -118,7 +162,10 @@ async function conversation(workflow: HandoffWorkflow): Promise<{ events: BatonE
   const second = await collect(session.respond(request.request.id, { approved: true }));
   const third = await collect(session.send('Thanks'));
   const messages = await workflow.config.store.readMessages('sink-1', 'main');
-  return { events: [first, second, third], stored: comparable(messages.map((m) => ({ ...m, id: m.id }) as unknown as BatonEvent)) };
+  return {
+    events: [first, second, third],
+    stored: comparable(messages.map((m) => ({ ...m, id: m.id }) as unknown as BatonEvent)),
+  };
 }
 
 describe('the handoff turn through Executor.run and through execute', () => {
@@ -160,11 +207,12 @@ describe('the handoff turn through Executor.run and through execute', () => {
       'request',
       'turn.completed',
     ]);
-    for (const [index, events] of viaSink.events.entries()) expect(comparable(events), `call ${index + 1}`).toEqual(comparable(viaGenerator.events[index]!));
+    for (const [index, events] of viaSink.events.entries())
+      expect(comparable(events), `call ${index + 1}`).toEqual(comparable(viaGenerator.events[index]!));
     expect(viaSink.stored).toEqual(viaGenerator.stored);
   });
 
-  it("uses execute for an AgentExecutor subclass that overrides execute alone, and run when it overrides neither", async () => {
+  it('uses execute for an AgentExecutor subclass that overrides execute alone, and run when it overrides neither', async () => {
     const activations: string[] = [];
     class Counted extends AgentExecutor {
       override async *execute(input: ExecutorInput): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
@@ -173,12 +221,22 @@ describe('the handoff turn through Executor.run and through execute', () => {
       }
     }
     const { triage, billing } = deskAgents();
-    const counted = await new HandoffBuilder().participants(new Counted(triage), new Counted(billing)).coordinator('triage').store(new InMemoryStore()).build().session({ id: 'sub-1' });
+    const counted = await new HandoffBuilder()
+      .participants(new Counted(triage), new Counted(billing))
+      .coordinator('triage')
+      .store(new InMemoryStore())
+      .build()
+      .session({ id: 'sub-1' });
     const events = await collect(counted.send('Refund please'));
     expect(activations).toEqual(['triage', 'billing']);
     expect(events.at(-1)?.type).toBe('turn.completed');
 
-    const plain = await new HandoffBuilder().participants(new AgentExecutor(triage), new AgentExecutor(billing)).coordinator('triage').store(new InMemoryStore()).build().session({ id: 'sub-1' });
+    const plain = await new HandoffBuilder()
+      .participants(new AgentExecutor(triage), new AgentExecutor(billing))
+      .coordinator('triage')
+      .store(new InMemoryStore())
+      .build()
+      .session({ id: 'sub-1' });
     expect(comparable(await collect(plain.send('Refund please')))).toEqual(comparable(events));
   });
 
@@ -199,7 +257,12 @@ describe('the handoff turn through Executor.run and through execute', () => {
       /** The span's name and its ancestors' names, innermost first. */
       const path = (span: ReadableSpan): string[] => {
         const names: string[] = [];
-        for (let at: ReadableSpan | undefined = span; at !== undefined; at = byId.get(at.parentSpanContext?.spanId ?? '')) names.push(at.name);
+        for (
+          let at: ReadableSpan | undefined = span;
+          at !== undefined;
+          at = byId.get(at.parentSpanContext?.spanId ?? '')
+        )
+          names.push(at.name);
         return names;
       };
       const calls = spans.filter((s) => s.name === 'POST /chat/completions');
@@ -212,7 +275,12 @@ describe('the handoff turn through Executor.run and through execute', () => {
       }
       const lookups = spans.filter((s) => s.name === 'GET /orders');
       expect(lookups).toHaveLength(1);
-      expect(path(lookups[0]!)).toEqual(['GET /orders', 'execute_tool look_up_order', 'invoke_agent billing', 'invoke_workflow desk']);
+      expect(path(lookups[0]!)).toEqual([
+        'GET /orders',
+        'execute_tool look_up_order',
+        'invoke_agent billing',
+        'invoke_workflow desk',
+      ]);
     }
   });
 });

@@ -23,7 +23,9 @@ function planner(store: Store) {
     'planner',
     (request) => {
       const last = lastOf(request);
-      return last?.role === 'user' ? { toolCalls: [{ name: 'add_step', arguments: { step: last.content } }] } : { text: `Plan: ${last?.content}` };
+      return last?.role === 'user'
+        ? { toolCalls: [{ name: 'add_step', arguments: { step: last.content } }] }
+        : { text: `Plan: ${last?.content}` };
     },
     [addStep],
   );
@@ -47,7 +49,11 @@ describe.each(embeddedStores())('a fork sees the branch state as of its seq (%s)
     expect(answer?.type === 'message' && answer.message.content).toBe('Plan: book flight → take train');
 
     const now = await session.fork({ atSeq: session.messages.at(-1)!.seq, branchId: 'now' });
-    expect((await store.getBranch('plan-1', now.branchId))?.state.plan).toEqual(['book flight', 'book hotel', 'rent car']);
+    expect((await store.getBranch('plan-1', now.branchId))?.state.plan).toEqual([
+      'book flight',
+      'book hotel',
+      'rent car',
+    ]);
     // A fork of a fork at a seq inside the parent's part of the history: the state as of that seq.
     const pastOfPast = await past.fork({ atSeq: afterFirst, branchId: 'past-of-past' });
     expect((await store.getBranch('plan-1', pastOfPast.branchId))?.state.plan).toEqual(['book flight']);
@@ -62,7 +68,12 @@ describe.each(embeddedStores())('a fork sees the branch state as of its seq (%s)
     const afterFirst = session.messages.at(-1)!.seq;
     await collect(session.send('book hotel'));
     const branch = (await store.getBranch('plan-2', 'main'))!;
-    await store.updateBranch('plan-2', 'main', { state: { ...branch.state, budget: 500 } }, { expectedVersion: branch.version });
+    await store.updateBranch(
+      'plan-2',
+      'main',
+      { state: { ...branch.state, budget: 500 } },
+      { expectedVersion: branch.version },
+    );
     const reopened = await planner(store).session({ id: 'plan-2' });
     await expect(reopened.fork({ atSeq: afterFirst, branchId: 'guess' })).rejects.toThrow(InvalidInputError);
     expect((await store.listBranches('plan-2')).map((b) => b.id)).toEqual(['main']);

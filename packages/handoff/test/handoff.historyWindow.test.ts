@@ -1,7 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigurationError, FileStore, InMemoryStore, type Message, type ModelMessage, type ReadMessagesOptions, type Store } from '@baton/core';
+import {
+  ConfigurationError,
+  FileStore,
+  InMemoryStore,
+  type Message,
+  type ModelMessage,
+  type ReadMessagesOptions,
+  type Store,
+} from '@baton/core';
 import type { RecordedRequest } from '@baton/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HandoffBuilder, isHandoffToolName } from '../src/index.js';
@@ -25,7 +33,9 @@ function strip(requests: readonly RecordedRequest[]): Omit<ModelMessage, 'id'>[]
 function visible(stored: readonly Message[], mode: 'omit' | 'keep' = 'omit'): Message[] {
   if (mode === 'keep') return [...stored];
   return stored.filter(
-    (m) => !(m.role === 'tool' && isHandoffToolName(m.toolName)) && !(m.role === 'assistant' && m.content === '' && (m.toolCalls ?? []).every((c) => isHandoffToolName(c.name))),
+    (m) =>
+      !(m.role === 'tool' && isHandoffToolName(m.toolName)) &&
+      !(m.role === 'assistant' && m.content === '' && (m.toolCalls ?? []).every((c) => isHandoffToolName(c.name))),
   );
 }
 
@@ -34,7 +44,12 @@ function visible(stored: readonly Message[], mode: 'omit' | 'keep' = 'omit'): Me
  * run of consecutive visible messages, each once, at most `window` of them, not starting with a tool
  * result, and as long as the window allows (a window that would start with a tool result drops it).
  */
-function expectWindowed(request: RecordedRequest, stored: readonly Message[], window: number, mode: 'omit' | 'keep' = 'omit'): void {
+function expectWindowed(
+  request: RecordedRequest,
+  stored: readonly Message[],
+  window: number,
+  mode: 'omit' | 'keep' = 'omit',
+): void {
   const ids = request.messages.filter((m) => m.role !== 'system').map((m) => m.id);
   expect(new Set(ids).size).toBe(ids.length);
   const seen = visible(stored, mode).map((m) => m.id);
@@ -47,7 +62,10 @@ function expectWindowed(request: RecordedRequest, stored: readonly Message[], wi
 }
 
 /** A store that keeps the range and the size of every `readMessages` answer. */
-function readCounting(inner: Store): { store: Store; reads: { options: ReadMessagesOptions | undefined; count: number }[] } {
+function readCounting(inner: Store): {
+  store: Store;
+  reads: { options: ReadMessagesOptions | undefined; count: number }[];
+} {
   const reads: { options: ReadMessagesOptions | undefined; count: number }[] = [];
   const store = new Proxy(inner, {
     get(target, prop, receiver) {
@@ -73,10 +91,17 @@ describe('historyWindow: a bounded history for model input', () => {
   it('refuses a window that is not an integer ≥ 1, and a nested workflow that sets one', () => {
     const { triage, billing } = deskAgents();
     for (const bad of [0, -3, 2.5, Number.NaN, '10' as unknown as number]) {
-      expect(() => new HandoffBuilder().participants(triage, billing).historyWindow({ messages: bad })).toThrow(ConfigurationError);
+      expect(() => new HandoffBuilder().participants(triage, billing).historyWindow({ messages: bad })).toThrow(
+        ConfigurationError,
+      );
     }
-    expect(() => new HandoffBuilder().participants(triage, billing).historyWindow(undefined as never)).toThrow(/historyWindow\(\{ messages \}\)/);
-    const inner = new HandoffBuilder({ name: 'inner' }).participants(triage, billing).historyWindow({ messages: 10 }).build();
+    expect(() => new HandoffBuilder().participants(triage, billing).historyWindow(undefined as never)).toThrow(
+      /historyWindow\(\{ messages \}\)/,
+    );
+    const inner = new HandoffBuilder({ name: 'inner' })
+      .participants(triage, billing)
+      .historyWindow({ messages: 10 })
+      .build();
     expect(() => inner.asExecutor({ name: 'team', description: 'A team.' })).toThrow(/historyWindow\(\)/);
   });
 
@@ -85,47 +110,49 @@ describe('historyWindow: a bounded history for model input', () => {
     ['omit', WINDOW],
     ['keep', 6],
   ] as const) {
-  it(`each model call sees the newest messages, whole tool groups, the same continuously and after a restore in a fresh process on every call (handoffHistory '${handoffHistory}', window ${window})`, async () => {
-    // Continuously: one workflow object for every turn.
-    const continuous = windowDesk(new InMemoryStore(), { window, handoffHistory });
-    for (let order = 1; order <= TURNS; order += 1) await refundTurn(() => continuous.workflow.session({ id: 'w' }), order);
+    it(`each model call sees the newest messages, whole tool groups, the same continuously and after a restore in a fresh process on every call (handoffHistory '${handoffHistory}', window ${window})`, async () => {
+      // Continuously: one workflow object for every turn.
+      const continuous = windowDesk(new InMemoryStore(), { window, handoffHistory });
+      for (let order = 1; order <= TURNS; order += 1)
+        await refundTurn(() => continuous.workflow.session({ id: 'w' }), order);
 
-    // Restored: a new FileStore object and a new workflow (new agents) for every call, as a new process would.
-    const dir = await tempDir();
-    dispose = dir.dispose;
-    const triage: RecordedRequest[] = [];
-    const billing: RecordedRequest[] = [];
-    const opened: FileStore[] = [];
-    const fresh: ReturnType<typeof windowDesk>[] = [];
-    const open = async () => {
-      const store = new FileStore({ directory: dir.path });
-      opened.push(store);
-      const desk = windowDesk(store, { window, handoffHistory });
-      fresh.push(desk);
-      return desk.workflow.session({ id: 'w' });
-    };
-    for (let order = 1; order <= TURNS; order += 1) await refundTurn(open, order);
-    for (const desk of fresh) {
-      triage.push(...desk.triageModel.requests);
-      billing.push(...desk.billingModel.requests);
-    }
+      // Restored: a new FileStore object and a new workflow (new agents) for every call, as a new process would.
+      const dir = await tempDir();
+      dispose = dir.dispose;
+      const triage: RecordedRequest[] = [];
+      const billing: RecordedRequest[] = [];
+      const opened: FileStore[] = [];
+      const fresh: ReturnType<typeof windowDesk>[] = [];
+      const open = async () => {
+        const store = new FileStore({ directory: dir.path });
+        opened.push(store);
+        const desk = windowDesk(store, { window, handoffHistory });
+        fresh.push(desk);
+        return desk.workflow.session({ id: 'w' });
+      };
+      for (let order = 1; order <= TURNS; order += 1) await refundTurn(open, order);
+      for (const desk of fresh) {
+        triage.push(...desk.triageModel.requests);
+        billing.push(...desk.billingModel.requests);
+      }
 
-    expect(strip(triage)).toEqual(strip(continuous.triageModel.requests));
-    expect(strip(billing)).toEqual(strip(continuous.billingModel.requests));
-    // What the executor itself is given (ExecutorInput.history) is the same too, and never starts with a tool result.
-    const histories = fresh.flatMap((desk) => desk.billingHistories);
-    const shape = (list: Message[][]) => list.map((history) => history.map((m) => `${m.role}:${m.toolCallId ?? ''}:${m.content}`));
-    expect(shape(histories)).toEqual(shape(continuous.billingHistories));
-    for (const history of histories) expect(history[0]?.role).not.toBe('tool');
-    const stored = await opened.at(-1)!.readMessages('w', 'main');
-    expect(stored).toHaveLength(TURNS * 6);
-    expect(danglingToolCalls(stored)).toEqual([]);
-    for (const request of [...triage, ...billing]) expectWindowed(request, stored, window, handoffHistory);
-    // The window bites: late calls see a few of the visible messages, starting mid-conversation.
-    expect(billing.at(-1)!.messages.filter((m) => m.role !== 'system').length).toBeGreaterThanOrEqual(window - 1);
-    expect(billing.at(-1)!.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: `r-${TURNS}` });
-    for (const store of opened) await store.close();
-  });
+      expect(strip(triage)).toEqual(strip(continuous.triageModel.requests));
+      expect(strip(billing)).toEqual(strip(continuous.billingModel.requests));
+      // What the executor itself is given (ExecutorInput.history) is the same too, and never starts with a tool result.
+      const histories = fresh.flatMap((desk) => desk.billingHistories);
+      const shape = (list: Message[][]) =>
+        list.map((history) => history.map((m) => `${m.role}:${m.toolCallId ?? ''}:${m.content}`));
+      expect(shape(histories)).toEqual(shape(continuous.billingHistories));
+      for (const history of histories) expect(history[0]?.role).not.toBe('tool');
+      const stored = await opened.at(-1)!.readMessages('w', 'main');
+      expect(stored).toHaveLength(TURNS * 6);
+      expect(danglingToolCalls(stored)).toEqual([]);
+      for (const request of [...triage, ...billing]) expectWindowed(request, stored, window, handoffHistory);
+      // The window bites: late calls see a few of the visible messages, starting mid-conversation.
+      expect(billing.at(-1)!.messages.filter((m) => m.role !== 'system').length).toBeGreaterThanOrEqual(window - 1);
+      expect(billing.at(-1)!.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: `r-${TURNS}` });
+      for (const store of opened) await store.close();
+    });
   }
 
   it('opening a long windowed session reads a range near the head, not the whole branch; without a window it reads everything', async () => {
@@ -134,7 +161,8 @@ describe('historyWindow: a bounded history for model input', () => {
     for (const makeStore of [() => new InMemoryStore(), () => new FileStore({ directory: dir.path })]) {
       const shared = makeStore();
       const writer = windowDesk(shared, { window: WINDOW });
-      for (let order = 1; order <= 40; order += 1) await refundTurn(() => writer.workflow.session({ id: 'long' }), order);
+      for (let order = 1; order <= 40; order += 1)
+        await refundTurn(() => writer.workflow.session({ id: 'long' }), order);
       for await (const _ of (await writer.workflow.session({ id: 'long' })).send('refund order 41')) {
         // drain: the turn pauses on the refund approval
       }
@@ -164,7 +192,8 @@ describe('historyWindow: a bounded history for model input', () => {
 
   it('a fork opened with a window reads across its parent reference and continues as its parent would have', async () => {
     const continuous = windowDesk(new InMemoryStore(), { window: WINDOW });
-    for (let order = 1; order <= 10; order += 1) await refundTurn(() => continuous.workflow.session({ id: 'w' }), order);
+    for (let order = 1; order <= 10; order += 1)
+      await refundTurn(() => continuous.workflow.session({ id: 'w' }), order);
 
     const store = new InMemoryStore();
     const first = windowDesk(store, { window: WINDOW });
@@ -203,13 +232,37 @@ describe('historyWindow: a bounded history for model input', () => {
       const seq = head + extra.length + 1;
       const createdAt = new Date().toISOString();
       extra.push({ id: `u-${i}`, seq, role: 'user', content: `question ${i}`, createdAt });
-      extra.push({ id: `h-${i}`, seq: seq + 1, role: 'assistant', agent: 'triage', content: '', toolCalls: [{ id: `hc-${i}`, name: 'handoff_to_billing', arguments: '{}' }], createdAt });
-      extra.push({ id: `r-${i}`, seq: seq + 2, role: 'tool', agent: 'triage', content: 'Transferred.', toolCallId: `hc-${i}`, toolName: 'handoff_to_billing', createdAt });
+      extra.push({
+        id: `h-${i}`,
+        seq: seq + 1,
+        role: 'assistant',
+        agent: 'triage',
+        content: '',
+        toolCalls: [{ id: `hc-${i}`, name: 'handoff_to_billing', arguments: '{}' }],
+        createdAt,
+      });
+      extra.push({
+        id: `r-${i}`,
+        seq: seq + 2,
+        role: 'tool',
+        agent: 'triage',
+        content: 'Transferred.',
+        toolCallId: `hc-${i}`,
+        toolName: 'handoff_to_billing',
+        createdAt,
+      });
     }
     await store.appendMessages('hidden', 'main', extra);
     // A checkpoint at the new head (routing idle, as after a turn), so the load has nothing to replay.
     const checkpoint = (await store.loadCheckpoint('hidden', 'main'))!;
-    await store.saveCheckpoint({ ...checkpoint, id: 'at-head', parentId: checkpoint.id, step: checkpoint.step + 1, throughSeq: head + extra.length, createdAt: new Date().toISOString() });
+    await store.saveCheckpoint({
+      ...checkpoint,
+      id: 'at-head',
+      parentId: checkpoint.id,
+      step: checkpoint.step + 1,
+      throughSeq: head + extra.length,
+      createdAt: new Date().toISOString(),
+    });
 
     const counting = readCounting(store);
     const desk = windowDesk(counting.store, { window: 4 });
@@ -220,7 +273,12 @@ describe('historyWindow: a bounded history for model input', () => {
       // drain: triage hands off, billing pauses on the refund
     }
     const [triageInput] = desk.triageModel.requests;
-    expect(contents(triageInput!.messages.filter((m) => m.role !== 'system'))).toEqual(['question 18', 'question 19', 'question 20', 'refund order 2']);
+    expect(contents(triageInput!.messages.filter((m) => m.role !== 'system'))).toEqual([
+      'question 18',
+      'question 19',
+      'question 20',
+      'refund order 2',
+    ]);
   });
 
   it('closing after a windowed load gives context providers (episodes) the whole branch; fork and terminateWhen see it too', async () => {
@@ -257,7 +315,9 @@ describe('historyWindow: a bounded history for model input', () => {
   });
 
   // Above killWhenStarted's 40 s for the child (a tsx start-up, slow on a loaded machine), so that its error, quoting the child, is the one seen.
-  it('a windowed session killed with SIGKILL mid-tool resumes in a new process with the same model inputs as an uninterrupted run, nothing run twice', { timeout: 90_000 }, async () => {
+  it('a windowed session killed with SIGKILL mid-tool resumes in a new process with the same model inputs as an uninterrupted run, nothing run twice', {
+    timeout: 90_000,
+  }, async () => {
     const KILL_AT = 9;
     const dir = await tempDir();
     dispose = dir.dispose;
@@ -270,7 +330,8 @@ describe('historyWindow: a bounded history for model input', () => {
 
     // The uninterrupted run of the same script, for its model inputs.
     const reference = windowDesk(new InMemoryStore(), { window: WINDOW });
-    for (let order = 1; order <= TURNS; order += 1) await refundTurn(() => reference.workflow.session({ id: 'windowed' }), order);
+    for (let order = 1; order <= TURNS; order += 1)
+      await refundTurn(() => reference.workflow.session({ id: 'windowed' }), order);
 
     const store = new FileStore({ directory });
     const desk = windowDesk(store, { window: WINDOW, log, who: 'parent' });
@@ -288,13 +349,17 @@ describe('historyWindow: a bounded history for model input', () => {
     const stored = await store.readMessages('windowed', 'main');
     expect(stored.map((m) => m.seq)).toEqual(stored.map((_, i) => i + 1));
     expect(danglingToolCalls(stored)).toEqual([]);
-    expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(Array.from({ length: TURNS }, (_, i) => `refund order ${i + 1}`));
+    expect(stored.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(
+      Array.from({ length: TURNS }, (_, i) => `refund order ${i + 1}`),
+    );
     for (const request of desk.billingModel.requests) expectWindowed(request, stored, WINDOW);
     const done = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
       .filter((line) => line.startsWith('done:'));
-    expect(done).toEqual(Array.from({ length: TURNS }, (_, i) => `done:${i + 1}:${i + 1 < KILL_AT ? 'child' : 'parent'}`));
+    expect(done).toEqual(
+      Array.from({ length: TURNS }, (_, i) => `done:${i + 1}:${i + 1 < KILL_AT ? 'child' : 'parent'}`),
+    );
     await store.close();
   });
 });
@@ -302,5 +367,11 @@ describe('historyWindow: a bounded history for model input', () => {
 /** Runs the child until the refund of order `killAt` started, then kills it with SIGKILL. */
 async function killWhenStarted(directory: string, log: string, killAt: number): Promise<void> {
   const started = () => readFileSync(log, 'utf8').includes(`start:${killAt}:child`);
-  await killChildWhen(childScript, [directory, log, String(WINDOW), String(killAt)], started, `The refund of order ${killAt}`, 40_000);
+  await killChildWhen(
+    childScript,
+    [directory, log, String(WINDOW), String(killAt)],
+    started,
+    `The refund of order ${killAt}`,
+    40_000,
+  );
 }

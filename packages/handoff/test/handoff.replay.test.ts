@@ -24,7 +24,9 @@ function desk(store: Store) {
     execute: async ({ orderId }) => `refunded ${orderId}`,
   });
   const triage = scriptedAgent('triage', (request) =>
-    lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'charges' } }] } : { text: 'Anything else?' },
+    lastOf(request)?.role === 'user'
+      ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'charges' } }] }
+      : { text: 'Anything else?' },
   );
   const billing = scriptedAgent(
     'billing',
@@ -58,7 +60,9 @@ async function run(): Promise<{ events: BatonEvent[]; stored: unknown }> {
   const events = await collect(session.send('I was charged twice'));
   events.push(...(await collect(session.respond(session.pendingRequests[0]!.id, 'Order 1234'))));
   events.push(...(await collect(session.respond(session.pendingRequests[0]!.id, { approved: true }))));
-  const checkpoints = await Promise.all((await store.listCheckpoints('replay-1', 'main')).map((c) => store.loadCheckpoint('replay-1', 'main', c.id)));
+  const checkpoints = await Promise.all(
+    (await store.listCheckpoints('replay-1', 'main')).map((c) => store.loadCheckpoint('replay-1', 'main', c.id)),
+  );
   const stored = {
     session: await store.getSession('replay-1'),
     branches: await store.listBranches('replay-1'),

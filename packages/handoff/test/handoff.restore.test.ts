@@ -22,7 +22,12 @@ describe('restore without duplicate context (Done-when 1)', () => {
     const session = await first.workflow.session({ id: 'chat-restore', userId: 'u-1' });
     const events = await collect(session.send('I was charged twice for order 1234'));
     const [request] = ofType(events, 'request');
-    expect(request?.request).toMatchObject({ type: 'user_input', agent: 'billing', prompt: 'Question 1?', conversationRef: { branchId: 'main', throughSeq: 4 } });
+    expect(request?.request).toMatchObject({
+      type: 'user_input',
+      agent: 'billing',
+      prompt: 'Question 1?',
+      conversationRef: { branchId: 'main', throughSeq: 4 },
+    });
     expect(events.at(-1)?.type).toBe('turn.completed');
     await first.store.close();
 
@@ -33,7 +38,15 @@ describe('restore without duplicate context (Done-when 1)', () => {
       const pending = restored.pendingRequests[0]!;
       expect(pending.type === 'user_input' && pending.prompt).toBe(`Question ${cycle}?`);
       // The request points at the conversation; it holds no messages.
-      expect(Object.keys(pending).sort()).toEqual(['agent', 'conversationRef', 'createdAt', 'id', 'prompt', 'toolCallId', 'type']);
+      expect(Object.keys(pending).sort()).toEqual([
+        'agent',
+        'conversationRef',
+        'createdAt',
+        'id',
+        'prompt',
+        'toolCallId',
+        'type',
+      ]);
 
       const turn = await collect(restored.respond(pending.id, `answer-${cycle}`));
       expect(turn.at(-1)?.type).toBe('turn.completed');
@@ -45,7 +58,10 @@ describe('restore without duplicate context (Done-when 1)', () => {
       expect(sent.filter((m) => m.content === 'I was charged twice for order 1234')).toHaveLength(1);
       // Exactly the branch's stored history as the specialist sees it (handoff call and result left out), nothing more.
       const stored = await fresh.store.readMessages('chat-restore', 'main');
-      const visible = stored.filter((m) => !(m.role === 'tool' && isHandoffToolName(m.toolName)) && !(m.role === 'assistant' && m.agent === 'triage'));
+      const visible = stored.filter(
+        (m) =>
+          !(m.role === 'tool' && isHandoffToolName(m.toolName)) && !(m.role === 'assistant' && m.agent === 'triage'),
+      );
       // (the last stored message is the model's answer to this very request)
       expect(ids).toEqual(visible.slice(0, -1).map((m) => m.id));
       const waiting = cycle <= CYCLES ? [stored.at(-1)!.toolCalls![0]!.id] : [];
@@ -67,7 +83,9 @@ describe('restore without duplicate context (Done-when 1)', () => {
   it('an answer stored just before a crash is used: the next process resumes the step without asking again', async () => {
     const store = new InMemoryStore();
     const asker = scriptedAgent('asker', (request) =>
-      lastOf(request)?.role === 'user' ? { toolCalls: [{ id: 'ask', name: 'request_user_input', arguments: { prompt: 'Order?' } }] } : { text: `Thanks, ${lastOf(request)?.content}.` },
+      lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ id: 'ask', name: 'request_user_input', arguments: { prompt: 'Order?' } }] }
+        : { text: `Thanks, ${lastOf(request)?.content}.` },
     );
     const build = () => new HandoffBuilder().participants(asker).store(store).build();
     const session = await build().session({ id: 'crash-answer' });
@@ -75,7 +93,15 @@ describe('restore without duplicate context (Done-when 1)', () => {
     const checkpoint = (await store.loadCheckpoint('crash-answer', 'main'))!;
     // What respond() stores first, before the process died: the answer as the call's pending write.
     await store.putPendingWrites('crash-answer', 'main', checkpoint.id, [
-      { toolCallId: 'ask', toolName: 'request_user_input', agent: 'asker', content: 'order 1234', isError: false, durationMs: 0, createdAt: new Date().toISOString() },
+      {
+        toolCallId: 'ask',
+        toolName: 'request_user_input',
+        agent: 'asker',
+        content: 'order 1234',
+        isError: false,
+        durationMs: 0,
+        createdAt: new Date().toISOString(),
+      },
     ]);
     const fresh = await build().session({ id: 'crash-answer' });
     expect(fresh.pendingRequests).toEqual([]);

@@ -6,7 +6,11 @@ import { collect, deskAgents, lastOf, ofType, scriptedAgent } from './support/he
 describe('return policy, autonomous mode, termination (Done-when 5)', () => {
   it("'coordinator': the next turn starts at the coordinator", async () => {
     const { triage, billing } = deskAgents();
-    const session = await new HandoffBuilder().participants(triage, billing).returnTo('coordinator').build().session({ id: 'p-1' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .returnTo('coordinator')
+      .build()
+      .session({ id: 'p-1' });
     const first = await collect(session.send('Charge?'));
     expect(first.at(-1)).toMatchObject({ type: 'turn.completed', nextAgent: 'triage' });
     const second = await collect(session.send('Another charge?'));
@@ -15,7 +19,11 @@ describe('return policy, autonomous mode, termination (Done-when 5)', () => {
 
   it("'previous': the next turn stays with the specialist that answered", async () => {
     const { triage, billing } = deskAgents();
-    const session = await new HandoffBuilder().participants(triage, billing).returnTo('previous').build().session({ id: 'p-2' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .returnTo('previous')
+      .build()
+      .session({ id: 'p-2' });
     const first = await collect(session.send('Charge?'));
     expect(first.at(-1)).toMatchObject({ type: 'turn.completed', nextAgent: 'billing' });
     const second = await collect(session.send('Another charge?'));
@@ -26,11 +34,16 @@ describe('return policy, autonomous mode, termination (Done-when 5)', () => {
   it('per-agent overrides win over the default policy', async () => {
     const triage = scriptedAgent('triage', (request) => {
       const text = request.messages.findLast((m) => m.role === 'user')?.content ?? '';
-      return lastOf(request)?.role === 'user' ? { toolCalls: [{ name: text.includes('ship') ? 'handoff_to_shipping' : 'handoff_to_billing', arguments: {} }] } : { text: '?' };
+      return lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ name: text.includes('ship') ? 'handoff_to_shipping' : 'handoff_to_billing', arguments: {} }] }
+        : { text: '?' };
     });
     const billing = scriptedAgent('billing', () => ({ text: 'billing here' }));
     const shipping = scriptedAgent('shipping', () => ({ text: 'shipping here' }));
-    const workflow = new HandoffBuilder().participants(triage, billing, shipping).returnTo('coordinator', { billing: 'previous' }).build();
+    const workflow = new HandoffBuilder()
+      .participants(triage, billing, shipping)
+      .returnTo('coordinator', { billing: 'previous' })
+      .build();
     const a = await workflow.session({ id: 'p-3a' });
     expect((await collect(a.send('a charge'))).at(-1)).toMatchObject({ nextAgent: 'billing' });
     const b = await workflow.session({ id: 'p-3b' });
@@ -40,7 +53,12 @@ describe('return policy, autonomous mode, termination (Done-when 5)', () => {
   it('autonomous mode runs turns without the user and stops at its limit', async () => {
     const worker = scriptedAgent('worker', (_request, index) => ({ text: `progress ${index + 1}` }));
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(worker).autonomous({ maxTurns: 3, prompt: 'Keep going.' }).store(store).build().session({ id: 'p-4' });
+    const session = await new HandoffBuilder()
+      .participants(worker)
+      .autonomous({ maxTurns: 3, prompt: 'Keep going.' })
+      .store(store)
+      .build()
+      .session({ id: 'p-4' });
     const events = await collect(session.send('Research this'));
     expect(ofType(events, 'turn.completed').map((e) => e.turn)).toEqual([1, 2, 3]);
     expect(worker.model.requests).toHaveLength(3);

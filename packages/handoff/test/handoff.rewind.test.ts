@@ -59,9 +59,15 @@ describe.each(embeddedStores())('session.rewind(checkpointId) on %s', (_, makeSt
     expect(other.branchId).toBe('reject');
     expect(other.routingState).toBe('awaitingRequest');
     expect(other.pendingRequests).toHaveLength(1);
-    expect(other.pendingRequests[0]).toMatchObject({ type: 'tool_approval', toolName: 'refund', conversationRef: { branchId: 'reject' } });
+    expect(other.pendingRequests[0]).toMatchObject({
+      type: 'tool_approval',
+      toolName: 'refund',
+      conversationRef: { branchId: 'reject' },
+    });
     expect(other.pendingRequests[0]!.id).not.toBe(request!.id);
-    expect(other.messages.map((m) => m.seq)).toEqual(original.filter((m) => m.seq <= paused.throughSeq).map((m) => m.seq));
+    expect(other.messages.map((m) => m.seq)).toEqual(
+      original.filter((m) => m.seq <= paused.throughSeq).map((m) => m.seq),
+    );
 
     await collect(other.respond(other.pendingRequests[0]!.id, { approved: false, reason: 'not today' }));
     expect(refunds).toEqual(['42']); // not run on the new branch
@@ -93,7 +99,9 @@ describe.each(embeddedStores())('session.rewind(checkpointId) on %s', (_, makeSt
     const store = await makeStore();
     const session = await desk(store, []).session({ id: 'rw-3' });
     await collect(session.send('1'));
-    await expect(session.rewind('01890000-0000-7000-8000-000000000000', { branchId: 'x' })).rejects.toThrow(NotFoundError);
+    await expect(session.rewind('01890000-0000-7000-8000-000000000000', { branchId: 'x' })).rejects.toThrow(
+      NotFoundError,
+    );
     expect((await store.listBranches('rw-3')).map((b) => b.id)).toEqual(['main']);
   });
 });

@@ -1,4 +1,13 @@
-import { agent, ConcurrencyError, FileStore, InMemoryStore, type ModelClient, ModelProviderError, type Store, tool } from '@baton/core';
+import {
+  agent,
+  ConcurrencyError,
+  FileStore,
+  InMemoryStore,
+  type ModelClient,
+  ModelProviderError,
+  type Store,
+  tool,
+} from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffSession } from '../src/index.js';
@@ -40,7 +49,9 @@ describe('store round trips per turn', () => {
         expect(appendsOf(calls)).toEqual([seqs(4 * turn - 3, 4 * turn)]);
         expect(writesOf(calls), `turn ${turn}`).toBe(turn % 5 === 0 ? 2 : 1); // one batch (and the prune)
         // The messages go before the checkpoint that points at them.
-        expect(calls.map((c) => c.method).indexOf('appendMessages')).toBeLessThan(calls.map((c) => c.method).indexOf('saveCheckpoint'));
+        expect(calls.map((c) => c.method).indexOf('appendMessages')).toBeLessThan(
+          calls.map((c) => c.method).indexOf('saveCheckpoint'),
+        );
         manifests.push((await inner.listCheckpoints('rt-1', 'main')).length);
       }
       // Pruned back to 5 at turns 5 and 10, never more than 2 × 5 − 1 in between.
@@ -49,11 +60,19 @@ describe('store round trips per turn', () => {
 
       // A fresh process loads the newest checkpoint and goes on from it.
       const fresh = deskAgents();
-      const reopened = await new HandoffBuilder().participants(fresh.triage, fresh.billing).store(inner).build().session({ id: 'rt-1' });
+      const reopened = await new HandoffBuilder()
+        .participants(fresh.triage, fresh.billing)
+        .store(inner)
+        .build()
+        .session({ id: 'rt-1' });
       expect(reopened.routingState).toBe('idle');
       const events = await collect(reopened.send('Question 13'));
       expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turn: 13 });
-      expect((await inner.readMessages('rt-1', 'main')).at(-1)).toMatchObject({ seq: 52, agent: 'billing', content: 'Answer to: Question 13' });
+      expect((await inner.readMessages('rt-1', 'main')).at(-1)).toMatchObject({
+        seq: 52,
+        agent: 'billing',
+        content: 'Answer to: Question 13',
+      });
       await inner.close();
     });
   }
@@ -62,7 +81,12 @@ describe('store round trips per turn', () => {
     for (const keep of ['latest', { maxAgeMs: 3_600_000 }] as const) {
       const counted = countingStore(new InMemoryStore());
       const { triage, billing } = deskAgents();
-      const session = await new HandoffBuilder().participants(triage, billing).checkpoints({ keep }).store(counted.store).build().session({ id: 'rt-keep' });
+      const session = await new HandoffBuilder()
+        .participants(triage, billing)
+        .checkpoints({ keep })
+        .store(counted.store)
+        .build()
+        .session({ id: 'rt-keep' });
       counted.take();
       const prunes: number[] = [];
       const kept: number[] = [];
@@ -94,8 +118,19 @@ describe('store round trips per turn', () => {
         return 'order 1234: shipped';
       },
     });
-    const helper = scriptedAgent('helper', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'look_up', arguments: {} }] } : { text: 'It shipped.' }), [lookUp]);
-    const session = await new HandoffBuilder().participants(helper).store(counted.store).build().session({ id: 'rt-2' });
+    const helper = scriptedAgent(
+      'helper',
+      (request) =>
+        lastOf(request)?.role === 'user'
+          ? { toolCalls: [{ name: 'look_up', arguments: {} }] }
+          : { text: 'It shipped.' },
+      [lookUp],
+    );
+    const session = await new HandoffBuilder()
+      .participants(helper)
+      .store(counted.store)
+      .build()
+      .session({ id: 'rt-2' });
     counted.take();
     await collect(session.send('Where is my order?'));
     const calls = counted.take();
@@ -106,15 +141,28 @@ describe('store round trips per turn', () => {
     ]);
     expect(storedWhenRun).toEqual([[1, 2]]);
     // The tool's result was durable (a pending write of the checkpoint at seq 2) before its message was appended.
-    expect(calls.map((c) => c.method)).toEqual(['appendMessages', 'saveCheckpoint', 'putPendingWrites', 'appendMessages', 'updateSession', 'saveCheckpoint']);
+    expect(calls.map((c) => c.method)).toEqual([
+      'appendMessages',
+      'saveCheckpoint',
+      'putPendingWrites',
+      'appendMessages',
+      'updateSession',
+      'saveCheckpoint',
+    ]);
   });
 
   it('a turn that pauses on request_user_input makes one append; the answer is durable at once and its turn makes one more', async () => {
     const counted = countingStore(new InMemoryStore());
     const build = () => {
-      const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: 'Anything else?' }));
+      const triage = scriptedAgent('triage', (request) =>
+        lastOf(request)?.role === 'user'
+          ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] }
+          : { text: 'Anything else?' },
+      );
       const billing = scriptedAgent('billing', (request) =>
-        lastOf(request)?.role === 'tool' ? { text: `Refunded to ${lastOf(request)?.content}.` } : { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which account?' } }] },
+        lastOf(request)?.role === 'tool'
+          ? { text: `Refunded to ${lastOf(request)?.content}.` }
+          : { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which account?' } }] },
       );
       return new HandoffBuilder().participants(triage, billing).store(counted.store).build();
     };
@@ -136,13 +184,21 @@ describe('store round trips per turn', () => {
     calls = counted.take();
     expect(countsOf(calls)).toEqual({ putPendingWrites: 1, appendMessages: 1, saveCheckpoint: 1, updateSession: 1 });
     expect(appendsOf(calls)).toEqual([[5, 6]]);
-    expect((await counted.inner.readMessages('rt-3', 'main')).at(-1)).toMatchObject({ seq: 6, content: 'Refunded to AC-99812.' });
+    expect((await counted.inner.readMessages('rt-3', 'main')).at(-1)).toMatchObject({
+      seq: 6,
+      content: 'Refunded to AC-99812.',
+    });
   });
 
   it("with checkpoints every 'step' each commit is stored before its checkpoint (no batching)", async () => {
     const counted = countingStore(new InMemoryStore());
     const { triage, billing } = deskAgents();
-    const session = await new HandoffBuilder().participants(triage, billing).checkpoints({ every: 'step' }).store(counted.store).build().session({ id: 'rt-4' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .checkpoints({ every: 'step' })
+      .store(counted.store)
+      .build()
+      .session({ id: 'rt-4' });
     counted.take();
     await collect(session.send('Question'));
     const calls = counted.take();
@@ -156,7 +212,11 @@ describe('write-behind and failures', () => {
   it('a model failure mid-turn stores what the turn committed (one append) before the error is thrown; resume goes on from there', async () => {
     const counted = countingStore(new InMemoryStore());
     let failures = 1;
-    const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: 'Anything else?' }));
+    const triage = scriptedAgent('triage', (request) =>
+      lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] }
+        : { text: 'Anything else?' },
+    );
     const billing = scriptedAgent('billing', () => {
       if (failures > 0) {
         failures -= 1;
@@ -164,7 +224,11 @@ describe('write-behind and failures', () => {
       }
       return { text: 'Refund sent.' };
     });
-    const session = await new HandoffBuilder().participants(triage, billing).store(counted.store).build().session({ id: 'rt-5' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .store(counted.store)
+      .build()
+      .session({ id: 'rt-5' });
     counted.take();
     await expect(collect(session.send('Refund please'))).rejects.toThrow(ModelProviderError);
     const calls = counted.take();
@@ -185,7 +249,11 @@ describe('write-behind and failures', () => {
   it('a turn the caller stops reading stores what it committed; resume() finishes it', async () => {
     const store = new InMemoryStore();
     const { triage, billing } = deskAgents();
-    const session: HandoffSession = await new HandoffBuilder().participants(triage, billing).store(store).build().session({ id: 'rt-6' });
+    const session: HandoffSession = await new HandoffBuilder()
+      .participants(triage, billing)
+      .store(store)
+      .build()
+      .session({ id: 'rt-6' });
     for await (const event of session.send('Refund please')) if (event.type === 'handoff') break;
     expect((await store.readMessages('rt-6', 'main')).map((m) => m.seq)).toEqual([1, 2, 3]);
     expect(session.routingState).toBe('running');
@@ -210,8 +278,17 @@ describe('write-behind and failures', () => {
       },
     };
     const first = deskAgents();
-    const stuckBilling = agent({ name: 'billing', description: 'Refunds, charges, invoices.', instructions: 'Answer.', model: stuck });
-    const stuckSession = await new HandoffBuilder().participants(first.triage, stuckBilling).store(store).build().session({ id: 'rt-7' });
+    const stuckBilling = agent({
+      name: 'billing',
+      description: 'Refunds, charges, invoices.',
+      instructions: 'Answer.',
+      model: stuck,
+    });
+    const stuckSession = await new HandoffBuilder()
+      .participants(first.triage, stuckBilling)
+      .store(store)
+      .build()
+      .session({ id: 'rt-7' });
     const stuckTurn = collect(stuckSession.send('Refund please'));
     while (first.triage.model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -219,7 +296,11 @@ describe('write-behind and failures', () => {
     // Another process sees nothing of the unfinished turn: nothing of it reached a durability point.
     expect(await store.readMessages('rt-7', 'main')).toEqual([]);
     const second = deskAgents();
-    const session = await new HandoffBuilder().participants(second.triage, second.billing).store(store).build().session({ id: 'rt-7' });
+    const session = await new HandoffBuilder()
+      .participants(second.triage, second.billing)
+      .store(store)
+      .build()
+      .session({ id: 'rt-7' });
     expect(session.routingState).toBe('idle');
     expect(ofType(await collect(session.resume()), 'turn.completed')).toHaveLength(0);
     await collect(session.send('Refund please'));

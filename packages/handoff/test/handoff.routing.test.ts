@@ -11,11 +11,17 @@ const lastWasError = (request: Parameters<Parameters<typeof scriptedAgent>[1]>[0
 describe('routing guards (Done-when 4)', () => {
   it('answers a handoff to an unknown agent with an error result and an error event; the turn goes on', async () => {
     const triage = scriptedAgent('triage', (request) =>
-      lastWasError(request) ? { text: 'Let me help you myself.' } : { toolCalls: [{ name: 'handoff_to_ghost', arguments: {} }] },
+      lastWasError(request)
+        ? { text: 'Let me help you myself.' }
+        : { toolCalls: [{ name: 'handoff_to_ghost', arguments: {} }] },
     );
     const billing = scriptedAgent('billing', () => ({ text: 'unused' }));
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).store(store).build().session({ id: 'r-1' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .store(store)
+      .build()
+      .session({ id: 'r-1' });
     const events = await collect(session.send('Hello'));
 
     const results = ofType(events, 'tool.result');
@@ -31,9 +37,15 @@ describe('routing guards (Done-when 4)', () => {
   });
 
   it('does not offer, and refuses, a handoff along an edge that is not declared', async () => {
-    const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: 'ok' }));
+    const triage = scriptedAgent('triage', (request) =>
+      lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] }
+        : { text: 'ok' },
+    );
     const billing = scriptedAgent('billing', (request) =>
-      lastWasError(request) ? { text: 'I will handle the shipping part too.' } : { toolCalls: [{ name: 'handoff_to_shipping', arguments: {} }] },
+      lastWasError(request)
+        ? { text: 'I will handle the shipping part too.' }
+        : { toolCalls: [{ name: 'handoff_to_shipping', arguments: {} }] },
     );
     const shipping = scriptedAgent('shipping', () => ({ text: 'unused' }));
     const store = new InMemoryStore();
@@ -48,7 +60,9 @@ describe('routing guards (Done-when 4)', () => {
 
     expect(billing.model.requests[0]!.toolNames).toEqual(['handoff_to_triage', 'request_user_input']);
     expect(ofType(events, 'handoff').map((e) => `${e.from}->${e.to}`)).toEqual(['triage->billing']);
-    expect(ofType(events, 'tool.result').find((e) => e.toolName === 'handoff_to_shipping')).toMatchObject({ isError: true });
+    expect(ofType(events, 'tool.result').find((e) => e.toolName === 'handoff_to_shipping')).toMatchObject({
+      isError: true,
+    });
     expect(ofType(events, 'error').map((e) => [e.code, e.fatal])).toEqual([['HANDOFF_REFUSED', false]]);
     expect(shipping.model.requests).toHaveLength(0);
     const stored = await store.readMessages('r-2', 'main');
@@ -57,15 +71,28 @@ describe('routing guards (Done-when 4)', () => {
   });
 
   it('stops ping-pong at maxHandoffsPerTurn with an error result the model sees', async () => {
-    const triage = scriptedAgent('triage', () => ({ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'yours' } }] }));
+    const triage = scriptedAgent('triage', () => ({
+      toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'yours' } }],
+    }));
     const billing = scriptedAgent('billing', (request) =>
-      lastWasError(request) ? { text: 'Fine, I will answer.' } : { toolCalls: [{ name: 'handoff_to_triage', arguments: { reason: 'no, yours' } }] },
+      lastWasError(request)
+        ? { text: 'Fine, I will answer.' }
+        : { toolCalls: [{ name: 'handoff_to_triage', arguments: { reason: 'no, yours' } }] },
     );
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).maxHandoffsPerTurn(3).store(store).build().session({ id: 'r-3' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .maxHandoffsPerTurn(3)
+      .store(store)
+      .build()
+      .session({ id: 'r-3' });
     const events = await collect(session.send('Who handles this?'));
 
-    expect(ofType(events, 'handoff').map((e) => `${e.from}->${e.to}`)).toEqual(['triage->billing', 'billing->triage', 'triage->billing']);
+    expect(ofType(events, 'handoff').map((e) => `${e.from}->${e.to}`)).toEqual([
+      'triage->billing',
+      'billing->triage',
+      'triage->billing',
+    ]);
     const refused = ofType(events, 'tool.result').filter((e) => e.isError);
     expect(refused).toHaveLength(1);
     expect(refused[0]!.content).toContain('maxHandoffsPerTurn 3');
@@ -86,7 +113,11 @@ describe('routing guards (Done-when 4)', () => {
       description: 'A rule-based router.',
       // biome-ignore lint/correctness/useYield: an executor may finish without events
       async *execute() {
-        return { type: 'handoff', target: 'nobody', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 0 } };
+        return {
+          type: 'handoff',
+          target: 'nobody',
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 0 },
+        };
       },
     };
     const billing = scriptedAgent('billing', () => ({ text: 'unused' }));

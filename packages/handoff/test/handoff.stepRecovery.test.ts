@@ -12,7 +12,11 @@ import { collect, danglingToolCalls, deskAgents, scriptedAgent, lastOf } from '.
 describe("'step' checkpoints agree with the history they point at", () => {
   const build = (store: Store) => {
     const { triage, billing } = deskAgents();
-    return new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).checkpoints({ every: 'step', keep: 'all' }).build();
+    return new HandoffBuilder({ name: 'desk' })
+      .participants(triage, billing)
+      .store(store)
+      .checkpoints({ every: 'step', keep: 'all' })
+      .build();
   };
 
   /** Runs `send(text)` until the `n`-th checkpoint event, then leaves the stream. */
@@ -34,7 +38,9 @@ describe("'step' checkpoints agree with the history they point at", () => {
       const session = await build(store).session({ id: `step-${n}` });
       await collect(session.resume());
       const stored = await store.readMessages(`step-${n}`, 'main');
-      expect(stored.map((m) => `${m.role}:${m.agent ?? '-'}:${m.content || m.toolCalls?.map((c) => c.name).join()}`)).toEqual([
+      expect(
+        stored.map((m) => `${m.role}:${m.agent ?? '-'}:${m.content || m.toolCalls?.map((c) => c.name).join()}`),
+      ).toEqual([
         'user:-:I was charged twice',
         'assistant:triage:handoff_to_billing',
         'tool:triage:Transferred to billing.',
@@ -58,14 +64,23 @@ describe("'step' checkpoints agree with the history they point at", () => {
         },
       });
       const triage = scriptedAgent('triage', (request) =>
-        lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: 'Anything else?' },
+        lastOf(request)?.role === 'user'
+          ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] }
+          : { text: 'Anything else?' },
       );
       const billing = scriptedAgent(
         'billing',
-        (request) => (lastOf(request)?.role === 'tool' ? { text: `Done: ${lastOf(request)?.content}` } : { toolCalls: [{ name: 'refund', arguments: { orderId: '42' } }] }),
+        (request) =>
+          lastOf(request)?.role === 'tool'
+            ? { text: `Done: ${lastOf(request)?.content}` }
+            : { toolCalls: [{ name: 'refund', arguments: { orderId: '42' } }] },
         [refund],
       );
-      return new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).checkpoints({ every: 'step', keep: 'all' }).build();
+      return new HandoffBuilder({ name: 'desk' })
+        .participants(triage, billing)
+        .store(store)
+        .checkpoints({ every: 'step', keep: 'all' })
+        .build();
     };
     /** Drives the conversation to its end from whatever the store holds: resume, approve what waits. */
     const finish = async (store: Store, id: string, runs: string[]) => {
@@ -109,7 +124,12 @@ describe("'step' checkpoints agree with the history they point at", () => {
 });
 
 /** Runs `send(text)` until the `n`-th checkpoint event, then leaves the stream. */
-async function leaveAt(workflow: { session(options: { id: string }): Promise<{ send(text: string): AsyncIterable<BatonEvent> }> }, id: string, text: string, n: number) {
+async function leaveAt(
+  workflow: { session(options: { id: string }): Promise<{ send(text: string): AsyncIterable<BatonEvent> }> },
+  id: string,
+  text: string,
+  n: number,
+) {
   const session = await workflow.session({ id });
   let checkpoints = 0;
   for await (const event of session.send(text)) if (event.type === 'checkpoint' && ++checkpoints === n) break;

@@ -9,9 +9,24 @@ const Triage = z.object({ topic: z.enum(['billing', 'shipping']), urgent: z.bool
 
 /** A triage agent with an outputType that hands billing questions off and classifies the rest itself. */
 function desk(triageScript: ConstructorParameters<typeof ScriptedModel>[0]) {
-  const triage = agent({ name: 'triage', description: 'Sorts requests.', instructions: 'Classify.', model: new ScriptedModel(triageScript), outputType: Triage });
-  const billing = agent({ name: 'billing', description: 'Refunds.', instructions: 'Refund.', model: new ScriptedModel([{ text: 'Refund issued.' }]) });
-  return new HandoffBuilder({ name: 'structured' }).participants(triage, billing).coordinator(triage).store(new InMemoryStore()).build();
+  const triage = agent({
+    name: 'triage',
+    description: 'Sorts requests.',
+    instructions: 'Classify.',
+    model: new ScriptedModel(triageScript),
+    outputType: Triage,
+  });
+  const billing = agent({
+    name: 'billing',
+    description: 'Refunds.',
+    instructions: 'Refund.',
+    model: new ScriptedModel([{ text: 'Refund issued.' }]),
+  });
+  return new HandoffBuilder({ name: 'structured' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(new InMemoryStore())
+    .build();
 }
 
 describe('structured output in a handoff workflow', () => {

@@ -34,7 +34,10 @@ function scopeRecorder(inner: Store): { store: Store; calls: { method: string; t
       if (typeof value !== 'function' || typeof prop !== 'string') return value;
       return (...args: unknown[]) => {
         const at = SCOPE_ARGUMENT[prop];
-        calls.push({ method: prop, tenantId: at === undefined ? 'not a session call' : (args[at] as { tenantId?: string } | undefined)?.tenantId });
+        calls.push({
+          method: prop,
+          tenantId: at === undefined ? 'not a session call' : (args[at] as { tenantId?: string } | undefined)?.tenantId,
+        });
         return value.apply(target, args);
       };
     },
@@ -44,13 +47,19 @@ function scopeRecorder(inner: Store): { store: Store; calls: { method: string; t
 
 /** Billing asks the user one question, then answers; a checkpoint after every step, all kept. */
 function questionDesk(store: Store) {
-  const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: '?' }));
+  const triage = scriptedAgent('triage', (request) =>
+    lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: '?' },
+  );
   const billing = scriptedAgent('billing', (request) =>
     request.messages.some((m) => m.role === 'tool' && m.toolName === 'request_user_input')
       ? { text: 'All sorted.' }
       : { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which card?' } }] },
   );
-  return new HandoffBuilder().participants(triage, billing).store(store).checkpoints({ every: 'step', keep: 'all' }).build();
+  return new HandoffBuilder()
+    .participants(triage, billing)
+    .store(store)
+    .checkpoints({ every: 'step', keep: 'all' })
+    .build();
 }
 
 describe.each(embeddedStores())('tenancy through the handoff API on %s', (_name, makeStore) => {
@@ -76,11 +85,15 @@ describe.each(embeddedStores())('tenancy through the handoff API on %s', (_name,
 
     const acme = { tenantId: 'acme' };
     const before = await inner.readMessages('chat-1', 'main', acme);
-    await expect(workflow.session({ id: 'chat-1', tenantId: 'globex', userId: 'u-1' })).rejects.toThrow(InvalidInputError);
+    await expect(workflow.session({ id: 'chat-1', tenantId: 'globex', userId: 'u-1' })).rejects.toThrow(
+      InvalidInputError,
+    );
     await expect(workflow.session({ id: 'chat-1', tenantId: 'globex' })).rejects.toThrow(/belongs to another tenant/);
     await expect(workflow.session({ id: 'chat-1' })).rejects.toThrow(InvalidInputError);
     await expect(workflow.session({ id: 'chat-1', tenantId: 'globex', create: false })).rejects.toThrow(NotFoundError);
-    await expect(workflow.session({ id: 'chat-1', tenantId: 'acme', userId: 'u-2', branch: 'main' })).rejects.toThrow(/another user/);
+    await expect(workflow.session({ id: 'chat-1', tenantId: 'acme', userId: 'u-2', branch: 'main' })).rejects.toThrow(
+      /another user/,
+    );
     await session.close({ reason: 'resolved' });
 
     const acmeCalls = calls.filter((c) => c.tenantId !== 'globex' && c.method !== 'createSession');
@@ -91,7 +104,23 @@ describe.each(embeddedStores())('tenancy through the handoff API on %s', (_name,
     ]);
     // appendMessages: the close answers the refund call still waiting for approval on the 'retry' fork.
     expect(new Set(acmeCalls.map((c) => c.method))).toEqual(
-      new Set(['appendMessages', 'getSession', 'getBranch', 'readMessages', 'loadCheckpoint', 'listBranches', 'updateSession', 'writeBatch', 'saveCheckpoint', 'putPendingWrites', 'pruneCheckpoints', 'forkBranch', 'listCheckpoints', 'deleteBranch', 'deleteCheckpoint']),
+      new Set([
+        'appendMessages',
+        'getSession',
+        'getBranch',
+        'readMessages',
+        'loadCheckpoint',
+        'listBranches',
+        'updateSession',
+        'writeBatch',
+        'saveCheckpoint',
+        'putPendingWrites',
+        'pruneCheckpoints',
+        'forkBranch',
+        'listCheckpoints',
+        'deleteBranch',
+        'deleteCheckpoint',
+      ]),
     );
     expect((await inner.getSession('chat-1', acme))?.status).toBe('closed');
     expect((await inner.readMessages('chat-1', 'main', acme)).slice(0, before.length)).toEqual(before);

@@ -42,7 +42,11 @@ describe('tool results are journalled as each tool returns', () => {
           : { toolCalls: ['a', 'b', 'c', 'slow'].map((key) => ({ name: 'lookup', arguments: { key } })) },
       [lookup],
     );
-    const session = await new HandoffBuilder({ name: 'desk' }).participants(billing).store(store).build().session({ id: 'journal-1' });
+    const session = await new HandoffBuilder({ name: 'desk' })
+      .participants(billing)
+      .store(store)
+      .build()
+      .session({ id: 'journal-1' });
 
     const storedAtResult: number[] = [];
     const events: BatonEvent[] = [];
@@ -83,7 +87,15 @@ describe('cancelling a turn whose tool ignores the signal', () => {
     });
     const billing = scriptedAgent(
       'billing',
-      (request) => (lastOf(request)?.role === 'tool' ? { text: 'Done.' } : { toolCalls: [{ name: 'stubborn', arguments: { key: 'quick' } }, { name: 'stubborn', arguments: { key: 'hang' } }] }),
+      (request) =>
+        lastOf(request)?.role === 'tool'
+          ? { text: 'Done.' }
+          : {
+              toolCalls: [
+                { name: 'stubborn', arguments: { key: 'quick' } },
+                { name: 'stubborn', arguments: { key: 'hang' } },
+              ],
+            },
       [stubborn],
     );
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(billing).store(store).build();

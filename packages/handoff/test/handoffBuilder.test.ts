@@ -21,7 +21,12 @@ describe('HandoffBuilder', () => {
   it('draws the handoff graph as a Mermaid flowchart with the coordinator marked', () => {
     const { triage, billing } = deskAgents();
     const shipping = scriptedAgent('shipping', () => ({ text: 'x' }));
-    const workflow = new HandoffBuilder().participants(triage, billing, shipping).coordinator(triage).handoffs(triage, [billing, shipping]).handoffs(billing, ['triage']).build();
+    const workflow = new HandoffBuilder()
+      .participants(triage, billing, shipping)
+      .coordinator(triage)
+      .handoffs(triage, [billing, shipping])
+      .handoffs(billing, ['triage'])
+      .build();
     expect(workflow.toMermaid()).toBe(
       [
         'flowchart LR',
@@ -38,16 +43,56 @@ describe('HandoffBuilder', () => {
 
   it.each([
     ['no participants', (b: HandoffBuilder) => b, /no participants/],
-    ['a duplicate name', (b: HandoffBuilder) => b.participants(deskAgents().triage, deskAgents().triage), /Two participants are named "triage"/],
-    ['an unknown coordinator', (b: HandoffBuilder) => b.participants(deskAgents().triage).coordinator('boss'), /coordinator "boss" is not a participant/],
-    ['an unknown handoff target', (b: HandoffBuilder) => b.participants(deskAgents().triage).handoffs('triage', ['ghost']), /handoff target "ghost"/],
-    ['a self-handoff', (b: HandoffBuilder) => b.participants(deskAgents().triage).handoffs('triage', ['triage']), /cannot hand off to itself/],
-    ['a negative limit', (b: HandoffBuilder) => b.participants(deskAgents().triage).maxHandoffsPerTurn(-1), /maxHandoffsPerTurn must be an integer ≥ 0, not -1/],
-    ['an autonomous limit of 0', (b: HandoffBuilder) => b.participants(deskAgents().triage).autonomous({ maxTurns: 0 }), /maxTurns/],
-    ['a bad retention', (b: HandoffBuilder) => b.participants(deskAgents().triage).checkpoints({ keep: { last: 0 } }), /keep/],
-    ['a bad frequency', (b: HandoffBuilder) => b.participants(deskAgents().triage).checkpoints({ every: 'hourly' as never }), /'turn', 'step' or 'manual', not "hourly"/],
-    ['an unknown return override', (b: HandoffBuilder) => b.participants(deskAgents().triage).returnTo('previous', { ghost: 'coordinator' }), /returnTo override "ghost"/],
-    ['a participant that is neither', (b: HandoffBuilder) => b.participants({ name: 'odd' } as never), /neither an agent/],
+    [
+      'a duplicate name',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage, deskAgents().triage),
+      /Two participants are named "triage"/,
+    ],
+    [
+      'an unknown coordinator',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).coordinator('boss'),
+      /coordinator "boss" is not a participant/,
+    ],
+    [
+      'an unknown handoff target',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).handoffs('triage', ['ghost']),
+      /handoff target "ghost"/,
+    ],
+    [
+      'a self-handoff',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).handoffs('triage', ['triage']),
+      /cannot hand off to itself/,
+    ],
+    [
+      'a negative limit',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).maxHandoffsPerTurn(-1),
+      /maxHandoffsPerTurn must be an integer ≥ 0, not -1/,
+    ],
+    [
+      'an autonomous limit of 0',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).autonomous({ maxTurns: 0 }),
+      /maxTurns/,
+    ],
+    [
+      'a bad retention',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).checkpoints({ keep: { last: 0 } }),
+      /keep/,
+    ],
+    [
+      'a bad frequency',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).checkpoints({ every: 'hourly' as never }),
+      /'turn', 'step' or 'manual', not "hourly"/,
+    ],
+    [
+      'an unknown return override',
+      (b: HandoffBuilder) => b.participants(deskAgents().triage).returnTo('previous', { ghost: 'coordinator' }),
+      /returnTo override "ghost"/,
+    ],
+    [
+      'a participant that is neither',
+      (b: HandoffBuilder) => b.participants({ name: 'odd' } as never),
+      /neither an agent/,
+    ],
   ])('refuses %s with a ConfigurationError', (_name, configure, message) => {
     const build = () => configure(new HandoffBuilder()).build();
     expect(build).toThrow(ConfigurationError);
@@ -60,8 +105,14 @@ describe('HandoffBuilder', () => {
       description: 'Repeats the user.',
       // biome-ignore lint/correctness/useYield: an executor may finish without events
       async *execute(input) {
-        const [message] = await input.journal.commit([{ role: 'assistant', agent: 'echo', content: `echo: ${input.history.at(-1)?.content}` }]);
-        return { type: 'reply', message: message!, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 0 } };
+        const [message] = await input.journal.commit([
+          { role: 'assistant', agent: 'echo', content: `echo: ${input.history.at(-1)?.content}` },
+        ]);
+        return {
+          type: 'reply',
+          message: message!,
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0, requests: 0 },
+        };
       },
     };
     const session = await new HandoffBuilder().participants(echo).build().session({ id: 'b-1' });

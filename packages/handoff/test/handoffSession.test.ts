@@ -27,15 +27,36 @@ describe('HandoffSession', () => {
       },
       prepareModelInput: (messages) => [messages[0]!, { role: 'system', content: 'first' }, ...messages.slice(1)],
       onSessionClose: async ({ reason, agents, session }) => {
-        calls.push(`close:${reason}:${agents.join('+')}:${session.status}:${session.closedReason}:${session.closedAt !== undefined}`);
+        calls.push(
+          `close:${reason}:${agents.join('+')}:${session.status}:${session.closedReason}:${session.closedAt !== undefined}`,
+        );
       },
     };
-    const shaper: ContextProvider = { name: 'shaper', prepareModelInput: async (messages) => [messages[0]!, { role: 'system', content: 'second' }, ...messages.slice(1)] };
+    const shaper: ContextProvider = {
+      name: 'shaper',
+      prepareModelInput: async (messages) => [
+        messages[0]!,
+        { role: 'system', content: 'second' },
+        ...messages.slice(1),
+      ],
+    };
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).contextProviders(recall).memory(shaper).store(store).build().session({ id: 's-1' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .contextProviders(recall)
+      .memory(shaper)
+      .store(store)
+      .build()
+      .session({ id: 's-1' });
     await collect(session.send('Refund?'));
     const sent = billing.model.requests[0]!.messages;
-    expect(sent.map((m) => m.content)).toEqual(['You are billing.', 'second', 'first', 'Recalled for "Refund?"', 'Refund?']);
+    expect(sent.map((m) => m.content)).toEqual([
+      'You are billing.',
+      'second',
+      'first',
+      'Recalled for "Refund?"',
+      'Refund?',
+    ]);
     expect((await store.readMessages('s-1', 'main')).some((m) => m.role === 'context')).toBe(false);
     await session.close({ reason: 'resolved' });
     await session.close({ reason: 'again' });
@@ -45,7 +66,9 @@ describe('HandoffSession', () => {
   });
 
   it('closing while a request is pending answers the waiting call, so no tool call dangles', async () => {
-    const asker = scriptedAgent('asker', () => ({ toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }] }));
+    const asker = scriptedAgent('asker', () => ({
+      toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }],
+    }));
     const store = new InMemoryStore();
     const session = await new HandoffBuilder().participants(asker).store(store).build().session({ id: 's-2' });
     await collect(session.send('Help'));
@@ -60,8 +83,17 @@ describe('HandoffSession', () => {
   });
 
   it('an agent’s end_conversation closes the session at the end of the turn', async () => {
-    const bye = tool({ name: 'end_conversation', description: 'Ends it.', parameters: z.object({ reason: z.string() }), execute: ({ reason }) => endConversationControl(reason) });
-    const helper = scriptedAgent('helper', () => ({ toolCalls: [{ name: 'end_conversation', arguments: { reason: 'user said goodbye' } }] }), [bye]);
+    const bye = tool({
+      name: 'end_conversation',
+      description: 'Ends it.',
+      parameters: z.object({ reason: z.string() }),
+      execute: ({ reason }) => endConversationControl(reason),
+    });
+    const helper = scriptedAgent(
+      'helper',
+      () => ({ toolCalls: [{ name: 'end_conversation', arguments: { reason: 'user said goodbye' } }] }),
+      [bye],
+    );
     const closed: string[] = [];
     const store = new InMemoryStore();
     const session = await new HandoffBuilder()
@@ -79,13 +111,16 @@ describe('HandoffSession', () => {
 
   it('a failed model call ends the call with a fatal error event; the next call resumes the unfinished turn', async () => {
     let fail = true;
-    const helper = scriptedAgent('helper', () => (fail ? { error: new ModelProviderError('upstream 503', { status: 503 }) } : { text: 'Recovered.' }));
+    const helper = scriptedAgent('helper', () =>
+      fail ? { error: new ModelProviderError('upstream 503', { status: 503 }) } : { text: 'Recovered.' },
+    );
     const store = new InMemoryStore();
     const session = await new HandoffBuilder().participants(helper).store(store).build().session({ id: 's-4' });
     const events: string[] = [];
     await expect(
       (async () => {
-        for await (const event of session.send('Hello')) events.push(event.type === 'error' ? `error:${event.code}:${event.fatal}` : event.type);
+        for await (const event of session.send('Hello'))
+          events.push(event.type === 'error' ? `error:${event.code}:${event.fatal}` : event.type);
       })(),
     ).rejects.toThrow(ModelProviderError);
     expect(events.at(-1)).toBe('error:MODEL_PROVIDER:true');
@@ -100,7 +135,11 @@ describe('HandoffSession', () => {
   it('a cancelled turn throws AbortedError and is finished by the next send', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const session = await new HandoffBuilder().participants(triage, billing).store(store).build().session({ id: 's-5' });
+    const session = await new HandoffBuilder()
+      .participants(triage, billing)
+      .store(store)
+      .build()
+      .session({ id: 's-5' });
     const controller = new AbortController();
     const stream = session.send('First', { signal: controller.signal });
     await expect(
@@ -111,7 +150,10 @@ describe('HandoffSession', () => {
     const events = await collect(session.send('Second'));
     expect(ofType(events, 'turn.completed').map((e) => e.turn)).toEqual([1, 2]);
     const stored = await store.readMessages('s-5', 'main');
-    expect(stored.filter((m) => m.agent === 'billing').map((m) => m.content)).toEqual(['Answer to: First', 'Answer to: Second']);
+    expect(stored.filter((m) => m.agent === 'billing').map((m) => m.content)).toEqual([
+      'Answer to: First',
+      'Answer to: Second',
+    ]);
     expect(danglingToolCalls(stored)).toEqual([]);
   });
 
@@ -119,9 +161,15 @@ describe('HandoffSession', () => {
     const asker = scriptedAgent('asker', (request) => {
       const last = lastOf(request);
       if (last?.role === 'user' && last.content === 'two') {
-        return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'A?' } }, { name: 'request_user_input', arguments: { prompt: 'B?' } }] };
+        return {
+          toolCalls: [
+            { name: 'request_user_input', arguments: { prompt: 'A?' } },
+            { name: 'request_user_input', arguments: { prompt: 'B?' } },
+          ],
+        };
       }
-      if (last?.role === 'user') return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order?' } }] };
+      if (last?.role === 'user')
+        return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order?' } }] };
       return { text: `got ${last?.content}` };
     });
     const session = await new HandoffBuilder().participants(asker).build().session({ id: 's-6' });
@@ -143,10 +191,12 @@ describe('HandoffSession', () => {
     await expect(collect((await workflow.session({ id: 's-8' })).send(42 as never))).rejects.toThrow(InvalidInputError);
   });
 
-  it("context providers hear what the user just said: the new message, or the answer to a request", async () => {
+  it('context providers hear what the user just said: the new message, or the answer to a request', async () => {
     const heard: string[] = [];
     const asker = scriptedAgent('asker', (request) =>
-      lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }] } : { text: 'Thanks.' },
+      lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }] }
+        : { text: 'Thanks.' },
     );
     const workflow = new HandoffBuilder()
       .participants(asker)

@@ -7,7 +7,9 @@ afterAll(disposeStores);
 
 /** A one-agent workflow named `name` whose agent signs its answers with that name. */
 function desk(name: string, store: Parameters<HandoffBuilder['store']>[0]) {
-  const agent = scriptedAgent(`${name}-agent`, (request) => ({ text: `${name} heard: ${request.messages.findLast((m) => m.role === 'user')?.content}` }));
+  const agent = scriptedAgent(`${name}-agent`, (request) => ({
+    text: `${name} heard: ${request.messages.findLast((m) => m.role === 'user')?.content}`,
+  }));
   return new HandoffBuilder({ name }).participants(agent).store(store).build();
 }
 
@@ -21,8 +23,14 @@ describe.each(embeddedStores())('one conversation shared by several workflows on
     expect([a.id, b.id]).toEqual(['billing-desk:chat-81', 'shipping-desk:chat-81']);
     await collect(a.send('refund please'));
     await collect(b.send('where is my parcel?'));
-    expect((await store.readMessages(a.id, 'main')).map((m) => m.content)).toEqual(['refund please', 'billing-desk heard: refund please']);
-    expect((await store.readMessages(b.id, 'main')).map((m) => m.content)).toEqual(['where is my parcel?', 'shipping-desk heard: where is my parcel?']);
+    expect((await store.readMessages(a.id, 'main')).map((m) => m.content)).toEqual([
+      'refund please',
+      'billing-desk heard: refund please',
+    ]);
+    expect((await store.readMessages(b.id, 'main')).map((m) => m.content)).toEqual([
+      'where is my parcel?',
+      'shipping-desk heard: where is my parcel?',
+    ]);
 
     const again = await desk('billing-desk', store).run({ conversationId: 'chat-81', userId: 'u-1', input: 'thanks' });
     expect(again.sessionId).toBe('billing-desk:chat-81');

@@ -26,20 +26,49 @@ describe.each(embeddedStores())('workflow.run({ sessionId, input }) on %s', (_, 
     const { triage, billing } = deskAgents();
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).store(store).build();
     const result = await workflow.run({ sessionId: 'run-2', input: ['hi', 'my card was charged twice'] });
-    expect(result.messages.slice(0, 2).map((m) => `${m.role}:${m.content}`)).toEqual(['user:hi', 'user:my card was charged twice']);
+    expect(result.messages.slice(0, 2).map((m) => `${m.role}:${m.content}`)).toEqual([
+      'user:hi',
+      'user:my card was charged twice',
+    ]);
     expect(result.events.filter((e) => e.type === 'turn.started')).toHaveLength(1);
     expect(result.output).toBe('Answer to: my card was charged twice');
     // The model saw both messages once each.
     const request = billing.model.requests.at(-1)!;
-    expect(request.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['hi', 'my card was charged twice']);
+    expect(request.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'hi',
+      'my card was charged twice',
+    ]);
   });
 
   it('passes per-turn settings to every agent of that turn only: extra instructions, model settings, a tool filter', async () => {
-    const lookUp = tool({ name: 'look_up_order', description: 'Looks up an order.', parameters: z.object({ id: z.string() }), execute: async () => 'shipped' });
-    const refund = tool({ name: 'refund_order', description: 'Refunds an order.', parameters: z.object({ id: z.string() }), execute: async () => 'refunded' });
-    const billing = scriptedAgent('billing', (request) => (lastOf(request)?.role === 'tool' ? { text: 'Done.' } : { text: 'Hello.' }), [lookUp, refund]);
-    const workflow = new HandoffBuilder({ name: 'desk' }).participants(billing).store(await makeStore()).build();
-    await workflow.run({ sessionId: 'run-3', input: 'hi', instructions: 'Answer in French.', modelSettings: { temperature: 0, maxOutputTokens: 50 }, tools: ['look_up_order'] });
+    const lookUp = tool({
+      name: 'look_up_order',
+      description: 'Looks up an order.',
+      parameters: z.object({ id: z.string() }),
+      execute: async () => 'shipped',
+    });
+    const refund = tool({
+      name: 'refund_order',
+      description: 'Refunds an order.',
+      parameters: z.object({ id: z.string() }),
+      execute: async () => 'refunded',
+    });
+    const billing = scriptedAgent(
+      'billing',
+      (request) => (lastOf(request)?.role === 'tool' ? { text: 'Done.' } : { text: 'Hello.' }),
+      [lookUp, refund],
+    );
+    const workflow = new HandoffBuilder({ name: 'desk' })
+      .participants(billing)
+      .store(await makeStore())
+      .build();
+    await workflow.run({
+      sessionId: 'run-3',
+      input: 'hi',
+      instructions: 'Answer in French.',
+      modelSettings: { temperature: 0, maxOutputTokens: 50 },
+      tools: ['look_up_order'],
+    });
     const withSettings = billing.model.requests.at(-1)!;
     expect(withSettings.messages.slice(0, 2)).toEqual([
       { role: 'system', content: 'You are billing.' },
@@ -82,6 +111,8 @@ describe.each(embeddedStores())('opening a forked session without naming a branc
     expect((error as Error).message).toContain('"retry"');
     expect((await workflow.session({ id: 'amb-1', branch: 'retry' })).branchId).toBe('retry');
     await expect(workflow.run({ sessionId: 'amb-1', input: 'x' })).rejects.toThrow(AmbiguousBranchError);
-    expect((await workflow.run({ sessionId: 'amb-1', branch: 'main', input: 'second' })).output).toBe('Answer to: second');
+    expect((await workflow.run({ sessionId: 'amb-1', branch: 'main', input: 'second' })).output).toBe(
+      'Answer to: second',
+    );
   });
 });

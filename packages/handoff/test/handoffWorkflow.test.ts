@@ -7,13 +7,26 @@ describe('HandoffWorkflow', () => {
   it('runs a turn: the coordinator hands off, the specialist answers, the turn completes durably', async () => {
     const { triage, billing } = deskAgents();
     const store = new InMemoryStore();
-    const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
+    const workflow = new HandoffBuilder({ name: 'desk' })
+      .participants(triage, billing)
+      .coordinator(triage)
+      .store(store)
+      .build();
     const session = await workflow.session({ id: 'chat-1', userId: 'u-1' });
     const events = await collect(session.send('I was charged twice'));
 
     expect(events[0]).toMatchObject({ type: 'turn.started', turn: 1 });
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', turn: 1, nextAgent: 'triage' });
-    expect(ofType(events, 'handoff')).toEqual([{ type: 'handoff', sessionId: 'chat-1', branchId: 'main', from: 'triage', to: 'billing', reason: 'billing question' }]);
+    expect(ofType(events, 'handoff')).toEqual([
+      {
+        type: 'handoff',
+        sessionId: 'chat-1',
+        branchId: 'main',
+        from: 'triage',
+        to: 'billing',
+        reason: 'billing question',
+      },
+    ]);
     expect(ofType(events, 'agent.started').map((e) => e.agent)).toEqual(['triage', 'billing']);
 
     const stored = await store.readMessages('chat-1', 'main');
@@ -24,7 +37,9 @@ describe('HandoffWorkflow', () => {
       [4, 'assistant', 'billing'],
     ]);
     expect(stored[3]!.content).toBe('Answer to: I was charged twice');
-    expect(stored[2]!.metadata).toEqual({ control: { kind: 'handoff', target: 'billing', reason: 'billing question' } });
+    expect(stored[2]!.metadata).toEqual({
+      control: { kind: 'handoff', target: 'billing', reason: 'billing question' },
+    });
     expect(danglingToolCalls(stored)).toEqual([]);
 
     // The specialist's input left out the handoff call and its result; the stored history keeps them.

@@ -6,7 +6,13 @@ const m = (role: ModelMessage['role'], content: string): ModelMessage => ({ role
 const contents = (messages: readonly { content: string }[]) => messages.map((message) => message.content);
 
 describe('windowStart and windowModelInput', () => {
-  const conversation = [m('user', 'u1'), m('assistant', 'call'), m('tool', 'result'), m('assistant', 'a1'), m('user', 'u2')];
+  const conversation = [
+    m('user', 'u1'),
+    m('assistant', 'call'),
+    m('tool', 'result'),
+    m('assistant', 'a1'),
+    m('user', 'u2'),
+  ];
 
   it('keeps the newest messages, and drops tool results whose call the window cut off', () => {
     expect(windowStart(conversation, 2)).toBe(3);
@@ -17,22 +23,38 @@ describe('windowStart and windowModelInput', () => {
   });
 
   it('leaves instructions and recalled context in place and counts neither', () => {
-    const input = [m('system', 'instructions'), m('system', 'extra'), m('user', 'u1'), m('assistant', 'a1'), m('context', 'recalled'), m('user', 'u2'), m('assistant', 'a2')];
+    const input = [
+      m('system', 'instructions'),
+      m('system', 'extra'),
+      m('user', 'u1'),
+      m('assistant', 'a1'),
+      m('context', 'recalled'),
+      m('user', 'u2'),
+      m('assistant', 'a2'),
+    ];
     expect(contents(windowModelInput(input, 2))).toEqual(['instructions', 'extra', 'recalled', 'u2', 'a2']);
     expect(contents(windowModelInput(input, 3))).toEqual(['instructions', 'extra', 'a1', 'recalled', 'u2', 'a2']);
     expect(windowModelInput(input, 4)).toBe(input);
-    const toolFirst = [m('system', 'instructions'), m('assistant', 'call'), m('tool', 'r1'), m('tool', 'r2'), m('assistant', 'done')];
+    const toolFirst = [
+      m('system', 'instructions'),
+      m('assistant', 'call'),
+      m('tool', 'r1'),
+      m('tool', 'r2'),
+      m('assistant', 'done'),
+    ];
     expect(contents(windowModelInput(toolFirst, 3))).toEqual(['instructions', 'done']);
   });
 
   it('HistoryView gives agents the window, the same whether it holds the whole branch or its newest part', () => {
-    const stored = ['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'tool', 'assistant'].map((role, i) => ({
-      id: `m${i + 1}`,
-      seq: i + 1,
-      role: role as 'user',
-      content: `${role}-${i + 1}`,
-      createdAt: '2026-01-01T00:00:00.000Z',
-    }));
+    const stored = ['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'tool', 'assistant'].map(
+      (role, i) => ({
+        id: `m${i + 1}`,
+        seq: i + 1,
+        role: role as 'user',
+        content: `${role}-${i + 1}`,
+        createdAt: '2026-01-01T00:00:00.000Z',
+      }),
+    );
     for (let window = 1; window <= 10; window += 1) {
       const whole = new HistoryView('keep', { window });
       whole.append(stored);

@@ -2,12 +2,22 @@ import { HumanExecutor, InMemoryHumanQueue, InvalidInputError, type Store } from
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckpointFrequency } from '../src/index.js';
 import { HandoffBuilder } from '../src/index.js';
-import { collect, danglingToolCalls, disposeStores, embeddedStores, lastOf, ofType, scriptedAgent } from './support/helpers.js';
+import {
+  collect,
+  danglingToolCalls,
+  disposeStores,
+  embeddedStores,
+  lastOf,
+  ofType,
+  scriptedAgent,
+} from './support/helpers.js';
 
 /** One "process": triage hands every user message to a human operator; billing is there to be handed to. */
 function humanDesk(store: Store, queue: InMemoryHumanQueue, every: CheckpointFrequency = 'turn') {
   const triage = scriptedAgent('triage', (request) =>
-    lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_operator', arguments: {} }] } : { text: 'Anything else?' },
+    lastOf(request)?.role === 'user'
+      ? { toolCalls: [{ name: 'handoff_to_operator', arguments: {} }] }
+      : { text: 'Anything else?' },
   );
   const billing = scriptedAgent('billing', () => ({ text: 'Billing here: refunded.' }));
   const operator = new HumanExecutor({ name: 'operator', description: 'A human for hard cases.', queue });
@@ -36,7 +46,12 @@ describe.each(embeddedStores())('HumanExecutor on %s', (_name, makeStore) => {
     expect(request).toMatchObject({ type: 'human_step', agent: 'operator', prompt: 'My parcel arrived broken' });
     expect(request).not.toHaveProperty('toolCallId');
     const [task] = await queue.list();
-    expect(task).toMatchObject({ sessionId: 'human-1', branchId: 'main', agent: 'operator', prompt: 'My parcel arrived broken' });
+    expect(task).toMatchObject({
+      sessionId: 'human-1',
+      branchId: 'main',
+      agent: 'operator',
+      prompt: 'My parcel arrived broken',
+    });
     expect(request!.type === 'human_step' && request!.stepId).toBe(task!.id);
 
     // A restart while the human has not answered: new objects over the same store (and the same queue service).
@@ -48,7 +63,11 @@ describe.each(embeddedStores())('HumanExecutor on %s', (_name, makeStore) => {
     const answered = await collect(restored.respond(request!.id, 'Sorry about that: a new one is on its way.'));
     expect(answered.at(-1)).toMatchObject({ type: 'turn.completed', nextAgent: 'triage' });
     const stored = await store.readMessages('human-1', 'main');
-    expect(stored.at(-1)).toMatchObject({ role: 'assistant', agent: 'operator', content: 'Sorry about that: a new one is on its way.' });
+    expect(stored.at(-1)).toMatchObject({
+      role: 'assistant',
+      agent: 'operator',
+      content: 'Sorry about that: a new one is on its way.',
+    });
     expect(stored.filter((m) => m.agent === 'operator')).toHaveLength(1);
     expect(danglingToolCalls(stored)).toEqual([]);
     expect(await queue.list()).toEqual([]);
@@ -63,13 +82,18 @@ describe.each(embeddedStores())('HumanExecutor on %s', (_name, makeStore) => {
     await collect(session.send('I was charged twice'));
     const [request] = session.pendingRequests;
     const events = await collect(session.respond(request!.id, { handoff: 'billing', reason: 'a charge' }));
-    expect(ofType(events, 'handoff')).toEqual([expect.objectContaining({ from: 'operator', to: 'billing', reason: 'a charge' })]);
+    expect(ofType(events, 'handoff')).toEqual([
+      expect.objectContaining({ from: 'operator', to: 'billing', reason: 'a charge' }),
+    ]);
     expect(billing.model.requests).toHaveLength(1);
     const stored = await store.readMessages('human-2', 'main');
     expect(stored.at(-1)).toMatchObject({ agent: 'billing', content: 'Billing here: refunded.' });
     // The operator's handoff is in the history, as an agent's would be: the call and its result.
     const call = stored.find((m) => m.agent === 'operator' && m.role === 'assistant');
-    expect(call).toMatchObject({ toolCalls: [{ name: 'handoff_to_billing', arguments: '{"reason":"a charge"}' }], metadata: { humanStep: request!.type === 'human_step' ? request!.stepId : '' } });
+    expect(call).toMatchObject({
+      toolCalls: [{ name: 'handoff_to_billing', arguments: '{"reason":"a charge"}' }],
+      metadata: { humanStep: request!.type === 'human_step' ? request!.stepId : '' },
+    });
     expect(stored.find((m) => m.role === 'tool' && m.toolCallId === call?.toolCalls?.[0]?.id)).toMatchObject({
       agent: 'operator',
       content: 'Transferred to billing.',
@@ -84,7 +108,7 @@ describe.each(embeddedStores())('HumanExecutor on %s', (_name, makeStore) => {
     expect(reopened.pendingRequests).toEqual([]);
   });
 
-  it("a handoff the routing refuses is stored with its error result and the operator is asked again", async () => {
+  it('a handoff the routing refuses is stored with its error result and the operator is asked again', async () => {
     const store = await makeStore();
     const queue = new InMemoryHumanQueue();
     const { desk, billing } = humanDesk(store, queue);
@@ -95,7 +119,12 @@ describe.each(embeddedStores())('HumanExecutor on %s', (_name, makeStore) => {
     expect(ofType(events, 'handoff')).toEqual([]);
     expect(billing.model.requests).toHaveLength(0);
     const stored = await store.readMessages('human-4', 'main');
-    expect(stored.at(-1)).toMatchObject({ role: 'tool', agent: 'operator', toolName: 'handoff_to_shipping', isError: true });
+    expect(stored.at(-1)).toMatchObject({
+      role: 'tool',
+      agent: 'operator',
+      toolName: 'handoff_to_shipping',
+      isError: true,
+    });
     expect(stored.at(-1)?.content).toMatch(/no tool named "handoff_to_shipping"/);
     expect(danglingToolCalls(stored)).toEqual([]);
     const [again] = session.pendingRequests;
@@ -105,7 +134,10 @@ describe.each(embeddedStores())('HumanExecutor on %s', (_name, makeStore) => {
     expect(tasks.map((t) => t.id)).toEqual([again!.type === 'human_step' ? again!.stepId : '']);
     expect(tasks[0]!.prompt).toMatch(/Your handoff was refused/);
     await collect(session.respond(again!.id, { handoff: 'billing' }));
-    expect((await store.readMessages('human-4', 'main')).at(-1)).toMatchObject({ agent: 'billing', content: 'Billing here: refunded.' });
+    expect((await store.readMessages('human-4', 'main')).at(-1)).toMatchObject({
+      agent: 'billing',
+      content: 'Billing here: refunded.',
+    });
     expect(await queue.list()).toEqual([]);
   });
 

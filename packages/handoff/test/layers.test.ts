@@ -76,7 +76,9 @@ function findCycle(): string[] | undefined {
 
 describe('packages/handoff folders are layers', () => {
   it('every import resolves to a file of the package', () => {
-    const missing = [...graph].flatMap(([file, imports]) => imports.filter((target) => !graph.has(target)).map((target) => `${file} -> ${target}`));
+    const missing = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => !graph.has(target)).map((target) => `${file} -> ${target}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -102,12 +104,15 @@ describe('packages/handoff folders are layers', () => {
       }
     }
     expect(ALLOWED_UPWARD.size).toBeLessThanOrEqual(1);
-    for (const [arrow, imports] of upward) expect({ arrow, imports }).toEqual({ arrow, imports: [ALLOWED_UPWARD.get(arrow)] });
+    for (const [arrow, imports] of upward)
+      expect({ arrow, imports }).toEqual({ arrow, imports: [ALLOWED_UPWARD.get(arrow)] });
   });
 });
 
 describe('the turn path', () => {
-  const covered = files.filter((file) => TURN_PATH_FOLDERS.includes(layerOf(file) ?? '') || TURN_PATH_FILES.includes(file));
+  const covered = files.filter(
+    (file) => TURN_PATH_FOLDERS.includes(layerOf(file) ?? '') || TURN_PATH_FILES.includes(file),
+  );
 
   it('covers the files a send runs through', () => {
     expect(covered).toEqual(

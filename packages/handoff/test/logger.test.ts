@@ -15,7 +15,8 @@ function recordingPino() {
   const records: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line !== '') records.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of String(chunk).split('\n'))
+        if (line !== '') records.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -28,7 +29,9 @@ const SECRET = 'my card number is 4111 1111 1111 1111';
 function desk(store: InMemoryStore, logger?: pino.Logger, options: { slowStoreMs?: number; keepLast?: number } = {}) {
   return lookUpDesk(store, (builder) => {
     builder.checkpoints({ keep: { last: options.keepLast ?? 5 } });
-    return logger === undefined ? builder : builder.logger(logger, options.slowStoreMs === undefined ? {} : { slowStoreMs: options.slowStoreMs });
+    return logger === undefined
+      ? builder
+      : builder.logger(logger, options.slowStoreMs === undefined ? {} : { slowStoreMs: options.slowStoreMs });
   });
 }
 
@@ -42,7 +45,10 @@ describe('logger option', () => {
     await collect(session.send('and then?'));
     const loaded = records.find((r) => r.msg === 'loaded a session with work left over');
     expect(loaded).toMatchObject({ level: 30, sessionId: 'log-1', branchId: 'main', unfinishedTurn: true });
-    expect(records.find((r) => r.msg === 'resuming an interrupted turn')).toMatchObject({ level: 30, sessionId: 'log-1' });
+    expect(records.find((r) => r.msg === 'resuming an interrupted turn')).toMatchObject({
+      level: 30,
+      sessionId: 'log-1',
+    });
     expect(JSON.stringify(records)).not.toContain('4111');
   });
 
@@ -53,8 +59,12 @@ describe('logger option', () => {
     const second = await desk(store, logger).session({ id: 'log-2' });
     const outcomes = await Promise.allSettled([collect(first.send('first')), collect(second.send('second'))]);
     expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(1);
-    expect(records.filter((r) => r.msg === 'store write lost a race')).toEqual([expect.objectContaining({ level: 40, sessionId: 'log-2', code: 'CONCURRENCY' })]);
-    expect(records.filter((r) => r.msg === 'turn failed')).toEqual([expect.objectContaining({ level: 40, sessionId: 'log-2', code: 'CONCURRENCY' })]);
+    expect(records.filter((r) => r.msg === 'store write lost a race')).toEqual([
+      expect.objectContaining({ level: 40, sessionId: 'log-2', code: 'CONCURRENCY' }),
+    ]);
+    expect(records.filter((r) => r.msg === 'turn failed')).toEqual([
+      expect.objectContaining({ level: 40, sessionId: 'log-2', code: 'CONCURRENCY' }),
+    ]);
   });
 
   it('logs pruning, slow store calls and refused handoffs', async () => {
@@ -63,8 +73,24 @@ describe('logger option', () => {
     await collect(session.send('one'));
     await collect(session.send('two'));
     await collect(session.send('transfer me'));
-    expect(records).toContainEqual(expect.objectContaining({ level: 30, msg: 'store removed documents', method: 'pruneCheckpoints', sessionId: 'log-3', removed: expect.any(Number) }));
-    expect(records).toContainEqual(expect.objectContaining({ level: 40, msg: 'store call was slow', method: 'writeBatch', sessionId: 'log-3', durationMs: expect.any(Number) }));
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        msg: 'store removed documents',
+        method: 'pruneCheckpoints',
+        sessionId: 'log-3',
+        removed: expect.any(Number),
+      }),
+    );
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: 'store call was slow',
+        method: 'writeBatch',
+        sessionId: 'log-3',
+        durationMs: expect.any(Number),
+      }),
+    );
     expect(records).toContainEqual(expect.objectContaining({ level: 40, code: 'HANDOFF_REFUSED', sessionId: 'log-3' }));
   });
 
@@ -76,6 +102,8 @@ describe('logger option', () => {
     await collect(session.send('two'));
     expect(messages(records)).toEqual([]);
     const quiet = await desk(new InMemoryStore()).session({ id: 'log-5' });
-    await expect(collect(quiet.send('one'))).resolves.toContainEqual(expect.objectContaining({ type: 'turn.completed' }));
+    await expect(collect(quiet.send('one'))).resolves.toContainEqual(
+      expect.objectContaining({ type: 'turn.completed' }),
+    );
   });
 });

@@ -13,9 +13,15 @@ function desk(billingModel: ScriptedModel) {
     name: 'triage',
     description: 'Routes.',
     instructions: 'Route.',
-    model: new ScriptedModel((request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }], usage: { inputTokens: 50, outputTokens: 7 } } : { text: '?' }), {
-      model: 'router-1',
-    }),
+    model: new ScriptedModel(
+      (request) =>
+        lastOf(request)?.role === 'user'
+          ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }], usage: { inputTokens: 50, outputTokens: 7 } }
+          : { text: '?' },
+      {
+        model: 'router-1',
+      },
+    ),
   });
   const billing = agent({ name: 'billing', description: 'Billing.', instructions: 'Help.', model: billingModel });
   return new HandoffBuilder({ name: 'desk' }).participants(triage, billing).build();
@@ -23,18 +29,37 @@ function desk(billingModel: ScriptedModel) {
 
 describe('model call events', () => {
   it('announce each call and report its own usage, duration and finish reason; they add up to the turn', async () => {
-    const session = await desk(new ScriptedModel([{ text: 'Refunded.', usage: { inputTokens: 120, outputTokens: 20 } }], { model: 'gpt-test' })).session({ id: 'm-1' });
+    const session = await desk(
+      new ScriptedModel([{ text: 'Refunded.', usage: { inputTokens: 120, outputTokens: 20 } }], { model: 'gpt-test' }),
+    ).session({ id: 'm-1' });
     const events = await collect(session.send('I was charged twice'));
     const types = events.map((e) => e.type).filter((t) => t.startsWith('model.') || t === 'agent.started');
-    expect(types).toEqual(['agent.started', 'model.started', 'model.completed', 'agent.started', 'model.started', 'model.completed']);
+    expect(types).toEqual([
+      'agent.started',
+      'model.started',
+      'model.completed',
+      'agent.started',
+      'model.started',
+      'model.completed',
+    ]);
     expect(ofType(events, 'model.started')).toEqual([
       { type: 'model.started', sessionId: 'm-1', branchId: 'main', agent: 'triage', model: 'router-1' },
       { type: 'model.started', sessionId: 'm-1', branchId: 'main', agent: 'billing', model: 'gpt-test' },
     ]);
     const completed = ofType(events, 'model.completed');
     expect(completed).toEqual([
-      expect.objectContaining({ agent: 'triage', model: 'router-1', usage: { inputTokens: 50, outputTokens: 7, totalTokens: 57, requests: 1 }, finishReason: 'tool_calls' }),
-      expect.objectContaining({ agent: 'billing', model: 'gpt-test', usage: { inputTokens: 120, outputTokens: 20, totalTokens: 140, requests: 1 }, finishReason: 'stop' }),
+      expect.objectContaining({
+        agent: 'triage',
+        model: 'router-1',
+        usage: { inputTokens: 50, outputTokens: 7, totalTokens: 57, requests: 1 },
+        finishReason: 'tool_calls',
+      }),
+      expect.objectContaining({
+        agent: 'billing',
+        model: 'gpt-test',
+        usage: { inputTokens: 120, outputTokens: 20, totalTokens: 140, requests: 1 },
+        finishReason: 'stop',
+      }),
     ]);
     for (const event of completed) expect(event.durationMs).toBeGreaterThanOrEqual(0);
     const [turn] = ofType(events, 'turn.completed');
@@ -49,6 +74,10 @@ describe('model call events', () => {
         for await (const event of session.send('I was charged twice')) events.push(event);
       })(),
     ).rejects.toThrow('rate limited');
-    expect(events.filter((e) => e.type.startsWith('model.')).map((e) => `${e.type} ${e.agent}`)).toEqual(['model.started triage', 'model.completed triage', 'model.started billing']);
+    expect(events.filter((e) => e.type.startsWith('model.')).map((e) => `${e.type} ${e.agent}`)).toEqual([
+      'model.started triage',
+      'model.completed triage',
+      'model.started billing',
+    ]);
   });
 });

@@ -20,7 +20,9 @@ async function shippingService() {
       }
       const said = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
       response.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      response.end(`${JSON.stringify({ type: 'delta', text: 'Parcel ' })}\n${JSON.stringify({ type: 'reply', text: `Parcel update for: ${said}` })}\n`);
+      response.end(
+        `${JSON.stringify({ type: 'delta', text: 'Parcel ' })}\n${JSON.stringify({ type: 'reply', text: `Parcel update for: ${said}` })}\n`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,28 +38,51 @@ describe.each(embeddedStores())('RemoteExecutor as a participant on %s', (_name,
     try {
       const store = await makeStore();
       const triage = scriptedAgent('triage', (request) =>
-        lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_shipping', arguments: {} }] } : { text: 'Anything else?' },
+        lastOf(request)?.role === 'user'
+          ? { toolCalls: [{ name: 'handoff_to_shipping', arguments: {} }] }
+          : { text: 'Anything else?' },
       );
-      const shipping = new RemoteExecutor({ name: 'shipping', description: 'Parcels.', url: service.url, retries: 1, minRetryDelayMs: 10 });
+      const shipping = new RemoteExecutor({
+        name: 'shipping',
+        description: 'Parcels.',
+        url: service.url,
+        retries: 1,
+        minRetryDelayMs: 10,
+      });
       const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, shipping).store(store).build();
       const session = await desk.session({ id: 'remote-1' });
 
       const events = await collect(session.send('Where is my parcel?'));
-      expect(ofType(events, 'message.delta')).toEqual([expect.objectContaining({ agent: 'shipping', delta: 'Parcel ' })]);
+      expect(ofType(events, 'message.delta')).toEqual([
+        expect.objectContaining({ agent: 'shipping', delta: 'Parcel ' }),
+      ]);
       expect(events.at(-1)).toMatchObject({ type: 'turn.completed', nextAgent: 'triage' });
-      expect(service.state.bodies[0]).toMatchObject({ participant: 'shipping', sessionId: 'remote-1', branchId: 'main', turn: 1 });
-      expect((await store.readMessages('remote-1', 'main')).at(-1)).toMatchObject({ agent: 'shipping', content: 'Parcel update for: Where is my parcel?' });
+      expect(service.state.bodies[0]).toMatchObject({
+        participant: 'shipping',
+        sessionId: 'remote-1',
+        branchId: 'main',
+        turn: 1,
+      });
+      expect((await store.readMessages('remote-1', 'main')).at(-1)).toMatchObject({
+        agent: 'shipping',
+        content: 'Parcel update for: Where is my parcel?',
+      });
 
       service.state.down = true;
       const failed = session.send('And my second parcel?');
       await expect(collect(failed)).rejects.toBeInstanceOf(RemoteExecutorError);
       expect(service.state.bodies).toHaveLength(3); // one attempt and one retry
-      expect((await store.readMessages('remote-1', 'main')).filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Where is my parcel?', 'And my second parcel?']);
+      expect(
+        (await store.readMessages('remote-1', 'main')).filter((m) => m.role === 'user').map((m) => m.content),
+      ).toEqual(['Where is my parcel?', 'And my second parcel?']);
 
       service.state.down = false;
       const resumed = await collect((await desk.session({ id: 'remote-1' })).resume());
       expect(resumed.at(-1)).toMatchObject({ type: 'turn.completed' });
-      expect((await store.readMessages('remote-1', 'main')).at(-1)).toMatchObject({ agent: 'shipping', content: 'Parcel update for: And my second parcel?' });
+      expect((await store.readMessages('remote-1', 'main')).at(-1)).toMatchObject({
+        agent: 'shipping',
+        content: 'Parcel update for: And my second parcel?',
+      });
     } finally {
       await service.close();
     }

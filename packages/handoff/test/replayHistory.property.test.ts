@@ -11,7 +11,13 @@ import { createActor } from 'xstate';
 import { createRoutingMachine, replayHistory, routingState } from '../src/index.js';
 import { graphArbitrary, routingConfigOf } from './support/routingModel.js';
 
-type Kind = { kind: 'user' } | { kind: 'reply' } | { kind: 'toolCall' } | { kind: 'toolResult' } | { kind: 'handoff'; target: string } | { kind: 'end' };
+type Kind =
+  | { kind: 'user' }
+  | { kind: 'reply' }
+  | { kind: 'toolCall' }
+  | { kind: 'toolResult' }
+  | { kind: 'handoff'; target: string }
+  | { kind: 'end' };
 
 function kindArbitrary(agents: readonly string[]): fc.Arbitrary<Kind> {
   return fc.oneof(
@@ -19,31 +25,60 @@ function kindArbitrary(agents: readonly string[]): fc.Arbitrary<Kind> {
     fc.constant({ kind: 'reply' as const }),
     fc.constant({ kind: 'toolCall' as const }),
     fc.constant({ kind: 'toolResult' as const }),
-    { weight: 2, arbitrary: fc.constantFrom(...agents, 'unknown').map((target) => ({ kind: 'handoff' as const, target })) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(...agents, 'unknown').map((target) => ({ kind: 'handoff' as const, target })),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: 'end' as const }) },
   );
 }
 
 function toMessage(kind: Kind, index: number): Message {
-  const base = { id: `m-${index + 1}`, seq: index + 1, content: `message ${index + 1}`, createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString() };
+  const base = {
+    id: `m-${index + 1}`,
+    seq: index + 1,
+    content: `message ${index + 1}`,
+    createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString(),
+  };
   switch (kind.kind) {
     case 'user':
       return { ...base, role: 'user' };
     case 'reply':
       return { ...base, role: 'assistant', agent: 'c' };
     case 'toolCall':
-      return { ...base, role: 'assistant', agent: 'c', toolCalls: [{ id: `call-${index}`, name: 'look_up', arguments: '{}' }] };
+      return {
+        ...base,
+        role: 'assistant',
+        agent: 'c',
+        toolCalls: [{ id: `call-${index}`, name: 'look_up', arguments: '{}' }],
+      };
     case 'toolResult':
       return { ...base, role: 'tool', toolCallId: `call-${index}`, toolName: 'look_up' };
     case 'handoff':
-      return { ...base, role: 'tool', toolCallId: `call-${index}`, toolName: `handoff_to_${kind.target}`, metadata: { control: { kind: 'handoff', target: kind.target } } };
+      return {
+        ...base,
+        role: 'tool',
+        toolCallId: `call-${index}`,
+        toolName: `handoff_to_${kind.target}`,
+        metadata: { control: { kind: 'handoff', target: kind.target } },
+      };
     case 'end':
-      return { ...base, role: 'tool', toolCallId: `call-${index}`, toolName: 'end_conversation', metadata: { control: { kind: 'end_conversation', reason: 'done' } } };
+      return {
+        ...base,
+        role: 'tool',
+        toolCallId: `call-${index}`,
+        toolName: 'end_conversation',
+        metadata: { control: { kind: 'end_conversation', reason: 'done' } },
+      };
   }
 }
 
 const scenario = graphArbitrary.chain((graph) =>
-  fc.record({ graph: fc.constant(graph), kinds: fc.array(kindArbitrary(graph.agents), { maxLength: 40 }), split: fc.nat() }),
+  fc.record({
+    graph: fc.constant(graph),
+    kinds: fc.array(kindArbitrary(graph.agents), { maxLength: 40 }),
+    split: fc.nat(),
+  }),
 );
 
 describe('replayHistory (property)', () => {

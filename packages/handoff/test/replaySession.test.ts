@@ -9,8 +9,12 @@ afterAll(disposeStores);
 /** The live events a replay rebuilds (no deltas, checkpoints, requests or errors; usage is not stored). */
 function comparable(events: readonly BatonEvent[]): unknown[] {
   return events
-    .filter((e) => !['message.delta', 'model.started', 'model.completed', 'checkpoint', 'request', 'error'].includes(e.type))
-    .map((e) => (e.type === 'turn.completed' ? { ...e, usage: null } : e.type === 'tool.result' ? { ...e, durationMs: null } : e));
+    .filter(
+      (e) => !['message.delta', 'model.started', 'model.completed', 'checkpoint', 'request', 'error'].includes(e.type),
+    )
+    .map((e) =>
+      e.type === 'turn.completed' ? { ...e, usage: null } : e.type === 'tool.result' ? { ...e, durationMs: null } : e,
+    );
 }
 
 describe.each(embeddedStores())('replaySession on %s', (_, makeStore) => {
@@ -27,19 +31,29 @@ describe.each(embeddedStores())('replaySession on %s', (_, makeStore) => {
       },
     });
     const triage = scriptedAgent('triage', (request) =>
-      lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_shipping', arguments: { reason: 'order' } }] } : { text: 'Anything else?' },
+      lastOf(request)?.role === 'user'
+        ? { toolCalls: [{ name: 'handoff_to_shipping', arguments: { reason: 'order' } }] }
+        : { text: 'Anything else?' },
     );
     const shipping = scriptedAgent(
       'shipping',
       (request) =>
         lastOf(request)?.role === 'tool'
           ? { text: 'Both shipped.' }
-          : { toolCalls: [{ name: 'look_up', arguments: { orderId: '1' } }, { name: 'look_up', arguments: { orderId: '2' } }] },
+          : {
+              toolCalls: [
+                { name: 'look_up', arguments: { orderId: '1' } },
+                { name: 'look_up', arguments: { orderId: '2' } },
+              ],
+            },
       [lookUp],
     );
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, shipping).store(store).build();
     const session = await workflow.session({ id: 'replay-1' });
-    const live = [...(await collect(session.send('where are orders 1 and 2?'))), ...(await collect(session.send('and order 3?')))];
+    const live = [
+      ...(await collect(session.send('where are orders 1 and 2?'))),
+      ...(await collect(session.send('and order 3?'))),
+    ];
     await session.close({ reason: 'resolved' });
     const modelCalls = triage.model.requests.length + shipping.model.requests.length;
     const runs = toolRuns;
@@ -63,9 +77,20 @@ describe.each(embeddedStores())('replaySession on %s', (_, makeStore) => {
         : { toolCalls: [{ name: 'handoff_to_invoices', arguments: { reason: 'an invoice' } }] };
     });
     const invoices = scriptedAgent('invoices', () => ({ text: 'Your invoice is on its way.' }));
-    const billing = new HandoffBuilder({ name: 'billing' }).participants(billingTriage, invoices).coordinator(billingTriage).build();
-    const triage = scriptedAgent('triage', () => (handedBack ? { text: 'Shipping: it left today.' } : { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }));
-    const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing.asExecutor()).coordinator(triage).store(store).build();
+    const billing = new HandoffBuilder({ name: 'billing' })
+      .participants(billingTriage, invoices)
+      .coordinator(billingTriage)
+      .build();
+    const triage = scriptedAgent('triage', () =>
+      handedBack
+        ? { text: 'Shipping: it left today.' }
+        : { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] },
+    );
+    const workflow = new HandoffBuilder({ name: 'desk' })
+      .participants(triage, billing.asExecutor())
+      .coordinator(triage)
+      .store(store)
+      .build();
     const session = await workflow.session({ id: 'replay-nested' });
     const live = [
       ...(await collect(session.send('I need my invoice'))),
@@ -75,7 +100,9 @@ describe.each(embeddedStores())('replaySession on %s', (_, makeStore) => {
 
     const replay = await replaySession(workflow, 'replay-nested');
     expect(comparable(replay.events)).toEqual(comparable(live));
-    expect(replay.events.filter((e) => e.type === 'handoff').map((e) => e.type === 'handoff' && [e.from, e.to, e.reason])).toEqual([
+    expect(
+      replay.events.filter((e) => e.type === 'handoff').map((e) => e.type === 'handoff' && [e.from, e.to, e.reason]),
+    ).toEqual([
       ['triage', 'billing', 'billing'],
       ['billing-triage', 'invoices', 'an invoice'],
       ['triage', 'billing', 'billing'],

@@ -18,7 +18,10 @@ const scenario = graphArbitrary.chain((graph) =>
   fc.record({
     graph: fc.constant(graph),
     steps: fc.array(
-      fc.record({ event: fc.oneof(eventArbitrary(graph.agents), fc.constant<RoutingEvent>({ type: 'DISCARD' })), restore: fc.boolean() }),
+      fc.record({
+        event: fc.oneof(eventArbitrary(graph.agents), fc.constant<RoutingEvent>({ type: 'DISCARD' })),
+        restore: fc.boolean(),
+      }),
       { maxLength: 40 },
     ),
   }),
@@ -48,7 +51,11 @@ describe('routing driver (property)', () => {
           }
           const expected = actor.getSnapshot();
           const got = driver.getSnapshot();
-          expect({ value: got.value, context: got.context, status: got.status }).toEqual({ value: expected.value, context: expected.context, status: expected.status });
+          expect({ value: got.value, context: got.context, status: got.status }).toEqual({
+            value: expected.value,
+            context: expected.context,
+            status: expected.status,
+          });
           for (const probe of probes(graph.agents)) expect(got.can(probe)).toBe(expected.can(probe));
           const persisted = driver.persist() as Record<string, unknown>;
           const xstate = machine.getPersistedSnapshot(expected) as Record<string, unknown>;
@@ -73,7 +80,10 @@ describe('routing driver (property)', () => {
     const machine = createRoutingMachine(config);
     const seen: string[] = [];
     const options = { machine, config, persist: routingPersister(machine), direct: true };
-    const inspected = createRoutingDriver({ ...options, inspect: (event) => (event.type === '@xstate.event' ? seen.push((event.event as { type: string }).type) : 0) });
+    const inspected = createRoutingDriver({
+      ...options,
+      inspect: (event) => (event.type === '@xstate.event' ? seen.push((event.event as { type: string }).type) : 0),
+    });
     const direct = createRoutingDriver(options);
     for (const driver of [inspected, direct]) {
       driver.send({ type: 'USER_TURN' });
@@ -92,7 +102,9 @@ describe('routing driver (property)', () => {
     const before = driver.getSnapshot();
     const persisted = JSON.stringify(driver.persist());
     driver.send({ type: 'HANDOFF', target: 's1' });
-    expect(JSON.stringify(before.context)).toBe(JSON.stringify({ coordinator: 'c', activeAgent: 'c', previousAgent: null, turn: 1, handoffsThisTurn: 0 }));
+    expect(JSON.stringify(before.context)).toBe(
+      JSON.stringify({ coordinator: 'c', activeAgent: 'c', previousAgent: null, turn: 1, handoffsThisTurn: 0 }),
+    );
     expect(persisted).not.toBe(JSON.stringify(driver.persist()));
     expect(driver.getSnapshot().context.activeAgent).toBe('s1');
   });

@@ -11,7 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { createRoutingMachine, handoffRefusal, routingState } from '../src/index.js';
 import { routingPersister } from '../src/routing/routingMachine.js';
-import { edgeAllowed, eventArbitrary, graphArbitrary, initialModel, routingConfigOf, stepModel } from './support/routingModel.js';
+import {
+  edgeAllowed,
+  eventArbitrary,
+  graphArbitrary,
+  initialModel,
+  routingConfigOf,
+  stepModel,
+} from './support/routingModel.js';
 
 const scenario = graphArbitrary.chain((graph) =>
   fc.record({
@@ -47,7 +54,9 @@ describe('routing machine (property)', () => {
           const persisted = JSON.parse(JSON.stringify(persist(snapshot)));
           expect(persisted).toEqual(JSON.parse(JSON.stringify(machine.getPersistedSnapshot(snapshot))));
           const restored = createActor(machine, { snapshot: persisted }).start();
-          expect({ value: routingState(restored.getSnapshot()), context: restored.getSnapshot().context }).toEqual(model);
+          expect({ value: routingState(restored.getSnapshot()), context: restored.getSnapshot().context }).toEqual(
+            model,
+          );
           if (restore) {
             actor.stop();
             actor = restored;

@@ -19,7 +19,13 @@ describe('createRoutingMachine', () => {
     expect(routingState(actor.getSnapshot())).toBe('idle');
     actor.send({ type: 'USER_TURN' });
     actor.send({ type: 'HANDOFF', target: 'billing' });
-    expect(actor.getSnapshot().context).toEqual({ coordinator: 'triage', activeAgent: 'billing', previousAgent: 'triage', turn: 1, handoffsThisTurn: 1 });
+    expect(actor.getSnapshot().context).toEqual({
+      coordinator: 'triage',
+      activeAgent: 'billing',
+      previousAgent: 'triage',
+      turn: 1,
+      handoffsThisTurn: 1,
+    });
     actor.send({ type: 'REPLY' });
     expect(routingState(actor.getSnapshot())).toBe('idle');
     expect(actor.getSnapshot().context.activeAgent).toBe('triage');
@@ -35,7 +41,9 @@ describe('createRoutingMachine', () => {
     const actor = createActor(createRoutingMachine(config)).start();
     actor.send({ type: 'USER_TURN' });
     actor.send({ type: 'HANDOFF', target: 'billing' });
-    expect(handoffRefusal(actor.getSnapshot(), 'shipping', config)).toMatch(/billing may not hand off to "shipping"; allowed targets: triage/);
+    expect(handoffRefusal(actor.getSnapshot(), 'shipping', config)).toMatch(
+      /billing may not hand off to "shipping"; allowed targets: triage/,
+    );
     actor.send({ type: 'HANDOFF', target: 'shipping' });
     expect(actor.getSnapshot().context.activeAgent).toBe('billing');
     actor.send({ type: 'HANDOFF', target: 'triage' });

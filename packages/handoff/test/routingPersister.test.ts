@@ -45,7 +45,9 @@ describe('routingPersister', () => {
     const actor = createActor(machine).start();
     actor.send({ type: 'USER_TURN' });
     actor.send({ type: 'HANDOFF', target: 'billing' });
-    const restored = createActor(machine, { snapshot: JSON.parse(JSON.stringify(persist(actor.getSnapshot()))) }).start();
+    const restored = createActor(machine, {
+      snapshot: JSON.parse(JSON.stringify(persist(actor.getSnapshot()))),
+    }).start();
     expect(restored.getSnapshot().value).toBe('running');
     expect(restored.getSnapshot().context).toEqual(actor.getSnapshot().context);
   });

@@ -28,15 +28,23 @@ async function refundSession() {
     'clerk',
     (request) => {
       const last = lastOf(request);
-      if (last?.role === 'user') return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }] };
-      if (last?.toolName === 'request_user_input') return { toolCalls: [{ name: 'lookup_order', arguments: { orderId: last.content } }] };
-      if (last?.toolName === 'lookup_order') return { toolCalls: [{ name: 'refund', arguments: { orderId: 'A1', amount: 40 } }] };
+      if (last?.role === 'user')
+        return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order number?' } }] };
+      if (last?.toolName === 'request_user_input')
+        return { toolCalls: [{ name: 'lookup_order', arguments: { orderId: last.content } }] };
+      if (last?.toolName === 'lookup_order')
+        return { toolCalls: [{ name: 'refund', arguments: { orderId: 'A1', amount: 40 } }] };
       return { text: `Done: ${last?.content}` };
     },
     [lookup, refund],
   );
   const store = new InMemoryStore();
-  const session = await new HandoffBuilder().participants(clerk).store(store).checkpoints({ every: 'step' }).build().session({ id: 'refund-1' });
+  const session = await new HandoffBuilder()
+    .participants(clerk)
+    .store(store)
+    .checkpoints({ every: 'step' })
+    .build()
+    .session({ id: 'refund-1' });
   await collect(session.send('I want a refund'));
   await pause(15);
   await collect(session.respond(session.pendingRequests[0]!.id, 'A1'));
@@ -52,7 +60,9 @@ describe('sessionTimeline and formatTimeline', () => {
     const store = await refundSession();
     const timeline = await sessionTimeline(store, 'refund-1');
     expect(timeline.counts.turns).toBe(3);
-    const turns = timeline.entries.flatMap((e) => (e.kind === 'turn' || (e.kind === 'request' && e.turn !== undefined) ? [e.turn] : []));
+    const turns = timeline.entries.flatMap((e) =>
+      e.kind === 'turn' || (e.kind === 'request' && e.turn !== undefined) ? [e.turn] : [],
+    );
     expect(turns).toEqual([1, 2, 3]);
     const text = formatTimeline(timeline);
     expect(text.split('\n')[1]).toMatch(/^3 turns · \d+ messages · 3 tool calls \(0 failed\) · \d+ checkpoints kept$/);
@@ -62,16 +72,24 @@ describe('sessionTimeline and formatTimeline', () => {
     const echo = scriptedAgent('echo', () => ({ text: 'Hi.' }));
     const session = await new HandoffBuilder().participants(echo).store(one).build().session({ id: 'one' });
     await collect(session.send('Hello'));
-    expect(formatTimeline(await sessionTimeline(one, 'one')).split('\n')[1]).toBe('1 turn · 2 messages · 0 tool calls (0 failed) · 1 checkpoint kept');
+    expect(formatTimeline(await sessionTimeline(one, 'one')).split('\n')[1]).toBe(
+      '1 turn · 2 messages · 0 tool calls (0 failed) · 1 checkpoint kept',
+    );
   });
 
   it('prints tool arguments and JSON results as JSON, not as escaped strings', async () => {
     const text = formatTimeline(await sessionTimeline(await refundSession(), 'refund-1'), { maxText: 200 });
-    expect(text).toMatch(/tool lookup_order \{"orderId":"A1"\} \(\d+ ms\) → \{"orderId":"A1","status":"delivered","total":40\}/);
-    expect(text).toContain('request tool_approval from clerk: approve refund {"orderId":"A1","amount":40} → "approved"');
+    expect(text).toMatch(
+      /tool lookup_order \{"orderId":"A1"\} \(\d+ ms\) → \{"orderId":"A1","status":"delivered","total":40\}/,
+    );
+    expect(text).toContain(
+      'request tool_approval from clerk: approve refund {"orderId":"A1","amount":40} → "approved"',
+    );
     expect(text).not.toContain('\\"');
     // Long JSON is clipped like any text.
-    expect(formatTimeline(await sessionTimeline(await refundSession(), 'refund-1'), { maxText: 10 })).toContain('tool lookup_order {"orderId…');
+    expect(formatTimeline(await sessionTimeline(await refundSession(), 'refund-1'), { maxText: 10 })).toContain(
+      'tool lookup_order {"orderId…',
+    );
   });
 
   it('tells the entries in time order', async () => {

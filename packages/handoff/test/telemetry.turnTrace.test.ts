@@ -6,7 +6,13 @@
 import { agent, FileStore, InMemoryStore, type Store, tool } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandoffBuilder, type TelemetryOptions } from '../src/index.js';
@@ -49,7 +55,13 @@ function desk(store: Store, telemetry: TelemetryOptions, refunds: string[] = [])
     description: 'Routes customers.',
     instructions: 'Route.',
     model: new ScriptedModel(
-      (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'double charge' } }], usage: { inputTokens: 50, outputTokens: 7 } } : { text: '?' }),
+      (request) =>
+        lastOf(request)?.role === 'user'
+          ? {
+              toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'double charge' } }],
+              usage: { inputTokens: 50, outputTokens: 7 },
+            }
+          : { text: '?' },
       { model: 'router-1' },
     ),
   });
@@ -70,13 +82,22 @@ function desk(store: Store, telemetry: TelemetryOptions, refunds: string[] = [])
             usage: { inputTokens: 120, outputTokens: 20 },
           };
         }
-        if (!tools.includes('refund')) return { toolCalls: [{ id: 'refund_1', name: 'refund', arguments: { amount: 40 } }], usage: { inputTokens: 160, outputTokens: 9 } };
+        if (!tools.includes('refund'))
+          return {
+            toolCalls: [{ id: 'refund_1', name: 'refund', arguments: { amount: 40 } }],
+            usage: { inputTokens: 160, outputTokens: 9 },
+          };
         return { text: 'Refunded.', usage: { inputTokens: 180, outputTokens: 3 } };
       },
       { model: 'gpt-test' },
     ),
   });
-  return new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).telemetry(telemetry).build();
+  return new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(store)
+    .telemetry(telemetry)
+    .build();
 }
 
 /** Span start order, recorded as spans start (the SDK's start times have millisecond precision: siblings started together tie). */
@@ -175,7 +196,12 @@ describe('OpenTelemetry spans of a turn', () => {
     expect(turn1.status.code).toBe(SpanStatusCode.UNSET);
 
     const triage = one(firstSpans, 'invoke_agent triage');
-    expect(triage.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'triage', 'baton.agent': 'triage', 'baton.handoff.target': 'billing' });
+    expect(triage.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'triage',
+      'baton.agent': 'triage',
+      'baton.handoff.target': 'billing',
+    });
     expect(triage.events.find((e) => e.name === 'baton.handoff')?.attributes).toEqual({
       'baton.handoff.source': 'triage',
       'baton.handoff.target': 'billing',
@@ -194,12 +220,20 @@ describe('OpenTelemetry spans of a turn', () => {
     const pay = one(firstSpans, 'execute_tool check_payments');
     expect(before(pay.startTime, look.endTime)).toBeLessThan(0);
     expect(startIndex(look)).toBeLessThan(startIndex(pay));
-    expect(look.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'look_up_order', 'gen_ai.tool.call.id': 'look_1', 'gen_ai.tool.type': 'function' });
+    expect(look.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'look_up_order',
+      'gen_ai.tool.call.id': 'look_1',
+      'gen_ai.tool.type': 'function',
+    });
     expect(look.attributes['gen_ai.tool.call.arguments']).toBeUndefined(); // contents are off by default
     expect(pay.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'pay_1', 'error.type': 'tool_error' });
 
     const refundPaused = one(firstSpans, 'execute_tool refund');
-    expect(refundPaused.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'refund_1', 'baton.tool.awaiting': 'tool_approval' });
+    expect(refundPaused.attributes).toMatchObject({
+      'gen_ai.tool.call.id': 'refund_1',
+      'baton.tool.awaiting': 'tool_approval',
+    });
     expect(refundPaused.events.find((e) => e.name === 'baton.request')?.attributes).toMatchObject({
       'baton.request.id': request!.request.id,
       'baton.request.type': 'tool_approval',
@@ -219,25 +253,48 @@ describe('OpenTelemetry spans of a turn', () => {
     await secondStore.close();
 
     const secondSpans = exporter.getFinishedSpans();
-    expect(tree(secondSpans)).toEqual(['invoke_workflow desk', '  invoke_agent billing', '    execute_tool refund', '    chat gpt-test']);
+    expect(tree(secondSpans)).toEqual([
+      'invoke_workflow desk',
+      '  invoke_agent billing',
+      '    execute_tool refund',
+      '    chat gpt-test',
+    ]);
     const turn2 = one(secondSpans, 'invoke_workflow desk');
     expect(turn2.links).toHaveLength(1);
-    expect(turn2.links[0]!.context).toMatchObject({ traceId: turn1.spanContext().traceId, spanId: turn1.spanContext().spanId });
-    expect(turn2.attributes).toMatchObject({ 'baton.session.id': 'trace-1', 'gen_ai.usage.input_tokens': 180, 'gen_ai.usage.output_tokens': 3 });
+    expect(turn2.links[0]!.context).toMatchObject({
+      traceId: turn1.spanContext().traceId,
+      spanId: turn1.spanContext().spanId,
+    });
+    expect(turn2.attributes).toMatchObject({
+      'baton.session.id': 'trace-1',
+      'gen_ai.usage.input_tokens': 180,
+      'gen_ai.usage.output_tokens': 3,
+    });
     expect(turn2.attributes['baton.turn.paused']).toBeUndefined();
     expect(one(secondSpans, 'execute_tool refund').status.code).toBe(SpanStatusCode.UNSET);
   });
 
   it('records a failed model call with ERROR status and an exception event on every open span', async () => {
     const { exporter, tracer } = recorder();
-    const broken = agent({ name: 'triage', description: 'Routes.', instructions: 'Route.', model: new ScriptedModel([{ error: new Error('model endpoint down') }]) });
+    const broken = agent({
+      name: 'triage',
+      description: 'Routes.',
+      instructions: 'Route.',
+      model: new ScriptedModel([{ error: new Error('model endpoint down') }]),
+    });
     const workflow = new HandoffBuilder({ name: 'desk' }).participants(broken).telemetry({ tracer }).build();
     const session = await workflow.session({ id: 'broken-1' });
     await expect(collect(session.send('hello'))).rejects.toThrow('model endpoint down');
     const spans = exporter.getFinishedSpans();
-    expect(tree(spans)).toEqual(['invoke_workflow desk [error]', '  invoke_agent triage [error]', '    chat scripted [error]']);
+    expect(tree(spans)).toEqual([
+      'invoke_workflow desk [error]',
+      '  invoke_agent triage [error]',
+      '    chat scripted [error]',
+    ]);
     for (const span of spans) {
-      expect(span.events.find((e) => e.name === 'exception')?.attributes).toMatchObject({ 'exception.message': 'model endpoint down' });
+      expect(span.events.find((e) => e.name === 'exception')?.attributes).toMatchObject({
+        'exception.message': 'model endpoint down',
+      });
       expect(span.attributes['error.type']).toBe('Error');
     }
   });
@@ -250,7 +307,10 @@ describe('OpenTelemetry spans of a turn', () => {
     expect(JSON.parse(String(one(spans, 'invoke_workflow desk').attributes['gen_ai.input.messages']))).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'I was charged twice for order 1234' }] },
     ]);
-    expect(one(spans, 'execute_tool look_up_order').attributes).toMatchObject({ 'gen_ai.tool.call.arguments': '{"orderId":"1234"}', 'gen_ai.tool.call.result': 'Order 1234: 40 EUR' });
+    expect(one(spans, 'execute_tool look_up_order').attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"orderId":"1234"}',
+      'gen_ai.tool.call.result': 'Order 1234: 40 EUR',
+    });
   });
 
   it('uses the globally registered tracer provider by default, and stores no trace context without one', async () => {

@@ -69,7 +69,9 @@ describe('TurnStream: send and respond can be awaited or iterated (docs/architec
     const { workflow, billing } = desk();
     const session = await workflow.session({ id: 'await-5' });
     await expect(session.send(42 as never)).rejects.toThrow(InvalidInputError);
-    await expect(session.respond('no-such-request', 'x')).rejects.toThrow(/No pending request has id "no-such-request"/);
+    await expect(session.respond('no-such-request', 'x')).rejects.toThrow(
+      /No pending request has id "no-such-request"/,
+    );
     expect(billing.model.requests).toHaveLength(0);
   });
 
@@ -89,7 +91,11 @@ describe('TurnStream: send and respond can be awaited or iterated (docs/architec
     const { workflow } = desk();
     const session = await workflow.session({ id: 'await-7' });
     const stream = session.send('Dispose early');
-    for (let step = await stream.next(); step.done !== true && step.value.type !== 'handoff'; step = await stream.next());
+    for (
+      let step = await stream.next();
+      step.done !== true && step.value.type !== 'handoff';
+      step = await stream.next()
+    );
     await stream[Symbol.asyncDispose]();
     expect(await stream.next()).toEqual({ done: true, value: undefined });
     expect((await stream).completed).toBe(false);

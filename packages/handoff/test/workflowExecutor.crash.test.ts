@@ -45,7 +45,10 @@ describe('workflow.asExecutor() after a real crash', () => {
     expect(ofType(events, 'agent.started').map((e) => e.agent)).toEqual(['billing', 'refunds']);
     expect(events.at(-1)).toMatchObject({ type: 'turn.completed', nextAgent: 'triage' });
     const stored = await store.readMessages('nested-crash', 'main');
-    expect(stored.at(-1)).toMatchObject({ agent: 'refunds', content: 'Refunded: look_up_order done, issue_refund done' });
+    expect(stored.at(-1)).toMatchObject({
+      agent: 'refunds',
+      content: 'Refunded: look_up_order done, issue_refund done',
+    });
     expect(danglingToolCalls(stored)).toEqual([]);
     expect(new Set(stored.map((m) => m.seq)).size).toBe(stored.length);
     await store.close();

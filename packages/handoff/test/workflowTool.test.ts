@@ -1,16 +1,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { HandoffBuilder } from '../src/index.js';
-import { collect, danglingToolCalls, disposeStores, embeddedStores, lastOf, ofType, scriptedAgent } from './support/helpers.js';
+import {
+  collect,
+  danglingToolCalls,
+  disposeStores,
+  embeddedStores,
+  lastOf,
+  ofType,
+  scriptedAgent,
+} from './support/helpers.js';
 
 /** A billing team (billing-triage → invoices / refunds; refunds asks the user for the order) as a tool of a lone assistant. */
 function assistantWithBillingTool() {
   const billingTriage = scriptedAgent('billing-triage', (request) => {
     const said = request.messages.findLast((m) => m.role === 'user')?.content ?? '';
-    return { toolCalls: [{ name: said.includes('invoice') ? 'handoff_to_invoices' : 'handoff_to_refunds', arguments: {} }] };
+    return {
+      toolCalls: [{ name: said.includes('invoice') ? 'handoff_to_invoices' : 'handoff_to_refunds', arguments: {} }],
+    };
   });
-  const invoices = scriptedAgent('invoices', (request) => ({ text: `Invoice sent (${request.messages.findLast((m) => m.role === 'user')?.content}).` }));
-  const refunds = scriptedAgent('refunds', () => ({ toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which order?' } }] }));
-  const billing = new HandoffBuilder({ name: 'billing' }).participants(billingTriage, invoices, refunds).coordinator(billingTriage).build();
+  const invoices = scriptedAgent('invoices', (request) => ({
+    text: `Invoice sent (${request.messages.findLast((m) => m.role === 'user')?.content}).`,
+  }));
+  const refunds = scriptedAgent('refunds', () => ({
+    toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Which order?' } }],
+  }));
+  const billing = new HandoffBuilder({ name: 'billing' })
+    .participants(billingTriage, invoices, refunds)
+    .coordinator(billingTriage)
+    .build();
   const askBilling = billing.asTool({ name: 'ask_billing', description: 'Asks the billing team.' });
   const assistant = scriptedAgent(
     'assistant',
@@ -34,8 +51,15 @@ describe.each(embeddedStores())('workflow.asTool() on %s', (_name, makeStore) =>
     const session = await desk.session({ id: 'tool-1' });
     const events = await collect(session.send('Please send my invoice for May'));
     const [result] = ofType(events, 'tool.result');
-    expect(result).toMatchObject({ toolName: 'ask_billing', isError: false, content: 'Invoice sent (Please send my invoice for May).' });
-    expect(ofType(events, 'message').at(-1)!.message).toMatchObject({ agent: 'assistant', content: 'Billing says: Invoice sent (Please send my invoice for May).' });
+    expect(result).toMatchObject({
+      toolName: 'ask_billing',
+      isError: false,
+      content: 'Invoice sent (Please send my invoice for May).',
+    });
+    expect(ofType(events, 'message').at(-1)!.message).toMatchObject({
+      agent: 'assistant',
+      content: 'Billing says: Invoice sent (Please send my invoice for May).',
+    });
     expect(billingTriage.model.requests).toHaveLength(1);
     const stored = await store.readMessages('tool-1', 'main');
     expect(stored.map((m) => m.agent ?? m.role)).toEqual(['user', 'assistant', 'assistant', 'assistant']);

@@ -21,7 +21,13 @@ export {
   EpisodeIndex,
   type LexicalRecallOptions,
 } from './episodic/episodeIndex.js';
-export { EpisodeRecall, type RecalledEpisode, type RecallMode, type RecallQuery, type RecallSettings } from './episodic/episodeRecall.js';
+export {
+  EpisodeRecall,
+  type RecalledEpisode,
+  type RecallMode,
+  type RecallQuery,
+  type RecallSettings,
+} from './episodic/episodeRecall.js';
 export { EpisodicMemory, type EpisodicMemoryOptions, type EpisodicMemoryStage } from './episodic/episodicMemory.js';
 export { type ExtractiveSummaryOptions, extractiveSummary } from './episodic/extractiveSummary.js';
 export { RECALLED_EPISODES_HEADING, recalledContextMessage } from './episodic/recalledContext.js';

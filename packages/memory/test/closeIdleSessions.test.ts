@@ -37,7 +37,11 @@ async function idleSessions(store: Store, count: number, extra: { tenantId?: str
       id,
       [
         { role: 'user', content: `My order ${5000 + i} arrived damaged.` },
-        { role: 'assistant', agent: 'shipping', content: `Sorry about order ${5000 + i}; a replacement is on its way.` },
+        {
+          role: 'assistant',
+          agent: 'shipping',
+          content: `Sorry about order ${5000 + i}; a replacement is on its way.`,
+        },
       ],
       extra,
     );
@@ -92,7 +96,8 @@ describe('closeIdleSessions', () => {
     class TouchedAfterListing extends InMemoryStore {
       override async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
         const listed = await super.listSessions(filter);
-        for (const s of listed) await this.updateSession(s.id, { lastActivityAt: new Date().toISOString() }, { expectedVersion: s.version });
+        for (const s of listed)
+          await this.updateSession(s.id, { lastActivityAt: new Date().toISOString() }, { expectedVersion: s.version });
         return listed;
       }
     }
@@ -112,7 +117,9 @@ describe('closeIdleSessions', () => {
     const failing = { name: 'broken', onSessionClose: async () => Promise.reject(new Error('disk full')) };
     const result = await closeIdleSessions({ store, idleFor: HOUR, tenantId: 'acme', providers: [failing] });
     expect(result.closed).toEqual([]);
-    expect(result.failed.map((f) => [f.sessionId, (f.error as Error).message]).sort()).toEqual(acme.map((id) => [id, 'disk full']).sort());
+    expect(result.failed.map((f) => [f.sessionId, (f.error as Error).message]).sort()).toEqual(
+      acme.map((id) => [id, 'disk full']).sort(),
+    );
     for (const id of acme) expect((await store.getSession(id, { tenantId: 'acme' }))?.status).toBe('active');
     for (const id of globex) expect((await store.getSession(id, { tenantId: 'globex' }))?.status).toBe('active');
 
@@ -162,7 +169,9 @@ describe('closeIdleSessions', () => {
   });
 
   it('rejects a bad idleFor with InvalidInputError', async () => {
-    await expect(closeIdleSessions({ store: new InMemoryStore(), idleFor: -1, providers: [] })).rejects.toThrow(InvalidInputError);
+    await expect(closeIdleSessions({ store: new InMemoryStore(), idleFor: -1, providers: [] })).rejects.toThrow(
+      InvalidInputError,
+    );
   });
 });
 
@@ -185,6 +194,8 @@ describe('startIdleSweep', () => {
   });
 
   it('rejects a non-positive interval', () => {
-    expect(() => new EpisodicMemory({ store: new InMemoryStore() }).startIdleSweep({ every: 0, idleFor: HOUR })).toThrow(/every must be a positive number/);
+    expect(() =>
+      new EpisodicMemory({ store: new InMemoryStore() }).startIdleSweep({ every: 0, idleFor: HOUR }),
+    ).toThrow(/every must be a positive number/);
   });
 });

@@ -84,11 +84,20 @@ describe('recall with an embedder', () => {
   it('falls back to lexical recall in beforeTurn when the embedder fails, and reports it', async () => {
     const embedder = new ConceptEmbedder();
     const errors: string[] = [];
-    const memory = new EpisodicMemory({ embedder, onError: (e, stage) => errors.push(`${stage}: ${(e as Error).message}`) });
+    const memory = new EpisodicMemory({
+      embedder,
+      onError: (e, stage) => errors.push(`${stage}: ${(e as Error).message}`),
+    });
     const store = await seed(memory);
     const session = await store.createSession({ id: 'chat-new', userId: 'u-1' });
     embedder.failNext = 1;
-    const args: BeforeTurnArgs = { session, branchId: 'main', input: 'my parcel again', store, signal: new AbortController().signal };
+    const args: BeforeTurnArgs = {
+      session,
+      branchId: 'main',
+      input: 'my parcel again',
+      store,
+      signal: new AbortController().signal,
+    };
     const context = await memory.beforeTurn(args);
     expect(errors).toEqual(['recall: embedding service unavailable']);
     expect(context?.[0]?.content).toContain('Conversation chat-parcel');
@@ -99,6 +108,8 @@ describe('recall with an embedder', () => {
     const memory = new EpisodicMemory({ embedder });
     const store = await seed(memory);
     embedder.failNext = 1;
-    await expect(memory.recall({ store, userId: 'u-1', query: 'parcel' })).rejects.toThrow('embedding service unavailable');
+    await expect(memory.recall({ store, userId: 'u-1', query: 'parcel' })).rejects.toThrow(
+      'embedding service unavailable',
+    );
   });
 });

@@ -1,4 +1,12 @@
-import { type BeforeTurnArgs, ConfigurationError, InMemoryStore, InvalidInputError, type NewMessage, type Session, type Store } from '@baton/core';
+import {
+  type BeforeTurnArgs,
+  ConfigurationError,
+  InMemoryStore,
+  InvalidInputError,
+  type NewMessage,
+  type Session,
+  type Store,
+} from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
 import { EpisodicMemory, RECALLED_EPISODES_HEADING } from '../src/index.js';
@@ -6,11 +14,32 @@ import { appendConversation, closeSession } from './support/conversation.js';
 
 const doubleCharge: NewMessage[] = [
   { role: 'user', content: 'Hi, I was charged twice for order 1234 last week.' },
-  { role: 'assistant', agent: 'triage', content: '' , toolCalls: [{ id: 'h1', name: 'handoff_to_billing', arguments: '{}' }] },
-  { role: 'tool', agent: 'triage', content: 'Transferred to billing.', toolCallId: 'h1', toolName: 'handoff_to_billing', isError: false, durationMs: 1 },
-  { role: 'assistant', agent: 'billing', content: 'I see two identical charges of $49.90 on order 1234. Can you confirm your account id?' },
+  {
+    role: 'assistant',
+    agent: 'triage',
+    content: '',
+    toolCalls: [{ id: 'h1', name: 'handoff_to_billing', arguments: '{}' }],
+  },
+  {
+    role: 'tool',
+    agent: 'triage',
+    content: 'Transferred to billing.',
+    toolCallId: 'h1',
+    toolName: 'handoff_to_billing',
+    isError: false,
+    durationMs: 1,
+  },
+  {
+    role: 'assistant',
+    agent: 'billing',
+    content: 'I see two identical charges of $49.90 on order 1234. Can you confirm your account id?',
+  },
   { role: 'user', content: 'Sure, it is AC-99812.' },
-  { role: 'assistant', agent: 'billing', content: 'Thanks. I issued a refund of $49.90 for the duplicate charge; it reaches your card in 3-5 business days.' },
+  {
+    role: 'assistant',
+    agent: 'billing',
+    content: 'Thanks. I issued a refund of $49.90 for the duplicate charge; it reaches your card in 3-5 business days.',
+  },
   { role: 'user', content: 'Great, thank you!' },
 ];
 
@@ -19,14 +48,25 @@ const lateParcel: NewMessage[] = [
   { role: 'assistant', agent: 'shipping', content: 'The courier shows it in transit; it should arrive on Friday.' },
 ];
 
-async function closedSession(store: Store, id: string, who: { userId: string; tenantId?: string }, messages: NewMessage[], memory: EpisodicMemory): Promise<Session> {
+async function closedSession(
+  store: Store,
+  id: string,
+  who: { userId: string; tenantId?: string },
+  messages: NewMessage[],
+  memory: EpisodicMemory,
+): Promise<Session> {
   await store.createSession({ id, ...who });
   const scope = who.tenantId === undefined ? {} : { tenantId: who.tenantId };
   await appendConversation(store, id, messages, scope);
   return closeSession(store, id, 'resolved', [memory], scope);
 }
 
-async function turnContext(memory: EpisodicMemory, store: Store, session: Session, input: string): Promise<string | undefined> {
+async function turnContext(
+  memory: EpisodicMemory,
+  store: Store,
+  session: Session,
+  input: string,
+): Promise<string | undefined> {
   const args: BeforeTurnArgs = { session, branchId: 'main', input, store, signal: new AbortController().signal };
   const messages = await memory.beforeTurn(args);
   if (messages === undefined) return undefined;
@@ -61,7 +101,11 @@ describe('EpisodicMemory', () => {
 
     expect(await turnContext(memory, store, other, 'what happened with my refund?')).toBeUndefined();
     expect(await memory.recall({ store, userId: 'u-7', query: 'refund charged twice order 1234' })).toEqual([]);
-    expect((await memory.recall({ store, userId: 'u-42', query: 'refund charged twice order 1234' })).map((r) => r.episode.id)).toEqual(['chat-81']);
+    expect(
+      (await memory.recall({ store, userId: 'u-42', query: 'refund charged twice order 1234' })).map(
+        (r) => r.episode.id,
+      ),
+    ).toEqual(['chat-81']);
   });
 
   it("never recalls another tenant's episodes, even for the same user id", async () => {
@@ -74,7 +118,9 @@ describe('EpisodicMemory', () => {
 
     expect(await turnContext(memory, store, globex, 'what happened with my refund?')).toBeUndefined();
     expect(await turnContext(memory, store, untenanted, 'what happened with my refund?')).toBeUndefined();
-    expect(await turnContext(memory, store, acme, 'what happened with my refund?')).toContain('Conversation acme-chat-1');
+    expect(await turnContext(memory, store, acme, 'what happened with my refund?')).toContain(
+      'Conversation acme-chat-1',
+    );
   });
 
   it('recalls nothing of a customer once the store erased them, or deleted the session', async () => {
@@ -84,11 +130,15 @@ describe('EpisodicMemory', () => {
     await closedSession(store, 'chat-81', { tenantId: 'acme', userId: 'u-42' }, doubleCharge, memory);
     await closedSession(store, 'chat-82', { tenantId: 'acme', userId: 'u-7' }, doubleCharge, memory);
     const query = 'refund charged twice order 1234';
-    expect((await memory.recall({ store, ...acme, userId: 'u-42', query })).map((r) => r.episode.id)).toEqual(['chat-81']);
+    expect((await memory.recall({ store, ...acme, userId: 'u-42', query })).map((r) => r.episode.id)).toEqual([
+      'chat-81',
+    ]);
 
     expect(await store.eraseUser({ ...acme, userId: 'u-42' })).toMatchObject({ sessions: 1, episodes: 1 });
     expect(await memory.recall({ store, ...acme, userId: 'u-42', query })).toEqual([]);
-    expect((await memory.recall({ store, ...acme, userId: 'u-7', query })).map((r) => r.episode.id)).toEqual(['chat-82']);
+    expect((await memory.recall({ store, ...acme, userId: 'u-7', query })).map((r) => r.episode.id)).toEqual([
+      'chat-82',
+    ]);
     expect(await store.deleteSession('chat-82', acme)).toBe(true);
     expect(await memory.recall({ store, ...acme, userId: 'u-7', query })).toEqual([]);
   });
@@ -168,15 +218,21 @@ describe('EpisodicMemory', () => {
     await closedSession(store, 'chat-81', { userId: 'u-42' }, doubleCharge, new EpisodicMemory());
     expect(await reader.recall({ userId: 'u-42', query: 'parcel headphones' })).toEqual([]);
     await closedSession(store, 'chat-82', { userId: 'u-42' }, lateParcel, new EpisodicMemory());
-    expect((await reader.recall({ userId: 'u-42', query: 'parcel headphones' })).map((r) => r.episode.id)).toEqual(['chat-82']);
+    expect((await reader.recall({ userId: 'u-42', query: 'parcel headphones' })).map((r) => r.episode.id)).toEqual([
+      'chat-82',
+    ]);
   });
 
   it('rejects bad recall input and missing configuration with named errors', async () => {
     const store = new InMemoryStore();
     const memory = new EpisodicMemory({ store });
     await expect(memory.recall({ userId: '', query: 'refund' })).rejects.toThrow(InvalidInputError);
-    await expect(memory.recall({ userId: 'u-42', query: 'refund', k: 0 })).rejects.toThrow(/k must be a positive integer, got 0/);
-    await expect(memory.recall({ userId: 'u-42', query: 'refund', mode: 'embedding' })).rejects.toThrow(ConfigurationError);
+    await expect(memory.recall({ userId: 'u-42', query: 'refund', k: 0 })).rejects.toThrow(
+      /k must be a positive integer, got 0/,
+    );
+    await expect(memory.recall({ userId: 'u-42', query: 'refund', mode: 'embedding' })).rejects.toThrow(
+      ConfigurationError,
+    );
     await expect(new EpisodicMemory().recall({ userId: 'u-42', query: 'refund' })).rejects.toThrow(/needs a store/);
     expect(() => new EpisodicMemory({ recall: { mode: 'hybrid' } })).toThrow(/needs an embedder/);
   });

@@ -18,7 +18,9 @@ const lookUpOrder = tool({
 async function sessionWithToolCalls() {
   const store = new InMemoryStore();
   await store.createSession({ id: 'chat-9', tenantId: 'acme', userId: 'u-1' });
-  await appendConversation(store, 'chat-9', [{ role: 'user', content: 'Where are orders 1234 and 0?' }], { tenantId: 'acme' });
+  await appendConversation(store, 'chat-9', [{ role: 'user', content: 'Where are orders 1234 and 0?' }], {
+    tenantId: 'acme',
+  });
   const model = new ScriptedModel([
     {
       toolCalls: [
@@ -29,7 +31,14 @@ async function sessionWithToolCalls() {
     },
     { text: 'Order 1234 has shipped; I could not find order 0.' },
   ]);
-  await runOnStore(new AgentExecutor(agent({ name: 'shipping', description: 'Shipping.', instructions: 'Help.', model, tools: [lookUpOrder] })), store, 'chat-9', { tenantId: 'acme' });
+  await runOnStore(
+    new AgentExecutor(
+      agent({ name: 'shipping', description: 'Shipping.', instructions: 'Help.', model, tools: [lookUpOrder] }),
+    ),
+    store,
+    'chat-9',
+    { tenantId: 'acme' },
+  );
   return store;
 }
 
@@ -43,9 +52,17 @@ describe('listToolCalls', () => {
       ['c2', 'look_up_order', false],
       ['c3', 'look_up_order', false],
     ]);
-    expect(calls[0]).toMatchObject({ input: { orderId: '1234' }, output: '{"orderId":"1234","status":"shipped"}', agent: 'shipping', callSeq: 2 });
+    expect(calls[0]).toMatchObject({
+      input: { orderId: '1234' },
+      output: '{"orderId":"1234","status":"shipped"}',
+      agent: 'shipping',
+      callSeq: 2,
+    });
     expect(calls[0]?.error).toBeUndefined();
-    expect(calls[1]).toMatchObject({ input: { orderId: '0' }, error: 'Error: look_up_order failed: order 0 does not exist' });
+    expect(calls[1]).toMatchObject({
+      input: { orderId: '0' },
+      error: 'Error: look_up_order failed: order 0 does not exist',
+    });
     expect(calls[2]?.input).toBe('{not json');
     expect(calls[2]?.error).toContain('not valid JSON');
     for (const call of calls) {
@@ -60,8 +77,14 @@ describe('listToolCalls', () => {
 
   it("includes a fork's inherited calls and lists nothing for a session without tools", async () => {
     const store = await sessionWithToolCalls();
-    await store.forkBranch('chat-9', { branchId: 'retry', parent: { branchId: 'main', atSeq: 5 } }, { tenantId: 'acme' });
-    expect((await listToolCalls(store, 'chat-9', { branchId: 'retry', tenantId: 'acme' })).map((c) => c.toolCallId)).toEqual(['c1', 'c2', 'c3']);
+    await store.forkBranch(
+      'chat-9',
+      { branchId: 'retry', parent: { branchId: 'main', atSeq: 5 } },
+      { tenantId: 'acme' },
+    );
+    expect(
+      (await listToolCalls(store, 'chat-9', { branchId: 'retry', tenantId: 'acme' })).map((c) => c.toolCallId),
+    ).toEqual(['c1', 'c2', 'c3']);
     await store.createSession({ id: 'quiet' });
     expect(await listToolCalls(store, 'quiet')).toEqual([]);
   });

@@ -30,7 +30,12 @@ describe('groupMessages', () => {
   });
 
   it('leaves a result that answers no call in the history alone, and an empty history empty', () => {
-    expect(groupMessages([{ role: 'tool', content: 'x', toolCallId: 'gone' }, { role: 'user', content: 'hi' }]).map((g) => g.messages.length)).toEqual([1, 1]);
+    expect(
+      groupMessages([
+        { role: 'tool', content: 'x', toolCallId: 'gone' },
+        { role: 'user', content: 'hi' },
+      ]).map((g) => g.messages.length),
+    ).toEqual([1, 1]);
     expect(groupMessages([])).toEqual([]);
   });
 });

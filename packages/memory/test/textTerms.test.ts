@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { extractiveSummary, normalizeTerm, sentences, TokenCounter, textTerms, textWords, topTerms } from '../src/index.js';
+import {
+  extractiveSummary,
+  normalizeTerm,
+  sentences,
+  TokenCounter,
+  textTerms,
+  textWords,
+  topTerms,
+} from '../src/index.js';
 
 describe('text terms', () => {
   it('normalises terms: lowercase, stop words and fillers out, Porter stems, ids kept whole', () => {
@@ -14,7 +22,11 @@ describe('text terms', () => {
   });
 
   it('ranks keywords by frequency over stems and shows their most frequent form', () => {
-    expect(topTerms(['I was charged twice for order 1234', 'Refund for the double charge on 1234'], 3)).toEqual(['charged', '1234', 'twice']);
+    expect(topTerms(['I was charged twice for order 1234', 'Refund for the double charge on 1234'], 3)).toEqual([
+      'charged',
+      '1234',
+      'twice',
+    ]);
   });
 
   it('splits sentences on Unicode boundaries', () => {
@@ -30,12 +42,22 @@ describe('text terms', () => {
 
 describe('extractiveSummary', () => {
   it('keeps the first user message and the key sentences, in transcript order', () => {
-    const summary = extractiveSummary([
-      { role: 'user', content: 'I was charged twice for order 1234.' },
-      { role: 'assistant', agent: 'billing', content: 'Hello! I see two charges on order 1234. The weather is nice today. I refunded the second charge on order 1234.' },
-      { role: 'user', content: 'Thanks a lot.' },
-    ], { sentences: 2 });
-    expect(summary).toBe('User: I was charged twice for order 1234.\nbilling: I see two charges on order 1234. I refunded the second charge on order 1234.');
+    const summary = extractiveSummary(
+      [
+        { role: 'user', content: 'I was charged twice for order 1234.' },
+        {
+          role: 'assistant',
+          agent: 'billing',
+          content:
+            'Hello! I see two charges on order 1234. The weather is nice today. I refunded the second charge on order 1234.',
+        },
+        { role: 'user', content: 'Thanks a lot.' },
+      ],
+      { sentences: 2 },
+    );
+    expect(summary).toBe(
+      'User: I was charged twice for order 1234.\nbilling: I see two charges on order 1234. I refunded the second charge on order 1234.',
+    );
   });
 
   it('cuts long summaries and gives nothing for an empty transcript', () => {

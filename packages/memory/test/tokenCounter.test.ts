@@ -3,7 +3,15 @@ import { CONTEXT_LABEL_TOKENS, encodingForModel, TokenCounter } from '../src/ind
 
 describe('encodingForModel', () => {
   it('picks o200k_base for the GPT-4o, GPT-4.1, GPT-5 and o-series families and cl100k_base for older models', () => {
-    for (const model of ['gpt-4o', 'gpt-4o-mini-2024-07-18', 'gpt-4.1-mini', 'gpt-5', 'o3-mini', 'gpt-4.1-some-future-snapshot', 'llama-3.1-70b']) {
+    for (const model of [
+      'gpt-4o',
+      'gpt-4o-mini-2024-07-18',
+      'gpt-4.1-mini',
+      'gpt-5',
+      'o3-mini',
+      'gpt-4.1-some-future-snapshot',
+      'llama-3.1-70b',
+    ]) {
       expect(encodingForModel(model), model).toBe('o200k_base');
     }
     for (const model of ['gpt-4', 'gpt-4-turbo', 'gpt-3.5-turbo', 'gpt-4-0613-custom', 'text-embedding-3-small']) {
@@ -19,7 +27,9 @@ describe('TokenCounter', () => {
     expect(new TokenCounter({ model: 'gpt-4' }).countText('tiktoken is great!')).toBe(6);
     // Cyrillic shows the two encodings apart: o200k_base has a much larger multilingual vocabulary.
     const text = 'Здравствуйте, мир';
-    expect(new TokenCounter({ model: 'gpt-4o' }).countText(text)).toBeLessThan(new TokenCounter({ model: 'gpt-4' }).countText(text));
+    expect(new TokenCounter({ model: 'gpt-4o' }).countText(text)).toBeLessThan(
+      new TokenCounter({ model: 'gpt-4' }).countText(text),
+    );
     // Special-token text in user content is counted as plain text, not rejected.
     expect(new TokenCounter().countText('<|endoftext|>')).toBe(7);
   });
@@ -37,9 +47,15 @@ describe('TokenCounter', () => {
     const call = { id: 'call_1', name: 'look_up_order', arguments: '{"orderId":"1234"}' };
     const plain = counter.countMessage({ role: 'assistant', content: '' });
     const withCall = counter.countMessage({ role: 'assistant', content: '', toolCalls: [call] });
-    expect(withCall - plain).toBe(4 + counter.countText(call.id) + counter.countText(call.name) + counter.countText(call.arguments));
-    expect(counter.countMessage({ role: 'context', content: 'x' }) - counter.countMessage({ role: 'system', content: 'x' })).toBe(CONTEXT_LABEL_TOKENS);
-    expect(counter.countMessage({ role: 'tool', content: 'ok', toolCallId: 'call_1' })).toBe(3 + counter.countText('tool') + 1 + counter.countText('call_1'));
+    expect(withCall - plain).toBe(
+      4 + counter.countText(call.id) + counter.countText(call.name) + counter.countText(call.arguments),
+    );
+    expect(
+      counter.countMessage({ role: 'context', content: 'x' }) - counter.countMessage({ role: 'system', content: 'x' }),
+    ).toBe(CONTEXT_LABEL_TOKENS);
+    expect(counter.countMessage({ role: 'tool', content: 'ok', toolCallId: 'call_1' })).toBe(
+      3 + counter.countText('tool') + 1 + counter.countText('call_1'),
+    );
   });
 
   it('truncates text to a token limit', () => {

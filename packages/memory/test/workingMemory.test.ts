@@ -3,21 +3,53 @@ import { ScriptedModel } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
 import { WorkingMemory } from '../src/index.js';
 
-const system: ModelMessage = { role: 'system', content: 'You are the billing agent of an online shop. Be brief, verify the account before refunds, never invent order data.' };
-const context: ModelMessage = { role: 'context', content: 'Earlier conversations with this user: 1. Conversation chat-1 (2025-03-02, closed: resolved). Summary: charged twice for order 1234, refunded.' };
+const system: ModelMessage = {
+  role: 'system',
+  content:
+    'You are the billing agent of an online shop. Be brief, verify the account before refunds, never invent order data.',
+};
+const context: ModelMessage = {
+  role: 'context',
+  content:
+    'Earlier conversations with this user: 1. Conversation chat-1 (2025-03-02, closed: resolved). Summary: charged twice for order 1234, refunded.',
+};
 
 /** A long history: `turns` turns, each a user message, an assistant message with 1–2 tool calls, their results, and a reply. */
 function toolHeavyHistory(turns: number): ModelMessage[] {
   const history: ModelMessage[] = [];
   for (let t = 1; t <= turns; t++) {
-    history.push({ role: 'user', content: `Turn ${t}: please check order ${1000 + t} and tell me where my refund for it stands.`, id: `u${t}` });
-    const calls = Array.from({ length: 1 + (t % 2) }, (_, c) => ({ id: `call_${t}_${c}`, name: c === 0 ? 'look_up_order' : 'look_up_refund', arguments: JSON.stringify({ orderId: String(1000 + t) }) }));
+    history.push({
+      role: 'user',
+      content: `Turn ${t}: please check order ${1000 + t} and tell me where my refund for it stands.`,
+      id: `u${t}`,
+    });
+    const calls = Array.from({ length: 1 + (t % 2) }, (_, c) => ({
+      id: `call_${t}_${c}`,
+      name: c === 0 ? 'look_up_order' : 'look_up_refund',
+      arguments: JSON.stringify({ orderId: String(1000 + t) }),
+    }));
     history.push({ role: 'assistant', agent: 'billing', content: '', toolCalls: calls, id: `a${t}` });
     for (const call of calls) {
-      const items = Array.from({ length: 3 + (t % 4) }, (_, i) => ({ sku: `SKU-${t}-${i}`, name: `Item ${i} of order ${1000 + t}`, price: 9.5 + i, status: 'shipped' }));
-      history.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: JSON.stringify({ orderId: 1000 + t, items, refund: { state: 'pending', amount: 19.9 } }), id: `r${call.id}` });
+      const items = Array.from({ length: 3 + (t % 4) }, (_, i) => ({
+        sku: `SKU-${t}-${i}`,
+        name: `Item ${i} of order ${1000 + t}`,
+        price: 9.5 + i,
+        status: 'shipped',
+      }));
+      history.push({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: JSON.stringify({ orderId: 1000 + t, items, refund: { state: 'pending', amount: 19.9 } }),
+        id: `r${call.id}`,
+      });
     }
-    history.push({ role: 'assistant', agent: 'billing', content: `Order ${1000 + t} has ${3 + (t % 4)} items; the refund of $19.90 is pending and should clear in 3-5 business days.`, id: `b${t}` });
+    history.push({
+      role: 'assistant',
+      agent: 'billing',
+      content: `Order ${1000 + t} has ${3 + (t % 4)} items; the refund of $19.90 is pending and should clear in 3-5 business days.`,
+      id: `b${t}`,
+    });
   }
   return history;
 }
@@ -72,7 +104,11 @@ describe('WorkingMemory', () => {
   it('pins the first user message when asked to', async () => {
     const memory = new WorkingMemory({ maxTokens: 2000, pinFirstUserMessage: true });
     const history = toolHeavyHistory(50);
-    const built = await memory.prepareModelInput([system, ...history, { role: 'user', content: 'Thanks. Anything else pending?' }]);
+    const built = await memory.prepareModelInput([
+      system,
+      ...history,
+      { role: 'user', content: 'Thanks. Anything else pending?' },
+    ]);
     expect(built[1]).toBe(history[0]);
     expect(memory.countTokens(built)).toBeLessThanOrEqual(2000);
     expectNoDanglingToolCalls(built);
@@ -91,7 +127,7 @@ describe('WorkingMemory', () => {
     expect(built).toEqual([system, context, newest]);
   });
 
-  it('keeps the turn\'s context where the agent loop puts it, just before the newest user message, when older history is dropped', async () => {
+  it("keeps the turn's context where the agent loop puts it, just before the newest user message, when older history is dropped", async () => {
     const memory = new WorkingMemory({ maxTokens: 600 });
     const newest: ModelMessage = { role: 'user', content: 'Where is my refund?' };
     const history = toolHeavyHistory(20);
@@ -104,7 +140,9 @@ describe('WorkingMemory', () => {
   });
 
   it("replaces dropped history with one cached summary under strategy 'summarize'", async () => {
-    const summarizer = new ScriptedModel((_, i) => ({ text: `Summary #${i + 1}: the user asked about refunds of many orders; all are pending.` }));
+    const summarizer = new ScriptedModel((_, i) => ({
+      text: `Summary #${i + 1}: the user asked about refunds of many orders; all are pending.`,
+    }));
     const memory = new WorkingMemory({ maxTokens: 2000, strategy: 'summarize', summarizer, summaryMaxTokens: 120 });
     const history = toolHeavyHistory(50);
     const ask = (text: string): ModelMessage => ({ role: 'user', content: text });
@@ -113,7 +151,11 @@ describe('WorkingMemory', () => {
     // ~15,000 dropped tokens go to the summariser in chunks of at most 6,000 tokens, each with the summary so far.
     const callsAfterFirst = memory.summaryCalls;
     expect(callsAfterFirst).toBe(3);
-    expect(first[2]).toEqual({ role: 'context', content: 'Summary of the earlier part of this conversation:\nSummary #3: the user asked about refunds of many orders; all are pending.' });
+    expect(first[2]).toEqual({
+      role: 'context',
+      content:
+        'Summary of the earlier part of this conversation:\nSummary #3: the user asked about refunds of many orders; all are pending.',
+    });
     expect(first.filter((m) => m.role === 'context')).toHaveLength(2);
     expect(memory.countTokens(first)).toBeLessThanOrEqual(2000);
     expectNoDanglingToolCalls(first);
@@ -123,7 +165,12 @@ describe('WorkingMemory', () => {
     expect(memory.summaryCalls).toBe(callsAfterFirst);
 
     // One more turn: only the newly dropped messages are sent, with the summary so far.
-    const longer = [...history, ...toolHeavyHistory(51).slice(-5).map((m) => ({ ...m, id: `${m.id}-51` }))];
+    const longer = [
+      ...history,
+      ...toolHeavyHistory(51)
+        .slice(-5)
+        .map((m) => ({ ...m, id: `${m.id}-51` })),
+    ];
     const second = await memory.prepareModelInput([system, context, ...longer, ask('And 1051?')]);
     expect(memory.summaryCalls).toBe(callsAfterFirst + 1);
     const lastRequest = summarizer.requests.at(-1)!.messages[1]!.content;
@@ -132,7 +179,7 @@ describe('WorkingMemory', () => {
     expect(memory.countTokens(second)).toBeLessThanOrEqual(2000);
   });
 
-  it("falls back to dropping when the summariser fails, and reports the error", async () => {
+  it('falls back to dropping when the summariser fails, and reports the error', async () => {
     const errors: unknown[] = [];
     const memory = new WorkingMemory({
       maxTokens: 2000,
@@ -140,7 +187,11 @@ describe('WorkingMemory', () => {
       summarizer: new ScriptedModel([{ error: new Error('model down') }]),
       onError: (e) => errors.push(e),
     });
-    const built = await memory.prepareModelInput([system, ...toolHeavyHistory(50), { role: 'user', content: 'Refund?' }]);
+    const built = await memory.prepareModelInput([
+      system,
+      ...toolHeavyHistory(50),
+      { role: 'user', content: 'Refund?' },
+    ]);
     expect(errors).toHaveLength(1);
     expect(built.filter((m) => m.role === 'context')).toEqual([]);
     expect(memory.countTokens(built)).toBeLessThanOrEqual(2000);

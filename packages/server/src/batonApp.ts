@@ -77,7 +77,11 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   registerMiddleware(app, { maxBodyBytes: options.maxBodyBytes ?? 1 << 20, authenticate: options.authenticate });
   const runs = new TurnRuns(options.events, workflow.config.store);
   const routes = createRouteContext(workflow, runs, options.keepAliveMs ?? 15_000);
-  if (options.reconcile !== undefined) reconcileEvery({ workflow, runs, olderThan: options.reconcile.olderThanMs ?? 0 }, options.reconcile.intervalMs ?? 5000);
+  if (options.reconcile !== undefined)
+    reconcileEvery(
+      { workflow, runs, olderThan: options.reconcile.olderThanMs ?? 0 },
+      options.reconcile.intervalMs ?? 5000,
+    );
   // Route groups, one file each under http/; a new group is one more line here.
   registerSessionRoutes(app, routes);
   registerTurnRoutes(app, routes);

@@ -15,7 +15,12 @@ export { type BatonAppOptions, createBatonApp } from './batonApp.js';
 export type { Authenticate, Principal } from './http/auth.js';
 export { type ErrorBody, errorResponse, STATUS_OF_CODE } from './http/errorResponse.js';
 export { HttpError } from './http/errors.js';
-export { type ResumeCutTurnsOptions, type ResumedTurn, reconcileEvery, resumeCutTurns } from './replicas/resumeCutTurns.js';
+export {
+  type ResumeCutTurnsOptions,
+  type ResumedTurn,
+  reconcileEvery,
+  resumeCutTurns,
+} from './replicas/resumeCutTurns.js';
 export type { LoggedEvent } from './streaming/branchLog.js';
 export { comparePositions, type EventPosition, formatEventId, parseEventId } from './streaming/eventId.js';
 export { TurnRuns, type TurnRunsOptions } from './streaming/turnRuns.js';

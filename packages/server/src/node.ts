@@ -23,7 +23,10 @@ export interface ServedBaton {
  * console.log(`listening on ${server.url}`);
  * ```
  */
-export function serveBaton(app: { fetch: (request: Request) => Response | Promise<Response> }, options: { port?: number; hostname?: string } = {}): Promise<ServedBaton> {
+export function serveBaton(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  options: { port?: number; hostname?: string } = {},
+): Promise<ServedBaton> {
   const hostname = options.hostname ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, (info: AddressInfo) => {

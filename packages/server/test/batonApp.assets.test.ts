@@ -15,7 +15,11 @@ import { serverDesk } from './support/serverDesk.js';
 async function assetServer(maxAssetBytes = 64 * 1024) {
   const store = new InMemoryStore();
   const { workflow } = serverDesk(store);
-  const app = createBatonApp({ workflow, maxAssetBytes, authenticate: (request) => TOKENS[request.headers.get('authorization') ?? ''] });
+  const app = createBatonApp({
+    workflow,
+    maxAssetBytes,
+    authenticate: (request) => TOKENS[request.headers.get('authorization') ?? ''],
+  });
   const server = await serveBaton(app);
   return { url: server.url, store, [Symbol.asyncDispose]: () => server.close() };
 }
@@ -25,8 +29,18 @@ type Upload = Uint8Array | ReadableStream<Uint8Array>;
 
 const PNG = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7) % 256);
 
-function upload(url: string, path: string, body: Upload | undefined, headers: Record<string, string>, token = 'Bearer acme-ann') {
-  return fetch(`${url}${path}`, { method: 'POST', headers: { authorization: token, ...headers }, ...(body === undefined ? {} : { body, duplex: 'half' }) } as RequestInit);
+function upload(
+  url: string,
+  path: string,
+  body: Upload | undefined,
+  headers: Record<string, string>,
+  token = 'Bearer acme-ann',
+) {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: token, ...headers },
+    ...(body === undefined ? {} : { body, duplex: 'half' }),
+  } as RequestInit);
 }
 
 describe('session assets over HTTP', () => {
@@ -35,10 +49,18 @@ describe('session assets over HTTP', () => {
     const ann = client(server.url);
     await ann.json('POST', '/sessions', { id: 'as-1' });
 
-    const created = await upload(server.url, '/sessions/as-1/assets?name=receipt%20%C3%A9t%C3%A9.png', PNG, { 'content-type': 'image/png' });
+    const created = await upload(server.url, '/sessions/as-1/assets?name=receipt%20%C3%A9t%C3%A9.png', PNG, {
+      'content-type': 'image/png',
+    });
     expect(created.status).toBe(201);
     const ref = (await created.json()) as AssetRef;
-    expect(ref).toMatchObject({ sessionId: 'as-1', name: 'receipt été.png', contentType: 'image/png', size: PNG.length, sha256: createHash('sha256').update(PNG).digest('hex') });
+    expect(ref).toMatchObject({
+      sessionId: 'as-1',
+      name: 'receipt été.png',
+      contentType: 'image/png',
+      size: PNG.length,
+      sha256: createHash('sha256').update(PNG).digest('hex'),
+    });
 
     expect((await ann.json('GET', '/sessions/as-1/assets')).body).toEqual({ assets: [ref] });
     const download = await ann.call('GET', `/sessions/as-1/assets/${ref.id}`);
@@ -55,7 +77,9 @@ describe('session assets over HTTP', () => {
         controller.close();
       },
     });
-    const streamed = await upload(server.url, '/sessions/as-1/assets?name=again.png', stream, { 'content-type': 'image/png' });
+    const streamed = await upload(server.url, '/sessions/as-1/assets?name=again.png', stream, {
+      'content-type': 'image/png',
+    });
     expect(streamed.status).toBe(201);
     expect(await streamed.json()).toMatchObject({ size: PNG.length, sha256: ref.sha256 });
 
@@ -77,7 +101,13 @@ describe('session assets over HTTP', () => {
       ['/sessions/as-2/assets', PNG.subarray(0, 10), { 'content-type': 'image/png' }, 400, 'INVALID_QUERY'],
       ['/sessions/as-2/assets?name=a.png', PNG.subarray(0, 10), {}, 400, 'INVALID_BODY'],
       ['/sessions/as-2/assets?name=a.png', PNG.subarray(0, 10), { 'content-type': 'not a type' }, 400, 'INVALID_INPUT'],
-      ['/sessions/as-2/assets?name=..%2F..%2Fetc%2Fpasswd', PNG.subarray(0, 10), { 'content-type': 'text/plain' }, 400, 'INVALID_INPUT'],
+      [
+        '/sessions/as-2/assets?name=..%2F..%2Fetc%2Fpasswd',
+        PNG.subarray(0, 10),
+        { 'content-type': 'text/plain' },
+        400,
+        'INVALID_INPUT',
+      ],
       ['/sessions/as-2/assets?name=big.png', PNG, { 'content-type': 'image/png' }, 413, 'ASSET_TOO_LARGE'],
       ['/sessions/%24gt/assets?name=a.png', PNG.subarray(0, 10), { 'content-type': 'image/png' }, 400, 'INVALID_ID'],
       ['/sessions/nobody/assets?name=a.png', PNG.subarray(0, 10), { 'content-type': 'image/png' }, 404, 'NOT_FOUND'],
@@ -95,9 +125,14 @@ describe('session assets over HTTP', () => {
         controller.close();
       },
     });
-    expect((await upload(server.url, '/sessions/as-2/assets?name=big.png', endless, { 'content-type': 'image/png' })).status).toBe(413);
+    expect(
+      (await upload(server.url, '/sessions/as-2/assets?name=big.png', endless, { 'content-type': 'image/png' })).status,
+    ).toBe(413);
     expect((await ann.json('GET', '/sessions/as-2/assets/..%2F..')).status).toBe(400);
-    const unknown = await ann.json('POST', '/sessions/as-2/messages', { text: 'see attached', assets: ['no-such-asset'] });
+    const unknown = await ann.json('POST', '/sessions/as-2/messages', {
+      text: 'see attached',
+      assets: ['no-such-asset'],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('no-such-asset');
     expect((await ann.json('GET', '/sessions/as-2/assets')).body).toEqual({ assets: [] });
@@ -108,10 +143,22 @@ describe('session assets over HTTP', () => {
     await using server = await assetServer();
     const ann = client(server.url);
     await ann.json('POST', '/sessions', { id: 'as-3' });
-    const ref = (await (await upload(server.url, '/sessions/as-3/assets?name=a.png', PNG.subarray(0, 10), { 'content-type': 'image/png' })).json()) as AssetRef;
+    const ref = (await (
+      await upload(server.url, '/sessions/as-3/assets?name=a.png', PNG.subarray(0, 10), { 'content-type': 'image/png' })
+    ).json()) as AssetRef;
     for (const token of ['Bearer globex-gil', 'Bearer acme-bob']) {
       const other = client(server.url, token);
-      expect((await upload(server.url, '/sessions/as-3/assets?name=b.png', PNG.subarray(0, 10), { 'content-type': 'image/png' }, token)).status).toBe(404);
+      expect(
+        (
+          await upload(
+            server.url,
+            '/sessions/as-3/assets?name=b.png',
+            PNG.subarray(0, 10),
+            { 'content-type': 'image/png' },
+            token,
+          )
+        ).status,
+      ).toBe(404);
       expect((await other.json('GET', '/sessions/as-3/assets')).status).toBe(404);
       expect((await other.json('GET', `/sessions/as-3/assets/${ref.id}`)).status).toBe(404);
       expect((await other.json('DELETE', `/sessions/as-3/assets/${ref.id}`)).status).toBe(404);

@@ -11,7 +11,13 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
       expect(created.status).toBe(201);
       const id: string = created.body.id;
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(created.body).toMatchObject({ tenantId: 'acme', userId: 'ann', status: 'active', routingState: 'idle', pendingRequests: [] });
+      expect(created.body).toMatchObject({
+        tenantId: 'acme',
+        userId: 'ann',
+        status: 'active',
+        routingState: 'idle',
+        pendingRequests: [],
+      });
 
       const first = await ann.stream('POST', `/sessions/${id}/messages`, { text: 'I was charged twice' });
       expect(first.status).toBe(200);
@@ -20,19 +26,39 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
       expect(types[0]).toBe('turn.started');
       expect(types).toContain('handoff');
       expect(types.at(-1)).toBe('turn.completed');
-      expect(first.events.find((e) => e.event === 'handoff')!.data).toMatchObject({ from: 'triage', to: 'billing', reason: 'a refund' });
+      expect(first.events.find((e) => e.event === 'handoff')!.data).toMatchObject({
+        from: 'triage',
+        to: 'billing',
+        reason: 'a refund',
+      });
       const question = first.events.find((e) => e.event === 'request')!.data.request;
       expect(question).toMatchObject({ type: 'user_input', agent: 'billing', prompt: 'What is your order number?' });
       for (const event of first.events) expect(event.data.type).toBe(event.event);
-      expectIncreasingIds(first.events.map((e) => e.id), id);
+      expectIncreasingIds(
+        first.events.map((e) => e.id),
+        id,
+      );
 
       const info = await ann.json('GET', `/sessions/${id}`);
-      expect(info.body).toMatchObject({ routingState: 'awaitingRequest', activeAgent: 'billing', pendingRequests: [{ id: question.id, type: 'user_input' }] });
+      expect(info.body).toMatchObject({
+        routingState: 'awaitingRequest',
+        activeAgent: 'billing',
+        pendingRequests: [{ id: question.id, type: 'user_input' }],
+      });
 
       const second = await ann.stream('POST', `/sessions/${id}/requests/${question.id}`, { text: '1234' });
       const approval = second.events.find((e) => e.event === 'request')!.data.request;
-      expect(approval).toMatchObject({ type: 'tool_approval', toolName: 'refund', arguments: '{"orderId":"1234","amount":40}' });
-      expect(second.events.filter((e) => e.event === 'message.delta').map((e) => e.data.delta).join('')).toBe('Let me refund that.');
+      expect(approval).toMatchObject({
+        type: 'tool_approval',
+        toolName: 'refund',
+        arguments: '{"orderId":"1234","amount":40}',
+      });
+      expect(
+        second.events
+          .filter((e) => e.event === 'message.delta')
+          .map((e) => e.data.delta)
+          .join(''),
+      ).toBe('Let me refund that.');
       expect(server.refunds).toEqual([]);
 
       const third = await ann.stream('POST', `/sessions/${id}/requests/${approval.id}`, { approved: true });
@@ -40,12 +66,28 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
       const deltas = third.events.filter((e) => e.event === 'message.delta');
       expect(deltas.length).toBeGreaterThan(3);
       const answer = third.events.findLast((e) => e.event === 'message')!.data.message;
-      expect(answer).toMatchObject({ role: 'assistant', agent: 'billing', content: 'All done. Refunded 40 EUR for order 1234. Anything else I can do for you today?' });
+      expect(answer).toMatchObject({
+        role: 'assistant',
+        agent: 'billing',
+        content: 'All done. Refunded 40 EUR for order 1234. Anything else I can do for you today?',
+      });
       expect(deltas.map((e) => e.data.delta).join('')).toBe(answer.content);
-      expectIncreasingIds([...first.events, ...second.events, ...third.events].map((e) => e.id), id);
+      expectIncreasingIds(
+        [...first.events, ...second.events, ...third.events].map((e) => e.id),
+        id,
+      );
 
       const messages = await ann.json('GET', `/sessions/${id}/messages`);
-      expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+      expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+        'assistant',
+      ]);
       const tail = await ann.json('GET', `/sessions/${id}/messages?fromSeq=7`);
       expect(tail.body.messages.map((m: { seq: number }) => m.seq)).toEqual([7, 8]);
 
@@ -65,14 +107,22 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
       const ann = client(server.url);
       await ann.json('POST', '/sessions', { id: 'reject-1' });
       const asked = await ann.json('POST', '/sessions/reject-1/messages', { text: 'Refund please' });
-      const approval = await ann.json('POST', `/sessions/reject-1/requests/${asked.body.pendingRequests[0].id}`, { text: '1234' });
-      const rejected = await ann.stream('POST', `/sessions/reject-1/requests/${approval.body.pendingRequests[0].id}`, { approved: false, reason: 'duplicate claim' });
+      const approval = await ann.json('POST', `/sessions/reject-1/requests/${asked.body.pendingRequests[0].id}`, {
+        text: '1234',
+      });
+      const rejected = await ann.stream('POST', `/sessions/reject-1/requests/${approval.body.pendingRequests[0].id}`, {
+        approved: false,
+        reason: 'duplicate claim',
+      });
       expect(server.refunds).toEqual([]);
       const result = rejected.events.find((e) => e.event === 'tool.result' && e.data.toolName === 'refund')!.data;
       expect(result.isError).toBe(true);
       expect(result.content).toContain('duplicate claim');
       expect(rejected.events.at(-1)!.event).toBe('turn.completed');
-      expect((await ann.json('GET', '/sessions/reject-1')).body).toMatchObject({ routingState: 'idle', pendingRequests: [] });
+      expect((await ann.json('GET', '/sessions/reject-1')).body).toMatchObject({
+        routingState: 'idle',
+        pendingRequests: [],
+      });
     } finally {
       await server.close();
     }
@@ -85,8 +135,19 @@ describe('a whole conversation over HTTP (real server on 127.0.0.1)', () => {
       const id = (await ann.json('POST', '/sessions', { id: 'json-1' })).body.id;
       const turn = await ann.json('POST', `/sessions/${id}/messages`, { text: 'Refund please' });
       expect(turn.status).toBe(200);
-      expect(turn.body).toMatchObject({ sessionId: 'json-1', branchId: 'main', completed: true, nextAgent: 'billing', pendingRequests: [{ type: 'user_input' }] });
-      expect(turn.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(turn.body).toMatchObject({
+        sessionId: 'json-1',
+        branchId: 'main',
+        completed: true,
+        nextAgent: 'billing',
+        pendingRequests: [{ type: 'user_input' }],
+      });
+      expect(turn.body.messages.map((m: { role: string }) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+      ]);
     } finally {
       await server.close();
     }

@@ -54,7 +54,9 @@ describe('bad requests get named errors and change nothing', () => {
       const unknown = await ann.json('POST', '/sessions/err-2/requests/r-404', { text: '1234' });
       expect(unknown.status).toBe(404);
       expect(unknown.body.error.message).toContain('"r-404"');
-      const wrongKind = await ann.json('POST', `/sessions/err-2/requests/${asked.body.pendingRequests[0].id}`, { approved: true });
+      const wrongKind = await ann.json('POST', `/sessions/err-2/requests/${asked.body.pendingRequests[0].id}`, {
+        approved: true,
+      });
       expect(wrongKind.status).toBe(400);
       expect(wrongKind.body.error.code).toBe('INVALID_INPUT');
       expect((await ann.json('GET', '/sessions/err-2/messages?branch=nope')).status).toBe(404);
@@ -77,11 +79,17 @@ describe('bad requests get named errors and change nothing', () => {
       await until(() => gate.waiting > 0);
       const second = await ann.json('POST', '/sessions/race-1/messages', { text: 'second' });
       expect(second.status).toBe(409);
-      expect(second.body.error).toMatchObject({ code: 'CONCURRENCY', message: expect.stringContaining('A turn is running on session "race-1"') });
+      expect(second.body.error).toMatchObject({
+        code: 'CONCURRENCY',
+        message: expect.stringContaining('A turn is running on session "race-1"'),
+      });
       // Another server on the same store is refused too: the branch's lease is held by this one.
       const other = await client(two.url).json('POST', '/sessions/race-1/messages', { text: 'from elsewhere' });
       expect(other.status).toBe(409);
-      expect(other.body.error).toMatchObject({ code: 'CONCURRENCY', message: expect.stringContaining('follow it with GET /sessions/race-1/events') });
+      expect(other.body.error).toMatchObject({
+        code: 'CONCURRENCY',
+        message: expect.stringContaining('follow it with GET /sessions/race-1/events'),
+      });
       gate.open();
       const done = await running;
       expect(done.status).toBe(200);

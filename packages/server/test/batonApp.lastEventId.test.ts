@@ -8,12 +8,18 @@ import { createGate, until } from './support/serverDesk.js';
 async function toApproval(ann: ReturnType<typeof client>, id: string): Promise<string> {
   await ann.json('POST', '/sessions', { id });
   const asked = await ann.json('POST', `/sessions/${id}/messages`, { text: 'I was charged twice' });
-  const approval = await ann.json('POST', `/sessions/${id}/requests/${asked.body.pendingRequests[0].id}`, { text: '1234' });
+  const approval = await ann.json('POST', `/sessions/${id}/requests/${asked.body.pendingRequests[0].id}`, {
+    text: '1234',
+  });
   return approval.body.pendingRequests[0].id;
 }
 
 /** Reads an SSE response until `stop` says so, then disconnects (aborts the request). */
-async function readUntil(response: Response, controller: AbortController, stop: (events: ReceivedEvent[]) => boolean): Promise<ReceivedEvent[]> {
+async function readUntil(
+  response: Response,
+  controller: AbortController,
+  stop: (events: ReceivedEvent[]) => boolean,
+): Promise<ReceivedEvent[]> {
   const events: ReceivedEvent[] = [];
   for await (const event of sseMessages(response)) {
     events.push(event);
@@ -34,20 +40,35 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
       const approvalId = await toApproval(ann, 'resume-1');
       // A supervisor follows the branch the whole time: the reference of what was sent.
       const followController = new AbortController();
-      const follower = await ann.call('GET', '/sessions/resume-1/events?follow=true', undefined, { accept: 'text/event-stream' }, followController.signal);
+      const follower = await ann.call(
+        'GET',
+        '/sessions/resume-1/events?follow=true',
+        undefined,
+        { accept: 'text/event-stream' },
+        followController.signal,
+      );
       const followed = readUntil(follower, followController, (events) => events.at(-1)?.event === 'turn.completed');
 
       gate.close();
       gate.allow(3);
       const controller = new AbortController();
-      const response = await ann.call('POST', `/sessions/resume-1/requests/${approvalId}`, { approved: true }, { accept: 'text/event-stream' }, controller.signal);
+      const response = await ann.call(
+        'POST',
+        `/sessions/resume-1/requests/${approvalId}`,
+        { approved: true },
+        { accept: 'text/event-stream' },
+        controller.signal,
+      );
       const before = await readUntil(response, controller, (events) => deltas(events) === 2);
       expect(before.at(-1)!.event).toBe('message.delta');
 
       // While nobody listens on the turn's own response, the turn goes on.
       gate.allow(4);
       await until(() => gate.waiting > 0);
-      const reconnect = await ann.call('GET', '/sessions/resume-1/events', undefined, { accept: 'text/event-stream', 'last-event-id': before.at(-1)!.id });
+      const reconnect = await ann.call('GET', '/sessions/resume-1/events', undefined, {
+        accept: 'text/event-stream',
+        'last-event-id': before.at(-1)!.id,
+      });
       expect(reconnect.status).toBe(200);
       const rest: ReceivedEvent[] = [];
       const reading = (async () => {
@@ -63,7 +84,12 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
       expect(seen.map((e) => e.data)).toEqual(reference.map((e) => e.data));
       expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
       expect(seen.filter((e) => e.event === 'turn.completed')).toHaveLength(1);
-      expect(seen.filter((e) => e.event === 'message.delta').map((e) => e.data.delta).join('')).toBe('All done. Refunded 40 EUR for order 1234. Anything else I can do for you today?');
+      expect(
+        seen
+          .filter((e) => e.event === 'message.delta')
+          .map((e) => e.data.delta)
+          .join(''),
+      ).toBe('All done. Refunded 40 EUR for order 1234. Anything else I can do for you today?');
       expect(server.refunds).toEqual(['1234:40']);
     } finally {
       gate.open();
@@ -80,7 +106,13 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
       gate.close();
       gate.allow(2);
       const controller = new AbortController();
-      const response = await ann.call('POST', `/sessions/resume-2/requests/${approvalId}`, { approved: true }, { accept: 'text/event-stream' }, controller.signal);
+      const response = await ann.call(
+        'POST',
+        `/sessions/resume-2/requests/${approvalId}`,
+        { approved: true },
+        { accept: 'text/event-stream' },
+        controller.signal,
+      );
       const before = await readUntil(response, controller, (events) => deltas(events) === 1);
       await until(() => gate.waiting > 0);
       // The client is gone and the turn is held mid-stream: GET answers at once, without waiting for the turn.
@@ -95,13 +127,23 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
       }
       expect(info.body).toMatchObject({ running: false, routingState: 'idle', pendingRequests: [] });
       const stored = await ann.json('GET', '/sessions/resume-2/messages');
-      expect(stored.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: expect.stringContaining('Refunded 40 EUR') });
+      expect(stored.body.messages.at(-1)).toMatchObject({
+        role: 'assistant',
+        content: expect.stringContaining('Refunded 40 EUR'),
+      });
 
-      const rest = await ann.stream('GET', '/sessions/resume-2/events', undefined, { 'last-event-id': before.at(-1)!.id });
+      const rest = await ann.stream('GET', '/sessions/resume-2/events', undefined, {
+        'last-event-id': before.at(-1)!.id,
+      });
       expect(rest.events.at(-1)!.event).toBe('turn.completed');
       const seen = [...before, ...rest.events];
       expect(seen[0]!.event).toBe('turn.started');
-      expect(seen.filter((e) => e.event === 'message.delta').map((e) => e.data.delta).join('')).toBe(stored.body.messages.at(-1).content);
+      expect(
+        seen
+          .filter((e) => e.event === 'message.delta')
+          .map((e) => e.data.delta)
+          .join(''),
+      ).toBe(stored.body.messages.at(-1).content);
       expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
     } finally {
       gate.open();
@@ -121,7 +163,9 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
 
     const second = await startDeskServer({ store });
     try {
-      const replay = await client(second.url).stream('GET', '/sessions/resume-3/events', undefined, { 'last-event-id': lastSeen.id });
+      const replay = await client(second.url).stream('GET', '/sessions/resume-3/events', undefined, {
+        'last-event-id': lastSeen.id,
+      });
       const missed = turn.events.slice(turn.events.indexOf(lastSeen) + 1);
       expect(replay.events.map((e) => e.id)).toEqual(missed.map((e) => e.id));
       expect(replay.events.map((e) => e.data)).toEqual(missed.map((e) => e.data));

@@ -60,7 +60,11 @@ describe.each(stores)('POST /sessions with metadata the store refuses (%s)', (_n
     await using server = await startDeskServer({ store });
     try {
       const ann = client(server.url);
-      const refused = await ann.json('POST', '/sessions', body('deep-1', `${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}`));
+      const refused = await ann.json(
+        'POST',
+        '/sessions',
+        body('deep-1', `${'{"a":'.repeat(2_000)}1${'}'.repeat(2_000)}`),
+      );
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe('INVALID_INPUT');
       expect(refused.body.error.message).toContain(`metadata is nested more than ${MAX_METADATA_DEPTH} levels deep`);
@@ -81,16 +85,22 @@ describe('POST /sessions/:id/messages while an approval waits', () => {
     const ann = client(server.url);
     await ann.json('POST', '/sessions', { id: 'wait-1' });
     const asked = await ann.json('POST', '/sessions/wait-1/messages', { text: 'I was charged twice' });
-    const approval = await ann.json('POST', `/sessions/wait-1/requests/${asked.body.pendingRequests[0].id}`, { text: 'A-1' });
+    const approval = await ann.json('POST', `/sessions/wait-1/requests/${asked.body.pendingRequests[0].id}`, {
+      text: 'A-1',
+    });
     const [request] = approval.body.pendingRequests;
     expect(request).toMatchObject({ type: 'tool_approval', toolName: 'refund' });
 
     const refused = await ann.json('POST', '/sessions/wait-1/messages', { text: 'hello?' });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('INVALID_INPUT');
-    expect(refused.body.error.message).toContain(`POST /sessions/wait-1/requests/${request.id} with { "approved": true }`);
+    expect(refused.body.error.message).toContain(
+      `POST /sessions/wait-1/requests/${request.id} with { "approved": true }`,
+    );
     expect(refused.body.error.message).not.toContain('session.respond');
-    const chat = await ann.json('POST', '/sessions/wait-1/chat', { messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello?' }] }] });
+    const chat = await ann.json('POST', '/sessions/wait-1/chat', {
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello?' }] }],
+    });
     expect(chat.status).toBe(400);
     expect(chat.body.error.message).toContain(`POST /sessions/wait-1/requests/${request.id}`);
 

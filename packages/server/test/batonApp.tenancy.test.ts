@@ -25,7 +25,10 @@ describe('the auth hook keeps tenants (and users) apart', () => {
       ];
       for (const attempt of attempts) {
         expect(attempt.status).toBe(404);
-        expect(attempt.body.error).toEqual({ code: 'NOT_FOUND', message: expect.stringContaining('"acme-chat" does not exist') });
+        expect(attempt.body.error).toEqual({
+          code: 'NOT_FOUND',
+          message: expect.stringContaining('"acme-chat" does not exist'),
+        });
       }
       // Taking the id is refused without telling whose it is.
       const taken = await gil.json('POST', '/sessions', { id: 'acme-chat' });
@@ -33,7 +36,11 @@ describe('the auth hook keeps tenants (and users) apart', () => {
       expect(taken.body.error.message).not.toMatch(/tenant|ann/);
 
       const mine = await ann.json('GET', '/sessions/acme-chat');
-      expect(mine.body).toMatchObject({ status: 'active', routingState: 'awaitingRequest', pendingRequests: [{ id: requestId }] });
+      expect(mine.body).toMatchObject({
+        status: 'active',
+        routingState: 'awaitingRequest',
+        pendingRequests: [{ id: requestId }],
+      });
       expect((await ann.json('GET', '/sessions/acme-chat/messages')).body.messages).toHaveLength(4);
       expect((await ann.json('GET', '/sessions/acme-chat/branches')).body.branches).toHaveLength(1);
     } finally {
@@ -41,7 +48,7 @@ describe('the auth hook keeps tenants (and users) apart', () => {
     }
   });
 
-  it("another user of the same tenant gets 404 too; a request without a known token gets 401", async () => {
+  it('another user of the same tenant gets 404 too; a request without a known token gets 401', async () => {
     const server = await startDeskServer();
     try {
       const ann = client(server.url, 'Bearer acme-ann');

@@ -30,7 +30,12 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
       const viaProxy = client(proxy.url);
       expect((await viaProxy.json('POST', '/sessions', { id: 'rr-1' })).status).toBe(201);
       expect((await client(two!.url).json('GET', '/sessions/rr-1')).status).toBe(200); // replica 2 has read the session once
-      const turn = await client(one!.url).call('POST', '/sessions/rr-1/messages', { text: 'I was charged twice' }, { accept: 'text/event-stream' });
+      const turn = await client(one!.url).call(
+        'POST',
+        '/sessions/rr-1/messages',
+        { text: 'I was charged twice' },
+        { accept: 'text/event-stream' },
+      );
       const reference: ReceivedEvent[] = [];
       let midTurn: ReceivedEvent[] | undefined;
       let refused: { status: number; calls: number } | undefined;
@@ -40,22 +45,34 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
           const callsBefore = await two!.modelCalls();
           const send = await client(two!.url).json('POST', '/sessions/rr-1/messages', { text: 'and again' });
           refused = { status: send.status, calls: (await two!.modelCalls()) - callsBefore };
-          expect((await client(two!.url).json('GET', '/sessions/rr-1')).body).toMatchObject({ running: true, routingState: 'running' });
+          expect((await client(two!.url).json('GET', '/sessions/rr-1')).body).toMatchObject({
+            running: true,
+            routingState: 'running',
+          });
           // Replica 2 never ran this turn: it reads the store's event log and follows it by polling.
-          const rest = await client(two!.url).stream('GET', '/sessions/rr-1/events', undefined, { 'last-event-id': event.id });
+          const rest = await client(two!.url).stream('GET', '/sessions/rr-1/events', undefined, {
+            'last-event-id': event.id,
+          });
           midTurn = rest.events;
         }
       }
       expect(refused).toEqual({ status: 409, calls: 0 });
       expect(reference.length).toBeGreaterThanOrEqual(40);
       expect(reference.at(-1)!.event).toBe('turn.completed');
-      expect(reference.filter((e) => e.event === 'message.delta').map((e) => e.data.delta).join('')).toBe(BILLING_REPLY);
+      expect(
+        reference
+          .filter((e) => e.event === 'message.delta')
+          .map((e) => e.data.delta)
+          .join(''),
+      ).toBe(BILLING_REPLY);
       expect(ids([...reference.slice(0, 12), ...midTurn!])).toEqual(ids(reference));
       expect([...reference.slice(0, 12), ...midTurn!].map((e) => e.data)).toEqual(reference.map((e) => e.data));
 
       // After the turn, from every boundary, through the proxy (so on both replicas in turn).
       for (let i = 0; i < reference.length; i++) {
-        const rest = await viaProxy.stream('GET', '/sessions/rr-1/events', undefined, { 'last-event-id': reference[i]!.id });
+        const rest = await viaProxy.stream('GET', '/sessions/rr-1/events', undefined, {
+          'last-event-id': reference[i]!.id,
+        });
         expect(ids(rest.events), `after ${reference[i]!.id}`).toEqual(ids(reference.slice(i + 1)));
       }
       const stored = new FileStore({ directory });
@@ -71,7 +88,12 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
     const owner = await startReplica({ REPLICA_STORE_DIR: directory, REPLICA_PACE_MS: '40', REPLICA_LEASE_MS: '1500' });
     replicas.push(owner);
     await client(owner.url).json('POST', '/sessions', { id: 'cut-1' });
-    const turn = await client(owner.url).call('POST', '/sessions/cut-1/messages', { text: 'I was charged twice' }, { accept: 'text/event-stream' });
+    const turn = await client(owner.url).call(
+      'POST',
+      '/sessions/cut-1/messages',
+      { text: 'I was charged twice' },
+      { accept: 'text/event-stream' },
+    );
     let deltas = 0;
     for await (const event of sseMessages(turn)) {
       if (event.event === 'message.delta' && ++deltas === 5) break;
@@ -95,8 +117,15 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
       const calls = await Promise.all(racers.map((racer) => racer.modelCalls()));
       expect(calls.reduce((a, b) => a + b, 0)).toBe(1); // billing's step, run again once; triage's handoff was stored
       // A client that saw the cut run's events follows the re-run on any replica.
-      const events = await client(racers[0]!.url).stream('GET', '/sessions/cut-1/events', undefined, { 'last-event-id': 'cut-1/main/1:0.0' });
-      expect(events.events.filter((e) => e.event === 'message.delta' && e.id.startsWith('cut-1/main/2:')).map((e) => e.data.delta).join('')).toBe(BILLING_REPLY);
+      const events = await client(racers[0]!.url).stream('GET', '/sessions/cut-1/events', undefined, {
+        'last-event-id': 'cut-1/main/1:0.0',
+      });
+      expect(
+        events.events
+          .filter((e) => e.event === 'message.delta' && e.id.startsWith('cut-1/main/2:'))
+          .map((e) => e.data.delta)
+          .join(''),
+      ).toBe(BILLING_REPLY);
     } finally {
       await store.close();
     }
@@ -107,7 +136,12 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
     const first = await startReplica({ ...env, REPLICA_PACE_MS: '40' });
     replicas.push(first);
     await client(first.url).json('POST', '/sessions', { id: 'f4-1' });
-    const turn = await client(first.url).call('POST', '/sessions/f4-1/messages', { text: 'I was charged twice' }, { accept: 'text/event-stream' });
+    const turn = await client(first.url).call(
+      'POST',
+      '/sessions/f4-1/messages',
+      { text: 'I was charged twice' },
+      { accept: 'text/event-stream' },
+    );
     const seen: ReceivedEvent[] = [];
     for await (const event of sseMessages(turn)) {
       seen.push(event);
@@ -127,7 +161,9 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
     const stored = new FileStore({ directory });
     try {
       const messages = await stored.readMessages('f4-1', 'main');
-      const rest = await client(second.url).stream('GET', '/sessions/f4-1/events', undefined, { 'last-event-id': stale });
+      const rest = await client(second.url).stream('GET', '/sessions/f4-1/events', undefined, {
+        'last-event-id': stale,
+      });
       const shown = rest.events.filter((e) => e.event === 'message').map((e) => e.data.message.id);
       for (const message of messages) expect(shown, `message ${message.seq} (${message.role})`).toContain(message.id);
       expect(new Set(ids(rest.events)).size).toBe(rest.events.length);

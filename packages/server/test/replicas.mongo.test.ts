@@ -25,7 +25,12 @@ describe('replicas on one MongoStore (FerretDB) behind a round-robin proxy (chil
       const viaProxy = client(proxy.url);
       expect((await viaProxy.json('POST', '/sessions', { id: 'rr-m' })).status).toBe(201);
       expect((await client(two!.url).json('GET', '/sessions/rr-m')).status).toBe(200);
-      const turn = await client(one!.url).call('POST', '/sessions/rr-m/messages', { text: 'I was charged twice' }, { accept: 'text/event-stream' });
+      const turn = await client(one!.url).call(
+        'POST',
+        '/sessions/rr-m/messages',
+        { text: 'I was charged twice' },
+        { accept: 'text/event-stream' },
+      );
       const reference: ReceivedEvent[] = [];
       let midTurn: ReceivedEvent[] | undefined;
       let refused: { status: number; calls: number } | undefined;
@@ -35,15 +40,24 @@ describe('replicas on one MongoStore (FerretDB) behind a round-robin proxy (chil
           const callsBefore = await two!.modelCalls();
           const send = await client(two!.url).json('POST', '/sessions/rr-m/messages', { text: 'and again' });
           refused = { status: send.status, calls: (await two!.modelCalls()) - callsBefore };
-          midTurn = (await client(two!.url).stream('GET', '/sessions/rr-m/events', undefined, { 'last-event-id': event.id })).events;
+          midTurn = (
+            await client(two!.url).stream('GET', '/sessions/rr-m/events', undefined, { 'last-event-id': event.id })
+          ).events;
         }
       }
       expect(refused).toEqual({ status: 409, calls: 0 });
       expect(reference.length).toBeGreaterThanOrEqual(40);
-      expect(reference.filter((e) => e.event === 'message.delta').map((e) => e.data.delta).join('')).toBe(BILLING_REPLY);
+      expect(
+        reference
+          .filter((e) => e.event === 'message.delta')
+          .map((e) => e.data.delta)
+          .join(''),
+      ).toBe(BILLING_REPLY);
       expect(ids([...reference.slice(0, 12), ...midTurn!])).toEqual(ids(reference));
       for (let i = 0; i < reference.length; i++) {
-        const rest = await viaProxy.stream('GET', '/sessions/rr-m/events', undefined, { 'last-event-id': reference[i]!.id });
+        const rest = await viaProxy.stream('GET', '/sessions/rr-m/events', undefined, {
+          'last-event-id': reference[i]!.id,
+        });
         expect(ids(rest.events), `after ${reference[i]!.id}`).toEqual(ids(reference.slice(i + 1)));
       }
     } finally {

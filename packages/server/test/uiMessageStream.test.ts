@@ -5,12 +5,25 @@ import { client } from './support/httpClient.js';
 
 /** Sends `text` the way `useChat` does (the `ai` package's own transport over real HTTP) and reads the answer as `useChat` would. */
 async function useChatTurn(url: string, sessionId: string, history: UIMessage[], text: string) {
-  const transport = new DefaultChatTransport<UIMessage>({ api: `${url}/sessions/${sessionId}/chat`, headers: { authorization: 'Bearer acme-ann' } });
-  const messages: UIMessage[] = [...history, { id: `u-${history.length}`, role: 'user', parts: [{ type: 'text', text }] }];
-  const stream = await transport.sendMessages({ trigger: 'submit-message', chatId: sessionId, messageId: undefined, messages, abortSignal: undefined });
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: `${url}/sessions/${sessionId}/chat`,
+    headers: { authorization: 'Bearer acme-ann' },
+  });
+  const messages: UIMessage[] = [
+    ...history,
+    { id: `u-${history.length}`, role: 'user', parts: [{ type: 'text', text }] },
+  ];
+  const stream = await transport.sendMessages({
+    trigger: 'submit-message',
+    chatId: sessionId,
+    messageId: undefined,
+    messages,
+    abortSignal: undefined,
+  });
   const errors: unknown[] = [];
   let last: UIMessage | undefined;
-  for await (const message of readUIMessageStream<UIMessage>({ stream, onError: (error) => errors.push(error) })) last = message;
+  for await (const message of readUIMessageStream<UIMessage>({ stream, onError: (error) => errors.push(error) }))
+    last = message;
   return { message: last!, errors, messages };
 }
 
@@ -24,19 +37,34 @@ describe('the Vercel AI SDK UI message stream protocol (POST /sessions/:id/chat)
       expect(first.message.role).toBe('assistant');
       const types = first.message.parts.map((p) => p.type);
       expect(types).toContain('data-handoff');
-      expect(first.message.parts.find((p) => p.type === 'data-handoff')).toMatchObject({ data: { from: 'triage', to: 'billing', reason: 'a refund' } });
-      expect(first.message.parts.find((p) => p.type === 'dynamic-tool' && p.toolName === 'handoff_to_billing')).toMatchObject({ state: 'output-available', output: 'Transferred to billing.' });
-      const request = first.message.parts.find((p) => p.type === 'data-request') as { data: { type: string; prompt: string } } | undefined;
+      expect(first.message.parts.find((p) => p.type === 'data-handoff')).toMatchObject({
+        data: { from: 'triage', to: 'billing', reason: 'a refund' },
+      });
+      expect(
+        first.message.parts.find((p) => p.type === 'dynamic-tool' && p.toolName === 'handoff_to_billing'),
+      ).toMatchObject({ state: 'output-available', output: 'Transferred to billing.' });
+      const request = first.message.parts.find((p) => p.type === 'data-request') as
+        | { data: { type: string; prompt: string } }
+        | undefined;
       expect(request?.data).toMatchObject({ type: 'user_input', prompt: 'What is your order number?' });
 
       const second = await useChatTurn(server.url, 'ui-1', [...first.messages, first.message], '1234');
       expect(second.errors).toEqual([]);
-      expect(second.message.parts.find((p) => p.type === 'dynamic-tool' && p.toolName === 'request_user_input')).toMatchObject({ state: 'output-available', input: null, output: '1234' });
+      expect(
+        second.message.parts.find((p) => p.type === 'dynamic-tool' && p.toolName === 'request_user_input'),
+      ).toMatchObject({ state: 'output-available', input: null, output: '1234' });
       const text = second.message.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text);
       expect(text).toEqual(['Let me refund that.']);
-      expect(second.message.parts.find((p) => p.type === 'dynamic-tool' && p.toolName === 'refund')).toMatchObject({ input: { orderId: '1234', amount: 40 } });
-      expect(second.message.parts.find((p) => p.type === 'data-request')).toMatchObject({ data: { type: 'tool_approval', toolName: 'refund' } });
-      expect(second.message.parts.at(-1)).toMatchObject({ type: 'data-turn-completed', data: { nextAgent: 'billing' } });
+      expect(second.message.parts.find((p) => p.type === 'dynamic-tool' && p.toolName === 'refund')).toMatchObject({
+        input: { orderId: '1234', amount: 40 },
+      });
+      expect(second.message.parts.find((p) => p.type === 'data-request')).toMatchObject({
+        data: { type: 'tool_approval', toolName: 'refund' },
+      });
+      expect(second.message.parts.at(-1)).toMatchObject({
+        type: 'data-turn-completed',
+        data: { nextAgent: 'billing' },
+      });
     } finally {
       await server.close();
     }
@@ -47,11 +75,15 @@ describe('the Vercel AI SDK UI message stream protocol (POST /sessions/:id/chat)
     try {
       const ann = client(server.url);
       await ann.json('POST', '/sessions', { id: 'ui-2' });
-      const response = await ann.call('POST', '/sessions/ui-2/chat', { messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] });
+      const response = await ann.call('POST', '/sessions/ui-2/chat', {
+        messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+      });
       expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
       const body = await response.text();
       expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
-      const bad = await ann.json('POST', '/sessions/ui-2/chat', { messages: [{ id: 'm', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] });
+      const bad = await ann.json('POST', '/sessions/ui-2/chat', {
+        messages: [{ id: 'm', role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }],
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error.message).toContain('messages.0.role');
       const empty = await ann.json('POST', '/sessions/ui-2/chat', { messages: [] });

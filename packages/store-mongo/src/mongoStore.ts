@@ -35,7 +35,12 @@ import { createIndexes, type MongoCollections, openCollections } from './collect
 import type { MongoContext } from './collections/mongoContext.js';
 import { toStoreError, withStoreErrors } from './collections/mongoErrors.js';
 import { migrateTenantFields, type TenantFieldsReport } from './migrations/migrateTenantFields.js';
-import { type MongoStoreConnection, type MongoStoreOptions, type ResolvedMongoStoreOptions, resolveMongoStoreOptions } from './mongoStoreOptions.js';
+import {
+  type MongoStoreConnection,
+  type MongoStoreOptions,
+  type ResolvedMongoStoreOptions,
+  resolveMongoStoreOptions,
+} from './mongoStoreOptions.js';
 import { BranchCache } from './operations/branchCache.js';
 import * as assets from './operations/mongoAssets.js';
 import * as branches from './operations/mongoBranches.js';
@@ -95,19 +100,38 @@ export class MongoStore implements Store {
 
   constructor(connection: MongoStoreConnection, options: MongoStoreOptions = {}) {
     this.#options = resolveMongoStoreOptions(options);
-    if (connection !== null && typeof connection === 'object' && 'client' in connection && typeof connection.client?.db === 'function') {
+    if (
+      connection !== null &&
+      typeof connection === 'object' &&
+      'client' in connection &&
+      typeof connection.client?.db === 'function'
+    ) {
       this.#client = connection.client;
       this.#ownsClient = false;
-    } else if (connection !== null && typeof connection === 'object' && 'url' in connection && typeof connection.url === 'string' && connection.url !== '') {
-      const clientOptions = { serverSelectionTimeoutMS: this.#options.serverSelectionTimeoutMS, ...connection.clientOptions };
+    } else if (
+      connection !== null &&
+      typeof connection === 'object' &&
+      'url' in connection &&
+      typeof connection.url === 'string' &&
+      connection.url !== ''
+    ) {
+      const clientOptions = {
+        serverSelectionTimeoutMS: this.#options.serverSelectionTimeoutMS,
+        ...connection.clientOptions,
+      };
       try {
         this.#client = new MongoClient(connection.url, clientOptions);
       } catch (cause) {
-        throw new ConfigurationError(`MongoStore cannot use the url ${JSON.stringify(redact(connection.url))}: ${(cause as Error).message}`, { cause });
+        throw new ConfigurationError(
+          `MongoStore cannot use the url ${JSON.stringify(redact(connection.url))}: ${(cause as Error).message}`,
+          { cause },
+        );
       }
       this.#ownsClient = true;
     } else {
-      throw new ConfigurationError('MongoStore needs { url: "mongodb://host:27017/" } or { client: MongoClient }; neither was given (is MONGODB_URL set?).');
+      throw new ConfigurationError(
+        'MongoStore needs { url: "mongodb://host:27017/" } or { client: MongoClient }; neither was given (is MONGODB_URL set?).',
+      );
     }
     this.db = this.#client.db(this.#options.dbName);
     const collections = openCollections(this.db, this.#options.collectionPrefix);
@@ -169,7 +193,11 @@ export class MongoStore implements Store {
    * ```
    */
   migrate(): Promise<TenantFieldsReport> {
-    return this.#run('migrate its documents', () => migrateTenantFields(this.#context.collections, { force: true }), true);
+    return this.#run(
+      'migrate its documents',
+      () => migrateTenantFields(this.#context.collections, { force: true }),
+      true,
+    );
   }
 
   createSession(input: CreateSessionInput): Promise<Session> {
@@ -191,14 +219,23 @@ export class MongoStore implements Store {
     return this.#run('delete inactive sessions', () => sessions.deleteInactiveSessions(this.#context, options));
   }
 
-  appendMessages(sessionId: string, branchId: string, list: readonly Message[], scope?: TenantScope): Promise<{ inserted: number }> {
+  appendMessages(
+    sessionId: string,
+    branchId: string,
+    list: readonly Message[],
+    scope?: TenantScope,
+  ): Promise<{ inserted: number }> {
     return this.#run('append messages', () => messages.appendMessages(this.#context, sessionId, branchId, list, scope));
   }
   readMessages(sessionId: string, branchId: string, options?: ReadMessagesOptions): Promise<Message[]> {
     return this.#run('read messages', () => messages.readMessages(this.#context, sessionId, branchId, options));
   }
 
-  forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope?: TenantScope): Promise<Branch> {
+  forkBranch(
+    sessionId: string,
+    input: { branchId: string; parent: BranchParent; state?: State },
+    scope?: TenantScope,
+  ): Promise<Branch> {
     return this.#run('fork a branch', () => branches.forkBranch(this.#context, sessionId, input, scope));
   }
   getBranch(sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined> {
@@ -208,7 +245,9 @@ export class MongoStore implements Store {
     return this.#run('list branches', () => branches.listBranches(this.#context, sessionId, scope));
   }
   updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
-    return this.#run('update a branch', () => branches.updateBranch(this.#context, sessionId, branchId, change, options));
+    return this.#run('update a branch', () =>
+      branches.updateBranch(this.#context, sessionId, branchId, change, options),
+    );
   }
   deleteBranch(sessionId: string, branchId: string, options?: { recursive?: boolean } & TenantScope): Promise<void> {
     return this.#run('delete a branch', () => branches.deleteBranch(this.#context, sessionId, branchId, options));
@@ -217,23 +256,49 @@ export class MongoStore implements Store {
   saveCheckpoint(checkpoint: Checkpoint, scope?: TenantScope): Promise<void> {
     return this.#run('save a checkpoint', () => checkpoints.saveCheckpoint(this.#context, checkpoint, scope));
   }
-  putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope?: TenantScope): Promise<void> {
-    return this.#run('save pending writes', () => checkpoints.putPendingWrites(this.#context, sessionId, branchId, checkpointId, writes, scope));
+  putPendingWrites(
+    sessionId: string,
+    branchId: string,
+    checkpointId: string,
+    writes: readonly PendingWrite[],
+    scope?: TenantScope,
+  ): Promise<void> {
+    return this.#run('save pending writes', () =>
+      checkpoints.putPendingWrites(this.#context, sessionId, branchId, checkpointId, writes, scope),
+    );
   }
-  loadCheckpoint(sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
-    return this.#run('load a checkpoint', () => checkpoints.loadCheckpoint(this.#context, sessionId, branchId, id, scope));
+  loadCheckpoint(
+    sessionId: string,
+    branchId: string,
+    id?: string,
+    scope?: TenantScope,
+  ): Promise<Checkpoint | undefined> {
+    return this.#run('load a checkpoint', () =>
+      checkpoints.loadCheckpoint(this.#context, sessionId, branchId, id, scope),
+    );
   }
   listCheckpoints(sessionId: string, branchId: string, scope?: TenantScope): Promise<CheckpointManifestEntry[]> {
     return this.#run('list checkpoints', () => checkpoints.listCheckpoints(this.#context, sessionId, branchId, scope));
   }
-  pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope?: TenantScope): Promise<number> {
-    return this.#run('prune checkpoints', () => checkpoints.pruneCheckpoints(this.#context, sessionId, branchId, retention, scope));
+  pruneCheckpoints(
+    sessionId: string,
+    branchId: string,
+    retention: CheckpointRetention,
+    scope?: TenantScope,
+  ): Promise<number> {
+    return this.#run('prune checkpoints', () =>
+      checkpoints.pruneCheckpoints(this.#context, sessionId, branchId, retention, scope),
+    );
   }
   deleteCheckpoint(sessionId: string, branchId: string, id: string, scope?: TenantScope): Promise<boolean> {
-    return this.#run('delete a checkpoint', () => checkpoints.deleteCheckpoint(this.#context, sessionId, branchId, id, scope));
+    return this.#run('delete a checkpoint', () =>
+      checkpoints.deleteCheckpoint(this.#context, sessionId, branchId, id, scope),
+    );
   }
   deleteCheckpointsOlderThan(before: string, scope?: TenantScope): Promise<number> {
-    return this.#run('delete old checkpoints', () => checkpoints.deleteCheckpointsOlderThan(this.#context, before, scope));
+    return this.#run('delete old checkpoints', () =>
+      checkpoints.deleteCheckpointsOlderThan(this.#context, before, scope),
+    );
   }
 
   saveEpisode(episode: Episode): Promise<boolean> {
@@ -258,7 +323,9 @@ export class MongoStore implements Store {
    * ```
    */
   putAsset(sessionId: string, input: PutAssetInput, scope?: TenantScope): Promise<AssetRef> {
-    return this.#run('store an asset', () => assets.putAsset(this.#context, sessionId, input, scope, this.#options.maxAssetBytes));
+    return this.#run('store an asset', () =>
+      assets.putAsset(this.#context, sessionId, input, scope, this.#options.maxAssetBytes),
+    );
   }
   /** The asset's reference and bytes, checked against its SHA-256 (a mismatch throws `DocumentCorruptError`). */
   getAsset(sessionId: string, assetId: string, scope?: TenantScope): Promise<StoredAsset | undefined> {
@@ -275,16 +342,40 @@ export class MongoStore implements Store {
     return this.#run("erase a user's data", () => sessions.eraseUser(this.#context, input), true);
   }
 
-  appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope = {}): Promise<void> {
-    return this.#run('append events', () => branchLogs.appendEvents(this.#context, sessionId, branchId, entries, scope, this.#eventLogEnds));
+  appendEvents(
+    sessionId: string,
+    branchId: string,
+    entries: readonly EventLogEntry[],
+    scope: TenantScope = {},
+  ): Promise<void> {
+    return this.#run('append events', () =>
+      branchLogs.appendEvents(this.#context, sessionId, branchId, entries, scope, this.#eventLogEnds),
+    );
   }
-  readEvents(sessionId: string, branchId: string, options: { after?: EventLogPosition } & TenantScope = {}): Promise<EventLogPage> {
-    return this.#run('read events', () => branchLogs.readEvents(this.#context, sessionId, branchId, options.after, scopeOf(options)));
+  readEvents(
+    sessionId: string,
+    branchId: string,
+    options: { after?: EventLogPosition } & TenantScope = {},
+  ): Promise<EventLogPage> {
+    return this.#run('read events', () =>
+      branchLogs.readEvents(this.#context, sessionId, branchId, options.after, scopeOf(options)),
+    );
   }
-  pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope = {}): Promise<number> {
-    return this.#run('prune events', () => branchLogs.pruneEvents(this.#context, sessionId, branchId, retention, scope));
+  pruneEvents(
+    sessionId: string,
+    branchId: string,
+    retention: EventLogRetention,
+    scope: TenantScope = {},
+  ): Promise<number> {
+    return this.#run('prune events', () =>
+      branchLogs.pruneEvents(this.#context, sessionId, branchId, retention, scope),
+    );
   }
-  acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+  acquireBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
+  ): Promise<LeaseAcquisition> {
     return this.#run('take a branch lease', async () => {
       const taken = await branchLogs.acquireLease(this.#context, sessionId, branchId, input);
       // Another process may have written the branch's log since this one last did.
@@ -292,17 +383,31 @@ export class MongoStore implements Store {
       return taken;
     });
   }
-  renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean> {
-    return this.#run('renew a branch lease', () => branchLogs.changeHeldLease(this.#context, sessionId, branchId, input));
+  renewBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
+  ): Promise<boolean> {
+    return this.#run('renew a branch lease', () =>
+      branchLogs.changeHeldLease(this.#context, sessionId, branchId, input),
+    );
   }
-  releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean> {
-    return this.#run('release a branch lease', () => branchLogs.changeHeldLease(this.#context, sessionId, branchId, { owner: input.owner, epoch: input.epoch }));
+  releaseBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number } & TenantScope,
+  ): Promise<boolean> {
+    return this.#run('release a branch lease', () =>
+      branchLogs.changeHeldLease(this.#context, sessionId, branchId, { owner: input.owner, epoch: input.epoch }),
+    );
   }
   getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
     return this.#run('read a branch lease', () => branchLogs.getLease(this.#context, sessionId, branchId, scope));
   }
   listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
-    return this.#run('list expired leases', () => branchLogs.listExpiredLeases(this.#context, options.before, options.limit ?? 1000));
+    return this.#run('list expired leases', () =>
+      branchLogs.listExpiredLeases(this.#context, options.before, options.limit ?? 1000),
+    );
   }
 
   /** Closes the client when the store created it (`{ url }`); a client you passed stays open. */
@@ -339,7 +444,8 @@ function redact(url: string): string {
 function orderFactory(client: MongoClient): () => ObjectId {
   const factory = (client.options as { pkFactory?: { createPk?: () => unknown } } | undefined)?.pkFactory;
   const probe = typeof factory?.createPk === 'function' ? factory.createPk() : undefined;
-  if (probe === null || typeof probe !== 'object' || (probe as { _bsontype?: unknown })._bsontype !== 'ObjectId') return () => new ObjectId();
+  if (probe === null || typeof probe !== 'object' || (probe as { _bsontype?: unknown })._bsontype !== 'ObjectId')
+    return () => new ObjectId();
   return () => factory!.createPk!() as ObjectId;
 }
 

@@ -94,32 +94,56 @@ const PREFIX = /^[A-Za-z0-9_]{0,40}$/;
 export function resolveMongoStoreOptions(options: MongoStoreOptions): ResolvedMongoStoreOptions {
   const dbName = options.dbName ?? 'baton';
   if (typeof dbName !== 'string' || !DB_NAME.test(dbName)) {
-    throw new ConfigurationError(`MongoStore dbName ${JSON.stringify(dbName)} is not allowed: use 1-63 letters, digits, "_" or "-".`);
+    throw new ConfigurationError(
+      `MongoStore dbName ${JSON.stringify(dbName)} is not allowed: use 1-63 letters, digits, "_" or "-".`,
+    );
   }
   const collectionPrefix = options.collectionPrefix ?? 'baton_';
   if (typeof collectionPrefix !== 'string' || !PREFIX.test(collectionPrefix)) {
-    throw new ConfigurationError(`MongoStore collectionPrefix ${JSON.stringify(collectionPrefix)} is not allowed: use up to 40 letters, digits or "_".`);
+    throw new ConfigurationError(
+      `MongoStore collectionPrefix ${JSON.stringify(collectionPrefix)} is not allowed: use up to 40 letters, digits or "_".`,
+    );
   }
   const ttl = options.checkpointTtlSeconds;
   if (ttl !== undefined && !(Number.isInteger(ttl) && ttl > 0)) {
-    throw new ConfigurationError(`MongoStore checkpointTtlSeconds must be a positive whole number of seconds, not ${JSON.stringify(ttl)}.`);
+    throw new ConfigurationError(
+      `MongoStore checkpointTtlSeconds must be a positive whole number of seconds, not ${JSON.stringify(ttl)}.`,
+    );
   }
   const serverSelectionTimeoutMS = options.serverSelectionTimeoutMS ?? 5000;
   if (!(Number.isInteger(serverSelectionTimeoutMS) && serverSelectionTimeoutMS > 0)) {
-    throw new ConfigurationError(`MongoStore serverSelectionTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(serverSelectionTimeoutMS)}.`);
+    throw new ConfigurationError(
+      `MongoStore serverSelectionTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(serverSelectionTimeoutMS)}.`,
+    );
   }
   const operationTimeoutMS = options.operationTimeoutMS ?? 30_000;
   if (!(Number.isInteger(operationTimeoutMS) && operationTimeoutMS > 0)) {
-    throw new ConfigurationError(`MongoStore operationTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(operationTimeoutMS)}.`);
+    throw new ConfigurationError(
+      `MongoStore operationTimeoutMS must be a positive whole number of milliseconds, not ${JSON.stringify(operationTimeoutMS)}.`,
+    );
   }
   const branchCacheSize = options.branchCacheSize ?? 10_000;
   if (!(Number.isInteger(branchCacheSize) && branchCacheSize >= 0)) {
-    throw new ConfigurationError(`MongoStore branchCacheSize must be a whole number >= 0, not ${JSON.stringify(branchCacheSize)}.`);
+    throw new ConfigurationError(
+      `MongoStore branchCacheSize must be a whole number >= 0, not ${JSON.stringify(branchCacheSize)}.`,
+    );
   }
   const versionClaims = options.versionClaims ?? 'auto';
   if (versionClaims !== 'auto' && typeof versionClaims !== 'boolean') {
-    throw new ConfigurationError(`MongoStore versionClaims must be 'auto', true or false, not ${JSON.stringify(versionClaims)}.`);
+    throw new ConfigurationError(
+      `MongoStore versionClaims must be 'auto', true or false, not ${JSON.stringify(versionClaims)}.`,
+    );
   }
   const maxAssetBytes = assertMaxAssetBytes('MongoStore', options.maxAssetBytes);
-  return { dbName, collectionPrefix, checkpointTtlSeconds: ttl, sharded: options.sharded ?? false, serverSelectionTimeoutMS, operationTimeoutMS, branchCacheSize, versionClaims, maxAssetBytes };
+  return {
+    dbName,
+    collectionPrefix,
+    checkpointTtlSeconds: ttl,
+    sharded: options.sharded ?? false,
+    serverSelectionTimeoutMS,
+    operationTimeoutMS,
+    branchCacheSize,
+    versionClaims,
+    maxAssetBytes,
+  };
 }

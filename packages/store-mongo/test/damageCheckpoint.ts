@@ -7,7 +7,9 @@ export function damageMongoCheckpoint(url: string, dbName: string): DamageCheckp
   return async (sessionId, branchId, checkpointId, damage) => {
     const client = new MongoClient(url);
     try {
-      const checkpoints = client.db(dbName).collection<{ _id: string; body: string }>(collectionNames('baton_').checkpoints);
+      const checkpoints = client
+        .db(dbName)
+        .collection<{ _id: string; body: string }>(collectionNames('baton_').checkpoints);
       const _id = `${sessionId}/${branchId}/${checkpointId}`;
       const doc = await checkpoints.findOne({ _id });
       if (doc === null) throw new Error(`No document of checkpoint ${_id}.`);
@@ -17,4 +19,3 @@ export function damageMongoCheckpoint(url: string, dbName: string): DamageCheckp
     }
   };
 }
-

@@ -33,7 +33,11 @@ describe('MongoStore assets in GridFS format', () => {
     const { store } = test;
     await store.createSession({ id: 'grid-1', tenantId: 'acme' });
     const bytes = bytesOf(600 * 1024); // three chunks: 255 KiB, 255 KiB, 90 KiB
-    const ref = await store.putAsset('grid-1', { name: 'scan.pdf', contentType: 'application/pdf', bytes }, { tenantId: 'acme' });
+    const ref = await store.putAsset(
+      'grid-1',
+      { name: 'scan.pdf', contentType: 'application/pdf', bytes },
+      { tenantId: 'acme' },
+    );
 
     const bucket = new GridFSBucket(client.db(test.dbName), { bucketName: 'baton_assets' });
     const [file] = await bucket.find({ _id: `grid-1/${ref.id}` } as never).toArray();
@@ -46,7 +50,9 @@ describe('MongoStore assets in GridFS format', () => {
     const fresh = new MongoStore({ url: test.url }, { dbName: test.dbName });
     try {
       expect(await fresh.listAssets('grid-1', { tenantId: 'acme' })).toEqual([ref]);
-      expect(Buffer.from((await fresh.getAsset('grid-1', ref.id, { tenantId: 'acme' }))!.bytes).equals(Buffer.from(bytes))).toBe(true);
+      expect(
+        Buffer.from((await fresh.getAsset('grid-1', ref.id, { tenantId: 'acme' }))!.bytes).equals(Buffer.from(bytes)),
+      ).toBe(true);
     } finally {
       await fresh.close();
     }
@@ -59,7 +65,9 @@ describe('MongoStore assets in GridFS format', () => {
       yield bytesOf(700 * 1024); // two whole chunks are stored before the failure
       throw new Error('the client went away');
     }
-    await expect(store.putAsset('grid-2', { name: 'broken.bin', contentType: 'application/octet-stream', stream: failing() })).rejects.toThrow('the client went away');
+    await expect(
+      store.putAsset('grid-2', { name: 'broken.bin', contentType: 'application/octet-stream', stream: failing() }),
+    ).rejects.toThrow('the client went away');
     expect(await store.listAssets('grid-2')).toEqual([]);
     expect(await store.collections.assetChunks.countDocuments({ sessionId: 'grid-2' })).toBe(0);
   });
@@ -67,14 +75,27 @@ describe('MongoStore assets in GridFS format', () => {
   it('refuses an asset whose chunks changed with DocumentCorruptError, and deletes chunks an interrupted upload left with the session', async () => {
     const { store } = test;
     await store.createSession({ id: 'grid-3' });
-    const ref = await store.putAsset('grid-3', { name: 'a.bin', contentType: 'application/octet-stream', bytes: bytesOf(1000) });
-    await store.collections.assetChunks.updateOne({ files_id: `grid-3/${ref.id}`, n: 0 }, { $set: { data: Buffer.from(bytesOf(999)) } });
+    const ref = await store.putAsset('grid-3', {
+      name: 'a.bin',
+      contentType: 'application/octet-stream',
+      bytes: bytesOf(1000),
+    });
+    await store.collections.assetChunks.updateOne(
+      { files_id: `grid-3/${ref.id}`, n: 0 },
+      { $set: { data: Buffer.from(bytesOf(999)) } },
+    );
     const error = await store.getAsset('grid-3', ref.id).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DocumentCorruptError);
     expect(error).toBeInstanceOf(StoreError);
 
     // Chunks of an upload whose process died before its files document.
-    await store.collections.assetChunks.insertOne({ _id: 'grid-3/lost/0', files_id: 'grid-3/lost', n: 0, data: Buffer.from('x'), sessionId: 'grid-3' });
+    await store.collections.assetChunks.insertOne({
+      _id: 'grid-3/lost/0',
+      files_id: 'grid-3/lost',
+      n: 0,
+      data: Buffer.from('x'),
+      sessionId: 'grid-3',
+    });
     expect(await store.listAssets('grid-3')).toEqual([ref]);
     expect(await store.deleteSession('grid-3')).toBe(true);
     expect(await store.collections.assetChunks.countDocuments({ sessionId: 'grid-3' })).toBe(0);

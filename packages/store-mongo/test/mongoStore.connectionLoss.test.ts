@@ -42,7 +42,9 @@ describe('MongoStore connection loss', () => {
   // About 11 s on an idle machine, most of it waiting for the two outages (1.5 s each, then a restart that
   // waits for a ping) and the retries behind them; the restarts and the retries' server selection (1 s
   // each) slow down with the machine, so the test gets more than the default 30 s.
-  it('loses and duplicates nothing when the server goes away mid-turn and comes back', { timeout: 120_000 }, async () => {
+  it('loses and duplicates nothing when the server goes away mid-turn and comes back', {
+    timeout: 120_000,
+  }, async () => {
     const { store } = test;
     const session = await store.createSession({ id: `connloss-${Date.now()}` });
     const expected: Message[] = [];
@@ -85,15 +87,23 @@ describe('MongoStore connection loss', () => {
     await outage;
 
     const messagesOf = failures.map((f) => (f as Error).message);
-    expect(messagesOf.some((m) => m.includes('could not save a checkpoint')), 'no checkpoint save was interrupted').toBe(true);
-    expect(messagesOf.some((m) => m.includes('could not update a session')), 'no session update was interrupted').toBe(true);
+    expect(
+      messagesOf.some((m) => m.includes('could not save a checkpoint')),
+      'no checkpoint save was interrupted',
+    ).toBe(true);
+    expect(
+      messagesOf.some((m) => m.includes('could not update a session')),
+      'no session update was interrupted',
+    ).toBe(true);
     expect(messagesOf.every((m) => m.includes('unreachable or the connection was lost'))).toBe(true);
     const read = await store.readMessages(session.id, 'main');
     expect(read.map((m) => m.seq)).toEqual(expected.map((m) => m.seq));
     expect(read).toEqual(expected);
     const stored = await store.getSession(session.id);
     expect(stored).toMatchObject({ version: TURNS + 1, metadata: { turn: TURNS } });
-    expect((await store.listCheckpoints(session.id, 'main')).map((c) => c.step)).toEqual(Array.from({ length: TURNS }, (_, i) => i + 1));
+    expect((await store.listCheckpoints(session.id, 'main')).map((c) => c.step)).toEqual(
+      Array.from({ length: TURNS }, (_, i) => i + 1),
+    );
     expect(await countDocuments(store, session.id)).toBe(2 * TURNS);
   });
 });

@@ -17,10 +17,14 @@ const childScript = fileURLToPath(new URL('./support/claimChild.ts', import.meta
 
 /** Runs claimChild.ts until it has claimed version `expectedVersion + 1`, then kills it with SIGKILL. */
 async function killAfterClaim(test: TestMongoStore, sessionId: string, expectedVersion: number): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, test.url, test.dbName, sessionId, String(expectedVersion)], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', childScript, test.url, test.dbName, sessionId, String(expectedVersion)],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += String(chunk);
@@ -28,7 +32,9 @@ async function killAfterClaim(test: TestMongoStore, sessionId: string, expectedV
   child.stderr?.on('data', (chunk) => {
     output += String(chunk);
   });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
   try {
     const deadline = Date.now() + 25_000;
     while (!output.includes('claimed\n')) {
@@ -50,14 +56,23 @@ interface Attempt {
 }
 
 /** Retries `state.second = text` with a fresh read after each ConcurrencyError; returns the session and every attempt. */
-async function writeUntilAccepted(store: MongoStore, id: string, text: string, deadlineMs: number): Promise<{ session: Session; attempts: Attempt[] }> {
+async function writeUntilAccepted(
+  store: MongoStore,
+  id: string,
+  text: string,
+  deadlineMs: number,
+): Promise<{ session: Session; attempts: Attempt[] }> {
   const deadline = Date.now() + deadlineMs;
   const attempts: Attempt[] = [];
   for (;;) {
     const startedAt = Date.now();
     const current = (await store.getSession(id))!;
     try {
-      const session = await store.updateSession(id, { state: { ...current.state, second: text } }, { expectedVersion: current.version });
+      const session = await store.updateSession(
+        id,
+        { state: { ...current.state, second: text } },
+        { expectedVersion: current.version },
+      );
       attempts.push({ startedAt, accepted: true });
       return { session, attempts };
     } catch (error) {
@@ -78,7 +93,9 @@ describe('MongoStore: a writer killed between its version claim and its update',
   });
 
   // Each test starts a child under tsx (seconds on a loaded machine; killAfterClaim allows it 25 s) before its writes.
-  it('blocks the session only for the claim lease: the next writer completes the claimed update, then its own lands on top', { timeout: 90_000 }, async () => {
+  it('blocks the session only for the claim lease: the next writer completes the claimed update, then its own lands on top', {
+    timeout: 90_000,
+  }, async () => {
     const { store } = test;
     await store.createSession({ id: 'dead-1', userId: 'u-1' });
     await killAfterClaim(test, 'dead-1', 1);
@@ -91,7 +108,9 @@ describe('MongoStore: a writer killed between its version claim and its update',
     const { session, attempts } = await writeUntilAccepted(store, 'dead-1', 'from the new writer', 30_000);
     const waitedMs = Date.now() - killedAt;
     const refused = attempts.filter((a) => !a.accepted).length;
-    console.log(`[dead claimant] the new writer was accepted ${waitedMs} ms after the SIGKILL (${refused} ConcurrencyErrors; lease ${CLAIM_LEASE_MS} ms)`);
+    console.log(
+      `[dead claimant] the new writer was accepted ${waitedMs} ms after the SIGKILL (${refused} ConcurrencyErrors; lease ${CLAIM_LEASE_MS} ms)`,
+    );
     // Blocked for the lease, and only for it (counted in attempts, not in ms, so a loaded machine cannot
     // fail it): every attempt started within the lease was refused; of those started after it, the first
     // completes the dead writer's update (and is refused as stale) and the next is accepted, at most two.
@@ -102,22 +121,36 @@ describe('MongoStore: a writer killed between its version claim and its update',
     expect(afterLease.length).toBeLessThanOrEqual(2);
     expect(afterLease.at(-1)?.accepted).toBe(true);
     // The dead writer's change became version 2 (applied once, by the next writer); the new writer's is version 3.
-    expect(session).toMatchObject({ version: 3, metadata: { writer: 'child' }, state: { answer: 'from the killed writer', second: 'from the new writer' } });
+    expect(session).toMatchObject({
+      version: 3,
+      metadata: { writer: 'child' },
+      state: { answer: 'from the killed writer', second: 'from the new writer' },
+    });
     expect(await store.getSession('dead-1')).toEqual(session);
   });
 
-  it('with the claim lease over, five racing writers from the claimed version all get ConcurrencyError, and then exactly one of five wins', { timeout: 90_000 }, async () => {
+  it('with the claim lease over, five racing writers from the claimed version all get ConcurrencyError, and then exactly one of five wins', {
+    timeout: 90_000,
+  }, async () => {
     const { store } = test;
     await store.createSession({ id: 'dead-2' });
     await killAfterClaim(test, 'dead-2', 1);
     await new Promise((resolve) => setTimeout(resolve, CLAIM_LEASE_MS + 100));
 
-    const stale = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.updateSession('dead-2', { state: { racer: i } }, { expectedVersion: 1 })));
+    const stale = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) =>
+        store.updateSession('dead-2', { state: { racer: i } }, { expectedVersion: 1 }),
+      ),
+    );
     expect(stale.map((r) => r.status)).toEqual(Array(5).fill('rejected'));
     for (const r of stale) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyError);
     expect(await store.getSession('dead-2')).toMatchObject({ version: 2, state: { answer: 'from the killed writer' } });
 
-    const race = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.updateSession('dead-2', { state: { racer: i } }, { expectedVersion: 2 })));
+    const race = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) =>
+        store.updateSession('dead-2', { state: { racer: i } }, { expectedVersion: 2 }),
+      ),
+    );
     const won = race.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
     const winner = (won[0] as PromiseFulfilledResult<Session>).value;

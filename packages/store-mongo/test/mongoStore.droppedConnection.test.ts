@@ -77,20 +77,28 @@ describe('MongoStore dropped connections', () => {
   it('a raw Node socket error from the driver (EPIPE) becomes a StoreError that says the connection was lost', async () => {
     const epipe = await realEpipe();
     expect((epipe as NodeJS.ErrnoException).code).toBe('EPIPE');
-    const failure = await withStoreErrors('save a checkpoint', () => Promise.reject(epipe)).catch((error: unknown) => error);
+    const failure = await withStoreErrors('save a checkpoint', () => Promise.reject(epipe)).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(StoreError);
-    expect((failure as StoreError).message).toMatch(/^MongoStore could not save a checkpoint: the MongoDB server is unreachable or the connection was lost\..*EPIPE/);
+    expect((failure as StoreError).message).toMatch(
+      /^MongoStore could not save a checkpoint: the MongoDB server is unreachable or the connection was lost\..*EPIPE/,
+    );
     expect((failure as StoreError).cause).toBe(epipe);
     // A driver error whose cause is such a socket error says the same.
     const wrapped = toStoreError('save a checkpoint', new MongoError('write failed', { cause: epipe }));
-    expect((wrapped as StoreError).message).toMatch(/^MongoStore could not save a checkpoint: the MongoDB server is unreachable or the connection was lost\..*MongoError: write failed$/);
+    expect((wrapped as StoreError).message).toMatch(
+      /^MongoStore could not save a checkpoint: the MongoDB server is unreachable or the connection was lost\..*MongoError: write failed$/,
+    );
     // Programming errors still pass through unchanged.
     const bug = new TypeError('x is not a function');
     expect(toStoreError('save a checkpoint', bug)).toBe(bug);
   });
 
   it('a call that never settles fails with a StoreError at the deadline', async () => {
-    const failure = await withStoreErrors('read messages', () => new Promise<never>(() => undefined), 50).catch((error: unknown) => error);
+    const failure = await withStoreErrors('read messages', () => new Promise<never>(() => undefined), 50).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(StoreError);
     expect((failure as StoreError).message).toBe(
       'MongoStore could not read messages: no answer within 50 ms (operationTimeoutMS): the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent).',
@@ -103,7 +111,11 @@ describe('MongoStore dropped connections', () => {
 
     beforeAll(async () => {
       proxy = await startDroppingProxy(new URL(mongoTestUrl()));
-      test = await createTestMongoStore('dropped', { serverSelectionTimeoutMS: 1_000, operationTimeoutMS: 1_500 }, proxy.url);
+      test = await createTestMongoStore(
+        'dropped',
+        { serverSelectionTimeoutMS: 1_000, operationTimeoutMS: 1_500 },
+        proxy.url,
+      );
     });
 
     afterAll(async () => {
@@ -112,7 +124,9 @@ describe('MongoStore dropped connections', () => {
     });
 
     // About 15 s: a third of the appends hit a dead socket and wait for the 1.5 s deadline.
-    it('every call settles, failures are StoreErrors, and the retried appends store each message once', { timeout: 120_000 }, async () => {
+    it('every call settles, failures are StoreErrors, and the retried appends store each message once', {
+      timeout: 120_000,
+    }, async () => {
       const { store } = test;
       const session = await store.createSession({ id: `dropped-${Date.now()}` });
       const APPENDS = 24;

@@ -19,7 +19,8 @@ describe('MongoStore hostile input', () => {
   /** Every document in every collection, to prove a refused call wrote nothing. */
   const snapshot = async (): Promise<unknown[]> => {
     const all: unknown[] = [];
-    for (const collection of Object.values(test.store.collections)) all.push(...(await collection.find({}).sort({ _id: 1 }).toArray()));
+    for (const collection of Object.values(test.store.collections))
+      all.push(...(await collection.find({}).sort({ _id: 1 }).toArray()));
     return all;
   };
 
@@ -37,14 +38,26 @@ describe('MongoStore hostile input', () => {
   it('refuses $ and dotted keys in session, message, branch and episode metadata and state, writing nothing', async () => {
     const { store } = test;
     const before = await snapshot();
-    await expect(store.createSession({ id: 'new-1', metadata: { $where: 'sleep(1000)' } })).rejects.toThrow(InvalidInputError);
-    await expect(store.createSession({ id: 'new-2', state: { 'profile.admin': true } })).rejects.toThrow(/"profile\.admin".*Rename the key/);
-    await expect(store.updateSession(sessionId, { metadata: { nested: { $set: { admin: true } } } }, { expectedVersion: 1 })).rejects.toThrow(InvalidInputError);
-    await expect(store.updateSession(sessionId, { state: { 'a.b': 1 } }, { expectedVersion: 1 })).rejects.toThrow(InvalidInputError);
+    await expect(store.createSession({ id: 'new-1', metadata: { $where: 'sleep(1000)' } })).rejects.toThrow(
+      InvalidInputError,
+    );
+    await expect(store.createSession({ id: 'new-2', state: { 'profile.admin': true } })).rejects.toThrow(
+      /"profile\.admin".*Rename the key/,
+    );
+    await expect(
+      store.updateSession(sessionId, { metadata: { nested: { $set: { admin: true } } } }, { expectedVersion: 1 }),
+    ).rejects.toThrow(InvalidInputError);
+    await expect(store.updateSession(sessionId, { state: { 'a.b': 1 } }, { expectedVersion: 1 })).rejects.toThrow(
+      InvalidInputError,
+    );
     const bad: Message = makeMessage(3, { metadata: { list: [{ $inc: { seq: 1 } }] } });
     await expect(store.appendMessages(sessionId, 'main', [bad])).rejects.toThrow(/\$inc/);
-    await expect(store.forkBranch(sessionId, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: { $rename: 'x' } })).rejects.toThrow(InvalidInputError);
-    await expect(store.updateBranch(sessionId, 'main', { state: { 'x.y': 1 } }, { expectedVersion: 1 })).rejects.toThrow(InvalidInputError);
+    await expect(
+      store.forkBranch(sessionId, { branchId: 'f', parent: { branchId: 'main', atSeq: 1 }, state: { $rename: 'x' } }),
+    ).rejects.toThrow(InvalidInputError);
+    await expect(
+      store.updateBranch(sessionId, 'main', { state: { 'x.y': 1 } }, { expectedVersion: 1 }),
+    ).rejects.toThrow(InvalidInputError);
     const episode = {
       id: 'ep-1',
       sessionId,
@@ -78,7 +91,9 @@ describe('MongoStore hostile input', () => {
       await expect(store.findEpisodes({ tenantId: id })).rejects.toThrow(InvalidIdError);
     }
     await expect(store.createSession({ id: operator })).rejects.toThrow(InvalidIdError);
-    await expect(store.createSession({ id: '../../etc/passwd' })).rejects.toThrow(/Invalid session id "..\/..\/etc\/passwd"/);
+    await expect(store.createSession({ id: '../../etc/passwd' })).rejects.toThrow(
+      /Invalid session id "..\/..\/etc\/passwd"/,
+    );
     await expect(store.saveCheckpoint(makeCheckpoint({ sessionId, id: 'a/b' }))).rejects.toThrow(InvalidIdError);
     await expect(store.putPendingWrites(sessionId, 'main', operator, [])).rejects.toThrow(InvalidIdError);
     expect(await snapshot()).toEqual(before);
@@ -88,17 +103,33 @@ describe('MongoStore hostile input', () => {
     const { store } = test;
     const before = await snapshot();
     await expect(store.listSessions({ status: operator })).rejects.toThrow(/status must be "active" or "closed"/);
-    await expect(store.listSessions({ activeBefore: operator })).rejects.toThrow(/activeBefore must be an ISO-8601 timestamp/);
+    await expect(store.listSessions({ activeBefore: operator })).rejects.toThrow(
+      /activeBefore must be an ISO-8601 timestamp/,
+    );
     await expect(store.listSessions({ limit: operator })).rejects.toThrow(/limit must be a whole number/);
     await expect(store.findEpisodes({ since: operator })).rejects.toThrow(InvalidInputError);
-    await expect(store.readMessages(sessionId, 'main', { fromSeq: operator })).rejects.toThrow(/fromSeq must be a whole number/);
-    await expect(store.updateSession(sessionId, { status: 'closed' }, { expectedVersion: operator })).rejects.toThrow(/expectedVersion must be a whole number/);
-    await expect(store.updateSession(sessionId, { status: operator }, { expectedVersion: 1 })).rejects.toThrow(InvalidInputError);
-    await expect(store.updateSession(sessionId, { lastActivityAt: operator }, { expectedVersion: 1 })).rejects.toThrow(InvalidInputError);
+    await expect(store.readMessages(sessionId, 'main', { fromSeq: operator })).rejects.toThrow(
+      /fromSeq must be a whole number/,
+    );
+    await expect(store.updateSession(sessionId, { status: 'closed' }, { expectedVersion: operator })).rejects.toThrow(
+      /expectedVersion must be a whole number/,
+    );
+    await expect(store.updateSession(sessionId, { status: operator }, { expectedVersion: 1 })).rejects.toThrow(
+      InvalidInputError,
+    );
+    await expect(store.updateSession(sessionId, { lastActivityAt: operator }, { expectedVersion: 1 })).rejects.toThrow(
+      InvalidInputError,
+    );
     await expect(store.deleteCheckpointsOlderThan(operator)).rejects.toThrow(/before must be an ISO-8601 timestamp/);
-    await expect(store.deleteInactiveSessions({ idleFor: operator })).rejects.toThrow(/idleFor must be a number of milliseconds/);
-    await expect(store.pruneCheckpoints(sessionId, 'main', { last: operator })).rejects.toThrow(/retention.last must be a whole number/);
-    await expect(store.forkBranch(sessionId, { branchId: 'f', parent: operator })).rejects.toThrow(/parent must be \{ branchId, atSeq \}/);
+    await expect(store.deleteInactiveSessions({ idleFor: operator })).rejects.toThrow(
+      /idleFor must be a number of milliseconds/,
+    );
+    await expect(store.pruneCheckpoints(sessionId, 'main', { last: operator })).rejects.toThrow(
+      /retention.last must be a whole number/,
+    );
+    await expect(store.forkBranch(sessionId, { branchId: 'f', parent: operator })).rejects.toThrow(
+      /parent must be \{ branchId, atSeq \}/,
+    );
     expect(await snapshot()).toEqual(before);
     expect(await store.getSession(sessionId, acme)).toMatchObject({ version: 1, metadata: { plan: 'gold' } });
   });
@@ -114,8 +145,16 @@ describe('MongoStore hostile input', () => {
     (metadata.nested as Record<string, unknown>).tier = 99;
     state.step = 2;
     const updated = await pending;
-    expect(updated).toMatchObject({ version: 2, metadata: { plan: 'silver', nested: { tier: 1 } }, state: { step: 1 } });
-    expect(await store.getSession(id)).toMatchObject({ version: 2, metadata: { plan: 'silver', nested: { tier: 1 } }, state: { step: 1 } });
+    expect(updated).toMatchObject({
+      version: 2,
+      metadata: { plan: 'silver', nested: { tier: 1 } },
+      state: { step: 1 },
+    });
+    expect(await store.getSession(id)).toMatchObject({
+      version: 2,
+      metadata: { plan: 'silver', nested: { tier: 1 } },
+      state: { step: 1 },
+    });
     expect((await store.getSession(id))?.metadata).not.toHaveProperty('$where');
   });
 });

@@ -17,11 +17,18 @@ import { damageMongoCheckpoint } from './damageCheckpoint.js';
 import { dropDatabase } from './testStore.js';
 
 /** A MongoStore on a v7 client (typed as this package's client: the same API at run time). */
-async function storeOnV7(label: string): Promise<{ store: MongoStore; client: MongoClientV7; url: string; dbName: string; cleanup(): Promise<void> }> {
+async function storeOnV7(
+  label: string,
+): Promise<{ store: MongoStore; client: MongoClientV7; url: string; dbName: string; cleanup(): Promise<void> }> {
   const url = mongoTestUrl();
   const dbName = testDatabaseName(label);
   const client = new MongoClientV7(url, { serverSelectionTimeoutMS: 5_000 });
-  const store = new MongoStore({ client: client as unknown as ConstructorParameters<typeof MongoStore>[0] extends { client: infer C } ? C : never }, { dbName, maxAssetBytes: 64 * 1024 });
+  const store = new MongoStore(
+    {
+      client: client as unknown as ConstructorParameters<typeof MongoStore>[0] extends { client: infer C } ? C : never,
+    },
+    { dbName, maxAssetBytes: 64 * 1024 },
+  );
   await store.init();
   return {
     store,
@@ -53,7 +60,9 @@ describe('driver errors of mongodb v7, recognised by shape', () => {
       await collection.insertOne({ _id: 'a' });
       const single = await collection.insertOne({ _id: 'a' }).catch((error: unknown) => error);
       expect(isDuplicateKeyError(single)).toBe(true);
-      const bulk = await collection.insertMany([{ _id: 'b' }, { _id: 'a' }], { ordered: false }).catch((error: unknown) => error);
+      const bulk = await collection
+        .insertMany([{ _id: 'b' }, { _id: 'a' }], { ordered: false })
+        .catch((error: unknown) => error);
       expect(duplicateKeyIndexes(bulk)).toEqual([1]);
 
       await store.createSession({ id: 'v7-append' });
@@ -69,7 +78,11 @@ describe('driver errors of mongodb v7, recognised by shape', () => {
   it('a v7 server-selection failure becomes a StoreError that says the server is unreachable', async () => {
     const client = new MongoClientV7('mongodb://127.0.0.1:9/', { serverSelectionTimeoutMS: 200 });
     try {
-      const failure = await client.db('x').collection('y').findOne({}).catch((error: unknown) => error);
+      const failure = await client
+        .db('x')
+        .collection('y')
+        .findOne({})
+        .catch((error: unknown) => error);
       const mapped = toStoreError('read a session', failure);
       expect(mapped).toBeInstanceOf(StoreError);
       expect((mapped as StoreError).message).toMatch(/unreachable or the connection was lost/);

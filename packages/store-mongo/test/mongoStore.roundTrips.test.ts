@@ -86,7 +86,10 @@ describe('MongoStore round trips for a stateless worker', () => {
     const checkpoint = makeCheckpoint({ sessionId: 'old-cp', step: 1 });
     await store.saveCheckpoint(checkpoint);
     await store.putPendingWrites('old-cp', 'main', checkpoint.id, [makePendingWrite('call-old')]);
-    await client.db(dbName).collection('baton_checkpoints').updateOne({ sessionId: 'old-cp', id: checkpoint.id }, { $unset: { pendingWritesAdded: '' } });
+    await client
+      .db(dbName)
+      .collection('baton_checkpoints')
+      .updateOne({ sessionId: 'old-cp', id: checkpoint.id }, { $unset: { pendingWritesAdded: '' } });
     const loaded = await (await freshStore()).loadCheckpoint('old-cp', 'main');
     expect(loaded?.pendingWrites.map((w) => w.toolCallId)).toEqual(['call-old']);
   });
@@ -105,8 +108,15 @@ describe('MongoStore round trips for a stateless worker', () => {
       expect(history.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
       expect((await worker.loadCheckpoint('turns', 'main'))?.throughSeq).toBe(4);
     });
-    expect(opening).toEqual(['find baton_sessions', 'find baton_branches', 'find baton_messages', 'find baton_checkpoints']);
-    expect(await sent(() => worker.appendMessages('turns', 'main', makeMessages(5, 4)))).toEqual(['insert baton_messages']);
+    expect(opening).toEqual([
+      'find baton_sessions',
+      'find baton_branches',
+      'find baton_messages',
+      'find baton_checkpoints',
+    ]);
+    expect(await sent(() => worker.appendMessages('turns', 'main', makeMessages(5, 4)))).toEqual([
+      'insert baton_messages',
+    ]);
     expect((await first.readMessages('turns', 'main')).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   });
 

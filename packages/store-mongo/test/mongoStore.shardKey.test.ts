@@ -14,7 +14,15 @@ import { testDatabaseName } from '../../../test/support/mongoServer.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
 import { collectionNames, MongoStore } from '../src/index.js';
 
-const KEYED = ['messages', 'branches', 'checkpoints', 'pendingWrites', 'versionClaims', 'assetFiles', 'assetChunks'] as const;
+const KEYED = [
+  'messages',
+  'branches',
+  'checkpoints',
+  'pendingWrites',
+  'versionClaims',
+  'assetFiles',
+  'assetChunks',
+] as const;
 /** The collections whose documents carry their session's tenant. */
 const TENANTED = new Set(['messages', 'branches', 'checkpoints', 'pendingWrites', 'assetFiles', 'assetChunks']);
 
@@ -64,17 +72,25 @@ describe('MongoStore shard keys', () => {
     client.on('commandStarted', (event: CommandStartedEvent) => {
       if (event.databaseName !== dbName) return;
       const command = event.command as Record<string, unknown>;
-      if (command[event.commandName] === names.sessions && (event.commandName === 'find' || event.commandName === 'findAndModify')) {
+      if (
+        command[event.commandName] === names.sessions &&
+        (event.commandName === 'find' || event.commandName === 'findAndModify')
+      ) {
         const filter = (command.filter ?? command.query) as Record<string, unknown>;
-        if (typeof filter._id === 'string' && !('tenantId' in filter)) untenanted.push(`${event.commandName}: ${JSON.stringify(filter)}`);
+        if (typeof filter._id === 'string' && !('tenantId' in filter))
+          untenanted.push(`${event.commandName}: ${JSON.stringify(filter)}`);
       }
       const collection = keyed.get(String(command[event.commandName]));
       if (collection === undefined) return;
       const parts = selectors(event.commandName, command);
       if (parts === undefined) return; // createIndexes, getMore, killCursors: no document selection
       seen.add(`${collection}.${event.commandName}`);
-      if (!parts.every(namesSession)) offenders.push(`${event.commandName} on ${collection}: ${JSON.stringify(command).slice(0, 300)}`);
-      if (TENANTED.has(collection) && !parts.every((part) => part !== null && typeof part === 'object' && 'tenantId' in part)) {
+      if (!parts.every(namesSession))
+        offenders.push(`${event.commandName} on ${collection}: ${JSON.stringify(command).slice(0, 300)}`);
+      if (
+        TENANTED.has(collection) &&
+        !parts.every((part) => part !== null && typeof part === 'object' && 'tenantId' in part)
+      ) {
         tenantless.push(`${event.commandName} on ${collection}: ${JSON.stringify(command).slice(0, 300)}`);
       }
     });
@@ -89,12 +105,20 @@ describe('MongoStore shard keys', () => {
 
   it('names the session id in every command on messages, branches, checkpoints, pending writes, claims and assets, and the tenant in every filter on one session and every command on its documents', async () => {
     const acme = { tenantId: 'acme' };
-    const message = (seq: number, id = createId()) => ({ id, seq, role: 'user' as const, content: `m${seq}`, createdAt: new Date().toISOString() });
+    const message = (seq: number, id = createId()) => ({
+      id,
+      seq,
+      role: 'user' as const,
+      content: `m${seq}`,
+      createdAt: new Date().toISOString(),
+    });
     const session = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', userId: 'u-1' });
     const m = [message(1), message(2), message(3), message(4)];
     await store.appendMessages(session.id, 'main', m.slice(0, 2), acme);
     await store.appendMessages(session.id, 'main', m.slice(0, 4), acme); // a retry overlapping what is stored
-    await expect(store.appendMessages(session.id, 'main', [message(4), message(5)], acme)).rejects.toThrow(/another writer/);
+    await expect(store.appendMessages(session.id, 'main', [message(4), message(5)], acme)).rejects.toThrow(
+      /another writer/,
+    );
     await store.readMessages(session.id, 'main', { fromSeq: 2, ...acme });
     const fork = await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 2 } }, acme);
     await store.appendMessages(session.id, 'alt', [message(3)], acme);
@@ -102,15 +126,35 @@ describe('MongoStore shard keys', () => {
     await store.getBranch(session.id, 'alt', acme);
     await store.listBranches(session.id, acme);
     await store.updateBranch(session.id, 'alt', { state: { plan: 1 } }, { expectedVersion: fork.version, ...acme });
-    await expect(store.updateBranch(session.id, 'alt', { state: { plan: 2 } }, { expectedVersion: fork.version, ...acme })).rejects.toThrow(/version/);
-    const first = makeCheckpoint({ sessionId: session.id, step: 1, createdAt: new Date(Date.now() - 1000).toISOString() });
+    await expect(
+      store.updateBranch(session.id, 'alt', { state: { plan: 2 } }, { expectedVersion: fork.version, ...acme }),
+    ).rejects.toThrow(/version/);
+    const first = makeCheckpoint({
+      sessionId: session.id,
+      step: 1,
+      createdAt: new Date(Date.now() - 1000).toISOString(),
+    });
     const second = makeCheckpoint({ sessionId: session.id, parentId: first.id, step: 2 });
     await store.saveCheckpoint(first, acme);
     await store.saveCheckpoint(second, acme);
     await store.saveCheckpoint(second, acme);
-    await store.putPendingWrites(session.id, 'main', second.id, [
-      { toolCallId: 'call-1', toolName: 'lookup', agent: 'billing', content: '{}', isError: false, durationMs: 3, createdAt: new Date().toISOString() },
-    ], acme);
+    await store.putPendingWrites(
+      session.id,
+      'main',
+      second.id,
+      [
+        {
+          toolCallId: 'call-1',
+          toolName: 'lookup',
+          agent: 'billing',
+          content: '{}',
+          isError: false,
+          durationMs: 3,
+          createdAt: new Date().toISOString(),
+        },
+      ],
+      acme,
+    );
     await store.loadCheckpoint(session.id, 'main', undefined, acme);
     await store.loadCheckpoint(session.id, 'main', first.id, acme);
     await store.listCheckpoints(session.id, 'main', acme);
@@ -120,14 +164,22 @@ describe('MongoStore shard keys', () => {
     await store.getSession(session.id, acme);
     await expect(store.listBranches(session.id, { tenantId: 'globex' })).rejects.toThrow(/does not exist/);
     await store.updateSession(session.id, { metadata: { turn: 1 } }, { expectedVersion: 1, ...acme });
-    const asset = await store.putAsset(session.id, { name: 'scan.pdf', contentType: 'application/pdf', bytes: new Uint8Array(300 * 1024) }, acme);
+    const asset = await store.putAsset(
+      session.id,
+      { name: 'scan.pdf', contentType: 'application/pdf', bytes: new Uint8Array(300 * 1024) },
+      acme,
+    );
     await store.getAsset(session.id, asset.id, acme);
     await store.listAssets(session.id, acme);
     await store.deleteAsset(session.id, asset.id, acme);
     await store.putAsset(session.id, { name: 'kept.png', contentType: 'image/png', bytes: new Uint8Array(10) }, acme); // deleted with the session
     await store.deleteBranch(session.id, 'alt', acme);
     await store.deleteSession(session.id, acme);
-    const idle = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', createdAt: '2020-01-01T00:00:00.000Z' });
+    const idle = await store.createSession({
+      id: `s-${createId()}`,
+      tenantId: 'acme',
+      createdAt: '2020-01-01T00:00:00.000Z',
+    });
     await store.appendMessages(idle.id, 'main', [message(1)], acme);
     const erased = await store.createSession({ id: `s-${createId()}`, tenantId: 'acme', userId: 'u-9' });
     await store.appendMessages(erased.id, 'main', [message(1)], acme);
@@ -137,7 +189,31 @@ describe('MongoStore shard keys', () => {
     expect(offenders).toEqual([]);
     expect(untenanted).toEqual([]);
     expect(tenantless).toEqual([]);
-    for (const expected of ['messages.insert', 'messages.find', 'messages.delete', 'messages.aggregate', 'branches.insert', 'branches.find', 'branches.findAndModify', 'branches.delete', 'checkpoints.insert', 'checkpoints.find', 'checkpoints.delete', 'pendingWrites.insert', 'pendingWrites.find', 'pendingWrites.delete', 'versionClaims.insert', 'versionClaims.find', 'versionClaims.delete', 'assetFiles.insert', 'assetFiles.find', 'assetFiles.delete', 'assetChunks.insert', 'assetChunks.find', 'assetChunks.delete']) {
+    for (const expected of [
+      'messages.insert',
+      'messages.find',
+      'messages.delete',
+      'messages.aggregate',
+      'branches.insert',
+      'branches.find',
+      'branches.findAndModify',
+      'branches.delete',
+      'checkpoints.insert',
+      'checkpoints.find',
+      'checkpoints.delete',
+      'pendingWrites.insert',
+      'pendingWrites.find',
+      'pendingWrites.delete',
+      'versionClaims.insert',
+      'versionClaims.find',
+      'versionClaims.delete',
+      'assetFiles.insert',
+      'assetFiles.find',
+      'assetFiles.delete',
+      'assetChunks.insert',
+      'assetChunks.find',
+      'assetChunks.delete',
+    ]) {
       expect(seen, `no ${expected} command was observed`).toContain(expected);
     }
   });

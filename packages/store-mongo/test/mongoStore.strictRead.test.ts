@@ -3,7 +3,13 @@
  * another program, a bad migration) so that a write would refuse it is refused on read with a
  * named error that names the document and the field, never returned and never a TypeError.
  */
-import { CheckpointCorruptError, DocumentCorruptError, MAX_METADATA_DEPTH, NestingTooDeepError, StoreError } from '@baton/core';
+import {
+  CheckpointCorruptError,
+  DocumentCorruptError,
+  MAX_METADATA_DEPTH,
+  NestingTooDeepError,
+  StoreError,
+} from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCheckpoint, makeMessages } from '../../../test/conformance/fixtures.js';
 import { createTestMongoStore, type TestMongoStore } from './testStore.js';
@@ -44,7 +50,7 @@ describe('MongoStore strict reads', () => {
     expect((error as Error).message).toContain(JSON.stringify(id));
   });
 
-  it('refuses a session document whose id is not its _id (it may be another tenant\'s)', async () => {
+  it("refuses a session document whose id is not its _id (it may be another tenant's)", async () => {
     const { store } = test;
     await store.createSession({ id: 's-moved', tenantId: 'acme' });
     await store.collections.sessions.updateOne({ _id: 's-moved' }, { $set: { id: 's-other' } });
@@ -94,7 +100,10 @@ describe('MongoStore strict reads', () => {
       expect(error).toBeInstanceOf(CheckpointCorruptError);
       expect((error as Error).message).toContain(field);
     }
-    await checkpoints.updateOne({ _id: key }, { $set: { body: JSON.stringify({ ...checkpoint, sessionId: 's-other' }) } });
+    await checkpoints.updateOne(
+      { _id: key },
+      { $set: { body: JSON.stringify({ ...checkpoint, sessionId: 's-other' }) } },
+    );
     await expect(store.loadCheckpoint('s-cp', 'main')).rejects.toThrow(/of session "s-other"/);
     await checkpoints.updateOne({ _id: key }, { $set: { body: JSON.stringify(checkpoint), createdAt: 'soon' } });
     await expect(store.listCheckpoints('s-cp', 'main')).rejects.toThrow(/createdAt/);
@@ -106,7 +115,15 @@ describe('MongoStore strict reads', () => {
     const checkpoint = makeCheckpoint({ sessionId: 's-pw' });
     await store.saveCheckpoint(checkpoint);
     await store.putPendingWrites('s-pw', 'main', checkpoint.id, [
-      { toolCallId: 'call-1', toolName: 'look_up', agent: 'billing', content: 'ok', isError: false, durationMs: 3, createdAt: new Date().toISOString() },
+      {
+        toolCallId: 'call-1',
+        toolName: 'look_up',
+        agent: 'billing',
+        content: 'ok',
+        isError: false,
+        durationMs: 3,
+        createdAt: new Date().toISOString(),
+      },
     ]);
     // A write whose createdAt a putPendingWrites would refuse is refused on load, naming the field.
     await store.collections.pendingWrites.updateOne({ sessionId: 's-pw' }, { $set: { 'write.createdAt': 'x' } });
@@ -119,7 +136,10 @@ describe('MongoStore strict reads', () => {
     const { store } = test;
     await store.createSession({ id: 's-msg' });
     await store.appendMessages('s-msg', 'main', makeMessages(1, 3));
-    await store.collections.messages.updateOne({ _id: 's-msg/main/2' }, { $set: { createdAt: 1735689600000 as unknown as string } });
+    await store.collections.messages.updateOne(
+      { _id: 's-msg/main/2' },
+      { $set: { createdAt: 1735689600000 as unknown as string } },
+    );
     const error = await failure(store.readMessages('s-msg', 'main'));
     expect(error).toBeInstanceOf(DocumentCorruptError);
     expect((error as DocumentCorruptError).field).toBe('createdAt');

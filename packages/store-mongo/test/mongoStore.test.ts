@@ -30,18 +30,29 @@ describe('MongoStore', () => {
   });
 
   it('refuses a missing url and bad options with ConfigurationError', () => {
-    expect(() => new MongoStore({ url: '' })).toThrow(/needs \{ url: "mongodb:\/\/host:27017\/" \} or \{ client: MongoClient \}/);
+    expect(() => new MongoStore({ url: '' })).toThrow(
+      /needs \{ url: "mongodb:\/\/host:27017\/" \} or \{ client: MongoClient \}/,
+    );
     expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { dbName: 'a/b' })).toThrow(ConfigurationError);
-    expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { collectionPrefix: 'x.$' })).toThrow(ConfigurationError);
-    expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { checkpointTtlSeconds: -5 })).toThrow(/checkpointTtlSeconds must be a positive whole number/);
+    expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { collectionPrefix: 'x.$' })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { checkpointTtlSeconds: -5 })).toThrow(
+      /checkpointTtlSeconds must be a positive whole number/,
+    );
     expect(() => new MongoStore({ url: 'not a url' })).toThrow(ConfigurationError);
     for (const operationTimeoutMS of [0, -1, 1.5, Number.POSITIVE_INFINITY]) {
-      expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { operationTimeoutMS })).toThrow(/operationTimeoutMS must be a positive whole number of milliseconds/);
+      expect(() => new MongoStore({ url: 'mongodb://127.0.0.1:1/' }, { operationTimeoutMS })).toThrow(
+        /operationTimeoutMS must be a positive whole number of milliseconds/,
+      );
     }
   });
 
   it('turns an unreachable server into a StoreError that keeps the driver error', async () => {
-    const store = new MongoStore({ url: `mongodb://127.0.0.1:${await freePort()}/` }, { serverSelectionTimeoutMS: 300 });
+    const store = new MongoStore(
+      { url: `mongodb://127.0.0.1:${await freePort()}/` },
+      { serverSelectionTimeoutMS: 300 },
+    );
     const error = await store.createSession({ id: 'nowhere' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).message).toMatch(/unreachable or the connection was lost/);
@@ -77,7 +88,9 @@ describe('MongoStore', () => {
       const first = await store.updateSession(id, change, { expectedVersion: 1 });
       const retried = await store.updateSession(id, change, { expectedVersion: 1 });
       expect(retried).toEqual(first);
-      await expect(store.updateSession(id, { metadata: { turn: 'other' } }, { expectedVersion: 1 })).rejects.toThrow(/at version 2, not 1/);
+      await expect(store.updateSession(id, { metadata: { turn: 'other' } }, { expectedVersion: 1 })).rejects.toThrow(
+        /at version 2, not 1/,
+      );
       expect(await store.getSession(id)).toMatchObject({ version: 2, metadata: { turn: 1 } });
       expect(store.usesVersionClaims).toBe(versionClaims);
     });
@@ -91,7 +104,9 @@ describe('MongoStore', () => {
         await store.appendMessages(id, 'main', [makeMessage(2 * turn - 1), makeMessage(2 * turn)]);
         await store.saveCheckpoint(makeCheckpoint({ sessionId: id, step: turn }));
         await store.updateSession(id, { lastActivityAt: new Date().toISOString() }, { expectedVersion: turn });
-        expect(commands.map((c) => c.commandName)).toEqual(versionClaims ? ['insert', 'insert', 'insert', 'findAndModify'] : ['insert', 'insert', 'findAndModify']);
+        expect(commands.map((c) => c.commandName)).toEqual(
+          versionClaims ? ['insert', 'insert', 'insert', 'findAndModify'] : ['insert', 'insert', 'findAndModify'],
+        );
       }
     });
   }
@@ -102,14 +117,22 @@ describe('MongoStore', () => {
     for (let trial = 0; trial < 30; trial += 1) {
       const id = `race-${trial}`;
       await store.createSession({ id });
-      const results = await Promise.allSettled(Array.from({ length: 5 }, (_, writer) => store.updateSession(id, { metadata: { writer } }, { expectedVersion: 1 })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, (_, writer) =>
+          store.updateSession(id, { metadata: { writer } }, { expectedVersion: 1 }),
+        ),
+      );
       const winners = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const losers = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
       const stored = await store.getSession(id);
-      outcomes.push(`${winners.length} won, ${losers.filter((e) => e instanceof ConcurrencyError).length} refused, stored v${stored?.version} by ${JSON.stringify(stored?.metadata)}`);
+      outcomes.push(
+        `${winners.length} won, ${losers.filter((e) => e instanceof ConcurrencyError).length} refused, stored v${stored?.version} by ${JSON.stringify(stored?.metadata)}`,
+      );
       expect(stored?.metadata).toEqual(winners[0]?.metadata);
     }
-    expect(outcomes).toEqual(Array.from({ length: 30 }, () => expect.stringMatching(/^1 won, 4 refused, stored v2 by \{"writer":\d\}$/)));
+    expect(outcomes).toEqual(
+      Array.from({ length: 30 }, () => expect.stringMatching(/^1 won, 4 refused, stored v2 by \{"writer":\d\}$/)),
+    );
   });
 
   it('keeps at most a handful of version claims per session however many updates it takes', async () => {
@@ -138,7 +161,9 @@ describe('MongoStore', () => {
   it('creates TTL indexes for checkpointTtlSeconds, or says clearly that the server has none', async () => {
     const store = new MongoStore({ client }, { dbName: `${dbName}_ttl`, checkpointTtlSeconds: 3600 });
     if (isFerretDb) {
-      await expect(store.init()).rejects.toThrow(/checkpointTtlSeconds \(3600\) needs TTL indexes, which this server does not support/);
+      await expect(store.init()).rejects.toThrow(
+        /checkpointTtlSeconds \(3600\) needs TTL indexes, which this server does not support/,
+      );
     } else {
       await store.init();
       const indexes = await store.collections.checkpoints.indexes();

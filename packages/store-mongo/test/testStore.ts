@@ -17,7 +17,11 @@ export interface TestMongoStore {
 }
 
 /** Opens a MongoStore on a fresh database named after `label`, with its indexes created. */
-export async function createTestMongoStore(label: string, options: MongoStoreOptions = {}, url = mongoTestUrl()): Promise<TestMongoStore> {
+export async function createTestMongoStore(
+  label: string,
+  options: MongoStoreOptions = {},
+  url = mongoTestUrl(),
+): Promise<TestMongoStore> {
   const dbName = testDatabaseName(label);
   const store = new MongoStore({ url }, { ...options, dbName });
   await store.init();

@@ -11,7 +11,8 @@ import { scaleDesk } from '../../../test/bench/scale/scaleDesk.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set (scaleTemporalWorker.ts is started by temporalScaleBench.ts)`);
+  if (value === undefined || value === '')
+    throw new Error(`${name} is not set (scaleTemporalWorker.ts is started by temporalScaleBench.ts)`);
   return value;
 };
 

@@ -72,7 +72,9 @@ const connection = await Connection.connect({ address: temporal.address });
 const client = new Client({ connection });
 const rows: Row[] = [];
 try {
-  process.stdout.write(`Temporal workers, ${sessions} sessions × ${turns} turns, model calls of ${latencyMs} ms, at most ${perWorker} turns per worker at once\n`);
+  process.stdout.write(
+    `Temporal workers, ${sessions} sessions × ${turns} turns, model calls of ${latencyMs} ms, at most ${perWorker} turns per worker at once\n`,
+  );
   for (const count of workerCounts) rows.push(await measure(count));
 } finally {
   await connection.close();
@@ -81,7 +83,9 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 const base = rows.find((r) => r.workers === 1);
-process.stdout.write('workers  turns/s  speed-up  p50 ms  p99 ms  CPU ms/turn  cores  failed  lost  duplicated  interleaved\n');
+process.stdout.write(
+  'workers  turns/s  speed-up  p50 ms  p99 ms  CPU ms/turn  cores  failed  lost  duplicated  interleaved\n',
+);
 for (const r of rows) {
   const speedUp = base === undefined ? '-' : `${(r.turnsPerSecond / base.turnsPerSecond).toFixed(2)}×`;
   process.stdout.write(
@@ -123,7 +127,11 @@ async function measure(count: number): Promise<Row> {
   const seconds = (performance.now() - started) / 1000;
   const cpu = pids.reduce((sum, pid) => sum + sampleCpu(pid).cpu, 0) - cpuBefore;
   for (const child of children) if (child.connected) child.send({ kind: 'exit' });
-  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)))));
+  await Promise.all(
+    children.map(
+      (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve))),
+    ),
+  );
   const store = new MongoStore({ url: mongoUrl }, { dbName });
   let lost = 0;
   let duplicated = 0;
@@ -140,9 +148,21 @@ async function measure(count: number): Promise<Row> {
     await store.close();
   }
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   const done = latencies.length;
-  return { workers: count, turnsPerSecond: done / seconds, p50: at(0.5), p99: at(0.99), cpuMsPerTurn: done === 0 ? 0 : (cpu * 1000) / done, coresUsed: cpu / seconds, failed, lost, duplicated, interleaved };
+  return {
+    workers: count,
+    turnsPerSecond: done / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuMsPerTurn: done === 0 ? 0 : (cpu * 1000) / done,
+    coresUsed: cpu / seconds,
+    failed,
+    lost,
+    duplicated,
+    interleaved,
+  };
 }
 
 function startWorker(dbName: string, taskQueue: string): Promise<ChildProcess> {

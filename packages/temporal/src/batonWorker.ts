@@ -66,7 +66,9 @@ export function createBatonWorker(options: BatonWorkerOptions): Promise<Worker> 
     taskQueue: options.taskQueue,
     activities: createTurnActivities(options.workflow),
     maxConcurrentActivityTaskExecutions: turns,
-    ...(options.workflowBundle === undefined ? { workflowsPath: batonWorkflowsPath() } : { workflowBundle: options.workflowBundle }),
+    ...(options.workflowBundle === undefined
+      ? { workflowsPath: batonWorkflowsPath() }
+      : { workflowBundle: options.workflowBundle }),
   });
 }
 

@@ -26,7 +26,11 @@ export interface CommittedEventsOptions {
  * }
  * ```
  */
-export async function* committedEvents(store: Store, target: SessionTarget, options: CommittedEventsOptions = {}): AsyncGenerator<MessageEvent | SessionClosedEvent, void> {
+export async function* committedEvents(
+  store: Store,
+  target: SessionTarget,
+  options: CommittedEventsOptions = {},
+): AsyncGenerator<MessageEvent | SessionClosedEvent, void> {
   const branchId = target.branch ?? 'main';
   const scope = target.tenantId === undefined ? {} : { tenantId: target.tenantId };
   const base = { sessionId: target.sessionId, branchId };

@@ -29,7 +29,9 @@ export async function committedTurn(
     ...(target.tenantId === undefined ? {} : { tenantId: target.tenantId }),
   });
   const copies = messages.map((m) => structuredClone(m) as Message);
-  const answer = copies.findLast((m) => m.role === 'assistant' && (m.toolCalls === undefined || m.toolCalls.length === 0));
+  const answer = copies.findLast(
+    (m) => m.role === 'assistant' && (m.toolCalls === undefined || m.toolCalls.length === 0),
+  );
   const closed = session.info.status === 'closed' || session.routingState === 'closed';
   return {
     sessionId: session.id,

@@ -124,7 +124,9 @@ export interface OpenedSession {
  */
 export const sendUpdate = defineUpdate<CommittedTurn, [{ text: string | string[] }]>('baton.send');
 /** An answer to a pending request. */
-export const respondUpdate = defineUpdate<CommittedTurn, [{ requestId: string; answer: RequestAnswer }]>('baton.respond');
+export const respondUpdate = defineUpdate<CommittedTurn, [{ requestId: string; answer: RequestAnswer }]>(
+  'baton.respond',
+);
 /** Closes the session (its episode saved by the worker's memory); the workflow then completes. */
 export const closeUpdate = defineUpdate<CommittedTurn, [{ reason?: string }]>('baton.close');
 /** What the workflow knows of its session now. */

@@ -35,7 +35,16 @@ interface TurnActivities {
 }
 
 /** Error codes of Baton's caller errors: retrying the same operation gives the same refusal. */
-const CALLER_CODES = ['CONFIGURATION', 'INVALID_ID', 'INVALID_INPUT', 'NOT_FOUND', 'SESSION_CLOSED', 'AMBIGUOUS_BRANCH', 'ASSET_TOO_LARGE', 'ABORTED'];
+const CALLER_CODES = [
+  'CONFIGURATION',
+  'INVALID_ID',
+  'INVALID_INPUT',
+  'NOT_FOUND',
+  'SESSION_CLOSED',
+  'AMBIGUOUS_BRANCH',
+  'ASSET_TOO_LARGE',
+  'ABORTED',
+];
 
 /**
  * The session workflow: one per conversation branch (see `sessionWorkflowId`). It takes user
@@ -45,7 +54,12 @@ const CALLER_CODES = ['CONFIGURATION', 'INVALID_ID', 'INVALID_INPUT', 'NOT_FOUND
  * It completes when the session is closed, returning its last state.
  */
 export async function batonSession(input: SessionWorkflowInput): Promise<CarriedState> {
-  const target: SessionTarget = { sessionId: input.sessionId, ...optional('tenantId', input.tenantId), ...optional('userId', input.userId), branch: input.branch ?? 'main' };
+  const target: SessionTarget = {
+    sessionId: input.sessionId,
+    ...optional('tenantId', input.tenantId),
+    ...optional('userId', input.userId),
+    branch: input.branch ?? 'main',
+  };
   const turn = input.turn ?? {};
   const activities = proxyActivities<TurnActivities>({
     startToCloseTimeout: turn.startToCloseTimeoutMs ?? 600_000,
@@ -62,7 +76,13 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
   const deadlines = timers.requestDeadlineMs;
   const maxOperations = input.maxOperationsPerRun ?? 200;
   // Handlers are set before the session is opened (an Update may come with the start); operations wait for the open.
-  let state: CarriedState = input.carried ?? { headSeq: 0, closed: false, lastActivityAt: Date.now(), pending: [], expired: [] };
+  let state: CarriedState = input.carried ?? {
+    headSeq: 0,
+    closed: false,
+    lastActivityAt: Date.now(),
+    pending: [],
+    expired: [],
+  };
   let opened = input.carried !== undefined;
   let busy = false;
   let operations = 0;
@@ -73,22 +93,37 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
   let stale = false;
 
   /** Runs one operation at a time; `still` (checked once it is this operation's turn) may skip it. */
-  const run = async (operation: TurnOperation, still: () => boolean = () => true): Promise<CommittedTurn | undefined> => {
+  const run = async (
+    operation: TurnOperation,
+    still: () => boolean = () => true,
+  ): Promise<CommittedTurn | undefined> => {
     await condition(() => opened && !busy);
     if (!still()) return undefined;
     busy = true;
     try {
       if (state.closed && operation.kind !== 'close') throw closedFailure(target);
       if (stale) {
-        state = { ...state, ...fromOpened(await activities.batonOpenSession(target), Date.now(), deadlines), pending: state.pending, expired: state.expired };
+        state = {
+          ...state,
+          ...fromOpened(await activities.batonOpenSession(target), Date.now(), deadlines),
+          pending: state.pending,
+          expired: state.expired,
+        };
         stale = false;
       }
-      const result = await activities.batonTurn({ target, operation, afterSeq: state.headSeq }).catch((error: unknown) => {
-        stale = true;
-        // Closed elsewhere (another branch's close, an operator): this workflow's work is done.
-        if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'SESSION_CLOSED') state = { ...state, closed: true };
-        return rethrowNamed(error);
-      });
+      const result = await activities
+        .batonTurn({ target, operation, afterSeq: state.headSeq })
+        .catch((error: unknown) => {
+          stale = true;
+          // Closed elsewhere (another branch's close, an operator): this workflow's work is done.
+          if (
+            error instanceof ActivityFailure &&
+            error.cause instanceof ApplicationFailure &&
+            error.cause.type === 'SESSION_CLOSED'
+          )
+            state = { ...state, closed: true };
+          return rethrowNamed(error);
+        });
       state = afterTurn(state, result, Date.now(), deadlines);
       return result;
     } finally {
@@ -108,7 +143,11 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
     validator: ({ requestId }) => {
       if (state.closed) throw closedFailure(target);
       if (state.expired.includes(requestId)) {
-        throw ApplicationFailure.create({ type: 'NOT_FOUND', nonRetryable: true, message: `Request ${JSON.stringify(requestId)} expired (${REQUEST_EXPIRED}) and was answered as such; it takes no answer now.` });
+        throw ApplicationFailure.create({
+          type: 'NOT_FOUND',
+          nonRetryable: true,
+          message: `Request ${JSON.stringify(requestId)} expired (${REQUEST_EXPIRED}) and was answered as such; it takes no answer now.`,
+        });
       }
     },
   });
@@ -124,9 +163,16 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
     const seen = epoch;
     const changed = () => epoch !== seen || state.closed;
     // While an operation runs, a passed deadline waits for it (it may answer the request).
-    const woke = busy || due === undefined ? await condition(changed).then(() => true) : await condition(changed, Math.max(1, due.at - Date.now()));
+    const woke =
+      busy || due === undefined
+        ? await condition(changed).then(() => true)
+        : await condition(changed, Math.max(1, due.at - Date.now()));
     if (!woke && due !== undefined && Date.now() >= due.at) {
-      if (due.requestId === undefined) await run({ kind: 'close', reason: 'idle' }, () => !state.closed && nextDue(state, timers.idleCloseMs)?.at === due.at);
+      if (due.requestId === undefined)
+        await run(
+          { kind: 'close', reason: 'idle' },
+          () => !state.closed && nextDue(state, timers.idleCloseMs)?.at === due.at,
+        );
       else await expire(due.requestId);
     }
     if (!busy && !state.closed && (operations >= maxOperations || workflowInfo().continueAsNewSuggested)) {
@@ -141,7 +187,12 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
     const request = state.pending.find((r) => r.id === requestId);
     if (request === undefined) return;
     const why = `${REQUEST_EXPIRED}: not answered within ${deadlines?.[request.type] ?? 0} ms`;
-    const answer = request.type === 'tool_approval' ? { approved: false as const, reason: why } : request.type === 'human_step' ? { reply: why } : why;
+    const answer =
+      request.type === 'tool_approval'
+        ? { approved: false as const, reason: why }
+        : request.type === 'human_step'
+          ? { reply: why }
+          : why;
     const stillPending = () => !state.closed && state.pending.some((r) => r.id === requestId);
     try {
       await run({ kind: 'respond', requestId, answer }, () => {
@@ -158,9 +209,11 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
 
 /** The earliest timer: a request's deadline, or the idle close. */
 function nextDue(state: CarriedState, idleCloseMs: number | undefined): { at: number; requestId?: string } | undefined {
-  let due: { at: number; requestId?: string } | undefined = idleCloseMs === undefined ? undefined : { at: state.lastActivityAt + idleCloseMs };
+  let due: { at: number; requestId?: string } | undefined =
+    idleCloseMs === undefined ? undefined : { at: state.lastActivityAt + idleCloseMs };
   for (const request of state.pending) {
-    if (request.expiresAt !== undefined && (due === undefined || request.expiresAt < due.at)) due = { at: request.expiresAt, requestId: request.id };
+    if (request.expiresAt !== undefined && (due === undefined || request.expiresAt < due.at))
+      due = { at: request.expiresAt, requestId: request.id };
   }
   return due;
 }
@@ -168,15 +221,30 @@ function nextDue(state: CarriedState, idleCloseMs: number | undefined): { at: nu
 type Deadlines = SessionTimers['requestDeadlineMs'];
 
 function fromOpened(opened: OpenedSession, now: number, deadlines: Deadlines): CarriedState {
-  return track({ headSeq: opened.headSeq, closed: opened.closed, lastActivityAt: now, pending: [], expired: [] }, opened.pendingRequests, now, deadlines);
+  return track(
+    { headSeq: opened.headSeq, closed: opened.closed, lastActivityAt: now, pending: [], expired: [] },
+    opened.pendingRequests,
+    now,
+    deadlines,
+  );
 }
 
 function afterTurn(state: CarriedState, result: CommittedTurn, now: number, deadlines: Deadlines): CarriedState {
-  return track({ ...state, headSeq: result.headSeq, closed: result.closed, lastActivityAt: now }, result.pendingRequests, now, deadlines);
+  return track(
+    { ...state, headSeq: result.headSeq, closed: result.closed, lastActivityAt: now },
+    result.pendingRequests,
+    now,
+    deadlines,
+  );
 }
 
 /** Tracks the pending requests, keeping the deadline of those already tracked and starting one for new ones. */
-function track(state: CarriedState, pending: readonly { id: string; type: CarriedState['pending'][number]['type'] }[], now: number, deadlines: Deadlines): CarriedState {
+function track(
+  state: CarriedState,
+  pending: readonly { id: string; type: CarriedState['pending'][number]['type'] }[],
+  now: number,
+  deadlines: Deadlines,
+): CarriedState {
   return {
     ...state,
     pending: pending.map((request) => {
@@ -199,7 +267,12 @@ function closedFailure(target: SessionTarget): ApplicationFailure {
 /** An activity's failure as the Update's: the Baton error's code and message, not Temporal's wrapping. */
 function rethrowNamed(error: unknown): never {
   if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-    throw ApplicationFailure.create({ type: error.cause.type ?? TURN_FAILED, message: error.cause.message, nonRetryable: true, details: error.cause.details ?? [] });
+    throw ApplicationFailure.create({
+      type: error.cause.type ?? TURN_FAILED,
+      message: error.cause.message,
+      nonRetryable: true,
+      details: error.cause.details ?? [],
+    });
   }
   throw error;
 }

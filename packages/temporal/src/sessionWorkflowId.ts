@@ -14,7 +14,11 @@ import type { SessionTarget } from './sessionContract.js';
  */
 export function sessionWorkflowId(target: SessionTarget): string {
   const branch = target.branch ?? 'main';
-  for (const [what, id] of [['session', target.sessionId], ['branch', branch], ['tenant', target.tenantId]] as const) {
+  for (const [what, id] of [
+    ['session', target.sessionId],
+    ['branch', branch],
+    ['tenant', target.tenantId],
+  ] as const) {
     if (id !== undefined && !isValidId(id)) {
       throw new InvalidIdError(what, id);
     }

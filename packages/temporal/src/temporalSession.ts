@@ -1,6 +1,17 @@
-import { ConfigurationError, type MessageEvent, SessionClosedError, type SessionClosedEvent, type Store } from '@baton/core';
+import {
+  ConfigurationError,
+  type MessageEvent,
+  SessionClosedError,
+  type SessionClosedEvent,
+  type Store,
+} from '@baton/core';
 import type { RequestAnswer } from '@baton/handoff';
-import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowHandle, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowHandle,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { batonFailure } from './batonFailure.js';
 import { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
 import {
@@ -102,7 +113,9 @@ export class TemporalSession {
    */
   events(options: CommittedEventsOptions = {}): AsyncGenerator<MessageEvent | SessionClosedEvent, void> {
     if (this.#store === undefined) {
-      throw new ConfigurationError('TemporalSession.events() reads committed messages from the store: pass new TemporalSessions({ client, taskQueue, store }) with the store the workers write.');
+      throw new ConfigurationError(
+        'TemporalSession.events() reads committed messages from the store: pass new TemporalSessions({ client, taskQueue, store }) with the store the workers write.',
+      );
     }
     return committedEvents(this.#store, this.#input, options);
   }
@@ -113,22 +126,35 @@ export class TemporalSession {
     return handle.query(sessionStateQuery);
   }
 
-  async #update<A>(update: typeof sendUpdate | typeof respondUpdate | typeof closeUpdate, args: A, options: TemporalCallOptions): Promise<CommittedTurn> {
+  async #update<A>(
+    update: typeof sendUpdate | typeof respondUpdate | typeof closeUpdate,
+    args: A,
+    options: TemporalCallOptions,
+  ): Promise<CommittedTurn> {
     const handle = await this.#handle();
     try {
       // biome-ignore lint/suspicious/noExplicitAny: the three Updates take one argument each, checked by the public methods
-      return await handle.executeUpdate(update as any, { args: [args], ...(options.updateId === undefined ? {} : { updateId: options.updateId }) });
+      return await handle.executeUpdate(update as any, {
+        args: [args],
+        ...(options.updateId === undefined ? {} : { updateId: options.updateId }),
+      });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) throw batonFailure(error);
       // No Update reaches a completed workflow: its session was closed.
-      const status = await handle.describe().then((d) => d.status.name, () => undefined);
+      const status = await handle.describe().then(
+        (d) => d.status.name,
+        () => undefined,
+      );
       if (status === 'COMPLETED') throw this.#closed(error);
       throw error;
     }
   }
 
   #closed(cause: unknown): SessionClosedError {
-    return new SessionClosedError(`Session ${JSON.stringify(this.#input.sessionId)} is closed (its workflow ${this.workflowId} completed); it accepts no more turns. Start a new session.`, { cause });
+    return new SessionClosedError(
+      `Session ${JSON.stringify(this.#input.sessionId)} is closed (its workflow ${this.workflowId} completed); it accepts no more turns. Start a new session.`,
+      { cause },
+    );
   }
 
   /** Starts the session workflow unless it runs (one per branch); a completed one means the session was closed. */

@@ -3,7 +3,13 @@ import type { HandoffSession, HandoffWorkflow, TurnStream } from '@baton/handoff
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { committedTurn, headSeqOf } from './committedTurn.js';
-import { type CommittedTurn, type OpenedSession, type SessionTarget, TURN_FAILED, type TurnActivityInput } from './sessionContract.js';
+import {
+  type CommittedTurn,
+  type OpenedSession,
+  type SessionTarget,
+  TURN_FAILED,
+  type TurnActivityInput,
+} from './sessionContract.js';
 
 /** The activities a Baton worker registers (see `createBatonWorker`). */
 export interface TurnActivities {
@@ -55,7 +61,11 @@ export function createTurnActivities(workflow: HandoffWorkflow): TurnActivities 
     async batonOpenSession(target) {
       const session = await named(() => open(workflow, target));
       const closed = session.info.status === 'closed' || session.routingState === 'closed';
-      return { headSeq: headSeqOf(session), closed, pendingRequests: closed ? [] : session.pendingRequests.map((r) => structuredClone(r)) };
+      return {
+        headSeq: headSeqOf(session),
+        closed,
+        pendingRequests: closed ? [] : session.pendingRequests.map((r) => structuredClone(r)),
+      };
     },
     async batonTurn(input) {
       return named(() => runOperation(workflow, input));
@@ -76,15 +86,24 @@ async function runOperation(workflow: HandoffWorkflow, input: TurnActivityInput)
     // A retry: what the earlier attempt stored is this operation's, and it is finished, not redone.
     const head = headSeqOf(session);
     const answered = operation.kind === 'respond' && !session.pendingRequests.some((r) => r.id === operation.requestId);
-    if (session.routingState === 'running' && (head > afterSeq || answered)) return drive(workflow, session, input, session.resume({ signal }));
+    if (session.routingState === 'running' && (head > afterSeq || answered))
+      return drive(workflow, session, input, session.resume({ signal }));
     if (head > afterSeq || answered) return committedTurn(workflow, session, target, afterSeq);
   }
-  const stream = operation.kind === 'send' ? session.send(operation.text, { signal }) : session.respond(operation.requestId, operation.answer, { signal });
+  const stream =
+    operation.kind === 'send'
+      ? session.send(operation.text, { signal })
+      : session.respond(operation.requestId, operation.answer, { signal });
   return drive(workflow, session, input, stream);
 }
 
 /** Reads a turn's events, heartbeating the last committed seq, and returns the committed result. */
-async function drive(workflow: HandoffWorkflow, session: HandoffSession, input: TurnActivityInput, stream: TurnStream): Promise<CommittedTurn> {
+async function drive(
+  workflow: HandoffWorkflow,
+  session: HandoffSession,
+  input: TurnActivityInput,
+  stream: TurnStream,
+): Promise<CommittedTurn> {
   const context = Context.current();
   let progress = { seq: input.afterSeq };
   // A model call may stream nothing for a while: keep telling Temporal this worker is alive.
@@ -120,10 +139,19 @@ async function named<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof BatonError) {
-      throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: FINAL_CODES.has(error.code), cause: error });
+      throw ApplicationFailure.create({
+        type: error.code,
+        message: error.message,
+        nonRetryable: FINAL_CODES.has(error.code),
+        cause: error,
+      });
     }
     if (error instanceof ApplicationFailure) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw ApplicationFailure.create({ type: TURN_FAILED, message, ...(error instanceof Error ? { cause: error } : {}) });
+    throw ApplicationFailure.create({
+      type: TURN_FAILED,
+      message,
+      ...(error instanceof Error ? { cause: error } : {}),
+    });
   }
 }

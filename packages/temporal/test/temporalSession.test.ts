@@ -16,7 +16,12 @@ describe('sessions run by a Temporal worker', () => {
     h = await harness();
     const bundle = await bundleBatonWorkflows();
     const connection = await NativeConnection.connect({ address: h.address });
-    worker = await createBatonWorker({ connection, taskQueue: h.taskQueue, workflow: temporalDesk(h.store, { who: 'w1' }), workflowBundle: bundle });
+    worker = await createBatonWorker({
+      connection,
+      taskQueue: h.taskQueue,
+      workflow: temporalDesk(h.store, { who: 'w1' }),
+      workflowBundle: bundle,
+    });
     running = worker.run();
     sessions = new TemporalSessions({ client: h.client, taskQueue: h.taskQueue });
   });
@@ -33,7 +38,13 @@ describe('sessions run by a Temporal worker', () => {
     expect(turn.message?.content).toBe('Done: order 1234 ships tomorrow');
     expect(turn.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     expect(turn.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(turn).toMatchObject({ completed: true, closed: false, nextAgent: 'triage', pendingRequests: [], headSeq: 6 });
+    expect(turn).toMatchObject({
+      completed: true,
+      closed: false,
+      nextAgent: 'triage',
+      pendingRequests: [],
+      headSeq: 6,
+    });
     const second = await chat.send('And order 99?');
     expect(second.messages.map((m) => m.seq)).toEqual([7, 8, 9, 10, 11, 12]);
     const stored = await storedBranch(h.store, 'chat-1');
@@ -88,7 +99,8 @@ describe('sessions run by a Temporal worker', () => {
     const chat = withStore.session({ sessionId: 'chat-5' });
     const seen: string[] = [];
     const reading = (async () => {
-      for await (const event of chat.events({ intervalMs: 50 })) seen.push(event.type === 'message' ? `${event.message.seq}:${event.message.role}` : event.type);
+      for await (const event of chat.events({ intervalMs: 50 }))
+        seen.push(event.type === 'message' ? `${event.message.seq}:${event.message.role}` : event.type);
     })();
     await chat.send('Where is order 1?');
     await chat.close({ reason: 'done' });

@@ -42,7 +42,15 @@ afterAll(async () => {
 });
 
 async function worker(who: string): Promise<WorkerProcess> {
-  const started = await startWorkerProcess([server.address, h.taskQueue, mongoTestUrl(), h.dbName, who, logFile, bundlePath]);
+  const started = await startWorkerProcess([
+    server.address,
+    h.taskQueue,
+    mongoTestUrl(),
+    h.dbName,
+    who,
+    logFile,
+    bundlePath,
+  ]);
   workers.push(started);
   return started;
 }
@@ -66,7 +74,11 @@ async function eventually<T>(read: () => Promise<T | undefined>, what: string, t
 
 it('an approval with a 2-second deadline is answered with the named expired result, across a worker kill and a server restart', async () => {
   const first = await worker('first');
-  const sessions = new TemporalSessions({ client, taskQueue: h.taskQueue, timers: { requestDeadlineMs: { tool_approval: 2_000 } } });
+  const sessions = new TemporalSessions({
+    client,
+    taskQueue: h.taskQueue,
+    timers: { requestDeadlineMs: { tool_approval: 2_000 } },
+  });
   const chat = sessions.session({ sessionId: 'deadline-1', userId: 'u-1' });
   const paused = await chat.send('Please refund order 77');
   const [request] = paused.pendingRequests;

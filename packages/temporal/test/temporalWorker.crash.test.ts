@@ -28,10 +28,23 @@ afterAll(async () => {
 it('a worker SIGKILLed mid-turn: another worker finishes the turn, the awaited Update gets the result, each message is stored once', async () => {
   const logFile = join(dir, 'tools.log');
   await writeFile(logFile, '');
-  const args = (who: string, hang: boolean) => [h.address, h.taskQueue, mongoTestUrl(), h.dbName, who, logFile, bundlePath, ...(hang ? ['hang'] : [])];
+  const args = (who: string, hang: boolean) => [
+    h.address,
+    h.taskQueue,
+    mongoTestUrl(),
+    h.dbName,
+    who,
+    logFile,
+    bundlePath,
+    ...(hang ? ['hang'] : []),
+  ];
   const first = await startWorkerProcess(args('first', true));
   workers.push(first);
-  const sessions = new TemporalSessions({ client: h.client, taskQueue: h.taskQueue, turn: { heartbeatTimeoutMs: 2_000 } });
+  const sessions = new TemporalSessions({
+    client: h.client,
+    taskQueue: h.taskQueue,
+    turn: { heartbeatTimeoutMs: 2_000 },
+  });
   const chat = sessions.session({ sessionId: 'crash-1', userId: 'u-1' });
 
   const turn = chat.send('Where is order 1234?');

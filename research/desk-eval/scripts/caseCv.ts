@@ -25,7 +25,28 @@
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { SPECIALISTS, specialistForFlow } from '@baton/example-support-desk/desk/specialists.js';
-import { type AbcdConversation, CASE_CLASSIFIER, CASE_CLASSIFIER_KIND, CASE_MESSAGES, CASE_TRAINING_TEXTS, type CaseTrainingTexts, caseText, caseTrainingTexts, createTextClassifier, customerMessages, extractSlots, GUIDELINE_COPIES, guidelineTrainingTexts, loadConversations, loadGuidelines, type NaiveBayesOptions, openingText, type SlotValues, type TextClassifier, type TextClassifierKind } from '@baton/support-desk-models';
+import {
+  type AbcdConversation,
+  CASE_CLASSIFIER,
+  CASE_CLASSIFIER_KIND,
+  CASE_MESSAGES,
+  CASE_TRAINING_TEXTS,
+  type CaseTrainingTexts,
+  caseText,
+  caseTrainingTexts,
+  createTextClassifier,
+  customerMessages,
+  extractSlots,
+  GUIDELINE_COPIES,
+  guidelineTrainingTexts,
+  loadConversations,
+  loadGuidelines,
+  type NaiveBayesOptions,
+  openingText,
+  type SlotValues,
+  type TextClassifier,
+  type TextClassifierKind,
+} from '@baton/support-desk-models';
 import { nestedCrossValidation, percent } from './nestedCv.js';
 import { scriptArgs } from './scriptArgs.js';
 
@@ -52,13 +73,19 @@ let CANDIDATES: Candidate[] = [
   { name: 'nb words+chars2-5 a=0.25 counts, whole + opening', options: ROUTER_FEATURES, texts: 'whole+opening' },
   { name: 'nb words+chars2-5 a=0.25 counts, whole + each message', options: ROUTER_FEATURES, texts: 'whole+each' },
 ];
-const { file, flags } = scriptArgs('caseCv.ts', 'Nested cross-validation of the specialists\' case classifiers.', {
+const { file, flags } = scriptArgs('caseCv.ts', "Nested cross-validation of the specialists' case classifiers.", {
   '--guidelines': 'candidates: how many times the written guidelines are learned',
-  '--svm': 'candidates: the desk\'s naive Bayes against linear SVMs (implies --case-messages)',
-  '--case-messages': 'candidates: how many of the customer\'s messages the case is read from',
+  '--svm': "candidates: the desk's naive Bayes against linear SVMs (implies --case-messages)",
+  '--case-messages': "candidates: how many of the customer's messages the case is read from",
 });
 if (flags.guidelines) {
-  CANDIDATES = [0, 1, 3, 10].map((copies) => ({ name: `desk case classifiers, guidelines x${copies}`, kind: CASE_CLASSIFIER_KIND, options: CASE_CLASSIFIER, texts: CASE_TRAINING_TEXTS, guidelines: copies }));
+  CANDIDATES = [0, 1, 3, 10].map((copies) => ({
+    name: `desk case classifiers, guidelines x${copies}`,
+    kind: CASE_CLASSIFIER_KIND,
+    options: CASE_CLASSIFIER,
+    texts: CASE_TRAINING_TEXTS,
+    guidelines: copies,
+  }));
 }
 const svm = flags.svm;
 const byMessages = flags['case-messages'] || svm;
@@ -75,7 +102,12 @@ if (svm) {
         [0.03, 5],
         [0.03, 10],
       ] as const
-    ).map(([lambda, epochs]) => ({ name: `linear SVM lambda=${lambda} ${epochs} epochs`, kind: 'linear-svm' as const, options: { lambda, epochs }, ...desk })),
+    ).map(([lambda, epochs]) => ({
+      name: `linear SVM lambda=${lambda} ${epochs} epochs`,
+      kind: 'linear-svm' as const,
+      options: { lambda, epochs },
+      ...desk,
+    })),
   ];
 } else if (byMessages) {
   // With `--guidelines` too: every reading with the guidelines learned 3, 6 or 10 times.
@@ -99,7 +131,8 @@ type View = (c: AbcdConversation, reads: number | undefined) => string;
 /** The slots the customer's messages hold, as a specialist hears them (their name and ids are left out of `caseText`). */
 function slotsOf(c: AbcdConversation): SlotValues {
   const slots: SlotValues = {};
-  for (const message of customerMessages(c)) for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
+  for (const message of customerMessages(c))
+    for (const [slot, value] of Object.entries(extractSlots(message))) if (value !== undefined) slots[slot] = value;
   return slots;
 }
 const views: Array<[string, View]> = byMessages
@@ -118,28 +151,62 @@ interface CaseModels {
   reads: number | undefined;
 }
 function train(candidate: Candidate, items: readonly AbcdConversation[]): CaseModels {
-  const examples = [...caseTrainingTexts(items, ontology, candidate.texts), ...guidelineTrainingTexts(guidelines, 'subflow', candidate.guidelines ?? 0)];
+  const examples = [
+    ...caseTrainingTexts(items, ontology, candidate.texts),
+    ...guidelineTrainingTexts(guidelines, 'subflow', candidate.guidelines ?? 0),
+  ];
   const classifiers = new Map(
     SPECIALISTS.map((spec) => {
       const labels = spec.flows.flatMap((flow) => ontology.subflows[flow] ?? []);
-      return [spec.name, createTextClassifier(candidate.kind ?? 'naive-bayes', examples, { ...candidate.options, labels, calibrationFolds: 0 })] as const;
+      return [
+        spec.name,
+        createTextClassifier(candidate.kind ?? 'naive-bayes', examples, {
+          ...candidate.options,
+          labels,
+          calibrationFolds: 0,
+        }),
+      ] as const;
     }),
   );
   return { classifiers, reads: candidate.reads };
 }
 const rightOn = (models: CaseModels, items: readonly AbcdConversation[], view: number) =>
-  items.filter((c) => models.classifiers.get(specialistForFlow(c.flow) ?? '')?.classify(views[view]![1](c, models.reads))?.label === c.subflow).length;
+  items.filter(
+    (c) =>
+      models.classifiers.get(specialistForFlow(c.flow) ?? '')?.classify(views[view]![1](c, models.reads))?.label ===
+      c.subflow,
+  ).length;
 
-const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({ items: conversations, candidates: CANDIDATES, views: views.length, choosingViews: CHOOSING_VIEWS, train, rightOn });
+const { outer, nestedRight, chosen, seconds } = nestedCrossValidation({
+  items: conversations,
+  candidates: CANDIDATES,
+  views: views.length,
+  choosingViews: CHOOSING_VIEWS,
+  train,
+  rightOn,
+});
 const n = conversations.length;
 console.log(`Case right within the right specialist, 5-fold cross-validation on ${n} conversations of ${file}:`);
 for (const [k, candidate] of CANDIDATES.entries()) {
-  console.log(`  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${seconds[k]!.toFixed(2)} s per training`);
+  console.log(
+    `  ${candidate.name}: ${views.map(([name], v) => `${name} ${percent(outer[k]![v]!, n)}`).join(', ')}; ${seconds[k]!.toFixed(2)} s per training`,
+  );
 }
-const choices = chosen.map((c) => `fold ${c.fold}: ${CANDIDATES[c.winner]!.name} (inner ${c.inner.map((r) => percent(r, CHOOSING_VIEWS.length * c.trainingItems)).join(' / ')})`);
-console.log(`Chosen on the training folds only (inner 4-fold CV, ${CHOOSING_VIEWS.map((v) => views[v]![0]).join(' + ')}; candidates in the order above):\n  ${choices.join('\n  ')}`);
+const choices = chosen.map(
+  (c) =>
+    `fold ${c.fold}: ${CANDIDATES[c.winner]!.name} (inner ${c.inner.map((r) => percent(r, CHOOSING_VIEWS.length * c.trainingItems)).join(' / ')})`,
+);
+console.log(
+  `Chosen on the training folds only (inner 4-fold CV, ${CHOOSING_VIEWS.map((v) => views[v]![0]).join(' + ')}; candidates in the order above):\n  ${choices.join('\n  ')}`,
+);
 // The desk needs one setting: the candidate whose inner right counts, summed over the five folds, are highest.
 const summed = CANDIDATES.map((_, k) => chosen.reduce((sum, c) => sum + c.inner[k]!, 0));
-const ranked = CANDIDATES.map((candidate, k) => ({ name: candidate.name, right: summed[k]! })).sort((a, b) => b.right - a.right);
-console.log(`Summed over the folds' inner cross-validations (right, of ${chosen.reduce((sum, c) => sum + CHOOSING_VIEWS.length * c.trainingItems, 0)}): ${ranked.map((r) => `${r.name} ${r.right}`).join(', ')}`);
-console.log(`The chosen candidate per fold, on the outer test folds: ${views.map(([name], v) => `${name} ${percent(nestedRight[v]!, n)}`).join(', ')}`);
+const ranked = CANDIDATES.map((candidate, k) => ({ name: candidate.name, right: summed[k]! })).sort(
+  (a, b) => b.right - a.right,
+);
+console.log(
+  `Summed over the folds' inner cross-validations (right, of ${chosen.reduce((sum, c) => sum + CHOOSING_VIEWS.length * c.trainingItems, 0)}): ${ranked.map((r) => `${r.name} ${r.right}`).join(', ')}`,
+);
+console.log(
+  `The chosen candidate per fold, on the outer test folds: ${views.map(([name], v) => `${name} ${percent(nestedRight[v]!, n)}`).join(', ')}`,
+);

@@ -71,7 +71,10 @@ export const SCENES: readonly Scene[] = [
     flow: 'manage_account',
     subflow: 'manage_change_phone',
     count: 2,
-    openings: ['Can you update the phone number on my account? My old number is disconnected.', 'I got a new phone number and want to change it on my account.'],
+    openings: [
+      'Can you update the phone number on my account? My old number is disconnected.',
+      'I got a new phone number and want to change it on my account.',
+    ],
   },
   // order_issue
   {
@@ -98,7 +101,10 @@ export const SCENES: readonly Scene[] = [
     flow: 'order_issue',
     subflow: 'status_payment_method',
     count: 2,
-    openings: ['I paid for my order with my debit card but the order says paypal. Can you fix the payment on the order?', 'The wrong payment method is on my order, I meant to use my credit card.'],
+    openings: [
+      'I paid for my order with my debit card but the order says paypal. Can you fix the payment on the order?',
+      'The wrong payment method is on my order, I meant to use my credit card.',
+    ],
   },
   // product_defect
   {
@@ -115,7 +121,10 @@ export const SCENES: readonly Scene[] = [
     flow: 'product_defect',
     subflow: 'refund_status',
     count: 2,
-    openings: ['I returned a {product} two weeks ago and still have not seen my refund. What is the status of my refund?', 'Where is my refund? I sent back a defective {product} a while ago.'],
+    openings: [
+      'I returned a {product} two weeks ago and still have not seen my refund. What is the status of my refund?',
+      'Where is my refund? I sent back a defective {product} a while ago.',
+    ],
   },
   {
     flow: 'product_defect',
@@ -152,45 +161,66 @@ export const SCENES: readonly Scene[] = [
     flow: 'purchase_dispute',
     subflow: 'out_of_stock_one_item',
     count: 2,
-    openings: ['The {product} I want is sold out in my size. Can you get me one anyway?', 'Your site says the {product} is out of stock. Will it come back or can you order it for me?'],
+    openings: [
+      'The {product} I want is sold out in my size. Can you get me one anyway?',
+      'Your site says the {product} is out of stock. Will it come back or can you order it for me?',
+    ],
   },
   // shipping_issue
   {
     flow: 'shipping_issue',
     subflow: 'status',
     count: 2,
-    openings: ['My package has not arrived yet. Where is my shipment?', 'Can you tell me where my package is? The tracking has not moved in days.'],
+    openings: [
+      'My package has not arrived yet. Where is my shipment?',
+      'Can you tell me where my package is? The tracking has not moved in days.',
+    ],
   },
   {
     flow: 'shipping_issue',
     subflow: 'manage',
     count: 2,
-    openings: ['I need to change the shipping address for a package that has not shipped yet.', 'Can my shipment go to my work address instead of home?'],
+    openings: [
+      'I need to change the shipping address for a package that has not shipped yet.',
+      'Can my shipment go to my work address instead of home?',
+    ],
   },
   {
     flow: 'shipping_issue',
     subflow: 'missing',
     count: 2,
-    openings: ['My package came today but the {product} was missing from the box.', 'The box arrived but one item is missing from my shipment.'],
+    openings: [
+      'My package came today but the {product} was missing from the box.',
+      'The box arrived but one item is missing from my shipment.',
+    ],
   },
   {
     flow: 'shipping_issue',
     subflow: 'cost',
     count: 2,
-    openings: ['Why did I pay so much for shipping? The shipping cost was way more than the site said.', 'I was charged for shipping even though I should have gotten free shipping.'],
+    openings: [
+      'Why did I pay so much for shipping? The shipping cost was way more than the site said.',
+      'I was charged for shipping even though I should have gotten free shipping.',
+    ],
   },
   // single_item_query
   {
     flow: 'single_item_query',
     subflow: 'boots',
     count: 2,
-    openings: ['Are the {brand} boots waterproof? I walk a lot in the rain.', 'How should I clean suede boots without ruining them?'],
+    openings: [
+      'Are the {brand} boots waterproof? I walk a lot in the rain.',
+      'How should I clean suede boots without ruining them?',
+    ],
   },
   {
     flow: 'single_item_query',
     subflow: 'shirt',
     count: 2,
-    openings: ['Does the {brand} shirt shrink in the dryer?', 'What material is the {brand} shirt made of? Is it pure cotton?'],
+    openings: [
+      'Does the {brand} shirt shrink in the dryer?',
+      'What material is the {brand} shirt made of? Is it pure cotton?',
+    ],
   },
   {
     flow: 'single_item_query',
@@ -209,32 +239,48 @@ export const SCENES: readonly Scene[] = [
     flow: 'storewide_query',
     subflow: 'pricing',
     count: 2,
-    openings: ['Do you offer price adjustments if something goes on sale later?', 'How do your prices compare, do you ever have sales on everything?'],
+    openings: [
+      'Do you offer price adjustments if something goes on sale later?',
+      'How do your prices compare, do you ever have sales on everything?',
+    ],
   },
   {
     flow: 'storewide_query',
     subflow: 'membership',
     count: 2,
-    openings: ['What perks do gold members get compared to silver?', 'How do I become a member and what are the benefits of membership?'],
+    openings: [
+      'What perks do gold members get compared to silver?',
+      'How do I become a member and what are the benefits of membership?',
+    ],
   },
   {
     flow: 'storewide_query',
     subflow: 'timing',
     count: 2,
-    openings: ['What hours is your customer service open on weekends?', 'How long does it usually take for a new item to be restocked?'],
+    openings: [
+      'What hours is your customer service open on weekends?',
+      'How long does it usually take for a new item to be restocked?',
+    ],
   },
   {
     flow: 'storewide_query',
     subflow: 'policy',
     count: 2,
-    openings: ['What is your return policy on items bought on sale?', 'Is there a time limit on exchanges? What does the store policy say?'],
+    openings: [
+      'What is your return policy on items bought on sale?',
+      'Is there a time limit on exchanges? What does the store policy say?',
+    ],
   },
   // subscription_inquiry
   {
     flow: 'subscription_inquiry',
     subflow: 'status_due_amount',
     count: 3,
-    openings: ['How much do I owe on my subscription this month?', 'What is the amount due on my annual subscription bill?', 'Can you tell me how much my subscription payment will be?'],
+    openings: [
+      'How much do I owe on my subscription this month?',
+      'What is the amount due on my annual subscription bill?',
+      'Can you tell me how much my subscription payment will be?',
+    ],
   },
   {
     flow: 'subscription_inquiry',
@@ -250,32 +296,47 @@ export const SCENES: readonly Scene[] = [
     flow: 'subscription_inquiry',
     subflow: 'manage_pay_bill',
     count: 2,
-    openings: ['I would like to pay my subscription bill now, can you take the payment?', 'Can I pay off my subscription balance over the chat?'],
+    openings: [
+      'I would like to pay my subscription bill now, can you take the payment?',
+      'Can I pay off my subscription balance over the chat?',
+    ],
   },
   // troubleshoot_site
   {
     flow: 'troubleshoot_site',
     subflow: 'credit_card',
     count: 2,
-    openings: ['The website keeps rejecting my credit card at checkout even though the card is fine.', 'Every time I enter my card number the site says there is an error with the card.'],
+    openings: [
+      'The website keeps rejecting my credit card at checkout even though the card is fine.',
+      'Every time I enter my card number the site says there is an error with the card.',
+    ],
   },
   {
     flow: 'troubleshoot_site',
     subflow: 'shopping_cart',
     count: 2,
-    openings: ['I cannot add anything to my shopping cart, the button does nothing.', 'Items keep disappearing from my cart on the website.'],
+    openings: [
+      'I cannot add anything to my shopping cart, the button does nothing.',
+      'Items keep disappearing from my cart on the website.',
+    ],
   },
   {
     flow: 'troubleshoot_site',
     subflow: 'search_results',
     count: 2,
-    openings: ['The search on your website shows nothing, even when I type something simple.', 'When I search the site for {product} I get results that have nothing to do with it.'],
+    openings: [
+      'The search on your website shows nothing, even when I type something simple.',
+      'When I search the site for {product} I get results that have nothing to do with it.',
+    ],
   },
   {
     flow: 'troubleshoot_site',
     subflow: 'slow_speed',
     count: 2,
-    openings: ['Your website is super slow today, pages take forever to load.', 'The site is so slow that it times out before I can check out.'],
+    openings: [
+      'Your website is super slow today, pages take forever to load.',
+      'The site is so slow that it times out before I can check out.',
+    ],
   },
 ];
 
@@ -289,20 +350,63 @@ export const EXTRA_SCENES: readonly Scene[] = [
     flow: 'purchase_dispute',
     subflow: 'mistimed_billing_never_bought',
     count: 2,
-    openings: ['I was charged twice for my order, but I only bought it once.', 'There is a second charge on my card for an order I never placed.'],
+    openings: [
+      'I was charged twice for my order, but I only bought it once.',
+      'There is a second charge on my card for an order I never placed.',
+    ],
   },
 ];
 
 /** A second sentence a customer may add, saying what the matter is about in general words, by flow. */
 export const FLOW_CONTEXT: Readonly<Record<string, readonly string[]>> = {
-  account_access: ['I just want to be able to log in to my account again.', 'Being locked out of my account is really annoying.', 'I need to get back into my account to sign in.'],
-  manage_account: ['It is about the settings on my account.', 'I need a change made to my account details.', 'Something on my account profile is not right.'],
-  order_issue: ['It is about an order I placed.', 'The order number is in my email if you need it.', 'I need help with my order please.'],
-  product_defect: ['The item is defective, so I want to return it for a refund.', 'I would like to return the item and get my money back.', 'It is a faulty product and I want a return or refund.'],
-  purchase_dispute: ['I think I was overcharged on this purchase.', 'The price I paid does not seem fair.', 'I want to dispute what I was charged for this purchase.'],
-  shipping_issue: ['It is about the delivery of my package.', 'The shipping on this has been a mess.', 'I am waiting on a shipment and need help with the delivery.'],
-  single_item_query: ['I have a question about one of your products before I buy it.', 'Just a quick product question before I order.', 'I am thinking about buying it and wanted to know.'],
-  storewide_query: ['Just a general question about the store.', 'I was curious about how your store works.', 'It is a general question about shopping with you.'],
-  subscription_inquiry: ['It is about my subscription.', 'I have a question about my subscription and its bill.', 'My subscription renews every year.'],
-  troubleshoot_site: ['Something is wrong with your website.', 'The website is not working properly for me.', 'I think the site has a bug.'],
+  account_access: [
+    'I just want to be able to log in to my account again.',
+    'Being locked out of my account is really annoying.',
+    'I need to get back into my account to sign in.',
+  ],
+  manage_account: [
+    'It is about the settings on my account.',
+    'I need a change made to my account details.',
+    'Something on my account profile is not right.',
+  ],
+  order_issue: [
+    'It is about an order I placed.',
+    'The order number is in my email if you need it.',
+    'I need help with my order please.',
+  ],
+  product_defect: [
+    'The item is defective, so I want to return it for a refund.',
+    'I would like to return the item and get my money back.',
+    'It is a faulty product and I want a return or refund.',
+  ],
+  purchase_dispute: [
+    'I think I was overcharged on this purchase.',
+    'The price I paid does not seem fair.',
+    'I want to dispute what I was charged for this purchase.',
+  ],
+  shipping_issue: [
+    'It is about the delivery of my package.',
+    'The shipping on this has been a mess.',
+    'I am waiting on a shipment and need help with the delivery.',
+  ],
+  single_item_query: [
+    'I have a question about one of your products before I buy it.',
+    'Just a quick product question before I order.',
+    'I am thinking about buying it and wanted to know.',
+  ],
+  storewide_query: [
+    'Just a general question about the store.',
+    'I was curious about how your store works.',
+    'It is a general question about shopping with you.',
+  ],
+  subscription_inquiry: [
+    'It is about my subscription.',
+    'I have a question about my subscription and its bill.',
+    'My subscription renews every year.',
+  ],
+  troubleshoot_site: [
+    'Something is wrong with your website.',
+    'The website is not working properly for me.',
+    'I think the site has a bug.',
+  ],
 };

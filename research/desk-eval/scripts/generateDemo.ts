@@ -28,7 +28,8 @@ function seeded(seed: number): () => number {
 }
 const random = seeded(20261123);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-const digits = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 1 + Math.floor(random() * 9) : Math.floor(random() * 10))).join('');
+const digits = (n: number) =>
+  Array.from({ length: n }, (_, i) => (i === 0 ? 1 + Math.floor(random() * 9) : Math.floor(random() * 10))).join('');
 const accountId = () => {
   const letters = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
   const all = `${letters}0123456789`;
@@ -75,15 +76,26 @@ function persona(opening: string, subflow: string): Persona {
   };
 }
 
-const GREETINGS_AGENT = ['Hello, thank you for contacting AcmeCorp! How can I help you today?', 'Hi there, welcome to AcmeCorp support. What can I do for you?', 'Good day! How may I help you?'];
+const GREETINGS_AGENT = [
+  'Hello, thank you for contacting AcmeCorp! How can I help you today?',
+  'Hi there, welcome to AcmeCorp support. What can I do for you?',
+  'Good day! How may I help you?',
+];
 const GREETINGS_CUSTOMER = ['hi', 'Hello there', 'Hey, good morning', 'hi, anyone there?'];
-const THANKS = ['No, that is everything. Thank you!', "That's all, thanks so much.", 'Nope, you were a big help. Bye!', 'No thanks, have a nice day.'];
+const THANKS = [
+  'No, that is everything. Thank you!',
+  "That's all, thanks so much.",
+  'Nope, you were a big help. Bye!',
+  'No thanks, have a nice day.',
+];
 
 /** The conversation of one scene, walking the subflow's action sequence. */
 function converse(scene: Scene, opening: string, greetFirst: boolean, sequence: readonly string[]): Turn[] {
   const p = persona(opening, scene.subflow);
   const product = `${p.brand} ${p.item}`;
-  const filled = opening.replaceAll('{product}', scene.flow === 'single_item_query' && random() < 0.5 ? product : p.item).replaceAll('{brand}', p.brand);
+  const filled = opening
+    .replaceAll('{product}', scene.flow === 'single_item_query' && random() < 0.5 ? product : p.item)
+    .replaceAll('{brand}', p.brand);
   const text = random() < 0.6 ? `${filled} ${pick(FLOW_CONTEXT[scene.flow] ?? [''])}`.trim() : filled;
   const turns: Turn[] = [{ role: 'agent', text: pick(GREETINGS_AGENT) }];
   const say = (role: Turn['role'], line: string) => turns.push({ role, text: line });
@@ -103,46 +115,89 @@ function converse(scene: Scene, opening: string, greetFirst: boolean, sequence: 
     switch (action) {
       case 'pull-up-account':
         if (!known.has('name')) {
-          ask(pick(['I can help with that. May I have your full name?', 'Sure thing. Could I get your full name first?']), pick([p.name, `It's ${p.name}.`, `My name is ${p.name}`]), ['name']);
+          ask(
+            pick(['I can help with that. May I have your full name?', 'Sure thing. Could I get your full name first?']),
+            pick([p.name, `It's ${p.name}.`, `My name is ${p.name}`]),
+            ['name'],
+          );
         }
         say('action', `Account has been pulled up for ${p.name}.`);
         break;
       case 'verify-identity':
-        if (random() < 0.5) ask('To verify your identity, may I have your account ID and order ID?', pick([`Account ID is ${p.accountId} and the order ID is ${p.orderId}`, `${p.accountId}, order ${p.orderId}`]), ['account', 'order']);
-        else ask('I need to verify your identity. What are your account ID and zip code?', `Sure: account ${p.accountId}, zip code ${p.zip}`, ['account', 'zip']);
+        if (random() < 0.5)
+          ask(
+            'To verify your identity, may I have your account ID and order ID?',
+            pick([
+              `Account ID is ${p.accountId} and the order ID is ${p.orderId}`,
+              `${p.accountId}, order ${p.orderId}`,
+            ]),
+            ['account', 'order'],
+          );
+        else
+          ask(
+            'I need to verify your identity. What are your account ID and zip code?',
+            `Sure: account ${p.accountId}, zip code ${p.zip}`,
+            ['account', 'zip'],
+          );
         say('action', 'Identity verification in progress ...');
         break;
       case 'validate-purchase':
         if (!known.has('order') || !known.has('user')) {
-          ask('To validate the purchase, may I have your username, email address and order ID?', pick([`username ${p.username}, email ${p.email}, order ID ${p.orderId}`, `${p.email} and the order number is ${p.orderId}`]), ['order', 'user']);
+          ask(
+            'To validate the purchase, may I have your username, email address and order ID?',
+            pick([
+              `username ${p.username}, email ${p.email}, order ID ${p.orderId}`,
+              `${p.email} and the order number is ${p.orderId}`,
+            ]),
+            ['order', 'user'],
+          );
         }
         say('action', 'Purchase validation in progress ...');
         known.add('validated');
         break;
       case 'offer-refund':
         if (!known.has('validated')) {
-          const answers = scene.subflow === 'status_service_added' ? [`I never signed up for it and I was charged $${p.amount}.`] : [`It was $${p.amount}.`, `$${p.amount}`, `They took $${p.amount} from my card.`];
+          const answers =
+            scene.subflow === 'status_service_added'
+              ? [`I never signed up for it and I was charged $${p.amount}.`]
+              : [`It was $${p.amount}.`, `$${p.amount}`, `They took $${p.amount} from my card.`];
           ask('How much were you charged?', pick(answers), ['amount']);
         }
         say('action', `A refund has been made for the amount of $${p.amount}.`);
         say('agent', `I have refunded $${p.amount}; you should see it within a few days.`);
         break;
       case 'shipping-status':
-        ask('What does the shipping status on the order say?', pick([`It says ${p.shipping}.`, `Status is ${p.shipping}`]), ['shipping']);
+        ask(
+          'What does the shipping status on the order say?',
+          pick([`It says ${p.shipping}.`, `Status is ${p.shipping}`]),
+          ['shipping'],
+        );
         say('action', `Shipping status of ${p.shipping} has been noted.`);
         break;
       case 'membership':
-        ask('What is your membership level with us?', pick([`I'm a ${p.membership} member.`, `${p.membership} I think`]), ['membership']);
+        ask(
+          'What is your membership level with us?',
+          pick([`I'm a ${p.membership} member.`, `${p.membership} I think`]),
+          ['membership'],
+        );
         say('action', `Membership level of ${p.membership} has been noted.`);
         break;
       case 'enter-details':
         if (scene.subflow === 'recover_password') {
-          ask('May I have your username, and your PIN or the answer to your security question?', `username is ${p.username}, security answer ${pick(['Singh', 'Martinez', 'Livingston', 'Ahmed', 'Alexander'])}`, ['user']);
+          ask(
+            'May I have your username, and your PIN or the answer to your security question?',
+            `username is ${p.username}, security answer ${pick(['Singh', 'Martinez', 'Livingston', 'Ahmed', 'Alexander'])}`,
+            ['user'],
+          );
           say('action', `Details of ${p.username} have been entered.`);
         } else if (scene.subflow === 'reset_2fa') {
           ask('What is the email address on your account?', pick([p.email, `It should be ${p.email}`]), ['user']);
           say('action', `Details of ${p.email} have been entered.`);
-        } else say('action', `Details of ${scene.flow === 'troubleshoot_site' ? 'troubleshoot' : p.accountId} have been entered.`);
+        } else
+          say(
+            'action',
+            `Details of ${scene.flow === 'troubleshoot_site' ? 'troubleshoot' : p.accountId} have been entered.`,
+          );
         break;
       case 'update-account':
         if (scene.subflow === 'manage_change_address') {
@@ -153,7 +208,11 @@ function converse(scene: Scene, opening: string, greetFirst: boolean, sequence: 
           const phone = `(${digits(3)}) ${digits(3)}-${digits(4)}`;
           ask('What is your new phone number?', phone, ['phone']);
           say('action', `Account has been updated with ${phone}.`);
-        } else say('action', `Account has been updated with ${scene.flow === 'subscription_inquiry' ? 'renew subscription' : 'remove service'}.`);
+        } else
+          say(
+            'action',
+            `Account has been updated with ${scene.flow === 'subscription_inquiry' ? 'renew subscription' : 'remove service'}.`,
+          );
         break;
       case 'record-reason':
         say('action', `A reason of ${scene.subflow.replace(/_/g, ' ')} has been recorded.`);
@@ -162,13 +221,19 @@ function converse(scene: Scene, opening: string, greetFirst: boolean, sequence: 
         say('action', 'Querying the system for an answer ...');
         break;
       case 'update-order':
-        say('action', `Order has been updated with ${pick(['change order', 'give credit', 'by mail', 'change address'])}.`);
+        say(
+          'action',
+          `Order has been updated with ${pick(['change order', 'give credit', 'by mail', 'change address'])}.`,
+        );
         break;
       case 'make-purchase':
         say('action', `A purchase of ${product} was made.`);
         break;
       case 'notify-team':
-        say('action', `The ${scene.flow === 'troubleshoot_site' ? 'website team' : 'purchasing department'} has been notified.`);
+        say(
+          'action',
+          `The ${scene.flow === 'troubleshoot_site' ? 'website team' : 'purchasing department'} has been notified.`,
+        );
         break;
       case 'subscription-status':
         say('action', 'Querying the system for subscription status ...');
@@ -187,7 +252,10 @@ function converse(scene: Scene, opening: string, greetFirst: boolean, sequence: 
         break;
       case 'select-faq':
         say('action', `FAQ answer related to ${scene.subflow} was selected.`);
-        say('agent', pick(['Our FAQ covers exactly that; here is the answer.', 'Good question! Here is what our FAQ says.']));
+        say(
+          'agent',
+          pick(['Our FAQ covers exactly that; here is the answer.', 'Good question! Here is what our FAQ says.']),
+        );
         say('customer', pick(['Great, that helps.', 'Oh nice, thanks.', 'Ok good to know.']));
         break;
       case 'try-again':
@@ -220,9 +288,12 @@ for (const scene of ordered) {
   for (let i = 0; i < (scene.count ?? 1); i += 1) {
     n += 1;
     const sequence = ontology.sequences[scene.subflow];
-    if (sequence === undefined || ontology.flowOf(scene.subflow) !== scene.flow) throw new Error(`unknown subflow ${scene.subflow} of ${scene.flow}`);
+    if (sequence === undefined || ontology.flowOf(scene.subflow) !== scene.flow)
+      throw new Error(`unknown subflow ${scene.subflow} of ${scene.flow}`);
     const turns = converse(scene, scene.openings[i % scene.openings.length]!, n % 7 === 3, sequence);
-    lines.push(JSON.stringify({ id: `demo-${String(n).padStart(3, '0')}`, flow: scene.flow, subflow: scene.subflow, turns }));
+    lines.push(
+      JSON.stringify({ id: `demo-${String(n).padStart(3, '0')}`, flow: scene.flow, subflow: scene.subflow, turns }),
+    );
   }
 }
 const out = fileURLToPath(new URL('../../../examples/support-desk/conversations/demo.jsonl', import.meta.url));

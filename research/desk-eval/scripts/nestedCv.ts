@@ -31,7 +31,9 @@ export interface NestedCvResult {
 }
 
 /** Runs the nested cross-validation (see the module's comment). */
-export function nestedCrossValidation<Item extends { id: string }, Candidate, Model>(options: NestedCvOptions<Item, Candidate, Model>): NestedCvResult {
+export function nestedCrossValidation<Item extends { id: string }, Candidate, Model>(
+  options: NestedCvOptions<Item, Candidate, Model>,
+): NestedCvResult {
   const { candidates, views, choosingViews, train, rightOn } = options;
   const outer = candidates.map(() => Array.from({ length: views }, () => 0));
   const seconds = candidates.map(() => 0);

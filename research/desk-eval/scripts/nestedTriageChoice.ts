@@ -35,7 +35,11 @@ export function nestedTriageChoice<Candidate, Model>(
   conversations: readonly AbcdConversation[],
   candidates: readonly Candidate[],
   train: (items: readonly AbcdConversation[]) => Model,
-  decide: (model: Model, conversation: AbcdConversation, candidate: Candidate) => { flow: string | undefined; questions: number },
+  decide: (
+    model: Model,
+    conversation: AbcdConversation,
+    candidate: Candidate,
+  ) => { flow: string | undefined; questions: number },
 ): NestedTriageResult {
   const score = (model: Model, items: readonly AbcdConversation[], candidate: Candidate): TriageTally => {
     const tally = { right: 0, questions: 0 };
@@ -65,7 +69,11 @@ export function nestedTriageChoice<Candidate, Model>(
         innerRightSummed[i]! += tally.right;
       });
     }
-    const chosen = inner.reduce((b, s, i) => (s.right > inner[b]!.right || (s.right === inner[b]!.right && s.questions < inner[b]!.questions) ? i : b), 0);
+    const chosen = inner.reduce(
+      (b, s, i) =>
+        s.right > inner[b]!.right || (s.right === inner[b]!.right && s.questions < inner[b]!.questions) ? i : b,
+      0,
+    );
     folds.push({ fold: fold.fold, chosen, inner, trainingSize: fold.train.length });
     const model = train(fold.train);
     candidates.forEach((candidate, i) => {

@@ -20,12 +20,15 @@ import { runReplay } from '../src/runReplay.js';
 /** `--repeats`/`--folds`: a whole number ≥ `least`. */
 const whole = (name: string, least: number) => (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < least) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
+  if (!Number.isInteger(n) || n < least)
+    throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
   return n;
 };
 const program = new Command()
   .name('repeatedCv.ts')
-  .description('Replays a file once per cross-validation seed 1…R and prints each repeat, their mean, spread and the default partition.')
+  .description(
+    'Replays a file once per cross-validation seed 1…R and prints each repeat, their mean, spread and the default partition.',
+  )
   .argument('<file>', 'conversations, JSON Lines')
   .option('--repeats <r>', 'how many seeds', whole('--repeats', 1), 5)
   .option('--folds <k>', 'folds per partition', whole('--folds', 2), FOLDS)
@@ -53,31 +56,77 @@ const width = 18;
 const line = (label: string, cells: string[]) => `${label.padEnd(19)}${cells.map((c) => c.padEnd(width)).join('')}`;
 
 const replay = (seed: string | undefined) =>
-  runReplay({ conversations, ontology, deskStore: chooseDeskStore({ directory: ':memory:' }), crossValidation: seed === undefined ? { folds } : { folds, seed } });
+  runReplay({
+    conversations,
+    ontology,
+    deskStore: chooseDeskStore({ directory: ':memory:' }),
+    crossValidation: seed === undefined ? { folds } : { folds, seed },
+  });
 
 console.log(`${file}: ${n} conversations, ${folds}-fold cross-validation repeated with seeds 1-${repeats}`);
-console.log(line('', MEASURES.map(([name]) => name)));
+console.log(
+  line(
+    '',
+    MEASURES.map(([name]) => name),
+  ),
+);
 const rights: number[][] = MEASURES.map(() => []);
 for (let seed = 1; seed <= repeats; seed += 1) {
   const report = await replay(String(seed));
   if (report.counts.failed > 0) throw new Error(`seed ${seed}: ${report.counts.failed} conversations failed`);
   for (const [i, [, pick]] of MEASURES.entries()) rights[i]!.push(pick(report).correct);
-  console.log(line(`seed ${seed}`, MEASURES.map(([, pick]) => cell(pick(report).correct))));
+  console.log(
+    line(
+      `seed ${seed}`,
+      MEASURES.map(([, pick]) => cell(pick(report).correct)),
+    ),
+  );
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // Sample standard deviation (n - 1), in conversations; 0 for a single repeat.
-const sd = (xs: number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
-console.log(line('mean', rights.map((xs) => `${count(mean(xs))} ${pct(mean(xs)).padStart(6)}`)));
-console.log(line('sd', rights.map((xs) => `${count(sd(xs))} ${pct(sd(xs)).padStart(6)}`)));
-console.log(line('min', rights.map((xs) => cell(Math.min(...xs)))));
-console.log(line('max', rights.map((xs) => cell(Math.max(...xs)))));
+const sd = (xs: number[]) =>
+  xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1));
+console.log(
+  line(
+    'mean',
+    rights.map((xs) => `${count(mean(xs))} ${pct(mean(xs)).padStart(6)}`),
+  ),
+);
+console.log(
+  line(
+    'sd',
+    rights.map((xs) => `${count(sd(xs))} ${pct(sd(xs)).padStart(6)}`),
+  ),
+);
+console.log(
+  line(
+    'min',
+    rights.map((xs) => cell(Math.min(...xs))),
+  ),
+);
+console.log(
+  line(
+    'max',
+    rights.map((xs) => cell(Math.max(...xs))),
+  ),
+);
 const fixed = await replay(undefined);
-console.log(line('default (no seed)', MEASURES.map(([, pick]) => cell(pick(fixed).correct))));
+console.log(
+  line(
+    'default (no seed)',
+    MEASURES.map(([, pick]) => cell(pick(fixed).correct)),
+  ),
+);
 console.log(
   `default partition against the repeats: ${MEASURES.map(([name, pick], i) => {
     const right = pick(fixed).correct;
     const above = right - mean(rights[i]!);
-    const place = right > Math.max(...rights[i]!) ? 'above every repeat' : right < Math.min(...rights[i]!) ? 'below every repeat' : 'within their range';
+    const place =
+      right > Math.max(...rights[i]!)
+        ? 'above every repeat'
+        : right < Math.min(...rights[i]!)
+          ? 'below every repeat'
+          : 'within their range';
     return `${name} ${above >= 0 ? '+' : ''}${above.toFixed(1)} on the mean (${place})`;
   }).join(', ')}`,
 );

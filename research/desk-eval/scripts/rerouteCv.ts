@@ -14,20 +14,38 @@
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { specialistForFlow } from '@baton/example-support-desk/desk/specialists.js';
-import { type AbcdConversation, ANY_FLOW_CLASSIFIER, CASE_TRAINING_TEXTS, caseTrainingTexts, customerMessages, flowTexts, loadConversations, NaiveBayesClassifier, openingText, ROUTER_CLASSIFIER, routerTrainingTexts } from '@baton/support-desk-models';
+import {
+  type AbcdConversation,
+  ANY_FLOW_CLASSIFIER,
+  CASE_TRAINING_TEXTS,
+  caseTrainingTexts,
+  customerMessages,
+  flowTexts,
+  loadConversations,
+  NaiveBayesClassifier,
+  openingText,
+  ROUTER_CLASSIFIER,
+  routerTrainingTexts,
+} from '@baton/support-desk-models';
 import { crossValidationFolds } from '../src/folds.js';
 import { scriptArgs } from './scriptArgs.js';
 
 /** The candidate thresholds, highest first (`Infinity`: never hand back). */
 const THRESHOLDS = [Number.POSITIVE_INFINITY, 0.99, 0.95, 0.9, 0.8, 0.7];
-const { file } = scriptArgs('rerouteCv.ts', 'Nested cross-validation of the specialists\' hand-back confidence.', {});
+const { file } = scriptArgs('rerouteCv.ts', "Nested cross-validation of the specialists' hand-back confidence.", {});
 const conversations = await loadConversations(file);
 const ontology = loadOntology();
 
 /** Per conversation: the specialist triage routes to and the second opinion (specialist, probability). */
 function simulate(train: readonly AbcdConversation[], test: readonly AbcdConversation[]) {
-  const router = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), { ...ROUTER_CLASSIFIER, calibrationFolds: 0 });
-  const anyFlow = new NaiveBayesClassifier(flowTexts(caseTrainingTexts(train, ontology, CASE_TRAINING_TEXTS), ontology), ANY_FLOW_CLASSIFIER);
+  const router = new NaiveBayesClassifier(train.flatMap(routerTrainingTexts), {
+    ...ROUTER_CLASSIFIER,
+    calibrationFolds: 0,
+  });
+  const anyFlow = new NaiveBayesClassifier(
+    flowTexts(caseTrainingTexts(train, ontology, CASE_TRAINING_TEXTS), ontology),
+    ANY_FLOW_CLASSIFIER,
+  );
   return test.map((c) => {
     const routed = specialistForFlow(router.classify(openingText(c))?.label ?? '');
     const bySpecialist = new Map<string, number>();
@@ -64,7 +82,13 @@ for (const fold of crossValidationFolds(conversations)) {
 }
 const n = conversations.length;
 const percent = (right: number) => `${((100 * right) / n).toFixed(1)}%`;
-console.log(`Conversations ending with the right specialist (simulation), 5-fold cross-validation on ${n} conversations of ${file}:`);
-console.log(`  ${THRESHOLDS.map((t, k) => `${t === Number.POSITIVE_INFINITY ? 'never hand back' : `hand back from ${t}`} ${percent(outer[k]!)}`).join(', ')}`);
-console.log(`Chosen on the training folds only (inner 4-fold CV; thresholds in the order above):\n  ${chosen.join('\n  ')}`);
+console.log(
+  `Conversations ending with the right specialist (simulation), 5-fold cross-validation on ${n} conversations of ${file}:`,
+);
+console.log(
+  `  ${THRESHOLDS.map((t, k) => `${t === Number.POSITIVE_INFINITY ? 'never hand back' : `hand back from ${t}`} ${percent(outer[k]!)}`).join(', ')}`,
+);
+console.log(
+  `Chosen on the training folds only (inner 4-fold CV; thresholds in the order above):\n  ${chosen.join('\n  ')}`,
+);
 console.log(`The chosen threshold per fold, on the outer test folds: ${percent(nested)}`);

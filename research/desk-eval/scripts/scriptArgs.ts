@@ -29,11 +29,17 @@ export function scriptArgs<Flag extends `--${string}`>(
   requireFile = false,
 ): ScriptArgs<Flag extends `--${infer F}` ? F : never> {
   const program = new Command().name(name).description(description);
-  program.argument(requireFile ? '<file>' : '[file]', `conversations, JSON Lines${requireFile ? '' : ' (default: the demo conversations)'}`);
+  program.argument(
+    requireFile ? '<file>' : '[file]',
+    `conversations, JSON Lines${requireFile ? '' : ' (default: the demo conversations)'}`,
+  );
   for (const [flag, help] of Object.entries<string>(flags)) program.option(flag, help);
   program.parse(process.argv);
   const options = program.opts<Record<string, boolean | undefined>>();
   const camel = (flag: string) => flag.slice(2).replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
   const given = Object.fromEntries(Object.keys(flags).map((flag) => [flag.slice(2), options[camel(flag)] === true]));
-  return { file: (program.args[0] as string | undefined) ?? DEMO_DATA_FILE, flags: given as ScriptArgs<Flag extends `--${infer F}` ? F : never>['flags'] };
+  return {
+    file: (program.args[0] as string | undefined) ?? DEMO_DATA_FILE,
+    flags: given as ScriptArgs<Flag extends `--${infer F}` ? F : never>['flags'],
+  };
 }

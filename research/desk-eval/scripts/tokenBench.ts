@@ -61,7 +61,13 @@ async function startChatServer() {
       res.write(chunk({ role: 'assistant', content: '' }));
       if (answer.text !== '') res.write(chunk({ content: answer.text }));
       answer.toolCalls.forEach((call, index) => {
-        res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] }));
+        res.write(
+          chunk({
+            tool_calls: [
+              { index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } },
+            ],
+          }),
+        );
       });
       res.write(chunk({}, answer.toolCalls.length > 0 ? 'tool_calls' : 'stop'));
       res.end('data: [DONE]\n\n');
@@ -69,7 +75,12 @@ async function startChatServer() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { baseURL: `http://127.0.0.1:${port}/v1`, bodies, queue, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    bodies,
+    queue,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Asks the offline model what to answer, queues that answer on the server, and makes the real OpenAIChatModel call. */
@@ -99,8 +110,14 @@ const counter = new TokenCounter({ encoding: 'o200k_base' });
 
 /** Tokens of one wire message, counted as TokenCounter counts a model message. */
 function messageTokens(message: Body): number {
-  let tokens = 3 + counter.countText(message.role) + counter.countText(typeof message.content === 'string' ? message.content : '');
-  for (const call of message.tool_calls ?? []) tokens += 4 + counter.countText(call.id) + counter.countText(call.function.name) + counter.countText(call.function.arguments);
+  let tokens =
+    3 + counter.countText(message.role) + counter.countText(typeof message.content === 'string' ? message.content : '');
+  for (const call of message.tool_calls ?? [])
+    tokens +=
+      4 +
+      counter.countText(call.id) +
+      counter.countText(call.function.name) +
+      counter.countText(call.function.arguments);
   if (typeof message.tool_call_id === 'string') tokens += counter.countText(message.tool_call_id);
   return tokens;
 }
@@ -125,7 +142,11 @@ function stablePrefixTokens(body: Body, previous: Body | undefined): number {
 }
 
 /** The request bodies of one replay of `conversations`, and the session of each. */
-async function replayOnTheWire(conversations: readonly AbcdConversation[], customers: number | undefined, perTurnContext: boolean): Promise<{ bodies: Body[]; sessionOf: string[] }> {
+async function replayOnTheWire(
+  conversations: readonly AbcdConversation[],
+  customers: number | undefined,
+  perTurnContext: boolean,
+): Promise<{ bodies: Body[]; sessionOf: string[] }> {
   const ontology = loadOntology();
   const server = await startChatServer();
   const directory = await mkdtemp(join(tmpdir(), 'baton-token-bench-'));
@@ -133,8 +154,16 @@ async function replayOnTheWire(conversations: readonly AbcdConversation[], custo
   const sessionOf: string[] = [];
   let currentSession = '';
   try {
-    const chat = new OpenAIChatModel({ model: 'gpt-4.1-mini', apiKey: 'sk-loopback', baseURL: server.baseURL, maxRetries: 0 });
-    const models = mapDeskModels(createOfflineModels(conversations, ontology), (offline) => new WireModel(offline, chat, server.queue, () => sessionOf.push(currentSession)));
+    const chat = new OpenAIChatModel({
+      model: 'gpt-4.1-mini',
+      apiKey: 'sk-loopback',
+      baseURL: server.baseURL,
+      maxRetries: 0,
+    });
+    const models = mapDeskModels(
+      createOfflineModels(conversations, ontology),
+      (offline) => new WireModel(offline, chat, server.queue, () => sessionOf.push(currentSession)),
+    );
     const worlds = new WorldDirectory();
     const agents = createDeskAgents(ontology, models, worlds);
     const episodic = new EpisodicMemory();
@@ -143,7 +172,10 @@ async function replayOnTheWire(conversations: readonly AbcdConversation[], custo
     const memory: ContextProvider = perTurnContext
       ? {
           name: 'episodic-memory-and-clock',
-          beforeTurn: async (args) => [...((await episodic.beforeTurn(args)) ?? []), { role: 'context', content: `Now: turn ${++turn} of the replay` }],
+          beforeTurn: async (args) => [
+            ...((await episodic.beforeTurn(args)) ?? []),
+            { role: 'context', content: `Now: turn ${++turn} of the replay` },
+          ],
           onSessionClose: (args) => episodic.onSessionClose(args),
         }
       : episodic;
@@ -158,7 +190,11 @@ async function replayOnTheWire(conversations: readonly AbcdConversation[], custo
         },
         decide: () => ({ approved: true }),
         // With `customers`, the conversations belong to that many returning customers, whose past conversations memory recalls.
-        open: ({ id, userId }) => buildDeskWorkflow({ agents, store, memory }).session({ id, userId: customers === undefined ? userId : `customer-${index % customers}` }),
+        open: ({ id, userId }) =>
+          buildDeskWorkflow({ agents, store, memory }).session({
+            id,
+            userId: customers === undefined ? userId : `customer-${index % customers}`,
+          }),
       });
     }
   } finally {
@@ -179,7 +215,10 @@ function contextAfterInstructions(body: Body): Body {
   let lead = 0;
   while (lead < messages.length && messages[lead].role === 'system' && !isContext(messages[lead])) lead += 1;
   const rest = messages.slice(lead);
-  return { ...body, messages: [...messages.slice(0, lead), ...rest.filter(isContext), ...rest.filter((m) => !isContext(m))] };
+  return {
+    ...body,
+    messages: [...messages.slice(0, lead), ...rest.filter(isContext), ...rest.filter((m) => !isContext(m))],
+  };
 }
 
 /**
@@ -195,7 +234,9 @@ function stableShare(bodies: readonly Body[], sessionOf: readonly string[], anyE
     const session = sessionOf[i] ?? '';
     const before = earlier.get(session) ?? [];
     total += requestTokens(body).total;
-    stable += anyEarlier ? Math.max(0, ...before.map((b) => stablePrefixTokens(body, b))) : stablePrefixTokens(body, before.at(-1));
+    stable += anyEarlier
+      ? Math.max(0, ...before.map((b) => stablePrefixTokens(body, b)))
+      : stablePrefixTokens(body, before.at(-1));
     before.push(body);
     earlier.set(session, before);
   });
@@ -218,7 +259,9 @@ function report(label: string, { bodies, sessionOf }: { bodies: Body[]; sessionO
     entry.calls += 1;
     entry.tokens += total;
     entry.stable += prefix;
-    const contextAt = (body.messages as Body[]).findIndex((m) => m.role === 'system' && String(m.content).startsWith(RECALLED_CONTEXT_PREFIX));
+    const contextAt = (body.messages as Body[]).findIndex(
+      (m) => m.role === 'system' && String(m.content).startsWith(RECALLED_CONTEXT_PREFIX),
+    );
     if (contextAt >= 0) {
       entry.contextCalls += 1;
     }
@@ -230,13 +273,25 @@ function report(label: string, { bodies, sessionOf }: { bodies: Body[]; sessionO
   const sessions = [...perSession.values()];
   const sorted = sessions.map((s) => s.tokens).sort((a, b) => a - b);
   console.log(`\n${label}`);
-  console.log(`  model calls: ${calls} (${(calls / sessions.length).toFixed(1)} per conversation), ${sessions.reduce((n, s) => n + s.contextCalls, 0)} of them with recalled context`);
-  const userTurns = Math.max(...bodies.map((body) => (body.messages as Body[]).filter((m) => m.role === 'user').length));
-  console.log(`  input tokens per model call: mean ${(tokens / calls).toFixed(0)}; at most ${userTurns} customer messages (turns) in one request`);
-  console.log(`  input tokens per conversation: mean ${(tokens / sessions.length).toFixed(0)}, median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}`);
-  console.log(`  stable-prefix share: ${((100 * stable) / tokens).toFixed(1)}% of input tokens repeat the previous request's leading messages in the same session`);
+  console.log(
+    `  model calls: ${calls} (${(calls / sessions.length).toFixed(1)} per conversation), ${sessions.reduce((n, s) => n + s.contextCalls, 0)} of them with recalled context`,
+  );
+  const userTurns = Math.max(
+    ...bodies.map((body) => (body.messages as Body[]).filter((m) => m.role === 'user').length),
+  );
+  console.log(
+    `  input tokens per model call: mean ${(tokens / calls).toFixed(0)}; at most ${userTurns} customer messages (turns) in one request`,
+  );
+  console.log(
+    `  input tokens per conversation: mean ${(tokens / sessions.length).toFixed(0)}, median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}`,
+  );
+  console.log(
+    `  stable-prefix share: ${((100 * stable) / tokens).toFixed(1)}% of input tokens repeat the previous request's leading messages in the same session`,
+  );
   const before = bodies.map(contextAfterInstructions);
-  console.log(`    (with context right after the instructions instead, as before: ${stableShare(before, sessionOf, false).toFixed(1)}%)`);
+  console.log(
+    `    (with context right after the instructions instead, as before: ${stableShare(before, sessionOf, false).toFixed(1)}%)`,
+  );
   console.log(
     `  against any earlier request of the session (a prompt cache keeps several prefixes): ${stableShare(bodies, sessionOf, true).toFixed(1)}%; with context after the instructions: ${stableShare(before, sessionOf, true).toFixed(1)}%`,
   );
@@ -245,17 +300,27 @@ function report(label: string, { bodies, sessionOf }: { bodies: Body[]; sessionO
 async function main(): Promise<void> {
   const values = new Command()
     .name('tokenBench.ts')
-    .description('Tokens on the wire: the demo conversations with every agent on OpenAIChatModel against a loopback Chat Completions server.')
+    .description(
+      'Tokens on the wire: the demo conversations with every agent on OpenAIChatModel against a loopback Chat Completions server.',
+    )
     .option('--conversations <n>', 'how many demo conversations', Number, 40)
     .option('--customers <n>', 'returning customers in the second and third runs', Number, 8)
     .parse(process.argv)
     .opts<{ conversations: number; customers: number }>();
   const conversations = (await loadConversations(DEMO_DATA_FILE)).slice(0, values.conversations);
   const customers = values.customers;
-  console.log(`support desk, ${conversations.length} demo conversations, every agent on OpenAIChatModel over Chat Completions on 127.0.0.1; tokens counted with o200k_base (@baton/memory's TokenCounter)`);
+  console.log(
+    `support desk, ${conversations.length} demo conversations, every agent on OpenAIChatModel over Chat Completions on 127.0.0.1; tokens counted with o200k_base (@baton/memory's TokenCounter)`,
+  );
   report('each conversation a new customer (no recall):', await replayOnTheWire(conversations, undefined, false));
-  report(`the same conversations from ${customers} returning customers (episodic memory recalls their earlier conversations when relevant):`, await replayOnTheWire(conversations, customers, false));
-  report('the same, plus a context provider whose context changes every turn (e.g. the time now):', await replayOnTheWire(conversations, customers, true));
+  report(
+    `the same conversations from ${customers} returning customers (episodic memory recalls their earlier conversations when relevant):`,
+    await replayOnTheWire(conversations, customers, false),
+  );
+  report(
+    'the same, plus a context provider whose context changes every turn (e.g. the time now):',
+    await replayOnTheWire(conversations, customers, true),
+  );
 }
 
 await main();

@@ -13,16 +13,25 @@
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { createOfflineModels } from '@baton/example-support-desk/desk/deskModels.js';
-import { forgetTextFeatures, loadConversations, loadGuidelines, trainRouterClassifier } from '@baton/support-desk-models';
+import {
+  forgetTextFeatures,
+  loadConversations,
+  loadGuidelines,
+  trainRouterClassifier,
+} from '@baton/support-desk-models';
 import { scriptArgs } from './scriptArgs.js';
 
-const { file, flags } = scriptArgs('trainingTime.ts', 'How long the offline models take to learn a file.', { '--router': 'time the router only' });
+const { file, flags } = scriptArgs('trainingTime.ts', 'How long the offline models take to learn a file.', {
+  '--router': 'time the router only',
+});
 const routerOnly = flags.router;
 const conversations = await loadConversations(file);
 const thousand = Array.from({ length: 1000 }, (_, i) => {
   const conversation = conversations[i % conversations.length]!;
   const copy = Math.floor(i / conversations.length);
-  const turns = conversation.turns.map((turn) => (turn.role === 'customer' && copy > 0 ? { ...turn, text: `${turn.text} copy${copy}` } : turn));
+  const turns = conversation.turns.map((turn) =>
+    turn.role === 'customer' && copy > 0 ? { ...turn, text: `${turn.text} copy${copy}` } : turn,
+  );
   return { ...conversation, turns, id: `training-${i}` };
 });
 const ontology = loadOntology();

@@ -18,7 +18,17 @@
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
 import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import type { Classification, FlowClassifier } from '@baton/support-desk-models';
-import { type AbcdConversation, createRouterClassifier, customerMessages, GUIDELINE_COPIES, guidelineTrainingTexts, loadConversations, loadGuidelines, routerTrainingTexts, triageReading } from '@baton/support-desk-models';
+import {
+  type AbcdConversation,
+  createRouterClassifier,
+  customerMessages,
+  GUIDELINE_COPIES,
+  guidelineTrainingTexts,
+  loadConversations,
+  loadGuidelines,
+  routerTrainingTexts,
+  triageReading,
+} from '@baton/support-desk-models';
 import { nestedTriageChoice } from './nestedTriageChoice.js';
 import { scriptArgs } from './scriptArgs.js';
 
@@ -31,7 +41,9 @@ interface Setting {
 /** The confidence below which triage is torn (the router's `minConfidence`, set before measuring). */
 const TORN = 0.5;
 const SETTINGS: Setting[] = [0.7, 0.8, 0.9, 0.95, 1.01].flatMap((routeConfidence) =>
-  [1, 2, 3].flatMap((maxQuestions) => [0, 1, 2].map((maxQuestionsTorn) => ({ routeConfidence, maxQuestions, maxQuestionsTorn }))),
+  [1, 2, 3].flatMap((maxQuestions) =>
+    [0, 1, 2].map((maxQuestionsTorn) => ({ routeConfidence, maxQuestions, maxQuestionsTorn })),
+  ),
 );
 const name = (s: Setting) =>
   `route at ${s.routeConfidence > 1 ? 'never at once' : s.routeConfidence.toFixed(2)}, at most ${s.maxQuestions} question(s)${s.maxQuestionsTorn > 0 ? ` + ${s.maxQuestionsTorn} when torn` : ''}`;
@@ -46,28 +58,49 @@ function classify(classifier: FlowClassifier, text: string): Classification | un
 }
 
 /** Triage's simulated decision on one conversation: the flow it routes to (`undefined`: none before the customer's messages ran out) and the questions it asked. */
-function simulate(classifier: FlowClassifier, conversation: AbcdConversation, setting: Setting): { flow: string | undefined; questions: number } {
+function simulate(
+  classifier: FlowClassifier,
+  conversation: AbcdConversation,
+  setting: Setting,
+): { flow: string | undefined; questions: number } {
   const messages = customerMessages(conversation);
   let questions = 0;
   for (let heard = 1; heard <= messages.length; heard += 1) {
     const result = classify(classifier, triageReading(messages.slice(0, heard)));
-    const torn = result !== undefined && result.confidence < TORN && questions >= 1 && questions < setting.maxQuestions + setting.maxQuestionsTorn;
-    if (result !== undefined && (result.confidence >= setting.routeConfidence || (questions >= setting.maxQuestions && !torn))) return { flow: result.label, questions };
+    const torn =
+      result !== undefined &&
+      result.confidence < TORN &&
+      questions >= 1 &&
+      questions < setting.maxQuestions + setting.maxQuestionsTorn;
+    if (
+      result !== undefined &&
+      (result.confidence >= setting.routeConfidence || (questions >= setting.maxQuestions && !torn))
+    )
+      return { flow: result.label, questions };
     if (result === undefined && questions > setting.maxQuestions) return { flow: undefined, questions };
     questions += 1;
   }
   return { flow: undefined, questions };
 }
 
-const { file } = scriptArgs('triageCv.ts', 'Nested cross-validation of the confidence at which triage routes at once.', {});
+const { file } = scriptArgs(
+  'triageCv.ts',
+  'Nested cross-validation of the confidence at which triage routes at once.',
+  {},
+);
 const conversations = await loadConversations(file);
 const guidelines = guidelineTrainingTexts(loadGuidelines(loadOntology()), 'flow', GUIDELINE_COPIES.router);
-const train = (items: readonly AbcdConversation[]) => createRouterClassifier([...items.flatMap(routerTrainingTexts), ...guidelines]);
+const train = (items: readonly AbcdConversation[]) =>
+  createRouterClassifier([...items.flatMap(routerTrainingTexts), ...guidelines]);
 
 const { outer, folds, nested } = nestedTriageChoice(conversations, SETTINGS, train, simulate);
-const chosen = folds.map((f) => `fold ${f.fold}: ${name(SETTINGS[f.chosen]!)} (inner ${((100 * f.inner[f.chosen]!.right) / f.trainingSize).toFixed(1)}%)`);
+const chosen = folds.map(
+  (f) =>
+    `fold ${f.fold}: ${name(SETTINGS[f.chosen]!)} (inner ${((100 * f.inner[f.chosen]!.right) / f.trainingSize).toFixed(1)}%)`,
+);
 const n = conversations.length;
-const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}%, ${(s.questions / n).toFixed(2)} questions per conversation`;
+const line = (s: { right: number; questions: number }) =>
+  `flow ${((100 * s.right) / n).toFixed(1)}%, ${(s.questions / n).toFixed(2)} questions per conversation`;
 console.log(`Triage's policy simulated, 5-fold cross-validation on ${n} conversations of ${file}:`);
 for (const [i, setting] of SETTINGS.entries()) console.log(`  ${name(setting)}: ${line(outer[i]!)}`);
 console.log(`Chosen on the training folds only (inner 4-fold CV):\n  ${chosen.join('\n  ')}`);

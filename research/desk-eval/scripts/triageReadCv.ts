@@ -21,7 +21,21 @@ import { loadOntology } from '@baton/example-support-desk/data/ontology.js';
 import { SPECIALISTS, specialistForFlow, TRIAGE } from '@baton/example-support-desk/desk/specialists.js';
 import { REQUEST_USER_INPUT } from '@baton/handoff';
 import type { Classification, FlowClassifier, SlotValues } from '@baton/support-desk-models';
-import { type AbcdConversation, AbcdRouterModel, createRouterClassifier, customerMessages, flowInReason, GUIDELINE_COPIES, guidelineTrainingTexts, hasContent, loadConversations, loadGuidelines, routerTrainingTexts, triageText, withoutIdentity } from '@baton/support-desk-models';
+import {
+  type AbcdConversation,
+  AbcdRouterModel,
+  createRouterClassifier,
+  customerMessages,
+  flowInReason,
+  GUIDELINE_COPIES,
+  guidelineTrainingTexts,
+  hasContent,
+  loadConversations,
+  loadGuidelines,
+  routerTrainingTexts,
+  triageText,
+  withoutIdentity,
+} from '@baton/support-desk-models';
 import { nestedTriageChoice } from './nestedTriageChoice.js';
 import { scriptArgs } from './scriptArgs.js';
 
@@ -40,33 +54,71 @@ const saying = (messages: readonly string[], slots: SlotValues) => {
 const READINGS: Reading[] = [
   { name: 'everything so far (the desk before)', read: (m, slots) => withoutIdentity(m.join('\n'), slots) },
   { name: 'the messages that say anything', read: (m, slots) => saying(m, slots).join('\n') },
-  ...[2, 3].map((k) => ({ name: `the first ${k} messages that say anything`, read: (m: readonly string[], slots: SlotValues) => saying(m, slots).slice(0, k).join('\n') })),
+  ...[2, 3].map((k) => ({
+    name: `the first ${k} messages that say anything`,
+    read: (m: readonly string[], slots: SlotValues) => saying(m, slots).slice(0, k).join('\n'),
+  })),
   { name: 'the messages that say anything besides who the customer is (triageText)', read: triageText },
 ];
-const { file, flags } = scriptArgs('triageReadCv.ts', 'Nested cross-validation of what triage reads.', { '--clarify': 'candidates: the which-topic question after the name, by confidence' });
+const { file, flags } = scriptArgs('triageReadCv.ts', 'Nested cross-validation of what triage reads.', {
+  '--clarify': 'candidates: the which-topic question after the name, by confidence',
+});
 if (flags.clarify) {
   const before = READINGS[0]!;
   const desk = READINGS.at(-1)!;
-  READINGS.splice(0, READINGS.length, ...[before, desk].flatMap((r) => [0, 0.5, 0.65, 0.8].map((clarifyBelow) => ({ ...r, name: `${r.name}, which topic after the name below ${clarifyBelow}`, clarifyBelow }))));
+  READINGS.splice(
+    0,
+    READINGS.length,
+    ...[before, desk].flatMap((r) =>
+      [0, 0.5, 0.65, 0.8].map((clarifyBelow) => ({
+        ...r,
+        name: `${r.name}, which topic after the name below ${clarifyBelow}`,
+        clarifyBelow,
+      })),
+    ),
+  );
 }
 
 const ontology = loadOntology();
-const tools = [...SPECIALISTS.map((s) => `handoff_to_${s.name}`), REQUEST_USER_INPUT].map((name) => ({ name, description: name, parameters: {} }));
+const tools = [...SPECIALISTS.map((s) => `handoff_to_${s.name}`), REQUEST_USER_INPUT].map((name) => ({
+  name,
+  description: name,
+  parameters: {},
+}));
 
 /** Triage's decision on one conversation, the customer's recorded messages answering its questions: the flow it handed off with and the questions it asked. */
-function simulate(classifier: FlowClassifier, conversation: AbcdConversation, reading: Reading): { flow: string | undefined; questions: number } {
-  const router = new AbcdRouterModel({ classifier, specialistFor: specialistForFlow, flows: ontology.flows, read: reading.read, clarifyBelow: reading.clarifyBelow ?? 0 });
+function simulate(
+  classifier: FlowClassifier,
+  conversation: AbcdConversation,
+  reading: Reading,
+): { flow: string | undefined; questions: number } {
+  const router = new AbcdRouterModel({
+    classifier,
+    specialistFor: specialistForFlow,
+    flows: ontology.flows,
+    read: reading.read,
+    clarifyBelow: reading.clarifyBelow ?? 0,
+  });
   const messages: ModelMessage[] = [{ role: 'system', content: 'Route.' }];
   let pending: string | undefined;
   let questions = 0;
   for (const text of customerMessages(conversation)) {
-    messages.push(pending === undefined ? { role: 'user', content: text } : { role: 'tool', toolCallId: pending, toolName: REQUEST_USER_INPUT, content: text });
+    messages.push(
+      pending === undefined
+        ? { role: 'user', content: text }
+        : { role: 'tool', toolCallId: pending, toolName: REQUEST_USER_INPUT, content: text },
+    );
     const decision = router.decide({ messages, tools, agent: TRIAGE });
     if (decision.type === 'text') {
       messages.push({ role: 'assistant', agent: TRIAGE, content: decision.text });
       pending = undefined;
     } else if (decision.name === REQUEST_USER_INPUT) {
-      messages.push({ role: 'assistant', agent: TRIAGE, content: '', toolCalls: [{ id: decision.id, name: decision.name, arguments: JSON.stringify(decision.args) }] });
+      messages.push({
+        role: 'assistant',
+        agent: TRIAGE,
+        content: '',
+        toolCalls: [{ id: decision.id, name: decision.name, arguments: JSON.stringify(decision.args) }],
+      });
       pending = decision.id;
       questions += 1;
     } else {
@@ -91,11 +143,20 @@ function train(items: readonly AbcdConversation[]): FlowClassifier {
 }
 
 const { outer, innerRightSummed, folds, nested } = nestedTriageChoice(conversations, READINGS, train, simulate);
-const chosen = folds.map((f) => `fold ${f.fold}: ${READINGS[f.chosen]!.name} (inner ${f.inner.map((s) => s.right).join(', ')})`);
+const chosen = folds.map(
+  (f) => `fold ${f.fold}: ${READINGS[f.chosen]!.name} (inner ${f.inner.map((s) => s.right).join(', ')})`,
+);
 const n = conversations.length;
-const line = (s: { right: number; questions: number }) => `flow ${((100 * s.right) / n).toFixed(1)}% (${s.right}/${n}), ${(s.questions / n).toFixed(2)} questions per conversation`;
-console.log(`Triage's reading, the desk's router on the recorded messages, 5-fold cross-validation on ${n} conversations of ${file}:`);
+const line = (s: { right: number; questions: number }) =>
+  `flow ${((100 * s.right) / n).toFixed(1)}% (${s.right}/${n}), ${(s.questions / n).toFixed(2)} questions per conversation`;
+console.log(
+  `Triage's reading, the desk's router on the recorded messages, 5-fold cross-validation on ${n} conversations of ${file}:`,
+);
 for (const [i, reading] of READINGS.entries()) console.log(`  ${reading.name}: ${line(outer[i]!)}`);
-console.log(`Chosen on the training folds only (inner 4-fold CV; inner right per reading, in the order above):\n  ${chosen.join('\n  ')}`);
-console.log(`Summed over the folds' inner cross-validations (right, of ${4 * n}): ${READINGS.map((r, i) => `${r.name} ${innerRightSummed[i]}`).join('; ')}`);
+console.log(
+  `Chosen on the training folds only (inner 4-fold CV; inner right per reading, in the order above):\n  ${chosen.join('\n  ')}`,
+);
+console.log(
+  `Summed over the folds' inner cross-validations (right, of ${4 * n}): ${READINGS.map((r, i) => `${r.name} ${innerRightSummed[i]}`).join('; ')}`,
+);
 console.log(`The chosen reading per fold, on the outer test folds: ${line(nested)}`);

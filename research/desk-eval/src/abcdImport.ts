@@ -51,24 +51,36 @@ export async function readAbcdRelease(file: string, split: AbcdSplit): Promise<R
   try {
     packed = await readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError(`No ABCD release at ${file}. Download abcd_v1.1.json.gz from github.com/asappresearch/abcd (its data folder).`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new NotFoundError(
+        `No ABCD release at ${file}. Download abcd_v1.1.json.gz from github.com/asappresearch/abcd (its data folder).`,
+        { cause: error },
+      );
     throw error;
   }
   let release: unknown;
   try {
     release = JSON.parse((await promisify(gunzip)(packed)).toString('utf8'));
   } catch (error) {
-    throw new InvalidInputError(`${file} is not a gzipped JSON file (${(error as Error).message}); expected ABCD's abcd_v1.1.json.gz.`, { cause: error });
+    throw new InvalidInputError(
+      `${file} is not a gzipped JSON file (${(error as Error).message}); expected ABCD's abcd_v1.1.json.gz.`,
+      { cause: error },
+    );
   }
-  const conversations = typeof release === 'object' && release !== null ? (release as Record<string, unknown>)[split] : undefined;
+  const conversations =
+    typeof release === 'object' && release !== null ? (release as Record<string, unknown>)[split] : undefined;
   if (!Array.isArray(conversations)) {
     const keys = typeof release === 'object' && release !== null ? Object.keys(release).join(', ') : typeof release;
-    throw new InvalidInputError(`${file} has no "${split}" list of conversations (it holds: ${keys || 'nothing'}); expected ABCD's { train, dev, test } object.`);
+    throw new InvalidInputError(
+      `${file} has no "${split}" list of conversations (it holds: ${keys || 'nothing'}); expected ABCD's { train, dev, test } object.`,
+    );
   }
   return conversations.map((raw, index) => {
     const parsed = ReleaseConversationSchema.safeParse(raw);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+      const issues = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ');
       throw new InvalidInputError(`${file}: ${split}[${index}] is not an ABCD conversation (${issues}).`);
     }
     return parsed.data;
@@ -99,7 +111,10 @@ const ROLES = new Set(['customer', 'agent', 'action']);
  * const { conversations } = convertAbcdSplit(await readAbcdRelease(file, 'dev'), { split: 'dev', ontology: loadOntology(), perFlow: 40 });
  * ```
  */
-export function convertAbcdSplit(conversations: readonly ReleaseConversation[], options: { split: AbcdSplit; ontology: Ontology; perFlow?: number }): AbcdImport {
+export function convertAbcdSplit(
+  conversations: readonly ReleaseConversation[],
+  options: { split: AbcdSplit; ontology: Ontology; perFlow?: number },
+): AbcdImport {
   const { split, ontology } = options;
   const skipped: Record<string, number> = {};
   const converted: Array<ImportedConversation & { rank: string }> = [];
@@ -112,19 +127,28 @@ export function convertAbcdSplit(conversations: readonly ReleaseConversation[], 
     }
     const id = `abcd-${split}-${String(raw.convo_id).padStart(4, '0')}`;
     const turns = raw.original.map(([speaker, text]) => {
-      if (!ROLES.has(speaker)) throw new InvalidInputError(`ABCD conversation ${raw.convo_id} has a turn by ${JSON.stringify(speaker)}; expected customer, agent or action.`);
+      if (!ROLES.has(speaker))
+        throw new InvalidInputError(
+          `ABCD conversation ${raw.convo_id} has a turn by ${JSON.stringify(speaker)}; expected customer, agent or action.`,
+        );
       return { role: speaker as 'customer' | 'agent' | 'action', text };
     });
     const rank = createHash('sha256').update(`abcd-${split}-v1:${id}`).digest('hex');
     converted.push({ id, source_split: split, flow, subflow, subflow_raw: subflowRaw, turns, rank });
   }
   const order = new Map(ontology.flows.map((flow, index) => [flow, index]));
-  converted.sort((a, b) => (order.get(a.flow) ?? 0) - (order.get(b.flow) ?? 0) || (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0));
+  converted.sort(
+    (a, b) => (order.get(a.flow) ?? 0) - (order.get(b.flow) ?? 0) || (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0),
+  );
   const taken = new Map<string, number>();
   const kept = converted.filter((c) => {
     const n = taken.get(c.flow) ?? 0;
     taken.set(c.flow, n + 1);
     return options.perFlow === undefined || n < options.perFlow;
   });
-  return { conversations: kept.map(({ rank: _rank, ...conversation }) => conversation), total: conversations.length, skipped };
+  return {
+    conversations: kept.map(({ rank: _rank, ...conversation }) => conversation),
+    total: conversations.length,
+    skipped,
+  };
 }

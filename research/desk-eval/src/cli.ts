@@ -12,7 +12,8 @@ const count =
   (name: string, least = 0) =>
   (value: string) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < least) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
+    if (!Number.isInteger(n) || n < least)
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${least}, not ${JSON.stringify(value)}.`);
     return n;
   };
 
@@ -22,7 +23,9 @@ const foldsCount = (value: string) => {
   try {
     checkCrossValidation(n);
   } catch {
-    throw new InvalidArgumentError(`--folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${JSON.stringify(value)}.`);
+    throw new InvalidArgumentError(
+      `--folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${JSON.stringify(value)}.`,
+    );
   }
   return n;
 };
@@ -32,7 +35,9 @@ const cvSeed = (value: string) => {
   try {
     checkCrossValidation(FOLDS, value);
   } catch {
-    throw new InvalidArgumentError(`--cv-seed must be 1 to ${MAX_SEED_LENGTH} printable ASCII characters, not ${JSON.stringify(value)}.`);
+    throw new InvalidArgumentError(
+      `--cv-seed must be 1 to ${MAX_SEED_LENGTH} printable ASCII characters, not ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 };
@@ -44,13 +49,21 @@ const cvSeed = (value: string) => {
 const callerPath = (value: string) => resolve(process.env.INIT_CWD ?? process.cwd(), value);
 
 const modelsOption = () =>
-  new Option('--models <kind>', 'offline (learned from the data) or openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)')
+  new Option(
+    '--models <kind>',
+    'offline (learned from the data) or openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)',
+  )
     .choices(['offline', 'openai'])
-    .default(process.env.OPENAI_API_KEY ? 'openai' : 'offline', process.env.OPENAI_API_KEY ? 'openai, as OPENAI_API_KEY is set' : 'offline, as OPENAI_API_KEY is unset');
+    .default(
+      process.env.OPENAI_API_KEY ? 'openai' : 'offline',
+      process.env.OPENAI_API_KEY ? 'openai, as OPENAI_API_KEY is set' : 'offline, as OPENAI_API_KEY is unset',
+    );
 
 const program = new Command()
   .name('desk-eval')
-  .description("The support desk's evaluation: replays customer-support conversations in ABCD's format through the desk (examples/support-desk).")
+  .description(
+    "The support desk's evaluation: replays customer-support conversations in ABCD's format through the desk (examples/support-desk).",
+  )
   .addHelpText(
     'after',
     `
@@ -60,22 +73,47 @@ conversations shipped with the example (examples/support-desk/conversations/demo
 
 program
   .command('replay')
-  .description('Replay conversations through the desk and print a routing report (5-fold cross-validation, --folds/--cv-seed, or --train/--eval).')
+  .description(
+    'Replay conversations through the desk and print a routing report (5-fold cross-validation, --folds/--cv-seed, or --train/--eval).',
+  )
   .option('--data <file>', 'conversations, JSON Lines (default: BATON_ABCD, else the demo conversations)', callerPath)
   .option('--train <file>', 'the offline models learn from this file (with --eval; no cross-validation)', callerPath)
   .option('--eval <file>', 'replay this file with models learned from --train', callerPath)
-  .option('--folds <k>', `cross-validation folds, ${MIN_FOLDS}-${MAX_FOLDS} (default ${FOLDS}; not with --train/--eval)`, foldsCount)
-  .option('--cv-seed <seed>', `draw another random partition into folds: sha256("baton-fold:" + seed + ":" + id) (1-${MAX_SEED_LENGTH} printable characters; default none, the fixed partition; not with --train/--eval)`, cvSeed)
+  .option(
+    '--folds <k>',
+    `cross-validation folds, ${MIN_FOLDS}-${MAX_FOLDS} (default ${FOLDS}; not with --train/--eval)`,
+    foldsCount,
+  )
+  .option(
+    '--cv-seed <seed>',
+    `draw another random partition into folds: sha256("baton-fold:" + seed + ":" + id) (1-${MAX_SEED_LENGTH} printable characters; default none, the fixed partition; not with --train/--eval)`,
+    cvSeed,
+  )
   .option('--limit <n>', 'replay a sample of n conversations, stratified by flow (deterministic)', count('--limit'))
-  .option('--restart-every <n>', 'rebuild the workflow from the store every n customer messages (0: never)', count('--restart-every'), 0)
-  .option('--concurrency <n>', 'replay n conversations at a time (each its own session; the report is the same for any n)', count('--concurrency', 1), DEFAULT_REPLAY_CONCURRENCY)
+  .option(
+    '--restart-every <n>',
+    'rebuild the workflow from the store every n customer messages (0: never)',
+    count('--restart-every'),
+    0,
+  )
+  .option(
+    '--concurrency <n>',
+    'replay n conversations at a time (each its own session; the report is the same for any n)',
+    count('--concurrency', 1),
+    DEFAULT_REPLAY_CONCURRENCY,
+  )
   .option(
     '--workers <n>',
     'worker threads replaying the conversations, each n of them on --concurrency lanes (1: all in this thread; a :memory: store or --models openai always 1)',
     count('--workers', 1),
     DEFAULT_REPLAY_WORKERS,
   )
-  .option('--store-dir <dir>', `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`, (dir: string) => (dir === ':memory:' ? dir : callerPath(dir)), DEFAULT_STORE_DIR)
+  .option(
+    '--store-dir <dir>',
+    `folder of the FileStore, cleared first (':memory:' for memory; MONGODB_URL wins)`,
+    (dir: string) => (dir === ':memory:' ? dir : callerPath(dir)),
+    DEFAULT_STORE_DIR,
+  )
   .option('--json', 'print the report as JSON', false)
   .option('--reject-refunds', 'reject every refund approval instead of approving it', false)
   .option('--no-progress', 'no progress bar')
@@ -102,11 +140,21 @@ program
 
 program
   .command('import')
-  .description("Convert one split of ABCD's public release (abcd_v1.1.json.gz, github.com/asappresearch/abcd) into the desk's JSON Lines format.")
+  .description(
+    "Convert one split of ABCD's public release (abcd_v1.1.json.gz, github.com/asappresearch/abcd) into the desk's JSON Lines format.",
+  )
   .argument('<file>', 'abcd_v1.1.json.gz', callerPath)
   .addOption(new Option('--split <split>', 'which split').choices([...ABCD_SPLITS]).makeOptionMandatory())
-  .option('--per-flow <n>', 'keep n conversations per flow (a deterministic sample by sha256 of the id)', count('--per-flow'))
-  .option('--out <file>', 'where to write (default abcd-<split>.jsonl, or abcd-<split>-<count>.jsonl with --per-flow, in the current folder)', callerPath)
+  .option(
+    '--per-flow <n>',
+    'keep n conversations per flow (a deterministic sample by sha256 of the id)',
+    count('--per-flow'),
+  )
+  .option(
+    '--out <file>',
+    'where to write (default abcd-<split>.jsonl, or abcd-<split>-<count>.jsonl with --per-flow, in the current folder)',
+    callerPath,
+  )
   .action(async (file: string, options) => {
     await importCommand({
       file,

@@ -1,4 +1,12 @@
-import { addUsage, type BatonEvent, emptyUsage, type ModelClient, type ModelRequest, type ModelStreamEvent, type Usage } from '@baton/core';
+import {
+  addUsage,
+  type BatonEvent,
+  emptyUsage,
+  type ModelClient,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type Usage,
+} from '@baton/core';
 import { TokenCounter } from '@baton/memory';
 
 /**
@@ -33,13 +41,17 @@ export class CountedModel implements ModelClient {
     for await (const event of this.inner.stream(request)) {
       if (event.type === 'usage' && event.usage.inputTokens + event.usage.outputTokens > 0) reported = true;
       else if (event.type === 'text.delta') output += this.#counter.countText(event.delta);
-      else if (event.type === 'tool_call') output += this.#counter.countText(event.toolCall.name) + this.#counter.countText(event.toolCall.arguments);
+      else if (event.type === 'tool_call')
+        output += this.#counter.countText(event.toolCall.name) + this.#counter.countText(event.toolCall.arguments);
       if (event.type === 'finish') finish = event;
       else yield event;
     }
     if (!reported) {
       const inputTokens = this.#counter.countMessages(request.messages);
-      yield { type: 'usage', usage: { inputTokens, outputTokens: output, totalTokens: inputTokens + output, requests: 0 } };
+      yield {
+        type: 'usage',
+        usage: { inputTokens, outputTokens: output, totalTokens: inputTokens + output, requests: 0 },
+      };
     }
     if (finish !== undefined) yield finish;
   }
@@ -68,7 +80,10 @@ export class CostMeter {
   observe(event: BatonEvent): void {
     if (event.type !== 'model.completed') return;
     this.#total = addUsage(this.#total, event.usage);
-    this.#perConversation.set(event.sessionId, addUsage(this.#perConversation.get(event.sessionId) ?? emptyUsage(), event.usage));
+    this.#perConversation.set(
+      event.sessionId,
+      addUsage(this.#perConversation.get(event.sessionId) ?? emptyUsage(), event.usage),
+    );
     this.#perAgent.set(event.agent, addUsage(this.#perAgent.get(event.agent) ?? emptyUsage(), event.usage));
   }
 
@@ -85,13 +100,18 @@ export class CostMeter {
     for (const [sessionId, usage] of Object.entries(report.perConversation)) {
       this.#perConversation.set(sessionId, addUsage(this.#perConversation.get(sessionId) ?? emptyUsage(), usage));
     }
-    for (const [agent, usage] of Object.entries(report.perAgent)) this.#perAgent.set(agent, addUsage(this.#perAgent.get(agent) ?? emptyUsage(), usage));
+    for (const [agent, usage] of Object.entries(report.perAgent))
+      this.#perAgent.set(agent, addUsage(this.#perAgent.get(agent) ?? emptyUsage(), usage));
     return this;
   }
 
   /** The totals so far. */
   report(): CostReport {
-    return { total: this.#total, perConversation: Object.fromEntries(this.#perConversation), perAgent: Object.fromEntries(this.#perAgent) };
+    return {
+      total: this.#total,
+      perConversation: Object.fromEntries(this.#perConversation),
+      perAgent: Object.fromEntries(this.#perAgent),
+    };
   }
 }
 
@@ -112,7 +132,9 @@ export function formatCostReport(report: CostReport): string {
   ];
   for (const [agent, usage] of Object.entries(report.perAgent).sort((a, b) => b[1].totalTokens - a[1].totalTokens)) {
     const share = total.totalTokens === 0 ? 0 : (100 * usage.totalTokens) / total.totalTokens;
-    lines.push(`${agent.padEnd(12)}${n(usage.requests).padStart(8)}${n(usage.inputTokens).padStart(12)}${n(usage.outputTokens).padStart(10)}${`${share.toFixed(1)}%`.padStart(8)}`);
+    lines.push(
+      `${agent.padEnd(12)}${n(usage.requests).padStart(8)}${n(usage.inputTokens).padStart(12)}${n(usage.outputTokens).padStart(10)}${`${share.toFixed(1)}%`.padStart(8)}`,
+    );
   }
   return lines.join('\n');
 }

@@ -39,11 +39,18 @@ export interface CrossValidationScheme {
  */
 export function checkCrossValidation(folds: number, seed?: string, items?: number): void {
   if (!Number.isInteger(folds) || folds < MIN_FOLDS || folds > MAX_FOLDS) {
-    throw new InvalidInputError(`Cross-validation folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${folds}.`);
+    throw new InvalidInputError(
+      `Cross-validation folds must be a whole number from ${MIN_FOLDS} to ${MAX_FOLDS}, not ${folds}.`,
+    );
   }
-  if (items !== undefined && folds > items) throw new InvalidInputError(`Cannot cut ${items} conversation${items === 1 ? '' : 's'} into ${folds} cross-validation folds: use at most ${items} folds.`);
+  if (items !== undefined && folds > items)
+    throw new InvalidInputError(
+      `Cannot cut ${items} conversation${items === 1 ? '' : 's'} into ${folds} cross-validation folds: use at most ${items} folds.`,
+    );
   if (seed !== undefined && (typeof seed !== 'string' || !SEED_PATTERN.test(seed))) {
-    throw new InvalidInputError(`A cross-validation seed must be 1 to ${MAX_SEED_LENGTH} printable ASCII characters, not ${JSON.stringify(seed)}.`);
+    throw new InvalidInputError(
+      `A cross-validation seed must be 1 to ${MAX_SEED_LENGTH} printable ASCII characters, not ${JSON.stringify(seed)}.`,
+    );
   }
 }
 
@@ -81,7 +88,11 @@ export function foldOf(id: string, folds: number = FOLDS, seed?: string): number
  * @returns for each fold, the items it tests (`test`) and the items its models learn from (`train`); each item is in exactly one `test`
  * @throws {InvalidInputError} for folds or a seed out of range, or more folds given than items (see {@link checkCrossValidation})
  */
-export function crossValidationFolds<T extends { id: string }>(items: readonly T[], givenFolds?: number, seed?: string): Array<{ fold: number; train: T[]; test: T[] }> {
+export function crossValidationFolds<T extends { id: string }>(
+  items: readonly T[],
+  givenFolds?: number,
+  seed?: string,
+): Array<{ fold: number; train: T[]; test: T[] }> {
   const folds = givenFolds ?? FOLDS;
   checkCrossValidation(folds, seed, givenFolds === undefined ? undefined : items.length);
   const foldOfItem = items.map((item) => foldOf(item.id, folds, seed));

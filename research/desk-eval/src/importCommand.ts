@@ -31,15 +31,23 @@ export interface ImportCommandOptions {
  */
 export async function importCommand(options: ImportCommandOptions): Promise<{ out: string; count: number }> {
   const raw = await readAbcdRelease(options.file, options.split);
-  const imported = convertAbcdSplit(raw, { split: options.split, ontology: loadOntology(), ...(options.perFlow === undefined ? {} : { perFlow: options.perFlow }) });
+  const imported = convertAbcdSplit(raw, {
+    split: options.split,
+    ontology: loadOntology(),
+    ...(options.perFlow === undefined ? {} : { perFlow: options.perFlow }),
+  });
   const count = imported.conversations.length;
-  const out = options.out ?? join(options.directory, `abcd-${options.split}${options.perFlow === undefined ? '' : `-${count}`}.jsonl`);
+  const out =
+    options.out ??
+    join(options.directory, `abcd-${options.split}${options.perFlow === undefined ? '' : `-${count}`}.jsonl`);
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, imported.conversations.map((c) => `${JSON.stringify(c)}\n`).join(''));
   const perFlow = new Map<string, number>();
   for (const c of imported.conversations) perFlow.set(c.flow, (perFlow.get(c.flow) ?? 0) + 1);
   const skipped = Object.entries(imported.skipped).map(([name, n]) => `${n} × ${name}`);
-  console.log(`Wrote ${count} conversations of ABCD's ${options.split} split (${imported.total} in the release) to ${out}.`);
+  console.log(
+    `Wrote ${count} conversations of ABCD's ${options.split} split (${imported.total} in the release) to ${out}.`,
+  );
   console.log(`Per flow: ${[...perFlow.entries()].map(([flow, n]) => `${flow} ${n}`).join(', ')}.`);
   if (skipped.length > 0) console.log(`Skipped (flow/subflow not in the ontology): ${skipped.join(', ')}.`);
   console.log(`Run the desk on them: BATON_ABCD=${out} npx --yes pnpm@10.34.8 start`);

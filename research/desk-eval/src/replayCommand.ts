@@ -48,17 +48,27 @@ interface RunData {
 async function runData(options: ReplayCommandOptions): Promise<RunData> {
   const sampled = (all: AbcdConversation[]) => {
     const replayed = options.limit === undefined ? all : stratifiedSample(all, options.limit, (c) => c.flow);
-    return { replayed, note: replayed.length < all.length ? `, a sample of ${replayed.length} stratified by flow` : '' };
+    return {
+      replayed,
+      note: replayed.length < all.length ? `, a sample of ${replayed.length} stratified by flow` : '',
+    };
   };
   if (options.train !== undefined || options.eval !== undefined) {
     if (options.train === undefined || options.eval === undefined || options.data !== undefined) {
-      throw new ConfigurationError('Use --train FILE together with --eval FILE (and without --data): the models learn from the one and replay the other.');
+      throw new ConfigurationError(
+        'Use --train FILE together with --eval FILE (and without --data): the models learn from the one and replay the other.',
+      );
     }
     if (options.folds !== undefined || options.cvSeed !== undefined) {
-      throw new ConfigurationError('--folds and --cv-seed choose cross-validation folds: --train/--eval evaluate on a held-out file, without cross-validation. Use them with --data (or no data option) instead.');
+      throw new ConfigurationError(
+        '--folds and --cv-seed choose cross-validation folds: --train/--eval evaluate on a held-out file, without cross-validation. Use them with --data (or no data option) instead.',
+      );
     }
     const [training, all] = await Promise.all([loadConversations(options.train), loadConversations(options.eval)]);
-    const [trainSource, evalSource] = await Promise.all([resolveDataSource({ data: options.train }), resolveDataSource({ data: options.eval })]);
+    const [trainSource, evalSource] = await Promise.all([
+      resolveDataSource({ data: options.train }),
+      resolveDataSource({ data: options.eval }),
+    ]);
     const { replayed, note } = sampled(all);
     const line = `Data: trained on ${trainSource.label} (${training.length}, ${displayPath(options.train)}), replaying ${evalSource.label} (${all.length}, ${displayPath(options.eval)})${note}`;
     return { replayed, training, evaluation: 'held-out', line };
@@ -66,7 +76,12 @@ async function runData(options: ReplayCommandOptions): Promise<RunData> {
   const source = await resolveDataSource({ data: options.data });
   const all = await loadConversations(source.file);
   const { replayed, note } = sampled(all);
-  return { replayed, training: all, evaluation: 'cross-validation', line: `Data: ${source.label} (${all.length}, ${displayPath(source.file)})${note}` };
+  return {
+    replayed,
+    training: all,
+    evaluation: 'cross-validation',
+    line: `Data: ${source.label} (${all.length}, ${displayPath(source.file)})${note}`,
+  };
 }
 
 /**
@@ -89,17 +104,26 @@ async function runData(options: ReplayCommandOptions): Promise<RunData> {
  */
 export async function replayCommand(options: ReplayCommandOptions): Promise<ReplayReport> {
   if (options.models === 'openai' && (options.folds !== undefined || options.cvSeed !== undefined)) {
-    throw new ConfigurationError('--folds and --cv-seed choose the folds the offline models learn from: --models openai learns nothing, so there are no folds.');
+    throw new ConfigurationError(
+      '--folds and --cv-seed choose the folds the offline models learn from: --models openai learns nothing, so there are no folds.',
+    );
   }
   const data = await runData(options);
   if (options.json) console.error(data.line);
   else console.log(data.line);
   const conversations = data.replayed;
-  const deskStore = chooseDeskStore({ ...(options.storeDir === undefined ? {} : { directory: options.storeDir }), mongoUrl: process.env.MONGODB_URL });
+  const deskStore = chooseDeskStore({
+    ...(options.storeDir === undefined ? {} : { directory: options.storeDir }),
+    mongoUrl: process.env.MONGODB_URL,
+  });
   const models: DeskModels | undefined = options.models === 'openai' ? await createOpenAIModels() : undefined;
   const bar = options.progress
     ? new cliProgress.SingleBar(
-        { format: 'Replaying {bar} {value}/{total} conversations | routed right {right}% | {duration}s', stream: process.stderr, hideCursor: true },
+        {
+          format: 'Replaying {bar} {value}/{total} conversations | routed right {right}% | {duration}s',
+          stream: process.stderr,
+          hideCursor: true,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -111,7 +135,12 @@ export async function replayCommand(options: ReplayCommandOptions): Promise<Repl
       training: data.training,
       evaluation: data.evaluation,
       ...(options.folds !== undefined || options.cvSeed !== undefined
-        ? { crossValidation: { ...(options.folds === undefined ? {} : { folds: options.folds }), ...(options.cvSeed === undefined ? {} : { seed: options.cvSeed }) } }
+        ? {
+            crossValidation: {
+              ...(options.folds === undefined ? {} : { folds: options.folds }),
+              ...(options.cvSeed === undefined ? {} : { seed: options.cvSeed }),
+            },
+          }
         : {}),
       ontology: loadOntology(),
       deskStore,
@@ -128,10 +157,16 @@ export async function replayCommand(options: ReplayCommandOptions): Promise<Repl
     bar?.stop();
     const failed = report.conversations.find((outcome) => outcome.failure !== null);
     if (failed !== undefined) {
-      console.error(`${report.counts.failed} of ${report.counts.conversations} conversations failed; the first, ${failed.id}: ${failed.failure}`);
+      console.error(
+        `${report.counts.failed} of ${report.counts.conversations} conversations failed; the first, ${failed.id}: ${failed.failure}`,
+      );
     }
     const { conversations: _each, ...summary } = report;
-    console.log(options.json ? JSON.stringify({ data: data.line.slice('Data: '.length), ...summary }, null, 2) : formatReplayReport(report));
+    console.log(
+      options.json
+        ? JSON.stringify({ data: data.line.slice('Data: '.length), ...summary }, null, 2)
+        : formatReplayReport(report),
+    );
     return report;
   } finally {
     bar?.stop();

@@ -102,13 +102,37 @@ export interface ReplayConversationOptions {
  * const outcome = await replayConversation(conversation, { open, clock, flows: ontology.flows });
  * ```
  */
-export async function replayConversation(conversation: AbcdConversation, options: ReplayConversationOptions): Promise<ConversationOutcome> {
+export async function replayConversation(
+  conversation: AbcdConversation,
+  options: ReplayConversationOptions,
+): Promise<ConversationOutcome> {
   const id = options.sessionId ?? sessionIdFor(conversation.id);
   const counts: ReplayCounts = {
-    turns: 0, handoffs: 0, userInputRequests: 0, approvalRequests: 0, approvals: 0, rejections: 0, checkpoints: 0,
-    toolCalls: 0, toolErrors: 0, answers: 0, clarifyingQuestions: 0, tokens: 0, restarts: 0,
+    turns: 0,
+    handoffs: 0,
+    userInputRequests: 0,
+    approvalRequests: 0,
+    approvals: 0,
+    rejections: 0,
+    checkpoints: 0,
+    toolCalls: 0,
+    toolErrors: 0,
+    answers: 0,
+    clarifyingQuestions: 0,
+    tokens: 0,
+    restarts: 0,
   };
-  const outcome = { routedTo: null as string | null, predictedFlow: null as string | null, finalFlow: null as string | null, routingConfidence: null as number | null, predictedSubflow: null as string | null, actions: [] as string[], closedByDesk: false, wallMs: 0, modelMs: 0 };
+  const outcome = {
+    routedTo: null as string | null,
+    predictedFlow: null as string | null,
+    finalFlow: null as string | null,
+    routingConfidence: null as number | null,
+    predictedSubflow: null as string | null,
+    actions: [] as string[],
+    closedByDesk: false,
+    wallMs: 0,
+    modelMs: 0,
+  };
   const nameCase = (text: string | undefined) => {
     const named = caseInText(text, options.subflows ?? []);
     if (named !== undefined) outcome.predictedSubflow = named;
@@ -159,7 +183,12 @@ export async function replayConversation(conversation: AbcdConversation, options
         case 'tool.result':
           counts.toolCalls += 1;
           if (event.isError) counts.toolErrors += 1;
-          else if (event.agent !== TRIAGE && !NOT_ACTIONS.has(event.toolName) && !event.toolName.startsWith('handoff_to_')) outcome.actions.push(event.toolName);
+          else if (
+            event.agent !== TRIAGE &&
+            !NOT_ACTIONS.has(event.toolName) &&
+            !event.toolName.startsWith('handoff_to_')
+          )
+            outcome.actions.push(event.toolName);
           break;
       }
     }
@@ -170,7 +199,9 @@ export async function replayConversation(conversation: AbcdConversation, options
   let session = await options.open({ id, userId: userOf(conversation), fresh: true });
   const approvePending = async () => {
     for (;;) {
-      const approval = session.pendingRequests.find((r): r is Request & { type: 'tool_approval' } => r.type === 'tool_approval');
+      const approval = session.pendingRequests.find(
+        (r): r is Request & { type: 'tool_approval' } => r.type === 'tool_approval',
+      );
       if (approval === undefined) return;
       const decision = decide(approval);
       if (decision.approved) counts.approvals += 1;
@@ -200,8 +231,18 @@ export async function replayConversation(conversation: AbcdConversation, options
     // A failed turn (e.g. a model provider's error after retries) ends this conversation, not the replay.
     failure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   }
-  if (!outcome.closedByDesk) await session.close({ reason: failure === null ? 'replay: the customer has no more messages' : 'replay: a turn failed' });
-  return { id: conversation.id, flow: conversation.flow, subflow: conversation.subflow, ...counts, ...outcome, failure };
+  if (!outcome.closedByDesk)
+    await session.close({
+      reason: failure === null ? 'replay: the customer has no more messages' : 'replay: a turn failed',
+    });
+  return {
+    id: conversation.id,
+    flow: conversation.flow,
+    subflow: conversation.subflow,
+    ...counts,
+    ...outcome,
+    failure,
+  };
 }
 
 /** Tool calls that are no console action. */
@@ -272,5 +313,7 @@ export function userOf(conversation: AbcdConversation): string {
  * ```
  */
 export function sessionIdFor(conversationId: string): string {
-  return isValidId(conversationId) ? conversationId : `conversation-${createHash('sha256').update(conversationId).digest('hex').slice(0, 24)}`;
+  return isValidId(conversationId)
+    ? conversationId
+    : `conversation-${createHash('sha256').update(conversationId).digest('hex').slice(0, 24)}`;
 }

@@ -4,7 +4,14 @@ import { type CostReport, formatCostReport } from './costReport.js';
 import type { CrossValidationScheme } from './folds.js';
 import type { ConversationOutcome, ReplayCounts } from './replayConversation.js';
 import { ranInOrder } from './replayConversation.js';
-import { type Accuracy, accuracy, computeRouting, formatAccuracy, formatRouting, type RoutingReport } from './routingReport.js';
+import {
+  type Accuracy,
+  accuracy,
+  computeRouting,
+  formatAccuracy,
+  formatRouting,
+  type RoutingReport,
+} from './routingReport.js';
 
 /** Totals over all conversations: the per-conversation counts plus stored messages and episodes. */
 export interface ReplayCountTotals extends Omit<ReplayCounts, 'restarts'> {
@@ -51,16 +58,25 @@ export interface CalibrationReport {
  * calibrationOf([{ confidence: 0.9, right: true }, { confidence: 0.6, right: false }]); // ECE (0.1 + 0.6) / 2 = 0.35
  * ```
  */
-export function calibrationOf(pairs: ReadonlyArray<{ confidence: number; right: boolean }>): CalibrationReport | undefined {
+export function calibrationOf(
+  pairs: ReadonlyArray<{ confidence: number; right: boolean }>,
+): CalibrationReport | undefined {
   if (pairs.length === 0) return undefined;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   let error = 0;
   for (let bin = 0; bin < 10; bin += 1) {
     const members = pairs.filter((p) => Math.min(9, Math.floor(p.confidence * 10)) === bin);
     if (members.length === 0) continue;
-    error += (members.length / pairs.length) * Math.abs(mean(members.map((p) => p.confidence)) - mean(members.map((p) => (p.right ? 1 : 0))));
+    error +=
+      (members.length / pairs.length) *
+      Math.abs(mean(members.map((p) => p.confidence)) - mean(members.map((p) => (p.right ? 1 : 0))));
   }
-  return { routed: pairs.length, meanConfidence: mean(pairs.map((p) => p.confidence)), accuracy: mean(pairs.map((p) => (p.right ? 1 : 0))), expectedCalibrationError: error };
+  return {
+    routed: pairs.length,
+    meanConfidence: mean(pairs.map((p) => p.confidence)),
+    accuracy: mean(pairs.map((p) => (p.right ? 1 : 0))),
+    expectedCalibrationError: error,
+  };
 }
 
 /** A replay's report. `routing` and `counts` are deterministic: a rerun, with or without restarts, gives the same. */
@@ -148,7 +164,10 @@ export function summarizeReplay(
   };
   const casework: CaseworkReport = {
     subflow: accuracy(outcomes.filter((o) => o.predictedSubflow === o.subflow).length, outcomes.length),
-    sequenceInOrder: accuracy(outcomes.filter((o) => ranInOrder(context.ontology.sequences[o.subflow] ?? [], o.actions)).length, outcomes.length),
+    sequenceInOrder: accuracy(
+      outcomes.filter((o) => ranInOrder(context.ontology.sequences[o.subflow] ?? [], o.actions)).length,
+      outcomes.length,
+    ),
   };
   const trainingMs = context.trainingMs ?? [];
   const turns = Math.max(1, counts.turns);
@@ -157,14 +176,24 @@ export function summarizeReplay(
     ...(context.crossValidation === undefined ? {} : { crossValidation: context.crossValidation }),
     store: context.store,
     models: context.models,
-    routing: computeRouting(outcomes, context.ontology.flows, SPECIALISTS.map((s) => s.name), specialistForFlow),
-    calibration: calibrationOf(outcomes.filter((o) => o.routingConfidence !== null).map((o) => ({ confidence: o.routingConfidence!, right: o.predictedFlow === o.flow }))),
+    routing: computeRouting(
+      outcomes,
+      context.ontology.flows,
+      SPECIALISTS.map((s) => s.name),
+      specialistForFlow,
+    ),
+    calibration: calibrationOf(
+      outcomes
+        .filter((o) => o.routingConfidence !== null)
+        .map((o) => ({ confidence: o.routingConfidence!, right: o.predictedFlow === o.flow })),
+    ),
     casework,
     counts,
     measurements: {
       restarts: sum((o) => o.restarts),
       storeBytes: context.storeBytes,
-      bytesPerMessage: context.storeBytes === undefined || counts.messages === 0 ? undefined : context.storeBytes / counts.messages,
+      bytesPerMessage:
+        context.storeBytes === undefined || counts.messages === 0 ? undefined : context.storeBytes / counts.messages,
       orchestrationMsPerTurn: (sum((o) => o.wallMs) - sum((o) => o.modelMs)) / turns,
       modelMsPerTurn: sum((o) => o.modelMs) / turns,
       wallSeconds: context.wallMs / 1000,
@@ -180,7 +209,9 @@ export function summarizeReplay(
  * The deterministic part of a report (routing and counts), for comparing runs.
  * @returns `{ routing, counts }` of `report`
  */
-export function deterministicPart(report: ReplayReport): Pick<ReplayReport, 'routing' | 'calibration' | 'casework' | 'counts'> {
+export function deterministicPart(
+  report: ReplayReport,
+): Pick<ReplayReport, 'routing' | 'calibration' | 'casework' | 'counts'> {
   return { routing: report.routing, calibration: report.calibration, casework: report.casework, counts: report.counts };
 }
 
@@ -220,7 +251,7 @@ export function formatReplayReport(report: ReplayReport): string {
     `Messages stored: ${n(c.messages)}; episodes saved: ${n(c.episodes)}`,
     `Bytes stored per message: ${m.bytesPerMessage === undefined ? 'n/a (in-memory store)' : `${m.bytesPerMessage.toFixed(0)} (${n(m.storeBytes ?? 0)} bytes in all)`}`,
     `Mean orchestration time per turn: ${m.orchestrationMsPerTurn.toFixed(2)} ms (model time ${m.modelMsPerTurn.toFixed(2)} ms per turn, excluded)`,
-    `Offline models trained in: ${m.trainingMs === undefined ? 'n/a' : `${m.trainingMs.toFixed(0)} ms (the longest of ${m.trainings} training${m.trainings === 1 ? "" : "s"}, ${n(m.trainingConversations)} conversations or fewer each)`}`,
+    `Offline models trained in: ${m.trainingMs === undefined ? 'n/a' : `${m.trainingMs.toFixed(0)} ms (the longest of ${m.trainings} training${m.trainings === 1 ? '' : 's'}, ${n(m.trainingConversations)} conversations or fewer each)`}`,
     `Restarts (workflow rebuilt from the store): ${n(m.restarts)}`,
     `Wall time: ${m.wallSeconds.toFixed(1)} s`,
   ].join('\n');

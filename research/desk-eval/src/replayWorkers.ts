@@ -49,14 +49,19 @@ export type ReplayWorkerMessage =
  * shareOut(['a', 'b', 'c'], 2, { folds: 5 }); // e.g. [[2, 0], [1]]: sorted by fold, cut in two
  * ```
  */
-export function shareOut(ids: readonly string[], workers: number, scheme: CrossValidationScheme | undefined): number[][] {
+export function shareOut(
+  ids: readonly string[],
+  workers: number,
+  scheme: CrossValidationScheme | undefined,
+): number[][] {
   const order = ids.map((_, index) => index);
   if (scheme !== undefined) {
     const folds = ids.map((id) => foldOf(id, scheme.folds, scheme.seed));
     order.sort((a, b) => folds[a]! - folds[b]! || a - b);
   }
   const shares: number[][] = [];
-  for (let w = 0; w < workers; w += 1) shares.push(order.slice(Math.floor((w * order.length) / workers), Math.floor(((w + 1) * order.length) / workers)));
+  for (let w = 0; w < workers; w += 1)
+    shares.push(order.slice(Math.floor((w * order.length) / workers), Math.floor(((w + 1) * order.length) / workers)));
   return shares;
 }
 
@@ -71,7 +76,9 @@ const SOURCE_CONDITION = '--conditions=source';
  * its own way, which a worker does not inherit). Errors of loading surface as the worker's `error` event.
  */
 function startWorker(workerData: ReplayWorkerData): Worker {
-  const execArgv = process.execArgv.includes(SOURCE_CONDITION) ? process.execArgv : [...process.execArgv, SOURCE_CONDITION];
+  const execArgv = process.execArgv.includes(SOURCE_CONDITION)
+    ? process.execArgv
+    : [...process.execArgv, SOURCE_CONDITION];
   return new Worker(new URL('./replayWorker.mjs', import.meta.url), { workerData, execArgv });
 }
 
@@ -79,7 +86,9 @@ function startWorker(workerData: ReplayWorkerData): Worker {
 function reviveError(error: { name: string; message: string; stack?: string }): Error {
   const Named = (core as Record<string, unknown>)[error.name];
   const revived =
-    typeof Named === 'function' && Named.prototype instanceof core.BatonError ? new (Named as new (message: string) => Error)(error.message) : Object.assign(new Error(error.message), { name: error.name });
+    typeof Named === 'function' && Named.prototype instanceof core.BatonError
+      ? new (Named as new (message: string) => Error)(error.message)
+      : Object.assign(new Error(error.message), { name: error.name });
   if (error.stack !== undefined) revived.stack = error.stack;
   return revived;
 }
@@ -147,10 +156,19 @@ export async function replayInWorkers(options: ReplayPartOptions, workers: numbe
       });
       thread.on('error', (error) => {
         finished = true;
-        stopAll(new ReplayWorkerError(`Replay worker ${number} of ${shares.length} crashed: ${error.message}`, { cause: error }));
+        stopAll(
+          new ReplayWorkerError(`Replay worker ${number} of ${shares.length} crashed: ${error.message}`, {
+            cause: error,
+          }),
+        );
       });
       thread.on('exit', (code) => {
-        if (!finished) stopAll(new ReplayWorkerError(`Replay worker ${number} of ${shares.length} exited with code ${code} before it reported.`));
+        if (!finished)
+          stopAll(
+            new ReplayWorkerError(
+              `Replay worker ${number} of ${shares.length} exited with code ${code} before it reported.`,
+            ),
+          );
         resolve();
       });
     });

@@ -98,10 +98,16 @@ export function computeRouting(
   const isRight = (o: RoutedConversation) => o.routedTo !== null && o.routedTo === specialistFor(o.flow);
   const perFlow = rows.map((flow) => {
     const mine = outcomes.filter((o) => o.flow === flow);
-    return { flow, specialist: accuracy(mine.filter(isRight).length, mine.length), namedFlow: accuracy(mine.filter((o) => o.predictedFlow === flow).length, mine.length) };
+    return {
+      flow,
+      specialist: accuracy(mine.filter(isRight).length, mine.length),
+      namedFlow: accuracy(mine.filter((o) => o.predictedFlow === flow).length, mine.length),
+    };
   });
   for (const row of Object.values(confusion)) for (const column of columns) row[column] ??= 0;
-  const asked = [...new Set(outcomes.flatMap((o) => (o.clarifyingQuestions === undefined ? [] : [o.clarifyingQuestions])))].sort((a, b) => a - b);
+  const asked = [
+    ...new Set(outcomes.flatMap((o) => (o.clarifyingQuestions === undefined ? [] : [o.clarifyingQuestions]))),
+  ].sort((a, b) => a - b);
   const byQuestions = asked.map((questions) => {
     const mine = outcomes.filter((o) => o.clarifyingQuestions === questions);
     return { questions, flow: accuracy(mine.filter((o) => o.predictedFlow === o.flow).length, mine.length) };
@@ -114,7 +120,9 @@ export function computeRouting(
     confusion,
     columns,
     byQuestions,
-    ...(withFinal.length === 0 ? {} : { finalFlow: accuracy(withFinal.filter((o) => o.finalFlow === o.flow).length, withFinal.length) }),
+    ...(withFinal.length === 0
+      ? {}
+      : { finalFlow: accuracy(withFinal.filter((o) => o.finalFlow === o.flow).length, withFinal.length) }),
   };
 }
 
@@ -139,10 +147,14 @@ export function formatRouting(report: RoutingReport): string {
   const cell = (text: string, size: number) => text.padStart(size);
   const columns = report.columns.map((c) => Math.max(4, c.length));
   const header = `${'flow'.padEnd(width)}  ${cell('n', 4)}  ${cell('spec.', 7)}  ${cell('flow', 7)}  ${report.columns.map((c, i) => cell(c, columns[i]!)).join(' ')}`;
-  const lines = report.perFlow.filter((row) => row.specialist.total > 0).map((row) => {
-    const counts = report.columns.map((c, i) => cell(String(report.confusion[row.flow]?.[c] ?? 0), columns[i]!)).join(' ');
-    return `${row.flow.padEnd(width)}  ${cell(String(row.specialist.total), 4)}  ${cell(percent(row.specialist), 7)}  ${cell(percent(row.namedFlow), 7)}  ${counts}`;
-  });
+  const lines = report.perFlow
+    .filter((row) => row.specialist.total > 0)
+    .map((row) => {
+      const counts = report.columns
+        .map((c, i) => cell(String(report.confusion[row.flow]?.[c] ?? 0), columns[i]!))
+        .join(' ');
+      return `${row.flow.padEnd(width)}  ${cell(String(row.specialist.total), 4)}  ${cell(percent(row.specialist), 7)}  ${cell(percent(row.namedFlow), 7)}  ${counts}`;
+    });
   return [
     `Routing accuracy (right specialist): ${formatAccuracy(report.specialist)}`,
     `Flow accuracy (triage named the flow): ${formatAccuracy(report.flow)}`,
@@ -150,10 +162,17 @@ export function formatRouting(report: RoutingReport): string {
       ? []
       : [
           `Flow right by the questions triage asked first: ${report.byQuestions
-            .map(({ questions, flow }) => `${questions === 0 ? 'none' : questions} ${percent(flow)} (${flow.correct}/${flow.total})`)
+            .map(
+              ({ questions, flow }) =>
+                `${questions === 0 ? 'none' : questions} ${percent(flow)} (${flow.correct}/${flow.total})`,
+            )
             .join(', ')}`,
         ]),
-    ...(report.finalFlow === undefined ? [] : [`Flow at the end (the last handoff that named one, after any hand-back; not the flow accuracy): ${formatAccuracy(report.finalFlow)}`]),
+    ...(report.finalFlow === undefined
+      ? []
+      : [
+          `Flow at the end (the last handoff that named one, after any hand-back; not the flow accuracy): ${formatAccuracy(report.finalFlow)}`,
+        ]),
     '',
     'Per flow: n, routed to the right specialist, flow named right; then counts by the specialist routed to (confusion)',
     header,

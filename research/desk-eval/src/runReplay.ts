@@ -102,23 +102,37 @@ export const DEFAULT_REPLAY_WORKERS = Math.min(2, availableParallelism());
 export async function runReplay(options: RunReplayOptions): Promise<ReplayReport> {
   const { conversations, ontology, deskStore } = options;
   const concurrency = options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InvalidInputError(`concurrency must be a whole number ≥ 1, not ${concurrency}.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InvalidInputError(`concurrency must be a whole number ≥ 1, not ${concurrency}.`);
   const requestedWorkers = options.workers ?? 1;
-  if (!Number.isInteger(requestedWorkers) || requestedWorkers < 1) throw new InvalidInputError(`workers must be a whole number ≥ 1, not ${requestedWorkers}.`);
+  if (!Number.isInteger(requestedWorkers) || requestedWorkers < 1)
+    throw new InvalidInputError(`workers must be a whole number ≥ 1, not ${requestedWorkers}.`);
   const crossValidation = resolveCrossValidation(options);
   // Models given by the caller do not cross threads, nor does an in-memory store: those runs stay in this thread.
-  const workers = options.models === undefined && deskStore.reopens ? Math.min(requestedWorkers, Math.max(1, conversations.length)) : 1;
+  const workers =
+    options.models === undefined && deskStore.reopens
+      ? Math.min(requestedWorkers, Math.max(1, conversations.length))
+      : 1;
   const training = options.training ?? conversations;
   // Folds the caller chose must each hold a conversation; the default 5 still take a smaller file (some folds then test nothing).
-  if (crossValidation !== undefined) checkCrossValidation(crossValidation.folds, crossValidation.seed, options.crossValidation?.folds === undefined ? undefined : training.length);
+  if (crossValidation !== undefined)
+    checkCrossValidation(
+      crossValidation.folds,
+      crossValidation.seed,
+      options.crossValidation?.folds === undefined ? undefined : training.length,
+    );
   const started = performance.now();
   await deskStore.reset(conversations.map((c) => sessionIdFor(c.id)));
   let part: ReplayPart;
   let storeBytes: number | undefined;
   if (workers === 1) {
-    part = await replayPart({ ...options, concurrency, training, scheme: crossValidation }, conversations.length, async () => {
-      storeBytes = await deskStore.bytes();
-    });
+    part = await replayPart(
+      { ...options, concurrency, training, scheme: crossValidation },
+      conversations.length,
+      async () => {
+        storeBytes = await deskStore.bytes();
+      },
+    );
   } else {
     part = await replayInWorkers({ ...options, concurrency, training, scheme: crossValidation }, workers);
     storeBytes = await deskStore.bytes();
@@ -178,7 +192,11 @@ export interface ReplayPartOptions extends RunReplayOptions {
  * @returns the part's outcomes and token reports in `conversations` order
  * @throws the store's errors (the other lanes finish their conversation and take no other); a failed turn stops only its conversation
  */
-export async function replayPart(options: ReplayPartOptions, total: number, beforeClose?: () => Promise<void>): Promise<ReplayPart> {
+export async function replayPart(
+  options: ReplayPartOptions,
+  total: number,
+  beforeClose?: () => Promise<void>,
+): Promise<ReplayPart> {
   const { conversations, ontology, deskStore, training, concurrency, scheme } = options;
   const worlds = new WorldDirectory();
   // Models are learned once per fold (on first use) and shared by the lanes; each lane wraps them with its own clock.
@@ -188,7 +206,12 @@ export async function replayPart(options: ReplayPartOptions, total: number, befo
     let models = modelsByFold.get(fold);
     if (models === undefined) {
       const trainingStarted = performance.now();
-      models = options.models ?? createOfflineModels(scheme === undefined ? training : training.filter((c) => foldOf(c.id, scheme.folds, scheme.seed) !== fold), ontology);
+      models =
+        options.models ??
+        createOfflineModels(
+          scheme === undefined ? training : training.filter((c) => foldOf(c.id, scheme.folds, scheme.seed) !== fold),
+          ontology,
+        );
       if (options.models === undefined) trainingMs.push(performance.now() - trainingStarted);
       modelsByFold.set(fold, models);
     }
@@ -218,7 +241,11 @@ export async function replayPart(options: ReplayPartOptions, total: number, befo
     const fold = scheme === undefined ? -1 : foldOf(conversation.id, scheme.folds, scheme.seed);
     let agents = lane.agentsByFold.get(fold);
     if (agents === undefined) {
-      agents = createDeskAgents(ontology, mapDeskModels(modelsFor(fold), (model) => new TimedModel(new CountedModel(model), lane.clock)), worlds);
+      agents = createDeskAgents(
+        ontology,
+        mapDeskModels(modelsFor(fold), (model) => new TimedModel(new CountedModel(model), lane.clock)),
+        worlds,
+      );
       lane.agentsByFold.set(fold, agents);
     }
     const meter = new CostMeter();
@@ -233,7 +260,10 @@ export async function replayPart(options: ReplayPartOptions, total: number, befo
         meter.observe(event);
         options.onEvent?.(event);
       },
-      decide: () => (options.rejectRefunds ? { approved: false, reason: 'refunds are not approved in this run' } : { approved: true }),
+      decide: () =>
+        options.rejectRefunds
+          ? { approved: false, reason: 'refunds are not approved in this run' }
+          : { approved: true },
       open: async ({ id, userId }) => {
         if (workflow !== undefined && deskStore.reopens) {
           await lane.store.close();
@@ -305,7 +335,11 @@ function resolveCrossValidation(options: RunReplayOptions): CrossValidationSchem
   return given?.seed === undefined ? { folds } : { folds, seed: given.seed };
 }
 
-function describeEvaluation(options: RunReplayOptions, training: readonly AbcdConversation[], scheme: CrossValidationScheme | undefined): string {
+function describeEvaluation(
+  options: RunReplayOptions,
+  training: readonly AbcdConversation[],
+  scheme: CrossValidationScheme | undefined,
+): string {
   if (options.models !== undefined) return 'no training: the given models handle every conversation';
   if (scheme !== undefined) {
     const seed = scheme.seed === undefined ? '' : ` (seed ${scheme.seed})`;

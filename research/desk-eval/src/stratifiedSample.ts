@@ -14,7 +14,11 @@ import { createHash } from 'node:crypto';
  * stratifiedSample(conversations, 20, (c) => c.flow); // 2 per flow of ABCD's 10
  * ```
  */
-export function stratifiedSample<T extends { id: string }>(items: readonly T[], n: number, keyOf: (item: T) => string): T[] {
+export function stratifiedSample<T extends { id: string }>(
+  items: readonly T[],
+  n: number,
+  keyOf: (item: T) => string,
+): T[] {
   if (n >= items.length) return [...items];
   const rank = (item: T) => createHash('sha256').update(`baton-sample:${item.id}`).digest('hex');
   const strata = new Map<string, T[]>();
@@ -24,7 +28,12 @@ export function stratifiedSample<T extends { id: string }>(items: readonly T[], 
   }
   const queues = [...strata.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, members]) => members.map((item) => [rank(item), item] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, item]) => item));
+    .map(([, members]) =>
+      members
+        .map((item) => [rank(item), item] as const)
+        .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+        .map(([, item]) => item),
+    );
   const chosen = new Set<T>();
   for (let round = 0; chosen.size < n; round += 1) {
     for (const queue of queues) {

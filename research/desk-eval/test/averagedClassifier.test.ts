@@ -1,10 +1,17 @@
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
-import { createRouterClassifier, loadConversations, NaiveBayesClassifier, openingText, ROUTER_CLASSIFIER, routerTrainingTexts } from '@baton/support-desk-models';
+import {
+  createRouterClassifier,
+  loadConversations,
+  NaiveBayesClassifier,
+  openingText,
+  ROUTER_CLASSIFIER,
+  routerTrainingTexts,
+} from '@baton/support-desk-models';
 import { describe, expect, it } from 'vitest';
 import { crossValidationFolds } from '../src/folds.js';
 
-describe('createRouterClassifier (the router\'s averaged naive Bayes pair)', () => {
-  it('gives the mean of its two classifiers\' probabilities, which sum to 1, the best first, and nothing for a greeting', async () => {
+describe("createRouterClassifier (the router's averaged naive Bayes pair)", () => {
+  it("gives the mean of its two classifiers' probabilities, which sum to 1, the best first, and nothing for a greeting", async () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
     const [fold] = crossValidationFolds(conversations);
     const texts = fold!.train.flatMap(routerTrainingTexts);

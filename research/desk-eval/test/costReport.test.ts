@@ -23,11 +23,21 @@ const messages = [
 
 describe('CountedModel', () => {
   it('counts a call the model reports no usage for: its input messages and its text and tool calls', async () => {
-    const model = new CountedModel(new ScriptedModel([{ text: 'Let me check.', toolCalls: [{ id: 'c1', name: 'look_up_order', arguments: { orderId: '1234' } }] }]));
+    const model = new CountedModel(
+      new ScriptedModel([
+        { text: 'Let me check.', toolCalls: [{ id: 'c1', name: 'look_up_order', arguments: { orderId: '1234' } }] },
+      ]),
+    );
     const response = await collectModelResponse(model.stream({ messages, tools: [] }));
     const counter = new TokenCounter({ model: 'scripted' });
-    const output = counter.countText('Let me check.') + counter.countText('look_up_order') + counter.countText('{"orderId":"1234"}');
-    expect(response.usage).toEqual({ inputTokens: counter.countMessages(messages), outputTokens: output, totalTokens: counter.countMessages(messages) + output, requests: 1 });
+    const output =
+      counter.countText('Let me check.') + counter.countText('look_up_order') + counter.countText('{"orderId":"1234"}');
+    expect(response.usage).toEqual({
+      inputTokens: counter.countMessages(messages),
+      outputTokens: output,
+      totalTokens: counter.countMessages(messages) + output,
+      requests: 1,
+    });
     expect(response.finishReason).toBe('tool_calls');
   });
 
@@ -42,7 +52,12 @@ describe('the replay report', () => {
   it('adds tokens per conversation and per agent, and prints them with the routing report', async () => {
     const all = await loadConversations(DEMO_DATA_FILE);
     const conversations = [all[0]!, all.find((c) => c.flow === 'order_issue')!];
-    const report = await runReplay({ conversations, training: all, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: ':memory:' }) });
+    const report = await runReplay({
+      conversations,
+      training: all,
+      ontology: loadOntology(),
+      deskStore: chooseDeskStore({ directory: ':memory:' }),
+    });
     const cost = report.cost!;
     expect(Object.keys(cost.perConversation)).toEqual(conversations.map((c) => sessionIdFor(c.id)));
     expect(Object.keys(cost.perAgent)).toEqual(expect.arrayContaining(['triage', 'account', 'orders']));
@@ -50,14 +65,22 @@ describe('the replay report', () => {
       totalTokens: usages.reduce((n, u) => n + u.totalTokens, 0),
       requests: usages.reduce((n, u) => n + u.requests, 0),
     });
-    expect(sum(Object.values(cost.perConversation))).toEqual({ totalTokens: cost.total.totalTokens, requests: cost.total.requests });
-    expect(sum(Object.values(cost.perAgent))).toEqual({ totalTokens: cost.total.totalTokens, requests: cost.total.requests });
+    expect(sum(Object.values(cost.perConversation))).toEqual({
+      totalTokens: cost.total.totalTokens,
+      requests: cost.total.requests,
+    });
+    expect(sum(Object.values(cost.perAgent))).toEqual({
+      totalTokens: cost.total.totalTokens,
+      requests: cost.total.requests,
+    });
     expect(cost.total.inputTokens).toBeGreaterThan(cost.total.outputTokens);
     expect(cost.total.outputTokens).toBeGreaterThan(0);
 
     const text = formatReplayReport(report);
     expect(text.indexOf('Tokens: ')).toBeGreaterThan(text.indexOf('Routing accuracy'));
-    expect(text).toMatch(/^Tokens: [\d,]+ \([\d,]+ in, [\d,]+ out\) over \d+ model calls; [\d,]+ per conversation \(largest: demo-\d+, [\d,]+\)$/m);
+    expect(text).toMatch(
+      /^Tokens: [\d,]+ \([\d,]+ in, [\d,]+ out\) over \d+ model calls; [\d,]+ per conversation \(largest: demo-\d+, [\d,]+\)$/m,
+    );
     expect(text).toMatch(/^triage\s+\d+\s+[\d,]+\s+[\d,]+\s+[\d.]+%$/m);
   });
 });

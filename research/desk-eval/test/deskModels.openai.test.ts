@@ -38,7 +38,16 @@ beforeAll(async () => {
       const parsed = JSON.parse(body);
       if (parsed.model === 'unauthorized') {
         res.writeHead(401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: sk-wrong.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              message: 'Incorrect API key provided: sk-wrong.',
+              type: 'invalid_request_error',
+              param: null,
+              code: 'invalid_api_key',
+            },
+          }),
+        );
         return;
       }
       received.push(parsed);
@@ -49,7 +58,18 @@ beforeAll(async () => {
         for (const word of answer.text.split(/(?<= )/)) res.write(chunk({ content: word }));
         res.write(chunk({}, 'stop'));
       } else {
-        res.write(chunk({ tool_calls: [{ index: 0, id: `call_${received.length}`, type: 'function', function: { name: answer.tool, arguments: JSON.stringify(answer.args) } }] }));
+        res.write(
+          chunk({
+            tool_calls: [
+              {
+                index: 0,
+                id: `call_${received.length}`,
+                type: 'function',
+                function: { name: answer.tool, arguments: JSON.stringify(answer.args) },
+              },
+            ],
+          }),
+        );
         res.write(chunk({}, 'tool_calls'));
       }
       res.end('data: [DONE]\n\n');
@@ -73,37 +93,76 @@ describe('the desk on OpenAI models', () => {
     const events: BatonEvent[] = [];
     for await (const event of session.send('My new jacket has a stain, I want to return it')) events.push(event);
     const [question] = session.pendingRequests;
-    expect(question).toMatchObject({ type: 'user_input', agent: 'returns', prompt: 'May I have your full name or account ID?' });
+    expect(question).toMatchObject({
+      type: 'user_input',
+      agent: 'returns',
+      prompt: 'May I have your full name or account ID?',
+    });
     for await (const event of session.respond(question!.id, 'Joyce Wu')) events.push(event);
 
-    expect(events.find((e) => e.type === 'handoff')).toMatchObject({ from: 'triage', to: 'returns', reason: 'flow product_defect' });
-    expect(events.find((e) => e.type === 'tool.result' && e.toolName === 'pull-up-account')).toMatchObject({ isError: false, content: expect.stringContaining('Account has been pulled up for Joyce Wu.') });
-    const reply = events.filter((e) => e.type === 'message.delta' && e.agent === 'returns').map((e) => (e.type === 'message.delta' ? e.delta : '')).join('');
+    expect(events.find((e) => e.type === 'handoff')).toMatchObject({
+      from: 'triage',
+      to: 'returns',
+      reason: 'flow product_defect',
+    });
+    expect(events.find((e) => e.type === 'tool.result' && e.toolName === 'pull-up-account')).toMatchObject({
+      isError: false,
+      content: expect.stringContaining('Account has been pulled up for Joyce Wu.'),
+    });
+    const reply = events
+      .filter((e) => e.type === 'message.delta' && e.agent === 'returns')
+      .map((e) => (e.type === 'message.delta' ? e.delta : ''))
+      .join('');
     expect(reply).toBe('I have pulled up your account, Joyce.');
 
     expect(received).toHaveLength(4);
     expect(received.every((body) => body.model === 'desk-test' && body.stream === true)).toBe(true);
     // biome-ignore lint/suspicious/noExplicitAny: wire tool definitions
     const toolsOf = (body: any) => body.tools.map((t: any) => t.function.name);
-    expect(toolsOf(received[0])).toEqual(expect.arrayContaining(['handoff_to_account', 'handoff_to_returns', 'handoff_to_products', 'request_user_input']));
-    expect(toolsOf(received[1])).toEqual(expect.arrayContaining(['pull-up-account', 'validate-purchase', 'offer-refund', 'handoff_to_triage']));
+    expect(toolsOf(received[0])).toEqual(
+      expect.arrayContaining(['handoff_to_account', 'handoff_to_returns', 'handoff_to_products', 'request_user_input']),
+    );
+    expect(toolsOf(received[1])).toEqual(
+      expect.arrayContaining(['pull-up-account', 'validate-purchase', 'offer-refund', 'handoff_to_triage']),
+    );
     // biome-ignore lint/suspicious/noExplicitAny: wire tool definitions
     const pullUp = received[1].tools.find((t: any) => t.function.name === 'pull-up-account').function;
     expect(Object.keys(pullUp.parameters.properties)).toEqual(['customer_name', 'account_id']);
-    expect(received[0].messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('triage coordinator') });
-    expect(received[1].messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('returns specialist') });
+    expect(received[0].messages[0]).toMatchObject({
+      role: 'system',
+      content: expect.stringContaining('triage coordinator'),
+    });
+    expect(received[1].messages[0]).toMatchObject({
+      role: 'system',
+      content: expect.stringContaining('returns specialist'),
+    });
     // The customer's answer reaches the model as the result of its request_user_input call.
     // biome-ignore lint/suspicious/noExplicitAny: wire messages
-    expect(received[2].messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'call_2')).toMatchObject({ content: 'Joyce Wu' });
+    expect(received[2].messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'call_2')).toMatchObject({
+      content: 'Joyce Wu',
+    });
   });
 
   it('records a conversation whose model call fails as failed, closes it, and goes on with the next', async () => {
     const models = await createOpenAIModels({ model: 'unauthorized', apiKey: 'sk-wrong', baseURL });
-    const conversation = (id: string) => ({ id, flow: 'order_issue', subflow: 'manage_cancel', turns: [{ role: 'customer' as const, text: 'Cancel my order please' }] });
+    const conversation = (id: string) => ({
+      id,
+      flow: 'order_issue',
+      subflow: 'manage_cancel',
+      turns: [{ role: 'customer' as const, text: 'Cancel my order please' }],
+    });
     const deskStore = chooseDeskStore({ directory: ':memory:' });
-    const report = await runReplay({ conversations: [conversation('x-1'), conversation('x-2')], ontology: loadOntology(), deskStore, models });
+    const report = await runReplay({
+      conversations: [conversation('x-1'), conversation('x-2')],
+      ontology: loadOntology(),
+      deskStore,
+      models,
+    });
     expect(report.counts.failed).toBe(2);
-    expect(report.conversations.map((o) => o.failure)).toEqual([expect.stringMatching(/^AuthenticationError: .*Incorrect API key/), expect.stringMatching(/^AuthenticationError/)]);
+    expect(report.conversations.map((o) => o.failure)).toEqual([
+      expect.stringMatching(/^AuthenticationError: .*Incorrect API key/),
+      expect.stringMatching(/^AuthenticationError/),
+    ]);
     const store = await deskStore.open();
     expect(await store.getSession('x-2')).toMatchObject({ status: 'closed', closedReason: 'replay: a turn failed' });
   });

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 
 /** The documented scheme, written out: the first 4 bytes of the digest, big-endian, modulo the folds. */
-const documented = (input: string, folds: number) => createHash('sha256').update(input).digest().readUInt32BE(0) % folds;
+const documented = (input: string, folds: number) =>
+  createHash('sha256').update(input).digest().readUInt32BE(0) % folds;
 
 describe('foldOf with a seed', () => {
   it('hashes "baton-fold:<seed>:<id>", and without a seed still "baton-fold:<id>" (the default partition is unchanged)', () => {
@@ -69,7 +70,9 @@ describe('bad folds and seeds', () => {
       expect(() => crossValidationFolds(conversations, folds, 'x')).toThrow(/whole number from 2 to 50/);
     }
     expect(() => crossValidationFolds(conversations.slice(0, 3), 4)).toThrow(InvalidInputError);
-    expect(() => crossValidationFolds(conversations.slice(0, 3), 4)).toThrow('Cannot cut 3 conversations into 4 cross-validation folds');
+    expect(() => crossValidationFolds(conversations.slice(0, 3), 4)).toThrow(
+      'Cannot cut 3 conversations into 4 cross-validation folds',
+    );
     expect(crossValidationFolds(conversations.slice(0, 3), 3, 'x').flatMap((f) => f.test)).toHaveLength(3);
     // The default 5 folds still take fewer items, as they always have (some folds then test nothing).
     expect(crossValidationFolds(conversations.slice(0, 3)).flatMap((f) => f.test)).toHaveLength(3);

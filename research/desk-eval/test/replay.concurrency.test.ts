@@ -46,7 +46,6 @@ const recordEvents = (into: Map<string, string[]>) => (event: BatonEvent) => {
   into.get(event.sessionId)!.push(event.type);
 };
 
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'support-desk-concurrency-'));
   conversations = await loadConversations(DEMO_DATA_FILE);
@@ -112,7 +111,8 @@ describe('replaying the demo conversations 4 at a time', () => {
   it('counts every stored message once when lanes finish together (the count a new store reads back)', async () => {
     const store = new FileStore({ directory: join(dir, 'c4') });
     let stored = 0;
-    for (const conversation of conversations) stored += (await store.readMessages(sessionIdFor(conversation.id), MAIN_BRANCH)).length;
+    for (const conversation of conversations)
+      stored += (await store.readMessages(sessionIdFor(conversation.id), MAIN_BRANCH)).length;
     await store.close();
     expect(stored).toBeGreaterThan(conversations.length);
     expect(reports.get(4)!.counts.messages).toBe(stored);
@@ -121,7 +121,14 @@ describe('replaying the demo conversations 4 at a time', () => {
 
   it('refuses a concurrency below 1 with a named error, before touching the store', async () => {
     const empty = join(dir, 'untouched');
-    await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), concurrency: 0 })).rejects.toThrow(InvalidInputError);
+    await expect(
+      runReplay({
+        conversations,
+        ontology: loadOntology(),
+        deskStore: chooseDeskStore({ directory: empty }),
+        concurrency: 0,
+      }),
+    ).rejects.toThrow(InvalidInputError);
     await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
   });
 });
@@ -134,13 +141,15 @@ describe('replaying the demo conversations on two worker threads', () => {
     expectSameReport(onWorkers, one);
   });
 
-  it('trained, in the workers, the folds of each worker\'s share: a fold cut between the two is trained twice', () => {
+  it("trained, in the workers, the folds of each worker's share: a fold cut between the two is trained twice", () => {
     const shares = shareOut(
       conversations.map((c) => c.id),
       2,
       { folds: FOLDS },
     );
-    const expected = shares.map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size).reduce((a, b) => a + b, 0);
+    const expected = shares
+      .map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size)
+      .reduce((a, b) => a + b, 0);
     expect(reports.get(1)!.measurements.trainings).toBe(5);
     expect(onWorkers.measurements.trainings).toBe(expected);
     // Each share is a run of whole folds but at most one cut: together they hold every conversation once.
@@ -169,7 +178,13 @@ describe('replaying the demo conversations on two worker threads', () => {
     // A conversation without turns (not what loadConversations gives; the models learn from the good ones): replaying it throws, in a worker as in this thread.
     const broken = [...conversations.slice(0, 3), { ...conversations[3]!, turns: null } as unknown as AbcdConversation];
     const failure = (workers: number, folder: string) =>
-      runReplay({ conversations: broken, training: conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: join(dir, folder) }), workers }).then(
+      runReplay({
+        conversations: broken,
+        training: conversations,
+        ontology: loadOntology(),
+        deskStore: chooseDeskStore({ directory: join(dir, folder) }),
+        workers,
+      }).then(
         () => expect.unreachable('the replay should fail'),
         (error: Error) => error,
       );
@@ -183,7 +198,14 @@ describe('replaying the demo conversations on two worker threads', () => {
 
   it('refuses workers below 1 with a named error, before touching the store', async () => {
     const empty = join(dir, 'untouched-workers');
-    await expect(runReplay({ conversations, ontology: loadOntology(), deskStore: chooseDeskStore({ directory: empty }), workers: 0 })).rejects.toThrow(InvalidInputError);
+    await expect(
+      runReplay({
+        conversations,
+        ontology: loadOntology(),
+        deskStore: chooseDeskStore({ directory: empty }),
+        workers: 0,
+      }),
+    ).rejects.toThrow(InvalidInputError);
     await expect(readdir(empty)).rejects.toThrow(/ENOENT/);
   });
 });
@@ -191,8 +213,18 @@ describe('replaying the demo conversations on two worker threads', () => {
 describe('CostMeter.add', () => {
   it('merges per-conversation meters into what one meter of all the events gives', () => {
     const event = (sessionId: string, agent: string, inputTokens: number) =>
-      ({ type: 'model.completed', sessionId, agent, usage: { inputTokens, outputTokens: 1, totalTokens: inputTokens + 1, requests: 1 } }) as never;
-    const events = [event('s1', 'triage', 5), event('s1', 'billing', 7), event('s2', 'triage', 3), event('s2', 'orders', 2)];
+      ({
+        type: 'model.completed',
+        sessionId,
+        agent,
+        usage: { inputTokens, outputTokens: 1, totalTokens: inputTokens + 1, requests: 1 },
+      }) as never;
+    const events = [
+      event('s1', 'triage', 5),
+      event('s1', 'billing', 7),
+      event('s2', 'triage', 3),
+      event('s2', 'orders', 2),
+    ];
     const all = new CostMeter();
     for (const e of events) all.observe(e);
     const first = new CostMeter();

@@ -38,8 +38,21 @@ beforeAll(async () => {
   replayed = stratifiedSample(all, 30, (c) => c.flow);
   const ontology = loadOntology();
   const crossValidation = { folds: FOLDS, seed: SEED };
-  onOne = await runReplay({ conversations: replayed, training: all, ontology, deskStore: chooseDeskStore({ directory: join(dir, 'one') }), crossValidation });
-  onTwo = await runReplay({ conversations: replayed, training: all, ontology, deskStore: chooseDeskStore({ directory: join(dir, 'two') }), crossValidation, workers: 2 });
+  onOne = await runReplay({
+    conversations: replayed,
+    training: all,
+    ontology,
+    deskStore: chooseDeskStore({ directory: join(dir, 'one') }),
+    crossValidation,
+  });
+  onTwo = await runReplay({
+    conversations: replayed,
+    training: all,
+    ontology,
+    deskStore: chooseDeskStore({ directory: join(dir, 'two') }),
+    crossValidation,
+    workers: 2,
+  });
   for (let fold = 0; fold < FOLDS; fold += 1) {
     heldOut.set(
       fold,
@@ -62,7 +75,9 @@ describe('a replay with crossValidation { folds: 3, seed: "x" }', () => {
   it('names that partition in its evaluation text and its report', () => {
     expect(onOne.counts.conversations).toBe(30);
     expect(onOne.counts.failed).toBe(0);
-    expect(onOne.evaluation).toBe('3-fold cross-validation (seed x) by sha256 of the conversation id: each conversation routed by models learned from the other 2 folds');
+    expect(onOne.evaluation).toBe(
+      '3-fold cross-validation (seed x) by sha256 of the conversation id: each conversation routed by models learned from the other 2 folds',
+    );
     expect(onOne.crossValidation).toStrictEqual({ folds: 3, seed: 'x' });
     expect(JSON.parse(JSON.stringify(onOne)).crossValidation).toStrictEqual({ folds: 3, seed: 'x' });
     // The seeded folds of the sample: three, all used, so three trainings in one thread.
@@ -89,7 +104,11 @@ describe('a replay with crossValidation { folds: 3, seed: "x" }', () => {
       2,
       { folds: FOLDS, seed: SEED },
     );
-    expect(onTwo.measurements.trainings).toBe(shares.map((share) => new Set(share.map((index) => foldOfId(replayed[index]!.id))).size).reduce((a, b) => a + b, 0));
+    expect(onTwo.measurements.trainings).toBe(
+      shares
+        .map((share) => new Set(share.map((index) => foldOfId(replayed[index]!.id))).size)
+        .reduce((a, b) => a + b, 0),
+    );
     // Sorted by the seeded folds: each share is a run of whole folds but one cut, so at most 4 trainings.
     expect(onTwo.measurements.trainings).toBeLessThanOrEqual(4);
     expect((await readdir(join(dir, 'two', 'sessions'))).length).toBeGreaterThanOrEqual(replayed.length);
@@ -101,10 +120,17 @@ describe('runReplay refuses a bad crossValidation with a named error, before tou
     const ontology = loadOntology();
     const untouched = join(dir, 'untouched');
     const attempt = (extra: Partial<Parameters<typeof runReplay>[0]>) =>
-      runReplay({ conversations: all.slice(0, 4), ontology, deskStore: chooseDeskStore({ directory: untouched }), ...extra });
+      runReplay({
+        conversations: all.slice(0, 4),
+        ontology,
+        deskStore: chooseDeskStore({ directory: untouched }),
+        ...extra,
+      });
     await expect(attempt({ crossValidation: { folds: 1 } })).rejects.toThrow(InvalidInputError);
     await expect(attempt({ crossValidation: { folds: 51, seed: 's' } })).rejects.toThrow(/whole number from 2 to 50/);
-    await expect(attempt({ crossValidation: { folds: 5 } })).rejects.toThrow('Cannot cut 4 conversations into 5 cross-validation folds');
+    await expect(attempt({ crossValidation: { folds: 5 } })).rejects.toThrow(
+      'Cannot cut 4 conversations into 5 cross-validation folds',
+    );
     await expect(attempt({ crossValidation: { folds: 2, seed: '' } })).rejects.toThrow(/printable ASCII/);
     await expect(attempt({ crossValidation: { folds: 2 }, evaluation: 'held-out' })).rejects.toThrow(InvalidInputError);
     await expect(readdir(untouched)).rejects.toThrow(/ENOENT/);

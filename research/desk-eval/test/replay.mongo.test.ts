@@ -29,10 +29,19 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'support-desk-mongo-'));
   const all = await loadConversations(DEMO_DATA_FILE);
   const flows = [...new Set(all.map((c) => c.flow))].sort().slice(0, 5);
-  conversations = flows.map((flow) => all.filter((c) => c.flow === flow).reduce((a, b) => (customerMessages(b).length > customerMessages(a).length ? b : a)));
+  conversations = flows.map((flow) =>
+    all
+      .filter((c) => c.flow === flow)
+      .reduce((a, b) => (customerMessages(b).length > customerMessages(a).length ? b : a)),
+  );
   const ontology = loadOntology();
   onFiles = await runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ directory: dir }) });
-  onMongo = await runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ mongoUrl: mongoTestUrl(), mongoDbName: dbName }) });
+  onMongo = await runReplay({
+    conversations,
+    training: all,
+    ontology,
+    deskStore: chooseDeskStore({ mongoUrl: mongoTestUrl(), mongoDbName: dbName }),
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -49,7 +58,14 @@ async function storedConversation(store: Store, conversation: AbcdConversation) 
   const session = await store.getSession(sessionId);
   const episode = await store.getEpisode(sessionId);
   return {
-    messages: messages.map((m: Message) => [m.seq, m.role, m.agent ?? '', m.toolName ?? '', m.content, (m.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join(',')]),
+    messages: messages.map((m: Message) => [
+      m.seq,
+      m.role,
+      m.agent ?? '',
+      m.toolName ?? '',
+      m.content,
+      (m.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join(','),
+    ]),
     session: { status: session?.status, closedReason: session?.closedReason, userId: session?.userId },
     episode: { agents: episode?.agents, transcript: episode?.transcript.map((t) => `${t.role}: ${t.content}`) },
   };
@@ -72,7 +88,8 @@ describe('the support-desk replay on MongoStore', () => {
       return text.slice(text.indexOf('Routing accuracy'), text.indexOf('Bytes stored'));
     };
     expect(routingText(onMongo)).toBe(routingText(onFiles));
-    const strip = (report: ReplayReport) => report.conversations.map(({ wallMs: _w, modelMs: _m, restarts: _r, ...rest }) => rest);
+    const strip = (report: ReplayReport) =>
+      report.conversations.map(({ wallMs: _w, modelMs: _m, restarts: _r, ...rest }) => rest);
     expect(strip(onMongo)).toEqual(strip(onFiles));
   });
 

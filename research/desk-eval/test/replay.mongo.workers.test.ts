@@ -32,7 +32,13 @@ beforeAll(async () => {
   conversations = stratifiedSample(all, 20, (c) => c.flow);
   const ontology = loadOntology();
   const replay = (workers: number, mongoDbName: string) =>
-    runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ mongoUrl: mongoTestUrl(), mongoDbName }), workers });
+    runReplay({
+      conversations,
+      training: all,
+      ontology,
+      deskStore: chooseDeskStore({ mongoUrl: mongoTestUrl(), mongoDbName }),
+      workers,
+    });
   onTwo = await replay(2, onTwoDb);
   onOne = await replay(1, onOneDb);
 }, 300_000);
@@ -45,7 +51,6 @@ afterAll(async () => {
   }
 });
 
-
 /** Every stored message of the sample, without what differs between runs (ids, clocks), as a new store reads them back. */
 async function storedMessages(dbName: string) {
   const store: Store = new MongoStore({ url: mongoTestUrl() }, { dbName });
@@ -54,7 +59,8 @@ async function storedMessages(dbName: string) {
     let episodes = 0;
     for (const conversation of conversations) {
       const sessionId = sessionIdFor(conversation.id);
-      for (const m of await store.readMessages(sessionId, MAIN_BRANCH)) messages.push([sessionId, m.seq, m.role, m.agent ?? '', m.content]);
+      for (const m of await store.readMessages(sessionId, MAIN_BRANCH))
+        messages.push([sessionId, m.seq, m.role, m.agent ?? '', m.content]);
       if ((await store.getEpisode(sessionId)) !== undefined) episodes += 1;
     }
     return { messages, episodes };
@@ -77,7 +83,11 @@ describe('the support-desk replay on two worker threads against MongoDB', () => 
     );
     expect(shares.every((share) => share.length > 0)).toBe(true);
     expect(onOne.measurements.trainings).toBe(5);
-    expect(onTwo.measurements.trainings).toBe(shares.map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size).reduce((a, b) => a + b, 0));
+    expect(onTwo.measurements.trainings).toBe(
+      shares
+        .map((share) => new Set(share.map((index) => foldOf(conversations[index]!.id))).size)
+        .reduce((a, b) => a + b, 0),
+    );
   });
 
   it('gives the same report as one thread: routing, casework, counts, tokens, every outcome in input order', () => {

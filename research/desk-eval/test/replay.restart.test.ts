@@ -11,7 +11,11 @@ import { runReplay } from '../src/runReplay.js';
 
 /** The conversation of each flow with the most customer messages (the first such in file order), so every specialist is exercised. */
 const longestPerFlow = (all: AbcdConversation[]) =>
-  [...new Set(all.map((c) => c.flow))].map((flow) => all.filter((c) => c.flow === flow).reduce((a, b) => (customerMessages(b).length > customerMessages(a).length ? b : a)));
+  [...new Set(all.map((c) => c.flow))].map((flow) =>
+    all
+      .filter((c) => c.flow === flow)
+      .reduce((a, b) => (customerMessages(b).length > customerMessages(a).length ? b : a)),
+  );
 
 let dir: string;
 let conversations: AbcdConversation[];
@@ -23,8 +27,19 @@ beforeAll(async () => {
   const all = await loadConversations(DEMO_DATA_FILE);
   conversations = longestPerFlow(all);
   const ontology = loadOntology();
-  plain = await runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ directory: join(dir, 'plain') }) });
-  restarted = await runReplay({ conversations, training: all, ontology, deskStore: chooseDeskStore({ directory: join(dir, 'restarted') }), restartEvery: 3 });
+  plain = await runReplay({
+    conversations,
+    training: all,
+    ontology,
+    deskStore: chooseDeskStore({ directory: join(dir, 'plain') }),
+  });
+  restarted = await runReplay({
+    conversations,
+    training: all,
+    ontology,
+    deskStore: chooseDeskStore({ directory: join(dir, 'restarted') }),
+    restartEvery: 3,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -54,7 +69,8 @@ describe('--restart-every 3', () => {
   });
 
   it('gives each conversation the same outcome', () => {
-    const strip = (report: ReplayReport) => report.conversations.map(({ wallMs: _w, modelMs: _m, restarts: _r, ...rest }) => rest);
+    const strip = (report: ReplayReport) =>
+      report.conversations.map(({ wallMs: _w, modelMs: _m, restarts: _r, ...rest }) => rest);
     expect(strip(restarted)).toEqual(strip(plain));
   });
 });

@@ -28,7 +28,12 @@ describe('replaying any conversation of the format', () => {
   });
 
   it('asks a greeting customer how to help, routes on the answer and stores the session under the safe id', async () => {
-    const report = await runReplay({ conversations: [mine], training: await loadConversations(DEMO_DATA_FILE), ontology: loadOntology(), deskStore: chooseDeskStore({ directory: ':memory:' }) });
+    const report = await runReplay({
+      conversations: [mine],
+      training: await loadConversations(DEMO_DATA_FILE),
+      ontology: loadOntology(),
+      deskStore: chooseDeskStore({ directory: ':memory:' }),
+    });
     const [outcome] = report.conversations;
     // "hello" → triage asks how it can help, answered by the next message; orders then asks for the
     // name (answered: "David Williams") and for the ids verification needs (answered: "thanks, bye"),
@@ -42,7 +47,9 @@ describe('replaying any conversation of the format', () => {
   });
 
   it("reads the case a specialist's question names, and none from arguments that are not JSON or name none", () => {
-    expect(caseOfQuestion('{"prompt":"May I have your order ID?","case":"refund_initiate"}')).toBe('case refund_initiate');
+    expect(caseOfQuestion('{"prompt":"May I have your order ID?","case":"refund_initiate"}')).toBe(
+      'case refund_initiate',
+    );
     expect(caseOfQuestion('{"prompt":"May I have your order ID?"}')).toBeUndefined();
     expect(caseOfQuestion('{"prompt":"May I have your order ID?","case":7}')).toBeUndefined();
     expect(caseOfQuestion('{"prompt":')).toBeUndefined();

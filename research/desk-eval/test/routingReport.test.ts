@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { computeRouting, formatRouting, type RoutedConversation } from '../src/routingReport.js';
 
 // A hand-made case: two flows share the specialist "orders"; "returns" covers defects.
-const specialistFor = (flow: string) => ({ order_issue: 'orders', shipping_issue: 'orders', product_defect: 'returns' })[flow];
+const specialistFor = (flow: string) =>
+  ({ order_issue: 'orders', shipping_issue: 'orders', product_defect: 'returns' })[flow];
 const flows = ['order_issue', 'shipping_issue', 'product_defect'];
 const specialists = ['orders', 'returns'];
 
@@ -30,7 +31,9 @@ describe('computeRouting', () => {
   });
 
   it('gives accuracy per flow in the order of the flows', () => {
-    expect(report.perFlow.map((row) => [row.flow, row.specialist.correct, row.namedFlow.correct, row.specialist.total])).toEqual([
+    expect(
+      report.perFlow.map((row) => [row.flow, row.specialist.correct, row.namedFlow.correct, row.specialist.total]),
+    ).toEqual([
       ['order_issue', 2, 1, 3],
       ['shipping_issue', 1, 1, 2],
       ['product_defect', 1, 1, 1],
@@ -47,10 +50,21 @@ describe('computeRouting', () => {
   });
 
   it('adds a column for a specialist that was not listed, and gives 0 accuracy for no conversation', () => {
-    const odd = computeRouting([{ flow: 'order_issue', routedTo: 'billing', predictedFlow: null }], flows, specialists, specialistFor);
+    const odd = computeRouting(
+      [{ flow: 'order_issue', routedTo: 'billing', predictedFlow: null }],
+      flows,
+      specialists,
+      specialistFor,
+    );
     expect(odd.columns).toEqual(['orders', 'returns', 'billing', 'none']);
     expect(odd.confusion.order_issue).toEqual({ orders: 0, returns: 0, billing: 1, none: 0 });
-    expect(odd.perFlow.find((row) => row.flow === 'product_defect')?.specialist).toEqual({ correct: 0, total: 0, accuracy: 0, low: 0, high: 1 });
+    expect(odd.perFlow.find((row) => row.flow === 'product_defect')?.specialist).toEqual({
+      correct: 0,
+      total: 0,
+      accuracy: 0,
+      low: 0,
+      high: 1,
+    });
     expect(formatRouting(odd)).not.toContain('product_defect');
   });
 
@@ -76,7 +90,9 @@ describe('flow accuracy by the questions triage asked first', () => {
       [0, 2, 2],
       [2, 1, 2],
     ]);
-    expect(formatRouting(report)).toContain('Flow right by the questions triage asked first: none 100.0% (2/2), 2 50.0% (1/2)');
+    expect(formatRouting(report)).toContain(
+      'Flow right by the questions triage asked first: none 100.0% (2/2), 2 50.0% (1/2)',
+    );
     expect(computeRouting(outcomes, flows, specialists, specialistFor).byQuestions).toEqual([]);
   });
 });
@@ -94,8 +110,13 @@ describe('the flow at the end', () => {
     const report = computeRouting(handedBack, flows, specialists, specialistFor);
     expect(report.flow).toMatchObject({ correct: 2, total: 4 });
     expect(report.finalFlow).toMatchObject({ correct: 2, total: 4 });
-    expect(computeRouting(handedBack.slice(0, 1), flows, specialists, specialistFor)).toMatchObject({ flow: { correct: 0 }, finalFlow: { correct: 1, total: 1 } });
-    expect(formatRouting(report)).toContain('Flow at the end (the last handoff that named one, after any hand-back; not the flow accuracy): 50.0% (2/4; 95% CI 15.0–85.0%)');
+    expect(computeRouting(handedBack.slice(0, 1), flows, specialists, specialistFor)).toMatchObject({
+      flow: { correct: 0 },
+      finalFlow: { correct: 1, total: 1 },
+    });
+    expect(formatRouting(report)).toContain(
+      'Flow at the end (the last handoff that named one, after any hand-back; not the flow accuracy): 50.0% (2/4; 95% CI 15.0–85.0%)',
+    );
     // Unknown when no outcome carries it: no line.
     expect(computeRouting(outcomes, flows, specialists, specialistFor).finalFlow).toBeUndefined();
     expect(formatRouting(computeRouting(outcomes, flows, specialists, specialistFor))).not.toContain('Flow at the end');

@@ -7,7 +7,8 @@ const items = [
   ...Array.from({ length: 6 }, (_, i) => ({ id: `b-${i}`, flow: 'b' })),
   ...Array.from({ length: 4 }, (_, i) => ({ id: `c-${i}`, flow: 'c' })),
 ];
-const count = (sample: typeof items) => Object.fromEntries(['a', 'b', 'c'].map((flow) => [flow, sample.filter((item) => item.flow === flow).length]));
+const count = (sample: typeof items) =>
+  Object.fromEntries(['a', 'b', 'c'].map((flow) => [flow, sample.filter((item) => item.flow === flow).length]));
 
 describe('stratifiedSample', () => {
   it('takes the flows in turn instead of the first lines', () => {
@@ -22,7 +23,9 @@ describe('stratifiedSample', () => {
   it('is deterministic, keeps the original order, and does not depend on the file order', () => {
     const sample = stratifiedSample(items, 7, (item) => item.flow);
     expect(stratifiedSample(items, 7, (item) => item.flow)).toEqual(sample);
-    expect(sample.map((item) => items.indexOf(item))).toEqual([...sample.map((item) => items.indexOf(item))].sort((x, y) => x - y));
+    expect(sample.map((item) => items.indexOf(item))).toEqual(
+      [...sample.map((item) => items.indexOf(item))].sort((x, y) => x - y),
+    );
     const reversed = stratifiedSample([...items].reverse(), 7, (item) => item.flow);
     expect(new Set(reversed.map((item) => item.id))).toEqual(new Set(sample.map((item) => item.id)));
     // Not simply the first items of each flow.

@@ -1,6 +1,20 @@
 import { InvalidInputError } from '@baton/core';
 import { DEMO_DATA_FILE } from '@baton/example-support-desk/data/dataSource.js';
-import { characterNgrams, createTextClassifier, customerMessages, forgetTextFeatures, hasContent, LinearSvmClassifier, LogisticRegressionClassifier, loadConversations, NaiveBayesClassifier, openingText, ROUTER_CLASSIFIER, routerTrainingTexts, textFeatures } from '@baton/support-desk-models';
+import {
+  characterNgrams,
+  createTextClassifier,
+  customerMessages,
+  forgetTextFeatures,
+  hasContent,
+  LinearSvmClassifier,
+  LogisticRegressionClassifier,
+  loadConversations,
+  NaiveBayesClassifier,
+  openingText,
+  ROUTER_CLASSIFIER,
+  routerTrainingTexts,
+  textFeatures,
+} from '@baton/support-desk-models';
 import { describe, expect, it } from 'vitest';
 import { crossValidationFolds } from '../src/folds.js';
 
@@ -44,8 +58,16 @@ describe('calibration', () => {
   // 200 texts of two labels (two of one, then two of the other), each its own group: a fold of 2 holds out 100 of them.
   const texts = Array.from({ length: 200 }, (_, i) =>
     i % 4 < 2
-      ? { id: `p${i}`, text: `my password ${['reset', 'forgot', 'locked', 'expired'][i % 4]} number ${i}`, label: 'account_access' }
-      : { id: `s${i}`, text: `my package ${['late', 'lost', 'delayed', 'missing'][i % 4]} number ${i}`, label: 'shipping_issue' },
+      ? {
+          id: `p${i}`,
+          text: `my password ${['reset', 'forgot', 'locked', 'expired'][i % 4]} number ${i}`,
+          label: 'account_access',
+        }
+      : {
+          id: `s${i}`,
+          text: `my package ${['late', 'lost', 'delayed', 'missing'][i % 4]} number ${i}`,
+          label: 'shipping_issue',
+        },
   );
 
   it('trains one fold model when the first fold holds out enough texts, and the next only when it does not', () => {
@@ -65,7 +87,12 @@ describe('calibration', () => {
 describe('NaiveBayesClassifier', () => {
   it('with character n-grams, recognises a misspelt word that words alone do not know', () => {
     const words = new NaiveBayesClassifier(SMALL_TRAINING, { calibrationFolds: 0 });
-    const chars = new NaiveBayesClassifier(SMALL_TRAINING, { calibrationFolds: 0, charNgrams: { min: 2, max: 5 }, smoothing: 0.25, presence: false });
+    const chars = new NaiveBayesClassifier(SMALL_TRAINING, {
+      calibrationFolds: 0,
+      charNgrams: { min: 2, max: 5 },
+      smoothing: 0.25,
+      presence: false,
+    });
     expect(words.classify('pasword')).toBeUndefined();
     expect(chars.classify('pasword')?.label).toBe('account_access');
     expect(chars.classify('packages')?.label).toBe('shipping_issue');
@@ -86,8 +113,20 @@ describe('NaiveBayesClassifier', () => {
     expect(single.classify('my parcel is late')).toMatchObject({ label: 'account_access', confidence: 1 });
     expect(single.classify('hi')).toBeUndefined();
     expect(new NaiveBayesClassifier([]).classify('password')).toBeUndefined();
-    expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(InvalidInputError);
-    expect(() => new NaiveBayesClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(/at least 2 labels and 10 distinct words/);
+    expect(
+      () =>
+        new NaiveBayesClassifier([
+          { id: 'a', text: 'password', label: 'x' },
+          { id: 'b', text: 'package', label: 'y' },
+        ]),
+    ).toThrow(InvalidInputError);
+    expect(
+      () =>
+        new NaiveBayesClassifier([
+          { id: 'a', text: 'password', label: 'x' },
+          { id: 'b', text: 'package', label: 'y' },
+        ]),
+    ).toThrow(/at least 2 labels and 10 distinct words/);
   });
 
   it('is calibrated on held-out demo conversations: confident answers are right more often than unsure ones, and the mean confidence is near the accuracy', async () => {
@@ -112,7 +151,9 @@ describe('NaiveBayesClassifier', () => {
 
   it('holds the texts of one group out together when it calibrates: a copy of a held-out text in training would make it overconfident', async () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
-    const twice = conversations.flatMap((c) => [0, 1].map((copy) => ({ id: `${c.id}-${copy}`, text: openingText(c), label: c.flow, group: c.id })));
+    const twice = conversations.flatMap((c) =>
+      [0, 1].map((copy) => ({ id: `${c.id}-${copy}`, text: openingText(c), label: c.flow, group: c.id })),
+    );
     const grouped = new NaiveBayesClassifier(twice, ROUTER_CLASSIFIER);
     const ungrouped = new NaiveBayesClassifier(
       twice.map(({ group: _, ...text }) => text),
@@ -155,23 +196,42 @@ describe('LogisticRegressionClassifier', () => {
   it('learns held-out demo openings (TF-IDF + mljs logistic regression), with probabilities that sum to 1, and names too little data', async () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
     const { train, test } = crossValidationFolds(conversations)[0]!;
-    const classifier = new LogisticRegressionClassifier(train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })), { calibrationFolds: 0 });
+    const classifier = new LogisticRegressionClassifier(
+      train.map((c) => ({ id: c.id, text: openingText(c), label: c.flow })),
+      { calibrationFolds: 0 },
+    );
     expect(classifier.kind).toBe('logistic-regression');
     const results = test.map((c) => ({ result: classifier.classify(openingText(c)), flow: c.flow }));
-    for (const { result } of results) expect(result!.probabilities.reduce((sum, p) => sum + p.probability, 0)).toBeCloseTo(1, 6);
+    for (const { result } of results)
+      expect(result!.probabilities.reduce((sum, p) => sum + p.probability, 0)).toBeCloseTo(1, 6);
     // Chance is 1 in 10 flows.
     expect(results.filter(({ result, flow }) => result?.label === flow).length / results.length).toBeGreaterThan(0.6);
     expect(classifier.classify('hi there')).toBeUndefined();
-    expect(() => new LogisticRegressionClassifier([{ id: 'a', text: 'password', label: 'x' }, { id: 'b', text: 'package', label: 'y' }])).toThrow(InvalidInputError);
+    expect(
+      () =>
+        new LogisticRegressionClassifier([
+          { id: 'a', text: 'password', label: 'x' },
+          { id: 'b', text: 'package', label: 'y' },
+        ]),
+    ).toThrow(InvalidInputError);
   });
 });
 
 describe('LinearSvmClassifier', () => {
   // Two cases a word apart, each said four ways: a separable set.
   const SEPARABLE = [
-    ...['refund my order', 'I want a refund', 'refund please, the item broke', 'when will my refund arrive'].map((text, i) => ({ id: `r${i}`, text, label: 'refund' })),
-    ...['change my shipping address', 'my address is wrong', 'update the delivery address', 'I moved, new address'].map((text, i) => ({ id: `a${i}`, text, label: 'address' })),
-    ...['cancel my subscription', 'stop the subscription', 'end my subscription now', 'I no longer want the subscription'].map((text, i) => ({ id: `s${i}`, text, label: 'subscription' })),
+    ...['refund my order', 'I want a refund', 'refund please, the item broke', 'when will my refund arrive'].map(
+      (text, i) => ({ id: `r${i}`, text, label: 'refund' }),
+    ),
+    ...['change my shipping address', 'my address is wrong', 'update the delivery address', 'I moved, new address'].map(
+      (text, i) => ({ id: `a${i}`, text, label: 'address' }),
+    ),
+    ...[
+      'cancel my subscription',
+      'stop the subscription',
+      'end my subscription now',
+      'I no longer want the subscription',
+    ].map((text, i) => ({ id: `s${i}`, text, label: 'subscription' })),
   ];
 
   it('learns a separable set: every training text and new phrasings of each case get their label', () => {
@@ -189,14 +249,17 @@ describe('LinearSvmClassifier', () => {
     const second = createTextClassifier('linear-svm', SEPARABLE, { lambda: 0.01, epochs: 7 });
     expect(second.kind).toBe('linear-svm');
     expect(second.temperature).toBe(first.temperature);
-    for (const text of ['my refund is late', 'new address please', 'cancel it']) expect(second.classify(text)).toEqual(first.classify(text));
+    for (const text of ['my refund is late', 'new address please', 'cancel it'])
+      expect(second.classify(text)).toEqual(first.classify(text));
   });
 
   it('is calibrated on held-out demo conversations: probabilities sum to 1, and the mean confidence is near the accuracy', async () => {
     const conversations = await loadConversations(DEMO_DATA_FILE);
     const scored: Array<{ confidence: number; right: boolean }> = [];
     for (const { train, test } of crossValidationFolds(conversations)) {
-      const classifier = new LinearSvmClassifier(train.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.flow })));
+      const classifier = new LinearSvmClassifier(
+        train.map((c) => ({ id: c.id, text: customerMessages(c).join('\n'), label: c.flow })),
+      );
       expect(classifier.temperature).toBeGreaterThan(0);
       for (const c of test) {
         const result = classifier.classify(customerMessages(c).join('\n'));
@@ -209,7 +272,9 @@ describe('LinearSvmClassifier', () => {
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     // Chance is 1 in 10 flows.
     expect(mean(scored.map((s) => (s.right ? 1 : 0)))).toBeGreaterThan(0.6);
-    expect(Math.abs(mean(scored.map((s) => s.confidence)) - mean(scored.map((s) => (s.right ? 1 : 0))))).toBeLessThan(0.15);
+    expect(Math.abs(mean(scored.map((s) => s.confidence)) - mean(scored.map((s) => (s.right ? 1 : 0))))).toBeLessThan(
+      0.15,
+    );
   });
 
   it('refuses two labels with too few words by the same named error as the other kinds, and answers its only label when it learned one', () => {

@@ -30,7 +30,10 @@ export function approvalDesk(store: Store, options: ApprovalDeskOptions = {}): H
     description: 'Routes customers to specialists.',
     instructions: 'Route the customer.',
     model: new ScriptedModel(
-      (request) => (request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund' } }] } : { text: 'Anything else?' }),
+      (request) =>
+        request.messages.at(-1)?.role === 'user'
+          ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'refund' } }] }
+          : { text: 'Anything else?' },
       { record: false },
     ),
   });
@@ -40,12 +43,19 @@ export function approvalDesk(store: Store, options: ApprovalDeskOptions = {}): H
     instructions: 'Resolve billing questions.',
     tools: [refund],
     model: new ScriptedModel(
-      (request) => (request.messages.at(-1)?.role === 'tool' && request.messages.at(-1)?.toolName === 'refund' ? { text: 'Refunded.' } : { toolCalls: [{ name: 'refund', arguments: { orderId: '1234' } }] }),
+      (request) =>
+        request.messages.at(-1)?.role === 'tool' && request.messages.at(-1)?.toolName === 'refund'
+          ? { text: 'Refunded.' }
+          : { toolCalls: [{ name: 'refund', arguments: { orderId: '1234' } }] },
       { record: false },
     ),
   });
   const builder = new HandoffBuilder({ name: 'resume' }).participants(triage, billing).coordinator(triage).store(store);
   if (options.historyWindow !== undefined) builder.historyWindow({ messages: options.historyWindow });
-  if (options.checkpoints !== undefined) builder.checkpoints({ every: options.checkpoints.every, ...(options.checkpoints.keepAll ? { keep: { last: 1_000_000 } } : {}) });
+  if (options.checkpoints !== undefined)
+    builder.checkpoints({
+      every: options.checkpoints.every,
+      ...(options.checkpoints.keepAll ? { keep: { last: 1_000_000 } } : {}),
+    });
   return builder.build();
 }

@@ -107,7 +107,8 @@ function historyOf(template: readonly Message[], turns: number): Message[] {
     for (const message of template) {
       const seq = out.length + 1;
       const copy: Message = { ...message, id: `m-${seq}`, seq, createdAt: new Date(base + seq * 1000).toISOString() };
-      if (message.toolCalls !== undefined) copy.toolCalls = message.toolCalls.map((call) => ({ ...call, id: `${call.id}-${t}` }));
+      if (message.toolCalls !== undefined)
+        copy.toolCalls = message.toolCalls.map((call) => ({ ...call, id: `${call.id}-${t}` }));
       if (message.toolCallId !== undefined) copy.toolCallId = `${message.toolCallId}-${t}`;
       out.push(copy);
     }
@@ -122,16 +123,34 @@ interface Extras {
 }
 
 /** Writes a session of `turns` finished turns plus one turn paused on an approval. */
-async function prepare(store: Store, id: string, template: { messages: Message[]; checkpoint: Checkpoint }, turns: number, extras: Extras): Promise<void> {
+async function prepare(
+  store: Store,
+  id: string,
+  template: { messages: Message[]; checkpoint: Checkpoint },
+  turns: number,
+  extras: Extras,
+): Promise<void> {
   await store.createSession({ id });
   const history = historyOf(template.messages, turns);
-  for (let from = 0; from < history.length; from += 2000) await store.appendMessages(id, 'main', history.slice(from, from + 2000));
+  for (let from = 0; from < history.length; from += 2000)
+    await store.appendMessages(id, 'main', history.slice(from, from + 2000));
   for (let i = 0; i < (extras.olderCheckpoints ?? 0); i += 1) {
     const createdAt = new Date(Date.parse('2025-01-01T00:00:00.000Z') + i * 1000).toISOString();
-    await store.saveCheckpoint({ ...template.checkpoint, id: `old-${i}`, parentId: i === 0 ? null : `old-${i - 1}`, sessionId: id, branchId: 'main', createdAt, throughSeq: ((i % turns) + 1) * template.messages.length });
+    await store.saveCheckpoint({
+      ...template.checkpoint,
+      id: `old-${i}`,
+      parentId: i === 0 ? null : `old-${i - 1}`,
+      sessionId: id,
+      branchId: 'main',
+      createdAt,
+      throughSeq: ((i % turns) + 1) * template.messages.length,
+    });
   }
   for (let i = 0; i < (extras.forks ?? 0); i += 1) {
-    await store.forkBranch(id, { branchId: `fork-${i}`, parent: { branchId: 'main', atSeq: Math.max(1, Math.floor((history.length * i) / (extras.forks ?? 1))) } });
+    await store.forkBranch(id, {
+      branchId: `fork-${i}`,
+      parent: { branchId: 'main', atSeq: Math.max(1, Math.floor((history.length * i) / (extras.forks ?? 1))) },
+    });
   }
   const session = await approvalDesk(store).session({ id, branch: 'main' });
   for await (const _ of session.send('Please refund order 9999')) {
@@ -161,11 +180,17 @@ async function openAndAnswer(factory: StoreFactory, id: string, historyWindow?: 
     const request = session.pendingRequests[0];
     if (request === undefined) throw new Error(`session ${id} has no pending approval after opening`);
     let completed = false;
-    for await (const event of session.respond(request.id, { approved: true })) if (event.type === 'turn.completed') completed = true;
+    for await (const event of session.respond(request.id, { approved: true }))
+      if (event.type === 'turn.completed') completed = true;
     const answered = performance.now();
     const used = process.cpuUsage(cpu);
     if (!completed) throw new Error(`answering session ${id} did not complete its turn`);
-    return { openMs: opened - started, answerMs: answered - opened, cpuMs: (used.user + used.system) / 1000, counts: counting.counts };
+    return {
+      openMs: opened - started,
+      answerMs: answered - opened,
+      cpuMs: (used.user + used.system) / 1000,
+      counts: counting.counts,
+    };
   } finally {
     await factory.closeFresh(fresh);
   }
@@ -185,14 +210,23 @@ function profile(counts: StoreCounts): string {
 const WINDOW = 100;
 
 /** Sessions built per (store, history length, model input); the median of their figures is printed. */
-const COPIES: Record<StoreKind, Record<number, number>> = { memory: { 500: 9, 5000: 7 }, file: { 500: 7, 5000: 5 }, 'file-running': { 500: 7, 5000: 5 }, mongo: { 500: 3, 5000: 1 } };
+const COPIES: Record<StoreKind, Record<number, number>> = {
+  memory: { 500: 9, 5000: 7 },
+  file: { 500: 7, 5000: 5 },
+  'file-running': { 500: 7, 5000: 5 },
+  mongo: { 500: 3, 5000: 1 },
+};
 
 /**
  * What any FileStore read of the whole history costs at least: `JSON.parse` of the log lines that
  * hold session `id`'s messages (read from the file first, not timed), with nothing else (no
  * checksum, no validation, no freezing, no orchestration). Median of `rounds`, in ms.
  */
-async function parseFloor(directory: string, id: string, rounds = 5): Promise<{ ms: number; bytes: number; messages: number }> {
+async function parseFloor(
+  directory: string,
+  id: string,
+  rounds = 5,
+): Promise<{ ms: number; bytes: number; messages: number }> {
   const text = await readFile(join(directory, 'sessions', id, 'log.jsonl'), 'utf8');
   const lines = text.split('\n').filter((line) => line.includes('"op":"messages"'));
   const times: number[] = [];
@@ -209,7 +243,11 @@ async function parseFloor(directory: string, id: string, rounds = 5): Promise<{ 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string', default: 'memory,file,file-running,mongo' } } });
   const kinds = values.only.split(',') as StoreKind[];
-  console.log(`cores: ${availableParallelism()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
+  console.log(
+    `cores: ${availableParallelism()}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, Node ${process.version}`,
+  );
   let server: MongoServer | undefined;
   const mongoUrl = async () => {
     if (process.env.MONGODB_URL) return process.env.MONGODB_URL;
@@ -222,7 +260,9 @@ async function main(): Promise<void> {
   /** The floor of a whole-history FileStore read (see {@link parseFloor}), printed after the table. */
   const floors: string[] = [];
   try {
-    console.log('| store | history | model input | open ms | answer ms | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
+    console.log(
+      '| store | history | model input | open ms | answer ms | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     for (const kind of kinds) {
       const factory = await storeFactory(kind, mongoUrl);
@@ -232,24 +272,29 @@ async function main(): Promise<void> {
           await prepare(factory.shared, `warm-up-${k}`, template, 50, {});
           await openAndAnswer(factory, `warm-up-${k}`);
         }
-        for (const turns of [500, 5000]) for (const window of [undefined, WINDOW]) {
-          const samples: Sample[] = [];
-          for (let k = 0; k < COPIES[kind][turns]!; k += 1) {
-            const id = `paused-${turns}-${window ?? 'all'}-${k}`;
-            await prepare(factory.shared, id, template, turns, {});
-            samples.push(await openAndAnswer(factory, id, window));
+        for (const turns of [500, 5000])
+          for (const window of [undefined, WINDOW]) {
+            const samples: Sample[] = [];
+            for (let k = 0; k < COPIES[kind][turns]!; k += 1) {
+              const id = `paused-${turns}-${window ?? 'all'}-${k}`;
+              await prepare(factory.shared, id, template, turns, {});
+              samples.push(await openAndAnswer(factory, id, window));
+            }
+            const open = median(samples.map((s) => s.openMs));
+            const answer = median(samples.map((s) => s.answerMs));
+            const total = median(samples.map((s) => s.openMs + s.answerMs));
+            const cpuMs = median(samples.map((s) => s.cpuMs));
+            const input = window === undefined ? 'whole history' : `last ${window} messages`;
+            console.log(
+              `| ${kind} | ${turns} turns | ${input} | ${open.toFixed(2)} | ${answer.toFixed(2)} | ${total.toFixed(2)} | ${cpuMs.toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`,
+            );
+            if (kind === 'file' && window === undefined) {
+              const floor = await parseFloor(factory.directory!, `paused-${turns}-all-0`);
+              floors.push(
+                `FileStore, ${turns} turns: JSON.parse alone of the log lines holding the ${floor.messages} messages (${(floor.bytes / 1e6).toFixed(1)} MB) takes ${floor.ms.toFixed(2)} ms (median of 5), load average ${loadavg()[0]!.toFixed(2)}`,
+              );
+            }
           }
-          const open = median(samples.map((s) => s.openMs));
-          const answer = median(samples.map((s) => s.answerMs));
-          const total = median(samples.map((s) => s.openMs + s.answerMs));
-          const cpuMs = median(samples.map((s) => s.cpuMs));
-          const input = window === undefined ? 'whole history' : `last ${window} messages`;
-          console.log(`| ${kind} | ${turns} turns | ${input} | ${open.toFixed(2)} | ${answer.toFixed(2)} | ${total.toFixed(2)} | ${cpuMs.toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
-          if (kind === 'file' && window === undefined) {
-            const floor = await parseFloor(factory.directory!, `paused-${turns}-all-0`);
-            floors.push(`FileStore, ${turns} turns: JSON.parse alone of the log lines holding the ${floor.messages} messages (${(floor.bytes / 1e6).toFixed(1)} MB) takes ${floor.ms.toFixed(2)} ms (median of 5), load average ${loadavg()[0]!.toFixed(2)}`);
-          }
-        }
         for (const [label, extras] of [
           ['plain', {}],
           ['100 forks', { forks: 100 }],
@@ -261,15 +306,20 @@ async function main(): Promise<void> {
             await prepare(factory.shared, id, template, 500, extras);
             samples.push(await openAndAnswer(factory, id));
           }
-          lines.push(`| ${kind} | ${label} | ${median(samples.map((s) => s.openMs + s.answerMs)).toFixed(2)} | ${median(samples.map((s) => s.cpuMs)).toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`);
+          lines.push(
+            `| ${kind} | ${label} | ${median(samples.map((s) => s.openMs + s.answerMs)).toFixed(2)} | ${median(samples.map((s) => s.cpuMs)).toFixed(2)} | ${samples[0]!.counts.messagesRead} | ${profile(samples.at(-1)!.counts)} |`,
+          );
         }
       } finally {
         await factory.close();
       }
     }
-    if (floors.length > 0) console.log(`\nthe floor of reading the whole history from a file:\n${floors.map((f) => `- ${f}`).join('\n')}`);
+    if (floors.length > 0)
+      console.log(`\nthe floor of reading the whole history from a file:\n${floors.map((f) => `- ${f}`).join('\n')}`);
     console.log('\nreads against branches and checkpoints (500 turns):\n');
-    console.log('| store | session carries | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |');
+    console.log(
+      '| store | session carries | open + answer ms | CPU ms | messages read | slowest store calls (one sample) |',
+    );
     console.log('|---|---|---|---|---|---|');
     for (const line of lines) console.log(line);
   } finally {

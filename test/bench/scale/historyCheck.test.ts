@@ -10,8 +10,22 @@ function turn(text: string, seq: number, tag = text): Message[] {
   const at = '2026-01-01T00:00:00.000Z';
   return [
     { id: `u-${tag}`, seq, role: 'user', content: text, createdAt: at },
-    { id: `a-${tag}`, seq: seq + 1, role: 'assistant', content: '', toolCalls: [{ id: `c-${tag}`, name: 'handoff_to_billing', arguments: '{}' }], createdAt: at },
-    { id: `t-${tag}`, seq: seq + 2, role: 'tool', content: 'Transferred to billing.', toolCallId: `c-${tag}`, createdAt: at },
+    {
+      id: `a-${tag}`,
+      seq: seq + 1,
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `c-${tag}`, name: 'handoff_to_billing', arguments: '{}' }],
+      createdAt: at,
+    },
+    {
+      id: `t-${tag}`,
+      seq: seq + 2,
+      role: 'tool',
+      content: 'Transferred to billing.',
+      toolCallId: `c-${tag}`,
+      createdAt: at,
+    },
     { id: `r-${tag}`, seq: seq + 3, role: 'assistant', content: answerTo(text), createdAt: at },
   ];
 }
@@ -36,8 +50,12 @@ describe('checkHistory', () => {
   it('finds two turns whose messages are mixed, and turns out of order', () => {
     const [u1, a1, t1, r1] = turn('one', 1);
     const [u2, a2, t2, r2] = turn('two', 5);
-    expect(checkHistory(renumber([u1!, u2!, a1!, t1!, r1!, a2!, t2!, r2!]), ['one', 'two'], answerTo).interleaved).toEqual([0, 1]);
-    expect(checkHistory(renumber([...turn('two', 1), ...turn('one', 5)]), ['one', 'two'], answerTo).interleaved).toEqual([0, 1]);
+    expect(
+      checkHistory(renumber([u1!, u2!, a1!, t1!, r1!, a2!, t2!, r2!]), ['one', 'two'], answerTo).interleaved,
+    ).toEqual([0, 1]);
+    expect(
+      checkHistory(renumber([...turn('two', 1), ...turn('one', 5)]), ['one', 'two'], answerTo).interleaved,
+    ).toEqual([0, 1]);
   });
 
   it('finds a gap in the seqs', () => {
@@ -51,12 +69,21 @@ describe('checkHistory', () => {
       u1!,
       a1!,
       { ...t1!, content: 'The turn was interrupted.' },
-      { id: 'a-retry', seq: 0, role: 'assistant', content: '', toolCalls: [{ id: 'c-retry', name: 'handoff_to_billing', arguments: '{}' }], createdAt: at },
+      {
+        id: 'a-retry',
+        seq: 0,
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c-retry', name: 'handoff_to_billing', arguments: '{}' }],
+        createdAt: at,
+      },
       { id: 't-retry', seq: 0, role: 'tool', content: 'Transferred to billing.', toolCallId: 'c-retry', createdAt: at },
       r1!,
     ];
     const failed = new Set([0]);
-    expect(isClean(checkHistory(renumber([...retried, ...turn('two', 7)]), ['one', 'two'], answerTo, failed))).toBe(true);
+    expect(isClean(checkHistory(renumber([...retried, ...turn('two', 7)]), ['one', 'two'], answerTo, failed))).toBe(
+      true,
+    );
     const mixed = renumber([u1!, a1!, t1!, { ...r1!, content: answerTo('two') }, ...turn('two', 5)]);
     expect(checkHistory(mixed, ['one', 'two'], answerTo, failed).interleaved).toEqual([0]);
   });

@@ -29,8 +29,19 @@ const TURN_ROLES = ['user', 'assistant', 'tool', 'assistant'] as const;
  * @param sent the customer texts in the order they were sent
  * @param answerTo the text the specialist answers a customer text with
  */
-export function checkHistory(messages: readonly Message[], sent: readonly string[], answerTo: (text: string) => string, failed: ReadonlySet<number> = new Set()): HistoryFaults {
-  const faults: HistoryFaults = { lost: [], duplicated: 0, interleaved: [], seqGaps: 0, extra: failed.size > 0 ? 0 : Math.max(0, messages.length - sent.length * 4) };
+export function checkHistory(
+  messages: readonly Message[],
+  sent: readonly string[],
+  answerTo: (text: string) => string,
+  failed: ReadonlySet<number> = new Set(),
+): HistoryFaults {
+  const faults: HistoryFaults = {
+    lost: [],
+    duplicated: 0,
+    interleaved: [],
+    seqGaps: 0,
+    extra: failed.size > 0 ? 0 : Math.max(0, messages.length - sent.length * 4),
+  };
   const ids = new Set<string>();
   messages.forEach((message, index) => {
     if (message.seq !== index + 1) faults.seqGaps += 1;
@@ -47,7 +58,12 @@ export function checkHistory(messages: readonly Message[], sent: readonly string
       return;
     }
     const inOrder = userTexts.indexOf(text) === present.indexOf(text);
-    if (!inOrder || !(failed.has(turn) ? recovered(messages, start, text, answerTo) : whole(messages.slice(start, start + TURN_ROLES.length), text, answerTo))) {
+    if (
+      !inOrder ||
+      !(failed.has(turn)
+        ? recovered(messages, start, text, answerTo)
+        : whole(messages.slice(start, start + TURN_ROLES.length), text, answerTo))
+    ) {
       faults.interleaved.push(turn);
     }
   });
@@ -69,17 +85,34 @@ function whole(group: readonly Message[], text: string, answerTo: (text: string)
  * next customer message, every tool call answered exactly once and no answer to another customer
  * message; when it reached the answer, the answer is to this message.
  */
-function recovered(messages: readonly Message[], start: number, text: string, answerTo: (text: string) => string): boolean {
+function recovered(
+  messages: readonly Message[],
+  start: number,
+  text: string,
+  answerTo: (text: string) => string,
+): boolean {
   let end = messages.findIndex((m, i) => i > start && m.role === 'user');
   if (end < 0) end = messages.length;
   const segment = messages.slice(start + 1, end);
   const calls = segment.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []);
   const results = segment.flatMap((m) => (m.role === 'tool' && m.toolCallId !== undefined ? [m.toolCallId] : []));
-  const answers = segment.filter((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0).map((m) => m.content);
-  return new Set(results).size === results.length && calls.every((id) => results.includes(id)) && answers.every((a) => a === answerTo(text));
+  const answers = segment
+    .filter((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0)
+    .map((m) => m.content);
+  return (
+    new Set(results).size === results.length &&
+    calls.every((id) => results.includes(id)) &&
+    answers.every((a) => a === answerTo(text))
+  );
 }
 
 /** Whether `faults` found nothing wrong. */
 export function isClean(faults: HistoryFaults): boolean {
-  return faults.lost.length === 0 && faults.duplicated === 0 && faults.interleaved.length === 0 && faults.seqGaps === 0 && faults.extra === 0;
+  return (
+    faults.lost.length === 0 &&
+    faults.duplicated === 0 &&
+    faults.interleaved.length === 0 &&
+    faults.seqGaps === 0 &&
+    faults.extra === 0
+  );
 }

@@ -113,7 +113,12 @@ function startWorker(url: string, db: string, modelLatencyMs: number): Promise<W
 
 let nextTurnId = 0;
 /** Routes one turn to `worker`, waiting in its queue while `limit` turns are in flight there. */
-async function runTurn(worker: Worker, sessionId: string, text: string, limit = Number.POSITIVE_INFINITY): Promise<FromWorker & { kind: 'turn' }> {
+async function runTurn(
+  worker: Worker,
+  sessionId: string,
+  text: string,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<FromWorker & { kind: 'turn' }> {
   if (worker.inFlight >= limit) await new Promise<void>((resolve) => worker.queue.push(resolve));
   worker.inFlight += 1;
   const id = nextTurnId++;
@@ -141,7 +146,9 @@ function percentile(sorted: readonly number[], p: number): number {
 
 async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Outcome> {
   const db = `baton_scale_${plan.workload}_${plan.workers}_${Math.random().toString(36).slice(2, 8)}`;
-  const workers = await Promise.all(Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)));
+  const workers = await Promise.all(
+    Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)),
+  );
   try {
     // Warm-up: 60 turns of sessions of its own on every worker (6 at a time), so the measured turns
     // run compiled code, as a long-running worker's do (a cold worker spends more CPU per turn); then
@@ -192,9 +199,18 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
     const cpuAfter = cpuBefore === undefined ? undefined : cpuNow();
     let cpu: Outcome['cpu'];
     if (cpuBefore !== undefined && cpuAfter !== undefined) {
-      const rate = (after: CpuSample, before: CpuSample): CpuSample => ({ cpu: (after.cpu - before.cpu) / seconds, waited: (after.waited - before.waited) / seconds });
-      const ferretdb = cpuAfter.ferretdb === undefined || cpuBefore.ferretdb === undefined ? undefined : rate(cpuAfter.ferretdb, cpuBefore.ferretdb);
-      const postgres = cpuAfter.postgres === undefined || cpuBefore.postgres === undefined ? undefined : rate(cpuAfter.postgres, cpuBefore.postgres);
+      const rate = (after: CpuSample, before: CpuSample): CpuSample => ({
+        cpu: (after.cpu - before.cpu) / seconds,
+        waited: (after.waited - before.waited) / seconds,
+      });
+      const ferretdb =
+        cpuAfter.ferretdb === undefined || cpuBefore.ferretdb === undefined
+          ? undefined
+          : rate(cpuAfter.ferretdb, cpuBefore.ferretdb);
+      const postgres =
+        cpuAfter.postgres === undefined || cpuBefore.postgres === undefined
+          ? undefined
+          : rate(cpuAfter.postgres, cpuBefore.postgres);
       cpu = {
         workers: cpuAfter.workers.map((after, i) => rate(after, cpuBefore.workers[i]!)),
         ...(ferretdb === undefined ? {} : { ferretdb }),
@@ -205,7 +221,8 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
     const stats = await Promise.all(workers.map(workerStats));
     const turns = stats.reduce((n, s) => n + s.turns, 0);
     const byCommand: Record<string, number> = {};
-    for (const s of stats) for (const [name, count] of Object.entries(s.commands)) byCommand[name] = (byCommand[name] ?? 0) + count;
+    for (const s of stats)
+      for (const [name, count] of Object.entries(s.commands)) byCommand[name] = (byCommand[name] ?? 0) + count;
     for (const name of Object.keys(byCommand)) byCommand[name] = byCommand[name]! / Math.max(1, turns);
     const commandsPerTurn = stats.reduce((n, s) => n + s.roundTrips, 0) / Math.max(1, turns);
 
@@ -221,7 +238,16 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
         // A turn that failed (the store refused a write) may be missing; any turn that is stored must be whole and in place.
         faults.lost = faults.lost.filter((turn) => !failed.has(turn));
         if (!isClean(faults) && process.env.SCALE_DUMP !== undefined) {
-          console.log(sessionId, JSON.stringify(faults), messages.map((m) => `${m.seq}:${m.role}:${m.agent ?? ''}:${m.content.slice(0, 30)}:${m.toolCalls?.[0]?.id ?? m.toolCallId ?? ''}`).join(' | '));
+          console.log(
+            sessionId,
+            JSON.stringify(faults),
+            messages
+              .map(
+                (m) =>
+                  `${m.seq}:${m.role}:${m.agent ?? ''}:${m.content.slice(0, 30)}:${m.toolCalls?.[0]?.id ?? m.toolCallId ?? ''}`,
+              )
+              .join(' | '),
+          );
         }
         if (!isClean(faults)) {
           lost += faults.lost.length;
@@ -267,7 +293,10 @@ function row(o: Outcome): string {
     .sort((a, b) => b[1] - a[1])
     .map(([name, n]) => `${name} ${n.toFixed(2)}`)
     .join(', ');
-  const check = o.lost + o.duplicated + o.interleaved === 0 ? 'ok' : `lost ${o.lost}, duplicated ${o.duplicated}, interleaved ${o.interleaved}`;
+  const check =
+    o.lost + o.duplicated + o.interleaved === 0
+      ? 'ok'
+      : `lost ${o.lost}, duplicated ${o.duplicated}, interleaved ${o.interleaved}`;
   const trips = commands === '' ? o.commandsPerTurn.toFixed(2) : `${o.commandsPerTurn.toFixed(2)} (${commands})`;
   return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${trips} | ${o.failedTurns} | ${check} |`;
 }
@@ -284,7 +313,12 @@ function cpuLines(o: Outcome): string[] {
   if (cpu.ferretdb !== undefined) parts.push(`FerretDB ${pair(cpu.ferretdb)}`);
   if (cpu.postgres !== undefined) parts.push(`PostgreSQL ${pair(cpu.postgres)}`);
   parts.push(`driver ${pair(cpu.driver)}`);
-  const all = [...cpu.workers, cpu.driver, ...(cpu.ferretdb === undefined ? [] : [cpu.ferretdb]), ...(cpu.postgres === undefined ? [] : [cpu.postgres])];
+  const all = [
+    ...cpu.workers,
+    cpu.driver,
+    ...(cpu.ferretdb === undefined ? [] : [cpu.ferretdb]),
+    ...(cpu.postgres === undefined ? [] : [cpu.postgres]),
+  ];
   const used = all.reduce((n, s) => n + s.cpu, 0);
   const waited = all.reduce((n, s) => n + s.waited, 0);
   // CPU per turn does not depend on how busy the machine is, so it bounds what these cores can serve.
@@ -302,21 +336,26 @@ function cpuLines(o: Outcome): string[] {
 }
 
 /** Starts the store the run measures: FerretDB on PostgreSQL or SQLite, unless MONGODB_URL names one. */
-async function startStore(backend: string | undefined, pgSettings: readonly string[]): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
+async function startStore(
+  backend: string | undefined,
+  pgSettings: readonly string[],
+): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
   const given = process.env.MONGODB_URL ?? '';
   if (given !== '') {
     console.log('store: MONGODB_URL');
     return { url: given, servers: {}, close: async () => {} };
   }
   const chosen = backend ?? (postgresBinDir() === undefined ? 'sqlite' : 'pg');
-  if (chosen !== 'pg' && chosen !== 'sqlite') throw new Error(`--backend must be pg or sqlite, not ${JSON.stringify(chosen)}.`);
+  if (chosen !== 'pg' && chosen !== 'sqlite')
+    throw new Error(`--backend must be pg or sqlite, not ${JSON.stringify(chosen)}.`);
   let postgres: PostgresServer | undefined;
   let mongo: MongoServer | undefined;
   try {
     const settings: Record<string, string> = { max_connections: '200' };
     for (const setting of pgSettings) {
       const [name, ...value] = setting.split('=');
-      if (name === undefined || name === '' || value.length === 0) throw new Error(`--pg takes name=value (a PostgreSQL setting), not ${JSON.stringify(setting)}.`);
+      if (name === undefined || name === '' || value.length === 0)
+        throw new Error(`--pg takes name=value (a PostgreSQL setting), not ${JSON.stringify(setting)}.`);
       settings[name] = value.join('=');
     }
     if (chosen === 'pg') postgres = await startPostgres({ settings });
@@ -326,8 +365,13 @@ async function startStore(backend: string | undefined, pgSettings: readonly stri
     throw error;
   }
   const changed = pgSettings.length === 0 ? '' : `, settings ${pgSettings.join(' ')}`;
-  const on = postgres === undefined ? 'SQLite' : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser}${changed})`;
-  console.log(`store: FerretDB 1.24 on ${on}, on ${mongo.url}, started for this run; --backend pg|sqlite chooses, MONGODB_URL overrides`);
+  const on =
+    postgres === undefined
+      ? 'SQLite'
+      : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser}${changed})`;
+  console.log(
+    `store: FerretDB 1.24 on ${on}, on ${mongo.url}, started for this run; --backend pg|sqlite chooses, MONGODB_URL overrides`,
+  );
   const servers: ServerPids = {};
   if (mongo.pid !== undefined) servers.ferretdb = mongo.pid;
   if (postgres !== undefined) servers.postgres = postgres.pid;
@@ -355,19 +399,43 @@ async function main(): Promise<void> {
   });
   monitorCommands = values.commands;
   const turnsPerSession = Number(values.turns);
-  console.log(`cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
+  console.log(
+    `cores: ${availableParallelism()} available (${cpus().length} reported), load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, Node ${process.version}`,
+  );
   const store = await startStore(values.backend, values.pg ?? []);
   const { url } = store;
   const plans: Plan[] = [];
-  if (values.only !== 'latency') for (const workers of [1, 2, 4]) plans.push({ workload: 'instant', workers, sessions: 200, turnsPerSession, modelLatencyMs: 0, maxInFlightPerWorker: 8 });
-  if (values.only !== 'instant') for (const workers of [1, 2, 4]) plans.push({ workload: 'latency', workers, sessions: 50 * workers, turnsPerSession, modelLatencyMs: 300, maxInFlightPerWorker: 50 });
+  if (values.only !== 'latency')
+    for (const workers of [1, 2, 4])
+      plans.push({
+        workload: 'instant',
+        workers,
+        sessions: 200,
+        turnsPerSession,
+        modelLatencyMs: 0,
+        maxInFlightPerWorker: 8,
+      });
+  if (values.only !== 'instant')
+    for (const workers of [1, 2, 4])
+      plans.push({
+        workload: 'latency',
+        workers,
+        sessions: 50 * workers,
+        turnsPerSession,
+        modelLatencyMs: 300,
+        maxInFlightPerWorker: 50,
+      });
   if (values.workers !== undefined) {
     const keep = values.workers.split(',').map(Number);
     plans.splice(0, plans.length, ...plans.filter((p) => keep.includes(p.workers)));
   }
   const outcomes: Outcome[] = [];
   try {
-    console.log('\n| models | workers | sessions | in flight per worker | turns | turns/s | p50 ms | p99 ms | store round trips per turn | turns failed (store error) | history check |');
+    console.log(
+      '\n| models | workers | sessions | in flight per worker | turns | turns/s | p50 ms | p99 ms | store round trips per turn | turns failed (store error) | history check |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const plan of plans) {
       const outcome = await measure(url, plan, store.servers);
@@ -379,18 +447,24 @@ async function main(): Promise<void> {
   } finally {
     await store.close();
   }
-  const latency = (workers: number) => outcomes.find((o) => o.plan.workload === 'latency' && o.plan.workers === workers);
+  const latency = (workers: number) =>
+    outcomes.find((o) => o.plan.workload === 'latency' && o.plan.workers === workers);
   const one = latency(1);
   const four = latency(4);
   if (one !== undefined && four !== undefined) {
     const ratio = four.turnsPerSecond / one.turnsPerSecond;
-    console.log(`\n300 ms models: 4 workers × 50 sessions sustain ${ratio.toFixed(2)}× the turns/s of 1 worker × 50 sessions (target ≥ 3×: ${ratio >= 3 ? 'met' : 'missed'})`);
+    console.log(
+      `\n300 ms models: 4 workers × 50 sessions sustain ${ratio.toFixed(2)}× the turns/s of 1 worker × 50 sessions (target ≥ 3×: ${ratio >= 3 ? 'met' : 'missed'})`,
+    );
   }
   const faulty = outcomes.filter((o) => o.lost + o.duplicated + o.interleaved > 0);
   if (faulty.length > 0) {
     console.log(`\nhistory check FAILED in ${faulty.length} configuration(s)`);
     process.exitCode = 1;
-  } else console.log('\nhistory check: every turn of every session stored once, whole and in order (a failed turn missing or finished by a later call, never mixed)');
+  } else
+    console.log(
+      '\nhistory check: every turn of every session stored once, whole and in order (a failed turn missing or finished by a later call, never mixed)',
+    );
 }
 
 await main();

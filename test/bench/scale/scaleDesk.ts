@@ -46,7 +46,9 @@ export function scaleDesk(store: Store, modelLatencyMs: number): HandoffWorkflow
     model: new DelayedModel(
       new ScriptedModel(
         (request) =>
-          request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] } : { text: 'Anything else?' },
+          request.messages.at(-1)?.role === 'user'
+            ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing' } }] }
+            : { text: 'Anything else?' },
         { record: false },
       ),
       modelLatencyMs,
@@ -56,7 +58,10 @@ export function scaleDesk(store: Store, modelLatencyMs: number): HandoffWorkflow
     name: 'billing',
     description: 'Refunds, charges, invoices.',
     instructions: 'Resolve billing questions.',
-    model: new DelayedModel(new ScriptedModel((request) => ({ text: answerTo(lastUserText(request)) }), { record: false }), modelLatencyMs),
+    model: new DelayedModel(
+      new ScriptedModel((request) => ({ text: answerTo(lastUserText(request)) }), { record: false }),
+      modelLatencyMs,
+    ),
   });
   return new HandoffBuilder({ name: 'scale' }).participants(triage, billing).coordinator(triage).store(store).build();
 }

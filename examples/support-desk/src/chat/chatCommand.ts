@@ -50,17 +50,28 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
   else {
     const source = await resolveDataSource({ data: options.data });
     const conversations = await loadConversations(source.file);
-    console.log(`Data: ${source.label} (${conversations.length}, ${displayPath(source.file)}), what the offline models learn from`);
+    console.log(
+      `Data: ${source.label} (${conversations.length}, ${displayPath(source.file)}), what the offline models learn from`,
+    );
     models = createOfflineModels(conversations, ontology);
   }
   const worlds = new WorldDirectory();
-  const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_CHAT_STORE_DIR, mongoUrl: process.env.MONGODB_URL });
+  const deskStore = chooseDeskStore({
+    directory: options.storeDir ?? DEFAULT_CHAT_STORE_DIR,
+    mongoUrl: process.env.MONGODB_URL,
+  });
   const store = await deskStore.open();
-  const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, worlds), store, memory: new EpisodicMemory() });
+  const workflow = buildDeskWorkflow({
+    agents: createDeskAgents(ontology, models, worlds),
+    store,
+    memory: new EpisodicMemory(),
+  });
   const session = await workflow.session({ id: options.session ?? `chat-${createId()}`, userId: options.user });
   if (session.info.status === 'closed') {
     await store.close();
-    throw new SessionClosedError(`Session ${JSON.stringify(session.id)} is closed; start a new chat (leave out --session) to talk to the desk again.`);
+    throw new SessionClosedError(
+      `Session ${JSON.stringify(session.id)} is closed; start a new chat (leave out --session) to talk to the desk again.`,
+    );
   }
   const render = createChatRenderer(process.stdout);
   const earlier = session.messages.length === 0 ? [] : chatTranscript(await sessionTimeline(store, session.id));
@@ -73,7 +84,9 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
       console.log(`  ! ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     }
   };
-  console.log(`Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`);
+  console.log(
+    `Support desk chat, session ${session.id}, store ${deskStore.kind} (${deskStore.location}), models ${options.models}.`,
+  );
   console.log('Customers on file (play any of them; give what the agent asks for):');
   for (const line of customerLines(worlds.fallback)) console.log(`  ${line}`);
   console.log('Type /close to close the session; Ctrl-D or Ctrl-C leaves it open (resume with --session).\n');
@@ -98,7 +111,9 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
         const typed = await ask(`Approve ${approval.toolName} ${approval.arguments}? [y/n] `);
         if (typed === undefined) break; // Ctrl-C or Ctrl-D: no answer; the approval stays pending
         const answer = typed.trim().toLowerCase();
-        const decision = answer.startsWith('y') ? ({ approved: true } as const) : ({ approved: false, reason: 'rejected at the prompt' } as const);
+        const decision = answer.startsWith('y')
+          ? ({ approved: true } as const)
+          : ({ approved: false, reason: 'rejected at the prompt' } as const);
         await play(session.respond(approval.id, decision));
         continue;
       }
@@ -116,7 +131,8 @@ export async function chatCommand(options: ChatCommandOptions): Promise<void> {
     }
   } finally {
     rl.close();
-    if ((session.info as { status: string }).status === 'closed') console.log(`Session ${session.id} closed; its episode is saved in the store.`);
+    if ((session.info as { status: string }).status === 'closed')
+      console.log(`Session ${session.id} closed; its episode is saved in the store.`);
     else if (closing) {
       await session.close({ reason: 'the customer closed the chat' });
       console.log(`Session ${session.id} closed; its episode is saved in the store.`);

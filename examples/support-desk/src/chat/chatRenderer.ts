@@ -49,8 +49,12 @@ export function createChatRenderer(output: ChatOutput): (event: BatonEvent) => v
         break;
       case 'request':
         if (event.request.type === 'user_input') line(`[${event.request.agent}] ${event.request.prompt}`);
-        else if (event.request.type === 'human_step') line(`  ? ${event.request.agent} waits for a human operator: ${event.request.prompt}`);
-        else line(`  ? ${event.request.agent} wants to run ${event.request.toolName} ${event.request.arguments}: approval needed`);
+        else if (event.request.type === 'human_step')
+          line(`  ? ${event.request.agent} waits for a human operator: ${event.request.prompt}`);
+        else
+          line(
+            `  ? ${event.request.agent} wants to run ${event.request.toolName} ${event.request.arguments}: approval needed`,
+          );
         break;
       case 'error':
         line(`  ! ${event.code}: ${event.message}`);

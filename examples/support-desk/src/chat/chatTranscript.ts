@@ -21,15 +21,21 @@ export function chatTranscript(timeline: SessionTimeline): string[] {
   for (const entry of timeline.entries) {
     if (entry.kind === 'turn') lines.push(`you> ${entry.text}`);
     else if (entry.kind === 'reply') lines.push(`[${entry.agent}] ${entry.text}`);
-    else if (entry.kind === 'handoff') lines.push(`  ↪ handoff: ${entry.from} → ${entry.to}${entry.reason ? ` (${entry.reason})` : ''}`);
+    else if (entry.kind === 'handoff')
+      lines.push(`  ↪ handoff: ${entry.from} → ${entry.to}${entry.reason ? ` (${entry.reason})` : ''}`);
     else if (entry.kind === 'request') {
       const { request } = entry;
       if (request.type === 'user_input') {
         lines.push(`[${request.agent}] ${request.prompt}`);
         if (entry.answer !== undefined) lines.push(`you> ${entry.answer}`);
       } else if (request.type === 'tool_approval') {
-        lines.push(`  ? ${request.agent} wants to run ${request.toolName} ${request.arguments}: ${entry.answer ?? 'approval needed'}`);
-      } else lines.push(`  ? ${request.agent} waits for a human operator: ${request.prompt}${entry.answer === undefined ? '' : ` → ${entry.answer}`}`);
+        lines.push(
+          `  ? ${request.agent} wants to run ${request.toolName} ${request.arguments}: ${entry.answer ?? 'approval needed'}`,
+        );
+      } else
+        lines.push(
+          `  ? ${request.agent} waits for a human operator: ${request.prompt}${entry.answer === undefined ? '' : ` → ${entry.answer}`}`,
+        );
     }
   }
   return lines;

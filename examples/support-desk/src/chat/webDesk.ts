@@ -89,16 +89,26 @@ export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDes
     const source = await resolveDataSource({ data: options.data });
     models = pacedModels(createOfflineModels(await loadConversations(source.file), ontology), options.paceMs ?? 20);
   }
-  const deskStore = chooseDeskStore({ directory: options.storeDir ?? DEFAULT_WEB_STORE_DIR, mongoUrl: process.env.MONGODB_URL });
+  const deskStore = chooseDeskStore({
+    directory: options.storeDir ?? DEFAULT_WEB_STORE_DIR,
+    mongoUrl: process.env.MONGODB_URL,
+  });
   const store = await deskStore.open();
   const worlds = new WorldDirectory();
-  const workflow = buildDeskWorkflow({ agents: createDeskAgents(ontology, models, worlds), store, memory: new EpisodicMemory() });
+  const workflow = buildDeskWorkflow({
+    agents: createDeskAgents(ontology, models, worlds),
+    store,
+    memory: new EpisodicMemory(),
+  });
   const app = new Hono();
   // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
   app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
   app.route('/api', createBatonApp({ workflow, authenticate: demoAuthenticate }));
   app.use('/*', serveStatic({ root: distDir }));
-  const server: ServedBaton = await serveBaton(app, { port: options.port ?? 0, hostname: options.hostname ?? '127.0.0.1' });
+  const server: ServedBaton = await serveBaton(app, {
+    port: options.port ?? 0,
+    hostname: options.hostname ?? '127.0.0.1',
+  });
   return {
     url: server.url,
     storeLocation: deskStore.location,

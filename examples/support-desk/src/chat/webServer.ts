@@ -11,12 +11,24 @@ const program = new Command('web')
   .option('--port <port>', 'port to listen on', '8787')
   .option('--host <host>', 'host to listen on', '127.0.0.1')
   .option('--store-dir <dir>', 'FileStore folder (default examples/support-desk/.data/web)')
-  .addOption(new Option('--models <kind>', 'offline models or OpenAI').choices(['offline', 'openai']).default(process.env.OPENAI_API_KEY ? 'openai' : 'offline'))
+  .addOption(
+    new Option('--models <kind>', 'offline models or OpenAI')
+      .choices(['offline', 'openai'])
+      .default(process.env.OPENAI_API_KEY ? 'openai' : 'offline'),
+  )
   .option('--data <file>', 'conversations the offline models learn from')
   .option('--pace <ms>', 'ms between streamed words of the offline models', '20')
   .option('--no-build', 'serve the existing front-end build instead of building it');
 program.parse();
-const options = program.opts<{ port: string; host: string; storeDir?: string; models: 'offline' | 'openai'; data?: string; pace: string; build: boolean }>();
+const options = program.opts<{
+  port: string;
+  host: string;
+  storeDir?: string;
+  models: 'offline' | 'openai';
+  data?: string;
+  pace: string;
+  build: boolean;
+}>();
 
 const desk = await startWebDesk({
   port: Number(options.port),
@@ -27,7 +39,9 @@ const desk = await startWebDesk({
   ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
   ...(options.data === undefined ? {} : { data: options.data }),
 });
-console.log(`Support desk web chat on ${desk.url} (sessions in ${desk.storeLocation}, models ${options.models}). Ctrl-C stops it.`);
+console.log(
+  `Support desk web chat on ${desk.url} (sessions in ${desk.storeLocation}, models ${options.models}). Ctrl-C stops it.`,
+);
 const stop = () => void desk.close().then(() => process.exit(0));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

@@ -56,7 +56,8 @@ function labelOf(file: string, _origin: DataSource['origin']): string {
  * ```
  */
 export async function resolveDataSource(options: ResolveDataOptions = {}): Promise<DataSource> {
-  if (options.data !== undefined) return { file: options.data, origin: 'option', label: labelOf(options.data, 'option') };
+  if (options.data !== undefined)
+    return { file: options.data, origin: 'option', label: labelOf(options.data, 'option') };
   const env = 'env' in options ? options.env : process.env.BATON_ABCD;
   if (env !== undefined && env.trim() !== '') {
     const file = await fileInEnv(resolve(options.cwd ?? process.env.INIT_CWD ?? process.cwd(), env));
@@ -67,7 +68,10 @@ export async function resolveDataSource(options: ResolveDataOptions = {}): Promi
 
 async function fileInEnv(env: string): Promise<string> {
   const found = await exists(env);
-  if (found === undefined) throw new NotFoundError(`BATON_ABCD=${env} names no file or folder. Set it to a JSON Lines file of conversations, or to a folder holding ${ABCD_SAMPLE_NAME} or one *.jsonl file; unset it to run on the demo conversations.`);
+  if (found === undefined)
+    throw new NotFoundError(
+      `BATON_ABCD=${env} names no file or folder. Set it to a JSON Lines file of conversations, or to a folder holding ${ABCD_SAMPLE_NAME} or one *.jsonl file; unset it to run on the demo conversations.`,
+    );
   if (!found.isDirectory()) return env;
   const names = (await readdir(env)).filter((name) => name.endsWith('.jsonl')).sort();
   if (names.includes(ABCD_SAMPLE_NAME)) return join(env, ABCD_SAMPLE_NAME);

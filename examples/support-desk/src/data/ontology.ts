@@ -35,7 +35,8 @@ const ABCD_DIR = new URL('../../abcd/', import.meta.url);
 export function loadOntology(directory: URL = ABCD_DIR): Ontology {
   const read = (name: string): unknown => JSON.parse(readFileSync(fileURLToPath(new URL(name, directory)), 'utf8'));
   const ontology = OntologySchema.safeParse(read('ontology.json'));
-  if (!ontology.success) throw new InvalidInputError(`abcd/ontology.json is not ABCD's ontology: ${ontology.error.message}`);
+  if (!ontology.success)
+    throw new InvalidInputError(`abcd/ontology.json is not ABCD's ontology: ${ontology.error.message}`);
   const kb = KnowledgeBaseSchema.safeParse(read('kb.json'));
   if (!kb.success) throw new InvalidInputError(`abcd/kb.json is not ABCD's knowledge base: ${kb.error.message}`);
   const actions = new Map<string, { group: string; slots: readonly string[] }>();
@@ -48,7 +49,10 @@ export function loadOntology(directory: URL = ABCD_DIR): Ontology {
   }
   for (const [subflow, sequence] of Object.entries(kb.data)) {
     for (const action of sequence) {
-      if (!actions.has(action)) throw new InvalidInputError(`abcd/kb.json: subflow ${JSON.stringify(subflow)} names the unknown action ${JSON.stringify(action)}.`);
+      if (!actions.has(action))
+        throw new InvalidInputError(
+          `abcd/kb.json: subflow ${JSON.stringify(subflow)} names the unknown action ${JSON.stringify(action)}.`,
+        );
     }
   }
   return {

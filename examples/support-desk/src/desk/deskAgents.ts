@@ -35,7 +35,11 @@ function triageInstructions(ontology: Ontology): string {
 
 function specialistInstructions(name: string, flows: readonly string[], ontology: Ontology): string {
   const steps = flows
-    .flatMap((flow) => (ontology.subflows[flow] ?? []).map((subflow) => `- ${flow}/${subflow}: ${(ontology.sequences[subflow] ?? []).join(' → ')}`))
+    .flatMap((flow) =>
+      (ontology.subflows[flow] ?? []).map(
+        (subflow) => `- ${flow}/${subflow}: ${(ontology.sequences[subflow] ?? []).join(' → ')}`,
+      ),
+    )
     .join('\n');
   return [
     `You are the ${name} specialist of AcmeCorp's customer support desk (a clothing store), covering ${flows.join(' and ')}.`,
@@ -68,7 +72,11 @@ export function createDeskAgents(ontology: Ontology, models: DeskModels, worlds:
     model: models.triage,
   });
   const specialists = SPECIALISTS.map((spec) => {
-    const actions = new Set(spec.flows.flatMap((flow) => (ontology.subflows[flow] ?? []).flatMap((subflow) => ontology.sequences[subflow] ?? [])));
+    const actions = new Set(
+      spec.flows.flatMap((flow) =>
+        (ontology.subflows[flow] ?? []).flatMap((subflow) => ontology.sequences[subflow] ?? []),
+      ),
+    );
     return agent({
       name: spec.name,
       description: spec.description,

@@ -38,9 +38,14 @@ export function createOfflineModels(training: readonly AbcdConversation[], ontol
  * const models = await createOpenAIModels({ model: 'gpt-4.1-mini' });
  * ```
  */
-export async function createOpenAIModels(options: { model?: string; apiKey?: string; baseURL?: string } = {}): Promise<DeskModels> {
+export async function createOpenAIModels(
+  options: { model?: string; apiKey?: string; baseURL?: string } = {},
+): Promise<DeskModels> {
   const { OpenAIChatModel } = await import('@baton/core/openai');
-  const client: ModelClient = new OpenAIChatModel({ ...options, model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini' });
+  const client: ModelClient = new OpenAIChatModel({
+    ...options,
+    model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini',
+  });
   return { triage: client, specialist: () => client };
 }
 
@@ -56,7 +61,10 @@ export async function createOpenAIModels(options: { model?: string; apiKey?: str
  * const models = await createAISDKModels(anthropic('claude-sonnet-4-5'));
  * ```
  */
-export async function createAISDKModels(languageModel: LanguageModel, options: AISDKModelOptions = {}): Promise<DeskModels> {
+export async function createAISDKModels(
+  languageModel: LanguageModel,
+  options: AISDKModelOptions = {},
+): Promise<DeskModels> {
   const { aisdk } = await import('@baton/ai-sdk');
   const client: ModelClient = aisdk(languageModel, options);
   return { triage: client, specialist: () => client };

@@ -59,7 +59,8 @@ export interface DeskStoreOptions {
  */
 export function chooseDeskStore(options: DeskStoreOptions = {}): DeskStore {
   const given = { ...options };
-  if (options.mongoUrl !== undefined && options.mongoUrl !== '') return { ...mongoDeskStore(options.mongoUrl, options.mongoDbName ?? 'baton_support_desk'), options: given };
+  if (options.mongoUrl !== undefined && options.mongoUrl !== '')
+    return { ...mongoDeskStore(options.mongoUrl, options.mongoDbName ?? 'baton_support_desk'), options: given };
   if (options.directory === ':memory:') return { ...memoryDeskStore(), options: given };
   return { ...fileDeskStore(options.directory ?? DEFAULT_STORE_DIR), options: given };
 }
@@ -71,10 +72,15 @@ function fileDeskStore(directory: string): Omit<DeskStore, 'options'> {
     reopens: true,
     open: async () => new FileStore({ directory }),
     reset: async () => {
-      const foreign = (await readdir(directory).catch(() => [] as string[])).filter((name) => !FILE_STORE_ENTRIES.has(name));
+      const foreign = (await readdir(directory).catch(() => [] as string[])).filter(
+        (name) => !FILE_STORE_ENTRIES.has(name),
+      );
       if (foreign.length > 0) {
         throw new ConfigurationError(
-          `Refusing to clear ${directory}: it holds ${foreign.slice(0, 3).map((n) => JSON.stringify(n)).join(', ')}, which a FileStore does not write. Pass --store-dir with an empty or new folder.`,
+          `Refusing to clear ${directory}: it holds ${foreign
+            .slice(0, 3)
+            .map((n) => JSON.stringify(n))
+            .join(', ')}, which a FileStore does not write. Pass --store-dir with an empty or new folder.`,
         );
       }
       await rm(directory, { recursive: true, force: true });

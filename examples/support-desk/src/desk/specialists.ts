@@ -10,12 +10,34 @@ export interface SpecialistSpec {
  * Every one of ABCD's 10 flows belongs to exactly one specialist.
  */
 export const SPECIALISTS: readonly SpecialistSpec[] = [
-  { name: 'account', description: 'Account access (username, password, two-factor) and account changes (address, name, phone, payment method, services).', flows: ['account_access', 'manage_account'] },
-  { name: 'billing', description: 'Price and promo-code disputes, billing mistakes, subscriptions and their bills.', flows: ['purchase_dispute', 'subscription_inquiry'] },
-  { name: 'orders', description: 'Orders (changes, payment, fees, cancellation) and shipping (status, cost, missing items).', flows: ['order_issue', 'shipping_issue'] },
+  {
+    name: 'account',
+    description:
+      'Account access (username, password, two-factor) and account changes (address, name, phone, payment method, services).',
+    flows: ['account_access', 'manage_account'],
+  },
+  {
+    name: 'billing',
+    description: 'Price and promo-code disputes, billing mistakes, subscriptions and their bills.',
+    flows: ['purchase_dispute', 'subscription_inquiry'],
+  },
+  {
+    name: 'orders',
+    description: 'Orders (changes, payment, fees, cancellation) and shipping (status, cost, missing items).',
+    flows: ['order_issue', 'shipping_issue'],
+  },
   { name: 'returns', description: 'Defective or wrong items: refunds and returns.', flows: ['product_defect'] },
-  { name: 'technical', description: 'Problems with the website: search, shopping cart, card payment, slowness.', flows: ['troubleshoot_site'] },
-  { name: 'products', description: 'Questions about an item (boots, shirts, jeans, jackets) or the store (pricing, membership, timing, policy).', flows: ['single_item_query', 'storewide_query'] },
+  {
+    name: 'technical',
+    description: 'Problems with the website: search, shopping cart, card payment, slowness.',
+    flows: ['troubleshoot_site'],
+  },
+  {
+    name: 'products',
+    description:
+      'Questions about an item (boots, shirts, jeans, jackets) or the store (pricing, membership, timing, policy).',
+    flows: ['single_item_query', 'storewide_query'],
+  },
 ];
 
 /** The name of the triage coordinator. */

@@ -34,18 +34,21 @@ function update(context: ToolContext, recipe: (draft: DeskState) => void): void 
 function pulledUp(world: World, context: ToolContext): CustomerRecord {
   const name = desk(context).customerName;
   const customer = name === undefined ? undefined : world.findCustomer({ customer_name: name });
-  if (customer === undefined) throw new Error('no account is pulled up. Call pull-up-account with the customer\'s full name or account ID first.');
+  if (customer === undefined)
+    throw new Error("no account is pulled up. Call pull-up-account with the customer's full name or account ID first.");
   return customer;
 }
 
-const mismatch = (slot: string, value: string) => new Error(`${slot} ${JSON.stringify(value)} does not match the account on file. Ask the customer to check it.`);
+const mismatch = (slot: string, value: string) =>
+  new Error(`${slot} ${JSON.stringify(value)} does not match the account on file. Ask the customer to check it.`);
 
 /** A zip code, phone number or email as compared: lower case, digits and letters only (`(555) 123-4567` = `555-123-4567`). */
 const comparable = (value: string) => value.toLowerCase().replace(/[^a-z0-9@.]/g, '');
 
 function dollars(value: string | undefined): number {
   const amount = Number(String(value ?? '').replace(/[$,\s]/g, ''));
-  if (!Number.isFinite(amount) || amount <= 0) throw new Error(`amount ${JSON.stringify(value)} is not a positive dollar amount such as "40" or "$40.50".`);
+  if (!Number.isFinite(amount) || amount <= 0)
+    throw new Error(`amount ${JSON.stringify(value)} is not a positive dollar amount such as "40" or "$40.50".`);
   return Math.round(amount * 100) / 100;
 }
 
@@ -55,7 +58,9 @@ function code(context: ToolContext, kind: string, length: number): string {
 
 /** The value an action records: its `*_slotval` slot when given, otherwise its first non-empty slot. */
 const first = (args: SlotArgs): string | undefined => {
-  const values = Object.entries(args).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '');
+  const values = Object.entries(args).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== '',
+  );
   return (values.find(([slot]) => slot.endsWith('_slotval')) ?? values[0])?.[1];
 };
 
@@ -64,7 +69,10 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
   'pull-up-account': (args, world, context) => {
     if (!args.customer_name && !args.account_id) throw new Error('give customer_name or account_id.');
     const customer = world.findCustomer({ customer_name: args.customer_name, account_id: args.account_id });
-    if (customer === undefined) throw new Error(`no account for ${JSON.stringify(args.customer_name ?? args.account_id)}. Ask the customer to check their full name or account ID.`);
+    if (customer === undefined)
+      throw new Error(
+        `no account for ${JSON.stringify(args.customer_name ?? args.account_id)}. Ask the customer to check their full name or account ID.`,
+      );
     update(context, (s) => {
       s.customerName = customer.name;
     });
@@ -72,7 +80,8 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
   },
   'verify-identity': (args, world, context) => {
     const customer = pulledUp(world, context);
-    if (args.customer_name && args.customer_name.toLowerCase() !== customer.name.toLowerCase()) throw mismatch('customer_name', args.customer_name);
+    if (args.customer_name && args.customer_name.toLowerCase() !== customer.name.toLowerCase())
+      throw mismatch('customer_name', args.customer_name);
     let matched = 0;
     if (args.account_id) {
       if (!customer.accountIds.includes(args.account_id.toUpperCase())) throw mismatch('account_id', args.account_id);
@@ -82,13 +91,18 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
       if (world.findOrder(customer, args.order_id) === undefined) throw mismatch('order_id', args.order_id);
       matched += 1;
     }
-    for (const [slot, known] of [['zip_code', customer.zipCodes], ['phone', customer.phones], ['email', customer.emails]] as const) {
+    for (const [slot, known] of [
+      ['zip_code', customer.zipCodes],
+      ['phone', customer.phones],
+      ['email', customer.emails],
+    ] as const) {
       const value = args[slot];
       if (!value) continue;
       if (!known.some((k) => comparable(k) === comparable(value))) throw mismatch(slot, value);
       matched += 1;
     }
-    if (matched < 2) throw new Error('identity needs two of account_id, order_id, zip_code, phone and email besides the name.');
+    if (matched < 2)
+      throw new Error('identity needs two of account_id, order_id, zip_code, phone and email besides the name.');
     update(context, (s) => {
       s.verified = true;
     });
@@ -97,16 +111,28 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
   },
   'validate-purchase': (args, world, context) => {
     const customer = pulledUp(world, context);
-    const same = (values: string[], value: string) => values.some((v) => v.toLowerCase() === value.trim().toLowerCase());
+    const same = (values: string[], value: string) =>
+      values.some((v) => v.toLowerCase() === value.trim().toLowerCase());
     if (args.username && !same(customer.usernames, args.username)) throw mismatch('username', args.username);
     if (args.email && !same(customer.emails, args.email)) throw mismatch('email', args.email);
     const order = world.findOrder(customer, args.order_id);
-    if (order === undefined) throw new Error(args.order_id ? `order_id ${JSON.stringify(args.order_id)} is not an order of ${customer.name}.` : 'give the order_id.');
+    if (order === undefined)
+      throw new Error(
+        args.order_id
+          ? `order_id ${JSON.stringify(args.order_id)} is not an order of ${customer.name}.`
+          : 'give the order_id.',
+      );
     if (!args.username && !args.email) throw new Error('give the username or the email with the order_id.');
     update(context, (s) => {
       s.validatedOrderId = order.orderId;
     });
-    return { log: 'Purchase validation in progress ...', orderId: order.orderId, product: order.product, amount: order.amount, shippingStatus: order.shippingStatus };
+    return {
+      log: 'Purchase validation in progress ...',
+      orderId: order.orderId,
+      product: order.product,
+      amount: order.amount,
+      shippingStatus: order.shippingStatus,
+    };
   },
   'offer-refund': (args, world, context) => {
     const customer = pulledUp(world, context);
@@ -160,7 +186,15 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
     const name = desk(context).customerName;
     const customer = name === undefined ? undefined : world.findCustomer({ customer_name: name });
     const product = args.product ?? 'the item';
-    customer?.orders.push({ orderId: code(context, `order${customer.orders.length}`, 10).replace(/[a-f]/g, '7'), product, amount: 0, refunded: 0, shippingStatus: 'order received', paymentMethod: 'credit card', changes: [] });
+    customer?.orders.push({
+      orderId: code(context, `order${customer.orders.length}`, 10).replace(/[a-f]/g, '7'),
+      product,
+      amount: 0,
+      refunded: 0,
+      shippingStatus: 'order received',
+      paymentMethod: 'credit card',
+      changes: [],
+    });
     return { log: `A purchase of ${product} was made.` };
   },
   'notify-team': (args) => ({ log: `The ${args.company_team ?? 'manager'} has been notified.` }),
@@ -168,10 +202,19 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
     const customer = pulledUp(world, context);
     return { log: 'Querying the system for subscription status ...', ...customer.subscription };
   },
-  'make-password': (_args, _world, context) => ({ log: 'A password has been generated.', password: code(context, 'password', 11) }),
-  'promo-code': (_args, _world, context) => ({ log: 'A promo code has been created.', promoCode: code(context, 'promo', 8).toUpperCase() }),
+  'make-password': (_args, _world, context) => ({
+    log: 'A password has been generated.',
+    password: code(context, 'password', 11),
+  }),
+  'promo-code': (_args, _world, context) => ({
+    log: 'A promo code has been created.',
+    promoCode: code(context, 'promo', 8).toUpperCase(),
+  }),
   'send-link': () => ({ log: 'A link will be sent.' }),
-  'ask-the-oracle': () => ({ log: 'Querying the system for an answer ...', answer: 'The system shows the customer is right.' }),
+  'ask-the-oracle': () => ({
+    log: 'Querying the system for an answer ...',
+    answer: 'The system shows the customer is right.',
+  }),
   'select-faq': (args) => ({ log: `FAQ answer related to ${first(args) ?? 'the question'} was selected.` }),
   'search-faq': () => ({ log: 'Searching the FAQ pages ...' }),
 };
@@ -185,7 +228,13 @@ export const ACTION_HANDLERS: Readonly<Record<string, Handler>> = {
  */
 export function runAction(action: string, args: SlotArgs, world: World, context: ToolContext): ActionResult {
   const handler = ACTION_HANDLERS[action];
-  const result = handler ? handler(args, world, context) : { log: action.startsWith('search-') ? `System Action: search ${action.slice(7)}` : 'Agent is looking for solutions ...' };
+  const result = handler
+    ? handler(args, world, context)
+    : {
+        log: action.startsWith('search-')
+          ? `System Action: search ${action.slice(7)}`
+          : 'Agent is looking for solutions ...',
+      };
   context.state.update('session', (draft: State) => {
     const desk = draft as DeskState;
     if (desk.actions === undefined) desk.actions = [];

@@ -9,11 +9,14 @@ import type { WorldDirectory } from './world.js';
 export const ACTIONS_NEEDING_APPROVAL: ReadonlySet<string> = new Set(['offer-refund']);
 
 const ACTION_DESCRIPTIONS: Record<string, string> = {
-  'pull-up-account': "Pulls up the customer's account by full name or account ID. Every account-related flow starts here.",
-  'verify-identity': "Verifies the customer's identity: full name plus two of account ID, order ID, zip code, phone number and email.",
+  'pull-up-account':
+    "Pulls up the customer's account by full name or account ID. Every account-related flow starts here.",
+  'verify-identity':
+    "Verifies the customer's identity: full name plus two of account ID, order ID, zip code, phone number and email.",
   'validate-purchase': 'Confirms a purchase is valid: username or email, and the order ID.',
   'offer-refund': 'Refunds an amount in dollars to the customer. A human must approve it.',
-  'record-reason': 'Records why the customer asks (a reason, product, address, payment method, phone or refund target).',
+  'record-reason':
+    'Records why the customer asks (a reason, product, address, payment method, phone or refund target).',
   'enter-details': 'Enters details the customer gave (username, email, PIN, security answer, address, account ID).',
   'update-order': 'Changes an order: timing, address, item, payment method, cancellation, credit or fee waiver.',
   'update-account': 'Changes the account: address, name, phone, payment method, services or subscription.',
@@ -48,7 +51,6 @@ const SLOT_DESCRIPTIONS: Record<string, string> = {
   full_address: 'A full address with city, state and zip code.',
   product: 'A product: brand and item, e.g. tommy hilfiger shirt.',
 };
-
 
 function slotDescription(slot: string, ontology: Ontology): string {
   const known = SLOT_DESCRIPTIONS[slot];

@@ -48,10 +48,17 @@ export class World {
    * The customer with this name or account id (case-insensitive).
    * @returns the customer, or `undefined` when none matches
    */
-  findCustomer(query: { customer_name?: string | undefined; account_id?: string | undefined }): CustomerRecord | undefined {
+  findCustomer(query: {
+    customer_name?: string | undefined;
+    account_id?: string | undefined;
+  }): CustomerRecord | undefined {
     const name = query.customer_name?.trim().toLowerCase();
     const account = query.account_id?.trim().toUpperCase();
-    return this.customers.find((c) => (name !== undefined && c.name.toLowerCase() === name) || (account !== undefined && c.accountIds.includes(account)));
+    return this.customers.find(
+      (c) =>
+        (name !== undefined && c.name.toLowerCase() === name) ||
+        (account !== undefined && c.accountIds.includes(account)),
+    );
   }
 
   /** The customer's order with this id, or `undefined`. */
@@ -93,7 +100,11 @@ export class World {
       zipCodes: seen.zip_code ?? [digits.slice(3, 8)],
       phones: seen.phone ?? [`(${digits.slice(5, 8)}) ${digits.slice(8, 11)}-${digits.slice(11, 15)}`],
       membershipLevel: first('membership_level', 'bronze'),
-      subscription: { status: 'active', dueAmount: amounts[0] ?? 20 + (Number(digits.slice(0, 2)) % 80), dueDate: 'the 15th of next month' },
+      subscription: {
+        status: 'active',
+        dueAmount: amounts[0] ?? 20 + (Number(digits.slice(0, 2)) % 80),
+        dueDate: 'the 15th of next month',
+      },
       orders: orderIds.map((orderId, index) => ({
         orderId,
         product: first('product', 'shirt'),
@@ -123,7 +134,17 @@ export class World {
           phones: [`(${digits.slice(5, 8)}) ${digits.slice(8, 11)}-${digits.slice(11, 15)}`],
           membershipLevel: ['guest', 'bronze', 'silver', 'gold'][index % 4]!,
           subscription: { status: 'active', dueAmount: 49, dueDate: 'the 15th of next month' },
-          orders: [{ orderId: digits.slice(0, 10), product: 'tommy hilfiger shirt', amount: 40 + index * 5, refunded: 0, shippingStatus: 'in transit', paymentMethod: 'credit card', changes: [] }],
+          orders: [
+            {
+              orderId: digits.slice(0, 10),
+              product: 'tommy hilfiger shirt',
+              amount: 40 + index * 5,
+              refunded: 0,
+              shippingStatus: 'in transit',
+              paymentMethod: 'credit card',
+              changes: [],
+            },
+          ],
           changes: [],
         };
       }),

@@ -50,7 +50,11 @@ export class DeskApi {
   async #fetch(method: string, path: string, body: unknown, accept: string): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.customerId}`, accept };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`/api${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     if (!response.ok) {
       const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
       throw new ApiError(response.status, answer.error?.code ?? 'HTTP', answer.error?.message ?? response.statusText);

@@ -12,7 +12,12 @@ export class ApprovalInbox {
   readonly #badge: HTMLElement;
   readonly #decide: (request: Approval, decision: Decision) => void;
 
-  constructor(list: HTMLUListElement, empty: HTMLElement, badge: HTMLElement, decide: (request: Approval, decision: Decision) => void) {
+  constructor(
+    list: HTMLUListElement,
+    empty: HTMLElement,
+    badge: HTMLElement,
+    decide: (request: Approval, decision: Decision) => void,
+  ) {
     this.#list = list;
     this.#empty = empty;
     this.#badge = badge;
@@ -40,7 +45,9 @@ export class ApprovalInbox {
     const reason = document.createElement('input');
     reason.placeholder = 'Reason for rejecting';
     reason.setAttribute('aria-label', 'Reason for rejecting');
-    const reject = button('Reject', 'reject', () => this.#decide(request, { approved: false, reason: reason.value.trim() || 'Rejected by the supervisor.' }));
+    const reject = button('Reject', 'reject', () =>
+      this.#decide(request, { approved: false, reason: reason.value.trim() || 'Rejected by the supervisor.' }),
+    );
     const row = document.createElement('div');
     row.className = 'row';
     row.append(reason, reject);

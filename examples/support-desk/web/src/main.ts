@@ -20,7 +20,12 @@ const transcript = new Transcript(byId<HTMLOListElement>('transcript'));
 const status = byId<HTMLParagraphElement>('status');
 const input = byId<HTMLInputElement>('message');
 const sendButton = byId<HTMLButtonElement>('send');
-const inbox = new ApprovalInbox(byId('approvals'), byId('no-approvals'), byId('approval-count'), (request, decision) => void decide(request.id, decision));
+const inbox = new ApprovalInbox(
+  byId('approvals'),
+  byId('no-approvals'),
+  byId('approval-count'),
+  (request, decision) => void decide(request.id, decision),
+);
 const timeline = new TimelinePanel(byId<HTMLPreElement>('timeline'), api);
 let sessionId = '';
 let pending: readonly Request[] = [];
@@ -31,7 +36,9 @@ let ended = false;
 /** Lists the demo's customers (`GET /demo/customers`), whom the person at the keyboard plays. */
 async function listCustomers(): Promise<void> {
   const lines = (await fetch('/demo/customers').then((r) => (r.ok ? r.json() : []))) as string[];
-  byId('customer-list').replaceChildren(...lines.map((line) => Object.assign(document.createElement('li'), { textContent: line })));
+  byId('customer-list').replaceChildren(
+    ...lines.map((line) => Object.assign(document.createElement('li'), { textContent: line })),
+  );
 }
 
 /** Opens the conversation this browser had (or a new one) and shows it as it stands. */
@@ -51,7 +58,8 @@ async function open(): Promise<void> {
   if (messages.length === 0) status.textContent = 'Hello, thank you for contacting AcmeCorp! How can I help you today?';
   showPending(info.pendingRequests);
   // A turn still running (the page was reloaded mid-answer): follow its rest after the messages shown.
-  if (info.running) await play(api.stream('GET', `/sessions/${sessionId}/events?lastEventId=${sessionId}/main/${shownSeq}.0`));
+  if (info.running)
+    await play(api.stream('GET', `/sessions/${sessionId}/events?lastEventId=${sessionId}/main/${shownSeq}.0`));
 }
 
 /** Shows a turn's events as they stream, then refreshes what the session waits on. */
@@ -85,7 +93,10 @@ function showPending(requests: readonly Request[]): void {
   inbox.show(requests);
   transcript.markAwaiting(requests);
   const approvals = requests.filter((r) => r.type === 'tool_approval');
-  status.textContent = approvals.length > 0 ? `A supervisor is reviewing ${approvals.map((r) => r.toolName).join(', ')}; please wait.` : '';
+  status.textContent =
+    approvals.length > 0
+      ? `A supervisor is reviewing ${approvals.map((r) => r.toolName).join(', ')}; please wait.`
+      : '';
   updateComposer();
 }
 
@@ -121,10 +132,12 @@ function switchView(supervisor: boolean): void {
 byId('view-customer').addEventListener('click', () => switchView(false));
 byId('view-supervisor').addEventListener('click', () => switchView(true));
 byId('new-chat').addEventListener('click', () => {
-  void api.json('POST', `/sessions/${sessionId}/close`, { reason: 'customer started a new conversation' }).finally(() => {
-    localStorage.removeItem('desk.session');
-    void open();
-  });
+  void api
+    .json('POST', `/sessions/${sessionId}/close`, { reason: 'customer started a new conversation' })
+    .finally(() => {
+      localStorage.removeItem('desk.session');
+      void open();
+    });
 });
 
 void open();

@@ -21,7 +21,8 @@ export class TimelinePanel {
     this.#pre.setAttribute('aria-busy', 'true');
     let text: string;
     try {
-      text = (await this.#api.json<{ text: string }>('GET', `/sessions/${encodeURIComponent(sessionId)}/timeline`)).text;
+      text = (await this.#api.json<{ text: string }>('GET', `/sessions/${encodeURIComponent(sessionId)}/timeline`))
+        .text;
     } catch (error) {
       text = `The timeline could not be read: ${error instanceof ApiError ? error.message : String(error)}`;
     }

@@ -33,13 +33,20 @@ export class Transcript {
       }
     } else if (message.role === 'tool') {
       if (message.toolName?.startsWith(HANDOFF_PREFIX) === true) {
-        if (message.isError !== true) this.#item('handoff', `↪ ${message.agent ?? '?'} handed you over to ${message.toolName.slice(HANDOFF_PREFIX.length)}`);
+        if (message.isError !== true)
+          this.#item(
+            'handoff',
+            `↪ ${message.agent ?? '?'} handed you over to ${message.toolName.slice(HANDOFF_PREFIX.length)}`,
+          );
       } else if (message.toolName === ASK) this.#item('user', message.content);
       else {
         this.#list.querySelector(`li.action[data-call-id="${message.toolCallId}"]`)?.classList.remove('awaiting');
         // The desk's console actions answer JSON with a `log` line (what ABCD's console printed); show that line.
         const log = parse(message.content).log;
-        this.#item('action', `${message.isError === true ? '✗' : '✓'} ${typeof log === 'string' ? log : message.content}`);
+        this.#item(
+          'action',
+          `${message.isError === true ? '✗' : '✓'} ${typeof log === 'string' ? log : message.content}`,
+        );
       }
     }
     this.#scroll();
@@ -61,7 +68,8 @@ export class Transcript {
   /** Marks the tool calls of pending approvals as waiting, and only those. */
   markAwaiting(requests: readonly Request[]): void {
     const waiting = new Set(requests.flatMap((r) => (r.type === 'tool_approval' ? [r.toolCallId] : [])));
-    for (const item of this.#list.querySelectorAll<HTMLLIElement>('li.action[data-call-id]')) item.classList.toggle('awaiting', waiting.has(item.dataset.callId ?? ''));
+    for (const item of this.#list.querySelectorAll<HTMLLIElement>('li.action[data-call-id]'))
+      item.classList.toggle('awaiting', waiting.has(item.dataset.callId ?? ''));
   }
 
   #item(kind: string, text: string, agent?: string): HTMLLIElement {

@@ -27,7 +27,8 @@ export function answerParts(answer: MockAnswer): LanguageModelV3StreamPart[] {
     parts.push({ type: 'error', error: answer.streamError });
     return parts;
   }
-  for (const call of answer.toolCalls ?? []) parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input });
+  for (const call of answer.toolCalls ?? [])
+    parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input });
   const usage = answer.usage ?? { input: 10, output: 5 };
   parts.push({
     type: 'finish',
@@ -45,7 +46,10 @@ export function answerParts(answer: MockAnswer): LanguageModelV3StreamPart[] {
  * script, or from a function of the call (for agents whose answer depends on what they were sent).
  * Every call's options are kept in `model.doStreamCalls`.
  */
-export function scriptedLanguageModel(script: MockAnswer[] | ((call: LanguageModelV3CallOptions, index: number) => MockAnswer), modelId = 'mock-model'): MockLanguageModelV3 {
+export function scriptedLanguageModel(
+  script: MockAnswer[] | ((call: LanguageModelV3CallOptions, index: number) => MockAnswer),
+  modelId = 'mock-model',
+): MockLanguageModelV3 {
   let index = 0;
   return new MockLanguageModelV3({
     modelId,
@@ -60,7 +64,9 @@ export function scriptedLanguageModel(script: MockAnswer[] | ((call: LanguageMod
         const stream = new ReadableStream<LanguageModelV3StreamPart>({
           start(controller) {
             for (const part of parts) controller.enqueue(part);
-            call.abortSignal?.addEventListener('abort', () => controller.error(call.abortSignal?.reason), { once: true });
+            call.abortSignal?.addEventListener('abort', () => controller.error(call.abortSignal?.reason), {
+              once: true,
+            });
           },
         });
         return { stream };

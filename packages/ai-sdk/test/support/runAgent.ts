@@ -4,7 +4,10 @@ import { type AgentExecutor, type BatonEvent, type ExecutorOutcome, type Message
  * Runs one activation of `executor` on a history that starts with the user's `text`, committing
  * into an in-memory array, and returns the outcome, the events and the history as it ends.
  */
-export async function runAgent(executor: AgentExecutor, text: string): Promise<{ outcome: ExecutorOutcome; events: BatonEvent[]; history: Message[] }> {
+export async function runAgent(
+  executor: AgentExecutor,
+  text: string,
+): Promise<{ outcome: ExecutorOutcome; events: BatonEvent[]; history: Message[] }> {
   const history: Message[] = [{ id: 'm1', seq: 1, role: 'user', content: text, createdAt: new Date().toISOString() }];
   const generator = executor.execute({
     sessionId: 's-1',
@@ -18,7 +21,12 @@ export async function runAgent(executor: AgentExecutor, text: string): Promise<{
       recordPendingWrite: async () => undefined,
       commit: async (added) =>
         added.map((m) => {
-          const message = { ...m, id: `m${history.length + 1}`, seq: history.length + 1, createdAt: new Date().toISOString() } as Message;
+          const message = {
+            ...m,
+            id: `m${history.length + 1}`,
+            seq: history.length + 1,
+            createdAt: new Date().toISOString(),
+          } as Message;
           history.push(message);
           return message;
         }),

@@ -4,7 +4,9 @@ import type { JsonSchema, Tool } from './tool.js';
 import { z } from 'zod';
 
 /** An agent's instructions: fixed text, or text built per call from the session's state. */
-export type Instructions = string | ((context: { sessionId: string; branchId: string; state: Readonly<Record<string, unknown>> }) => string);
+export type Instructions =
+  | string
+  | ((context: { sessionId: string; branchId: string; state: Readonly<Record<string, unknown>> }) => string);
 
 /**
  * An agent (docs/architecture.md): what it is, what it is told, which tools it has, which model it
@@ -81,12 +83,17 @@ const AGENT_NAME = /^[a-zA-Z0-9_-]{1,52}$/;
  */
 export function agent<TOutput = unknown>(options: AgentOptions<TOutput>): Agent<TOutput> {
   if (!AGENT_NAME.test(options.name)) {
-    throw new ConfigurationError(`Agent name ${JSON.stringify(options.name)} must be 1-52 characters of a-z, A-Z, 0-9, "_" or "-".`);
+    throw new ConfigurationError(
+      `Agent name ${JSON.stringify(options.name)} must be 1-52 characters of a-z, A-Z, 0-9, "_" or "-".`,
+    );
   }
   const tools = options.tools ?? [];
   const seen = new Set<string>();
   for (const t of tools) {
-    if (seen.has(t.name)) throw new ConfigurationError(`Agent ${JSON.stringify(options.name)} has two tools named ${JSON.stringify(t.name)}.`);
+    if (seen.has(t.name))
+      throw new ConfigurationError(
+        `Agent ${JSON.stringify(options.name)} has two tools named ${JSON.stringify(t.name)}.`,
+      );
     seen.add(t.name);
   }
   const defined: Agent<TOutput> = {
@@ -98,7 +105,11 @@ export function agent<TOutput = unknown>(options: AgentOptions<TOutput>): Agent<
     maxSteps: options.maxSteps ?? 10,
   };
   if (options.outputType === undefined) return defined;
-  return { ...defined, outputType: options.outputType, outputSchema: { name: `${options.name}_output`, schema: outputJsonSchema(options) } };
+  return {
+    ...defined,
+    outputType: options.outputType,
+    outputSchema: { name: `${options.name}_output`, schema: outputJsonSchema(options) },
+  };
 }
 
 /** The JSON Schema of an agent's `outputType` (what the answer must look like, zod's `io: 'output'`). */

@@ -29,9 +29,15 @@ export async function checkStructuredOutput(schema: z.ZodType, text: string): Pr
   try {
     const parsed = await schema.safeParseAsync(raw);
     if (parsed.success) return { ok: true, value: parsed.data };
-    return { ok: false, issues: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') };
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
+    };
   } catch (error) {
-    return { ok: false, issues: `the schema's refinement failed: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      issues: `the schema's refinement failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 

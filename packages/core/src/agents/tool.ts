@@ -39,7 +39,9 @@ export type ToolControl =
 
 /** A tool result asking the runtime to hand off to `target`. */
 export function handoffControl(target: string, reason?: string): ToolControl {
-  return reason === undefined ? { [CONTROL]: true, kind: 'handoff', target } : { [CONTROL]: true, kind: 'handoff', target, reason };
+  return reason === undefined
+    ? { [CONTROL]: true, kind: 'handoff', target }
+    : { [CONTROL]: true, kind: 'handoff', target, reason };
 }
 
 /** A tool result asking the runtime to pause the turn with a `user_input` request; the user's answer becomes the tool result. */
@@ -117,9 +119,13 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * });
  * ```
  */
-export function tool<TSchema extends z.ZodType, TResult>(options: ToolOptions<TSchema, TResult>): Tool<z.output<TSchema>, TResult> {
+export function tool<TSchema extends z.ZodType, TResult>(
+  options: ToolOptions<TSchema, TResult>,
+): Tool<z.output<TSchema>, TResult> {
   if (!TOOL_NAME.test(options.name)) {
-    throw new ConfigurationError(`Tool name ${JSON.stringify(options.name)} must be 1-64 characters of a-z, A-Z, 0-9, "_" or "-".`);
+    throw new ConfigurationError(
+      `Tool name ${JSON.stringify(options.name)} must be 1-64 characters of a-z, A-Z, 0-9, "_" or "-".`,
+    );
   }
   const jsonSchema = z.toJSONSchema(options.parameters, { target: 'draft-7', io: 'input' }) as JsonSchema;
   delete jsonSchema.$schema;

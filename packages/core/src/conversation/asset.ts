@@ -78,5 +78,7 @@ export function assetRefsOf(message: { metadata?: Readonly<Record<string, unknow
  * ```
  */
 export function describeAssets(refs: readonly AssetRef[]): string {
-  return refs.map((ref) => `[Attached asset ${ref.id}: ${ref.name} (${ref.contentType}, ${ref.size} bytes)]`).join('\n');
+  return refs
+    .map((ref) => `[Attached asset ${ref.id}: ${ref.name} (${ref.contentType}, ${ref.size} bytes)]`)
+    .join('\n');
 }

@@ -20,7 +20,11 @@ export const PendingWriteSchema = z.object({
   createdAt: IsoTimestampSchema,
   /** Set when the tool moved control (a handoff or the end of the conversation), so a resumed step still does. */
   control: z
-    .object({ kind: z.enum(['handoff', 'end_conversation']), target: z.string().optional(), reason: z.string().optional() })
+    .object({
+      kind: z.enum(['handoff', 'end_conversation']),
+      target: z.string().optional(),
+      reason: z.string().optional(),
+    })
     .optional(),
   /** The arguments a human approved the call with, when they edited the model's (stored as the tool message's `metadata.approvedArguments`). */
   approvedArguments: z.record(z.string(), z.unknown()).optional(),
@@ -105,7 +109,8 @@ export function parseCheckpoint(value: unknown, document = 'checkpoint'): Checkp
       throw new CheckpointCorruptError('The checkpoint is not valid JSON; it was not loaded.', { cause });
     }
   }
-  if (data !== null && typeof data === 'object' && !Array.isArray(data)) data = migrateDocument('checkpoint', data as StoredDocument, document) ?? data;
+  if (data !== null && typeof data === 'object' && !Array.isArray(data))
+    data = migrateDocument('checkpoint', data as StoredDocument, document) ?? data;
   const parsed = CheckpointSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -15,7 +15,9 @@ export const EpisodeSchema = z.object({
   endedAt: IsoTimestampSchema,
   closedReason: z.string(),
   agents: z.array(z.string()),
-  transcript: z.array(z.object({ role: z.enum(['user', 'assistant']), agent: z.string().optional(), content: z.string() })),
+  transcript: z.array(
+    z.object({ role: z.enum(['user', 'assistant']), agent: z.string().optional(), content: z.string() }),
+  ),
   summary: z.string(),
   keywords: z.array(z.string()),
   embedding: z.array(z.number()).optional(),

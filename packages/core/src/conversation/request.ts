@@ -83,4 +83,6 @@ export type HumanStepAnswer = string | { reply: string } | { handoff: string; re
  * A human's answer to a `tool_approval` request: approved (optionally with edited `arguments`, which
  * the tool then runs with, validated against its schema), or rejected with an optional reason.
  */
-export type ApprovalDecision = { approved: true; arguments?: Record<string, unknown> } | { approved: false; reason?: string };
+export type ApprovalDecision =
+  | { approved: true; arguments?: Record<string, unknown> }
+  | { approved: false; reason?: string };

@@ -23,7 +23,13 @@ export type DocumentKind = 'session' | 'branch' | 'message' | 'episode' | 'check
  *   write documents, which `MongoStore` fills in when it opens a database of version 1)
  * - checkpoint: 1 — `CHECKPOINT_SCHEMA_VERSION`
  */
-export const SCHEMA_VERSIONS = { session: 2, branch: 2, message: 2, episode: 2, checkpoint: 1 } as const satisfies Record<DocumentKind, number>;
+export const SCHEMA_VERSIONS = {
+  session: 2,
+  branch: 2,
+  message: 2,
+  episode: 2,
+  checkpoint: 1,
+} as const satisfies Record<DocumentKind, number>;
 
 /** A plain stored document (parsed JSON or a database document). */
 export type StoredDocument = Record<string, unknown>;
@@ -93,7 +99,8 @@ export function migrateFields(
   }
   for (let from = version; from < registry.current; from++) {
     const step = registry.steps[from];
-    if (step === undefined) throw new Error(`Baton has no migration of ${kind} documents from schemaVersion ${from} to ${from + 1}.`);
+    if (step === undefined)
+      throw new Error(`Baton has no migration of ${kind} documents from schemaVersion ${from} to ${from + 1}.`);
     fields = step(fields);
   }
   return fields;

@@ -53,7 +53,10 @@ export class NestingTooDeepError extends InvalidInputError {
     readonly limit: number,
     options: BatonErrorOptions = {},
   ) {
-    super(`${field} is nested more than ${limit} levels deep (objects and arrays within each other); flatten it to at most ${limit} levels.`, options);
+    super(
+      `${field} is nested more than ${limit} levels deep (objects and arrays within each other); flatten it to at most ${limit} levels.`,
+      options,
+    );
   }
 }
 

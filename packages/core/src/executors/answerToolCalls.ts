@@ -45,7 +45,8 @@ export async function answerToolCalls(
   const ready = input.ready?.();
   if (ready !== undefined) await ready;
   const committed = await input.journal.commit(ordered.map(toolMessage));
-  for (const message of committed) emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message });
+  for (const message of committed)
+    emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message });
   return control === undefined ? { committed, requests: [] } : { committed, requests: [], control };
 }
 
@@ -66,7 +67,13 @@ class RunningCalls {
     readonly emit: EventSink,
   ) {
     // What runToolCall reads, built once (`{ ...input, agent }` is a slow spread in V8).
-    const callInput: Parameters<typeof runToolCall>[2] = { sessionId: input.sessionId, branchId: input.branchId, signal: input.signal, state: input.state, agent };
+    const callInput: Parameters<typeof runToolCall>[2] = {
+      sessionId: input.sessionId,
+      branchId: input.branchId,
+      signal: input.signal,
+      state: input.state,
+      agent,
+    };
     if (input.approvals !== undefined) callInput.approvals = input.approvals;
     if (input.approvalGrant !== undefined) callInput.approvalGrant = input.approvalGrant;
     if (input.assets !== undefined) callInput.assets = input.assets;
@@ -88,13 +95,18 @@ class RunningCalls {
       // Each result is journalled as soon as its tool returns, not behind its siblings: a crash
       // re-runs only tools whose result was not journalled yet (at-least-once before `tool.result`,
       // exactly-once after it).
-      const started = input.within === undefined ? runToolCall(call, tools, this.#callInput) : input.within(() => runToolCall(call, tools, this.#callInput));
+      const started =
+        input.within === undefined
+          ? runToolCall(call, tools, this.#callInput)
+          : input.within(() => runToolCall(call, tools, this.#callInput));
       const id = call.id;
       // Not an async callback: a result that needs no journal write (a request) settles without an await.
       this.#running.set(
         id,
         started.then((outcome) =>
-          outcome.type === 'write' && !this.#left ? input.journal.recordPendingWrite(outcome.write).then(() => ({ id, outcome })) : { id, outcome },
+          outcome.type === 'write' && !this.#left
+            ? input.journal.recordPendingWrite(outcome.write).then(() => ({ id, outcome }))
+            : { id, outcome },
         ),
       );
     }
@@ -105,7 +117,9 @@ class RunningCalls {
     const running = this.#running;
     const { input, emit, agent } = this;
     while (running.size > 0) {
-      const { id, outcome } = await abort.race(running.size === 1 ? running.values().next().value! : Promise.race(running.values()));
+      const { id, outcome } = await abort.race(
+        running.size === 1 ? running.values().next().value! : Promise.race(running.values()),
+      );
       running.delete(id);
       if (outcome.type === 'request') {
         this.requests.push(outcome.request);
@@ -141,7 +155,10 @@ class RunningCalls {
 }
 
 /** The results in call order with one control per step: the first in call order wins; a later handoff is answered with an error. */
-function oneControl(calls: readonly ToolCall[], results: ReadonlyMap<string, PendingWrite>): { ordered: PendingWrite[]; control?: PendingWrite['control'] } {
+function oneControl(
+  calls: readonly ToolCall[],
+  results: ReadonlyMap<string, PendingWrite>,
+): { ordered: PendingWrite[]; control?: PendingWrite['control'] } {
   let control: PendingWrite['control'];
   const ordered = calls.map((call) => {
     const write = results.get(call.id)!;
@@ -151,7 +168,12 @@ function oneControl(calls: readonly ToolCall[], results: ReadonlyMap<string, Pen
       return write;
     }
     const moved = `${control.kind}${control.target ? ` to ${control.target}` : ''}`;
-    return { ...write, control: undefined, isError: true, content: `Ignored: this response already moved control (${moved}). Make one handoff at a time.` };
+    return {
+      ...write,
+      control: undefined,
+      isError: true,
+      content: `Ignored: this response already moved control (${moved}). Make one handoff at a time.`,
+    };
   });
   return control === undefined ? { ordered } : { ordered, control };
 }

@@ -75,7 +75,10 @@ export class EventChannel implements AsyncGenerator<BatonEvent, void> {
    * The executors of the promises `next()` and `ready()` wait with, made once per channel rather
    * than a closure per promise (every event of a turn goes through one of them).
    */
-  readonly #awaitReader = (resolve: (step: IteratorResult<BatonEvent, void>) => void, reject: (error: unknown) => void): void => {
+  readonly #awaitReader = (
+    resolve: (step: IteratorResult<BatonEvent, void>) => void,
+    reject: (error: unknown) => void,
+  ): void => {
     this.#reader = resolve;
     this.#rejectReader = reject;
   };

@@ -67,7 +67,9 @@ export class HumanExecutor implements Executor {
     await this.#queue.remove(stepId);
     if (typeof answer === 'object' && 'handoff' in answer) return yield* this.#handOff(input, stepId, answer, usage);
     const content = typeof answer === 'string' ? answer : answer.reply;
-    const [message] = await input.journal.commit([{ role: 'assistant', agent: this.name, content, metadata: { humanStep: stepId } }]);
+    const [message] = await input.journal.commit([
+      { role: 'assistant', agent: this.name, content, metadata: { humanStep: stepId } },
+    ]);
     if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
     yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
     return { type: 'reply', message, usage };
@@ -90,10 +92,19 @@ export class HumanExecutor implements Executor {
     usage: Usage,
   ): AsyncGenerator<BatonEvent, ExecutorOutcome, void> {
     const reported: ExecutorOutcome =
-      answer.reason === undefined ? { type: 'handoff', target: answer.handoff, usage } : { type: 'handoff', target: answer.handoff, reason: answer.reason, usage };
+      answer.reason === undefined
+        ? { type: 'handoff', target: answer.handoff, usage }
+        : { type: 'handoff', target: answer.handoff, reason: answer.reason, usage };
     if (input.tools === undefined) return reported;
-    const call: ToolCall = { id: `call_${createId()}`, name: `handoff_to_${answer.handoff}`, arguments: JSON.stringify(answer.reason === undefined ? {} : { reason: answer.reason }) };
-    const outcome = await runToolCall(call, new Map(input.tools.map((t) => [t.name, t])), { ...input, agent: this.name });
+    const call: ToolCall = {
+      id: `call_${createId()}`,
+      name: `handoff_to_${answer.handoff}`,
+      arguments: JSON.stringify(answer.reason === undefined ? {} : { reason: answer.reason }),
+    };
+    const outcome = await runToolCall(call, new Map(input.tools.map((t) => [t.name, t])), {
+      ...input,
+      agent: this.name,
+    });
     if (outcome.type !== 'write') return reported;
     const { write } = outcome;
     const committed = await input.journal.commit([
@@ -109,7 +120,8 @@ export class HumanExecutor implements Executor {
         ...(write.control === undefined ? {} : { metadata: { control: write.control } }),
       },
     ]);
-    for (const message of committed) yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
+    for (const message of committed)
+      yield { type: 'message', sessionId: input.sessionId, branchId: input.branchId, message };
     if (write.control?.kind === 'handoff') return reported;
     // Refused: the error result is stored; the operator is asked again, at the new history head.
     const retryId = this.#stepId(input, committed.at(-1)?.seq ?? 0);
@@ -122,7 +134,8 @@ export class HumanExecutor implements Executor {
    */
   #answered(input: ExecutorInput): [string, HumanStepAnswer] | undefined {
     const prefix = `${input.sessionId}/${input.branchId}/${input.turn}/`;
-    for (const entry of input.humanAnswers ?? []) if (entry[0].startsWith(prefix) && entry[0].endsWith(`/${this.name}`)) return entry;
+    for (const entry of input.humanAnswers ?? [])
+      if (entry[0].startsWith(prefix) && entry[0].endsWith(`/${this.name}`)) return entry;
     return undefined;
   }
 
@@ -133,7 +146,15 @@ export class HumanExecutor implements Executor {
 
   /** Queues the step for an operator and pauses the turn on its `human_step` request. */
   async #ask(input: ExecutorInput, stepId: string, prompt: string, usage: Usage): Promise<ExecutorOutcome> {
-    await this.#queue.enqueue({ id: stepId, sessionId: input.sessionId, branchId: input.branchId, turn: input.turn, agent: this.name, prompt, createdAt: new Date().toISOString() });
+    await this.#queue.enqueue({
+      id: stepId,
+      sessionId: input.sessionId,
+      branchId: input.branchId,
+      turn: input.turn,
+      agent: this.name,
+      prompt,
+      createdAt: new Date().toISOString(),
+    });
     return { type: 'requests', requests: [{ type: 'human_step', agent: this.name, stepId, prompt }], usage };
   }
 }

@@ -69,7 +69,13 @@ export class RemoteExecutor implements Executor {
     if (input.turnSettings?.instructions !== undefined) body.instructions = input.turnSettings.instructions;
     const { response, signal, attempts } = await this.#post(url, JSON.stringify(body), input.signal);
     const fail = (failure: RemoteFailure, message: string, cause?: unknown) =>
-      new RemoteExecutorError(`Remote participant ${JSON.stringify(this.name)} at ${url}: ${message}`, { failure, url, status: response.status, attempts, cause });
+      new RemoteExecutorError(`Remote participant ${JSON.stringify(this.name)} at ${url}: ${message}`, {
+        failure,
+        url,
+        status: response.status,
+        attempts,
+        cause,
+      });
 
     const base = { sessionId: input.sessionId, branchId: input.branchId };
     let usage: Usage = { ...emptyUsage(), requests: 1 };
@@ -82,18 +88,33 @@ export class RemoteExecutor implements Executor {
         try {
           json = JSON.parse(line);
         } catch (cause) {
-          throw fail('protocol', `line ${lineNumber} of the answer is not JSON: ${JSON.stringify(line.slice(0, 120))}.`, cause);
+          throw fail(
+            'protocol',
+            `line ${lineNumber} of the answer is not JSON: ${JSON.stringify(line.slice(0, 120))}.`,
+            cause,
+          );
         }
         const parsed = RemoteStepEventSchema.safeParse(json);
         if (!parsed.success) {
-          throw fail('protocol', `line ${lineNumber} is not a step event (delta, usage, reply, handoff, end_conversation): ${JSON.stringify(line.slice(0, 120))}.`, parsed.error);
+          throw fail(
+            'protocol',
+            `line ${lineNumber} is not a step event (delta, usage, reply, handoff, end_conversation): ${JSON.stringify(line.slice(0, 120))}.`,
+            parsed.error,
+          );
         }
         const event = parsed.data;
         if (event.type === 'delta') yield { type: 'message.delta', ...base, agent: this.name, delta: event.text };
         else if (event.type === 'usage') {
-          usage = addUsage(usage, { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.inputTokens + event.outputTokens, requests: 0 });
+          usage = addUsage(usage, {
+            inputTokens: event.inputTokens,
+            outputTokens: event.outputTokens,
+            totalTokens: event.inputTokens + event.outputTokens,
+            requests: 0,
+          });
         } else if (event.type === 'handoff') {
-          return event.reason === undefined ? { type: 'handoff', target: event.target, usage } : { type: 'handoff', target: event.target, reason: event.reason, usage };
+          return event.reason === undefined
+            ? { type: 'handoff', target: event.target, usage }
+            : { type: 'handoff', target: event.target, reason: event.reason, usage };
         } else if (event.type === 'end_conversation') return { type: 'end_conversation', reason: event.reason, usage };
         else {
           const [message] = await input.journal.commit([{ role: 'assistant', agent: this.name, content: event.text }]);
@@ -106,7 +127,11 @@ export class RemoteExecutor implements Executor {
       if (error instanceof RemoteExecutorError) throw error;
       if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
       if (signal.aborted) throw fail('timeout', `the answer did not finish within ${this.#timeoutMs} ms.`, error);
-      throw fail('network', `reading the answer failed (${error instanceof Error ? error.message : String(error)}).`, error);
+      throw fail(
+        'network',
+        `reading the answer failed (${error instanceof Error ? error.message : String(error)}).`,
+        error,
+      );
     } finally {
       response.body?.cancel().catch(() => undefined);
     }
@@ -118,11 +143,19 @@ export class RemoteExecutor implements Executor {
   }
 
   /** POSTs `body` with retries; resolves with the first 2xx response and the signal that limits reading it. */
-  async #post(url: string, body: string, cancel: AbortSignal): Promise<{ response: Response; signal: AbortSignal; attempts: number }> {
+  async #post(
+    url: string,
+    body: string,
+    cancel: AbortSignal,
+  ): Promise<{ response: Response; signal: AbortSignal; attempts: number }> {
     let attempts = 0;
-    const headers = typeof this.#options.headers === 'function' ? await this.#options.headers() : (this.#options.headers ?? {});
+    const headers =
+      typeof this.#options.headers === 'function' ? await this.#options.headers() : (this.#options.headers ?? {});
     const error = (failure: RemoteFailure, message: string, options: { status?: number; cause?: unknown } = {}) =>
-      new RemoteExecutorError(`Remote participant ${JSON.stringify(this.name)} at ${url}: ${message} (attempt ${attempts}).`, { failure, url, attempts, ...options });
+      new RemoteExecutorError(
+        `Remote participant ${JSON.stringify(this.name)} at ${url}: ${message} (attempt ${attempts}).`,
+        { failure, url, attempts, ...options },
+      );
     try {
       return await pRetry(
         async () => {
@@ -130,24 +163,43 @@ export class RemoteExecutor implements Executor {
           const signal = AbortSignal.any([cancel, AbortSignal.timeout(this.#timeoutMs)]);
           let response: Response;
           try {
-            response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson', ...headers }, body, signal });
+            response = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', accept: 'application/x-ndjson', ...headers },
+              body,
+              signal,
+            });
           } catch (cause) {
-            if (cancel.aborted) throw new StopRetrying(new AbortedError('The turn was cancelled.', { cause: cancel.reason }));
+            if (cancel.aborted)
+              throw new StopRetrying(new AbortedError('The turn was cancelled.', { cause: cancel.reason }));
             if (signal.aborted) throw error('timeout', `no answer within ${this.#timeoutMs} ms`, { cause });
-            throw error('network', `the request failed (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+            throw error('network', `the request failed (${cause instanceof Error ? cause.message : String(cause)})`, {
+              cause,
+            });
           }
           if (response.ok && response.body !== null) return { response, signal, attempts };
           const text = await response.text().catch(() => '');
-          const failure = error('status', `answered HTTP ${response.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`, { status: response.status });
+          const failure = error(
+            'status',
+            `answered HTTP ${response.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`,
+            { status: response.status },
+          );
           if (response.status === 408 || response.status === 429 || response.status >= 500) throw failure;
           throw new StopRetrying(failure);
         },
-        { retries: this.#options.retries ?? 2, minTimeout: this.#options.minRetryDelayMs ?? 200, factor: 2, signal: cancel },
+        {
+          retries: this.#options.retries ?? 2,
+          minTimeout: this.#options.minRetryDelayMs ?? 200,
+          factor: 2,
+          signal: cancel,
+        },
       );
     } catch (caught) {
       if (caught instanceof RemoteExecutorError || caught instanceof AbortedError) throw caught;
       if (cancel.aborted) throw new AbortedError('The turn was cancelled.', { cause: cancel.reason });
-      throw error('network', `the request failed (${caught instanceof Error ? caught.message : String(caught)})`, { cause: caught });
+      throw error('network', `the request failed (${caught instanceof Error ? caught.message : String(caught)})`, {
+        cause: caught,
+      });
     }
   }
 }

@@ -37,7 +37,11 @@ export interface RemoteStepRequest {
  */
 export const RemoteStepEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('delta'), text: z.string() }),
-  z.object({ type: z.literal('usage'), inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
+  z.object({
+    type: z.literal('usage'),
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+  }),
   z.object({ type: z.literal('reply'), text: z.string() }),
   z.object({ type: z.literal('handoff'), target: z.string().min(1), reason: z.string().optional() }),
   z.object({ type: z.literal('end_conversation'), reason: z.string() }),

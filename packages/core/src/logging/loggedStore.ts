@@ -44,17 +44,21 @@ export function loggedStore<TStore extends Store>(store: TStore, options: Logged
           const result = (value as (...a: unknown[]) => unknown).apply(target, args);
           if (!(result instanceof Promise)) return result;
           const sessionId = sessionIdOf(args[0]);
-          const fields = (extra: Record<string, unknown>) => (sessionId === undefined ? { method: property, ...extra } : { method: property, sessionId, ...extra });
+          const fields = (extra: Record<string, unknown>) =>
+            sessionId === undefined ? { method: property, ...extra } : { method: property, sessionId, ...extra };
           return result.then(
             (outcome: unknown) => {
               const durationMs = performance.now() - startedAt;
-              if (durationMs > slowMs) logger.warn(fields({ durationMs: Math.round(durationMs) }), 'store call was slow');
+              if (durationMs > slowMs)
+                logger.warn(fields({ durationMs: Math.round(durationMs) }), 'store call was slow');
               const removed = Array.isArray(outcome) ? outcome.length : outcome;
-              if (REMOVALS.has(property) && !isDryRun(args[0]) && typeof removed === 'number' && removed > 0) logger.info(fields({ removed }), 'store removed documents');
+              if (REMOVALS.has(property) && !isDryRun(args[0]) && typeof removed === 'number' && removed > 0)
+                logger.info(fields({ removed }), 'store removed documents');
               return outcome;
             },
             (error: unknown) => {
-              if (error instanceof ConcurrencyError) logger.warn(fields({ code: error.code }), 'store write lost a race');
+              if (error instanceof ConcurrencyError)
+                logger.warn(fields({ code: error.code }), 'store write lost a race');
               else logger.error(fields({ code: (error as { code?: unknown })?.code, err: error }), 'store call failed');
               throw error;
             },

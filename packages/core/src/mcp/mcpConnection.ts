@@ -41,8 +41,15 @@ export interface McpConnectOptions {
  * const tools = await crm.tools({ needsApproval: ['refund'] });
  * ```
  */
-export function connectMcpStdio(server: StdioServerParameters, options: McpConnectOptions = {}): Promise<McpConnection> {
-  return connect(new StdioClientTransport(server), `MCP server ${JSON.stringify([server.command, ...(server.args ?? [])].join(' '))} (stdio)`, options);
+export function connectMcpStdio(
+  server: StdioServerParameters,
+  options: McpConnectOptions = {},
+): Promise<McpConnection> {
+  return connect(
+    new StdioClientTransport(server),
+    `MCP server ${JSON.stringify([server.command, ...(server.args ?? [])].join(' '))} (stdio)`,
+    options,
+  );
 }
 
 /**
@@ -58,7 +65,10 @@ export function connectMcpStdio(server: StdioServerParameters, options: McpConne
  * ```
  */
 export function connectMcpHttp(url: string | URL, options: McpConnectOptions = {}): Promise<McpConnection> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), options.headers === undefined ? undefined : { requestInit: { headers: options.headers } });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    options.headers === undefined ? undefined : { requestInit: { headers: options.headers } },
+  );
   return connect(transport, `MCP server ${String(url)} (Streamable HTTP)`, options);
 }
 
@@ -75,5 +85,10 @@ async function connect(transport: Transport, where: string, options: McpConnectO
     closed ??= client.close();
     return closed;
   };
-  return { client, tools: (toolOptions) => mcpToolsOf(client, toolOptions ?? {}, where), close, [Symbol.asyncDispose]: close };
+  return {
+    client,
+    tools: (toolOptions) => mcpToolsOf(client, toolOptions ?? {}, where),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }

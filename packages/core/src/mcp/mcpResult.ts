@@ -18,7 +18,8 @@ export interface CallToolResultLike {
  * ```
  */
 export function mcpResultText(result: CallToolResultLike): string {
-  if (result.structuredContent !== undefined && result.isError !== true) return JSON.stringify(result.structuredContent);
+  if (result.structuredContent !== undefined && result.isError !== true)
+    return JSON.stringify(result.structuredContent);
   const blocks = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
   return blocks.map(blockText).join('\n');
 }

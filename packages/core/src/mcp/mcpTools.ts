@@ -19,7 +19,10 @@ export interface McpToolsOptions {
    * `true` for all, a list of MCP tool names, or a predicate on the MCP tool name and the arguments.
    * Default: none.
    */
-  needsApproval?: boolean | readonly string[] | ((toolName: string, args: Record<string, unknown>) => boolean | Promise<boolean>);
+  needsApproval?:
+    | boolean
+    | readonly string[]
+    | ((toolName: string, args: Record<string, unknown>) => boolean | Promise<boolean>);
   /** Which of the server's tools to offer: a list of MCP tool names, or a predicate. Default: all. */
   filter?: readonly string[] | ((tool: McpToolInfo) => boolean);
   /** Put before each Baton tool name (e.g. `'crm_'`), to keep tools of several servers apart. Default none. */
@@ -66,14 +69,17 @@ export async function mcpToolsOf(client: Client, options: McpToolsOptions, where
   const listed = await listTools(client, where);
 
   const keep = options.filter;
-  const wanted = keep === undefined ? listed : listed.filter((t) => (typeof keep === 'function' ? keep(t) : keep.includes(t.name)));
+  const wanted =
+    keep === undefined ? listed : listed.filter((t) => (typeof keep === 'function' ? keep(t) : keep.includes(t.name)));
   const validators = new AjvJsonSchemaValidator();
   const byName = new Map<string, string>();
   return wanted.map((info) => {
     const name = batonToolName(`${options.prefix ?? ''}${info.name}`);
     const other = byName.get(name);
     if (other !== undefined) {
-      throw new ConfigurationError(`MCP tools ${JSON.stringify(other)} and ${JSON.stringify(info.name)} both become Baton tool ${JSON.stringify(name)}; filter one out or set a prefix.`);
+      throw new ConfigurationError(
+        `MCP tools ${JSON.stringify(other)} and ${JSON.stringify(info.name)} both become Baton tool ${JSON.stringify(name)}; filter one out or set a prefix.`,
+      );
     }
     byName.set(name, info.name);
     return mcpTool(client, info, name, validators, options.needsApproval);
@@ -95,19 +101,32 @@ async function listTools(client: Client, where: string): Promise<McpToolInfo[]> 
       cursor = page.nextCursor;
     } while (cursor !== undefined);
   } catch (cause) {
-    const closed = client.transport === undefined ? ' (the connection is closed: the server stopped, or it was closed)' : '';
-    throw new ConfigurationError(`Cannot list the tools of ${where}: ${cause instanceof Error ? cause.message : String(cause)}${closed}; connect again.`, { cause });
+    const closed =
+      client.transport === undefined ? ' (the connection is closed: the server stopped, or it was closed)' : '';
+    throw new ConfigurationError(
+      `Cannot list the tools of ${where}: ${cause instanceof Error ? cause.message : String(cause)}${closed}; connect again.`,
+      { cause },
+    );
   }
   return listed;
 }
 
 /** One MCP tool as a Baton tool named `name`. */
-function mcpTool(client: Client, info: McpToolInfo, name: string, validators: AjvJsonSchemaValidator, approval: McpToolsOptions['needsApproval']): Tool<Record<string, unknown>, string> {
-  const validate = validators.getValidator<Record<string, unknown>>(info.inputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0]);
+function mcpTool(
+  client: Client,
+  info: McpToolInfo,
+  name: string,
+  validators: AjvJsonSchemaValidator,
+  approval: McpToolsOptions['needsApproval'],
+): Tool<Record<string, unknown>, string> {
+  const validate = validators.getValidator<Record<string, unknown>>(
+    info.inputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0],
+  );
   // The server's JSON Schema, enforced through zod so the agent loop reports issues like any tool's.
   const parameters = z.record(z.string(), z.unknown()).superRefine((args, ctx) => {
     const checked = validate(args);
-    if (!checked.valid) ctx.addIssue({ code: 'custom', message: `does not match the MCP tool's input schema: ${checked.errorMessage}` });
+    if (!checked.valid)
+      ctx.addIssue({ code: 'custom', message: `does not match the MCP tool's input schema: ${checked.errorMessage}` });
   });
   const needsApproval =
     approval === undefined || typeof approval === 'boolean'
@@ -124,7 +143,8 @@ function mcpTool(client: Client, info: McpToolInfo, name: string, validators: Aj
     execute: async (args: Record<string, unknown>, context: ToolContext) => {
       const result = await client.callTool({ name: info.name, arguments: args }, undefined, { signal: context.signal });
       const text = mcpResultText(result as Parameters<typeof mcpResultText>[0]);
-      if (result.isError === true) throw new Error(text === '' ? 'the MCP server reported an error without text.' : text);
+      if (result.isError === true)
+        throw new Error(text === '' ? 'the MCP server reported an error without text.' : text);
       return text;
     },
   };

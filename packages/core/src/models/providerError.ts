@@ -28,10 +28,18 @@ const CONTEXT_LENGTH_WORDS = /maximum context length|context_length_exceeded|pro
  * providerErrorFor(429, 'Anthropic messages call failed with HTTP 429: overloaded.', { status: 429 }).code; // 'RATE_LIMIT'
  * ```
  */
-export function providerErrorFor(status: number | undefined, detail: string, options: ModelProviderErrorOptions, credentials = 'the API key'): ModelProviderError {
+export function providerErrorFor(
+  status: number | undefined,
+  detail: string,
+  options: ModelProviderErrorOptions,
+  credentials = 'the API key',
+): ModelProviderError {
   switch (status) {
     case 429:
-      return new RateLimitError(`${detail} The rate limit or quota was still exceeded after retries; raise maxRetries or slow down.`, options);
+      return new RateLimitError(
+        `${detail} The rate limit or quota was still exceeded after retries; raise maxRetries or slow down.`,
+        options,
+      );
     case 401:
     case 403:
       return new AuthenticationError(`${detail} Check ${credentials} and the key's permissions.`, options);
@@ -39,13 +47,18 @@ export function providerErrorFor(status: number | undefined, detail: string, opt
     case 404:
     case 422:
       if (CONTEXT_LENGTH_WORDS.test(detail)) {
-        return new ContextLengthExceededError(`${detail} The request does not fit the model's context window; trim the history or lower maxOutputTokens.`, options);
+        return new ContextLengthExceededError(
+          `${detail} The request does not fit the model's context window; trim the history or lower maxOutputTokens.`,
+          options,
+        );
       }
-      return new BadRequestError(`${detail} The provider rejected the request; check the model name and parameters.`, options);
+      return new BadRequestError(
+        `${detail} The provider rejected the request; check the model name and parameters.`,
+        options,
+      );
     case 408:
       return new TimeoutError(`${detail} The provider timed out; raise the timeout or retry.`, options);
     default:
       return new ModelProviderError(detail, options);
   }
 }
-

@@ -8,7 +8,8 @@
  * body.messages[1].content.startsWith(RECALLED_CONTEXT_PREFIX); // true for a context message
  * ```
  */
-export const RECALLED_CONTEXT_PREFIX = 'Recalled context from earlier conversations (memory, not said in this conversation):\n\n';
+export const RECALLED_CONTEXT_PREFIX =
+  'Recalled context from earlier conversations (memory, not said in this conversation):\n\n';
 
 /** A `context` message's text as the model sees it: {@link RECALLED_CONTEXT_PREFIX} + `content`. */
 export function recalledContext(content: string): string {

@@ -68,5 +68,8 @@ export function unknownRole(message: ModelMessage, index: number): string {
  * ```
  */
 export function toChatTools(tools: readonly ToolDefinition[]): ChatCompletionFunctionTool[] {
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
 }

@@ -23,7 +23,8 @@ export type CreateOpenAIModelOptions = OpenAIResponsesModelOptions & {
 export function createOpenAIModel(options: CreateOpenAIModelOptions): ModelClient {
   const { api = 'chat', ...rest } = options;
   if (api === 'responses') return new OpenAIResponsesModel(rest);
-  if (api !== 'chat') throw new ConfigurationError(`Unknown OpenAI api ${JSON.stringify(api)}: use 'chat' or 'responses'.`);
+  if (api !== 'chat')
+    throw new ConfigurationError(`Unknown OpenAI api ${JSON.stringify(api)}: use 'chat' or 'responses'.`);
   const { store: _store, ...chat } = rest;
   return new OpenAIChatModel(chat);
 }

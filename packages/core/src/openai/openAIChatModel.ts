@@ -59,16 +59,21 @@ export class OpenAIChatModel implements ModelClient {
     let usage: Usage | undefined;
     let finishReason: FinishReason | undefined;
     try {
-      const stream = await this.client.chat.completions.create(this.#params(request), requestOptions(this.#options, request.signal));
+      const stream = await this.client.chat.completions.create(
+        this.#params(request),
+        requestOptions(this.#options, request.signal),
+      );
       for await (const chunk of stream) {
         if (chunk.usage) usage = chatUsage(chunk.usage);
         for (const choice of chunk.choices) {
           if (choice.index !== 0) continue;
           // Some OpenAI-compatible servers leave `delta` out of the final chunk.
           const delta: Partial<ChatCompletionChunk.Choice.Delta> = choice.delta ?? {};
-          if (typeof delta.content === 'string' && delta.content !== '') yield { type: 'text.delta', delta: delta.content };
+          if (typeof delta.content === 'string' && delta.content !== '')
+            yield { type: 'text.delta', delta: delta.content };
           // A refusal is the model's answer too; show it rather than an empty reply.
-          if (typeof delta.refusal === 'string' && delta.refusal !== '') yield { type: 'text.delta', delta: delta.refusal };
+          if (typeof delta.refusal === 'string' && delta.refusal !== '')
+            yield { type: 'text.delta', delta: delta.refusal };
           for (const fragment of delta.tool_calls ?? []) addFragment(calls, fragment);
           if (choice.finish_reason) finishReason = chatFinishReason(choice.finish_reason);
         }
@@ -79,12 +84,16 @@ export class OpenAIChatModel implements ModelClient {
     // The SDK ends a stream quietly when its signal aborts; a cut-off answer must not pass as whole.
     if (request.signal?.aborted) throw new AbortedError(`${where} was cancelled.`, { cause: request.signal.reason });
     if (finishReason === undefined) {
-      throw new ModelProviderError(`${where} ended its stream without a finish_reason; the answer is incomplete. Try again.`);
+      throw new ModelProviderError(
+        `${where} ended its stream without a finish_reason; the answer is incomplete. Try again.`,
+      );
     }
     for (const index of [...calls.keys()].sort((a, b) => a - b)) {
       const call = calls.get(index)!;
       if (call.name === '') {
-        throw new ModelBehaviorError(`${where} streamed tool call #${index} (id ${JSON.stringify(call.id)}) without a function name.`);
+        throw new ModelBehaviorError(
+          `${where} streamed tool call #${index} (id ${JSON.stringify(call.id)}) without a function name.`,
+        );
       }
       yield { type: 'tool_call', toolCall: { id: call.id, name: call.name, arguments: call.arguments } };
     }
@@ -114,7 +123,10 @@ export class OpenAIChatModel implements ModelClient {
     // Structured output (https://platform.openai.com/docs/guides/structured-outputs): not `strict`, since
     // schemas made from zod need not meet strict mode's rules; the agent loop validates the answer.
     if (request.outputSchema !== undefined) {
-      params.response_format = { type: 'json_schema', json_schema: { name: request.outputSchema.name, schema: request.outputSchema.schema, strict: false } };
+      params.response_format = {
+        type: 'json_schema',
+        json_schema: { name: request.outputSchema.name, schema: request.outputSchema.schema, strict: false },
+      };
     }
     return params;
   }

@@ -63,7 +63,9 @@ export class OpenAIEmbedder implements Embedder {
     for (const key of ['dimensions', 'maxBatchSize', 'maxBatchChars'] as const) {
       const value = options[key];
       if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-        throw new ConfigurationError(`OpenAIEmbedder option ${key} must be a positive integer, got ${JSON.stringify(value)}.`);
+        throw new ConfigurationError(
+          `OpenAIEmbedder option ${key} must be a positive integer, got ${JSON.stringify(value)}.`,
+        );
       }
     }
     if (options.dimensions !== undefined) this.dimensions = options.dimensions;
@@ -129,7 +131,8 @@ export class OpenAIEmbedder implements Embedder {
     }
     const vectors: Array<number[] | undefined> = new Array(batch.length);
     for (const item of response.data ?? []) {
-      if (Number.isInteger(item.index) && item.index >= 0 && item.index < batch.length) vectors[item.index] = item.embedding;
+      if (Number.isInteger(item.index) && item.index >= 0 && item.index < batch.length)
+        vectors[item.index] = item.embedding;
     }
     const missing = vectors.findIndex((v) => !Array.isArray(v));
     const length = vectors[0]?.length;

@@ -1,5 +1,9 @@
 import type OpenAI from 'openai';
-import type { Response, ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type {
+  Response,
+  ResponseCreateParamsStreaming,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { AbortedError, ModelProviderError } from '../errors.js';
 import type { ToolCall } from '../conversation/message.js';
 import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../models/modelClient.js';
@@ -60,7 +64,10 @@ export class OpenAIResponsesModel implements ModelClient {
     let toolCalls = 0;
     let end: { usage: Usage | undefined; finishReason: FinishReason } | undefined;
     try {
-      const stream = await this.client.responses.create(this.#params(request), requestOptions(this.#options, request.signal));
+      const stream = await this.client.responses.create(
+        this.#params(request),
+        requestOptions(this.#options, request.signal),
+      );
       for await (const event of stream as AsyncIterable<ResponseStreamEvent>) {
         switch (event.type) {
           case 'response.output_text.delta':
@@ -84,7 +91,10 @@ export class OpenAIResponsesModel implements ModelClient {
             break;
           case 'response.completed':
           case 'response.incomplete':
-            end = { usage: responsesUsage(event.response), finishReason: responsesFinishReason(event.response, toolCalls) };
+            end = {
+              usage: responsesUsage(event.response),
+              finishReason: responsesFinishReason(event.response, toolCalls),
+            };
             break;
           case 'response.failed': {
             const failure = event.response.error;
@@ -93,7 +103,9 @@ export class OpenAIResponsesModel implements ModelClient {
             );
           }
           case 'error':
-            throw new ModelProviderError(`${where} failed in the stream${event.code ? ` (${event.code})` : ''}: ${event.message}`);
+            throw new ModelProviderError(
+              `${where} failed in the stream${event.code ? ` (${event.code})` : ''}: ${event.message}`,
+            );
           default:
             break;
         }
@@ -104,7 +116,9 @@ export class OpenAIResponsesModel implements ModelClient {
     // The SDK ends a stream quietly when its signal aborts; a cut-off answer must not pass as whole.
     if (request.signal?.aborted) throw new AbortedError(`${where} was cancelled.`, { cause: request.signal.reason });
     if (end === undefined) {
-      throw new ModelProviderError(`${where} ended its stream before response.completed; the answer is incomplete. Try again.`);
+      throw new ModelProviderError(
+        `${where} ended its stream before response.completed; the answer is incomplete. Try again.`,
+      );
     }
     if (end.usage !== undefined) yield { type: 'usage', usage: end.usage };
     yield { type: 'finish', finishReason: end.finishReason };
@@ -128,7 +142,14 @@ export class OpenAIResponsesModel implements ModelClient {
     if (options.store !== undefined) params.store = options.store;
     // Structured output as `text.format` (not `strict`: zod schemas need not meet its rules; the agent loop validates).
     if (request.outputSchema !== undefined) {
-      params.text = { format: { type: 'json_schema', name: request.outputSchema.name, schema: request.outputSchema.schema, strict: false } };
+      params.text = {
+        format: {
+          type: 'json_schema',
+          name: request.outputSchema.name,
+          schema: request.outputSchema.schema,
+          strict: false,
+        },
+      };
     }
     return params;
   }

@@ -79,5 +79,11 @@ export function toResponsesInput(messages: readonly ModelMessage[]): ResponsesIn
  * ```
  */
 export function toResponsesTools(tools: readonly ToolDefinition[]): FunctionTool[] {
-  return tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+  return tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+    strict: false,
+  }));
 }

@@ -1,4 +1,11 @@
-import { AbortedError, BatonError, ContextLengthExceededError, ModelProviderError, type ModelProviderErrorOptions, TimeoutError } from '../errors.js';
+import {
+  AbortedError,
+  BatonError,
+  ContextLengthExceededError,
+  ModelProviderError,
+  type ModelProviderErrorOptions,
+  TimeoutError,
+} from '../errors.js';
 import { providerErrorFor } from '../models/providerError.js';
 
 /**
@@ -30,14 +37,20 @@ export function toBatonError(error: unknown, where: string, signal?: AbortSignal
     return new AbortedError(`${where} was cancelled.`, { cause: signal?.reason ?? error });
   }
   if (kinds.has('APIConnectionTimeoutError')) {
-    return new TimeoutError(`${where} timed out after the client's retries. Raise the timeout option (milliseconds) or maxRetries.`, {
-      cause: error,
-    });
+    return new TimeoutError(
+      `${where} timed out after the client's retries. Raise the timeout option (milliseconds) or maxRetries.`,
+      {
+        cause: error,
+      },
+    );
   }
   if (kinds.has('APIConnectionError')) {
-    return new ModelProviderError(`${where} could not connect: ${(error as Error).message} Check baseURL / OPENAI_BASE_URL and the network.`, {
-      cause: error,
-    });
+    return new ModelProviderError(
+      `${where} could not connect: ${(error as Error).message} Check baseURL / OPENAI_BASE_URL and the network.`,
+      {
+        cause: error,
+      },
+    );
   }
   const api = apiErrorShape(error);
   if (api !== undefined) {
@@ -49,7 +62,10 @@ export function toBatonError(error: unknown, where: string, signal?: AbortSignal
     }: ${api.message}`;
     // OpenAI's code for it; OpenAI-compatible servers send it too, some inside the stream (no status).
     if (api.code === 'context_length_exceeded') {
-      return new ContextLengthExceededError(`${detail} The request does not fit the model's context window; trim the history or lower maxOutputTokens.`, options);
+      return new ContextLengthExceededError(
+        `${detail} The request does not fit the model's context window; trim the history or lower maxOutputTokens.`,
+        options,
+      );
     }
     return providerErrorFor(api.status, detail, options, 'the apiKey option / OPENAI_API_KEY');
   }
@@ -65,7 +81,11 @@ function errorKinds(error: unknown): Set<string> {
   const kinds = new Set<string>();
   if (!(error instanceof Error)) return kinds;
   kinds.add(error.name);
-  for (let proto = Object.getPrototypeOf(error); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Object.getPrototypeOf(error);
+    proto !== null && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
     if (typeof name === 'string' && name !== '') kinds.add(name);
   }
@@ -75,18 +95,28 @@ function errorKinds(error: unknown): Set<string> {
 /** What an `openai` SDK `APIError` of any major version carries, read by shape. */
 function apiErrorShape(
   error: unknown,
-): { status: number | undefined; requestId: string | undefined; message: string; code: string | undefined } | undefined {
+):
+  | { status: number | undefined; requestId: string | undefined; message: string; code: string | undefined }
+  | undefined {
   if (!(error instanceof Error)) return undefined;
-  const fields = error as Error & { status?: unknown; requestID?: unknown; request_id?: unknown; error?: unknown; code?: unknown };
+  const fields = error as Error & {
+    status?: unknown;
+    requestID?: unknown;
+    request_id?: unknown;
+    error?: unknown;
+    code?: unknown;
+  };
   const status = typeof fields.status === 'number' ? fields.status : undefined;
   // v5+ name it `requestID`, v4 `request_id`.
   const rawId = typeof fields.requestID === 'string' ? fields.requestID : fields.request_id;
   const requestId = typeof rawId === 'string' ? rawId : undefined;
   if (status === undefined && requestId === undefined && fields.error === undefined) return undefined;
   const body = fields.error as { message?: unknown; code?: unknown } | undefined;
-  const text = body !== null && typeof body === 'object' && typeof body.message === 'string' ? body.message : error.message;
+  const text =
+    body !== null && typeof body === 'object' && typeof body.message === 'string' ? body.message : error.message;
   // The error body's `code` (e.g. `context_length_exceeded`), which the SDK also copies to `error.code`.
-  const rawCode = typeof fields.code === 'string' ? fields.code : body !== null && typeof body === 'object' ? body.code : undefined;
+  const rawCode =
+    typeof fields.code === 'string' ? fields.code : body !== null && typeof body === 'object' ? body.code : undefined;
   const code = typeof rawCode === 'string' && rawCode !== '' ? rawCode : undefined;
   return { status, requestId, message: /[.!?]$/.test(text) ? text : `${text}.`, code };
 }

@@ -38,11 +38,23 @@ export interface BranchLeaseStore {
    * out (`expired`: only a lease that is held and expired, as the reconciler takes over a cut turn).
    * The epoch grows by one. Does not check that the session exists.
    */
-  acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition>;
+  acquireBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
+  ): Promise<LeaseAcquisition>;
   /** Extends the lease by `ttlMs` from now if `owner` still holds it at `epoch`. Returns whether it did. */
-  renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean>;
+  renewBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
+  ): Promise<boolean>;
   /** Releases the lease if `owner` holds it at `epoch` (the turn ended). Returns whether it did. */
-  releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean>;
+  releaseBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number } & TenantScope,
+  ): Promise<boolean>;
   /** The branch's lease (held, expired or released), or `undefined` when it never had one. */
   getBranchLease(sessionId: string, branchId: string, scope?: TenantScope): Promise<BranchLease | undefined>;
   /** Leases still held whose `expiresAt` is before `before` (ISO-8601): turns whose owner died. Spans every tenant (an operator call). */
@@ -65,7 +77,8 @@ export function nextLease(
   input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
   now: number,
 ): BranchLease | undefined {
-  if (input.expired === true ? !(current?.held === true && !isLiveLease(current, now)) : isLiveLease(current, now)) return undefined;
+  if (input.expired === true ? !(current?.held === true && !isLiveLease(current, now)) : isLiveLease(current, now))
+    return undefined;
   return {
     sessionId,
     branchId,

@@ -1,4 +1,9 @@
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, CheckpointSchema, StatePatchSchema } from '../conversation/checkpoint.js';
+import {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  CheckpointSchema,
+  StatePatchSchema,
+} from '../conversation/checkpoint.js';
 import { isIsoTimestamp } from '../timestamp.js';
 import { cloneData } from './cloneData.js';
 
@@ -76,15 +81,26 @@ function nonNegativeInteger(value: unknown): value is number {
 function patches(value: unknown): value is Record<string, unknown>[] {
   if (!Array.isArray(value)) return false;
   for (const patch of value) {
-    if (typeof patch !== 'object' || patch === null || Array.isArray(patch) || !PATCH_OPS.has(patch.op) || !Array.isArray(patch.path)) return false;
-    for (const key of patch.path) if (typeof key !== 'string' && !(typeof key === 'number' && Number.isFinite(key))) return false;
+    if (
+      typeof patch !== 'object' ||
+      patch === null ||
+      Array.isArray(patch) ||
+      !PATCH_OPS.has(patch.op) ||
+      !Array.isArray(patch.path)
+    )
+      return false;
+    for (const key of patch.path)
+      if (typeof key !== 'string' && !(typeof key === 'number' && Number.isFinite(key))) return false;
   }
   return true;
 }
 
 /** A patch as zod returns it (known keys; `value` only when present), deep-copied. */
 function copyPatch(patch: Record<string, unknown>): Checkpoint['statePatches']['session'][number] {
-  const copy: Checkpoint['statePatches']['session'][number] = { op: patch.op as 'add', path: [...(patch.path as (string | number)[])] };
+  const copy: Checkpoint['statePatches']['session'][number] = {
+    op: patch.op as 'add',
+    path: [...(patch.path as (string | number)[])],
+  };
   if ('value' in patch) copy.value = cloneData(patch.value);
   return copy;
 }

@@ -19,7 +19,8 @@ const MAX_DEPTH = 100;
  * @throws {DOMException} `DataCloneError` when `structuredClone` cannot copy it (e.g. a function)
  */
 export function cloneData<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+  if (typeof value !== 'object' || value === null)
+    return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
   const copy = copyPlain(value, 0);
   return copy === UNSUPPORTED ? structuredClone(value) : (copy as T);
 }
@@ -59,7 +60,18 @@ function copyArray(value: unknown[], depth: number): unknown {
 }
 
 /** The keys of a message whose values are strings, numbers or booleans once validated. */
-const FLAT_MESSAGE_KEYS: ReadonlySet<string> = new Set(['id', 'seq', 'role', 'content', 'agent', 'toolCallId', 'toolName', 'isError', 'durationMs', 'createdAt']);
+const FLAT_MESSAGE_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'seq',
+  'role',
+  'content',
+  'agent',
+  'toolCallId',
+  'toolName',
+  'isError',
+  'durationMs',
+  'createdAt',
+]);
 
 /**
  * Freezes `value` and every object and array inside it (`Object.freeze`, depth first), so that no
@@ -96,7 +108,8 @@ export function frozenMessageCopy(message: Message): Message {
   }
   if (Object.getPrototypeOf(message) !== Object.prototype) return deepFreeze(cloneData(message));
   const copy: Message = Object.assign({}, message);
-  if (message.toolCalls !== undefined) copy.toolCalls = Object.freeze(message.toolCalls.map(frozenToolCall)) as ToolCall[];
+  if (message.toolCalls !== undefined)
+    copy.toolCalls = Object.freeze(message.toolCalls.map(frozenToolCall)) as ToolCall[];
   if (message.metadata !== undefined) copy.metadata = deepFreeze(cloneData(message.metadata));
   return Object.freeze(copy);
 }

@@ -54,9 +54,18 @@ export interface EventLogStore {
    * Appends a batch of entries (positions ascending, after every stored one) in one write.
    * @throws {InvalidInputError} for an empty batch or positions out of order
    */
-  appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope?: TenantScope): Promise<void>;
+  appendEvents(
+    sessionId: string,
+    branchId: string,
+    entries: readonly EventLogEntry[],
+    scope?: TenantScope,
+  ): Promise<void>;
   /** The entries after `after` (all when omitted), oldest first, and where the kept log starts. */
-  readEvents(sessionId: string, branchId: string, options?: { after?: EventLogPosition } & TenantScope): Promise<EventLogPage>;
+  readEvents(
+    sessionId: string,
+    branchId: string,
+    options?: { after?: EventLogPosition } & TenantScope,
+  ): Promise<EventLogPage>;
   /** Drops the oldest entries beyond the retention (whole batches). Returns how many entries were dropped. */
   pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope?: TenantScope): Promise<number>;
 }
@@ -102,14 +111,20 @@ export function checkEventBatch(entries: readonly EventLogEntry[], last: EventLo
   let previous = last;
   for (const entry of entries) {
     if (previous !== undefined && compareLogPositions(entry.position, previous) <= 0) {
-      throw new InvalidInputError(`Event log positions must ascend: ${JSON.stringify(entry.position)} does not come after ${JSON.stringify(previous)}.`);
+      throw new InvalidInputError(
+        `Event log positions must ascend: ${JSON.stringify(entry.position)} does not come after ${JSON.stringify(previous)}.`,
+      );
     }
     previous = entry.position;
   }
 }
 
 /** The batches to keep under `retention` (whole batches, the newest always kept), for the built-in stores. */
-export function keptBatches<B extends { entries: { length: number }; createdAt: number }>(batches: readonly B[], retention: EventLogRetention, now: number): B[] {
+export function keptBatches<B extends { entries: { length: number }; createdAt: number }>(
+  batches: readonly B[],
+  retention: EventLogRetention,
+  now: number,
+): B[] {
   const kept: B[] = [];
   let count = 0;
   for (let i = batches.length - 1; i >= 0; i--) {
@@ -127,7 +142,8 @@ export function keptBatches<B extends { entries: { length: number }; createdAt: 
 export function pageOf(batches: readonly EventLogBatch[], after: EventLogPosition | undefined): EventLogPage {
   const entries: EventLogEntry[] = [];
   for (const batch of batches) {
-    for (const entry of batch.entries) if (after === undefined || compareLogPositions(entry.position, after) > 0) entries.push(entry);
+    for (const entry of batch.entries)
+      if (after === undefined || compareLogPositions(entry.position, after) > 0) entries.push(entry);
   }
   return { entries, start: batches[0]?.after };
 }

@@ -8,7 +8,8 @@ const ROLES: ReadonlySet<unknown> = new Set(MessageRoleSchema.options);
  * loses a field, the check turns itself off (every message then goes to zod) until it is updated.
  */
 const ENABLED =
-  Object.keys(MessageSchema.shape).join() === 'id,seq,role,content,agent,toolCalls,toolCallId,toolName,isError,durationMs,createdAt,metadata' &&
+  Object.keys(MessageSchema.shape).join() ===
+    'id,seq,role,content,agent,toolCalls,toolCallId,toolName,isError,durationMs,createdAt,metadata' &&
   Object.keys(ToolCallSchema.shape).join() === 'id,name,arguments';
 
 /**

@@ -122,12 +122,14 @@ export async function answerOpenToolCalls(
     const checkpoint = await store.loadCheckpoint(sessionId, branch.branchId, undefined, scope);
     const finished = (id: string) => checkpoint?.pendingWrites.find((w) => w.toolCallId === id);
     const answers = openCallResults(branch.calls, finished, options.content, { kind: 'end_conversation', reason });
-    const results = answers.map((answer, index): Message => ({
-      ...answer,
-      id: createId(),
-      seq: branch.lastSeq + 1 + index,
-      createdAt,
-    }));
+    const results = answers.map(
+      (answer, index): Message => ({
+        ...answer,
+        id: createId(),
+        seq: branch.lastSeq + 1 + index,
+        createdAt,
+      }),
+    );
     await store.appendMessages(sessionId, branch.branchId, results, scope);
     appended.push(...results);
   }

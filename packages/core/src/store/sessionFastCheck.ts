@@ -5,7 +5,9 @@ import { isIsoTimestamp } from '../timestamp.js';
  * The fields this check knows, in schema order. When `SessionSchema` gains or loses a field, the
  * check turns itself off (every new session then goes to zod) until it is updated.
  */
-const ENABLED = Object.keys(SessionSchema.shape).join() === 'id,tenantId,userId,status,createdAt,lastActivityAt,closedAt,closedReason,metadata,state,version';
+const ENABLED =
+  Object.keys(SessionSchema.shape).join() ===
+  'id,tenantId,userId,status,createdAt,lastActivityAt,closedAt,closedReason,metadata,state,version';
 
 /** Whether `value` is a plain object (not an array, not a class instance). */
 function isRecord(value: unknown): boolean {
@@ -42,7 +44,8 @@ export function fastAcceptsNewSession(session: Session): boolean {
 }
 
 const BRANCH_ENABLED =
-  Object.keys(BranchSchema.shape).join() === 'id,sessionId,parent,createdAt,state,version' && Object.keys(BranchParentSchema.shape).join() === 'branchId,atSeq';
+  Object.keys(BranchSchema.shape).join() === 'id,sessionId,parent,createdAt,state,version' &&
+  Object.keys(BranchParentSchema.shape).join() === 'branchId,atSeq';
 
 /** Whether `value` is a whole number zod's `.int()` accepts (a safe integer) and at least `min`. */
 function wholeNumber(value: unknown, min: number): value is number {
@@ -125,11 +128,24 @@ export function fastStoredSession(value: unknown): Session | undefined {
 export function fastStoredBranch(value: unknown): Branch | undefined {
   if (!BRANCH_ENABLED || typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
-  if (typeof v.id !== 'string' || typeof v.sessionId !== 'string' || !isIsoTimestamp(v.createdAt) || !wholeNumber(v.version, 1)) return undefined;
+  if (
+    typeof v.id !== 'string' ||
+    typeof v.sessionId !== 'string' ||
+    !isIsoTimestamp(v.createdAt) ||
+    !wholeNumber(v.version, 1)
+  )
+    return undefined;
   let parent: Branch['parent'];
   if (v.parent !== undefined) {
     const p = v.parent as Record<string, unknown>;
-    if (typeof p !== 'object' || p === null || Array.isArray(p) || typeof p.branchId !== 'string' || !wholeNumber(p.atSeq, 0)) return undefined;
+    if (
+      typeof p !== 'object' ||
+      p === null ||
+      Array.isArray(p) ||
+      typeof p.branchId !== 'string' ||
+      !wholeNumber(p.atSeq, 0)
+    )
+      return undefined;
     parent = { branchId: p.branchId, atSeq: p.atSeq };
   } else if ('parent' in v) return undefined;
   const state = recordCopy(v.state);

@@ -43,7 +43,9 @@ export interface CreateSessionInput {
 }
 
 /** The fields `updateSession` may change. `version` is bumped by the store. */
-export type SessionChange = Partial<Pick<Session, 'status' | 'closedAt' | 'closedReason' | 'lastActivityAt' | 'metadata' | 'state' | 'userId'>>;
+export type SessionChange = Partial<
+  Pick<Session, 'status' | 'closedAt' | 'closedReason' | 'lastActivityAt' | 'metadata' | 'state' | 'userId'>
+>;
 
 /** Compare-and-set guard of an update: the write succeeds only if the stored version is this one. */
 export interface UpdateOptions extends TenantScope {
@@ -107,7 +109,12 @@ export interface MessageStore {
    * @throws {ConcurrencyError} when a seq is taken by a different message (another writer);
    *   {@link NotFoundError} when the session (of this tenant) or branch does not exist
    */
-  appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope?: TenantScope): Promise<{ inserted: number }>;
+  appendMessages(
+    sessionId: string,
+    branchId: string,
+    messages: readonly Message[],
+    scope?: TenantScope,
+  ): Promise<{ inserted: number }>;
   /**
    * The branch's messages in `seq` order: for a fork, its parent's first `atSeq` messages (read
    * through the parent, recursively) and then its own. The caller must not change them: a store
@@ -125,7 +132,11 @@ export interface BranchStore {
    * @throws {ConcurrencyError} when the branch exists; {@link NotFoundError} when the parent does not;
    *   {@link InvalidInputError} when `atSeq` is past the parent's last message
    */
-  forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope?: TenantScope): Promise<Branch>;
+  forkBranch(
+    sessionId: string,
+    input: { branchId: string; parent: BranchParent; state?: State },
+    scope?: TenantScope,
+  ): Promise<Branch>;
   /** The branch, or `undefined` when it (or the session, for this tenant) does not exist. @throws {InvalidIdError} for unsafe ids */
   getBranch(sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined>;
   /** Every branch of the session, `main` included. @throws {NotFoundError} when the session (of this tenant) does not exist */
@@ -161,14 +172,25 @@ export interface CheckpointStore {
    * Adds finished tool results of the unfinished step to checkpoint `checkpointId`; idempotent per
    * `toolCallId`. They are returned in the checkpoint's `pendingWrites` on load.
    */
-  putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope?: TenantScope): Promise<void>;
+  putPendingWrites(
+    sessionId: string,
+    branchId: string,
+    checkpointId: string,
+    writes: readonly PendingWrite[],
+    scope?: TenantScope,
+  ): Promise<void>;
   /**
    * The checkpoint `id`, or the newest of the branch when `id` is omitted; `undefined` when none.
    * Only that checkpoint is read: a damaged other checkpoint never blocks it, so when the newest
    * is damaged, loading an older one by id recovers.
    * @throws {CheckpointCorruptError} when the stored document of the checkpoint loaded is damaged
    */
-  loadCheckpoint(sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined>;
+  loadCheckpoint(
+    sessionId: string,
+    branchId: string,
+    id?: string,
+    scope?: TenantScope,
+  ): Promise<Checkpoint | undefined>;
   /**
    * The branch's checkpoints, oldest first. Read from the manifest fields only, so a damaged
    * checkpoint never makes it throw: one whose manifest fields cannot be read (a `FileStore` file
@@ -181,7 +203,12 @@ export interface CheckpointStore {
    * many were deleted. Damaged checkpoints count like the others (by save order; by age from their
    * manifest, or when that cannot be read, from when they were written) and may be deleted.
    */
-  pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope?: TenantScope): Promise<number>;
+  pruneCheckpoints(
+    sessionId: string,
+    branchId: string,
+    retention: CheckpointRetention,
+    scope?: TenantScope,
+  ): Promise<number>;
   /**
    * Deletes one checkpoint of the branch, with its pending writes. The branch's newest checkpoint is
    * refused: it is where a paused turn stands (its pending requests and finished tool results), so
@@ -360,8 +387,17 @@ export interface AssetStore {
  * Everything Baton persists, behind one object. Every implementation passes the store conformance
  * suite (`test/conformance`). Ids are validated on every call.
  */
-export interface Store extends SessionStore, MessageStore, BranchStore, CheckpointStore, EpisodeStore, ErasureStore, Partial<BatchStore>, Partial<AssetStore>,
-    Partial<EventLogStore>, Partial<BranchLeaseStore> {
+export interface Store
+  extends SessionStore,
+    MessageStore,
+    BranchStore,
+    CheckpointStore,
+    EpisodeStore,
+    ErasureStore,
+    Partial<BatchStore>,
+    Partial<AssetStore>,
+    Partial<EventLogStore>,
+    Partial<BranchLeaseStore> {
   /** A short name for logs and benchmarks (`'memory'`, `'file'`, `'mongo'`). */
   readonly kind: string;
   /** Releases connections and handles. The store is unusable afterwards. */

@@ -3,18 +3,38 @@
  * id and metadata validation, how a branch's parent reference is followed, which branches a delete
  * takes, which checkpoints retention drops.
  */
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type PendingWrite, PendingWriteSchema, parseCheckpoint } from '../conversation/checkpoint.js';
+import {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  type PendingWrite,
+  PendingWriteSchema,
+  parseCheckpoint,
+} from '../conversation/checkpoint.js';
 import { type Episode, EpisodeSchema } from '../conversation/episode.js';
 import { type Message, MessageSchema } from '../conversation/message.js';
 import { assertSafeMetadata } from '../conversation/metadata.js';
 import { type Branch, MAIN_BRANCH, type Session, type State } from '../conversation/session.js';
-import { BranchHasChildrenError, CheckpointCorruptError, CheckpointInUseError, ConcurrencyError, InvalidInputError, NotFoundError } from '../errors.js';
+import {
+  BranchHasChildrenError,
+  CheckpointCorruptError,
+  CheckpointInUseError,
+  ConcurrencyError,
+  InvalidInputError,
+  NotFoundError,
+} from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { fastCheckpointCopy } from './checkpointFastCheck.js';
 import { cloneData } from './cloneData.js';
 import { fastAcceptsMessage } from './messageFastCheck.js';
 import { fastAcceptsNewSession } from './sessionFastCheck.js';
-import type { CheckpointRetention, CreateSessionInput, ReadMessagesOptions, SessionChange, SessionFilter, StoreBatch } from './store.js';
+import type {
+  CheckpointRetention,
+  CreateSessionInput,
+  ReadMessagesOptions,
+  SessionChange,
+  SessionFilter,
+  StoreBatch,
+} from './store.js';
 import { assertSessionChangeShape, assertWritable, checkSession } from './storedDocuments.js';
 
 /**
@@ -71,7 +91,15 @@ export function branchState(state: State, where = 'branch.state'): State {
 }
 
 /** The fields `updateSession` may change; anything else in a change object is ignored. */
-const SESSION_CHANGE_KEYS = ['status', 'closedAt', 'closedReason', 'lastActivityAt', 'metadata', 'state', 'userId'] as const;
+const SESSION_CHANGE_KEYS = [
+  'status',
+  'closedAt',
+  'closedReason',
+  'lastActivityAt',
+  'metadata',
+  'state',
+  'userId',
+] as const;
 
 /**
  * Validates a session change the same way in every store: first the keys, on the caller's object as
@@ -127,10 +155,15 @@ export function assertMessages(messages: readonly Message[]): void {
     const parsed = fastAcceptsMessage(message) ? undefined : MessageSchema.safeParse(message);
     if (parsed !== undefined && !parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new InvalidInputError(`Message seq ${String(message?.seq)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+      throw new InvalidInputError(
+        `Message seq ${String(message?.seq)} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`,
+      );
     }
     if (message.metadata !== undefined) assertSafeMetadata(`message ${message.seq} metadata`, message.metadata);
-    if (message.seq <= previous) throw new InvalidInputError(`Messages must be appended in ascending seq order; ${message.seq} follows ${previous}.`);
+    if (message.seq <= previous)
+      throw new InvalidInputError(
+        `Messages must be appended in ascending seq order; ${message.seq} follows ${previous}.`,
+      );
     previous = message.seq;
   }
 }
@@ -199,7 +232,9 @@ export function planAppend(branchId: string, messages: readonly Message[], end: 
 export function assertCheckpoint(checkpoint: Checkpoint): Checkpoint {
   const version = (checkpoint as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (version !== CHECKPOINT_SCHEMA_VERSION) {
-    throw new CheckpointCorruptError(`A checkpoint is saved at schemaVersion ${CHECKPOINT_SCHEMA_VERSION}, not ${JSON.stringify(version)}; it was not saved.`);
+    throw new CheckpointCorruptError(
+      `A checkpoint is saved at schemaVersion ${CHECKPOINT_SCHEMA_VERSION}, not ${JSON.stringify(version)}; it was not saved.`,
+    );
   }
   return assertCheckpointIds(fastCheckpointCopy(checkpoint) ?? parseCheckpoint(checkpoint));
 }
@@ -235,7 +270,9 @@ export function assertPendingWrites(writes: readonly PendingWrite[]): PendingWri
     const parsed = PendingWriteSchema.safeParse(write);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new InvalidInputError(`Pending write ${index} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+      throw new InvalidInputError(
+        `Pending write ${index} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`,
+      );
     }
     return parsed.data;
   });
@@ -263,13 +300,19 @@ export function branchLineage(
 ): LineageSegment[] {
   const chain: Branch[] = [];
   let current = getBranch(branchId);
-  if (current === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+  if (current === undefined)
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`,
+    );
   while (current !== undefined) {
     chain.unshift(current);
     if (current.parent === undefined) break;
     const parentId: string = current.parent.branchId;
     current = getBranch(parentId);
-    if (current === undefined) throw new NotFoundError(`Parent branch ${JSON.stringify(parentId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    if (current === undefined)
+      throw new NotFoundError(
+        `Parent branch ${JSON.stringify(parentId)} of session ${JSON.stringify(sessionId)} does not exist.`,
+      );
   }
   const from = options.fromSeq ?? 1;
   const through = options.throughSeq ?? Number.POSITIVE_INFINITY;
@@ -290,9 +333,15 @@ export function branchLineage(
  * @throws {InvalidInputError} for `main`; {@link BranchHasChildrenError} when forks refer to it and
  *   `recursive` is not set; {@link NotFoundError} when it does not exist
  */
-export function ensureBranchDeletable(branchId: string, branches: readonly Branch[], options: { recursive?: boolean }): string[] {
-  if (branchId === MAIN_BRANCH) throw new InvalidInputError('The main branch cannot be deleted; delete the session instead.');
-  if (!branches.some((b) => b.id === branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
+export function ensureBranchDeletable(
+  branchId: string,
+  branches: readonly Branch[],
+  options: { recursive?: boolean },
+): string[] {
+  if (branchId === MAIN_BRANCH)
+    throw new InvalidInputError('The main branch cannot be deleted; delete the session instead.');
+  if (!branches.some((b) => b.id === branchId))
+    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
   const children = branches.filter((b) => b.parent?.branchId === branchId);
   if (children.length > 0 && !options.recursive) {
     throw new BranchHasChildrenError(
@@ -306,7 +355,10 @@ export function ensureBranchDeletable(branchId: string, branches: readonly Branc
  * The ids of checkpoints outside the retention. The newest checkpoint is always kept.
  * @param checkpoints oldest first
  */
-export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' | 'createdAt'>[], retention: CheckpointRetention): string[] {
+export function checkpointsToPrune(
+  checkpoints: readonly Pick<Checkpoint, 'id' | 'createdAt'>[],
+  retention: CheckpointRetention,
+): string[] {
   const now = Date.now();
   return checkpoints
     .filter((checkpoint, index) => {
@@ -332,7 +384,11 @@ export function checkpointsToPrune(checkpoints: readonly Pick<Checkpoint, 'id' |
  * ensureCheckpointDeletable('main', 'cp-2', [{ id: 'cp-1' }, { id: 'cp-2' }]); // throws CheckpointInUseError
  * ```
  */
-export function ensureCheckpointDeletable(branchId: string, id: string, manifest: readonly Pick<Checkpoint, 'id'>[]): boolean {
+export function ensureCheckpointDeletable(
+  branchId: string,
+  id: string,
+  manifest: readonly Pick<Checkpoint, 'id'>[],
+): boolean {
   if (manifest.at(-1)?.id === id) throw new CheckpointInUseError(id, branchId);
   return manifest.some((c) => c.id === id);
 }
@@ -381,7 +437,9 @@ export function changedSession(current: Session, change: SessionChange, expected
  */
 export function changedBranch(current: Branch, state: State, expectedVersion: number): Branch {
   if (current.version !== expectedVersion) {
-    throw new ConcurrencyError(`Branch ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}. Reload and retry.`);
+    throw new ConcurrencyError(
+      `Branch ${JSON.stringify(current.id)} is at version ${current.version}, not ${expectedVersion}. Reload and retry.`,
+    );
   }
   return { ...current, state, version: current.version + 1 };
 }
@@ -392,7 +450,8 @@ export function changedBranch(current: Branch, state: State, expectedVersion: nu
  */
 export function assertBatchCheckpoint(batch: Pick<StoreBatch, 'sessionId' | 'branchId' | 'checkpoint'>): void {
   const checkpoint = batch.checkpoint;
-  if (checkpoint === undefined || (checkpoint.sessionId === batch.sessionId && checkpoint.branchId === batch.branchId)) return;
+  if (checkpoint === undefined || (checkpoint.sessionId === batch.sessionId && checkpoint.branchId === batch.branchId))
+    return;
   throw new InvalidInputError(
     `A batch of session ${JSON.stringify(batch.sessionId)} branch ${JSON.stringify(batch.branchId)} cannot save checkpoint ${JSON.stringify(checkpoint.id)} of another branch.`,
   );

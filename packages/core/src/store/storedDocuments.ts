@@ -31,7 +31,12 @@ export interface DocumentProblem {
 /** A schema-valid document, or the first rule it breaks. */
 export type CheckedDocument<T> = { ok: true; data: T } | ({ ok: false } & DocumentProblem);
 
-function schemaCheck<T>(schema: z.ZodType<T>, value: unknown, rules: (data: T) => DocumentProblem | undefined, fast?: (value: unknown) => T | undefined): CheckedDocument<T> {
+function schemaCheck<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  rules: (data: T) => DocumentProblem | undefined,
+  fast?: (value: unknown) => T | undefined,
+): CheckedDocument<T> {
   const quick = fast?.(value);
   if (quick !== undefined) {
     const broken = rules(quick);
@@ -64,31 +69,38 @@ function keysProblem(field: string, value: unknown): DocumentProblem | undefined
   }
 }
 
-const first = (...problems: (DocumentProblem | undefined)[]): DocumentProblem | undefined => problems.find((p) => p !== undefined);
+const first = (...problems: (DocumentProblem | undefined)[]): DocumentProblem | undefined =>
+  problems.find((p) => p !== undefined);
 
 /** Checks a session document against the rules of `createSession` and `updateSession`. */
 export function checkSession(value: unknown): CheckedDocument<Session> {
-  return schemaCheck(SessionSchema, value, (s) =>
-    first(
-      idProblem('id', 'session', s.id),
-      idProblem('tenantId', 'tenant', s.tenantId, true),
-      idProblem('userId', 'user', s.userId, true),
-      keysProblem('metadata', s.metadata),
-      keysProblem('state', s.state),
-    ),
+  return schemaCheck(
+    SessionSchema,
+    value,
+    (s) =>
+      first(
+        idProblem('id', 'session', s.id),
+        idProblem('tenantId', 'tenant', s.tenantId, true),
+        idProblem('userId', 'user', s.userId, true),
+        keysProblem('metadata', s.metadata),
+        keysProblem('state', s.state),
+      ),
     fastStoredSession,
   );
 }
 
 /** Checks a branch document against the rules of `createSession` and `forkBranch`. */
 export function checkBranch(value: unknown): CheckedDocument<Branch> {
-  return schemaCheck(BranchSchema, value, (b) =>
-    first(
-      idProblem('id', 'branch', b.id),
-      idProblem('sessionId', 'session', b.sessionId),
-      b.parent === undefined ? undefined : idProblem('parent.branchId', 'branch', b.parent.branchId),
-      keysProblem('state', b.state),
-    ),
+  return schemaCheck(
+    BranchSchema,
+    value,
+    (b) =>
+      first(
+        idProblem('id', 'branch', b.id),
+        idProblem('sessionId', 'session', b.sessionId),
+        b.parent === undefined ? undefined : idProblem('parent.branchId', 'branch', b.parent.branchId),
+        keysProblem('state', b.state),
+      ),
     fastStoredBranch,
   );
 }
@@ -120,7 +132,9 @@ function onlyMessageKeys(value: object): boolean {
  */
 export function checkMessage(value: unknown): CheckedDocument<Message> {
   const fast = fastAcceptsMessage(value) && onlyMessageKeys(value as object);
-  const checked: CheckedDocument<Message> = fast ? { ok: true, data: value as Message } : schemaCheck(MessageSchema, value, () => undefined);
+  const checked: CheckedDocument<Message> = fast
+    ? { ok: true, data: value as Message }
+    : schemaCheck(MessageSchema, value, () => undefined);
   if (!checked.ok || checked.data.metadata === undefined) return checked;
   const broken = keysProblem('metadata', checked.data.metadata);
   return broken === undefined ? checked : { ok: false, ...broken };
@@ -148,7 +162,11 @@ function currentFields(kind: DocumentKind, value: unknown, document: string): un
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const stored = value as StoredDocument;
   const fields = migrateFields(kind, stored, document);
-  if (fields === undefined) throw corrupt(document, { field: 'schemaVersion', problem: `${JSON.stringify(stored.schemaVersion)} is not a schema version (a whole number >= 1)` });
+  if (fields === undefined)
+    throw corrupt(document, {
+      field: 'schemaVersion',
+      problem: `${JSON.stringify(stored.schemaVersion)} is not a schema version (a whole number >= 1)`,
+    });
   return fields;
 }
 
@@ -236,17 +254,24 @@ export function parseStoredCheckpoint(value: unknown, document: string): Checkpo
     checkpoint = fastCheckpointCopy(data) ?? parseCheckpoint(data, document);
   } catch (error) {
     if (!(error instanceof CheckpointCorruptError)) throw error;
-    throw new CheckpointCorruptError(`${error.message} Checkpoint: ${document}. Restore it from a backup or delete it.`, { cause: error });
+    throw new CheckpointCorruptError(
+      `${error.message} Checkpoint: ${document}. Restore it from a backup or delete it.`,
+      { cause: error },
+    );
   }
   const broken = first(
     idProblem('id', 'checkpoint', checkpoint.id),
     checkpoint.parentId === null ? undefined : idProblem('parentId', 'checkpoint', checkpoint.parentId),
     idProblem('sessionId', 'session', checkpoint.sessionId),
     idProblem('branchId', 'branch', checkpoint.branchId),
-    ...checkpoint.pendingRequests.map((request, index) => idProblem(`pendingRequests.${index}.id`, 'request', request.id)),
+    ...checkpoint.pendingRequests.map((request, index) =>
+      idProblem(`pendingRequests.${index}.id`, 'request', request.id),
+    ),
   );
   if (broken !== undefined) {
-    throw new CheckpointCorruptError(`The checkpoint ${document} fails its schema at ${broken.field}: ${broken.problem}; it was not loaded. Restore it from a backup or delete it.`);
+    throw new CheckpointCorruptError(
+      `The checkpoint ${document} fails its schema at ${broken.field}: ${broken.problem}; it was not loaded. Restore it from a backup or delete it.`,
+    );
   }
   return checkpoint;
 }
@@ -305,7 +330,9 @@ export function assertSessionChangeShape(change: unknown): void {
   const parsed = SessionChangeSchema.safeParse(change);
   if (parsed.success) return;
   const issue = parsed.error.issues[0];
-  throw new InvalidInputError(`The session change is invalid at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message}.`);
+  throw new InvalidInputError(
+    `The session change is invalid at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message}.`,
+  );
 }
 
 /**
@@ -315,7 +342,10 @@ export function assertSessionChangeShape(change: unknown): void {
 function onlyActivity(change: unknown): boolean {
   if (typeof change !== 'object' || change === null) return false;
   for (const key in change) if (key !== 'lastActivityAt') return false;
-  return Object.getPrototypeOf(change) === Object.prototype && isIsoTimestamp((change as { lastActivityAt?: unknown }).lastActivityAt);
+  return (
+    Object.getPrototypeOf(change) === Object.prototype &&
+    isIsoTimestamp((change as { lastActivityAt?: unknown }).lastActivityAt)
+  );
 }
 
 /**

@@ -16,7 +16,10 @@ import type { TenantScope } from './store.js';
  */
 export function assertTenantScope(scope: TenantScope | undefined): TenantScope {
   if (scope === undefined || scope === null) return {};
-  if (typeof scope !== 'object') throw new InvalidInputError(`The tenant scope must be an object like { tenantId: 'acme' }, not ${JSON.stringify(scope)}.`);
+  if (typeof scope !== 'object')
+    throw new InvalidInputError(
+      `The tenant scope must be an object like { tenantId: 'acme' }, not ${JSON.stringify(scope)}.`,
+    );
   if (scope.tenantId !== undefined) assertValidId('tenant', scope.tenantId);
   return scope;
 }

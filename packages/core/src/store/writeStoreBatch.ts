@@ -37,11 +37,21 @@ async function writeSeparately(store: Store, batch: StoreBatch): Promise<StoreBa
   const checkpoint = batch.checkpoint;
   assertBatchCheckpoint(batch);
   const result: StoreBatchResult = { inserted: 0 };
-  if (batch.messages !== undefined && batch.messages.length > 0) result.inserted = (await store.appendMessages(sessionId, branchId, batch.messages, scope)).inserted;
+  if (batch.messages !== undefined && batch.messages.length > 0)
+    result.inserted = (await store.appendMessages(sessionId, branchId, batch.messages, scope)).inserted;
   if (batch.branch !== undefined) {
-    result.branch = await store.updateBranch(sessionId, branchId, { state: batch.branch.state }, { ...scope, expectedVersion: batch.branch.expectedVersion });
+    result.branch = await store.updateBranch(
+      sessionId,
+      branchId,
+      { state: batch.branch.state },
+      { ...scope, expectedVersion: batch.branch.expectedVersion },
+    );
   }
-  if (batch.session !== undefined) result.session = await store.updateSession(sessionId, batch.session.change, { ...scope, expectedVersion: batch.session.expectedVersion });
+  if (batch.session !== undefined)
+    result.session = await store.updateSession(sessionId, batch.session.change, {
+      ...scope,
+      expectedVersion: batch.session.expectedVersion,
+    });
   if (checkpoint !== undefined) await store.saveCheckpoint(checkpoint, scope);
   return result;
 }

@@ -1,7 +1,14 @@
 import { AbortedError, ConfigurationError } from '../errors.js';
 import { createId } from '../ids.js';
 import type { ModelMessage } from '../conversation/message.js';
-import type { ModelClient, ModelRequest, ModelSettings, ModelStreamEvent, OutputSchema, Usage } from '../models/modelClient.js';
+import type {
+  ModelClient,
+  ModelRequest,
+  ModelSettings,
+  ModelStreamEvent,
+  OutputSchema,
+  Usage,
+} from '../models/modelClient.js';
 
 /** One scripted model response: text, tool calls, or an error to throw. */
 export interface ScriptedResponse {
@@ -98,20 +105,39 @@ export class ScriptedModel implements ModelClient {
     }
     const response = typeof this.#script === 'function' ? this.#script(request, index) : this.#script[index];
     if (response === undefined) {
-      throw new ConfigurationError(`ScriptedModel ${JSON.stringify(this.model)} has no response #${index + 1} (the script has ${index}). Add one.`);
+      throw new ConfigurationError(
+        `ScriptedModel ${JSON.stringify(this.model)} has no response #${index + 1} (the script has ${index}). Add one.`,
+      );
     }
     if (response.error) throw response.error;
     const events: ModelStreamEvent[] = [];
     const text = response.text ?? '';
-    for (let at = 0; at < text.length; at += this.#chunkSize) events.push({ type: 'text.delta', delta: text.slice(at, at + this.#chunkSize) });
+    for (let at = 0; at < text.length; at += this.#chunkSize)
+      events.push({ type: 'text.delta', delta: text.slice(at, at + this.#chunkSize) });
     const calls = response.toolCalls ?? [];
     for (const call of calls) {
-      const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      events.push({ type: 'tool_call', toolCall: { id: call.id ?? `call_${createId()}`, name: call.name, arguments: args } });
+      const args =
+        call.arguments === undefined
+          ? '{}'
+          : typeof call.arguments === 'string'
+            ? call.arguments
+            : JSON.stringify(call.arguments);
+      events.push({
+        type: 'tool_call',
+        toolCall: { id: call.id ?? `call_${createId()}`, name: call.name, arguments: args },
+      });
     }
     const inputTokens = response.usage?.inputTokens ?? 0;
     const outputTokens = response.usage?.outputTokens ?? 0;
-    events.push({ type: 'usage', usage: { inputTokens, outputTokens, totalTokens: response.usage?.totalTokens ?? inputTokens + outputTokens, requests: 1 } });
+    events.push({
+      type: 'usage',
+      usage: {
+        inputTokens,
+        outputTokens,
+        totalTokens: response.usage?.totalTokens ?? inputTokens + outputTokens,
+        requests: 1,
+      },
+    });
     events.push({ type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : 'stop' });
     return { events, index };
   }
@@ -131,7 +157,11 @@ class ScriptedStream implements AsyncIterable<ModelStreamEvent>, AsyncIterator<M
   #at = 0;
   #done = false;
 
-  constructor(answer: () => { events: ModelStreamEvent[]; index: number }, signal: AbortSignal | undefined, model: string) {
+  constructor(
+    answer: () => { events: ModelStreamEvent[]; index: number },
+    signal: AbortSignal | undefined,
+    model: string,
+  ) {
     this.#answer = answer;
     this.#signal = signal;
     this.#model = model;
@@ -172,6 +202,9 @@ class ScriptedStream implements AsyncIterable<ModelStreamEvent>, AsyncIterator<M
 
   #checkAborted(): void {
     const signal = this.#signal;
-    if (signal?.aborted) throw new AbortedError(`ScriptedModel ${JSON.stringify(this.#model)} call #${this.#index + 1} was cancelled.`, { cause: signal.reason });
+    if (signal?.aborted)
+      throw new AbortedError(`ScriptedModel ${JSON.stringify(this.#model)} call #${this.#index + 1} was cancelled.`, {
+        cause: signal.reason,
+      });
   }
 }

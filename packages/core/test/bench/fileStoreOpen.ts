@@ -26,14 +26,26 @@ function turn(seq: number, t: number): Message[] {
   const at = (k: number) => new Date(Date.UTC(2026, 0, 1) + (seq + k) * 1000).toISOString();
   const id = (k: number) => `019a8f4e-${String(t).padStart(4, '0')}-7000-8000-${String(seq + k).padStart(12, '0')}`;
   return [
-    { id: id(0), seq, role: 'user', content: `I was charged twice for order ${1000 + t}, can you refund the second charge? It was on my card ending 4242.`, createdAt: at(0) },
+    {
+      id: id(0),
+      seq,
+      role: 'user',
+      content: `I was charged twice for order ${1000 + t}, can you refund the second charge? It was on my card ending 4242.`,
+      createdAt: at(0),
+    },
     {
       id: id(1),
       seq: seq + 1,
       role: 'assistant',
       agent: 'triage',
       content: '',
-      toolCalls: [{ id: `call-h-${t}`, name: 'handoff_to_billing', arguments: JSON.stringify({ reason: 'The customer asks for a refund of a duplicate charge.' }) }],
+      toolCalls: [
+        {
+          id: `call-h-${t}`,
+          name: 'handoff_to_billing',
+          arguments: JSON.stringify({ reason: 'The customer asks for a refund of a duplicate charge.' }),
+        },
+      ],
       createdAt: at(1),
     },
     {
@@ -55,7 +67,13 @@ function turn(seq: number, t: number): Message[] {
       role: 'assistant',
       agent: 'billing',
       content: '',
-      toolCalls: [{ id: `call-r-${t}`, name: 'refund', arguments: JSON.stringify({ orderId: String(1000 + t), amountCents: 4599 }) }],
+      toolCalls: [
+        {
+          id: `call-r-${t}`,
+          name: 'refund',
+          arguments: JSON.stringify({ orderId: String(1000 + t), amountCents: 4599 }),
+        },
+      ],
       createdAt: at(3),
     },
     {
@@ -71,7 +89,14 @@ function turn(seq: number, t: number): Message[] {
       metadata: { approvedBy: 'operator-7' },
       createdAt: at(4),
     },
-    { id: id(5), seq: seq + 5, role: 'assistant', agent: 'billing', content: `I refunded the duplicate charge of $45.99 on order ${1000 + t}; reference R-${t}. Anything else?`, createdAt: at(5) },
+    {
+      id: id(5),
+      seq: seq + 5,
+      role: 'assistant',
+      agent: 'billing',
+      content: `I refunded the duplicate charge of $45.99 on order ${1000 + t}; reference R-${t}. Anything else?`,
+      createdAt: at(5),
+    },
   ];
 }
 
@@ -111,7 +136,8 @@ async function build(directory: string, id: string, turns: number, way: 'writeBa
   await store.createSession({ id, userId: 'u-1' });
   const history = Array.from({ length: turns }, (_, t) => turn(t * 6 + 1, t)).flat();
   if (way === 'slices') {
-    for (let from = 0; from < history.length; from += 2000) await store.appendMessages(id, 'main', history.slice(from, from + 2000));
+    for (let from = 0; from < history.length; from += 2000)
+      await store.appendMessages(id, 'main', history.slice(from, from + 2000));
     await store.saveCheckpoint(makeCheckpoint(id, { throughSeq: history.length }));
   } else {
     let version = 1;
@@ -122,7 +148,11 @@ async function build(directory: string, id: string, turns: number, way: 'writeBa
         branchId: 'main',
         messages,
         session: { change: { lastActivityAt: messages.at(-1)!.createdAt }, expectedVersion: version },
-        checkpoint: makeCheckpoint(id, { step: t + 1, throughSeq: messages.at(-1)!.seq, machine: { value: 'idle', context: { activeAgent: 'billing', turn: t + 1 } } }),
+        checkpoint: makeCheckpoint(id, {
+          step: t + 1,
+          throughSeq: messages.at(-1)!.seq,
+          machine: { value: 'idle', context: { activeAgent: 'billing', turn: t + 1 } },
+        }),
       });
       version = result.session!.version;
       if (t % 10 === 9) await store.pruneCheckpoints(id, 'main', { last: 5 });
@@ -135,9 +165,17 @@ async function build(directory: string, id: string, turns: number, way: 'writeBa
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { turns: { type: 'string', default: '5000' } } });
   const turns = Number(values.turns);
-  console.log(`cores: ${availableParallelism()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
-  console.log(`FileStore, a session of ${turns.toLocaleString('en-US')} turns; medians of ${SAMPLES} new store objects\n`);
-  console.log('| history written by | messages | log bytes per message | index KiB | open ms (indexed) | open CPU ms | open ms (index removed) | full readMessages ms |');
+  console.log(
+    `cores: ${availableParallelism()}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, Node ${process.version}`,
+  );
+  console.log(
+    `FileStore, a session of ${turns.toLocaleString('en-US')} turns; medians of ${SAMPLES} new store objects\n`,
+  );
+  console.log(
+    '| history written by | messages | log bytes per message | index KiB | open ms (indexed) | open CPU ms | open ms (index removed) | full readMessages ms |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const way of ['writeBatch', 'slices'] as const) {
     const directory = await mkdtemp(join(tmpdir(), 'baton-fileopen-bench-'));

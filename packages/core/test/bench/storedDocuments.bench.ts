@@ -10,7 +10,14 @@ import { bench, describe } from 'vitest';
 import { MessageSchema } from '../../src/index.js';
 import { assertSessionChange, parseStoredMessage, parseStoredSession } from '../../src/store-kit/index.js';
 
-const message = { id: '019a8f4e-0000-7000-8000-000000000001', seq: 41, role: 'assistant', content: 'Your refund is on its way.', agent: 'billing', createdAt: '2026-01-01T00:00:00.000Z' };
+const message = {
+  id: '019a8f4e-0000-7000-8000-000000000001',
+  seq: 41,
+  role: 'assistant',
+  content: 'Your refund is on its way.',
+  agent: 'billing',
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
 const toolResult = {
   id: '019a8f4e-0000-7000-8000-000000000002',
   seq: 42,

@@ -10,7 +10,11 @@ import { FileStore } from '../../src/index.js';
 
 const [directory, sessionId] = process.argv.slice(2);
 const store = new FileStore({ directory: directory!, lockStaleMs: 2000 });
-const whole = await store.putAsset(sessionId!, { name: 'first.bin', contentType: 'application/octet-stream', bytes: new Uint8Array(1000).fill(7) });
+const whole = await store.putAsset(sessionId!, {
+  name: 'first.bin',
+  contentType: 'application/octet-stream',
+  bytes: new Uint8Array(1000).fill(7),
+});
 process.stdout.write(`stored ${whole.id}\n`);
 
 async function* endless(): AsyncGenerator<Uint8Array> {

@@ -89,20 +89,36 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Bytes a JSON parser trips on or that change meaning. */
-const nastyByte = fc.oneof(fc.constantFrom(0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x5c, 0x0a, 0x00, 0xff, 0xc3, 0x30, 0x39, 0x2d, 0x65, 0x20), fc.integer({ min: 0, max: 255 }));
+const nastyByte = fc.oneof(
+  fc.constantFrom(0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x5c, 0x0a, 0x00, 0xff, 0xc3, 0x30, 0x39, 0x2d, 0x65, 0x20),
+  fc.integer({ min: 0, max: 255 }),
+);
 
 /** Any one {@link Mutation}. */
 export const mutationArbitrary: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('flipBit' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
   fc.record({ kind: fc.constant('deleteBytes' as const), at: fc.nat(), count: fc.integer({ min: 1, max: 12 }) }),
-  fc.record({ kind: fc.constant('insertBytes' as const), at: fc.nat(), bytes: fc.array(nastyByte, { minLength: 1, maxLength: 6 }) }),
+  fc.record({
+    kind: fc.constant('insertBytes' as const),
+    at: fc.nat(),
+    bytes: fc.array(nastyByte, { minLength: 1, maxLength: 6 }),
+  }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('duplicateBytes' as const), at: fc.nat(), count: fc.integer({ min: 1, max: 40 }) }),
   fc.record({ kind: fc.constant('duplicateKey' as const), path: fc.nat(), value: hostileValue }),
   fc.record({ kind: fc.constant('replaceValue' as const), path: fc.nat(), value: hostileValue }),
   fc.record({ kind: fc.constant('deleteField' as const), path: fc.nat() }),
-  fc.record({ kind: fc.constant('addField' as const), path: fc.nat(), key: fc.constantFrom('extra', '$set', 'a.b', '', '_id'), value: hostileValue }),
-  fc.record({ kind: fc.constant('protoKey' as const), path: fc.nat(), key: fc.constantFrom('__proto__' as const, 'constructor' as const, 'prototype' as const) }),
+  fc.record({
+    kind: fc.constant('addField' as const),
+    path: fc.nat(),
+    key: fc.constantFrom('extra', '$set', 'a.b', '', '_id'),
+    value: hostileValue,
+  }),
+  fc.record({
+    kind: fc.constant('protoKey' as const),
+    path: fc.nat(),
+    key: fc.constantFrom('__proto__' as const, 'constructor' as const, 'prototype' as const),
+  }),
 );
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -112,8 +128,8 @@ function places(value: Json, path: (string | number)[] = [], out: (string | numb
   out.push(path);
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) places(item, [...path, index], out);
-  }
-  else if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) places(child, [...path, key], out);
+  } else if (value !== null && typeof value === 'object')
+    for (const [key, child] of Object.entries(value)) places(child, [...path, key], out);
   return out;
 }
 
@@ -147,7 +163,10 @@ function stringifyWith(root: Json, target: (string | number)[], rewrite: (object
     const here = path.length === target.length && path.every((step, index) => step === target[index]);
     let text: string;
     if (Array.isArray(node)) text = `[${node.map((item, index) => walk(item, [...path, index])).join(',')}]`;
-    else if (node !== null && typeof node === 'object') text = `{${Object.entries(node).map(([key, child]) => `${JSON.stringify(key)}:${walk(child, [...path, key])}`).join(',')}}`;
+    else if (node !== null && typeof node === 'object')
+      text = `{${Object.entries(node)
+        .map(([key, child]) => `${JSON.stringify(key)}:${walk(child, [...path, key])}`)
+        .join(',')}}`;
     else text = JSON.stringify(node);
     return here ? rewrite(text) : text;
   };
@@ -155,7 +174,10 @@ function stringifyWith(root: Json, target: (string | number)[], rewrite: (object
 }
 
 /** Applies a structural mutation to one JSON text; `undefined` when the text is not JSON (then nothing applies). */
-function mutateJson(text: string, mutation: Exclude<Mutation, { kind: 'flipBit' | 'deleteBytes' | 'insertBytes' | 'truncate' | 'duplicateBytes' }>): string | undefined {
+function mutateJson(
+  text: string,
+  mutation: Exclude<Mutation, { kind: 'flipBit' | 'deleteBytes' | 'insertBytes' | 'truncate' | 'duplicateBytes' }>,
+): string | undefined {
   let root: Json;
   try {
     root = JSON.parse(text) as Json;
@@ -185,7 +207,9 @@ function mutateJson(text: string, mutation: Exclude<Mutation, { kind: 'flipBit' 
       if (members.length === 0) return undefined;
       const path = members[mutation.path % members.length]!;
       const key = path.at(-1) as string;
-      return stringifyWith(root, path.slice(0, -1), (objectText) => withTrailingMember(objectText, `${JSON.stringify(key)}:${valueText(mutation.value)}`));
+      return stringifyWith(root, path.slice(0, -1), (objectText) =>
+        withTrailingMember(objectText, `${JSON.stringify(key)}:${valueText(mutation.value)}`),
+      );
     }
     case 'addField':
     case 'protoKey': {
@@ -193,7 +217,9 @@ function mutateJson(text: string, mutation: Exclude<Mutation, { kind: 'flipBit' 
       if (objects.length === 0) return undefined;
       const path = objects[mutation.path % objects.length]!;
       const member =
-        mutation.kind === 'addField' ? `${JSON.stringify(mutation.key)}:${valueText(mutation.value)}` : `${JSON.stringify(mutation.key)}:{"polluted":true,"id":"../x"}`;
+        mutation.kind === 'addField'
+          ? `${JSON.stringify(mutation.key)}:${valueText(mutation.value)}`
+          : `${JSON.stringify(mutation.key)}:{"polluted":true,"id":"../x"}`;
       if (nodeAt(root, path) === null) return undefined;
       return stringifyWith(root, path, (objectText) => withTrailingMember(objectText, member));
     }
@@ -251,7 +277,10 @@ export interface AimedMutation {
 }
 
 /** Any mutation, aimed at any line. */
-export const aimedMutationArbitrary: fc.Arbitrary<AimedMutation> = fc.record({ mutation: mutationArbitrary, line: fc.nat() });
+export const aimedMutationArbitrary: fc.Arbitrary<AimedMutation> = fc.record({
+  mutation: mutationArbitrary,
+  line: fc.nat(),
+});
 
 /** Error classes a read must never let out (directly or as the cause of a Baton error): they mean a bug, not damage. */
 const BUG_ERRORS = [TypeError, RangeError, ReferenceError];
@@ -260,15 +289,25 @@ const BUG_ERRORS = [TypeError, RangeError, ReferenceError];
  * What a read of a damaged document did. `'bug'` means it failed with a non-Baton error, or with a
  * Baton error that wraps a TypeError, RangeError or ReferenceError.
  */
-export type ReadOutcome = { kind: 'value'; value: unknown } | { kind: 'batonError'; name: string } | { kind: 'bug'; error: unknown };
+export type ReadOutcome =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'batonError'; name: string }
+  | { kind: 'bug'; error: unknown };
 
 /** Runs a read and classifies how it ended (see {@link ReadOutcome}). */
-export async function readOutcome(read: () => Promise<unknown>, isBatonError: (error: unknown) => boolean): Promise<ReadOutcome> {
+export async function readOutcome(
+  read: () => Promise<unknown>,
+  isBatonError: (error: unknown) => boolean,
+): Promise<ReadOutcome> {
   try {
     return { kind: 'value', value: await read() };
   } catch (error) {
     if (!isBatonError(error)) return { kind: 'bug', error };
-    for (let cause: unknown = (error as Error).cause; cause !== undefined && cause !== null; cause = (cause as Error).cause) {
+    for (
+      let cause: unknown = (error as Error).cause;
+      cause !== undefined && cause !== null;
+      cause = (cause as Error).cause
+    ) {
       if (BUG_ERRORS.some((type) => cause instanceof type)) return { kind: 'bug', error };
     }
     return { kind: 'batonError', name: (error as Error).name };
@@ -288,6 +327,8 @@ export class FuzzTally {
 
   /** One line per type: `type: N runs (outcome a, outcome b, …)`. */
   lines(): string[] {
-    return [...this.#counts].map(([type, counts]) => `${type}: ${[...counts].map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`);
+    return [...this.#counts].map(
+      ([type, counts]) => `${type}: ${[...counts].map(([outcome, count]) => `${outcome} ${count}`).join(', ')}`,
+    );
   }
 }

@@ -65,16 +65,24 @@ export async function startEmbeddingsServer(): Promise<EmbeddingsServer> {
       }
       requests.push({ method: req.method ?? '', path, headers: req.headers, body });
       const id = `req_${requests.length}`;
-      if (req.method !== 'POST' || path !== '/v1/embeddings') return sendError(res, id, 404, `The fixture serves POST /v1/embeddings, not ${req.method} ${path}.`);
+      if (req.method !== 'POST' || path !== '/v1/embeddings')
+        return sendError(res, id, 404, `The fixture serves POST /v1/embeddings, not ${req.method} ${path}.`);
       const failure = failures.shift();
       if (failure?.type === 'error') return sendError(res, id, failure.status, failure.message, failure.headers);
       const { input, model, dimensions } = (body ?? {}) as { input?: unknown; model?: string; dimensions?: number };
       const texts = typeof input === 'string' ? [input] : input;
       if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string' || t === '')) {
-        return sendError(res, id, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.");
+        return sendError(
+          res,
+          id,
+          400,
+          "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.",
+        );
       }
       const size = dimensions ?? 64;
-      const data = texts.map((text, index) => ({ object: 'embedding', index, embedding: fixtureVector(text, size) })).reverse();
+      const data = texts
+        .map((text, index) => ({ object: 'embedding', index, embedding: fixtureVector(text, size) }))
+        .reverse();
       if (failure?.type === 'short') data.pop();
       const tokens = texts.reduce((sum, t) => sum + t.split(/\s+/).length, 0);
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': id });
@@ -101,7 +109,13 @@ export async function startEmbeddingsServer(): Promise<EmbeddingsServer> {
   };
 }
 
-function sendError(res: ServerResponse, requestId: string, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  requestId: string,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestId, ...headers });
   res.end(JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } }));
 }

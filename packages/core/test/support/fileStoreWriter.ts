@@ -14,7 +14,8 @@ import { ConcurrencyError, createId, type Message } from '../../src/index.js';
 import { FileStore } from '../../src/store/file/fileStore.js';
 
 const [mode, directory, sessionId, countText, payloadText] = process.argv.slice(2);
-if (directory === undefined || sessionId === undefined) throw new Error('usage: fileStoreWriter.ts <mode> <directory> <sessionId> <count> <payloadBytes>');
+if (directory === undefined || sessionId === undefined)
+  throw new Error('usage: fileStoreWriter.ts <mode> <directory> <sessionId> <count> <payloadBytes>');
 const count = Number(countText ?? '10');
 const payload = 'x'.repeat(Number(payloadText ?? '16'));
 const store = new FileStore({ directory, lockStaleMs: 2000 });

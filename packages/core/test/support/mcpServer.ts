@@ -22,7 +22,10 @@ export function createOrdersMcpServer(ledger?: string): McpServer {
   );
   server.registerTool(
     'refund',
-    { description: 'Refunds an amount in cents on an order.', inputSchema: { orderId: z.string(), amountCents: z.number().int().positive() } },
+    {
+      description: 'Refunds an amount in cents on an order.',
+      inputSchema: { orderId: z.string(), amountCents: z.number().int().positive() },
+    },
     async ({ orderId, amountCents }) => {
       if (ledger !== undefined) appendFileSync(ledger, `${orderId} ${amountCents}\n`);
       return { content: [{ type: 'text', text: `Refunded ${amountCents} cents on ${orderId}.` }] };
@@ -34,8 +37,15 @@ export function createOrdersMcpServer(ledger?: string): McpServer {
   }));
   server.registerTool(
     'order_summary',
-    { description: 'Summarises an order.', inputSchema: { orderId: z.string() }, outputSchema: { orderId: z.string(), items: z.number() } },
-    async ({ orderId }) => ({ content: [{ type: 'text', text: 'see structured content' }], structuredContent: { orderId, items: 3 } }),
+    {
+      description: 'Summarises an order.',
+      inputSchema: { orderId: z.string() },
+      outputSchema: { orderId: z.string(), items: z.number() },
+    },
+    async ({ orderId }) => ({
+      content: [{ type: 'text', text: 'see structured content' }],
+      structuredContent: { orderId, items: 3 },
+    }),
   );
   return server;
 }

@@ -1,6 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chatChunks, chatCompletion, responseBody, responseEvents, type ScriptedAnswer, type ScriptedToolCall } from './openaiWire.js';
+import {
+  chatChunks,
+  chatCompletion,
+  responseBody,
+  responseEvents,
+  type ScriptedAnswer,
+  type ScriptedToolCall,
+} from './openaiWire.js';
 
 export type { ScriptedAnswer, ScriptedToolCall } from './openaiWire.js';
 
@@ -39,15 +46,26 @@ export type OpenAIServerReply = ScriptedAnswer | ScriptedError | ScriptedStall |
 /** Builders for {@link OpenAIServerReply}. */
 export const reply = {
   /** A text answer. */
-  text: (text: string, extra: Omit<ScriptedAnswer, 'type' | 'text'> = {}): ScriptedAnswer => ({ type: 'answer', text, ...extra }),
+  text: (text: string, extra: Omit<ScriptedAnswer, 'type' | 'text'> = {}): ScriptedAnswer => ({
+    type: 'answer',
+    text,
+    ...extra,
+  }),
   /** An answer with tool calls (and optional text). */
-  toolCalls: (toolCalls: ScriptedToolCall[], extra: Omit<ScriptedAnswer, 'type' | 'toolCalls'> = {}): ScriptedAnswer => ({
+  toolCalls: (
+    toolCalls: ScriptedToolCall[],
+    extra: Omit<ScriptedAnswer, 'type' | 'toolCalls'> = {},
+  ): ScriptedAnswer => ({
     type: 'answer',
     toolCalls,
     ...extra,
   }),
   /** An HTTP error with an OpenAI error body. */
-  error: (status: number, message: string, extra: Omit<ScriptedError, 'type' | 'status' | 'message'> = {}): ScriptedError => ({
+  error: (
+    status: number,
+    message: string,
+    extra: Omit<ScriptedError, 'type' | 'status' | 'message'> = {},
+  ): ScriptedError => ({
     type: 'error',
     status,
     message,
@@ -118,15 +136,35 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
       requests.push({ method: req.method ?? '', path, headers: req.headers, body });
       const requestNo = requests.length;
       if (req.method !== 'POST' || !ENDPOINTS.has(path)) {
-        sendError(res, requestNo, reply.error(404, `The fixture serves POST /v1/chat/completions and /v1/responses, not ${req.method} ${path}.`));
+        sendError(
+          res,
+          requestNo,
+          reply.error(
+            404,
+            `The fixture serves POST /v1/chat/completions and /v1/responses, not ${req.method} ${path}.`,
+          ),
+        );
         return;
       }
       const next = queue.shift();
       if (next === undefined) {
-        sendError(res, requestNo, reply.error(400, `openaiServer has no scripted reply for request #${requestNo} (${path}); enqueue one.`, { errorType: 'fixture_error' }));
+        sendError(
+          res,
+          requestNo,
+          reply.error(400, `openaiServer has no scripted reply for request #${requestNo} (${path}); enqueue one.`, {
+            errorType: 'fixture_error',
+          }),
+        );
         return;
       }
-      const run = () => serve(res, path, body as { stream?: boolean; model?: string; stream_options?: { include_usage?: boolean } }, next, requestNo);
+      const run = () =>
+        serve(
+          res,
+          path,
+          body as { stream?: boolean; model?: string; stream_options?: { include_usage?: boolean } },
+          next,
+          requestNo,
+        );
       if (next.type === 'answer' && next.delayMs !== undefined) {
         const timer = setTimeout(() => {
           timers.delete(timer);
@@ -165,8 +203,21 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 }
 
 function sendError(res: ServerResponse, requestNo: number, error: ScriptedError): void {
-  res.writeHead(error.status, { 'content-type': 'application/json', 'x-request-id': `req_${requestNo}`, ...error.headers });
-  res.end(JSON.stringify({ error: { message: error.message, type: error.errorType ?? 'invalid_request_error', param: null, code: error.code ?? null } }));
+  res.writeHead(error.status, {
+    'content-type': 'application/json',
+    'x-request-id': `req_${requestNo}`,
+    ...error.headers,
+  });
+  res.end(
+    JSON.stringify({
+      error: {
+        message: error.message,
+        type: error.errorType ?? 'invalid_request_error',
+        param: null,
+        code: error.code ?? null,
+      },
+    }),
+  );
 }
 
 function serve(
@@ -187,7 +238,9 @@ function serve(
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
     const events = chat
       ? chatChunks({ type: 'answer', text: next.text ?? '' }, requestNo, model, false).slice(0, -1)
-      : responseEvents({ type: 'answer', text: next.text ?? '' }, requestNo, model).filter((e) => e.type === 'response.created' || e.type === 'response.output_text.delta');
+      : responseEvents({ type: 'answer', text: next.text ?? '' }, requestNo, model).filter(
+          (e) => e.type === 'response.created' || e.type === 'response.output_text.delta',
+        );
     for (const event of events) res.write(sse(event, !chat));
     if (next.type === 'stall') return; // held open; the client's abort or the server's close ends it
     if (next.message !== undefined) res.write(sse(streamFailure(chat, next.message, requestNo, model), !chat));
@@ -201,7 +254,8 @@ function serve(
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
   if (chat) {
-    for (const chunk of chatChunks(next, requestNo, model, body.stream_options?.include_usage === true)) res.write(sse(chunk, false));
+    for (const chunk of chatChunks(next, requestNo, model, body.stream_options?.include_usage === true))
+      res.write(sse(chunk, false));
     res.end('data: [DONE]\n\n');
   } else {
     for (const event of responseEvents(next, requestNo, model)) res.write(sse(event, true));
@@ -215,7 +269,15 @@ function streamFailure(chat: boolean, message: string, requestNo: number, model:
   return {
     type: 'response.failed',
     sequence_number: 99,
-    response: { id: `resp_${requestNo}`, object: 'response', status: 'failed', model, output: [], error: { code: 'server_error', message }, usage: null },
+    response: {
+      id: `resp_${requestNo}`,
+      object: 'response',
+      status: 'failed',
+      model,
+      output: [],
+      error: { code: 'server_error', message },
+      usage: null,
+    },
   };
 }
 

@@ -69,7 +69,9 @@ export function chatChunks(answer: ScriptedAnswer, requestNo: number, model: str
   for (const piece of pieces(answer.refusal ?? '', p.chunkSize)) out.push(chunk({ refusal: piece }));
   const fragments = p.calls.map((call, index) => [
     chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
-    ...pieces(call.arguments, p.chunkSize).map((piece) => chunk({ tool_calls: [{ index, function: { arguments: piece } }] })),
+    ...pieces(call.arguments, p.chunkSize).map((piece) =>
+      chunk({ tool_calls: [{ index, function: { arguments: piece } }] }),
+    ),
   ]);
   if (answer.interleaveToolCalls) {
     for (let round = 0; fragments.some((f) => round < f.length); round += 1) {
@@ -86,9 +88,17 @@ export function chatChunks(answer: ScriptedAnswer, requestNo: number, model: str
 /** A whole (non-streamed) chat completion. */
 export function chatCompletion(answer: ScriptedAnswer, requestNo: number, model: string): unknown {
   const p = prepare(answer, requestNo);
-  const message: Record<string, unknown> = { role: 'assistant', content: p.text === '' && p.calls.length > 0 ? null : p.text, refusal: null };
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: p.text === '' && p.calls.length > 0 ? null : p.text,
+    refusal: null,
+  };
   if (p.calls.length > 0) {
-    message.tool_calls = p.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    message.tool_calls = p.calls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
   return {
     id: `chatcmpl-${requestNo}`,
@@ -101,7 +111,11 @@ export function chatCompletion(answer: ScriptedAnswer, requestNo: number, model:
 }
 
 function chatUsage(usage: { inputTokens: number; outputTokens: number }) {
-  return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
 }
 
 /** The output items and final response object of a Responses API answer. */
@@ -117,7 +131,14 @@ function responseObject(p: Prepared, requestNo: number, model: string, status: '
     });
   }
   for (const [i, call] of p.calls.entries()) {
-    output.push({ id: `fc_${requestNo}_${i}`, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: call.arguments });
+    output.push({
+      id: `fc_${requestNo}_${i}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    });
   }
   return {
     id: `resp_${requestNo}`,
@@ -149,7 +170,9 @@ export function responseBody(answer: ScriptedAnswer, requestNo: number, model: s
 /** The stream events of a Responses API answer, in order, each with its `sequence_number`. */
 export function responseEvents(answer: ScriptedAnswer, requestNo: number, model: string): Array<{ type: string }> {
   const p = prepare(answer, requestNo);
-  const events: Array<Record<string, unknown> & { type: string }> = [{ type: 'response.created', response: responseObject(p, requestNo, model, 'in_progress') }];
+  const events: Array<Record<string, unknown> & { type: string }> = [
+    { type: 'response.created', response: responseObject(p, requestNo, model, 'in_progress') },
+  ];
   let outputIndex = 0;
   if (p.text !== '') {
     const itemId = `msg_${requestNo}`;
@@ -159,29 +182,69 @@ export function responseEvents(answer: ScriptedAnswer, requestNo: number, model:
       output_index: outputIndex,
       item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
     });
-    events.push({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
-    for (const piece of pieces(p.text, p.chunkSize)) events.push({ type: 'response.output_text.delta', ...at, delta: piece, logprobs: [] });
+    events.push({
+      type: 'response.content_part.added',
+      ...at,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
+    for (const piece of pieces(p.text, p.chunkSize))
+      events.push({ type: 'response.output_text.delta', ...at, delta: piece, logprobs: [] });
     events.push({ type: 'response.output_text.done', ...at, text: p.text, logprobs: [] });
-    events.push({ type: 'response.content_part.done', ...at, part: { type: 'output_text', text: p.text, annotations: [] } });
+    events.push({
+      type: 'response.content_part.done',
+      ...at,
+      part: { type: 'output_text', text: p.text, annotations: [] },
+    });
     events.push({
       type: 'response.output_item.done',
       output_index: outputIndex,
-      item: { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: p.text, annotations: [] }] },
+      item: {
+        id: itemId,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: p.text, annotations: [] }],
+      },
     });
     outputIndex += 1;
   }
   for (const piece of pieces(answer.refusal ?? '', p.chunkSize)) {
-    events.push({ type: 'response.refusal.delta', item_id: `refusal_${requestNo}`, output_index: outputIndex, content_index: 0, delta: piece });
+    events.push({
+      type: 'response.refusal.delta',
+      item_id: `refusal_${requestNo}`,
+      output_index: outputIndex,
+      content_index: 0,
+      delta: piece,
+    });
   }
   for (const [i, call] of p.calls.entries()) {
     const itemId = `fc_${requestNo}_${i}`;
     const item = { id: itemId, type: 'function_call', call_id: call.id, name: call.name };
-    events.push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
+    events.push({
+      type: 'response.output_item.added',
+      output_index: outputIndex,
+      item: { ...item, status: 'in_progress', arguments: '' },
+    });
     for (const piece of pieces(call.arguments, p.chunkSize)) {
-      events.push({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: outputIndex, delta: piece });
+      events.push({
+        type: 'response.function_call_arguments.delta',
+        item_id: itemId,
+        output_index: outputIndex,
+        delta: piece,
+      });
     }
-    events.push({ type: 'response.function_call_arguments.done', item_id: itemId, output_index: outputIndex, name: call.name, arguments: call.arguments });
-    events.push({ type: 'response.output_item.done', output_index: outputIndex, item: { ...item, status: 'completed', arguments: call.arguments } });
+    events.push({
+      type: 'response.function_call_arguments.done',
+      item_id: itemId,
+      output_index: outputIndex,
+      name: call.name,
+      arguments: call.arguments,
+    });
+    events.push({
+      type: 'response.output_item.done',
+      output_index: outputIndex,
+      item: { ...item, status: 'completed', arguments: call.arguments },
+    });
     outputIndex += 1;
   }
   events.push({ type: 'response.completed', response: responseObject(p, requestNo, model, 'completed') });

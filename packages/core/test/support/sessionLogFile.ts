@@ -9,7 +9,8 @@ export type LogOpJson = { op: string } & Record<string, unknown>;
 export { sealRecord as sealLogRecord };
 
 /** `<directory>/sessions/<sessionId>/log.jsonl`. */
-export const logFileOf = (directory: string, sessionId: string): string => join(directory, 'sessions', sessionId, 'log.jsonl');
+export const logFileOf = (directory: string, sessionId: string): string =>
+  join(directory, 'sessions', sessionId, 'log.jsonl');
 
 /**
  * Rewrites a FileStore session log by hand, as a disk fault or an editor could: `edit` gets every
@@ -18,12 +19,19 @@ export const logFileOf = (directory: string, sessionId: string): string => join(
  * Each line is sealed again with its checksum (as a writer that knows the format would), so what
  * the reader meets is the edited operations, not a checksum failure.
  */
-export async function editSessionLog(directory: string, sessionId: string, edit: (ops: LogOpJson[]) => void): Promise<string> {
+export async function editSessionLog(
+  directory: string,
+  sessionId: string,
+  edit: (ops: LogOpJson[]) => void,
+): Promise<string> {
   const file = logFileOf(directory, sessionId);
   const [header, ...lines] = (await readFile(file, 'utf8')).trimEnd().split('\n');
   const records = lines.map((line) => JSON.parse(line) as { ops: LogOpJson[] });
   edit(records.flatMap((record) => record.ops));
-  await writeFile(`${file}.edited`, `${[header, ...records.map((record) => sealRecord(JSON.stringify({ ops: record.ops })))].join('\n')}\n`);
+  await writeFile(
+    `${file}.edited`,
+    `${[header, ...records.map((record) => sealRecord(JSON.stringify({ ops: record.ops })))].join('\n')}\n`,
+  );
   await rename(`${file}.edited`, file);
   return file;
 }

@@ -15,7 +15,10 @@ export interface Writer {
 
 /** Starts `node --import tsx fileStoreWriter.ts <args>` from the repository root (where tsx is installed). */
 export function spawnWriter(args: string[]): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let partial = '';
   let stderr = '';

@@ -1,4 +1,10 @@
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, createId, type Message, type PendingWrite } from '../../src/index.js';
+import {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  createId,
+  type Message,
+  type PendingWrite,
+} from '../../src/index.js';
 
 /** A valid message at `seq` with a fresh id. */
 export function makeMessage(seq: number, overrides: Partial<Message> = {}): Message {
@@ -38,5 +44,13 @@ export function makeCheckpoint(sessionId: string, overrides: Partial<Checkpoint>
 
 /** A finished tool result of an unfinished step. */
 export function makePendingWrite(toolCallId: string): PendingWrite {
-  return { toolCallId, toolName: 'lookup_order', agent: 'billing', content: '{"ok":true}', isError: false, durationMs: 5, createdAt: new Date().toISOString() };
+  return {
+    toolCallId,
+    toolName: 'lookup_order',
+    agent: 'billing',
+    content: '{"ok":true}',
+    isError: false,
+    durationMs: 5,
+    createdAt: new Date().toISOString(),
+  };
 }

@@ -39,7 +39,12 @@ export class TestJournal implements ExecutorJournal {
     const stored: Message[] = [];
     for (const m of messages) {
       const { id, createdAt, ...rest } = m;
-      const message = { ...rest, id: id ?? createId(), seq: this.messages.length + 1, createdAt: createdAt ?? new Date().toISOString() } as Message;
+      const message = {
+        ...rest,
+        id: id ?? createId(),
+        seq: this.messages.length + 1,
+        createdAt: createdAt ?? new Date().toISOString(),
+      } as Message;
       this.messages.push(message);
       stored.push(message);
     }
@@ -62,7 +67,10 @@ export interface ExecutorRun {
  * The input of one activation over a {@link TestJournal}: session `session-1`, branch `main`, turn 1,
  * the journal's messages as history, empty state, a signal that never aborts; `extra` overrides any field.
  */
-export function executorInput(journal: TestJournal, extra: Partial<Omit<ExecutorInput, 'journal'>> = {}): ExecutorInput {
+export function executorInput(
+  journal: TestJournal,
+  extra: Partial<Omit<ExecutorInput, 'journal'>> = {},
+): ExecutorInput {
   return {
     sessionId: 'session-1',
     branchId: 'main',

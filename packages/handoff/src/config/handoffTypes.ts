@@ -1,4 +1,17 @@
-import type { Agent, AssetRef, BatonEvent, ContextProvider, Executor, Logger, Message, Request, Session, Store, TurnSettings, Usage } from '@baton/core';
+import type {
+  Agent,
+  AssetRef,
+  BatonEvent,
+  ContextProvider,
+  Executor,
+  Logger,
+  Message,
+  Request,
+  Session,
+  Store,
+  TurnSettings,
+  Usage,
+} from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { HistoryWindow } from './historyWindow.js';
 import type { TelemetryOptions } from './telemetryOptions.js';
@@ -61,7 +74,9 @@ export interface TerminationContext {
  * Decides after every answer whether the conversation is over. `true` or a string (the reason)
  * closes the session; `false`/`undefined` goes on.
  */
-export type TerminationCondition = (context: TerminationContext) => boolean | string | undefined | Promise<boolean | string | undefined>;
+export type TerminationCondition = (
+  context: TerminationContext,
+) => boolean | string | undefined | Promise<boolean | string | undefined>;
 
 /** Whether the receiving agent's input shows earlier handoff tool calls and their results (`'keep'`) or leaves them out (`'omit'`, default). Stored history always keeps them. */
 export type HandoffHistoryMode = 'omit' | 'keep';
@@ -177,7 +192,11 @@ export interface HandoffConfig {
  * (by its id, or as this workflow's thread of a conversation: see `workflow.sessionIdOf`), the user's
  * input, and the options of the call (signal and per-turn settings).
  */
-export type HandoffRunRequest = ({ sessionId: string; conversationId?: never } | { conversationId: string; sessionId?: never }) & HandoffRunOptions;
+export type HandoffRunRequest = (
+  | { sessionId: string; conversationId?: never }
+  | { conversationId: string; sessionId?: never }
+) &
+  HandoffRunOptions;
 
 /** The options of `workflow.run({ … })` besides which session it runs in. */
 export interface HandoffRunOptions extends TurnOptions {

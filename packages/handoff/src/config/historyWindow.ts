@@ -26,7 +26,9 @@ export interface HistoryWindow {
 export function assertHistoryWindow(window: HistoryWindow): void {
   const size = (window as { messages?: unknown } | null)?.messages;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
-    throw new ConfigurationError(`historyWindow({ messages }) takes an integer ≥ 1 (the newest messages a model call sees), not ${JSON.stringify(window)}.`);
+    throw new ConfigurationError(
+      `historyWindow({ messages }) takes an integer ≥ 1 (the newest messages a model call sees), not ${JSON.stringify(window)}.`,
+    );
   }
 }
 

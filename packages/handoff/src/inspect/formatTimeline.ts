@@ -66,7 +66,8 @@ function describe(entry: TimelineEntry, max: number): string {
       return `  handoff ${entry.from} → ${entry.to}${entry.reason === undefined ? '' : `: ${q(entry.reason)}`}`;
     case 'request': {
       const { request } = entry;
-      const what = request.type === 'tool_approval' ? `approve ${request.toolName} ${json(request.arguments)}` : q(request.prompt);
+      const what =
+        request.type === 'tool_approval' ? `approve ${request.toolName} ${json(request.arguments)}` : q(request.prompt);
       const turn = entry.turn === undefined ? '' : `  (turn ${entry.turn})`;
       return `    request ${request.type} from ${request.agent}: ${what} → ${entry.answer === undefined ? 'pending' : q(entry.answer)}${turn}`;
     }

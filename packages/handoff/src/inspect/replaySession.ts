@@ -52,7 +52,9 @@ export async function replaySession(
   const session = await store.getSession(sessionId, scope);
   if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   if ((await store.getBranch(sessionId, branchId, scope)) === undefined) {
-    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`,
+    );
   }
   const messages = await store.readMessages(sessionId, branchId, scope);
   const actor = createActor(workflow.machine).start();
@@ -86,12 +88,18 @@ export async function replaySession(
         const control = storedControl(result);
         const to = actor.getSnapshot().context.activeAgent;
         // An outer handoff moves the outer machine; an inner one (a nested workflow's agents) leaves it where it is.
-        const inner = control?.kind === 'handoff' && to === from && control.target !== undefined && outerOf.get(control.target) === from;
+        const inner =
+          control?.kind === 'handoff' &&
+          to === from &&
+          control.target !== undefined &&
+          outerOf.get(control.target) === from;
         if (control?.kind === 'handoff' && (to !== from || inner)) {
           const reason = control.reason ?? handoffReason(messages, result.toolCallId);
           const [handoffFrom, handoffTo] = inner ? [result.agent ?? from, control.target!] : [from, to];
           events.push(
-            reason === undefined ? { type: 'handoff', ...base, from: handoffFrom, to: handoffTo } : { type: 'handoff', ...base, from: handoffFrom, to: handoffTo, reason },
+            reason === undefined
+              ? { type: 'handoff', ...base, from: handoffFrom, to: handoffTo }
+              : { type: 'handoff', ...base, from: handoffFrom, to: handoffTo, reason },
           );
         }
       }
@@ -100,18 +108,28 @@ export async function replaySession(
     }
     if (message.role === 'assistant' && message.agent !== undefined) {
       const outer = outerOf.get(message.agent) ?? message.agent;
-      if (outer !== participant && outer !== message.agent) events.push({ type: 'agent.started', ...base, agent: outer });
+      if (outer !== participant && outer !== message.agent)
+        events.push({ type: 'agent.started', ...base, agent: outer });
       participant = outer;
       if (message.agent !== speaking) events.push({ type: 'agent.started', ...base, agent: message.agent });
       speaking = message.agent;
     }
     const effect = applyRoutingEffect(actor, message);
     events.push({ type: 'message', ...base, message });
-    for (const call of message.toolCalls ?? []) events.push({ type: 'tool.call', ...base, agent: message.agent ?? '', toolCall: call });
+    for (const call of message.toolCalls ?? [])
+      events.push({ type: 'tool.call', ...base, agent: message.agent ?? '', toolCall: call });
     const after = actor.getSnapshot();
-    if (effect === 'reply') events.push({ type: 'turn.completed', ...base, turn: after.context.turn, usage: emptyUsage(), nextAgent: after.context.activeAgent });
+    if (effect === 'reply')
+      events.push({
+        type: 'turn.completed',
+        ...base,
+        turn: after.context.turn,
+        usage: emptyUsage(),
+        nextAgent: after.context.activeAgent,
+      });
   }
-  if (session.status === 'closed') events.push({ type: 'session.closed', ...base, reason: session.closedReason ?? 'closed' });
+  if (session.status === 'closed')
+    events.push({ type: 'session.closed', ...base, reason: session.closedReason ?? 'closed' });
   const { context } = actor.getSnapshot();
   const routing = { state: routingState(actor.getSnapshot()), activeAgent: context.activeAgent, turn: context.turn };
   actor.stop();

@@ -1,4 +1,14 @@
-import { type Branch, type Checkpoint, MAIN_BRANCH, type Message, NotFoundError, type Request, type Session, type Store, type TenantScope } from '@baton/core';
+import {
+  type Branch,
+  type Checkpoint,
+  MAIN_BRANCH,
+  type Message,
+  NotFoundError,
+  type Request,
+  type Session,
+  type Store,
+  type TenantScope,
+} from '@baton/core';
 import { storedControl } from '../routing/replayHistory.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
 import { type AnsweredRequest, answeredRequestOf } from '../config/answeredRequest.js';
@@ -12,7 +22,18 @@ export type TimelineEntry =
   /** An agent's answer to the user. */
   | { kind: 'reply'; at: string; agent: string; seq: number; text: string }
   /** A tool call and its result (`result` undefined: never answered). `durationMs` is the tool's wall time. */
-  | { kind: 'tool'; at: string; agent: string; seq: number; toolCallId: string; toolName: string; arguments: string; result?: string; isError: boolean; durationMs?: number }
+  | {
+      kind: 'tool';
+      at: string;
+      agent: string;
+      seq: number;
+      toolCallId: string;
+      toolName: string;
+      arguments: string;
+      result?: string;
+      isError: boolean;
+      durationMs?: number;
+    }
   /** Control moved between agents, with the reason the model gave. */
   | { kind: 'handoff'; at: string; seq: number; from: string; to: string; reason?: string }
   /**
@@ -69,47 +90,87 @@ export interface SessionTimeline {
  * console.log(formatTimeline(timeline));
  * ```
  */
-export async function sessionTimeline(store: Store, sessionId: string, options: { branch?: string; tenantId?: string } = {}): Promise<SessionTimeline> {
+export async function sessionTimeline(
+  store: Store,
+  sessionId: string,
+  options: { branch?: string; tenantId?: string } = {},
+): Promise<SessionTimeline> {
   const branchId = options.branch ?? MAIN_BRANCH;
   const scope: TenantScope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
   const session = await store.getSession(sessionId, scope);
-  if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist in this store.`);
+  if (session === undefined)
+    throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist in this store.`);
   const branches = await store.listBranches(sessionId, scope);
   if (!branches.some((b) => b.id === branchId)) {
-    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist (branches: ${branches.map((b) => b.id).join(', ')}).`);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist (branches: ${branches.map((b) => b.id).join(', ')}).`,
+    );
   }
   const messages = await store.readMessages(sessionId, branchId, scope);
   const checkpoints: { checkpoint: Checkpoint; bytes: number }[] = [];
   for (const entry of await store.listCheckpoints(sessionId, branchId, scope)) {
     const checkpoint = await store.loadCheckpoint(sessionId, branchId, entry.id, scope);
-    if (checkpoint !== undefined) checkpoints.push({ checkpoint, bytes: Buffer.byteLength(JSON.stringify(checkpoint)) });
+    if (checkpoint !== undefined)
+      checkpoints.push({ checkpoint, bytes: Buffer.byteLength(JSON.stringify(checkpoint)) });
   }
-  checkpoints.sort((a, b) => a.checkpoint.throughSeq - b.checkpoint.throughSeq || a.checkpoint.step - b.checkpoint.step);
+  checkpoints.sort(
+    (a, b) => a.checkpoint.throughSeq - b.checkpoint.throughSeq || a.checkpoint.step - b.checkpoint.step,
+  );
 
   const entries = tellMessages(messages);
-  const results = new Map(messages.filter((m) => m.role === 'tool' && m.toolCallId !== undefined).map((m) => [m.toolCallId!, m]));
+  const results = new Map(
+    messages.filter((m) => m.role === 'tool' && m.toolCallId !== undefined).map((m) => [m.toolCallId!, m]),
+  );
   // Requests already told by the tool results that answered them (by request id and by tool call id).
-  const told = new Set(entries.flatMap((e) => (e.kind === 'request' && e.request.type !== 'human_step' ? [e.request.id, e.request.toolCallId] : [])));
+  const told = new Set(
+    entries.flatMap((e) =>
+      e.kind === 'request' && e.request.type !== 'human_step' ? [e.request.id, e.request.toolCallId] : [],
+    ),
+  );
   const seenRequests = new Set<string>();
   const placed: TimelineEntry[] = [];
   for (const { checkpoint, bytes } of checkpoints) {
-    placed.push({ kind: 'checkpoint', at: checkpoint.createdAt, seq: checkpoint.throughSeq, id: checkpoint.id, step: checkpoint.step, bytes });
+    placed.push({
+      kind: 'checkpoint',
+      at: checkpoint.createdAt,
+      seq: checkpoint.throughSeq,
+      id: checkpoint.id,
+      step: checkpoint.step,
+      bytes,
+    });
     for (const request of checkpoint.pendingRequests) {
-      if (seenRequests.has(request.id) || told.has(request.id) || (request.type !== 'human_step' && told.has(request.toolCallId))) continue;
+      if (
+        seenRequests.has(request.id) ||
+        told.has(request.id) ||
+        (request.type !== 'human_step' && told.has(request.toolCallId))
+      )
+        continue;
       seenRequests.add(request.id);
       const key = request.type === 'human_step' ? request.stepId : request.toolCallId;
-      placed.push(withAnswer({ kind: 'request', at: request.createdAt, seq: checkpoint.throughSeq, request }, describeAnswer(request, results.get(key), messages)));
+      placed.push(
+        withAnswer(
+          { kind: 'request', at: request.createdAt, seq: checkpoint.throughSeq, request },
+          describeAnswer(request, results.get(key), messages),
+        ),
+      );
     }
   }
   const merged = merge(entries, placed);
-  if (session.status === 'closed') merged.push({ kind: 'closed', at: session.closedAt ?? session.lastActivityAt, seq: messages.at(-1)?.seq ?? 0, reason: session.closedReason ?? 'closed' });
+  if (session.status === 'closed')
+    merged.push({
+      kind: 'closed',
+      at: session.closedAt ?? session.lastActivityAt,
+      seq: messages.at(-1)?.seq ?? 0,
+      reason: session.closedReason ?? 'closed',
+    });
   const all = numberTurns(inTimeOrder(merged));
 
   const agents: string[] = [];
   const handoffs: { from: string; to: string }[] = [];
   for (const entry of all) {
     if (entry.kind === 'agent' && !agents.includes(entry.agent)) agents.push(entry.agent);
-    if (entry.kind === 'handoff' && !handoffs.some((h) => h.from === entry.from && h.to === entry.to)) handoffs.push({ from: entry.from, to: entry.to });
+    if (entry.kind === 'handoff' && !handoffs.some((h) => h.from === entry.from && h.to === entry.to))
+      handoffs.push({ from: entry.from, to: entry.to });
   }
   const tools = all.filter((e) => e.kind === 'tool');
   return {
@@ -117,7 +178,11 @@ export async function sessionTimeline(store: Store, sessionId: string, options: 
     branchId,
     status: session.status,
     createdAt: session.createdAt,
-    branches: branches.map((b) => (b.parent === undefined ? { id: b.id, createdAt: b.createdAt } : { id: b.id, parent: b.parent, createdAt: b.createdAt })),
+    branches: branches.map((b) =>
+      b.parent === undefined
+        ? { id: b.id, createdAt: b.createdAt }
+        : { id: b.id, parent: b.parent, createdAt: b.createdAt },
+    ),
     agents,
     handoffs,
     entries: all,
@@ -143,17 +208,34 @@ function tellMessages(messages: readonly Message[]): TimelineEntry[] {
     if (message.role === 'user') {
       turn += 1;
       speaking = undefined;
-      entries.push({ kind: 'turn', at, seq, turn, text: message.content, autonomous: message.metadata?.autonomous === true });
+      entries.push({
+        kind: 'turn',
+        at,
+        seq,
+        turn,
+        text: message.content,
+        autonomous: message.metadata?.autonomous === true,
+      });
     } else if (message.role === 'assistant') {
       const agent = message.agent ?? 'assistant';
       if (agent !== speaking) entries.push({ kind: 'agent', at, agent, seq });
       speaking = agent;
       for (const call of message.toolCalls ?? []) {
-        const entry: Extract<TimelineEntry, { kind: 'tool' }> = { kind: 'tool', at, agent, seq, toolCallId: call.id, toolName: call.name, arguments: call.arguments, isError: false };
+        const entry: Extract<TimelineEntry, { kind: 'tool' }> = {
+          kind: 'tool',
+          at,
+          agent,
+          seq,
+          toolCallId: call.id,
+          toolName: call.name,
+          arguments: call.arguments,
+          isError: false,
+        };
         calls.set(call.id, entry);
         entries.push(entry);
       }
-      if ((message.toolCalls ?? []).length === 0 && message.content !== '') entries.push({ kind: 'reply', at, agent, seq, text: message.content });
+      if ((message.toolCalls ?? []).length === 0 && message.content !== '')
+        entries.push({ kind: 'reply', at, agent, seq, text: message.content });
     } else if (message.role === 'tool') {
       const call = message.toolCallId === undefined ? undefined : calls.get(message.toolCallId);
       if (call !== undefined) {
@@ -165,22 +247,42 @@ function tellMessages(messages: readonly Message[]): TimelineEntry[] {
       if (control?.kind === 'handoff' && control.target !== undefined && !(message.isError ?? false)) {
         const from = message.agent ?? call?.agent ?? speaking ?? '';
         const reason = control.reason ?? reasonOf(call?.arguments);
-        entries.push(reason === undefined ? { kind: 'handoff', at, seq, from, to: control.target } : { kind: 'handoff', at, seq, from, to: control.target, reason });
+        entries.push(
+          reason === undefined
+            ? { kind: 'handoff', at, seq, from, to: control.target }
+            : { kind: 'handoff', at, seq, from, to: control.target, reason },
+        );
       }
       const answered = answeredRequestOf(message);
-      if (call !== undefined && (answered !== undefined || message.toolName === REQUEST_USER_INPUT)) entries.push(requestEntry(call, message, answered));
+      if (call !== undefined && (answered !== undefined || message.toolName === REQUEST_USER_INPUT))
+        entries.push(requestEntry(call, message, answered));
     }
   }
   return entries;
 }
 
 /** A request told by the tool result that answered it (`metadata.answeredRequest`, or a `request_user_input` result of an older store). */
-function requestEntry(call: Extract<TimelineEntry, { kind: 'tool' }>, result: Message, answered: AnsweredRequest | undefined): TimelineEntry {
-  const base = { agent: call.agent, toolCallId: call.toolCallId, conversationRef: { branchId: '', throughSeq: call.seq } };
+function requestEntry(
+  call: Extract<TimelineEntry, { kind: 'tool' }>,
+  result: Message,
+  answered: AnsweredRequest | undefined,
+): TimelineEntry {
+  const base = {
+    agent: call.agent,
+    toolCallId: call.toolCallId,
+    conversationRef: { branchId: '', throughSeq: call.seq },
+  };
   const id = answered?.id ?? call.toolCallId;
   const createdAt = answered?.createdAt ?? call.at;
   if (answered?.type === 'tool_approval') {
-    const request: Request = { ...base, type: 'tool_approval', id, createdAt, toolName: call.toolName, arguments: call.arguments };
+    const request: Request = {
+      ...base,
+      type: 'tool_approval',
+      id,
+      createdAt,
+      toolName: call.toolName,
+      arguments: call.arguments,
+    };
     const approved = answered.always === 'session' ? 'approved, always for this session' : 'approved';
     const rejected = `rejected${answered.reason === undefined ? '' : `: ${answered.reason}`}`;
     const answer = answered.approved === false ? rejected : approved;
@@ -214,7 +316,10 @@ function inTimeOrder(entries: TimelineEntry[]): TimelineEntry[] {
     if (!Number.isNaN(t)) last = t;
     return last;
   });
-  return entries.map((entry, i) => ({ entry, i })).sort((a, b) => times[a.i]! - times[b.i]! || a.i - b.i).map(({ entry }) => entry);
+  return entries
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => times[a.i]! - times[b.i]! || a.i - b.i)
+    .map(({ entry }) => entry);
 }
 
 /** Numbers the turns in order: each user message and each answered request starts one. */
@@ -232,7 +337,11 @@ function withAnswer(entry: Extract<TimelineEntry, { kind: 'request' }>, answer: 
 }
 
 /** How a request was answered, read from the tool result (or operator message) that answered it. */
-function describeAnswer(request: Request, result: Message | undefined, messages: readonly Message[]): string | undefined {
+function describeAnswer(
+  request: Request,
+  result: Message | undefined,
+  messages: readonly Message[],
+): string | undefined {
   if (request.type === 'human_step') {
     const reply = messages.find((m) => m.role === 'assistant' && m.metadata?.humanStep === request.stepId);
     return reply?.content;

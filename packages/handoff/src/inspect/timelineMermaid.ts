@@ -60,11 +60,15 @@ export function timelineToMermaid(timeline: SessionTimeline, options: TimelineMe
         if (isHandoffToolName(entry.toolName) || entry.toolName === REQUEST_USER_INPUT) break;
         const duration = entry.durationMs === undefined ? '' : ` (${Math.round(entry.durationMs)} ms)`;
         const arrow = entry.isError ? '-x' : '->>';
-        body.push(`  ${id(entry.agent)}${arrow}${id(entry.agent)}: ${text(`${entry.toolName}${duration}${entry.isError ? ' failed' : ''}`)}`);
+        body.push(
+          `  ${id(entry.agent)}${arrow}${id(entry.agent)}: ${text(`${entry.toolName}${duration}${entry.isError ? ' failed' : ''}`)}`,
+        );
         break;
       }
       case 'handoff':
-        body.push(`  ${id(entry.from)}->>${id(entry.to)}: ${text(`handoff${entry.reason === undefined ? '' : `: ${entry.reason}`}`)}`);
+        body.push(
+          `  ${id(entry.from)}->>${id(entry.to)}: ${text(`handoff${entry.reason === undefined ? '' : `: ${entry.reason}`}`)}`,
+        );
         break;
       case 'request': {
         const { request } = entry;
@@ -74,7 +78,10 @@ export function timelineToMermaid(timeline: SessionTimeline, options: TimelineMe
         break;
       }
       case 'checkpoint':
-        if (options.checkpoints !== false) body.push(`  Note over ${speaking === undefined ? 'user' : id(speaking)}: ${text(`checkpoint step ${entry.step} (${entry.bytes} B)`)}`);
+        if (options.checkpoints !== false)
+          body.push(
+            `  Note over ${speaking === undefined ? 'user' : id(speaking)}: ${text(`checkpoint step ${entry.step} (${entry.bytes} B)`)}`,
+          );
         break;
       case 'closed':
         body.push(`  Note over user: ${text(`closed: ${entry.reason}`)}`);
@@ -91,7 +98,8 @@ function firstAgentOfEachTurn(timeline: SessionTimeline): (string | undefined)[]
   const first: (string | undefined)[] = [];
   for (const entry of timeline.entries) {
     if (entry.kind === 'turn') first[entry.turn - 1] = undefined;
-    else if (entry.kind === 'agent' && first.length > 0 && first[first.length - 1] === undefined) first[first.length - 1] = entry.agent;
+    else if (entry.kind === 'agent' && first.length > 0 && first[first.length - 1] === undefined)
+      first[first.length - 1] = entry.agent;
   }
   return first;
 }

@@ -39,7 +39,11 @@ export type HandoffCheck = (target: string) => string | undefined;
  * toBilling.name; // 'handoff_to_billing'
  * ```
  */
-export function createHandoffTool(target: Pick<Executor, 'name' | 'description'>, check: HandoffCheck, onRefused: (refusal: string) => void): Tool {
+export function createHandoffTool(
+  target: Pick<Executor, 'name' | 'description'>,
+  check: HandoffCheck,
+  onRefused: (refusal: string) => void,
+): Tool {
   return bindHandoffTool(handoffToolTemplate(target), target.name, check, onRefused);
 }
 
@@ -54,7 +58,12 @@ export function handoffToolTemplate(target: Pick<Executor, 'name' | 'description
 }
 
 /** A copy of a handoff tool template whose `execute` checks the routing machine before handing off. */
-export function bindHandoffTool(template: Tool, target: string, check: HandoffCheck, onRefused: (refusal: string) => void): Tool {
+export function bindHandoffTool(
+  template: Tool,
+  target: string,
+  check: HandoffCheck,
+  onRefused: (refusal: string) => void,
+): Tool {
   return {
     ...template,
     execute: (args: z.output<typeof HandoffArguments>) => {

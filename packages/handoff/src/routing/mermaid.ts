@@ -26,7 +26,11 @@ export function handoffGraphToMermaid(graph: HandoffGraph): string {
   const lines = ['flowchart LR'];
   for (const name of graph.participants) {
     const id = ids.get(name)!;
-    lines.push(name === graph.coordinator ? `  ${id}(["${label(name)} (coordinator)"]):::coordinator` : `  ${id}["${label(name)}"]`);
+    lines.push(
+      name === graph.coordinator
+        ? `  ${id}(["${label(name)} (coordinator)"]):::coordinator`
+        : `  ${id}["${label(name)}"]`,
+    );
   }
   for (const name of graph.participants) {
     for (const target of graph.edges.get(name) ?? []) lines.push(`  ${ids.get(name)} --> ${ids.get(target)}`);

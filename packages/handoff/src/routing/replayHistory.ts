@@ -47,7 +47,10 @@ function isDiscardResult(message: Message): boolean {
  * @returns the message when it answered the user (`'reply'`), the reason when it ended the
  *   conversation (`{ endConversation }`), else `undefined`
  */
-export function applyRoutingEffect(actor: RoutingSender, message: Message): 'reply' | { endConversation: string } | undefined {
+export function applyRoutingEffect(
+  actor: RoutingSender,
+  message: Message,
+): 'reply' | { endConversation: string } | undefined {
   const state = routingState(actor.getSnapshot());
   if (state === 'closed') return undefined;
   if (message.role === 'user') {
@@ -68,7 +71,8 @@ export function applyRoutingEffect(actor: RoutingSender, message: Message): 'rep
     return undefined;
   }
   const control = storedControl(message);
-  if (control?.kind === 'handoff' && control.target !== undefined) actor.send({ type: 'HANDOFF', target: control.target });
+  if (control?.kind === 'handoff' && control.target !== undefined)
+    actor.send({ type: 'HANDOFF', target: control.target });
   if (control?.kind !== 'end_conversation') return undefined;
   actor.send({ type: 'CLOSE' });
   return { endConversation: control.reason ?? 'ended by agent' };

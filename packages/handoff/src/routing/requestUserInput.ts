@@ -18,7 +18,7 @@ export const REQUEST_USER_INPUT = 'request_user_input';
 export const requestUserInputTool: Tool<{ prompt: string }> = tool({
   name: REQUEST_USER_INPUT,
   description:
-    'Ask the user a question and wait for the answer (e.g. an order number or an account id). The answer comes back as this tool call\'s result.',
+    "Ask the user a question and wait for the answer (e.g. an order number or an account id). The answer comes back as this tool call's result.",
   parameters: z.object({ prompt: z.string().min(1).describe('The question to show the user.') }),
   execute: ({ prompt }) => userInputControl(prompt),
 });

@@ -67,16 +67,23 @@ export function createRoutingDriver(
 ): RoutingDriver & { failed?: unknown } {
   if (options.direct && options.inspect === undefined) {
     const stepper = new RoutingStepper(options.config);
-    if (persisted === undefined) return new DirectRoutingDriver(new DirectRoutingSnapshot('idle', initialRoutingContext(options.config), stepper));
+    if (persisted === undefined)
+      return new DirectRoutingDriver(new DirectRoutingSnapshot('idle', initialRoutingContext(options.config), stepper));
     // As XState restores it: the state, context and status as persisted (a done snapshot takes no more events).
-    return new DirectRoutingDriver(new DirectRoutingSnapshot(persisted.value, persisted.context, stepper, persisted.status));
+    return new DirectRoutingDriver(
+      new DirectRoutingSnapshot(persisted.value, persisted.context, stepper, persisted.status),
+    );
   }
   const actorOptions = options.inspect === undefined ? {} : { inspect: options.inspect };
-  const actor = persisted === undefined ? createActor(options.machine, actorOptions) : createActor(options.machine, { ...actorOptions, snapshot: persisted as never });
+  const actor =
+    persisted === undefined
+      ? createActor(options.machine, actorOptions)
+      : createActor(options.machine, { ...actorOptions, snapshot: persisted as never });
   let failed: unknown;
   actor.subscribe({ error: (error) => (failed = error) });
   actor.start();
-  if (failed === undefined && actor.getSnapshot().status === 'error') failed = actor.getSnapshot().error ?? new Error('The routing actor is in an error state.');
+  if (failed === undefined && actor.getSnapshot().status === 'error')
+    failed = actor.getSnapshot().error ?? new Error('The routing actor is in an error state.');
   const persist = options.persist;
   const driver: RoutingDriver & { failed?: unknown } = {
     send: (event) => actor.send(event),
@@ -144,7 +151,10 @@ class DirectRoutingDriver implements RoutingDriver {
     if (current.status !== 'active') return;
     const transition = current.stepper.enabled(current.value, current.context, event);
     if (transition === undefined) return;
-    const context = transition.action === undefined ? current.context : { ...current.context, ...current.stepper.actions[transition.action](current.context, event) };
+    const context =
+      transition.action === undefined
+        ? current.context
+        : { ...current.context, ...current.stepper.actions[transition.action](current.context, event) };
     this.#snapshot = new DirectRoutingSnapshot(transition.target ?? current.value, context, current.stepper);
   }
 

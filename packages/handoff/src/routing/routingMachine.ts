@@ -60,7 +60,9 @@ export interface RoutingTransition {
  * ({@link createRoutingMachine}) and the direct stepper ({@link createRoutingDriver}) are built from.
  * `closed` is final.
  */
-export const ROUTING_TRANSITIONS: Readonly<Record<RoutingStateValue, Readonly<Partial<Record<RoutingEvent['type'], RoutingTransition>>>>> = {
+export const ROUTING_TRANSITIONS: Readonly<
+  Record<RoutingStateValue, Readonly<Partial<Record<RoutingEvent['type'], RoutingTransition>>>>
+> = {
   idle: { USER_TURN: { target: 'running', action: 'startTurn' }, CLOSE: { target: 'closed' } },
   running: {
     HANDOFF: { guards: ['edgeAllowed', 'underHandoffLimit'], action: 'handOff' },
@@ -69,24 +71,39 @@ export const ROUTING_TRANSITIONS: Readonly<Record<RoutingStateValue, Readonly<Pa
     DISCARD: { target: 'idle', action: 'returnControl' },
     CLOSE: { target: 'closed' },
   },
-  awaitingRequest: { RESUME: { target: 'running' }, DISCARD: { target: 'idle', action: 'returnControl' }, CLOSE: { target: 'closed' } },
+  awaitingRequest: {
+    RESUME: { target: 'running' },
+    DISCARD: { target: 'idle', action: 'returnControl' },
+    CLOSE: { target: 'closed' },
+  },
   closed: {},
 };
 
 /** The guards, as pure functions of the configuration, the context and the event. */
-export function routingGuards(config: RoutingConfig): Record<RoutingGuard, (context: RoutingContext, event: RoutingEvent) => boolean> {
+export function routingGuards(
+  config: RoutingConfig,
+): Record<RoutingGuard, (context: RoutingContext, event: RoutingEvent) => boolean> {
   return {
-    edgeAllowed: (context, event) => event.type === 'HANDOFF' && (config.edges.get(context.activeAgent)?.has(event.target) ?? false),
+    edgeAllowed: (context, event) =>
+      event.type === 'HANDOFF' && (config.edges.get(context.activeAgent)?.has(event.target) ?? false),
     underHandoffLimit: (context) => context.handoffsThisTurn < config.maxHandoffsPerTurn,
   };
 }
 
 /** The context updates, as pure functions returning the changed fields. */
-export function routingActions(config: RoutingConfig): Record<RoutingAction, (context: RoutingContext, event: RoutingEvent) => Partial<RoutingContext>> {
+export function routingActions(
+  config: RoutingConfig,
+): Record<RoutingAction, (context: RoutingContext, event: RoutingEvent) => Partial<RoutingContext>> {
   return {
     startTurn: (context) => ({ turn: context.turn + 1, handoffsThisTurn: 0 }),
     handOff: (context, event) =>
-      event.type === 'HANDOFF' ? { previousAgent: context.activeAgent, activeAgent: event.target, handoffsThisTurn: context.handoffsThisTurn + 1 } : {},
+      event.type === 'HANDOFF'
+        ? {
+            previousAgent: context.activeAgent,
+            activeAgent: event.target,
+            handoffsThisTurn: context.handoffsThisTurn + 1,
+          }
+        : {},
     returnControl: (context) =>
       config.returnPolicyOf(context.activeAgent) === 'coordinator' && context.activeAgent !== context.coordinator
         ? { previousAgent: context.activeAgent, activeAgent: context.coordinator }
@@ -96,18 +113,28 @@ export function routingActions(config: RoutingConfig): Record<RoutingAction, (co
 
 /** The context a session starts with: the coordinator acts, no turn yet. */
 export function initialRoutingContext(config: RoutingConfig): RoutingContext {
-  return { coordinator: config.coordinator, activeAgent: config.coordinator, previousAgent: null, turn: 0, handoffsThisTurn: 0 };
+  return {
+    coordinator: config.coordinator,
+    activeAgent: config.coordinator,
+    previousAgent: null,
+    turn: 0,
+    handoffsThisTurn: 0,
+  };
 }
 
 /** The XState states config of {@link ROUTING_TRANSITIONS}. */
 function xstateStates() {
-  const states: Record<string, { on?: Record<string, { target?: string; guard?: unknown; actions?: string }>; type?: 'final' }> = {};
+  const states: Record<
+    string,
+    { on?: Record<string, { target?: string; guard?: unknown; actions?: string }>; type?: 'final' }
+  > = {};
   for (const [state, transitions] of Object.entries(ROUTING_TRANSITIONS)) {
     const on: Record<string, { target?: string; guard?: unknown; actions?: string }> = {};
     for (const [event, transition] of Object.entries(transitions)) {
       const xstate: { target?: string; guard?: unknown; actions?: string } = {};
       if (transition.target !== undefined) xstate.target = transition.target;
-      if (transition.guards !== undefined) xstate.guard = transition.guards.length === 1 ? transition.guards[0] : and([...transition.guards]);
+      if (transition.guards !== undefined)
+        xstate.guard = transition.guards.length === 1 ? transition.guards[0] : and([...transition.guards]);
       if (transition.action !== undefined) xstate.actions = transition.action;
       on[event] = xstate;
     }
@@ -188,7 +215,8 @@ export type RoutingPersister = (snapshot: RoutingSnapshot) => unknown;
 export function routingPersister(machine: RoutingMachine): RoutingPersister {
   const xstate: RoutingPersister = (snapshot) => machine.getPersistedSnapshot(snapshot);
   if (!persistsDirectly(machine)) return xstate;
-  return (snapshot) => (isEmpty(snapshot.children) && isEmpty(snapshot.historyValue) ? persistDirectly(snapshot) : xstate(snapshot));
+  return (snapshot) =>
+    isEmpty(snapshot.children) && isEmpty(snapshot.historyValue) ? persistDirectly(snapshot) : xstate(snapshot);
 }
 
 /**
@@ -203,8 +231,18 @@ export function persistsDirectly(machine: RoutingMachine): boolean {
 }
 
 /** A routing snapshot's persisted form, built directly (XState's form for a machine without children or history). */
-export function persistDirectly(snapshot: Pick<RoutingSnapshot, 'status' | 'output' | 'error' | 'value' | 'context'>): Record<string, unknown> {
-  return { status: snapshot.status, output: snapshot.output, error: snapshot.error, value: snapshot.value, historyValue: {}, context: snapshot.context, children: {} };
+export function persistDirectly(
+  snapshot: Pick<RoutingSnapshot, 'status' | 'output' | 'error' | 'value' | 'context'>,
+): Record<string, unknown> {
+  return {
+    status: snapshot.status,
+    output: snapshot.output,
+    error: snapshot.error,
+    value: snapshot.value,
+    historyValue: {},
+    context: snapshot.context,
+    children: {},
+  };
 }
 
 function isEmpty(value: object | undefined): boolean {
@@ -222,10 +260,15 @@ export function routingState(snapshot: Pick<RoutingSnapshot, 'value'>): RoutingS
  *
  * @returns a sentence for the model, naming the limit or the allowed targets
  */
-export function handoffRefusal(snapshot: Pick<RoutingSnapshot, 'value' | 'context' | 'can'>, target: string, config: RoutingConfig): string | undefined {
+export function handoffRefusal(
+  snapshot: Pick<RoutingSnapshot, 'value' | 'context' | 'can'>,
+  target: string,
+  config: RoutingConfig,
+): string | undefined {
   if (snapshot.can({ type: 'HANDOFF', target })) return undefined;
   const { activeAgent, handoffsThisTurn } = snapshot.context;
-  if (routingState(snapshot) !== 'running') return `No handoff is possible now: the conversation is ${routingState(snapshot)}.`;
+  if (routingState(snapshot) !== 'running')
+    return `No handoff is possible now: the conversation is ${routingState(snapshot)}.`;
   const allowed = config.edges.get(activeAgent);
   if (!allowed?.has(target)) {
     return `${activeAgent} may not hand off to ${JSON.stringify(target)}; allowed targets: ${[...(allowed ?? [])].join(', ') || '(none)'}.`;

@@ -26,25 +26,38 @@ export interface LoadedBranch {
  * @param session the session document when the opener just read it (not read again), else `undefined`
  * @throws {NotFoundError} when the session, branch or checkpoint does not exist
  */
-export async function readBranch(config: HandoffConfig, target: BranchTarget, checkpointId: string | undefined, session?: Session): Promise<LoadedBranch> {
+export async function readBranch(
+  config: HandoffConfig,
+  target: BranchTarget,
+  checkpointId: string | undefined,
+  session?: Session,
+): Promise<LoadedBranch> {
   const { store } = config;
   const { sessionId, branchId, scope } = target;
   session ??= await store.getSession(sessionId, scope);
   if (session === undefined) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   const branch = await store.getBranch(sessionId, branchId, scope);
   if (branch === undefined) {
-    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist; create it with session.fork().`);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist; create it with session.fork().`,
+    );
   }
   // The checkpoint first: a writer stores messages before the checkpoint that points at them, so
   // the messages read after it cover its throughSeq.
   const checkpoint = await store.loadCheckpoint(sessionId, branchId, checkpointId, scope);
   if (checkpointId !== undefined && checkpoint === undefined) {
-    throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist; see session.checkpoints().`);
+    throw new NotFoundError(
+      `Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist; see session.checkpoints().`,
+    );
   }
   const window = config.historyWindow?.messages;
-  const fromSeq = window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - 2 * window + 1);
+  const fromSeq =
+    window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - 2 * window + 1);
   const messages = await store.readMessages(sessionId, branchId, fromSeq === 1 ? scope : { ...scope, fromSeq });
-  const history = new HistoryView(config.handoffHistory, window === undefined ? {} : { window, complete: fromSeq === 1 });
+  const history = new HistoryView(
+    config.handoffHistory,
+    window === undefined ? {} : { window, complete: fromSeq === 1 },
+  );
   history.append(messages);
   if (window !== undefined) await readBack(config, target, history, window);
   return { session, branch, checkpoint, messages, history };
@@ -56,12 +69,18 @@ export async function readBranch(config: HandoffConfig, target: BranchTarget, ch
  * tool result (its call is outside), and telling that needs the message before it; a history of
  * exactly `window` messages would be given whole, unlike the same branch loaded whole.
  */
-async function readBack(config: HandoffConfig, target: BranchTarget, history: HistoryView, window: number): Promise<void> {
+async function readBack(
+  config: HandoffConfig,
+  target: BranchTarget,
+  history: HistoryView,
+  window: number,
+): Promise<void> {
   const { sessionId, branchId, scope } = target;
   while (!history.complete && history.visibleCount <= window) {
     const throughSeq = history.firstSeq - 1;
     const fromSeq = Math.max(1, throughSeq - 2 * (window + 1 - history.visibleCount) + 1);
-    const older = throughSeq < 1 ? [] : await config.store.readMessages(sessionId, branchId, { ...scope, fromSeq, throughSeq });
+    const older =
+      throughSeq < 1 ? [] : await config.store.readMessages(sessionId, branchId, { ...scope, fromSeq, throughSeq });
     // A store that answers a range before the held messages with nothing would loop here: the view stays as it is.
     if (older.length === 0 && throughSeq >= 1) return;
     history.prepend(older, { complete: fromSeq === 1 });

@@ -1,4 +1,11 @@
-import { CHECKPOINT_SCHEMA_VERSION, type Checkpoint, type CheckpointManifestEntry, type CheckpointRetention, createId, isoNow } from '@baton/core';
+import {
+  CHECKPOINT_SCHEMA_VERSION,
+  type Checkpoint,
+  type CheckpointManifestEntry,
+  type CheckpointRetention,
+  createId,
+  isoNow,
+} from '@baton/core';
 import type { CheckpointKeep } from '../config/handoffTypes.js';
 import type { SessionRuntime } from './sessionRuntime.js';
 import { type DurableWrites, writeToStore } from './storeWriter.js';
@@ -16,7 +23,10 @@ import { type DurableWrites, writeToStore } from './storeWriter.js';
  * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link writeToStore})
  * @throws {StoreError} (or what the store throws) when a write fails
  */
-export function saveCheckpoint(runtime: SessionRuntime, writes: Omit<DurableWrites, 'checkpoint'> = {}): Promise<CheckpointManifestEntry> {
+export function saveCheckpoint(
+  runtime: SessionRuntime,
+  writes: Omit<DurableWrites, 'checkpoint'> = {},
+): Promise<CheckpointManifestEntry> {
   // Not an async function (one `then` instead of an async function's state and an await); a throw still rejects.
   try {
     // A write that settles the state leaves the checkpoint no state patches to hold.
@@ -50,7 +60,8 @@ export function settleTurn(runtime: SessionRuntime): Promise<void> {
     const writes: DurableWrites = { sessionChange: { lastActivityAt: isoNow() } };
     if (patches.session.length > 0) writes.sessionChange!.state = runtime.state.session;
     if (patches.branch.length > 0) writes.branchState = runtime.state.branch;
-    const written = runtime.config.checkpointEvery !== 'manual' ? saveCheckpoint(runtime, writes) : writeToStore(runtime, writes);
+    const written =
+      runtime.config.checkpointEvery !== 'manual' ? saveCheckpoint(runtime, writes) : writeToStore(runtime, writes);
     return written.then(() => {
       runtime.state.clearPatches();
       runtime.noteSettled();
@@ -75,7 +86,9 @@ function buildCheckpoint(runtime: SessionRuntime, settled: boolean): Checkpoint 
     machine: runtime.actor.persist(),
     pendingRequests: [...runtime.pendingRequests],
     pendingWrites: [...runtime.pendingWrites.values()],
-    statePatches: settled ? { session: [], branch: [] } : { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
+    statePatches: settled
+      ? { session: [], branch: [] }
+      : { session: [...runtime.state.patches.session], branch: [...runtime.state.patches.branch] },
   };
   if (runtime.traceparent !== undefined) checkpoint.traceparent = runtime.traceparent;
   return checkpoint;
@@ -84,7 +97,9 @@ function buildCheckpoint(runtime: SessionRuntime, settled: boolean): Checkpoint 
 /** Makes a stored checkpoint the runtime's newest: the prune cadence and the `checkpoint` event. */
 function recordCheckpoint(runtime: SessionRuntime, checkpoint: Checkpoint): CheckpointManifestEntry {
   runtime.noteCheckpoint(
-    checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent },
+    checkpoint.traceparent === undefined
+      ? { id: checkpoint.id, step: checkpoint.step }
+      : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent },
   );
   notePruneDue(runtime, checkpoint.step);
   const entry: CheckpointManifestEntry = {
@@ -151,7 +166,8 @@ export function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
   const clock = clockOf(runtime);
   const now = Date.now();
   const ageDue =
-    retention.maxAgeMs !== undefined && (clock.lastAt === undefined || now - clock.lastAt >= Math.max(MIN_AGE_PRUNE_INTERVAL_MS, retention.maxAgeMs / 10));
+    retention.maxAgeMs !== undefined &&
+    (clock.lastAt === undefined || now - clock.lastAt >= Math.max(MIN_AGE_PRUNE_INTERVAL_MS, retention.maxAgeMs / 10));
   if (!clock.due && !ageDue) return NOTHING_TO_PRUNE;
   return prune(runtime, retention, clock, now);
 }
@@ -159,7 +175,12 @@ export function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
 /** What {@link pruneCheckpoints} returns when no prune is due. */
 const NOTHING_TO_PRUNE: Promise<void> = Promise.resolve();
 
-async function prune(runtime: SessionRuntime, retention: CheckpointRetention, clock: PruneClock, now: number): Promise<void> {
+async function prune(
+  runtime: SessionRuntime,
+  retention: CheckpointRetention,
+  clock: PruneClock,
+  now: number,
+): Promise<void> {
   await runtime.config.store.pruneCheckpoints(runtime.sessionId, runtime.branchId, retention, runtime.scope);
   clock.due = false;
   clock.lastAt = now;

@@ -70,7 +70,9 @@ export class HistoryView {
   prepend(older: readonly Message[], options: { complete: boolean }): void {
     const last = older.at(-1);
     if (last !== undefined && this.messages.length > 0 && last.seq !== this.firstSeq - 1) {
-      throw new InvalidInputError(`HistoryView.prepend: the older messages end at seq ${last.seq}, not right before seq ${this.firstSeq}, the oldest held.`);
+      throw new InvalidInputError(
+        `HistoryView.prepend: the older messages end at seq ${last.seq}, not right before seq ${this.firstSeq}, the oldest held.`,
+      );
     }
     const visible = this.#omit ? older.flatMap((m) => withoutHandoffs(m) ?? []) : older;
     refill(this.messages, older);
@@ -104,7 +106,10 @@ export class HistoryView {
    */
   markStored(seq: number): void {
     const index = this.messages.findLastIndex((m) => m.seq === seq);
-    if (index < 0) throw new InvalidInputError(`markStored(${JSON.stringify(seq)}): this history holds no message with that seq; pass the seq of the last stored message.`);
+    if (index < 0)
+      throw new InvalidInputError(
+        `markStored(${JSON.stringify(seq)}): this history holds no message with that seq; pass the seq of the last stored message.`,
+      );
     this.#storedCount = Math.max(this.#storedCount, index + 1);
   }
 
@@ -154,7 +159,8 @@ export class HistoryView {
     const whole = !this.#omit || last?.role !== 'assistant' || !last.toolCalls?.length;
     const window = this.#window;
     // slice + push, not a spread: a spread of a long history walks it through the iterator protocol.
-    if (window === undefined) return whole ? this.#filtered : withLast(this.#filtered.slice(0, this.#filteredBeforeLast), last);
+    if (window === undefined)
+      return whole ? this.#filtered : withLast(this.#filtered.slice(0, this.#filteredBeforeLast), last);
     // Only the view's tail is copied: the window and one message before it, where windowStart cuts as on the whole view.
     const filtered = this.#filtered;
     const end = whole ? filtered.length : this.#filteredBeforeLast;
@@ -196,7 +202,8 @@ function withoutHandoffs(message: Message): Message | undefined {
   if (handoffs === calls.length && message.content === '') return undefined;
   // Copied key by key: a spread or rest pattern of a frozen message takes V8's slow path.
   const copy: Record<string, unknown> = {};
-  for (const key in message) if (key !== 'toolCalls' && Object.hasOwn(message, key)) copy[key] = message[key as keyof Message];
+  for (const key in message)
+    if (key !== 'toolCalls' && Object.hasOwn(message, key)) copy[key] = message[key as keyof Message];
   if (handoffs < calls.length) {
     const kept: Message['toolCalls'] & {} = [];
     for (const call of calls) if (!isHandoffToolName(call.name)) kept.push(call);

@@ -37,10 +37,16 @@ export function restoreRouting(core: WorkflowCore, sessionId: string, persisted:
   }
   const options = { machine, config: core.routing, persist: core.persistRouting, direct: core.directRouting };
   // Restored from the snapshot as stored (keys the schema does not name stay, as XState keeps them).
-  const actor = createRoutingDriver(config.inspect === undefined ? options : { ...options, inspect: config.inspect }, parsed && (persisted as typeof parsed.data));
+  const actor = createRoutingDriver(
+    config.inspect === undefined ? options : { ...options, inspect: config.inspect },
+    parsed && (persisted as typeof parsed.data),
+  );
   if (actor.failed !== undefined) {
     actor.stop();
-    throw new CheckpointCorruptError(`The routing snapshot of session ${JSON.stringify(sessionId)} cannot be restored; it was not loaded.`, { cause: actor.failed });
+    throw new CheckpointCorruptError(
+      `The routing snapshot of session ${JSON.stringify(sessionId)} cannot be restored; it was not loaded.`,
+      { cause: actor.failed },
+    );
   }
   const context = actor.getSnapshot().context;
   for (const agent of [context.activeAgent, context.coordinator]) {

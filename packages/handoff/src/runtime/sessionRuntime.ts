@@ -238,7 +238,15 @@ export class SessionRuntime {
           this.core.handoffTemplates.get(target)!,
           target,
           (to) => handoffRefusal(this.snapshot, to, this.core.routing),
-          (refusal) => this.raise({ type: 'error', sessionId: this.sessionId, branchId: this.branchId, code: 'HANDOFF_REFUSED', message: refusal, fatal: false }),
+          (refusal) =>
+            this.raise({
+              type: 'error',
+              sessionId: this.sessionId,
+              branchId: this.branchId,
+              code: 'HANDOFF_REFUSED',
+              message: refusal,
+              fatal: false,
+            }),
         ),
       );
       tools.push(requestUserInputTool);
@@ -265,7 +273,8 @@ export class SessionRuntime {
     this.#stale = true;
     const preloaded = this.#preloaded;
     this.#preloaded = undefined;
-    const fresh = preloaded !== undefined && preloaded.generation === this.slot.generation ? preloaded.session : undefined;
+    const fresh =
+      preloaded !== undefined && preloaded.generation === this.slot.generation ? preloaded.session : undefined;
     const loaded = await readBranch(this.config, this, checkpointId, fresh);
     const { session, checkpoint, messages } = loaded;
     this.#install(loaded, restoreRouting(this.core, this.sessionId, checkpoint?.machine));
@@ -275,7 +284,9 @@ export class SessionRuntime {
     this.#applyUnsettledPatches(checkpoint, messages, session);
     // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
     if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
-      const ended = await this.findLastMessage((m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation');
+      const ended = await this.findLastMessage(
+        (m) => m.role === 'tool' && storedControl(m)?.kind === 'end_conversation',
+      );
       this.#unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
     }
     if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.#actor.send({ type: 'CLOSE' });
@@ -298,7 +309,10 @@ export class SessionRuntime {
     this.answeredRequests.clear();
     for (const write of checkpoint?.pendingWrites ?? []) this.pendingWrites.set(write.toolCallId, write);
     this.#checkpoint =
-      checkpoint && (checkpoint.traceparent === undefined ? { id: checkpoint.id, step: checkpoint.step } : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
+      checkpoint &&
+      (checkpoint.traceparent === undefined
+        ? { id: checkpoint.id, step: checkpoint.step }
+        : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
     this.#unsettled = { persistState: false };
   }
 
@@ -308,12 +322,15 @@ export class SessionRuntime {
       if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
     }
     const answered = new Set(after.map((m) => (m.role === 'tool' ? m.toolCallId : humanStepOf(m))));
-    this.#pendingRequests = this.#pendingRequests.filter((r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)));
+    this.#pendingRequests = this.#pendingRequests.filter(
+      (r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)),
+    );
     // A closed session waits on nothing: a fork's requests were dropped (and withdrawn) by the close on another branch.
     if (session.status === 'closed') this.#pendingRequests = [];
     replayHistory(this.#actor, after);
     // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
-    if (routingState(this.snapshot) === 'awaitingRequest' && this.#pendingRequests.length === 0) this.#actor.send({ type: 'RESUME' });
+    if (routingState(this.snapshot) === 'awaitingRequest' && this.#pendingRequests.length === 0)
+      this.#actor.send({ type: 'RESUME' });
   }
 
   /**
@@ -325,8 +342,13 @@ export class SessionRuntime {
     if (patches === undefined || patches.session.length + patches.branch.length === 0) return;
     const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
     // `messages` starts at or before throughSeq: an answer older than that would not count anyway.
-    const lastReply = turnFinished ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0) : undefined;
-    const alreadySaved = lastReply !== undefined && (checkpoint?.throughSeq ?? 0) <= lastReply.seq && session.lastActivityAt >= lastReply.createdAt;
+    const lastReply = turnFinished
+      ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0)
+      : undefined;
+    const alreadySaved =
+      lastReply !== undefined &&
+      (checkpoint?.throughSeq ?? 0) <= lastReply.seq &&
+      session.lastActivityAt >= lastReply.createdAt;
     if (!alreadySaved) {
       this.#state.apply(patches);
       this.#unsettled.persistState = turnFinished;
@@ -341,7 +363,10 @@ export class SessionRuntime {
     const history = this.history;
     if (history.complete) return;
     const throughSeq = history.firstSeq - 1;
-    const older = throughSeq < 1 ? [] : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, throughSeq });
+    const older =
+      throughSeq < 1
+        ? []
+        : await this.config.store.readMessages(this.sessionId, this.branchId, { ...this.scope, throughSeq });
     history.prepend(older, { complete: true });
   }
 

@@ -1,4 +1,11 @@
-import { type Checkpoint, ConcurrencyError, type SessionChange, type State, type StoreBatch, writeStoreBatch } from '@baton/core';
+import {
+  type Checkpoint,
+  ConcurrencyError,
+  type SessionChange,
+  type State,
+  type StoreBatch,
+  writeStoreBatch,
+} from '@baton/core';
 import type { SessionRuntime } from './sessionRuntime.js';
 
 /** What a durability point stores besides the buffered messages (see {@link writeToStore}). */
@@ -35,12 +42,14 @@ export async function writeToStore(runtime: SessionRuntime, writes: DurableWrite
   const first = batch[0];
   const last = batch.at(-1);
   const { sessionChange, branchState, checkpoint } = writes;
-  if (first === undefined && sessionChange === undefined && branchState === undefined && checkpoint === undefined) return;
+  if (first === undefined && sessionChange === undefined && branchState === undefined && checkpoint === undefined)
+    return;
   const request: StoreBatch = { sessionId: runtime.sessionId, branchId: runtime.branchId };
   if (runtime.tenantId !== undefined) request.tenantId = runtime.tenantId;
   if (first !== undefined) request.messages = batch;
   if (branchState !== undefined) request.branch = { state: branchState, expectedVersion: runtime.branch.version };
-  if (sessionChange !== undefined) request.session = { change: sessionChange, expectedVersion: runtime.session.version };
+  if (sessionChange !== undefined)
+    request.session = { change: sessionChange, expectedVersion: runtime.session.version };
   if (checkpoint !== undefined) request.checkpoint = checkpoint;
   let result: Awaited<ReturnType<typeof writeStoreBatch>>;
   try {

@@ -21,10 +21,16 @@ import { withdrawRequests } from '../turn/withdrawRequests.js';
 export async function discardTurn(runtime: SessionRuntime): Promise<void> {
   const state = routingState(runtime.snapshot);
   if (state !== 'running' && state !== 'awaitingRequest') {
-    throw new InvalidInputError(`Session ${JSON.stringify(runtime.sessionId)} has no unfinished turn to discard (it is ${state}).`);
+    throw new InvalidInputError(
+      `Session ${JSON.stringify(runtime.sessionId)} has no unfinished turn to discard (it is ${state}).`,
+    );
   }
   const dropped = runtime.dropRequests();
-  const committed = await answerOpenToolCalls(runtime, 'Discarded: the turn was given up before this call was answered.', { ...DISCARD_CONTROL });
+  const committed = await answerOpenToolCalls(
+    runtime,
+    'Discarded: the turn was given up before this call was answered.',
+    { ...DISCARD_CONTROL },
+  );
   if (committed.length === 0) runtime.actor.send({ type: 'DISCARD' });
   await settleTurn(runtime);
   if (runtime.config.checkpointEvery === 'manual') await saveCheckpoint(runtime);

@@ -11,7 +11,10 @@ import type { SessionRuntime } from '../runtime/sessionRuntime.js';
  *   or when the state as of `atSeq` cannot be known and no `state` is given; `ConcurrencyError` when
  *   the branch id exists
  */
-export async function forkAt(runtime: SessionRuntime, options: { atSeq: number; branchId: string; state?: State }): Promise<void> {
+export async function forkAt(
+  runtime: SessionRuntime,
+  options: { atSeq: number; branchId: string; state?: State },
+): Promise<void> {
   await runtime.completeHistory();
   const messages = runtime.history.messages;
   assertForkPoint(messages, options.atSeq);
@@ -48,7 +51,9 @@ function forkState(runtime: SessionRuntime, atSeq: number): State {
 function assertForkPoint(messages: readonly Message[], atSeq: number): void {
   const head = messages.at(-1)?.seq ?? 0;
   if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq > head) {
-    throw new InvalidInputError(`Cannot fork at seq ${JSON.stringify(atSeq)}: use an integer from 0 to ${head} (the branch head).`);
+    throw new InvalidInputError(
+      `Cannot fork at seq ${JSON.stringify(atSeq)}: use an integer from 0 to ${head} (the branch head).`,
+    );
   }
   const open = new Map<string, number>();
   for (const message of messages) {

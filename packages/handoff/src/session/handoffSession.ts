@@ -27,7 +27,16 @@ import { restoreCheckpoint } from './restore.js';
 import { revokeApproval } from './revokeApproval.js';
 import { rewindTo } from './rewind.js';
 import type { SessionLock } from './sessionLock.js';
-import { assertOpen, enterSession, respondTo, resumeUnfinished, sendText, sessionEvents, withSession, withSessionLock } from './sessionOperations.js';
+import {
+  assertOpen,
+  enterSession,
+  respondTo,
+  resumeUnfinished,
+  sendText,
+  sessionEvents,
+  withSession,
+  withSessionLock,
+} from './sessionOperations.js';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { TurnStream } from './turnStream.js';
 
@@ -132,7 +141,9 @@ export class HandoffSession {
    */
   send(text: string | readonly string[], options: SendOptions = {}): TurnStream {
     const { assets, ...turn } = options;
-    return this.#locked(() => sendText(this.#runtime, text, callOf(turn), assetsMetadata(this.#runtime.sessionId, assets)));
+    return this.#locked(() =>
+      sendText(this.#runtime, text, callOf(turn), assetsMetadata(this.#runtime.sessionId, assets)),
+    );
   }
 
   /**
@@ -292,12 +303,19 @@ export class HandoffSession {
    * @throws {BranchHasChildrenError} when forks refer to it and `recursive` is not set; {@link InvalidInputError} for `main`
    */
   deleteBranch(branchId: string, options: { recursive?: boolean } = {}): Promise<void> {
-    return this.#runtime.config.store.deleteBranch(this.#runtime.sessionId, branchId, { ...options, ...this.#runtime.scope });
+    return this.#runtime.config.store.deleteBranch(this.#runtime.sessionId, branchId, {
+      ...options,
+      ...this.#runtime.scope,
+    });
   }
 
   /** The branch's checkpoint manifest (id, parentId, step, throughSeq, createdAt), oldest first. */
   checkpoints(): Promise<CheckpointManifestEntry[]> {
-    return this.#runtime.config.store.listCheckpoints(this.#runtime.sessionId, this.#runtime.branchId, this.#runtime.scope);
+    return this.#runtime.config.store.listCheckpoints(
+      this.#runtime.sessionId,
+      this.#runtime.branchId,
+      this.#runtime.scope,
+    );
   }
 
   /**
@@ -313,7 +331,12 @@ export class HandoffSession {
    */
   deleteCheckpoint(id: string): Promise<boolean> {
     const runtime = this.#runtime;
-    return withSessionLock(runtime, this.#host.locks, () => runtime.config.store.deleteCheckpoint(runtime.sessionId, runtime.branchId, id, runtime.scope), { load: false });
+    return withSessionLock(
+      runtime,
+      this.#host.locks,
+      () => runtime.config.store.deleteCheckpoint(runtime.sessionId, runtime.branchId, id, runtime.scope),
+      { load: false },
+    );
   }
 
   /** Saves a checkpoint now (for `'manual'` checkpoints). */

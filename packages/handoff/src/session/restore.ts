@@ -12,7 +12,9 @@ import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 export async function restoreCheckpoint(runtime: SessionRuntime, checkpointId: string): Promise<void> {
   const manifest = await runtime.config.store.listCheckpoints(runtime.sessionId, runtime.branchId, runtime.scope);
   if (!manifest.some((c) => c.id === checkpointId)) {
-    throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`,
+    );
   }
   await runtime.load(checkpointId);
   runtime.noteCheckpoint({ id: checkpointId, step: Math.max(...manifest.map((c) => c.step)) });

@@ -29,15 +29,25 @@ export async function rewindTo(runtime: SessionRuntime, checkpointId: string, br
   const { store } = runtime.config;
   const checkpoint = await store.loadCheckpoint(runtime.sessionId, runtime.branchId, checkpointId, runtime.scope);
   if (checkpoint === undefined) {
-    throw new NotFoundError(`Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(runtime.branchId)} has no checkpoint ${JSON.stringify(checkpointId)}; see session.checkpoints().`,
+    );
   }
-  const midTurn = checkpoint.machine !== undefined && ['running', 'awaitingRequest'].includes(String((checkpoint.machine as { value?: unknown }).value));
+  const midTurn =
+    checkpoint.machine !== undefined &&
+    ['running', 'awaitingRequest'].includes(String((checkpoint.machine as { value?: unknown }).value));
   await runtime.completeHistory();
   const messages = runtime.history.messages;
   // The branch document holds the state as of the last settled turn; the checkpoint's patches are
   // the unfinished turn's and are applied on load. At a turn's end every change is on the messages.
-  const state: State = midTurn ? branchStateAt(messages, turnStartSeq(messages, checkpoint.throughSeq) - 1) : branchStateAt(messages, checkpoint.throughSeq);
-  await store.forkBranch(runtime.sessionId, { branchId, parent: { branchId: runtime.branchId, atSeq: checkpoint.throughSeq }, state }, runtime.scope);
+  const state: State = midTurn
+    ? branchStateAt(messages, turnStartSeq(messages, checkpoint.throughSeq) - 1)
+    : branchStateAt(messages, checkpoint.throughSeq);
+  await store.forkBranch(
+    runtime.sessionId,
+    { branchId, parent: { branchId: runtime.branchId, atSeq: checkpoint.throughSeq }, state },
+    runtime.scope,
+  );
   const id = createId();
   const copy: Checkpoint = {
     ...checkpoint,

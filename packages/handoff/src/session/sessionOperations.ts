@@ -1,4 +1,11 @@
-import { BatonError, type BatonEvent, InvalidInputError, NotFoundError, type Request, SessionClosedError } from '@baton/core';
+import {
+  BatonError,
+  type BatonEvent,
+  InvalidInputError,
+  NotFoundError,
+  type Request,
+  SessionClosedError,
+} from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
 import { tracedTurn } from '../telemetry/tracedTurn.js';
 import { assertAlways } from '../turn/approvalGrants.js';
@@ -22,7 +29,11 @@ import type { SessionRuntime } from '../runtime/sessionRuntime.js';
  *   left): at once when the lock was free and the runtime needs no load or settle, else a promise of it
  * @throws what the load or the settle throws (the lock is released first)
  */
-export function enterSession(runtime: SessionRuntime, locks: SessionLock, entered: BatonEvent[]): Promise<() => void> | (() => void) {
+export function enterSession(
+  runtime: SessionRuntime,
+  locks: SessionLock,
+  entered: BatonEvent[],
+): Promise<() => void> | (() => void) {
   const key = `${runtime.sessionId}\u0000${runtime.branchId}`;
   // The usual case (the lock is free, the runtime current and settled) is entered at once, without a promise.
   if (!runtime.outdated && !runtime.unsettled.persistState) {
@@ -33,7 +44,12 @@ export function enterSession(runtime: SessionRuntime, locks: SessionLock, entere
 }
 
 /** {@link enterSession} when the lock is held, or the runtime must load or settle first. */
-async function enterWaiting(runtime: SessionRuntime, locks: SessionLock, key: string, entered: BatonEvent[]): Promise<() => void> {
+async function enterWaiting(
+  runtime: SessionRuntime,
+  locks: SessionLock,
+  key: string,
+  entered: BatonEvent[],
+): Promise<() => void> {
   const release = await locks.acquire(key);
   try {
     if (runtime.outdated) await runtime.load();
@@ -60,11 +76,21 @@ async function settleLeftOver(runtime: SessionRuntime, entered: BatonEvent[]): P
  * (`entered`), then the close of the conversation a load found ended by an agent but not applied
  * (rare), then `body`'s own.
  */
-export function sessionEvents(runtime: SessionRuntime, body: () => AsyncGenerator<BatonEvent, void>, entered: BatonEvent[]): AsyncGenerator<BatonEvent, void> {
-  return runtime.unsettled.endConversation === undefined && entered.length === 0 ? body() : leftOverThen(runtime, entered, body);
+export function sessionEvents(
+  runtime: SessionRuntime,
+  body: () => AsyncGenerator<BatonEvent, void>,
+  entered: BatonEvent[],
+): AsyncGenerator<BatonEvent, void> {
+  return runtime.unsettled.endConversation === undefined && entered.length === 0
+    ? body()
+    : leftOverThen(runtime, entered, body);
 }
 
-async function* leftOverThen(runtime: SessionRuntime, entered: BatonEvent[], body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+async function* leftOverThen(
+  runtime: SessionRuntime,
+  entered: BatonEvent[],
+  body: () => AsyncGenerator<BatonEvent, void>,
+): AsyncGenerator<BatonEvent, void> {
   yield* entered.splice(0);
   const reason = runtime.unsettled.endConversation;
   if (reason !== undefined) yield* guarded(runtime, closeSession(runtime, reason));
@@ -72,7 +98,11 @@ async function* leftOverThen(runtime: SessionRuntime, entered: BatonEvent[], bod
 }
 
 /** Runs `body` holding the session branch's lock ({@link enterSession}, then {@link sessionEvents}), releasing it when `body` ends or is left. */
-export async function* withSession(runtime: SessionRuntime, locks: SessionLock, body: () => AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+export async function* withSession(
+  runtime: SessionRuntime,
+  locks: SessionLock,
+  body: () => AsyncGenerator<BatonEvent, void>,
+): AsyncGenerator<BatonEvent, void> {
   const entered: BatonEvent[] = [];
   const release = await enterSession(runtime, locks, entered);
   try {
@@ -86,7 +116,12 @@ export async function* withSession(runtime: SessionRuntime, locks: SessionLock, 
  * Runs `work` holding the session branch's lock, reloading the runtime first when it is stale
  * (unless `load` is false: `restore` loads a chosen checkpoint itself).
  */
-export async function withSessionLock<T>(runtime: SessionRuntime, locks: SessionLock, work: () => Promise<T>, options: { load?: boolean } = {}): Promise<T> {
+export async function withSessionLock<T>(
+  runtime: SessionRuntime,
+  locks: SessionLock,
+  work: () => Promise<T>,
+  options: { load?: boolean } = {},
+): Promise<T> {
   const release = await locks.acquire(`${runtime.sessionId}\u0000${runtime.branchId}`);
   try {
     if (options.load !== false && runtime.outdated) await runtime.load();
@@ -98,12 +133,19 @@ export async function withSessionLock<T>(runtime: SessionRuntime, locks: Session
 
 /** Runs a turn; a failure is announced as a fatal `error` event, the runtime reloads on the next call, and the error is thrown. */
 export function turn(runtime: SessionRuntime, start: TurnStart, call: TurnCall): AsyncGenerator<BatonEvent, void> {
-  if (start.kind === 'resume') runtime.config.logger.info({ sessionId: runtime.sessionId, branchId: runtime.branchId }, 'resuming an interrupted turn');
+  if (start.kind === 'resume')
+    runtime.config.logger.info(
+      { sessionId: runtime.sessionId, branchId: runtime.branchId },
+      'resuming an interrupted turn',
+    );
   return tracedTurn(runtime, start.kind !== 'message', (sink) => runTurn(runtime, start, call, sink));
 }
 
 /** Like {@link turn}'s failure handling, for other work that yields events (closing a session on load). */
-async function* guarded(runtime: SessionRuntime, run: AsyncGenerator<BatonEvent, void>): AsyncGenerator<BatonEvent, void> {
+async function* guarded(
+  runtime: SessionRuntime,
+  run: AsyncGenerator<BatonEvent, void>,
+): AsyncGenerator<BatonEvent, void> {
   try {
     yield* run;
   } catch (error) {
@@ -137,10 +179,17 @@ export function assertOpen(runtime: SessionRuntime): void {
  *
  * @throws {InvalidInputError} when an approval (or several requests) is pending: use `respond`
  */
-export function sendText(runtime: SessionRuntime, text: string | readonly string[], call: TurnCall, metadata?: Record<string, unknown>): AsyncGenerator<BatonEvent, void> {
+export function sendText(
+  runtime: SessionRuntime,
+  text: string | readonly string[],
+  call: TurnCall,
+  metadata?: Record<string, unknown>,
+): AsyncGenerator<BatonEvent, void> {
   const texts = typeof text === 'string' ? [text] : text;
   if (!Array.isArray(texts) || texts.length === 0 || texts.some((t) => typeof t !== 'string')) {
-    throw new InvalidInputError(`send() takes the user's text as a string (or a non-empty array of strings), not ${JSON.stringify(text)}.`);
+    throw new InvalidInputError(
+      `send() takes the user's text as a string (or a non-empty array of strings), not ${JSON.stringify(text)}.`,
+    );
   }
   assertOpen(runtime);
   // Called by withSession inside the lock; the usual case returns the turn itself (no extra generator layer per event).
@@ -148,25 +197,42 @@ export function sendText(runtime: SessionRuntime, text: string | readonly string
   return sendNow(runtime, texts, call, metadata);
 }
 
-async function* resumeThenSend(runtime: SessionRuntime, texts: readonly string[], call: TurnCall, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
+async function* resumeThenSend(
+  runtime: SessionRuntime,
+  texts: readonly string[],
+  call: TurnCall,
+  metadata: Record<string, unknown> | undefined,
+): AsyncGenerator<BatonEvent, void> {
   yield* resumeUnfinished(runtime, call);
   assertOpen(runtime);
   yield* sendNow(runtime, texts, call, metadata);
 }
 
-function sendNow(runtime: SessionRuntime, texts: readonly string[], call: TurnCall, metadata: Record<string, unknown> | undefined): AsyncGenerator<BatonEvent, void> {
+function sendNow(
+  runtime: SessionRuntime,
+  texts: readonly string[],
+  call: TurnCall,
+  metadata: Record<string, unknown> | undefined,
+): AsyncGenerator<BatonEvent, void> {
   if (runtime.pendingRequests.length > 0) {
     const [only] = runtime.pendingRequests;
     if (runtime.pendingRequests.length === 1 && only?.type === 'user_input') {
       // The answer is the waiting call's tool result, which has no metadata to refer to assets by.
-      if (metadata !== undefined) throw new InvalidInputError(`Session ${JSON.stringify(runtime.sessionId)} is waiting for an answer to "${only.prompt}"; send the answer first, then the assets with the next message.`);
+      if (metadata !== undefined)
+        throw new InvalidInputError(
+          `Session ${JSON.stringify(runtime.sessionId)} is waiting for an answer to "${only.prompt}"; send the answer first, then the assets with the next message.`,
+        );
       return turn(runtime, { kind: 'answer', request: only, answer: texts.join('\n') }, call);
     }
     throw new InvalidInputError(
       `Session ${JSON.stringify(runtime.sessionId)} is waiting on ${describe(runtime.pendingRequests)}; answer with session.respond(requestId, answer) instead of send().`,
     );
   }
-  return turn(runtime, metadata === undefined ? { kind: 'message', texts } : { kind: 'message', texts, metadata }, call);
+  return turn(
+    runtime,
+    metadata === undefined ? { kind: 'message', texts } : { kind: 'message', texts, metadata },
+    call,
+  );
 }
 
 /**
@@ -176,28 +242,44 @@ function sendNow(runtime: SessionRuntime, texts: readonly string[], call: TurnCa
  * @throws {InvalidInputError} when the answer does not fit the request (text for `user_input`, `{ approved }` for
  *   `tool_approval`, `always: 'session'` only with `approved: true`)
  */
-export function respondTo(runtime: SessionRuntime, requestId: string, answer: RequestAnswer, call: TurnCall): AsyncGenerator<BatonEvent, void> {
+export function respondTo(
+  runtime: SessionRuntime,
+  requestId: string,
+  answer: RequestAnswer,
+  call: TurnCall,
+): AsyncGenerator<BatonEvent, void> {
   assertOpen(runtime);
   const request = runtime.pendingRequests.find((r) => r.id === requestId);
   if (request === undefined) {
-    const pending = runtime.pendingRequests.length === 0 ? 'none is pending' : `pending: ${describe(runtime.pendingRequests)}`;
+    const pending =
+      runtime.pendingRequests.length === 0 ? 'none is pending' : `pending: ${describe(runtime.pendingRequests)}`;
     throw new NotFoundError(`No pending request has id ${JSON.stringify(requestId)} (${pending}).`);
   }
   if (request.type === 'user_input' && typeof answer !== 'string') {
-    throw new InvalidInputError(`Request ${JSON.stringify(requestId)} asks the user for text ("${request.prompt}"); answer with a string, not ${JSON.stringify(answer)}.`);
+    throw new InvalidInputError(
+      `Request ${JSON.stringify(requestId)} asks the user for text ("${request.prompt}"); answer with a string, not ${JSON.stringify(answer)}.`,
+    );
   }
   if (request.type === 'human_step' && !isHumanStepAnswer(answer)) {
     throw new InvalidInputError(
       `Request ${JSON.stringify(requestId)} waits for a human step of ${request.agent}; answer with the reply text, { reply } or { handoff, reason? }, not ${JSON.stringify(answer)}.`,
     );
   }
-  if (request.type === 'tool_approval' && (typeof answer !== 'object' || answer === null || !('approved' in answer) || typeof answer.approved !== 'boolean')) {
+  if (
+    request.type === 'tool_approval' &&
+    (typeof answer !== 'object' || answer === null || !('approved' in answer) || typeof answer.approved !== 'boolean')
+  ) {
     throw new InvalidInputError(
       `Request ${JSON.stringify(requestId)} asks for approval of ${request.toolName}; answer with { approved: true } or { approved: false, reason }, not ${JSON.stringify(answer)}.`,
     );
   }
   assertAlways(request, answer);
-  if (request.type === 'tool_approval' && typeof answer === 'object' && 'arguments' in answer && answer.arguments !== undefined) {
+  if (
+    request.type === 'tool_approval' &&
+    typeof answer === 'object' &&
+    'arguments' in answer &&
+    answer.arguments !== undefined
+  ) {
     return approveEdited(runtime, request, answer.arguments, answer.always, call);
   }
   return turn(runtime, { kind: 'answer', request, answer }, call);
@@ -216,9 +298,13 @@ async function* approveEdited(
   call: TurnCall,
 ): AsyncGenerator<BatonEvent, void> {
   if (args === null || typeof args !== 'object' || Array.isArray(args) || !isJsonValue(args)) {
-    throw new InvalidInputError(`The edited arguments for ${request.toolName} (request ${JSON.stringify(request.id)}) must be a JSON object, not ${String(args)}.`);
+    throw new InvalidInputError(
+      `The edited arguments for ${request.toolName} (request ${JSON.stringify(request.id)}) must be a JSON object, not ${String(args)}.`,
+    );
   }
-  await runtime.config.participants.get(request.agent)?.validateApprovedArguments?.(request.toolName, args as Record<string, unknown>);
+  await runtime.config.participants
+    .get(request.agent)
+    ?.validateApprovedArguments?.(request.toolName, args as Record<string, unknown>);
   const answer: RequestAnswer = { approved: true, arguments: args as Record<string, unknown> };
   if (always !== undefined) answer.always = always;
   yield* turn(runtime, { kind: 'answer', request, answer }, call);
@@ -229,16 +315,25 @@ function isJsonValue(value: unknown): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return value.every(isJsonValue);
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return Object.values(value).every(isJsonValue);
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.values(value).every(isJsonValue);
   return false;
 }
 
 function isHumanStepAnswer(answer: RequestAnswer): boolean {
   if (typeof answer === 'string') return true;
   if (typeof answer !== 'object' || answer === null) return false;
-  return ('reply' in answer && typeof answer.reply === 'string') || ('handoff' in answer && typeof answer.handoff === 'string');
+  return (
+    ('reply' in answer && typeof answer.reply === 'string') ||
+    ('handoff' in answer && typeof answer.handoff === 'string')
+  );
 }
 
 function describe(requests: readonly Request[]): string {
-  return requests.map((r) => `${r.type} request ${JSON.stringify(r.id)} from ${r.agent}${r.type === 'tool_approval' ? ` for ${r.toolName}` : ''}`).join(', ');
+  return requests
+    .map(
+      (r) =>
+        `${r.type} request ${JSON.stringify(r.id)} from ${r.agent}${r.type === 'tool_approval' ? ` for ${r.toolName}` : ''}`,
+    )
+    .join(', ');
 }

@@ -1,4 +1,12 @@
-import { addUsage, type BatonEvent, EventChannel, emptyUsage, type Message, type Request, type Usage } from '@baton/core';
+import {
+  addUsage,
+  type BatonEvent,
+  EventChannel,
+  emptyUsage,
+  type Message,
+  type Request,
+  type Usage,
+} from '@baton/core';
 
 /**
  * What awaiting a {@link TurnStream} gives: what the call did, gathered from its events.
@@ -96,7 +104,10 @@ export class TurnStream implements AsyncGenerator<BatonEvent, void>, PromiseLike
       // Entered at once (see `enter`): the generator already started and is read below.
       generator = this.#generator;
       if (generator === undefined) {
-        return opened.then((started) => (this.#direct ? started.next() : started.next().then(this.#onStep(), this.#onError())), this.#onError());
+        return opened.then(
+          (started) => (this.#direct ? started.next() : started.next().then(this.#onStep(), this.#onError())),
+          this.#onError(),
+        );
       }
     }
     // Once started, the generator is read directly (one promise per event, not an async function's).

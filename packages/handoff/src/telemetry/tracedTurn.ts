@@ -18,7 +18,11 @@ export const TRACER_NAME = '@baton/handoff';
  * `resumes`: the turn continues the one that saved the loaded checkpoint (an answered request, an
  * interrupted turn), so its span links to that turn's span, even from another process.
  */
-export function tracedTurn(runtime: SessionRuntime, resumes: boolean, run: (sink: TurnSink) => Promise<void>): EventChannel {
+export function tracedTurn(
+  runtime: SessionRuntime,
+  resumes: boolean,
+  run: (sink: TurnSink) => Promise<void>,
+): EventChannel {
   const { telemetry, name } = runtime.config;
   const tracer = telemetry.tracer ?? trace.getTracer(TRACER_NAME);
   const paused = resumes ? parseTraceparent(runtime.checkpoint?.traceparent) : undefined;
@@ -44,7 +48,11 @@ export function tracedTurn(runtime: SessionRuntime, resumes: boolean, run: (sink
   });
 }
 
-async function traced(turnTrace: TurnTrace, channel: EventChannel, run: (sink: TurnSink) => Promise<void>): Promise<void> {
+async function traced(
+  turnTrace: TurnTrace,
+  channel: EventChannel,
+  run: (sink: TurnSink) => Promise<void>,
+): Promise<void> {
   const sink: TurnSink = {
     emit: (event) => {
       turnTrace.observe(event);

@@ -24,6 +24,11 @@ export function formatTraceparent(context: SpanContext): string | undefined {
 export function parseTraceparent(value: string | undefined): SpanContext | undefined {
   const match = value === undefined ? null : TRACEPARENT.exec(value);
   if (match === null) return undefined;
-  const context: SpanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED, isRemote: true };
+  const context: SpanContext = {
+    traceId: match[1]!,
+    spanId: match[2]!,
+    traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED,
+    isRemote: true,
+  };
   return isSpanContextValid(context) ? context : undefined;
 }

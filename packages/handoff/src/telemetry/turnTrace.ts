@@ -1,5 +1,15 @@
 import type { BatonEvent, Message } from '@baton/core';
-import { type Attributes, type Context, context, type Link, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { formatTraceparent } from './traceparent.js';
 
 /** What a {@link TurnTrace} needs to know about the turns it traces. */
@@ -17,7 +27,10 @@ export interface TurnTraceScope {
 
 /** Starts a turn span `invoke_workflow <workflow>` (its attributes are set by {@link TurnTrace.start}). */
 export function startTurnSpan(tracer: Tracer, workflow: string, links: Link[]): Span {
-  return tracer.startSpan(`invoke_workflow ${workflow}`, links.length === 0 ? TURN_SPAN_OPTIONS : { kind: SpanKind.INTERNAL, links });
+  return tracer.startSpan(
+    `invoke_workflow ${workflow}`,
+    links.length === 0 ? TURN_SPAN_OPTIONS : { kind: SpanKind.INTERNAL, links },
+  );
 }
 
 const TURN_SPAN_OPTIONS = { kind: SpanKind.INTERNAL };
@@ -95,14 +108,27 @@ export class TurnTrace {
         return;
       case 'agent.started':
         this.#endAgent();
-        this.#agent = this.#child(this.#turn, `invoke_agent ${event.agent}`, { [GEN_AI.operation]: 'invoke_agent', [GEN_AI.agentName]: event.agent, 'baton.agent': event.agent });
+        this.#agent = this.#child(this.#turn, `invoke_agent ${event.agent}`, {
+          [GEN_AI.operation]: 'invoke_agent',
+          [GEN_AI.agentName]: event.agent,
+          'baton.agent': event.agent,
+        });
         return;
       case 'model.started':
         this.#model?.end();
-        this.#model = this.#child(this.#agent ?? this.#turn, `chat ${event.model}`, { [GEN_AI.operation]: 'chat', [GEN_AI.requestModel]: event.model, 'baton.agent': event.agent }, SpanKind.CLIENT);
+        this.#model = this.#child(
+          this.#agent ?? this.#turn,
+          `chat ${event.model}`,
+          { [GEN_AI.operation]: 'chat', [GEN_AI.requestModel]: event.model, 'baton.agent': event.agent },
+          SpanKind.CLIENT,
+        );
         return;
       case 'model.completed':
-        this.#model?.setAttributes({ [GEN_AI.inputTokens]: event.usage.inputTokens, [GEN_AI.outputTokens]: event.usage.outputTokens, [GEN_AI.finishReasons]: [event.finishReason] });
+        this.#model?.setAttributes({
+          [GEN_AI.inputTokens]: event.usage.inputTokens,
+          [GEN_AI.outputTokens]: event.usage.outputTokens,
+          [GEN_AI.finishReasons]: [event.finishReason],
+        });
         this.#model?.end();
         this.#model = undefined;
         return;
@@ -119,7 +145,10 @@ export class TurnTrace {
         };
         if (this.#scope.captureContent) attributes[GEN_AI.toolArguments] = event.toolCall.arguments;
         this.#tools.get(event.toolCall.id)?.end();
-        this.#tools.set(event.toolCall.id, this.#child(this.#agent ?? this.#turn, `execute_tool ${event.toolCall.name}`, attributes));
+        this.#tools.set(
+          event.toolCall.id,
+          this.#child(this.#agent ?? this.#turn, `execute_tool ${event.toolCall.name}`, attributes),
+        );
         return;
       }
       case 'tool.result':
@@ -136,7 +165,11 @@ export class TurnTrace {
       }
       case 'request': {
         const { request } = event;
-        const attributes: Attributes = { 'baton.request.id': request.id, 'baton.request.type': request.type, 'baton.agent': request.agent };
+        const attributes: Attributes = {
+          'baton.request.id': request.id,
+          'baton.request.type': request.type,
+          'baton.agent': request.agent,
+        };
         if (request.type === 'tool_approval') attributes[GEN_AI.toolName] = request.toolName;
         const key = request.type === 'human_step' ? request.stepId : request.toolCallId;
         const tool = this.#tools.get(key);
@@ -159,13 +192,20 @@ export class TurnTrace {
         return;
       case 'error':
         if (event.fatal) return; // the thrown error follows: see fail()
-        (this.#agent ?? this.#turn)?.addEvent('baton.error', { 'baton.error.code': event.code, 'baton.error.message': event.message });
+        (this.#agent ?? this.#turn)?.addEvent('baton.error', {
+          'baton.error.code': event.code,
+          'baton.error.message': event.message,
+        });
         return;
       case 'session.closed':
         this.#turn?.addEvent('baton.session.closed', { 'baton.session.close_reason': event.reason });
         return;
       case 'turn.completed':
-        this.#turn?.setAttributes({ [GEN_AI.inputTokens]: event.usage.inputTokens, [GEN_AI.outputTokens]: event.usage.outputTokens, 'baton.next_agent': event.nextAgent });
+        this.#turn?.setAttributes({
+          [GEN_AI.inputTokens]: event.usage.inputTokens,
+          [GEN_AI.outputTokens]: event.usage.outputTokens,
+          'baton.next_agent': event.nextAgent,
+        });
         this.end();
         this.#turnEnded = true;
         return;
@@ -222,8 +262,18 @@ export class TurnTrace {
     if (span === undefined) {
       // A result without a call in this stream (the answer to a user_input request): a span of its recorded duration.
       const ctx = trace.setSpan(context.active(), this.#agent ?? this.#turn!);
-      const attributes: Attributes = { [GEN_AI.operation]: 'execute_tool', [GEN_AI.toolName]: event.toolName, [GEN_AI.toolCallId]: event.toolCallId, [GEN_AI.toolType]: 'function', 'baton.agent': event.agent };
-      span = this.#scope.tracer.startSpan(`execute_tool ${event.toolName}`, { kind: SpanKind.INTERNAL, attributes, startTime: Date.now() - event.durationMs }, ctx);
+      const attributes: Attributes = {
+        [GEN_AI.operation]: 'execute_tool',
+        [GEN_AI.toolName]: event.toolName,
+        [GEN_AI.toolCallId]: event.toolCallId,
+        [GEN_AI.toolType]: 'function',
+        'baton.agent': event.agent,
+      };
+      span = this.#scope.tracer.startSpan(
+        `execute_tool ${event.toolName}`,
+        { kind: SpanKind.INTERNAL, attributes, startTime: Date.now() - event.durationMs },
+        ctx,
+      );
     }
     span.setAttribute('baton.tool.duration_ms', event.durationMs);
     if (this.#scope.captureContent) span.setAttribute(GEN_AI.toolResult, event.content);
@@ -236,9 +286,16 @@ export class TurnTrace {
 
   #captureMessage(message: Message): void {
     if (!this.#scope.captureContent) return;
-    if (message.role === 'user') this.#turn?.setAttribute(GEN_AI.inputMessages, JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: message.content }] }]));
+    if (message.role === 'user')
+      this.#turn?.setAttribute(
+        GEN_AI.inputMessages,
+        JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: message.content }] }]),
+      );
     else if (message.role === 'assistant' && message.content !== '') {
-      this.#agent?.setAttribute(GEN_AI.outputMessages, JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: message.content }] }]));
+      this.#agent?.setAttribute(
+        GEN_AI.outputMessages,
+        JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: message.content }] }]),
+      );
     }
   }
 }

@@ -48,7 +48,8 @@ export function activationInput(
     const where = { sessionId: input.sessionId, branchId: input.branchId, state: input.state };
     input.prepareModelInput = (messages) => shape(messages, where);
   }
-  if (hasAssets(runtime.config.store)) input.assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
+  if (hasAssets(runtime.config.store))
+    input.assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
   return input;
 }
 
@@ -88,7 +89,14 @@ export async function beforeActivation(
   const context: ModelMessage[] = [...(turnContext ?? [])];
   for (const provider of providers) {
     const { session, branchId } = runtime;
-    const found = await provider.beforeActivation!({ session, branchId, input, store: runtime.config.store, signal, agent });
+    const found = await provider.beforeActivation!({
+      session,
+      branchId,
+      input,
+      store: runtime.config.store,
+      signal,
+      agent,
+    });
     if (found !== undefined) context.push(...found);
   }
   return context.length > 0 ? context : undefined;

@@ -20,7 +20,12 @@ export type TurnEnd =
  *   handoff: the caller then sends `REPLY` after emitting `event`); `event` to emit (the `handoff`,
  *   or the `HANDOFF_REFUSED` error)
  */
-export function afterActivation(runtime: SessionRuntime, agent: string, outcome: ExecutorOutcome, handoffsBefore: number): { end?: TurnEnd; event?: BatonEvent } {
+export function afterActivation(
+  runtime: SessionRuntime,
+  agent: string,
+  outcome: ExecutorOutcome,
+  handoffsBefore: number,
+): { end?: TurnEnd; event?: BatonEvent } {
   const { sessionId, branchId } = runtime;
   if (outcome.type === 'requests') return { end: { kind: 'pause', requests: outcome.requests } };
   if (outcome.type === 'end_conversation') return { end: { kind: 'close', reason: outcome.reason } };
@@ -35,7 +40,14 @@ export function afterActivation(runtime: SessionRuntime, agent: string, outcome:
     const refusal = handoffRefusal(runtime.snapshot, outcome.target, runtime.core.routing);
     return {
       end: { kind: 'refused' },
-      event: { type: 'error', sessionId, branchId, code: 'HANDOFF_REFUSED', message: `${agent} asked to hand off: ${refusal} The turn ends here.`, fatal: false },
+      event: {
+        type: 'error',
+        sessionId,
+        branchId,
+        code: 'HANDOFF_REFUSED',
+        message: `${agent} asked to hand off: ${refusal} The turn ends here.`,
+        fatal: false,
+      },
     };
   }
   return {
@@ -47,8 +59,17 @@ export function afterActivation(runtime: SessionRuntime, agent: string, outcome:
 }
 
 /** A `HANDOFF_REFUSED` error when `agent` called a handoff tool it does not have (the model got an error result). */
-export function refusedHandoff(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'tool.result' }>, agent: string): Extract<BatonEvent, { type: 'error' }> | undefined {
-  if (!event.isError || !isHandoffToolName(event.toolName) || runtime.toolsFor(agent).some((t) => t.name === event.toolName)) return undefined;
+export function refusedHandoff(
+  runtime: SessionRuntime,
+  event: Extract<BatonEvent, { type: 'tool.result' }>,
+  agent: string,
+): Extract<BatonEvent, { type: 'error' }> | undefined {
+  if (
+    !event.isError ||
+    !isHandoffToolName(event.toolName) ||
+    runtime.toolsFor(agent).some((t) => t.name === event.toolName)
+  )
+    return undefined;
   return {
     type: 'error',
     sessionId: runtime.sessionId,

@@ -1,4 +1,12 @@
-import { createId, type ExecutorJournal, isoNow, type Message, type NewMessage, type PendingWrite, STATE_PATCHES_KEY } from '@baton/core';
+import {
+  createId,
+  type ExecutorJournal,
+  isoNow,
+  type Message,
+  type NewMessage,
+  type PendingWrite,
+  STATE_PATCHES_KEY,
+} from '@baton/core';
 import { isHandoffToolName } from '../routing/handoffTools.js';
 import { applyRoutingEffect } from '../routing/replayHistory.js';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
@@ -63,7 +71,10 @@ export class BufferedJournal implements ExecutorJournal {
       if (message.role === 'tool' && message.toolCallId !== undefined) runtime.pendingWrites.delete(message.toolCallId);
       applyRoutingEffect(runtime.actor, message);
     }
-    if (runtime.config.checkpointEvery === 'step' || (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))) {
+    if (
+      runtime.config.checkpointEvery === 'step' ||
+      (last?.role === 'assistant' && last.toolCalls?.some((call) => !isHandoffToolName(call.name)))
+    ) {
       return saveCheckpoint(runtime).then(() => messages);
     }
     return Promise.resolve(messages);
@@ -104,7 +115,13 @@ export class BufferedJournal implements ExecutorJournal {
       this.#nextWrite = undefined;
       const runtime = this.runtime;
       if (runtime.checkpoint === undefined) await saveCheckpoint(runtime);
-      await runtime.config.store.putPendingWrites(runtime.sessionId, runtime.branchId, runtime.checkpoint!.id, batch, runtime.scope);
+      await runtime.config.store.putPendingWrites(
+        runtime.sessionId,
+        runtime.branchId,
+        runtime.checkpoint!.id,
+        batch,
+        runtime.scope,
+      );
     })();
     this.#inFlight = mine;
     return mine;
@@ -121,7 +138,10 @@ export class BufferedJournal implements ExecutorJournal {
       const control = this.runtime.pendingWrites.get(message.toolCallId)?.control;
       if (control !== undefined) stored.metadata = { ...message.metadata, control };
     }
-    const answered = message.role === 'tool' && message.toolCallId !== undefined ? this.runtime.answeredRequests.get(message.toolCallId) : undefined;
+    const answered =
+      message.role === 'tool' && message.toolCallId !== undefined
+        ? this.runtime.answeredRequests.get(message.toolCallId)
+        : undefined;
     if (answered !== undefined) {
       stored.metadata = { ...stored.metadata, [ANSWERED_REQUEST_KEY]: answered };
       this.runtime.answeredRequests.delete(message.toolCallId!);

@@ -87,7 +87,10 @@ async function storeClose(runtime: SessionRuntime, reason: string, cancelled: st
 async function closeDocument(runtime: SessionRuntime, reason: string): Promise<void> {
   const { store, contextProviders } = runtime.config;
   // The whole main branch: held in memory, or read (a fork, or a history loaded by a window).
-  const messages = runtime.branchId === MAIN_BRANCH && runtime.history.complete ? runtime.history.messages : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
+  const messages =
+    runtime.branchId === MAIN_BRANCH && runtime.history.complete
+      ? runtime.history.messages
+      : await store.readMessages(runtime.sessionId, MAIN_BRANCH, runtime.scope);
   const now = new Date().toISOString();
   const change: SessionChange = { status: 'closed', closedAt: now, closedReason: reason, lastActivityAt: now };
   const closing = { ...runtime.session, ...change };
@@ -96,7 +99,12 @@ async function closeDocument(runtime: SessionRuntime, reason: string): Promise<v
   }
   if (runtime.state.patches.session.length > 0) change.state = runtime.state.session;
   try {
-    runtime.noteStored({ session: await store.updateSession(runtime.sessionId, change, { ...runtime.scope, expectedVersion: runtime.session.version }) });
+    runtime.noteStored({
+      session: await store.updateSession(runtime.sessionId, change, {
+        ...runtime.scope,
+        expectedVersion: runtime.session.version,
+      }),
+    });
   } catch (error) {
     runtime.markStale();
     throw error;
@@ -106,6 +114,7 @@ async function closeDocument(runtime: SessionRuntime, reason: string): Promise<v
 /** The agents that wrote assistant messages, in order of first appearance. */
 function agentsOf(messages: readonly Message[]): string[] {
   const agents = new Set<string>();
-  for (const message of messages) if (message.role === 'assistant' && message.agent !== undefined) agents.add(message.agent);
+  for (const message of messages)
+    if (message.role === 'assistant' && message.agent !== undefined) agents.add(message.agent);
   return [...agents];
 }

@@ -10,7 +10,11 @@ import { BufferedJournal } from './bufferedJournal.js';
  *
  * @returns the committed results (stored at the next durability point)
  */
-export async function answerOpenToolCalls(runtime: SessionRuntime, content: string, control: Record<string, unknown>): Promise<Message[]> {
+export async function answerOpenToolCalls(
+  runtime: SessionRuntime,
+  content: string,
+  control: Record<string, unknown>,
+): Promise<Message[]> {
   const last = runtime.history.last;
   if (last?.role !== 'assistant' || last.toolCalls === undefined || last.toolCalls.length === 0) return [];
   const calls = last.toolCalls.map((call) => ({ call, agent: last.agent }));

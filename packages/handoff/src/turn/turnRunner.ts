@@ -37,7 +37,8 @@ export type { TurnCall, TurnStart } from './turnStart.js';
 export type { TurnSink } from './turnSink.js';
 
 /** The default text of the user message that starts an autonomous turn. */
-export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
+export const DEFAULT_AUTONOMOUS_PROMPT =
+  'The user is not available. Continue with the task on your own, or hand off to the agent who can.';
 
 /**
  * Runs one turn (or, in autonomous mode, several) on a loaded runtime: the active agent runs, handoffs
@@ -56,7 +57,12 @@ export const DEFAULT_AUTONOMOUS_PROMPT = 'The user is not available. Continue wi
  * A reader that leaves (the sink throws, see `isReaderLeft`) ends the turn unfinished: what it
  * committed is stored and the next call reloads.
  */
-export async function runTurn(runtime: SessionRuntime, start: TurnStart, call: TurnCall, sink: TurnSink): Promise<void> {
+export async function runTurn(
+  runtime: SessionRuntime,
+  start: TurnStart,
+  call: TurnCall,
+  sink: TurnSink,
+): Promise<void> {
   /** Whether the current turn reached `turn.completed` (a turn left before it is unfinished). */
   let ended = false;
   const queue: BatonEvent[] = [];
@@ -69,13 +75,15 @@ export async function runTurn(runtime: SessionRuntime, start: TurnStart, call: T
     else if (event.type === 'error') logNonFatal(runtime, event);
     out(event);
     // The active agent is the one whose activation ran the tool (a handoff applies when its result is committed, later).
-    const refused = event.type === 'tool.result' ? refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent) : undefined;
+    const refused =
+      event.type === 'tool.result' ? refusedHandoff(runtime, event, runtime.snapshot.context.activeAgent) : undefined;
     if (refused !== undefined) {
       logNonFatal(runtime, refused);
       out(refused);
     }
   };
-  const steps: TurnSink = sink.within === undefined ? { emit, ready: sink.ready } : { emit, ready: sink.ready, within: sink.within };
+  const steps: TurnSink =
+    sink.within === undefined ? { emit, ready: sink.ready } : { emit, ready: sink.ready, within: sink.within };
   try {
     await turnSteps(runtime, start, call, steps);
     while (queue.length > 0) out(queue.shift()!);
@@ -103,13 +111,19 @@ export async function runTurn(runtime: SessionRuntime, start: TurnStart, call: T
 function failTurn(runtime: SessionRuntime, error: unknown, out: EventSink): void {
   const code = error instanceof BatonError ? error.code : 'INTERNAL';
   const message = error instanceof Error ? error.message : String(error);
-  runtime.config.logger[error instanceof ConcurrencyError ? 'warn' : 'error']({ sessionId: runtime.sessionId, branchId: runtime.branchId, code, err: error }, 'turn failed');
+  runtime.config.logger[error instanceof ConcurrencyError ? 'warn' : 'error'](
+    { sessionId: runtime.sessionId, branchId: runtime.branchId, code, err: error },
+    'turn failed',
+  );
   out({ type: 'error', sessionId: runtime.sessionId, branchId: runtime.branchId, code, message, fatal: true });
 }
 
 /** Logs a non-fatal `error` event (a refused handoff) at `warn`. */
 function logNonFatal(runtime: SessionRuntime, event: Extract<BatonEvent, { type: 'error' }>): void {
-  runtime.config.logger.warn({ sessionId: runtime.sessionId, branchId: runtime.branchId, code: event.code }, event.message);
+  runtime.config.logger.warn(
+    { sessionId: runtime.sessionId, branchId: runtime.branchId, code: event.code },
+    event.message,
+  );
 }
 
 /**
@@ -143,12 +157,22 @@ async function turnSteps(runtime: SessionRuntime, start: TurnStart, call: TurnCa
 }
 
 /** Opens the turn `start` asks for (step 1 of {@link turnSteps}). */
-async function openTurn(runtime: SessionRuntime, journal: BufferedJournal, start: TurnStart, sink: TurnSink): Promise<OpenedTurn | undefined> {
+async function openTurn(
+  runtime: SessionRuntime,
+  journal: BufferedJournal,
+  start: TurnStart,
+  sink: TurnSink,
+): Promise<OpenedTurn | undefined> {
   if (start.kind === 'message') {
     await openWithMessages(runtime, journal, start.texts, start.metadata, sink);
     return { said: start.texts.join('\n') };
   }
-  sink.emit({ type: 'turn.started', sessionId: runtime.sessionId, branchId: runtime.branchId, turn: runtime.snapshot.context.turn });
+  sink.emit({
+    type: 'turn.started',
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    turn: runtime.snapshot.context.turn,
+  });
   if (start.kind === 'resume') return { said: undefined };
   const opened = await answerRequest(runtime, journal, start.request, start.answer, sink);
   if (opened !== undefined) runtime.actor.send({ type: 'RESUME' });
@@ -172,7 +196,12 @@ async function answerRequest(
   const answered = answeredRequest(request, answer);
   if (answered !== undefined) runtime.answeredRequests.set(requestKey(request), answered);
   if (request.type === 'human_step') {
-    return { said: undefined, humanAnswers: new Map([[request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }]]) };
+    return {
+      said: undefined,
+      humanAnswers: new Map([
+        [request.stepId, answer as string | { reply: string } | { handoff: string; reason?: string }],
+      ]),
+    };
   }
   if (request.type === 'tool_approval') {
     if (grantsAlways(answer)) {
@@ -185,7 +214,17 @@ async function answerRequest(
   await sink.ready();
   await journal.recordPendingWrite(write);
   const { sessionId, branchId } = runtime;
-  sink.emit({ type: 'tool.result', sessionId, branchId, agent: write.agent, toolCallId: write.toolCallId, toolName: write.toolName, content: write.content, isError: false, durationMs: 0 });
+  sink.emit({
+    type: 'tool.result',
+    sessionId,
+    branchId,
+    agent: write.agent,
+    toolCallId: write.toolCallId,
+    toolName: write.toolName,
+    content: write.content,
+    isError: false,
+    durationMs: 0,
+  });
   // Other requests of the same step still wait: the turn stays paused.
   if (runtime.pendingRequests.length > 0) {
     sink.emit(completed(runtime, emptyUsage()));
@@ -221,7 +260,10 @@ async function runAgents(
     // A nested workflow derives where it stands from the branch's messages (branchHistory): it gets the whole branch.
     if (executor instanceof WorkflowExecutor) await runtime.completeHistory();
     // The executor's events go straight through: runTurn's emit adds the HANDOFF_REFUSED error after a forbidden handoff call's result.
-    const agentContext = providerInput === undefined ? context : await beforeActivation(runtime, call.signal, providerInput, agent, context, sink);
+    const agentContext =
+      providerInput === undefined
+        ? context
+        : await beforeActivation(runtime, call.signal, providerInput, agent, context, sink);
     const input = activationInput(runtime, journal, call, agent, agentContext, approvals, humanAnswers, sink);
     const outcome = await activate(executor, input, sink);
     approvals = undefined;
@@ -251,7 +293,11 @@ async function endTurn(runtime: SessionRuntime, end: TurnEnd, usage: Usage, sink
     return false;
   }
   const closeReason =
-    end.kind === 'close' ? end.reason : end.kind === 'reply' && runtime.config.terminateWhen !== undefined ? await terminationReason(runtime, end.outcome, end.agent) : undefined;
+    end.kind === 'close'
+      ? end.reason
+      : end.kind === 'reply' && runtime.config.terminateWhen !== undefined
+        ? await terminationReason(runtime, end.outcome, end.agent)
+        : undefined;
   await settleTurn(runtime);
   if (closeReason !== undefined) await emitAll(closeSession(runtime, closeReason), sink);
   sink.emit(completed(runtime, usage));
@@ -273,7 +319,11 @@ async function openWithMessages(
   // `ready()` gives a promise only when the turn must wait for its reader: awaited only then (hot: every turn).
   const ready = sink.ready();
   if (ready !== undefined) await ready;
-  const messages = await journal.commit(texts.map((text) => (metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata })));
+  const messages = await journal.commit(
+    texts.map((text) =>
+      metadata === undefined ? { role: 'user', content: text } : { role: 'user', content: text, metadata },
+    ),
+  );
   for (const message of messages) sink.emit({ type: 'message', sessionId, branchId, message });
 }
 
@@ -292,7 +342,8 @@ async function pause(runtime: SessionRuntime, raised: readonly NewRequest[], emi
   runtime.awaitRequests(requests);
   await saveCheckpoint(runtime);
   await pruneCheckpoints(runtime);
-  for (const request of fresh) emit({ type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request });
+  for (const request of fresh)
+    emit({ type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request });
 }
 
 function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: string): PendingWrite {
@@ -307,7 +358,11 @@ function answerWrite(request: Extract<Request, { type: 'user_input' }>, answer: 
   };
 }
 
-async function terminationReason(runtime: SessionRuntime, outcome: Extract<ExecutorOutcome, { type: 'reply' }>, agent: string): Promise<string | undefined> {
+async function terminationReason(
+  runtime: SessionRuntime,
+  outcome: Extract<ExecutorOutcome, { type: 'reply' }>,
+  agent: string,
+): Promise<string | undefined> {
   const condition = runtime.config.terminateWhen;
   if (condition === undefined) return undefined;
   const verdict = await condition({
@@ -330,6 +385,12 @@ async function wholeHistory(runtime: SessionRuntime): Promise<readonly Message[]
 
 function completed(runtime: SessionRuntime, usage: Usage): BatonEvent {
   const { context } = runtime.snapshot;
-  return { type: 'turn.completed', sessionId: runtime.sessionId, branchId: runtime.branchId, turn: context.turn, usage, nextAgent: context.activeAgent };
+  return {
+    type: 'turn.completed',
+    sessionId: runtime.sessionId,
+    branchId: runtime.branchId,
+    turn: context.turn,
+    usage,
+    nextAgent: context.activeAgent,
+  };
 }
-

@@ -1,4 +1,12 @@
-import { AgentExecutor, type BatonEvent, type EventSink, type Executor, type ExecutorInput, type ExecutorOutcome, type ReadySignal } from '@baton/core';
+import {
+  AgentExecutor,
+  type BatonEvent,
+  type EventSink,
+  type Executor,
+  type ExecutorInput,
+  type ExecutorOutcome,
+  type ReadySignal,
+} from '@baton/core';
 
 /**
  * Where a turn's events go: `emit` takes each event synchronously (it throws once the reader left:

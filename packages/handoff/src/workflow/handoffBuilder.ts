@@ -1,4 +1,15 @@
-import { type Agent, AgentExecutor, ConfigurationError, type ContextProvider, type Executor, InMemoryStore, type Logger, loggedStore, type Store, silentLogger } from '@baton/core';
+import {
+  type Agent,
+  AgentExecutor,
+  ConfigurationError,
+  type ContextProvider,
+  type Executor,
+  InMemoryStore,
+  type Logger,
+  loggedStore,
+  type Store,
+  silentLogger,
+} from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
 import { assertHistoryWindow, type HistoryWindow } from '../config/historyWindow.js';
 import type { TelemetryOptions } from '../config/telemetryOptions.js';
@@ -219,15 +230,24 @@ export class HandoffBuilder {
     const participants = new Map<string, Executor>();
     for (const participant of this.#participants) {
       const executor = toExecutor(participant);
-      if (participants.has(executor.name)) throw new ConfigurationError(`Two participants are named ${JSON.stringify(executor.name)}; names must be unique.`);
+      if (participants.has(executor.name))
+        throw new ConfigurationError(
+          `Two participants are named ${JSON.stringify(executor.name)}; names must be unique.`,
+        );
       participants.set(executor.name, executor);
     }
     const names = [...participants.keys()];
     const known = (name: string, role: string): string => {
-      if (!participants.has(name)) throw new ConfigurationError(`The ${role} ${JSON.stringify(name)} is not a participant (participants: ${names.join(', ') || 'none'}). Add it with participants().`);
+      if (!participants.has(name))
+        throw new ConfigurationError(
+          `The ${role} ${JSON.stringify(name)} is not a participant (participants: ${names.join(', ') || 'none'}). Add it with participants().`,
+        );
       return name;
     };
-    if (names.length === 0) throw new ConfigurationError(`Workflow ${JSON.stringify(this.#name)} has no participants; add agents with participants().`);
+    if (names.length === 0)
+      throw new ConfigurationError(
+        `Workflow ${JSON.stringify(this.#name)} has no participants; add agents with participants().`,
+      );
     const coordinator = known(this.#coordinator ?? names[0]!, 'coordinator');
     const edges = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
     if (this.#edges.size === 0) {
@@ -238,21 +258,31 @@ export class HandoffBuilder {
     } else {
       for (const [from, targets] of this.#edges) {
         for (const to of targets) {
-          if (known(from, 'handoff source') === known(to, 'handoff target')) throw new ConfigurationError(`${JSON.stringify(from)} cannot hand off to itself; remove it from handoffs(${from}, …).`);
+          if (known(from, 'handoff source') === known(to, 'handoff target'))
+            throw new ConfigurationError(
+              `${JSON.stringify(from)} cannot hand off to itself; remove it from handoffs(${from}, …).`,
+            );
           edges.get(from)!.add(to);
         }
       }
     }
     for (const agent of this.#returnOverrides.keys()) known(agent, 'returnTo override');
     if (!Number.isInteger(this.#maxHandoffsPerTurn) || this.#maxHandoffsPerTurn < 0) {
-      throw new ConfigurationError(`maxHandoffsPerTurn must be an integer ≥ 0, not ${JSON.stringify(this.#maxHandoffsPerTurn)}.`);
+      throw new ConfigurationError(
+        `maxHandoffsPerTurn must be an integer ≥ 0, not ${JSON.stringify(this.#maxHandoffsPerTurn)}.`,
+      );
     }
     const autonomous = this.#autonomous;
     if (autonomous !== undefined && (!Number.isInteger(autonomous.maxTurns) || autonomous.maxTurns < 1)) {
-      throw new ConfigurationError(`autonomous({ maxTurns }) must be an integer ≥ 1, not ${JSON.stringify(autonomous.maxTurns)}.`);
+      throw new ConfigurationError(
+        `autonomous({ maxTurns }) must be an integer ≥ 1, not ${JSON.stringify(autonomous.maxTurns)}.`,
+      );
     }
     const every: CheckpointFrequency = this.#checkpoints.every ?? 'turn';
-    if (!['turn', 'step', 'manual'].includes(every)) throw new ConfigurationError(`checkpoints({ every }) must be 'turn', 'step' or 'manual', not ${JSON.stringify(every)}.`);
+    if (!['turn', 'step', 'manual'].includes(every))
+      throw new ConfigurationError(
+        `checkpoints({ every }) must be 'turn', 'step' or 'manual', not ${JSON.stringify(every)}.`,
+      );
     const keep: CheckpointKeep = this.#checkpoints.keep ?? { last: 5 };
     assertKeep(keep);
     assertProviderNames(this.#providers);
@@ -266,9 +296,20 @@ export class HandoffBuilder {
       returnPolicy: this.#returnPolicy,
       returnOverrides: this.#returnOverrides,
       maxHandoffsPerTurn: this.#maxHandoffsPerTurn,
-      autonomous: autonomous && { maxTurns: autonomous.maxTurns, prompt: autonomous.prompt ?? DEFAULT_AUTONOMOUS_PROMPT },
+      autonomous: autonomous && {
+        maxTurns: autonomous.maxTurns,
+        prompt: autonomous.prompt ?? DEFAULT_AUTONOMOUS_PROMPT,
+      },
       terminateWhen: this.#terminateWhen,
-      store: logging === undefined ? store : loggedStore(store, logging.slowStoreMs === undefined ? { logger: logging.logger } : { logger: logging.logger, slowMs: logging.slowStoreMs }),
+      store:
+        logging === undefined
+          ? store
+          : loggedStore(
+              store,
+              logging.slowStoreMs === undefined
+                ? { logger: logging.logger }
+                : { logger: logging.logger, slowMs: logging.slowStoreMs },
+            ),
       checkpointEvery: every,
       checkpointKeep: keep,
       contextProviders: [...this.#providers],
@@ -293,13 +334,23 @@ export class HandoffBuilder {
 function toExecutor(participant: Participant): Executor {
   if (typeof (participant as Executor).execute === 'function') return participant as Executor;
   if ('model' in participant && 'instructions' in participant) return new AgentExecutor(participant as Agent);
-  throw new ConfigurationError(`Participant ${JSON.stringify((participant as { name?: unknown }).name)} is neither an agent (agent({…})) nor an Executor (an object with execute()).`);
+  throw new ConfigurationError(
+    `Participant ${JSON.stringify((participant as { name?: unknown }).name)} is neither an agent (agent({…})) nor an Executor (an object with execute()).`,
+  );
 }
 
 function assertKeep(keep: CheckpointKeep): void {
   if (keep === 'latest' || keep === 'all') return;
   const positive = (value: number | undefined) => value === undefined || (Number.isFinite(value) && value > 0);
-  if (typeof keep !== 'object' || keep === null || !positive(keep.last) || !positive(keep.maxAgeMs) || (keep.last !== undefined && !Number.isInteger(keep.last))) {
-    throw new ConfigurationError(`checkpoints({ keep }) must be 'latest', 'all' or { last?: integer ≥ 1, maxAgeMs?: > 0 }, not ${JSON.stringify(keep)}.`);
+  if (
+    typeof keep !== 'object' ||
+    keep === null ||
+    !positive(keep.last) ||
+    !positive(keep.maxAgeMs) ||
+    (keep.last !== undefined && !Number.isInteger(keep.last))
+  ) {
+    throw new ConfigurationError(
+      `checkpoints({ keep }) must be 'latest', 'all' or { last?: integer ≥ 1, maxAgeMs?: > 0 }, not ${JSON.stringify(keep)}.`,
+    );
   }
 }

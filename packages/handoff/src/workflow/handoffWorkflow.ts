@@ -18,13 +18,25 @@ import {
   type Tool,
 } from '@baton/core';
 import { handoffToolTemplate } from '../routing/handoffTools.js';
-import { createRoutingMachine, persistsDirectly, type RoutingMachine, routingPersister } from '../routing/routingMachine.js';
+import {
+  createRoutingMachine,
+  persistsDirectly,
+  type RoutingMachine,
+  routingPersister,
+} from '../routing/routingMachine.js';
 import { HandoffSession, type SessionHost } from '../session/handoffSession.js';
 import { SessionLock } from '../session/sessionLock.js';
 import { withSessionLock } from '../session/sessionOperations.js';
 import { SessionRuntime, type SessionSlot, type WorkflowCore } from '../runtime/sessionRuntime.js';
 import { eraseUser } from './eraseUser.js';
-import type { HandoffConfig, HandoffRunRequest, HandoffRunResult, SessionOptions, SessionTarget, TurnOptions } from '../config/handoffTypes.js';
+import type {
+  HandoffConfig,
+  HandoffRunRequest,
+  HandoffRunResult,
+  SessionOptions,
+  SessionTarget,
+  TurnOptions,
+} from '../config/handoffTypes.js';
 import { handoffGraphToMermaid } from '../routing/mermaid.js';
 import { modelInputShaper } from '../config/modelInputShaper.js';
 import { WorkflowExecutor, type WorkflowExecutorOptions } from './workflowExecutor.js';
@@ -72,7 +84,11 @@ export class HandoffWorkflow {
         for (const [key, slot] of this.#slots) if (key.startsWith(`${sessionId}\u0000`)) slot.generation += 1;
       },
     };
-    this.#host = { locks: this.#locks, openBranch: (id, branch, tenantId) => this.session(tenantId === undefined ? { id, branch } : { id, branch, tenantId }) };
+    this.#host = {
+      locks: this.#locks,
+      openBranch: (id, branch, tenantId) =>
+        this.session(tenantId === undefined ? { id, branch } : { id, branch, tenantId }),
+    };
   }
 
   /** The workflow's name. */
@@ -97,7 +113,8 @@ export class HandoffWorkflow {
    * ```
    */
   sessionIdOf(conversationId: string): string {
-    if (typeof conversationId !== 'string' || conversationId === '') throw new InvalidIdError('conversation', conversationId);
+    if (typeof conversationId !== 'string' || conversationId === '')
+      throw new InvalidIdError('conversation', conversationId);
     return assertValidId('session', `${this.name}:${conversationId}`);
   }
 
@@ -105,7 +122,9 @@ export class HandoffWorkflow {
   #sessionIdOf(options: SessionTarget): string {
     const { id, conversationId } = options as { id?: string; conversationId?: string };
     if ((id === undefined) === (conversationId === undefined)) {
-      throw new InvalidInputError(`Open a session by its id or by its conversationId, exactly one of them; got ${JSON.stringify({ id, conversationId })}.`);
+      throw new InvalidInputError(
+        `Open a session by its id or by its conversationId, exactly one of them; got ${JSON.stringify({ id, conversationId })}.`,
+      );
     }
     return id ?? this.sessionIdOf(conversationId!);
   }
@@ -143,7 +162,11 @@ export class HandoffWorkflow {
     }
     if (existing !== undefined && options.branch === undefined) {
       const branches = await store.listBranches(id, scope);
-      if (branches.length > 1) throw new AmbiguousBranchError(id, branches.map((b) => b.id));
+      if (branches.length > 1)
+        throw new AmbiguousBranchError(
+          id,
+          branches.map((b) => b.id),
+        );
     }
     if (existing === undefined) {
       try {
@@ -158,9 +181,12 @@ export class HandoffWorkflow {
         existing = await store.getSession(id, scope);
         if (existing === undefined) {
           // The id exists, yet not for this tenant: refused like another user's session, and nothing of it is read.
-          throw new InvalidInputError(`Session ${JSON.stringify(id)} belongs to another tenant than ${JSON.stringify(options.tenantId ?? null)}; use a new session id.`, {
-            cause: error,
-          });
+          throw new InvalidInputError(
+            `Session ${JSON.stringify(id)} belongs to another tenant than ${JSON.stringify(options.tenantId ?? null)}; use a new session id.`,
+            {
+              cause: error,
+            },
+          );
         }
       }
     }
@@ -168,7 +194,8 @@ export class HandoffWorkflow {
     const runtime = new SessionRuntime(this.#core, slot, id, branchId, options.tenantId);
     // The first load reuses the session document just read instead of reading it again, unless the
     // user claim above may have changed it.
-    if (existing !== undefined && (options.userId === undefined || existing.userId !== undefined)) runtime.preload(existing, generationAtRead);
+    if (existing !== undefined && (options.userId === undefined || existing.userId !== undefined))
+      runtime.preload(existing, generationAtRead);
     const session = new HandoffSession(runtime, this.#host);
     if (options.checkpointId !== undefined) {
       await session.restore(options.checkpointId);
@@ -188,14 +215,20 @@ export class HandoffWorkflow {
     let current: Session | undefined = session;
     while (current !== undefined && current.userId === undefined) {
       try {
-        current = await this.config.store.updateSession(current.id, { userId }, { ...scope, expectedVersion: current.version });
+        current = await this.config.store.updateSession(
+          current.id,
+          { userId },
+          { ...scope, expectedVersion: current.version },
+        );
       } catch (error) {
         if (!(error instanceof ConcurrencyError)) throw error;
         current = await this.config.store.getSession(session.id, scope);
       }
     }
     if (current !== undefined && current.userId !== userId) {
-      throw new InvalidInputError(`Session ${JSON.stringify(session.id)} belongs to another user than ${JSON.stringify(userId)}; use a new session id.`);
+      throw new InvalidInputError(
+        `Session ${JSON.stringify(session.id)} belongs to another user than ${JSON.stringify(userId)}; use a new session id.`,
+      );
     }
   }
 
@@ -225,7 +258,8 @@ export class HandoffWorkflow {
       return collectRun(session, input, options);
     }
     const { sessionId, conversationId, input: text, branch, userId, tenantId, create, ...turnOptions } = input;
-    const sessionOptions: SessionOptions = sessionId !== undefined ? { id: sessionId } : { conversationId: conversationId! };
+    const sessionOptions: SessionOptions =
+      sessionId !== undefined ? { id: sessionId } : { conversationId: conversationId! };
     if (branch !== undefined) sessionOptions.branch = branch;
     if (userId !== undefined) sessionOptions.userId = userId;
     if (tenantId !== undefined) sessionOptions.tenantId = tenantId;
@@ -292,12 +326,20 @@ export class HandoffWorkflow {
 
   /** The handoff graph as a Mermaid `flowchart LR`, the coordinator marked (see {@link handoffGraphToMermaid}). */
   toMermaid(): string {
-    return handoffGraphToMermaid({ participants: [...this.config.participants.keys()], coordinator: this.config.coordinator, edges: this.config.edges });
+    return handoffGraphToMermaid({
+      participants: [...this.config.participants.keys()],
+      coordinator: this.config.coordinator,
+      edges: this.config.edges,
+    });
   }
 }
 
 /** Sends `input` on `session`, collects the events, and returns what the call committed. */
-async function collectRun(session: HandoffSession, input: string | readonly string[], options: TurnOptions): Promise<HandoffRunResult> {
+async function collectRun(
+  session: HandoffSession,
+  input: string | readonly string[],
+  options: TurnOptions,
+): Promise<HandoffRunResult> {
   const before = session.messages.at(-1)?.seq ?? 0;
   const events: BatonEvent[] = [];
   let usage = emptyUsage();
@@ -307,7 +349,9 @@ async function collectRun(session: HandoffSession, input: string | readonly stri
   }
   const messages = session.messages.filter((m) => m.seq > before);
   const reply = messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0);
-  const answered = events.find((e): e is MessageEvent => reply !== undefined && e.type === 'message' && e.message.id === reply.id);
+  const answered = events.find(
+    (e): e is MessageEvent => reply !== undefined && e.type === 'message' && e.message.id === reply.id,
+  );
   return {
     sessionId: session.id,
     output: reply?.content,

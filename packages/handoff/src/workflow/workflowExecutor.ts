@@ -80,7 +80,8 @@ export class WorkflowExecutor implements Executor {
     }
     this.#workflow = workflow;
     this.name = options.name ?? workflow.name;
-    this.description = options.description ?? `The ${workflow.name} team (${[...config.participants.keys()].join(', ')}).`;
+    this.description =
+      options.description ?? `The ${workflow.name} team (${[...config.participants.keys()].join(', ')}).`;
     this.#routing = {
       coordinator: config.coordinator,
       edges: config.edges,
@@ -106,7 +107,11 @@ export class WorkflowExecutor implements Executor {
       for (;;) {
         const agent = actor.getSnapshot().context.activeAgent;
         yield { type: 'agent.started', ...base, agent };
-        const inner: ExecutorInput = { ...input, history: view.forAgent(), tools: [...(input.tools ?? []), ...this.#handoffTools(agent, actor)] };
+        const inner: ExecutorInput = {
+          ...input,
+          history: view.forAgent(),
+          tools: [...(input.tools ?? []), ...this.#handoffTools(agent, actor)],
+        };
         if (approvals === undefined) delete inner.approvals;
         else inner.approvals = approvals;
         approvals = undefined;
@@ -115,7 +120,13 @@ export class WorkflowExecutor implements Executor {
         if (outcome.type !== 'handoff' || !participants.has(outcome.target)) return { ...outcome, usage };
         // An inner handoff (an outer target leaves this participant: the outer runtime routes it).
         if (!actor.getSnapshot().can({ type: 'HANDOFF', target: outcome.target })) {
-          yield { type: 'error', ...base, code: 'HANDOFF_REFUSED', message: `${agent} may not hand off to ${outcome.target} inside ${this.name}.`, fatal: false };
+          yield {
+            type: 'error',
+            ...base,
+            code: 'HANDOFF_REFUSED',
+            message: `${agent} may not hand off to ${outcome.target} inside ${this.name}.`,
+            fatal: false,
+          };
           return { ...outcome, usage };
         }
         actor.send({ type: 'HANDOFF', target: outcome.target });
@@ -148,7 +159,10 @@ export class WorkflowExecutor implements Executor {
       bindHandoffTool(
         this.#templates.get(target)!,
         target,
-        (to) => (actor.getSnapshot().can({ type: 'HANDOFF', target: to }) ? undefined : `${agent} may not hand off to ${to} now (edge or handoff limit of ${this.name}).`),
+        (to) =>
+          actor.getSnapshot().can({ type: 'HANDOFF', target: to })
+            ? undefined
+            : `${agent} may not hand off to ${to} now (edge or handoff limit of ${this.name}).`,
         () => undefined,
       ),
     );
@@ -173,7 +187,12 @@ export class WorkflowExecutor implements Executor {
  * const { activeAgent } = innerPosition(session.messages, 'billing', routing, billingTeam.config.participants); // e.g. 'refunds'
  * ```
  */
-export function innerPosition(messages: readonly Message[], participant: string, routing: RoutingConfig, inner: ReadonlyMap<string, unknown>): InnerPosition {
+export function innerPosition(
+  messages: readonly Message[],
+  participant: string,
+  routing: RoutingConfig,
+  inner: ReadonlyMap<string, unknown>,
+): InnerPosition {
   const start = messages.findLastIndex((m) => m.role === 'user') + 1;
   let position: InnerPosition | undefined;
   for (let i = start; i < messages.length; i += 1) {
@@ -181,13 +200,36 @@ export function innerPosition(messages: readonly Message[], participant: string,
     const control = message.role === 'tool' ? storedControl(message) : undefined;
     if (control?.kind === 'handoff' && control.target === participant) position = undefined;
     else if (control?.kind === 'handoff' && control.target !== undefined && inner.has(control.target)) {
-      position = { activeAgent: control.target, previousAgent: position?.activeAgent ?? null, handoffsThisTurn: (position?.handoffsThisTurn ?? 0) + 1 };
-    } else if (message.role === 'assistant' && message.agent !== undefined && inner.has(message.agent) && message.agent !== position?.activeAgent) {
-      position = { activeAgent: message.agent, previousAgent: position?.activeAgent ?? null, handoffsThisTurn: position?.handoffsThisTurn ?? 0 };
+      position = {
+        activeAgent: control.target,
+        previousAgent: position?.activeAgent ?? null,
+        handoffsThisTurn: (position?.handoffsThisTurn ?? 0) + 1,
+      };
+    } else if (
+      message.role === 'assistant' &&
+      message.agent !== undefined &&
+      inner.has(message.agent) &&
+      message.agent !== position?.activeAgent
+    ) {
+      position = {
+        activeAgent: message.agent,
+        previousAgent: position?.activeAgent ?? null,
+        handoffsThisTurn: position?.handoffsThisTurn ?? 0,
+      };
     }
   }
   if (position !== undefined) return position;
-  const lastReply = messages.findLast((m, i) => i < start && m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0 && m.agent !== undefined && inner.has(m.agent));
-  const entry = lastReply?.agent !== undefined && routing.returnPolicyOf(lastReply.agent) === 'previous' ? lastReply.agent : routing.coordinator;
+  const lastReply = messages.findLast(
+    (m, i) =>
+      i < start &&
+      m.role === 'assistant' &&
+      (m.toolCalls?.length ?? 0) === 0 &&
+      m.agent !== undefined &&
+      inner.has(m.agent),
+  );
+  const entry =
+    lastReply?.agent !== undefined && routing.returnPolicyOf(lastReply.agent) === 'previous'
+      ? lastReply.agent
+      : routing.coordinator;
   return { activeAgent: entry, previousAgent: null, handoffsThisTurn: 0 };
 }

@@ -15,7 +15,10 @@ export interface RunnableWorkflow {
 }
 
 const WorkflowToolArguments = z.object({
-  message: z.string().min(1).describe('What to ask, as one self-contained message (the workflow sees nothing else of this conversation).'),
+  message: z
+    .string()
+    .min(1)
+    .describe('What to ask, as one self-contained message (the workflow sees nothing else of this conversation).'),
 });
 
 /**
@@ -33,7 +36,10 @@ const WorkflowToolArguments = z.object({
  * const assistant = agent({ name: 'assistant', description: 'Helps.', instructions: 'Use ask_billing for billing questions.', model, tools: [billing.asTool({ name: 'ask_billing', description: 'Asks the billing team.' })] });
  * ```
  */
-export function workflowTool(workflow: RunnableWorkflow, options: WorkflowToolOptions): Tool<z.output<typeof WorkflowToolArguments>, string> {
+export function workflowTool(
+  workflow: RunnableWorkflow,
+  options: WorkflowToolOptions,
+): Tool<z.output<typeof WorkflowToolArguments>, string> {
   return tool({
     name: options.name,
     description: options.description,
@@ -42,8 +48,13 @@ export function workflowTool(workflow: RunnableWorkflow, options: WorkflowToolOp
       const result = await workflow.run(message, { signal: context.signal });
       const [request] = result.pendingRequests;
       if (request !== undefined) {
-        const need = request.type === 'tool_approval' ? `approval of ${request.toolName}` : `an answer to ${JSON.stringify(request.prompt)}`;
-        throw new Error(`${workflow.name} could not finish: ${request.agent} needs ${need}. Ask for it yourself and call ${options.name} again with it in the message.`);
+        const need =
+          request.type === 'tool_approval'
+            ? `approval of ${request.toolName}`
+            : `an answer to ${JSON.stringify(request.prompt)}`;
+        throw new Error(
+          `${workflow.name} could not finish: ${request.agent} needs ${need}. Ask for it yourself and call ${options.name} again with it in the message.`,
+        );
       }
       if (result.output === undefined) throw new Error(`${workflow.name} ended without an answer.`);
       return result.output;

@@ -14,7 +14,8 @@ export interface StoreCall {
 /** The calls a `writeBatch` stands for, in the order it stores them. */
 function batchParts(batch: StoreBatch, number: number): StoreCall[] {
   const parts: StoreCall[] = [];
-  if (batch.messages !== undefined && batch.messages.length > 0) parts.push({ method: 'appendMessages', seqs: batch.messages.map((m) => m.seq), batch: number });
+  if (batch.messages !== undefined && batch.messages.length > 0)
+    parts.push({ method: 'appendMessages', seqs: batch.messages.map((m) => m.seq), batch: number });
   if (batch.branch !== undefined) parts.push({ method: 'updateBranch', batch: number });
   if (batch.session !== undefined) parts.push({ method: 'updateSession', batch: number });
   if (batch.checkpoint !== undefined) parts.push({ method: 'saveCheckpoint', batch: number });
@@ -39,7 +40,12 @@ export function countingStore<S extends Store>(inner: S): { store: Store; inner:
         if (prop === 'writeBatch') {
           batches += 1;
           calls.push(...batchParts(args[0] as StoreBatch, batches));
-        } else calls.push(prop === 'appendMessages' ? { method: prop, seqs: (args[2] as Message[]).map((m) => m.seq) } : { method: prop });
+        } else
+          calls.push(
+            prop === 'appendMessages'
+              ? { method: prop, seqs: (args[2] as Message[]).map((m) => m.seq) }
+              : { method: prop },
+          );
         return value.apply(target, args);
       };
     },

@@ -31,7 +31,13 @@ export function crashDesk(directory: string, logFile: string, who: string, block
       ? { toolCalls: ['a', 'b', 'c'].map((id) => ({ id, name: `step_${id}`, arguments: {} })) }
       : { text: request.messages.at(-1)?.role === 'user' ? 'You are welcome.' : 'All three steps are done.' },
   );
-  const ops = agent({ name: 'ops', description: 'Runs operations.', instructions: 'Run all three steps at once.', model, tools: crashTools(logFile, who, blockThird) });
+  const ops = agent({
+    name: 'ops',
+    description: 'Runs operations.',
+    instructions: 'Run all three steps at once.',
+    model,
+    tools: crashTools(logFile, who, blockThird),
+  });
   const store = new FileStore({ directory });
   const workflow = new HandoffBuilder({ name: 'crash' }).participants(ops).store(store).build();
   return { workflow, store, model };

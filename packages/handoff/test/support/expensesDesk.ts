@@ -35,7 +35,9 @@ export function expensesWorkflow(store: Store) {
       if (last?.role === 'user') {
         seen.push(last.content);
         const id = /\[Attached asset ([^:\]]+):/.exec(last.content)?.[1];
-        return id === undefined ? { text: 'Please attach the receipt.' } : { toolCalls: [{ name: 'read_receipt', arguments: { assetId: id } }] };
+        return id === undefined
+          ? { text: 'Please attach the receipt.' }
+          : { toolCalls: [{ name: 'read_receipt', arguments: { assetId: id } }] };
       }
       return { text: `Filed: ${last?.content ?? ''}` };
     },
@@ -43,4 +45,3 @@ export function expensesWorkflow(store: Store) {
   );
   return { workflow: new HandoffBuilder().participants(expenses).store(store).build(), seen };
 }
-

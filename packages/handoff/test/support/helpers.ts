@@ -1,7 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Agent, agent, type BatonEvent, FileStore, InMemoryStore, type Message, type Store, type Tool } from '@baton/core';
+import {
+  type Agent,
+  agent,
+  type BatonEvent,
+  FileStore,
+  InMemoryStore,
+  type Message,
+  type Store,
+  type Tool,
+} from '@baton/core';
 import { type ScriptedResponder, ScriptedModel } from '@baton/core/testing';
 
 /** Reads an event stream to its end. */
@@ -14,7 +23,8 @@ export async function collect(stream: AsyncIterable<BatonEvent>): Promise<BatonE
 /** Tool call ids in `messages` that do not have exactly one tool result (docs/architecture.md invariant 3). */
 export function danglingToolCalls(messages: readonly Message[]): string[] {
   const results = new Map<string, number>();
-  for (const m of messages) if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, (results.get(m.toolCallId) ?? 0) + 1);
+  for (const m of messages)
+    if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, (results.get(m.toolCallId) ?? 0) + 1);
   const calls = messages.flatMap((m) => m.toolCalls ?? []);
   const bad = calls.filter((c) => results.get(c.id) !== 1).map((c) => c.id);
   const orphans = [...results.keys()].filter((id) => !calls.some((c) => c.id === id));
@@ -29,7 +39,13 @@ export function scriptedAgent(
   description = `${name} specialist`,
   record = true,
 ): Agent & { model: ScriptedModel } {
-  return agent({ name, description, instructions: `You are ${name}.`, model: new ScriptedModel(responder, { record }), tools }) as Agent & { model: ScriptedModel };
+  return agent({
+    name,
+    description,
+    instructions: `You are ${name}.`,
+    model: new ScriptedModel(responder, { record }),
+    tools,
+  }) as Agent & { model: ScriptedModel };
 }
 
 /** The last message a model request holds (after the system instructions). */
@@ -44,7 +60,10 @@ export async function tempDir(prefix = 'baton-handoff-'): Promise<{ path: string
 }
 
 /** Events of one type. */
-export function ofType<T extends BatonEvent['type']>(events: readonly BatonEvent[], type: T): Extract<BatonEvent, { type: T }>[] {
+export function ofType<T extends BatonEvent['type']>(
+  events: readonly BatonEvent[],
+  type: T,
+): Extract<BatonEvent, { type: T }>[] {
   return events.filter((e): e is Extract<BatonEvent, { type: T }> => e.type === type);
 }
 
@@ -53,15 +72,28 @@ export function ofType<T extends BatonEvent['type']>(events: readonly BatonEvent
  * `Answer to: <user text>`. The classic two-model-calls-one-handoff turn.
  */
 export function deskAgents(target = 'billing', record = true) {
-  const triage = scriptedAgent('triage', (request) => {
-    const last = lastOf(request);
-    if (last?.role === 'user') return { toolCalls: [{ name: `handoff_to_${target}`, arguments: { reason: 'billing question' } }] };
-    return { text: 'How else can I help?' };
-  }, [], 'Routes customers to specialists.', record);
-  const billing = scriptedAgent(target, (request) => {
-    const lastUser = request.messages.findLast((m) => m.role === 'user');
-    return { text: `Answer to: ${lastUser?.content ?? ''}` };
-  }, [], 'Refunds, charges, invoices.', record);
+  const triage = scriptedAgent(
+    'triage',
+    (request) => {
+      const last = lastOf(request);
+      if (last?.role === 'user')
+        return { toolCalls: [{ name: `handoff_to_${target}`, arguments: { reason: 'billing question' } }] };
+      return { text: 'How else can I help?' };
+    },
+    [],
+    'Routes customers to specialists.',
+    record,
+  );
+  const billing = scriptedAgent(
+    target,
+    (request) => {
+      const lastUser = request.messages.findLast((m) => m.role === 'user');
+      return { text: `Answer to: ${lastUser?.content ?? ''}` };
+    },
+    [],
+    'Refunds, charges, invoices.',
+    record,
+  );
   return { triage, billing };
 }
 

@@ -11,8 +11,17 @@ const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
  * @param what what `ready` waits for, for the error when it never comes
  * @throws when the child exits first, or `ready` is not true within `timeoutMs` (the child's output quoted)
  */
-export async function killChildWhen(script: string, args: readonly string[], ready: () => boolean | Promise<boolean>, what: string, timeoutMs = 25_000): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function killChildWhen(
+  script: string,
+  args: readonly string[],
+  ready: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 25_000,
+): Promise<void> {
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk) => {
     output += String(chunk);

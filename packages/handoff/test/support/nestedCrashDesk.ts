@@ -25,16 +25,37 @@ export function nestedCrashDesk(directory: string, logFile: string, who: string,
     'refunds',
     (request) =>
       lastOf(request)?.role === 'user'
-        ? { toolCalls: [{ id: 'look', name: 'look_up_order', arguments: {} }, { id: 'refund', name: 'issue_refund', arguments: {} }] }
-        : { text: `Refunded: ${request.messages.filter((m) => m.role === 'tool').map((m) => m.content).join(', ')}` },
+        ? {
+            toolCalls: [
+              { id: 'look', name: 'look_up_order', arguments: {} },
+              { id: 'refund', name: 'issue_refund', arguments: {} },
+            ],
+          }
+        : {
+            text: `Refunded: ${request.messages
+              .filter((m) => m.role === 'tool')
+              .map((m) => m.content)
+              .join(', ')}`,
+          },
     [make('look_up_order', false), make('issue_refund', blockRefund)],
   );
-  const billingTriage = scriptedAgent('billing-triage', () => ({ toolCalls: [{ name: 'handoff_to_refunds', arguments: {} }] }));
-  const billing = new HandoffBuilder({ name: 'billing' }).participants(billingTriage, refunds).coordinator(billingTriage).build();
+  const billingTriage = scriptedAgent('billing-triage', () => ({
+    toolCalls: [{ name: 'handoff_to_refunds', arguments: {} }],
+  }));
+  const billing = new HandoffBuilder({ name: 'billing' })
+    .participants(billingTriage, refunds)
+    .coordinator(billingTriage)
+    .build();
   const triage = scriptedAgent('triage', (request) =>
-    lastOf(request)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] } : { text: 'Anything else?' },
+    lastOf(request)?.role === 'user'
+      ? { toolCalls: [{ name: 'handoff_to_billing', arguments: {} }] }
+      : { text: 'Anything else?' },
   );
   const store = new FileStore({ directory });
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing.asExecutor()).coordinator(triage).store(store).build();
+  const workflow = new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing.asExecutor())
+    .coordinator(triage)
+    .store(store)
+    .build();
   return { workflow, store, triage, billingTriage, refunds };
 }

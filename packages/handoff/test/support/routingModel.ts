@@ -22,7 +22,9 @@ export const graphArbitrary: fc.Arbitrary<GraphSpec> = fc.integer({ min: 1, max:
   return fc.record({
     agents: fc.constant(agents),
     edges: fc.subarray(pairs),
-    policies: fc.record(Object.fromEntries(agents.map((agent) => [agent, fc.constantFrom<ReturnPolicy>('coordinator', 'previous')]))) as fc.Arbitrary<Record<string, ReturnPolicy>>,
+    policies: fc.record(
+      Object.fromEntries(agents.map((agent) => [agent, fc.constantFrom<ReturnPolicy>('coordinator', 'previous')])),
+    ) as fc.Arbitrary<Record<string, ReturnPolicy>>,
     maxHandoffsPerTurn: fc.integer({ min: 0, max: 4 }),
   });
 });
@@ -31,14 +33,22 @@ export const graphArbitrary: fc.Arbitrary<GraphSpec> = fc.integer({ min: 1, max:
 export function routingConfigOf(graph: GraphSpec): RoutingConfig {
   const edges = new Map<string, Set<string>>();
   for (const [from, to] of graph.edges) edges.set(from, (edges.get(from) ?? new Set()).add(to));
-  return { coordinator: 'c', edges, maxHandoffsPerTurn: graph.maxHandoffsPerTurn, returnPolicyOf: (agent) => graph.policies[agent] ?? 'coordinator' };
+  return {
+    coordinator: 'c',
+    edges,
+    maxHandoffsPerTurn: graph.maxHandoffsPerTurn,
+    returnPolicyOf: (agent) => graph.policies[agent] ?? 'coordinator',
+  };
 }
 
 /** Any routing event; handoff targets include every agent, an unknown name and the empty string. */
 export function eventArbitrary(agents: readonly string[]): fc.Arbitrary<RoutingEvent> {
   return fc.oneof(
     fc.constant({ type: 'USER_TURN' as const }),
-    { weight: 3, arbitrary: fc.constantFrom(...agents, 'unknown', '').map((target) => ({ type: 'HANDOFF' as const, target })) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(...agents, 'unknown', '').map((target) => ({ type: 'HANDOFF' as const, target })),
+    },
     fc.constant({ type: 'REPLY' as const }),
     fc.constant({ type: 'REQUEST' as const }),
     fc.constant({ type: 'RESUME' as const }),
@@ -54,7 +64,10 @@ export interface ModelState {
 
 /** The initial state: idle at the coordinator, no turn yet. */
 export function initialModel(): ModelState {
-  return { value: 'idle', context: { coordinator: 'c', activeAgent: 'c', previousAgent: null, turn: 0, handoffsThisTurn: 0 } };
+  return {
+    value: 'idle',
+    context: { coordinator: 'c', activeAgent: 'c', previousAgent: null, turn: 0, handoffsThisTurn: 0 },
+  };
 }
 
 /** Whether the graph lets `from` hand off to `to`. */
@@ -67,15 +80,33 @@ export function stepModel(graph: GraphSpec, state: ModelState, event: RoutingEve
   const { value, context } = state;
   if (value === 'closed') return state;
   if (event.type === 'CLOSE') return { value: 'closed', context };
-  if (value === 'idle') return event.type === 'USER_TURN' ? { value: 'running', context: { ...context, turn: context.turn + 1, handoffsThisTurn: 0 } } : state;
+  if (value === 'idle')
+    return event.type === 'USER_TURN'
+      ? { value: 'running', context: { ...context, turn: context.turn + 1, handoffsThisTurn: 0 } }
+      : state;
   if (value === 'awaitingRequest') return event.type === 'RESUME' ? { value: 'running', context } : state;
   switch (event.type) {
     case 'HANDOFF':
-      if (!edgeAllowed(graph, context.activeAgent, event.target) || context.handoffsThisTurn >= graph.maxHandoffsPerTurn) return state;
-      return { value, context: { ...context, previousAgent: context.activeAgent, activeAgent: event.target, handoffsThisTurn: context.handoffsThisTurn + 1 } };
+      if (
+        !edgeAllowed(graph, context.activeAgent, event.target) ||
+        context.handoffsThisTurn >= graph.maxHandoffsPerTurn
+      )
+        return state;
+      return {
+        value,
+        context: {
+          ...context,
+          previousAgent: context.activeAgent,
+          activeAgent: event.target,
+          handoffsThisTurn: context.handoffsThisTurn + 1,
+        },
+      };
     case 'REPLY': {
       const back = graph.policies[context.activeAgent] === 'coordinator' && context.activeAgent !== 'c';
-      return { value: 'idle', context: back ? { ...context, previousAgent: context.activeAgent, activeAgent: 'c' } : context };
+      return {
+        value: 'idle',
+        context: back ? { ...context, previousAgent: context.activeAgent, activeAgent: 'c' } : context,
+      };
     }
     case 'REQUEST':
       return { value: 'awaitingRequest', context };

@@ -11,14 +11,25 @@ import { deskAgents, lastOf, scriptedAgent } from './helpers.js';
 /** Triage hands the user's message to billing; billing asks the user `questions` questions (`Question n?`), then answers `All sorted.`. */
 export function askingDesk<TStore extends Store>(store: TStore, questions: number) {
   const triage = scriptedAgent('triage', (request) =>
-    lastOf(request)?.role === 'user' ? { toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] } : { text: 'Anything else?' },
+    lastOf(request)?.role === 'user'
+      ? { toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: { reason: 'a charge' } }] }
+      : { text: 'Anything else?' },
   );
   const billing = scriptedAgent('billing', (request) => {
     const answers = request.messages.filter((m) => m.role === 'tool' && m.toolName === 'request_user_input').length;
-    if (answers < questions) return { toolCalls: [{ id: `ask_${answers + 1}`, name: 'request_user_input', arguments: { prompt: `Question ${answers + 1}?` } }] };
+    if (answers < questions)
+      return {
+        toolCalls: [
+          { id: `ask_${answers + 1}`, name: 'request_user_input', arguments: { prompt: `Question ${answers + 1}?` } },
+        ],
+      };
     return { text: 'All sorted.' };
   });
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
+  const workflow = new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(store)
+    .build();
   return { workflow, billing, store };
 }
 
@@ -37,13 +48,18 @@ export function approvalDesk<TStore extends Store>(store: TStore, refunds: strin
       return `Refunded ${amount} EUR.`;
     },
   });
-  const triage = scriptedAgent('triage', (request) => (lastOf(request)?.role === 'user' ? { toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: {} }] } : { text: '?' }));
+  const triage = scriptedAgent('triage', (request) =>
+    lastOf(request)?.role === 'user'
+      ? { toolCalls: [{ id: 'to_billing', name: 'handoff_to_billing', arguments: {} }] }
+      : { text: '?' },
+  );
   const billing = scriptedAgent(
     'billing',
     (request) => {
       if (lastOf(request)?.role === 'user') {
         const calls = [{ id: 'refund_1', name: 'refund', arguments: { amount: 40 } }];
-        if (askToo) calls.unshift({ id: 'ask_1', name: 'request_user_input', arguments: { prompt: 'Which card?' } } as never);
+        if (askToo)
+          calls.unshift({ id: 'ask_1', name: 'request_user_input', arguments: { prompt: 'Which card?' } } as never);
         return { toolCalls: calls };
       }
       const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.content);
@@ -58,7 +74,12 @@ export function approvalDesk<TStore extends Store>(store: TStore, refunds: strin
 /** Triage hands every user message to billing, which answers `Answer to: <text>`; each turn starts at triage. */
 export function answeringDesk<TStore extends Store>(store: TStore) {
   const { triage, billing } = deskAgents();
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).returnTo('coordinator').store(store).build();
+  const workflow = new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .returnTo('coordinator')
+    .store(store)
+    .build();
   return { workflow, billing, store };
 }
 
@@ -67,7 +88,10 @@ export function answeringDesk<TStore extends Store>(store: TStore) {
  * `answer (found <text>)`, so two turns would overlap without a lock; a user message `transfer me`
  * makes it call a handoff tool it does not have. `configure` adjusts the builder before `build()`.
  */
-export function lookUpDesk(store: Store, configure: (builder: HandoffBuilder) => HandoffBuilder = (builder) => builder) {
+export function lookUpDesk(
+  store: Store,
+  configure: (builder: HandoffBuilder) => HandoffBuilder = (builder) => builder,
+) {
   const lookUp = tool({
     name: 'look_up',
     description: 'Looks the question up.',
@@ -81,8 +105,11 @@ export function lookUpDesk(store: Store, configure: (builder: HandoffBuilder) =>
     'helper',
     (request) => {
       const last = lastOf(request);
-      if (last?.role === 'user' && last.content === 'transfer me') return { toolCalls: [{ name: 'handoff_to_nobody', arguments: {} }] };
-      return last?.role === 'user' ? { toolCalls: [{ name: 'look_up', arguments: { q: last.content } }] } : { text: `answer (${last?.content})` };
+      if (last?.role === 'user' && last.content === 'transfer me')
+        return { toolCalls: [{ name: 'handoff_to_nobody', arguments: {} }] };
+      return last?.role === 'user'
+        ? { toolCalls: [{ name: 'look_up', arguments: { q: last.content } }] }
+        : { text: `answer (${last?.content})` };
     },
     [lookUp],
   );

@@ -7,6 +7,13 @@ import { FileStore } from '@baton/core';
 import { refundTurn, windowDesk } from './windowDesk.js';
 
 const [directory, log, window, killAt] = process.argv.slice(2);
-if (directory === undefined || log === undefined || window === undefined || killAt === undefined) throw new Error('usage: windowCrashChild.ts <storeDir> <logFile> <window> <killAt>');
-const { workflow } = windowDesk(new FileStore({ directory }), { window: Number(window), log, who: 'child', blockOrder: killAt });
-for (let order = 1; order <= Number(killAt); order += 1) await refundTurn(() => workflow.session({ id: 'windowed' }), order);
+if (directory === undefined || log === undefined || window === undefined || killAt === undefined)
+  throw new Error('usage: windowCrashChild.ts <storeDir> <logFile> <window> <killAt>');
+const { workflow } = windowDesk(new FileStore({ directory }), {
+  window: Number(window),
+  log,
+  who: 'child',
+  blockOrder: killAt,
+});
+for (let order = 1; order <= Number(killAt); order += 1)
+  await refundTurn(() => workflow.session({ id: 'windowed' }), order);

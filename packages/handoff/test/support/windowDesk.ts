@@ -1,5 +1,14 @@
 import { appendFileSync } from 'node:fs';
-import { AgentExecutor, agent, type ContextProvider, type Executor, type Message, type ModelMessage, type Store, tool } from '@baton/core';
+import {
+  AgentExecutor,
+  agent,
+  type ContextProvider,
+  type Executor,
+  type Message,
+  type ModelMessage,
+  type Store,
+  tool,
+} from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { z } from 'zod';
 import { HandoffBuilder, type HandoffSession } from '../../src/index.js';
@@ -47,15 +56,36 @@ export function windowDesk(store: Store, options: WindowDeskOptions = {}) {
     },
   });
   const triageModel = new ScriptedModel((request) =>
-    request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ id: `h-${orderOf(request.messages)}`, name: 'handoff_to_billing', arguments: { reason: 'refund' } }] } : { text: 'Anything else?' },
+    request.messages.at(-1)?.role === 'user'
+      ? {
+          toolCalls: [
+            { id: `h-${orderOf(request.messages)}`, name: 'handoff_to_billing', arguments: { reason: 'refund' } },
+          ],
+        }
+      : { text: 'Anything else?' },
   );
   const billingModel = new ScriptedModel((request) => {
     const last = request.messages.at(-1);
     const order = orderOf(request.messages);
-    return last?.role === 'tool' && last.toolName === 'refund' ? { text: `Refunded order ${order}.` } : { toolCalls: [{ id: `r-${order}`, name: 'refund', arguments: { orderId: order } }] };
+    return last?.role === 'tool' && last.toolName === 'refund'
+      ? { text: `Refunded order ${order}.` }
+      : { toolCalls: [{ id: `r-${order}`, name: 'refund', arguments: { orderId: order } }] };
   });
-  const triage = agent({ name: 'triage', description: 'Routes customers.', instructions: 'Route the customer.', model: triageModel });
-  const billingAgent = new AgentExecutor(agent({ name: 'billing', description: 'Refunds.', instructions: 'Refund orders.', tools: [refund], model: billingModel }));
+  const triage = agent({
+    name: 'triage',
+    description: 'Routes customers.',
+    instructions: 'Route the customer.',
+    model: triageModel,
+  });
+  const billingAgent = new AgentExecutor(
+    agent({
+      name: 'billing',
+      description: 'Refunds.',
+      instructions: 'Refund orders.',
+      tools: [refund],
+      model: billingModel,
+    }),
+  );
   // What billing's executor is given at the start of each activation (ExecutorInput.history), oldest first.
   const billingHistories: Message[][] = [];
   const billing: Executor = {
@@ -72,7 +102,8 @@ export function windowDesk(store: Store, options: WindowDeskOptions = {}) {
   if (options.handoffHistory !== undefined) builder.handoffHistory(options.handoffHistory);
   if (options.providers !== undefined) builder.contextProviders(...options.providers);
   const terminate = options.terminateWhen;
-  if (terminate !== undefined) builder.terminateWhen(({ messages }) => {
+  if (terminate !== undefined)
+    builder.terminateWhen(({ messages }) => {
       terminate(messages);
       return false;
     });

@@ -54,7 +54,11 @@ export interface ListToolCallsOptions {
  * for (const call of await listToolCalls(store, 'chat-81')) console.log(call.name, call.succeeded, call.durationMs);
  * ```
  */
-export async function listToolCalls(store: Store, sessionId: string, options: ListToolCallsOptions = {}): Promise<ToolCallRecord[]> {
+export async function listToolCalls(
+  store: Store,
+  sessionId: string,
+  options: ListToolCallsOptions = {},
+): Promise<ToolCallRecord[]> {
   const scope = options.tenantId === undefined ? {} : { tenantId: options.tenantId };
   if ((await store.getSession(sessionId, scope)) === undefined) {
     throw new NotFoundError(
@@ -63,7 +67,8 @@ export async function listToolCalls(store: Store, sessionId: string, options: Li
   }
   const messages = await store.readMessages(sessionId, options.branchId ?? MAIN_BRANCH, scope);
   const results = new Map<string, Message>();
-  for (const m of messages) if (m.role === 'tool' && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
+  for (const m of messages)
+    if (m.role === 'tool' && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
 
   const records: ToolCallRecord[] = [];
   for (const m of messages) {
@@ -78,7 +83,10 @@ export async function listToolCalls(store: Store, sessionId: string, options: Li
         input: parseArguments(call.arguments),
         output: result.content,
         succeeded: result.isError !== true,
-        calledAt: result.durationMs === undefined ? m.createdAt : new Date(Date.parse(result.createdAt) - durationMs).toISOString(),
+        calledAt:
+          result.durationMs === undefined
+            ? m.createdAt
+            : new Date(Date.parse(result.createdAt) - durationMs).toISOString(),
         finishedAt: result.createdAt,
         durationMs,
         callSeq: m.seq,

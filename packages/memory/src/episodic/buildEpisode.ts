@@ -31,7 +31,11 @@ export function transcriptOf(messages: readonly Message[]): Episode['transcript'
   const out: Episode['transcript'] = [];
   for (const m of messages) {
     if ((m.role !== 'user' && m.role !== 'assistant') || m.content.trim() === '') continue;
-    out.push(m.role === 'assistant' && m.agent !== undefined ? { role: m.role, agent: m.agent, content: m.content } : { role: m.role, content: m.content });
+    out.push(
+      m.role === 'assistant' && m.agent !== undefined
+        ? { role: m.role, agent: m.agent, content: m.content }
+        : { role: m.role, content: m.content },
+    );
   }
   return out;
 }
@@ -43,7 +47,8 @@ export function transcriptOf(messages: readonly Message[]): Episode['transcript'
  */
 export function agentsOf(messages: readonly Message[]): string[] {
   const agents: string[] = [];
-  for (const m of messages) if (m.role === 'assistant' && m.agent !== undefined && !agents.includes(m.agent)) agents.push(m.agent);
+  for (const m of messages)
+    if (m.role === 'assistant' && m.agent !== undefined && !agents.includes(m.agent)) agents.push(m.agent);
   return agents;
 }
 
@@ -66,7 +71,10 @@ export function agentsOf(messages: readonly Message[]): string[] {
  * await store.saveEpisode(episode);
  * ```
  */
-export async function buildEpisode(args: Omit<SessionCloseArgs, 'store'>, options: BuildEpisodeOptions = {}): Promise<Episode> {
+export async function buildEpisode(
+  args: Omit<SessionCloseArgs, 'store'>,
+  options: BuildEpisodeOptions = {},
+): Promise<Episode> {
   const { session, messages } = args;
   const transcript = transcriptOf(messages);
   let summary = extractiveSummary(transcript);
@@ -103,7 +111,9 @@ export async function buildEpisode(args: Omit<SessionCloseArgs, 'store'>, option
 }
 
 async function summarize(model: ModelClient, transcript: Episode['transcript']): Promise<string> {
-  const text = transcript.map((line) => `${line.role === 'user' ? 'User' : (line.agent ?? 'Assistant')}: ${line.content}`).join('\n');
+  const text = transcript
+    .map((line) => `${line.role === 'user' ? 'User' : (line.agent ?? 'Assistant')}: ${line.content}`)
+    .join('\n');
   const counter = new TokenCounter({ model: model.model });
   const response = await collectModelResponse(
     model.stream({

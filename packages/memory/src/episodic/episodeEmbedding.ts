@@ -14,7 +14,11 @@ const embeddingCounter = new TokenCounter({ encoding: 'cl100k_base' });
  * @returns `''` for an episode with no text (nothing to embed)
  */
 export function episodeEmbeddingText(episode: Episode): string {
-  const lines = [episode.summary, episode.keywords.join(', '), ...episode.transcript.map((line) => line.content)].filter((l) => l.trim() !== '');
+  const lines = [
+    episode.summary,
+    episode.keywords.join(', '),
+    ...episode.transcript.map((line) => line.content),
+  ].filter((l) => l.trim() !== '');
   return embeddingCounter.truncate(lines.join('\n'), EMBEDDING_INPUT_TOKENS);
 }
 

@@ -15,7 +15,12 @@ export interface LexicalRecallOptions extends LexicalMatchOptions {
  * benchmark (test/bench/recall.bench.ts) other boosts (user text ×2 or ×3, summary ×2, user text
  * only) changed recall@1 by at most a few queries in 400, so the simplest setting is kept.
  */
-export const DEFAULT_FIELD_BOOSTS: Readonly<Record<EpisodeField, number>> = { user: 1, assistant: 1, summary: 1, keywords: 1 };
+export const DEFAULT_FIELD_BOOSTS: Readonly<Record<EpisodeField, number>> = {
+  user: 1,
+  assistant: 1,
+  summary: 1,
+  keywords: 1,
+};
 
 /**
  * A full-text index over episodes: a {@link LexicalIndex} (MiniSearch, BM25+ scoring, terms

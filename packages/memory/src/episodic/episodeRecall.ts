@@ -110,7 +110,9 @@ export class EpisodeRecall {
     const mode = query.mode ?? this.defaultMode;
     validate(query, k);
     if (mode !== 'lexical' && this.#embedder === undefined) {
-      throw new ConfigurationError(`Recall mode ${JSON.stringify(mode)} needs an embedder: pass { embedder } to EpisodicMemory, or use mode 'lexical'.`);
+      throw new ConfigurationError(
+        `Recall mode ${JSON.stringify(mode)} needs an embedder: pass { embedder } to EpisodicMemory, or use mode 'lexical'.`,
+      );
     }
     const user = await this.#userIndex(store, query);
     const excluded = new Set(query.excludeIds ?? []);
@@ -144,7 +146,8 @@ export class EpisodeRecall {
   }
 
   async #userIndex(store: Store, query: RecallQuery): Promise<UserIndex> {
-    const filter = query.tenantId === undefined ? { userId: query.userId } : { tenantId: query.tenantId, userId: query.userId };
+    const filter =
+      query.tenantId === undefined ? { userId: query.userId } : { tenantId: query.tenantId, userId: query.userId };
     const found = await store.findEpisodes({ ...filter, limit: this.#settings.maxEpisodes ?? 1000 });
     // Defence in depth: whatever the store returns, only this tenant's and user's episodes are used.
     const episodes = found.filter((e) => e.userId === query.userId && e.tenantId === query.tenantId);
@@ -152,7 +155,10 @@ export class EpisodeRecall {
     const signature = episodes.map((e) => e.id).join('\n');
     const cached = this.#cache.get(key);
     this.#cache.delete(key);
-    const user = cached?.signature === signature ? cached : { signature, episodes: new Map(episodes.map((e) => [e.id, e])), vectors: new Map() };
+    const user =
+      cached?.signature === signature
+        ? cached
+        : { signature, episodes: new Map(episodes.map((e) => [e.id, e])), vectors: new Map() };
     this.#cache.set(key, user);
     if (this.#cache.size > CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
     return user;
@@ -161,10 +167,14 @@ export class EpisodeRecall {
 
 function validate(query: RecallQuery, k: number): void {
   if (typeof query.userId !== 'string' || query.userId === '') {
-    throw new InvalidInputError(`Recall needs the user's id, got ${JSON.stringify(query.userId)}: episodes are only ever recalled for one user.`);
+    throw new InvalidInputError(
+      `Recall needs the user's id, got ${JSON.stringify(query.userId)}: episodes are only ever recalled for one user.`,
+    );
   }
-  if (typeof query.query !== 'string') throw new InvalidInputError(`Recall query must be a string, got ${JSON.stringify(query.query)}.`);
-  if (!Number.isInteger(k) || k <= 0) throw new InvalidInputError(`Recall k must be a positive integer, got ${JSON.stringify(k)}.`);
+  if (typeof query.query !== 'string')
+    throw new InvalidInputError(`Recall query must be a string, got ${JSON.stringify(query.query)}.`);
+  if (!Number.isInteger(k) || k <= 0)
+    throw new InvalidInputError(`Recall k must be a positive integer, got ${JSON.stringify(k)}.`);
 }
 
 function toRecalled(user: UserIndex, hit: RankedHit): RecalledEpisode {

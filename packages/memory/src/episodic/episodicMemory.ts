@@ -9,7 +9,13 @@ import {
   type SessionCloseArgs,
   type Store,
 } from '@baton/core';
-import { type CloseIdleSessionsOptions, type CloseIdleSessionsResult, closeIdleSessions, type IdleSweepOptions, startIdleSweep } from '../session/closeIdleSessions.js';
+import {
+  type CloseIdleSessionsOptions,
+  type CloseIdleSessionsResult,
+  closeIdleSessions,
+  type IdleSweepOptions,
+  startIdleSweep,
+} from '../session/closeIdleSessions.js';
 import { buildEpisode, transcriptOf } from './buildEpisode.js';
 import { episodeEmbeddingText } from './episodeEmbedding.js';
 import { EpisodeRecall, type RecalledEpisode, type RecallQuery, type RecallSettings } from './episodeRecall.js';
@@ -73,7 +79,9 @@ export class EpisodicMemory implements ContextProvider {
     this.#recall = new EpisodeRecall(options.recall, options.embedder);
     const mode = this.#recall.defaultMode;
     if (mode !== 'lexical' && options.embedder === undefined) {
-      throw new ConfigurationError(`EpisodicMemory recall mode ${JSON.stringify(mode)} needs an embedder: pass { embedder: new OpenAIEmbedder() }, or use mode 'lexical'.`);
+      throw new ConfigurationError(
+        `EpisodicMemory recall mode ${JSON.stringify(mode)} needs an embedder: pass { embedder: new OpenAIEmbedder() }, or use mode 'lexical'.`,
+      );
     }
   }
 
@@ -90,7 +98,12 @@ export class EpisodicMemory implements ContextProvider {
   async beforeTurn(args: BeforeTurnArgs): Promise<readonly ModelMessage[] | undefined> {
     const { session } = args;
     if (session.userId === undefined || args.input.trim() === '') return undefined;
-    const query: RecallQuery = { userId: session.userId, query: args.input, excludeIds: [session.id], signal: args.signal };
+    const query: RecallQuery = {
+      userId: session.userId,
+      query: args.input,
+      excludeIds: [session.id],
+      signal: args.signal,
+    };
     if (session.tenantId !== undefined) query.tenantId = session.tenantId;
     let recalled: RecalledEpisode[];
     try {
@@ -98,7 +111,10 @@ export class EpisodicMemory implements ContextProvider {
     } catch (error) {
       if (this.#recall.defaultMode === 'lexical' || args.signal.aborted) throw error;
       this.#options.onError?.(error, 'recall');
-      recalled = this.#recall.defaultMode === 'hybrid' ? await this.#recall.recall(args.store, { ...query, mode: 'lexical' }) : [];
+      recalled =
+        this.#recall.defaultMode === 'hybrid'
+          ? await this.#recall.recall(args.store, { ...query, mode: 'lexical' })
+          : [];
     }
     const message = recalledContextMessage(recalled);
     return message === undefined ? undefined : [message];
@@ -183,8 +199,17 @@ export class EpisodicMemory implements ContextProvider {
    * const { closed } = await memory.closeIdleSessions({ idleFor: 30 * 60_000 }); // each gets its episode
    * ```
    */
-  async closeIdleSessions(options: Omit<CloseIdleSessionsOptions, 'providers' | 'store'> & { store?: Store; providers?: readonly ContextProvider[] }): Promise<CloseIdleSessionsResult> {
-    return closeIdleSessions({ ...options, store: this.#store(options.store, 'closeIdleSessions'), providers: options.providers ?? [this] });
+  async closeIdleSessions(
+    options: Omit<CloseIdleSessionsOptions, 'providers' | 'store'> & {
+      store?: Store;
+      providers?: readonly ContextProvider[];
+    },
+  ): Promise<CloseIdleSessionsResult> {
+    return closeIdleSessions({
+      ...options,
+      store: this.#store(options.store, 'closeIdleSessions'),
+      providers: options.providers ?? [this],
+    });
   }
 
   /**
@@ -199,13 +224,22 @@ export class EpisodicMemory implements ContextProvider {
    * await stop();
    * ```
    */
-  startIdleSweep(options: Omit<IdleSweepOptions, 'providers' | 'store'> & { store?: Store; providers?: readonly ContextProvider[] }): () => Promise<void> {
-    return startIdleSweep({ ...options, store: this.#store(options.store, 'startIdleSweep'), providers: options.providers ?? [this] });
+  startIdleSweep(
+    options: Omit<IdleSweepOptions, 'providers' | 'store'> & { store?: Store; providers?: readonly ContextProvider[] },
+  ): () => Promise<void> {
+    return startIdleSweep({
+      ...options,
+      store: this.#store(options.store, 'startIdleSweep'),
+      providers: options.providers ?? [this],
+    });
   }
 
   #store(store: Store | undefined, method: string): Store {
     const found = store ?? this.#options.store;
-    if (found === undefined) throw new ConfigurationError(`EpisodicMemory.${method} needs a store: pass { store } to it or to the EpisodicMemory constructor.`);
+    if (found === undefined)
+      throw new ConfigurationError(
+        `EpisodicMemory.${method} needs a store: pass { store } to it or to the EpisodicMemory constructor.`,
+      );
     return found;
   }
 }

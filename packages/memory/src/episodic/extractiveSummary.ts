@@ -34,7 +34,8 @@ export function extractiveSummary(transcript: readonly Line[], options: Extracti
   const maxChars = options.maxChars ?? 700;
   const firstUser = transcript.findIndex((line) => line.role === 'user');
   const frequency = new Map<string, number>();
-  for (const line of transcript) for (const term of textTerms(line.content)) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  for (const line of transcript)
+    for (const term of textTerms(line.content)) frequency.set(term, (frequency.get(term) ?? 0) + 1);
 
   const candidates: Array<{ line: number; order: number; text: string; weight: number }> = [];
   transcript.forEach((line, index) => {

@@ -2,7 +2,8 @@ import type { ModelMessage } from '@baton/core';
 import type { RecalledEpisode } from './episodeRecall.js';
 
 /** The first line of the context message {@link recalledContextMessage} builds. */
-export const RECALLED_EPISODES_HEADING = 'Earlier conversations with this user that may be relevant (most relevant first):';
+export const RECALLED_EPISODES_HEADING =
+  'Earlier conversations with this user that may be relevant (most relevant first):';
 
 /**
  * The one `context` message that carries recalled episodes into a turn: per episode its session id,
@@ -21,7 +22,10 @@ export function recalledContextMessage(recalled: readonly RecalledEpisode[]): Mo
   const blocks = recalled.map(({ episode }, i) => {
     const day = episode.endedAt.slice(0, 10);
     const agents = episode.agents.length > 0 ? `; agents: ${episode.agents.join(', ')}` : '';
-    const lines = [`${i + 1}. Conversation ${episode.sessionId} (${day}, closed: ${episode.closedReason}${agents})`, `Summary: ${episode.summary}`];
+    const lines = [
+      `${i + 1}. Conversation ${episode.sessionId} (${day}, closed: ${episode.closedReason}${agents})`,
+      `Summary: ${episode.summary}`,
+    ];
     if (episode.keywords.length > 0) lines.push(`Keywords: ${episode.keywords.join(', ')}`);
     return lines.join('\n');
   });

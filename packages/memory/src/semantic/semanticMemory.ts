@@ -126,7 +126,9 @@ export class SemanticMemory implements ContextProvider {
    */
   constructor(options: SemanticMemoryOptions = {}) {
     this.#options = options;
-    this.name = options.name ?? (options.agents === undefined ? 'semantic-memory' : `semantic-memory:${options.agents.join('+')}`);
+    this.name =
+      options.name ??
+      (options.agents === undefined ? 'semantic-memory' : `semantic-memory:${options.agents.join('+')}`);
     this.defaultMode = options.search ?? (options.embedder === undefined ? 'lexical' : 'hybrid');
     if (this.defaultMode !== 'lexical' && options.embedder === undefined) {
       throw new ConfigurationError(

@@ -112,7 +112,10 @@ async function closeIdle(options: CheckedSweepOptions, idle: Session, now: Date)
       for (const provider of options.providers) {
         await provider.onSessionClose?.({ session: closing, reason, messages, agents, store });
       }
-      await withdrawRequests(options.participants, open.flatMap((branch) => branch.requests));
+      await withdrawRequests(
+        options.participants,
+        open.flatMap((branch) => branch.requests),
+      );
     } catch (error) {
       if (error instanceof ConcurrencyError || error instanceof NotFoundError) throw error;
       return { error };
@@ -162,7 +165,9 @@ export function startIdleSweep(options: IdleSweepOptions): () => Promise<void> {
   // Every option is checked now, not on the first tick (where a mistake would only reach onError).
   checkSweepOptions(options, 'startIdleSweep');
   if (!Number.isFinite(options.every) || options.every <= 0) {
-    throw new InvalidInputError(`startIdleSweep every must be a positive number of milliseconds, got ${JSON.stringify(options.every)}.`);
+    throw new InvalidInputError(
+      `startIdleSweep every must be a positive number of milliseconds, got ${JSON.stringify(options.every)}.`,
+    );
   }
   const { every, onSweep, onError, ...sweep } = options;
   let running: Promise<void> | undefined;

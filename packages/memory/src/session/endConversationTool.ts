@@ -21,6 +21,8 @@ export const endConversationTool: Tool<{ reason: string }, ToolControl> = tool({
   description:
     'Ends and closes this conversation. Call it only when the user has nothing more to ask (their issue is resolved, or they said goodbye). ' +
     'Give the reason in a few words, e.g. "refund issued, user satisfied".',
-  parameters: z.object({ reason: z.string().trim().min(1).max(200).describe('Why the conversation ends, in a few words.') }),
+  parameters: z.object({
+    reason: z.string().trim().min(1).max(200).describe('Why the conversation ends, in a few words.'),
+  }),
   execute: ({ reason }) => endConversationControl(reason),
 });

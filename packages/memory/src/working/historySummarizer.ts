@@ -101,7 +101,14 @@ export class HistorySummarizer {
       (previous === '' ? '' : `Summary so far:\n${previous}\n\nConversation continues:\n`) +
       `${lines.join('\n')}\n\nWrite the updated summary in at most ${words} words.`;
     const response = await collectModelResponse(
-      this.#model.stream({ messages: [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: body }], tools: [], agent: 'working-memory' }),
+      this.#model.stream({
+        messages: [
+          { role: 'system', content: INSTRUCTIONS },
+          { role: 'user', content: body },
+        ],
+        tools: [],
+        agent: 'working-memory',
+      }),
     );
     return response.text;
   }
@@ -115,8 +122,10 @@ export class HistorySummarizer {
 
 /** A message as one transcript line for the summariser. */
 function renderMessage(message: ModelMessage): string {
-  if (message.role === 'tool') return `Tool result (${message.toolName ?? message.toolCallId ?? 'tool'}): ${message.content}`;
-  const who = message.role === 'assistant' ? `Assistant${message.agent === undefined ? '' : ` (${message.agent})`}` : 'User';
+  if (message.role === 'tool')
+    return `Tool result (${message.toolName ?? message.toolCallId ?? 'tool'}): ${message.content}`;
+  const who =
+    message.role === 'assistant' ? `Assistant${message.agent === undefined ? '' : ` (${message.agent})`}` : 'User';
   const calls = (message.toolCalls ?? []).map((c) => ` [calls ${c.name}(${c.arguments})]`).join('');
   return `${who}: ${message.content}${calls}`;
 }

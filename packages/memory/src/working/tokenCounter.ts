@@ -97,10 +97,14 @@ export class TokenCounter {
    * @returns its tokens (the 3 tokens that prime the reply are not included; see {@link countMessages})
    */
   countMessage(message: ModelMessage): number {
-    let tokens = TOKENS_PER_MESSAGE + this.countText(message.role === 'context' ? 'system' : message.role) + this.countText(message.content);
+    let tokens =
+      TOKENS_PER_MESSAGE +
+      this.countText(message.role === 'context' ? 'system' : message.role) +
+      this.countText(message.content);
     if (message.role === 'context') tokens += CONTEXT_LABEL_TOKENS;
     for (const call of message.toolCalls ?? []) {
-      tokens += TOKENS_PER_TOOL_CALL + this.countText(call.id) + this.countText(call.name) + this.countText(call.arguments);
+      tokens +=
+        TOKENS_PER_TOOL_CALL + this.countText(call.id) + this.countText(call.name) + this.countText(call.arguments);
     }
     if (message.toolCallId !== undefined) tokens += this.countText(message.toolCallId);
     return tokens;

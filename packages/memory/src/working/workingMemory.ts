@@ -91,11 +91,15 @@ export class WorkingMemory implements ContextProvider {
    */
   constructor(options: WorkingMemoryOptions) {
     if (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0) {
-      throw new ConfigurationError(`WorkingMemory maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}.`);
+      throw new ConfigurationError(
+        `WorkingMemory maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}.`,
+      );
     }
     this.strategy = options.strategy ?? 'drop-oldest';
     if (this.strategy === 'summarize' && options.summarizer === undefined) {
-      throw new ConfigurationError("WorkingMemory strategy 'summarize' needs a summarizer model: pass { summarizer: someModelClient }, or use strategy 'drop-oldest'.");
+      throw new ConfigurationError(
+        "WorkingMemory strategy 'summarize' needs a summarizer model: pass { summarizer: someModelClient }, or use strategy 'drop-oldest'.",
+      );
     }
     const counterOptions: { model?: string; encoding?: TokenEncoding } = {};
     if (options.model !== undefined) counterOptions.model = options.model;
@@ -105,7 +109,9 @@ export class WorkingMemory implements ContextProvider {
     this.#pinFirst = options.pinFirstUserMessage ?? false;
     this.#summaryMaxTokens = options.summaryMaxTokens ?? 256;
     this.#summarizer =
-      this.strategy === 'summarize' && options.summarizer !== undefined ? new HistorySummarizer(options.summarizer, this.counter) : undefined;
+      this.strategy === 'summarize' && options.summarizer !== undefined
+        ? new HistorySummarizer(options.summarizer, this.counter)
+        : undefined;
     this.#onError = options.onError;
   }
 
@@ -136,14 +142,21 @@ export class WorkingMemory implements ContextProvider {
   async prepareModelInput(messages: readonly ModelMessage[], context?: ModelInputContext): Promise<ModelMessage[]> {
     if (this.countTokens(messages) <= this.maxTokens) return [...messages];
     let leadLength = 0;
-    while (leadLength < messages.length && (messages[leadLength]!.role === 'system' || messages[leadLength]!.role === 'context')) leadLength += 1;
+    while (
+      leadLength < messages.length &&
+      (messages[leadLength]!.role === 'system' || messages[leadLength]!.role === 'context')
+    )
+      leadLength += 1;
     const lead = messages.slice(0, leadLength);
     const history = messages.slice(leadLength);
     const groups = groupMessages(history);
     const required = this.#requiredGroups(groups);
 
     // Under 'summarize', room for the summary message is set aside (with 2 tokens of slack for BPE merges at its label).
-    const budget = this.#summarizer === undefined ? this.maxTokens : this.maxTokens - this.#summaryMaxTokens - this.counter.countMessage(SUMMARY_LABEL) - 2;
+    const budget =
+      this.#summarizer === undefined
+        ? this.maxTokens
+        : this.maxTokens - this.#summaryMaxTokens - this.counter.countMessage(SUMMARY_LABEL) - 2;
     let used = this.countTokens([...lead, ...[...required].flatMap((i) => groups[i]!.messages)]);
     const kept = new Set(required);
     for (let i = groups.length - 1; i >= 0; i--) {

@@ -74,7 +74,10 @@ function queryOf(conversation: AbcdConversation, choice: QueryChoice): string | 
   const query =
     choice === 'first'
       ? (second.find((t) => words(t.text) >= 4) ?? second[0])?.text
-      : second.reduce<string | undefined>((best, t) => (best === undefined || richness(t.text) > richness(best) ? t.text : best), undefined);
+      : second.reduce<string | undefined>(
+          (best, t) => (best === undefined || richness(t.text) > richness(best) ? t.text : best),
+          undefined,
+        );
   if (query === undefined) return undefined;
   const firstHalf = conversation.turns.slice(0, half).map((t) => t.text);
   return firstHalf.includes(query) ? undefined : query;
@@ -87,13 +90,22 @@ async function buildEpisodes(conversations: readonly AbcdConversation[]): Promis
   for (const conversation of conversations) {
     const half = conversation.turns.slice(0, Math.floor(conversation.turns.length / 2));
     const messages: NewMessage[] = half.flatMap((t): NewMessage[] =>
-      t.role === 'customer' ? [{ role: 'user', content: t.text }] : t.role === 'agent' ? [{ role: 'assistant', agent: 'agent', content: t.text }] : [],
+      t.role === 'customer'
+        ? [{ role: 'user', content: t.text }]
+        : t.role === 'agent'
+          ? [{ role: 'assistant', agent: 'agent', content: t.text }]
+          : [],
     );
     const session = await store.createSession({ id: conversation.id, userId: USER });
     const stored: Message[] = messages.length > 0 ? await appendConversation(store, session.id, messages) : [];
-    const closed = await store.updateSession(session.id, { status: 'closed', closedAt: new Date().toISOString(), closedReason: 'benchmark' }, { expectedVersion: session.version });
+    const closed = await store.updateSession(
+      session.id,
+      { status: 'closed', closedAt: new Date().toISOString(), closedReason: 'benchmark' },
+      { expectedVersion: session.version },
+    );
     await writer.onSessionClose({ session: closed, reason: 'benchmark', messages: stored, agents: ['agent'], store });
-    if (stored.length !== (await store.readMessages(session.id, MAIN_BRANCH)).length) throw new Error('store lost messages');
+    if (stored.length !== (await store.readMessages(session.id, MAIN_BRANCH)).length)
+      throw new Error('store lost messages');
   }
   return store;
 }
@@ -126,7 +138,13 @@ async function measure(
     if (ids[0] !== undefined && subflowOf.get(ids[0]) === conversation.subflow) subflow += 1;
   }
   const n = cases.length;
-  return { recallAt1: at1 / n, recallAt3: at3 / n, sameSubflowAt1: subflow / n, empty, msPerQuery: (performance.now() - started) / n };
+  return {
+    recallAt1: at1 / n,
+    recallAt3: at3 / n,
+    sameSubflowAt1: subflow / n,
+    empty,
+    msPerQuery: (performance.now() - started) / n,
+  };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -159,13 +177,23 @@ const cases = casesOf('first');
 
 // Control: a query the episode does contain (the richest customer turn of the FIRST half) must be found.
 const control = conversations.flatMap((conversation) => {
-  const firstHalf = conversation.turns.slice(0, Math.floor(conversation.turns.length / 2)).filter((t) => t.role === 'customer');
-  const query = firstHalf.reduce<string | undefined>((best, t) => (best === undefined || new Set(textWords(t.text)).size > new Set(textWords(best)).size ? t.text : best), undefined);
+  const firstHalf = conversation.turns
+    .slice(0, Math.floor(conversation.turns.length / 2))
+    .filter((t) => t.role === 'customer');
+  const query = firstHalf.reduce<string | undefined>(
+    (best, t) =>
+      best === undefined || new Set(textWords(t.text)).size > new Set(textWords(best)).size ? t.text : best,
+    undefined,
+  );
   return query === undefined ? [] : [{ conversation, query }];
 });
 
-console.log(`\nABCD recall benchmark: ${episodes.length} episodes of one user (first half of each conversation). A random pick gives recall@1 0.25%, recall@3 0.75%.`);
-console.log(`Control (query = richest customer turn of the first half, text the episode contains; ${control.length} queries):`);
+console.log(
+  `\nABCD recall benchmark: ${episodes.length} episodes of one user (first half of each conversation). A random pick gives recall@1 0.25%, recall@3 0.75%.`,
+);
+console.log(
+  `Control (query = richest customer turn of the first half, text the episode contains; ${control.length} queries):`,
+);
 console.log(row('lexical, default', await measure(store, control, new EpisodicMemory(), 'lexical', subflowOf)));
 for (const choice of ['first', 'richest'] as const) {
   const these = casesOf(choice);
@@ -181,9 +209,13 @@ for (const choice of ['first', 'richest'] as const) {
     const embedder = new OpenAIEmbedder();
     const memory = new EpisodicMemory({ embedder });
     console.log(row(`embedding (${embedder.model})`, await measure(store, these, memory, 'embedding', subflowOf)));
-    console.log(row(`hybrid (RRF of lexical and ${embedder.model})`, await measure(store, these, memory, 'hybrid', subflowOf)));
+    console.log(
+      row(`hybrid (RRF of lexical and ${embedder.model})`, await measure(store, these, memory, 'hybrid', subflowOf)),
+    );
   } else {
-    console.log('embedding and hybrid recall: not run, OPENAI_API_KEY is not set (they call the OpenAI embeddings API).');
+    console.log(
+      'embedding and hybrid recall: not run, OPENAI_API_KEY is not set (they call the OpenAI embeddings API).',
+    );
   }
 }
 

@@ -2,10 +2,28 @@ import type { Embedder } from '@baton/core';
 
 /** Words a real embedding model would place close together; each group shares one dimension. */
 const CONCEPTS: Record<string, string> = {
-  refund: 'refund', refunded: 'refund', reimburse: 'refund', reimbursed: 'refund', money: 'refund', back: 'refund',
-  charged: 'charge', charge: 'charge', billed: 'charge', twice: 'charge', double: 'charge', duplicate: 'charge',
-  parcel: 'delivery', package: 'delivery', delivery: 'delivery', courier: 'delivery', arrived: 'delivery', shipped: 'delivery',
-  password: 'login', login: 'login', account: 'login', locked: 'login',
+  refund: 'refund',
+  refunded: 'refund',
+  reimburse: 'refund',
+  reimbursed: 'refund',
+  money: 'refund',
+  back: 'refund',
+  charged: 'charge',
+  charge: 'charge',
+  billed: 'charge',
+  twice: 'charge',
+  double: 'charge',
+  duplicate: 'charge',
+  parcel: 'delivery',
+  package: 'delivery',
+  delivery: 'delivery',
+  courier: 'delivery',
+  arrived: 'delivery',
+  shipped: 'delivery',
+  password: 'login',
+  login: 'login',
+  account: 'login',
+  locked: 'login',
 };
 
 /**

@@ -58,7 +58,9 @@ export async function closeSession(
     { expectedVersion: current.version, ...scope },
   );
   const messages = await store.readMessages(sessionId, MAIN_BRANCH, scope);
-  const agents = [...new Set(messages.filter((m) => m.role === 'assistant' && m.agent !== undefined).map((m) => m.agent!))];
+  const agents = [
+    ...new Set(messages.filter((m) => m.role === 'assistant' && m.agent !== undefined).map((m) => m.agent!)),
+  ];
   for (const provider of providers) await provider.onSessionClose?.({ session, reason, messages, agents, store });
   return session;
 }

@@ -42,19 +42,34 @@ async function assetsOf(workflow: HandoffWorkflow, c: Context<Env>) {
  */
 export function registerAssetRoutes(app: Hono<Env>, workflow: HandoffWorkflow, maxBytes: number): void {
   const tooLarge = () => {
-    throw new HttpError(413, 'ASSET_TOO_LARGE', `The uploaded file is larger than the ${maxBytes} bytes this server accepts.`);
+    throw new HttpError(
+      413,
+      'ASSET_TOO_LARGE',
+      `The uploaded file is larger than the ${maxBytes} bytes this server accepts.`,
+    );
   };
 
   app.post('/sessions/:id/assets', bodyLimit({ maxSize: maxBytes, onError: tooLarge }), async (c) => {
     const name = c.req.query('name');
     if (name === undefined || name === '') {
-      throw new HttpError(400, 'INVALID_QUERY', 'Name the file in the query: POST /sessions/:id/assets?name=receipt.png, with the file as the body.');
+      throw new HttpError(
+        400,
+        'INVALID_QUERY',
+        'Name the file in the query: POST /sessions/:id/assets?name=receipt.png, with the file as the body.',
+      );
     }
     const contentType = c.req.header('content-type');
-    if (contentType === undefined) throw new HttpError(400, 'INVALID_BODY', `Send the file's type as Content-Type (e.g. image/png) with ${JSON.stringify(name)}.`);
+    if (contentType === undefined)
+      throw new HttpError(
+        400,
+        'INVALID_BODY',
+        `Send the file's type as Content-Type (e.g. image/png) with ${JSON.stringify(name)}.`,
+      );
     const assets = await assetsOf(workflow, c);
     const body = c.req.raw.body;
-    const ref = await assets.put(body === null ? { name, contentType, bytes: new Uint8Array(0) } : { name, contentType, stream: body });
+    const ref = await assets.put(
+      body === null ? { name, contentType, bytes: new Uint8Array(0) } : { name, contentType, stream: body },
+    );
     return c.json(ref, 201);
   });
 
@@ -85,19 +100,33 @@ export function registerAssetRoutes(app: Hono<Env>, workflow: HandoffWorkflow, m
 }
 
 function notFound(assetId: string): HttpError {
-  return new HttpError(404, 'NOT_FOUND', `The session has no asset ${JSON.stringify(assetId)}; see GET /sessions/:id/assets.`);
+  return new HttpError(
+    404,
+    'NOT_FOUND',
+    `The session has no asset ${JSON.stringify(assetId)}; see GET /sessions/:id/assets.`,
+  );
 }
 
 /**
  * The asset references of a message's `assets` (ids of the session's assets, from the upload route).
  * @throws {InvalidInputError} naming an id the session has no asset of
  */
-export async function assetRefsByIds(workflow: HandoffWorkflow, principal: Principal, sessionId: string, ids: readonly string[] | undefined): Promise<AssetRef[] | undefined> {
+export async function assetRefsByIds(
+  workflow: HandoffWorkflow,
+  principal: Principal,
+  sessionId: string,
+  ids: readonly string[] | undefined,
+): Promise<AssetRef[] | undefined> {
   if (ids === undefined || ids.length === 0) return undefined;
-  const known = new Map((await sessionAssets(workflow.config.store, sessionId, scopeOf(principal)).list()).map((ref) => [ref.id, ref]));
+  const known = new Map(
+    (await sessionAssets(workflow.config.store, sessionId, scopeOf(principal)).list()).map((ref) => [ref.id, ref]),
+  );
   return ids.map((id) => {
     const ref = known.get(id);
-    if (ref === undefined) throw new InvalidInputError(`Session ${JSON.stringify(sessionId)} has no asset ${JSON.stringify(id)}; upload it first with POST /sessions/:id/assets.`);
+    if (ref === undefined)
+      throw new InvalidInputError(
+        `Session ${JSON.stringify(sessionId)} has no asset ${JSON.stringify(id)}; upload it first with POST /sessions/:id/assets.`,
+      );
     return ref;
   });
 }

@@ -31,10 +31,26 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
  */
 export function errorResponse(error: unknown): { status: number; body: ErrorBody } {
   if (error instanceof HttpError) {
-    return { status: error.status, body: { error: { code: error.code, message: error.message, ...(error.issues === undefined ? {} : { issues: error.issues }) } } };
+    return {
+      status: error.status,
+      body: {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.issues === undefined ? {} : { issues: error.issues }),
+        },
+      },
+    };
   }
-  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+      ? error.code
+      : undefined;
   const status = code === undefined ? undefined : STATUS_OF_CODE[code];
-  if (code !== undefined && status !== undefined && error instanceof Error) return { status, body: { error: { code, message: error.message } } };
-  return { status: 500, body: { error: { code: code ?? 'INTERNAL', message: 'The server failed to handle the request; see its log.' } } };
+  if (code !== undefined && status !== undefined && error instanceof Error)
+    return { status, body: { error: { code, message: error.message } } };
+  return {
+    status: 500,
+    body: { error: { code: code ?? 'INTERNAL', message: 'The server failed to handle the request; see its log.' } },
+  };
 }

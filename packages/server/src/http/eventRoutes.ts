@@ -30,31 +30,55 @@ export function registerEventRoutes(app: BatonHono, routes: RouteContext): void 
     await sessionDocument(workflow, c.var.principal, id);
     const lastEventId = c.req.header('last-event-id') ?? q.lastEventId;
     const from = lastEventId === undefined ? undefined : parseEventId(lastEventId);
-    if (from !== undefined && (from.sessionId !== id || (c.req.query('branch') !== undefined && from.branchId !== q.branch))) {
-      throw new HttpError(400, 'INVALID_LAST_EVENT_ID', `Last-Event-ID ${JSON.stringify(lastEventId)} is not an event of session ${JSON.stringify(id)} branch ${JSON.stringify(q.branch)}.`);
+    if (
+      from !== undefined &&
+      (from.sessionId !== id || (c.req.query('branch') !== undefined && from.branchId !== q.branch))
+    ) {
+      throw new HttpError(
+        400,
+        'INVALID_LAST_EVENT_ID',
+        `Last-Event-ID ${JSON.stringify(lastEventId)} is not an event of session ${JSON.stringify(id)} branch ${JSON.stringify(q.branch)}.`,
+      );
     }
     const branch = from?.branchId ?? q.branch;
     const follow = q.follow === 'true' || q.follow === '1';
     const tenantKey = tenantKeyOf(c.var.principal);
     // The store's event log is the truth when it has one; this process's log is its cache while a turn runs here.
     if (runs.eventLog !== undefined && runs.log(tenantKey, id, branch)?.running !== true) {
-      const source = { eventLog: runs.eventLog, leases: runs.leases, sessionId: id, branchId: branch, scope: scopeOf(c.var.principal), pollMs: runs.pollMs };
+      const source = {
+        eventLog: runs.eventLog,
+        leases: runs.leases,
+        sessionId: id,
+        branchId: branch,
+        scope: scopeOf(c.var.principal),
+        pollMs: runs.pollMs,
+      };
       const { replay, after } = await storeReplay(workflow, source, from?.position);
-      const queue = follow ? runs.watch(tenantKey, id, branch, await headSeqOf(workflow, c.var.principal, id, branch)).subscribe() : new EventQueue<LogItem>();
+      const queue = follow
+        ? runs.watch(tenantKey, id, branch, await headSeqOf(workflow, c.var.principal, id, branch)).subscribe()
+        : new EventQueue<LogItem>();
       const live = follow || (await runsSomewhere(source));
       if (live) void tailStore(source, queue, after, follow);
       else queue.close();
       return sseResponse(c, { replay, queue: live ? queue : undefined, after, follow, keepAliveMs });
     }
-    const log = follow ? runs.watch(tenantKey, id, branch, await headSeqOf(workflow, c.var.principal, id, branch)) : runs.log(tenantKey, id, branch);
+    const log = follow
+      ? runs.watch(tenantKey, id, branch, await headSeqOf(workflow, c.var.principal, id, branch))
+      : runs.log(tenantKey, id, branch);
     const queue = log?.subscribe();
     const replay: LoggedEvent[] = [];
     let after: EventPosition = from?.position ?? log?.cursor ?? { seq: Number.MAX_SAFE_INTEGER, index: 0 };
     if (from !== undefined && log?.covers(from.position) === true) replay.push(...log.after(from.position));
     else if (from !== undefined) {
-      const stored = await workflow.config.store.readMessages(id, branch, { ...scopeOf(c.var.principal), fromSeq: from.position.seq + 1 });
+      const stored = await workflow.config.store.readMessages(id, branch, {
+        ...scopeOf(c.var.principal),
+        fromSeq: from.position.seq + 1,
+      });
       replay.push(...stored.map((message) => storedEvent(id, branch, message)));
-      const storedThrough: EventPosition = { seq: stored.at(-1)?.seq ?? from.position.seq, index: stored.length > 0 ? 0 : from.position.index };
+      const storedThrough: EventPosition = {
+        seq: stored.at(-1)?.seq ?? from.position.seq,
+        index: stored.length > 0 ? 0 : from.position.index,
+      };
       if (log !== undefined) replay.push(...log.after(storedThrough));
     }
     after = replay.at(-1)?.position ?? after;
@@ -67,7 +91,11 @@ export function registerEventRoutes(app: BatonHono, routes: RouteContext): void 
 /** A stored message as the `message` event a reconnecting client missed (position `<seq>.0`). */
 function storedEvent(sessionId: string, branchId: string, message: Message): LoggedEvent {
   const position = { seq: message.seq, index: 0 };
-  return { id: formatEventId(sessionId, branchId, position), position, event: { type: 'message', sessionId, branchId, message } };
+  return {
+    id: formatEventId(sessionId, branchId, position),
+    position,
+    event: { type: 'message', sessionId, branchId, message },
+  };
 }
 
 /**
@@ -75,18 +103,29 @@ function storedEvent(sessionId: string, branchId: string, message: Message): Log
  * when the log still covers it; otherwise the stored messages after it up to where the log starts
  * (as `message` events), then the whole log. Without `from`: nothing, from the log's end.
  */
-async function storeReplay(workflow: HandoffWorkflow, source: StoreTailSource, from: EventPosition | undefined): Promise<{ replay: LoggedEvent[]; after: EventPosition }> {
+async function storeReplay(
+  workflow: HandoffWorkflow,
+  source: StoreTailSource,
+  from: EventPosition | undefined,
+): Promise<{ replay: LoggedEvent[]; after: EventPosition }> {
   const { eventLog, sessionId, branchId, scope } = source;
   const position = from === undefined ? undefined : { epoch: from.epoch ?? 0, seq: from.seq, index: from.index };
-  const page = await eventLog.readEvents(sessionId, branchId, { ...(position === undefined ? {} : { after: position }), ...scope });
+  const page = await eventLog.readEvents(sessionId, branchId, {
+    ...(position === undefined ? {} : { after: position }),
+    ...scope,
+  });
   const logged = page.entries.map((entry) => loggedOf(sessionId, branchId, entry));
   if (from === undefined) {
-    const end = page.entries.at(-1)?.position ?? page.start ?? { epoch: 0, seq: await headSeqOf(workflow, scope, sessionId, branchId), index: 0 };
+    const end = page.entries.at(-1)?.position ??
+      page.start ?? { epoch: 0, seq: await headSeqOf(workflow, scope, sessionId, branchId), index: 0 };
     return { replay: [], after: end };
   }
-  if (page.start !== undefined && comparePositions(from, page.start) >= 0) return { replay: logged, after: logged.at(-1)?.position ?? from };
+  if (page.start !== undefined && comparePositions(from, page.start) >= 0)
+    return { replay: logged, after: logged.at(-1)?.position ?? from };
   const stored = await workflow.config.store.readMessages(sessionId, branchId, { ...scope, fromSeq: from.seq + 1 });
-  const before = stored.filter((message) => page.start === undefined || message.seq <= page.start.seq).map((message) => storedEvent(sessionId, branchId, message));
+  const before = stored
+    .filter((message) => page.start === undefined || message.seq <= page.start.seq)
+    .map((message) => storedEvent(sessionId, branchId, message));
   const replay = [...before, ...logged];
   return { replay, after: replay.at(-1)?.position ?? from };
 }

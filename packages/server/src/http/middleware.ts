@@ -15,7 +15,10 @@ import type { BatonHono } from './routeContext.js';
  * registerMiddleware(app, { maxBodyBytes: 1 << 20, authenticate });
  * ```
  */
-export function registerMiddleware(app: BatonHono, options: { maxBodyBytes: number; authenticate?: Authenticate | undefined }): void {
+export function registerMiddleware(
+  app: BatonHono,
+  options: { maxBodyBytes: number; authenticate?: Authenticate | undefined },
+): void {
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);
     if (status === 500) console.error('[baton/server]', error);
@@ -28,7 +31,9 @@ export function registerMiddleware(app: BatonHono, options: { maxBodyBytes: numb
     },
   });
   // An asset upload is limited by its own route (maxAssetBytes), not by the JSON bodies' limit.
-  app.use('*', (c, next) => (c.req.method === 'POST' && ASSET_UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next)));
+  app.use('*', (c, next) =>
+    c.req.method === 'POST' && ASSET_UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next),
+  );
   app.use('*', async (c, next) => {
     let principal: Principal | undefined;
     try {
@@ -36,7 +41,8 @@ export function registerMiddleware(app: BatonHono, options: { maxBodyBytes: numb
     } catch {
       principal = undefined;
     }
-    if (principal === undefined) throw new HttpError(401, 'UNAUTHENTICATED', 'The request carries no credentials the server accepts.');
+    if (principal === undefined)
+      throw new HttpError(401, 'UNAUTHENTICATED', 'The request carries no credentials the server accepts.');
     c.set('principal', principal);
     await next();
   });

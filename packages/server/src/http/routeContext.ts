@@ -31,7 +31,12 @@ export function queryOf(c: Context<BatonEnv>) {
   const parsed = QuerySchema.safeParse(c.req.query());
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message, code: issue.code }));
-    throw new HttpError(400, 'INVALID_QUERY', `Invalid query: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}.`, issues);
+    throw new HttpError(
+      400,
+      'INVALID_QUERY',
+      `Invalid query: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}.`,
+      issues,
+    );
   }
   return { ...parsed.data, branch: parsed.data.branch ?? MAIN_BRANCH };
 }
@@ -49,9 +54,18 @@ export interface RouteContext {
   /** Opens the branch for a call that runs a turn: refused with 409 at once while a turn runs there. */
   openForTurn(c: Context<BatonEnv>, id: string, branch: string): Promise<HandoffSession>;
   /** Starts a turn call on the branch (the server reads it to its end). */
-  startTurn(c: Context<BatonEnv>, session: HandoffSession, call: (session: HandoffSession) => TurnStream): Promise<StartedRun>;
+  startTurn(
+    c: Context<BatonEnv>,
+    session: HandoffSession,
+    call: (session: HandoffSession) => TurnStream,
+  ): Promise<StartedRun>;
   /** Starts a turn with the user's message; refused while requests wait, naming the route that answers them. */
-  startSend(c: Context<BatonEnv>, session: HandoffSession, text: string | string[], options?: SendOptions): Promise<StartedRun>;
+  startSend(
+    c: Context<BatonEnv>,
+    session: HandoffSession,
+    text: string | string[],
+    options?: SendOptions,
+  ): Promise<StartedRun>;
   /** Answers with a started turn's events (SSE) or its result (JSON, when the client prefers it). */
   turnResponse(c: Context<BatonEnv>, started: Promise<StartedRun>): Promise<Response>;
 }
@@ -66,7 +80,9 @@ export interface RouteContext {
  */
 export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, keepAliveMs: number): RouteContext {
   const startTurn: RouteContext['startTurn'] = (c, session, call) =>
-    runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, () => call(session));
+    runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, () =>
+      call(session),
+    );
   return {
     workflow,
     runs,

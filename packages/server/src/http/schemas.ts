@@ -7,9 +7,12 @@ const id = z.string().min(1).max(128);
  * Metadata as the client sent it: a JSON object, passed on uncopied. (`z.record` would copy it key by
  * key, and assigning a `"__proto__"` key drops it, so the store's key rules would never see it.)
  */
-const metadata = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), {
-  error: 'expected a JSON object',
-});
+const metadata = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  {
+    error: 'expected a JSON object',
+  },
+);
 
 /**
  * `POST /sessions`: `{ id?, metadata? }`; the server makes an id when none is given. `metadata` is
@@ -22,7 +25,9 @@ export const CreateSessionBody = z.strictObject({ id: id.optional(), metadata: m
  * row), and the ids of the session's assets it refers to (uploaded with `POST /sessions/:id/assets`).
  */
 export const SendMessageBody = z.strictObject({
-  text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'expected the message text: a non-empty string, or a non-empty array of strings' }),
+  text: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+    error: 'expected the message text: a non-empty string, or a non-empty array of strings',
+  }),
   assets: z.array(id).max(32).optional(),
 });
 
@@ -36,7 +41,8 @@ export const AnswerBody = z
   .strictObject({
     text: z.string().optional(),
     approved: z.boolean().optional(),
-    always: z.literal('session', { error: "expected 'session' (allow the tool for the rest of the session)" })
+    always: z
+      .literal('session', { error: "expected 'session' (allow the tool for the rest of the session)" })
       .optional(),
     reason: z.string().optional(),
     reply: z.string().optional(),
@@ -45,7 +51,11 @@ export const AnswerBody = z
   .superRefine((body, context) => {
     const given = (['text', 'approved', 'reply', 'handoff'] as const).filter((key) => body[key] !== undefined);
     if (given.length !== 1) {
-      context.addIssue({ code: 'custom', path: given.length === 0 ? ['text'] : [given[1]!], message: `give exactly one of text, approved, reply, handoff (got ${given.length === 0 ? 'none' : given.join(', ')})` });
+      context.addIssue({
+        code: 'custom',
+        path: given.length === 0 ? ['text'] : [given[1]!],
+        message: `give exactly one of text, approved, reply, handoff (got ${given.length === 0 ? 'none' : given.join(', ')})`,
+      });
     }
     if (body.always !== undefined && body.approved !== true) {
       const message = 'always goes with approved: true only (a rejection grants nothing)';
@@ -77,12 +87,17 @@ export const ChatBody = z.looseObject({
 /** The text of the last message of a `useChat` body. @throws {HttpError} (400) when it is not the user's, or has no text */
 export function lastUserText(body: z.output<typeof ChatBody>): string {
   const last = body.messages.at(-1)!;
-  const text = last.parts.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : [])).join('');
+  const text = last.parts
+    .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
+    .join('');
   if (last.role !== 'user' || text.trim() === '') {
     const path = ['messages', body.messages.length - 1, last.role !== 'user' ? 'role' : 'parts'];
-    throw new HttpError(400, 'INVALID_BODY', `Invalid request body: ${path.join('.')}: the last message must be the user's, with text.`, [
-      { path, message: "the last message must be the user's, with text", code: 'custom' },
-    ]);
+    throw new HttpError(
+      400,
+      'INVALID_BODY',
+      `Invalid request body: ${path.join('.')}: the last message must be the user's, with text.`,
+      [{ path, message: "the last message must be the user's, with text", code: 'custom' }],
+    );
   }
   return text;
 }
@@ -93,23 +108,37 @@ export function lastUserText(body: z.output<typeof ChatBody>): string {
  * @throws {HttpError} `INVALID_JSON` (400) when the body is not JSON; `INVALID_BODY` (400) with the
  *   zod issues when it fails the schema, the message naming each field (`text: Invalid input: expected string, received number`)
  */
-export async function readBody<TSchema extends z.ZodType>(request: Request, schema: TSchema, options: { optional?: boolean } = {}): Promise<z.output<TSchema>> {
+export async function readBody<TSchema extends z.ZodType>(
+  request: Request,
+  schema: TSchema,
+  options: { optional?: boolean } = {},
+): Promise<z.output<TSchema>> {
   const raw = await request.text();
   let json: unknown;
   try {
     json = raw.trim() === '' && options.optional === true ? {} : JSON.parse(raw);
   } catch (error) {
-    throw new HttpError(400, 'INVALID_JSON', `The request body is not JSON (${error instanceof Error ? error.message : String(error)}); send Content-Type: application/json with a JSON object.`);
+    throw new HttpError(
+      400,
+      'INVALID_JSON',
+      `The request body is not JSON (${error instanceof Error ? error.message : String(error)}); send Content-Type: application/json with a JSON object.`,
+    );
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     // An unknown key is reported at the object's path; it is named as its own path here, so the message names the field.
     const issues = parsed.error.issues.flatMap((issue): { path: PropertyKey[]; message: string; code: string }[] =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'unknown field (remove it)', code: issue.code }))
+        ? issue.keys.map((key) => ({
+            path: [...issue.path, key],
+            message: 'unknown field (remove it)',
+            code: issue.code,
+          }))
         : [{ path: issue.path, message: issue.message, code: issue.code }],
     );
-    const described = issues.map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`).join('; ');
+    const described = issues
+      .map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
     throw new HttpError(400, 'INVALID_BODY', `Invalid request body: ${described}.`, issues);
   }
   return parsed.data;

@@ -8,7 +8,9 @@ export function scopeOf(principal: Principal): { tenantId?: string } {
 }
 
 function notFound(id: string): NotFoundError {
-  return new NotFoundError(`Session ${JSON.stringify(id)} does not exist (or belongs to someone else); create one with POST /sessions.`);
+  return new NotFoundError(
+    `Session ${JSON.stringify(id)} does not exist (or belongs to someone else); create one with POST /sessions.`,
+  );
 }
 
 /** Whether `principal` may reach `session`: same tenant (the store checks that), and the same user when both have one. */
@@ -31,7 +33,12 @@ export async function sessionDocument(workflow: HandoffWorkflow, principal: Prin
  * Opens an existing session branch for `principal` (waits while a turn runs on it in this process).
  * @throws {NotFoundError} when the session or branch does not exist for this principal
  */
-export async function openSession(workflow: HandoffWorkflow, principal: Principal, id: string, branch: string = MAIN_BRANCH): Promise<HandoffSession> {
+export async function openSession(
+  workflow: HandoffWorkflow,
+  principal: Principal,
+  id: string,
+  branch: string = MAIN_BRANCH,
+): Promise<HandoffSession> {
   await sessionDocument(workflow, principal, id);
   const session = await workflow.session({ id, branch, create: false, ...scopeOf(principal) });
   if (!isOwnedBy(session.info, principal)) throw notFound(id);
@@ -45,8 +52,16 @@ export async function openSession(workflow: HandoffWorkflow, principal: Principa
  *   (an `InvalidInputError`, 400) when it nests deeper than `MAX_METADATA_DEPTH`;
  *   {@link ConcurrencyError} (409) when the id is taken (by anyone: whose it is is not told)
  */
-export async function createSession(workflow: HandoffWorkflow, principal: Principal, id: string, metadata: Record<string, unknown> | undefined): Promise<HandoffSession> {
-  const taken = () => new ConcurrencyError(`Session id ${JSON.stringify(id)} is taken; choose another id, or leave id out and the server makes one.`);
+export async function createSession(
+  workflow: HandoffWorkflow,
+  principal: Principal,
+  id: string,
+  metadata: Record<string, unknown> | undefined,
+): Promise<HandoffSession> {
+  const taken = () =>
+    new ConcurrencyError(
+      `Session id ${JSON.stringify(id)} is taken; choose another id, or leave id out and the server makes one.`,
+    );
   // The store checks it too; checked first here so that a bad body is never answered as a taken id.
   if (metadata !== undefined) assertSafeMetadata('metadata', metadata);
   if ((await workflow.config.store.getSession(id, scopeOf(principal))) !== undefined) throw taken();
@@ -68,7 +83,12 @@ export async function createSession(workflow: HandoffWorkflow, principal: Princi
  * refuses it with an INVALID_INPUT caused by the store's CONCURRENCY), or another user who created
  * it since the check above (it now exists for this tenant). Any other INVALID_INPUT is the caller's.
  */
-async function takenByAnother(workflow: HandoffWorkflow, principal: Principal, id: string, error: unknown): Promise<boolean> {
+async function takenByAnother(
+  workflow: HandoffWorkflow,
+  principal: Principal,
+  id: string,
+  error: unknown,
+): Promise<boolean> {
   if (codeOf(error) !== 'INVALID_INPUT') return false;
   if (codeOf((error as { cause?: unknown }).cause) === 'CONCURRENCY') return true;
   return (await workflow.config.store.getSession(id, scopeOf(principal))) !== undefined;

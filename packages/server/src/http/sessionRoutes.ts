@@ -34,7 +34,8 @@ export function registerSessionRoutes(app: BatonHono, routes: RouteContext): voi
     const id = c.req.param('id');
     const log = runs.log(tenantKeyOf(c.var.principal), id, branch);
     // While a turn runs here, answer from the session document and the branch log without waiting for the turn's lock.
-    if (log?.running === true) return c.json(runningView(await sessionDocument(workflow, c.var.principal, id), branch, log.cursor.seq));
+    if (log?.running === true)
+      return c.json(runningView(await sessionDocument(workflow, c.var.principal, id), branch, log.cursor.seq));
     // A turn running in another replica: its lease is live in the store.
     const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal)).catch(() => undefined);
     if (isLiveLease(lease) && lease!.owner !== runs.owner) {
@@ -50,7 +51,10 @@ export function registerSessionRoutes(app: BatonHono, routes: RouteContext): voi
     const { branch, fromSeq } = queryOf(c);
     const id = c.req.param('id');
     await sessionDocument(workflow, c.var.principal, id);
-    const messages = await workflow.config.store.readMessages(id, branch, { ...scopeOf(c.var.principal), ...(fromSeq === undefined ? {} : { fromSeq }) });
+    const messages = await workflow.config.store.readMessages(id, branch, {
+      ...scopeOf(c.var.principal),
+      ...(fromSeq === undefined ? {} : { fromSeq }),
+    });
     return c.json({ messages });
   });
 

@@ -42,7 +42,10 @@ export function registerTurnRoutes(app: BatonHono, routes: RouteContext): void {
     const { branch } = queryOf(c);
     const body = await readBody(c.req.raw, AnswerBody);
     const session = await routes.openForTurn(c, c.req.param('id'), branch);
-    return routes.turnResponse(c, routes.startTurn(c, session, (s) => s.respond(c.req.param('requestId'), answerOf(body))));
+    return routes.turnResponse(
+      c,
+      routes.startTurn(c, session, (s) => s.respond(c.req.param('requestId'), answerOf(body))),
+    );
   });
 }
 
@@ -51,7 +54,8 @@ function answerOf(body: z.output<typeof AnswerBody>): RequestAnswer {
   if (body.text !== undefined) return body.text;
   if (body.approved === true && body.always !== undefined) return { approved: true, always: body.always };
   if (body.approved === true) return { approved: true };
-  if (body.approved === false) return body.reason === undefined ? { approved: false } : { approved: false, reason: body.reason };
+  if (body.approved === false)
+    return body.reason === undefined ? { approved: false } : { approved: false, reason: body.reason };
   if (body.reply !== undefined) return { reply: body.reply };
   return body.reason === undefined ? { handoff: body.handoff! } : { handoff: body.handoff!, reason: body.reason };
 }

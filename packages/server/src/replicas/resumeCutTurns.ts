@@ -46,25 +46,43 @@ export async function resumeCutTurns(options: ResumeCutTurnsOptions): Promise<Re
   const { workflow } = options;
   const store = options.store ?? workflow.config.store;
   const leases = leasesOf(store);
-  if (leases === undefined) throw new ConfigurationError(`resumeCutTurns needs a store with branch leases; the ${store.kind} store has none.`);
+  if (leases === undefined)
+    throw new ConfigurationError(`resumeCutTurns needs a store with branch leases; the ${store.kind} store has none.`);
   const runs = options.runs ?? new TurnRuns({}, store);
   const before = new Date(Date.now() - (options.olderThan ?? 0)).toISOString();
   const expired = await leases.listExpiredLeases({ before, limit: options.limit ?? 100 });
   const results: ResumedTurn[] = [];
   for (const lease of expired) {
     const tenantKey = lease.tenantId ?? '';
-    const base = { sessionId: lease.sessionId, branchId: lease.branchId, ...(lease.tenantId === undefined ? {} : { tenantId: lease.tenantId }) };
+    const base = {
+      sessionId: lease.sessionId,
+      branchId: lease.branchId,
+      ...(lease.tenantId === undefined ? {} : { tenantId: lease.tenantId }),
+    };
     try {
-      const session = await workflow.session({ id: lease.sessionId, branch: lease.branchId, create: false, ...scopeOfKey(tenantKey) });
+      const session = await workflow.session({
+        id: lease.sessionId,
+        branch: lease.branchId,
+        create: false,
+        ...scopeOfKey(tenantKey),
+      });
       const headSeq = session.messages.at(-1)?.seq ?? 0;
-      const started = await runs.start(tenantKey, lease.sessionId, lease.branchId, headSeq, () => session.resume(), { expired: true });
+      const started = await runs.start(tenantKey, lease.sessionId, lease.branchId, headSeq, () => session.resume(), {
+        expired: true,
+      });
       started.queue.close();
       const result = await started.stream.then(
         () => 'ran' as const,
         () => 'ran' as const,
       );
       await started.ended;
-      results.push({ ...base, outcome: result === 'ran' && session.messages.length > 0 && (session.messages.at(-1)?.seq ?? 0) > headSeq ? 'resumed' : 'nothing' });
+      results.push({
+        ...base,
+        outcome:
+          result === 'ran' && session.messages.length > 0 && (session.messages.at(-1)?.seq ?? 0) > headSeq
+            ? 'resumed'
+            : 'nothing',
+      });
     } catch (error) {
       if (error instanceof ConcurrencyError) results.push({ ...base, outcome: 'taken' });
       else results.push({ ...base, outcome: 'failed', error: error instanceof Error ? error.message : String(error) });

@@ -44,10 +44,16 @@ export function formatEventId(sessionId: string, branchId: string, position: Eve
 export function parseEventId(id: string): { sessionId: string; branchId: string; position: EventPosition } {
   const match = /^([^/]+)\/([^/]+)\/(?:(\d{1,15}):)?(\d{1,15})\.(\d{1,15})$/.exec(id);
   if (match === null) {
-    throw new InvalidInputError(`Last-Event-ID ${JSON.stringify(id)} is not an event id of this server (<sessionId>/<branchId>/<seq>.<index>, e.g. "chat-81/main/7.2").`);
+    throw new InvalidInputError(
+      `Last-Event-ID ${JSON.stringify(id)} is not an event id of this server (<sessionId>/<branchId>/<seq>.<index>, e.g. "chat-81/main/7.2").`,
+    );
   }
   const position = { seq: Number(match[4]), index: Number(match[5]) };
-  return { sessionId: match[1]!, branchId: match[2]!, position: match[3] === undefined ? position : { epoch: Number(match[3]), ...position } };
+  return {
+    sessionId: match[1]!,
+    branchId: match[2]!,
+    position: match[3] === undefined ? position : { epoch: Number(match[3]), ...position },
+  };
 }
 
 /** Orders two positions: negative when `a` comes first, 0 when equal, positive when `a` comes after. */

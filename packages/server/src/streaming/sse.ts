@@ -36,7 +36,10 @@ export function sseResponse(c: Context, source: SseSource): Response {
     };
     for (const logged of source.replay) await send(logged);
     if (queue === undefined) return;
-    const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => queue.close()), source.keepAliveMs ?? 15_000);
+    const keepAlive = setInterval(
+      () => void stream.write(': keep-alive\n\n').catch(() => queue.close()),
+      source.keepAliveMs ?? 15_000,
+    );
     try {
       for await (const item of queue) {
         if (item.kind === 'run.ended') {

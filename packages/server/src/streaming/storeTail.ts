@@ -21,7 +21,9 @@ export function loggedOf(sessionId: string, branchId: string, entry: EventLogEnt
 }
 
 /** Whether a turn runs on the branch in some process (its lease is held and live). */
-export async function runsSomewhere(source: Pick<StoreTailSource, 'leases' | 'sessionId' | 'branchId' | 'scope'>): Promise<boolean> {
+export async function runsSomewhere(
+  source: Pick<StoreTailSource, 'leases' | 'sessionId' | 'branchId' | 'scope'>,
+): Promise<boolean> {
   return isLiveLease(await source.leases?.getBranchLease(source.sessionId, source.branchId, source.scope));
 }
 
@@ -36,7 +38,12 @@ export async function runsSomewhere(source: Pick<StoreTailSource, 'leases' | 'se
  * void tailStore({ eventLog: store, leases: store, sessionId: 'chat-1', branchId: 'main', scope: {}, pollMs: 100 }, queue, after, false);
  * ```
  */
-export async function tailStore(source: StoreTailSource, queue: EventQueue<LogItem>, after: EventPosition, follow: boolean): Promise<void> {
+export async function tailStore(
+  source: StoreTailSource,
+  queue: EventQueue<LogItem>,
+  after: EventPosition,
+  follow: boolean,
+): Promise<void> {
   let last = { epoch: after.epoch ?? 0, seq: after.seq, index: after.index };
   let ended = false;
   while (!queue.ended) {
@@ -45,8 +52,12 @@ export async function tailStore(source: StoreTailSource, queue: EventQueue<LogIt
     try {
       // The lease is read before the log: a run that ended before the lease read has all its events in the log read after it.
       const running = await runsSomewhere(source);
-      const { entries } = await source.eventLog.readEvents(source.sessionId, source.branchId, { after: last, ...source.scope });
-      for (const entry of entries) queue.push({ kind: 'event', logged: loggedOf(source.sessionId, source.branchId, entry) });
+      const { entries } = await source.eventLog.readEvents(source.sessionId, source.branchId, {
+        after: last,
+        ...source.scope,
+      });
+      for (const entry of entries)
+        queue.push({ kind: 'event', logged: loggedOf(source.sessionId, source.branchId, entry) });
       last = entries.at(-1)?.position ?? last;
       if (entries.length > 0) ended = false;
       if (!running && entries.length === 0 && !ended) {

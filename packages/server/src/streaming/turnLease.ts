@@ -29,7 +29,10 @@ export class TurnLease {
     ttlMs: number,
   ) {
     const { sessionId, branchId, owner, epoch } = lease;
-    this.#timer = setInterval(() => void store.renewBranchLease(sessionId, branchId, { owner, epoch, ttlMs, ...scope }).catch(() => undefined), Math.max(50, ttlMs / 3));
+    this.#timer = setInterval(
+      () => void store.renewBranchLease(sessionId, branchId, { owner, epoch, ttlMs, ...scope }).catch(() => undefined),
+      Math.max(50, ttlMs / 3),
+    );
     this.#timer.unref?.();
   }
 
@@ -42,8 +45,19 @@ export class TurnLease {
    * Takes the branch's lease (`expired`: only one whose owner died).
    * @throws {ConcurrencyError} (409) when another live process holds it, naming the route to follow its turn
    */
-  static async take(store: BranchLeaseStore, sessionId: string, branchId: string, scope: TenantScope, options: TurnLeaseOptions & { expired?: boolean }): Promise<TurnLease> {
-    const taken = await store.acquireBranchLease(sessionId, branchId, { owner: options.owner, ttlMs: options.ttlMs, ...(options.expired ? { expired: true } : {}), ...scope });
+  static async take(
+    store: BranchLeaseStore,
+    sessionId: string,
+    branchId: string,
+    scope: TenantScope,
+    options: TurnLeaseOptions & { expired?: boolean },
+  ): Promise<TurnLease> {
+    const taken = await store.acquireBranchLease(sessionId, branchId, {
+      owner: options.owner,
+      ttlMs: options.ttlMs,
+      ...(options.expired ? { expired: true } : {}),
+      ...scope,
+    });
     if (!taken.acquired) throw runningElsewhere(sessionId, branchId);
     return new TurnLease(store, taken.lease, scope, options.ttlMs);
   }

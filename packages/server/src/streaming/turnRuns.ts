@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type BatonEvent, type BranchLeaseStore, ConcurrencyError, type EventLogStore, type Store, type TenantScope } from '@baton/core';
+import {
+  type BatonEvent,
+  type BranchLeaseStore,
+  ConcurrencyError,
+  type EventLogStore,
+  type Store,
+  type TenantScope,
+} from '@baton/core';
 import type { TurnStream } from '@baton/handoff';
 import { BranchLog, type LogItem } from './branchLog.js';
 import { EventLogWriter } from './eventLogWriter.js';
@@ -29,12 +36,18 @@ export function scopeOfKey(tenantKey: string): TenantScope {
 
 /** The store's event log, when it has one. */
 export function eventLogOf(store: Store | undefined): EventLogStore | undefined {
-  return typeof store?.appendEvents === 'function' && typeof store.readEvents === 'function' && typeof store.pruneEvents === 'function' ? (store as EventLogStore) : undefined;
+  return typeof store?.appendEvents === 'function' &&
+    typeof store.readEvents === 'function' &&
+    typeof store.pruneEvents === 'function'
+    ? (store as EventLogStore)
+    : undefined;
 }
 
 /** The store's branch leases, when it has them. */
 export function leasesOf(store: Store | undefined): BranchLeaseStore | undefined {
-  return typeof store?.acquireBranchLease === 'function' && typeof store.getBranchLease === 'function' ? (store as BranchLeaseStore) : undefined;
+  return typeof store?.acquireBranchLease === 'function' && typeof store.getBranchLease === 'function'
+    ? (store as BranchLeaseStore)
+    : undefined;
 }
 
 /** A turn the server started: the queue its first response reads, and the turn's stream (awaitable for the result). */
@@ -111,7 +124,14 @@ export class TurnRuns {
    * @param headSeq the branch's last message seq before the turn
    * @throws {ConcurrencyError} when a turn is running on the branch; whatever the stream throws before its first event
    */
-  async start(tenantKey: string, sessionId: string, branchId: string, headSeq: number, call: () => TurnStream, options: { expired?: boolean } = {}): Promise<StartedRun> {
+  async start(
+    tenantKey: string,
+    sessionId: string,
+    branchId: string,
+    headSeq: number,
+    call: () => TurnStream,
+    options: { expired?: boolean } = {},
+  ): Promise<StartedRun> {
     this.assertIdle(tenantKey, sessionId, branchId);
     const log = this.#logFor(tenantKey, sessionId, branchId, headSeq);
     log.running = true;
@@ -145,7 +165,13 @@ export class TurnRuns {
 
   async #runParts(tenantKey: string, sessionId: string, branchId: string, expired: boolean): Promise<RunParts> {
     const scope = scopeOfKey(tenantKey);
-    const lease = this.leases && (await TurnLease.take(this.leases, sessionId, branchId, scope, { owner: this.owner, ttlMs: this.leaseTtlMs, expired }));
+    const lease =
+      this.leases &&
+      (await TurnLease.take(this.leases, sessionId, branchId, scope, {
+        owner: this.owner,
+        ttlMs: this.leaseTtlMs,
+        expired,
+      }));
     const writer = this.eventLog && new EventLogWriter(this.eventLog, sessionId, branchId, scope);
     return { lease, writer };
   }

@@ -85,11 +85,24 @@ export class UIMessageChunker {
         break;
       case 'tool.call':
         this.#calls.add(event.toolCall.id);
-        chunks.push({ type: 'tool-input-available', toolCallId: event.toolCall.id, toolName: event.toolCall.name, input: parseArguments(event.toolCall.arguments), dynamic: true });
+        chunks.push({
+          type: 'tool-input-available',
+          toolCallId: event.toolCall.id,
+          toolName: event.toolCall.name,
+          input: parseArguments(event.toolCall.arguments),
+          dynamic: true,
+        });
         break;
       case 'tool.result':
         // A result of a call made in an earlier stream (the answer to a request) is announced first, its input unknown here.
-        if (!this.#calls.has(event.toolCallId)) chunks.push({ type: 'tool-input-available', toolCallId: event.toolCallId, toolName: event.toolName, input: null, dynamic: true });
+        if (!this.#calls.has(event.toolCallId))
+          chunks.push({
+            type: 'tool-input-available',
+            toolCallId: event.toolCallId,
+            toolName: event.toolName,
+            input: null,
+            dynamic: true,
+          });
         chunks.push(
           event.isError
             ? { type: 'tool-output-error', toolCallId: event.toolCallId, errorText: event.content, dynamic: true }
@@ -97,11 +110,19 @@ export class UIMessageChunker {
         );
         break;
       case 'handoff':
-        chunks.push({ type: 'data-handoff', data: { from: event.from, to: event.to, ...(event.reason === undefined ? {} : { reason: event.reason }) } });
+        chunks.push({
+          type: 'data-handoff',
+          data: { from: event.from, to: event.to, ...(event.reason === undefined ? {} : { reason: event.reason }) },
+        });
         break;
       case 'request':
         chunks.push({ type: 'data-request', data: event.request });
-        if (event.request.type === 'tool_approval') chunks.push({ type: 'tool-approval-request', approvalId: event.request.id, toolCallId: event.request.toolCallId });
+        if (event.request.type === 'tool_approval')
+          chunks.push({
+            type: 'tool-approval-request',
+            approvalId: event.request.id,
+            toolCallId: event.request.toolCallId,
+          });
         break;
       case 'session.closed':
         chunks.push({ type: 'data-session-closed', data: { reason: event.reason } });
@@ -111,7 +132,10 @@ export class UIMessageChunker {
         break;
       case 'turn.completed':
         this.#endText(chunks);
-        chunks.push({ type: 'data-turn-completed', data: { turn: event.turn, nextAgent: event.nextAgent, usage: event.usage } });
+        chunks.push({
+          type: 'data-turn-completed',
+          data: { turn: event.turn, nextAgent: event.nextAgent, usage: event.usage },
+        });
         break;
       default:
         break;

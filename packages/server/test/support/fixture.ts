@@ -8,7 +8,10 @@ import { serverDesk } from './serverDesk.js';
 export async function startDeskServer(options: { store?: Store; gate?: () => Promise<void> } = {}) {
   const store = options.store ?? new InMemoryStore();
   const { workflow, refunds } = serverDesk(store, options.gate === undefined ? {} : { gate: options.gate });
-  const app = createBatonApp({ workflow, authenticate: (request) => TOKENS[request.headers.get('authorization') ?? ''] });
+  const app = createBatonApp({
+    workflow,
+    authenticate: (request) => TOKENS[request.headers.get('authorization') ?? ''],
+  });
   const server: ServedBaton = await serveBaton(app);
   return {
     url: server.url,

@@ -9,10 +9,20 @@ export const TOKENS: Record<string, { tenantId: string; userId: string }> = {
 
 /** A small client of the server's API for one token. */
 export function client(baseUrl: string, token = 'Bearer acme-ann') {
-  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ) =>
     fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: token,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
       ...(signal === undefined ? {} : { signal }),
     });
@@ -26,7 +36,11 @@ export function client(baseUrl: string, token = 'Bearer acme-ann') {
     /** Sends a request whose answer is an event stream and collects the stream to its end. */
     async stream(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
       const response = await call(method, path, body, { accept: 'text/event-stream', ...headers });
-      return { status: response.status, contentType: response.headers.get('content-type'), events: await readEvents(response) };
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        events: await readEvents(response),
+      };
     },
   };
 }

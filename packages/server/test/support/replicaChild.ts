@@ -12,7 +12,6 @@ import { createBatonApp } from '../../src/index.js';
 import { serveBaton } from '../../src/node.js';
 import { BILLING_REPLY } from './replicas.js';
 
-
 let modelCalls = 0;
 class CountedModel implements ModelClient {
   readonly model: string;
@@ -34,14 +33,24 @@ class CountedModel implements ModelClient {
 const paceMs = Number(process.env.REPLICA_PACE_MS ?? 0);
 const mongoUrl = process.env.REPLICA_MONGO_URL;
 // MongoStore by path: @baton/server does not depend on @baton/store-mongo.
-const mongo = mongoUrl === undefined ? undefined : ((await import(new URL('../../../store-mongo/src/index.ts', import.meta.url).href)) as { MongoStore: new (connection: { url: string }, options: { dbName: string }) => Store });
+const mongo =
+  mongoUrl === undefined
+    ? undefined
+    : ((await import(new URL('../../../store-mongo/src/index.ts', import.meta.url).href)) as {
+        MongoStore: new (connection: { url: string }, options: { dbName: string }) => Store;
+      });
 const store: Store =
-  mongo === undefined ? new FileStore({ directory: process.env.REPLICA_STORE_DIR! }) : new mongo.MongoStore({ url: mongoUrl! }, { dbName: process.env.REPLICA_MONGO_DB! });
+  mongo === undefined
+    ? new FileStore({ directory: process.env.REPLICA_STORE_DIR! })
+    : new mongo.MongoStore({ url: mongoUrl! }, { dbName: process.env.REPLICA_MONGO_DB! });
 const triage = agent({
   name: 'triage',
   description: 'Routes customers.',
   instructions: 'Route.',
-  model: new CountedModel(new ScriptedModel(() => ({ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a refund' } }] })), 0),
+  model: new CountedModel(
+    new ScriptedModel(() => ({ toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a refund' } }] })),
+    0,
+  ),
 });
 const billing = agent({
   name: 'billing',
@@ -49,7 +58,12 @@ const billing = agent({
   instructions: 'Refund.',
   model: new CountedModel(new ScriptedModel(() => ({ text: BILLING_REPLY }), { chunkSize: 4 }), paceMs),
 });
-const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).checkpoints({ every: process.env.REPLICA_EVERY === 'turn' ? 'turn' : 'step' }).build();
+const workflow = new HandoffBuilder({ name: 'desk' })
+  .participants(triage, billing)
+  .coordinator(triage)
+  .store(store)
+  .checkpoints({ every: process.env.REPLICA_EVERY === 'turn' ? 'turn' : 'step' })
+  .build();
 const reconcileMs = process.env.REPLICA_RECONCILE_MS;
 const baton = createBatonApp({
   workflow,

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The reply billing streams in the replicas' desk, in 4-character deltas. */
-export const BILLING_REPLY = 'Your refund of 40 EUR for order 1234 is on its way; expect it within five working days. Anything else?';
+export const BILLING_REPLY =
+  'Your refund of 40 EUR for order 1234 is on its way; expect it within five working days. Anything else?';
 
 const CHILD = fileURLToPath(new URL('./replicaChild.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -21,7 +22,11 @@ export interface Replica {
 /** Starts a replica (see `replicaChild.ts` for the env it reads) and waits for its `READY <url>`. */
 export function startReplica(env: Record<string, string>): Promise<Replica> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
@@ -36,7 +41,8 @@ export function startReplica(env: Record<string, string>): Promise<Replica> {
       resolve({
         url,
         child,
-        modelCalls: async () => ((await (await fetch(`${url}/test/model-calls`)).json()) as { modelCalls: number }).modelCalls,
+        modelCalls: async () =>
+          ((await (await fetch(`${url}/test/model-calls`)).json()) as { modelCalls: number }).modelCalls,
         kill: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -54,7 +60,13 @@ export async function startProxy(targets: readonly string[]): Promise<{ url: str
   const server = createServer((incoming, outgoing) => {
     const target = new URL(targets[next++ % targets.length]!);
     const forwarded = httpRequest(
-      { hostname: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      {
+        hostname: target.hostname,
+        port: target.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);

@@ -69,7 +69,10 @@ export function createGate() {
  * asks for the order number (`request_user_input`), then calls `refund` (needs a supervisor's
  * approval), then answers. `refunds` records each refund that ran.
  */
-export function serverDesk(store: Store, options: { gate?: () => Promise<void> } = {}): { workflow: HandoffWorkflow; refunds: string[] } {
+export function serverDesk(
+  store: Store,
+  options: { gate?: () => Promise<void> } = {},
+): { workflow: HandoffWorkflow; refunds: string[] } {
   const refunds: string[] = [];
   const refund = tool({
     name: 'refund',
@@ -86,7 +89,9 @@ export function serverDesk(store: Store, options: { gate?: () => Promise<void> }
     description: 'Routes customers.',
     instructions: 'Route.',
     model: new ScriptedModel((request) =>
-      request.messages.at(-1)?.role === 'user' ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a refund' } }] } : { text: 'How else can I help?' },
+      request.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'a refund' } }] }
+        : { text: 'How else can I help?' },
     ),
   });
   const billingModel = new ScriptedModel(
@@ -95,8 +100,13 @@ export function serverDesk(store: Store, options: { gate?: () => Promise<void> }
       const sinceUser = request.messages.slice(lastUser + 1);
       const answered = sinceUser.find((m) => m.role === 'tool' && m.toolName === 'request_user_input');
       const refunded = sinceUser.find((m) => m.role === 'tool' && m.toolName === 'refund');
-      if (refunded !== undefined) return { text: `All done. ${refunded.content} Anything else I can do for you today?` };
-      if (answered !== undefined) return { text: 'Let me refund that.', toolCalls: [{ name: 'refund', arguments: { orderId: answered.content.trim(), amount: 40 } }] };
+      if (refunded !== undefined)
+        return { text: `All done. ${refunded.content} Anything else I can do for you today?` };
+      if (answered !== undefined)
+        return {
+          text: 'Let me refund that.',
+          toolCalls: [{ name: 'refund', arguments: { orderId: answered.content.trim(), amount: 40 } }],
+        };
       return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'What is your order number?' } }] };
     },
     { chunkSize: 8 },
@@ -108,6 +118,10 @@ export function serverDesk(store: Store, options: { gate?: () => Promise<void> }
     tools: [refund],
     model: options.gate === undefined ? billingModel : new PacedModel(billingModel, options.gate),
   });
-  const workflow = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store).build();
+  const workflow = new HandoffBuilder({ name: 'desk' })
+    .participants(triage, billing)
+    .coordinator(triage)
+    .store(store)
+    .build();
   return { workflow, refunds };
 }

@@ -18,7 +18,10 @@ export function assertCheckpointId(value: unknown): string {
  */
 export function tenantFilter(scope: TenantScope | undefined): { tenantId?: string } {
   if (scope === undefined || scope === null) return {};
-  if (typeof scope !== 'object') throw new InvalidInputError(`The tenant scope must be an object like { tenantId: 'acme' }, not ${JSON.stringify(scope)}.`);
+  if (typeof scope !== 'object')
+    throw new InvalidInputError(
+      `The tenant scope must be an object like { tenantId: 'acme' }, not ${JSON.stringify(scope)}.`,
+    );
   return scope.tenantId === undefined ? {} : { tenantId: assertValidId('tenant', scope.tenantId) };
 }
 
@@ -60,7 +63,9 @@ export function assertMilliseconds(name: string, value: unknown): number {
  */
 export function assertTimestamp(name: string, value: unknown): string {
   if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-    throw new InvalidInputError(`${name} must be an ISO-8601 timestamp string such as "2025-01-01T00:00:00.000Z", not ${JSON.stringify(value)}.`);
+    throw new InvalidInputError(
+      `${name} must be an ISO-8601 timestamp string such as "2025-01-01T00:00:00.000Z", not ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
@@ -71,6 +76,7 @@ export function assertTimestamp(name: string, value: unknown): string {
  */
 export function optionsObject<T extends object>(name: string, value: T | undefined): Partial<T> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new InvalidInputError(`${name} must be an object, not ${JSON.stringify(value)}.`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new InvalidInputError(`${name} must be an object, not ${JSON.stringify(value)}.`);
   return value;
 }

@@ -1,4 +1,14 @@
-import { type AssetRef, type Branch, type BranchLease, ConfigurationError, type Episode, type EventLogPosition, type Message, type PendingWrite, type Session } from '@baton/core';
+import {
+  type AssetRef,
+  type Branch,
+  type BranchLease,
+  ConfigurationError,
+  type Episode,
+  type EventLogPosition,
+  type Message,
+  type PendingWrite,
+  type Session,
+} from '@baton/core';
 import type { Collection, Db, IndexDescription, ObjectId } from 'mongodb';
 import type { ResolvedMongoStoreOptions } from '../mongoStoreOptions.js';
 import { isServerError } from './mongoErrors.js';
@@ -12,9 +22,21 @@ export interface LastChange {
 /** A session document: the session, `_id` = session id. */
 export type SessionDoc = Session & { _id: string; order: ObjectId; lastChange?: LastChange; schemaVersion?: number };
 /** A message document: `_id` = `<sessionId>/<branchId>/<seq>`; `tenantId` is the session's (absent without one). */
-export type MessageDoc = Message & { _id: string; sessionId: string; branchId: string; tenantId?: string; schemaVersion?: number };
+export type MessageDoc = Message & {
+  _id: string;
+  sessionId: string;
+  branchId: string;
+  tenantId?: string;
+  schemaVersion?: number;
+};
 /** A branch document: `_id` = `<sessionId>/<branchId>`; `tenantId` is the session's (absent without one). */
-export type BranchDoc = Branch & { _id: string; order: ObjectId; lastChange?: LastChange; tenantId?: string; schemaVersion?: number };
+export type BranchDoc = Branch & {
+  _id: string;
+  order: ObjectId;
+  lastChange?: LastChange;
+  tenantId?: string;
+  schemaVersion?: number;
+};
 /**
  * A checkpoint document: the manifest fields for queries, the checkpoint itself as JSON text in
  * `body` (its routing snapshot may hold keys MongoDB would read as operators), `_id` =
@@ -202,9 +224,19 @@ export async function createIndexes(collections: MongoCollections, options: Reso
     [collections.sessions, { key: { lastActivityAt: 1 }, name: 'activity' }],
     [collections.messages, { key: { sessionId: 1, branchId: 1, seq: 1 }, name: 'session_branch_seq', unique }],
     [collections.branches, { key: { sessionId: 1, id: 1 }, name: 'session_branch', unique }],
-    [collections.checkpoints, { key: { sessionId: 1, branchId: 1, createdAt: 1, order: 1 }, name: 'session_branch_created' }],
+    [
+      collections.checkpoints,
+      { key: { sessionId: 1, branchId: 1, createdAt: 1, order: 1 }, name: 'session_branch_created' },
+    ],
     [collections.checkpoints, { key: { sessionId: 1, branchId: 1, id: 1 }, name: 'session_branch_id', unique }],
-    [collections.pendingWrites, { key: { sessionId: 1, branchId: 1, checkpointId: 1, toolCallId: 1 }, name: 'session_branch_checkpoint_call', unique }],
+    [
+      collections.pendingWrites,
+      {
+        key: { sessionId: 1, branchId: 1, checkpointId: 1, toolCallId: 1 },
+        name: 'session_branch_checkpoint_call',
+        unique,
+      },
+    ],
     [collections.versionClaims, { key: { sessionId: 1, branchId: 1 }, name: 'session_branch' }],
     [collections.episodes, { key: { tenantId: 1, userId: 1, endedAt: -1 }, name: 'tenant_user_ended' }],
     // GridFS's own indexes (any GridFS reader expects them), and the session's assets in upload order.
@@ -220,7 +252,10 @@ export async function createIndexes(collections: MongoCollections, options: Reso
   if (ttl === undefined) return;
   try {
     await collections.checkpoints.createIndex({ createdDate: 1 }, { name: 'checkpoint_ttl', expireAfterSeconds: ttl });
-    await collections.pendingWrites.createIndex({ createdDate: 1 }, { name: 'pending_write_ttl', expireAfterSeconds: ttl });
+    await collections.pendingWrites.createIndex(
+      { createdDate: 1 },
+      { name: 'pending_write_ttl', expireAfterSeconds: ttl },
+    );
   } catch (cause) {
     if (!isServerError(cause, 238, 'NotImplemented')) throw cause;
     const text = (cause as Error).message;

@@ -43,7 +43,10 @@ export function branchKey(sessionId: string, branchId: string): string {
  * @returns the branches in creation order; empty when the session does not exist
  */
 export async function loadBranches(context: MongoContext, sessionId: string, tenant: TenantKey): Promise<Branch[]> {
-  const docs = await context.collections.branches.find({ sessionId, ...tenant }).sort({ order: 1 }).toArray();
+  const docs = await context.collections.branches
+    .find({ sessionId, ...tenant })
+    .sort({ order: 1 })
+    .toArray();
   const branches = docs.map(toBranch);
   context.branches.replace(sessionId, branches);
   return branches;
@@ -53,7 +56,12 @@ export async function loadBranches(context: MongoContext, sessionId: string, ten
  * The branch, from the cache or (on a miss) from the database.
  * @throws {NotFoundError} naming the missing session or branch
  */
-export async function requireBranch(context: MongoContext, sessionId: string, branchId: string, tenant: TenantKey): Promise<Branch> {
+export async function requireBranch(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  tenant: TenantKey,
+): Promise<Branch> {
   const cached = context.branches.get(sessionId, branchId);
   if (cached !== undefined) return cached;
   const branches = await loadBranches(context, sessionId, tenant);
@@ -67,7 +75,12 @@ export async function requireBranch(context: MongoContext, sessionId: string, br
  * A lookup of the session's branches for `branchLineage`: from the cache when every ancestor of
  * `branchId` is there, else after one read of all branches.
  */
-export async function branchLookup(context: MongoContext, sessionId: string, branchId: string, tenant: TenantKey): Promise<(id: string) => Branch | undefined> {
+export async function branchLookup(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  tenant: TenantKey,
+): Promise<(id: string) => Branch | undefined> {
   const cached = context.branches.all(sessionId);
   let id: string | undefined = branchId;
   let complete = cached !== undefined;

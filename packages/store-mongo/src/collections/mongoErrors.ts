@@ -24,7 +24,9 @@ export function misplacedDocument(document: string, field: string, found: unknow
  */
 
 /** A driver error: an `Error` whose `name` starts with `Mongo` (`MongoServerError`, `MongoNetworkError`, …). */
-export function isMongoError(error: unknown): error is Error & { code?: unknown; codeName?: unknown; writeErrors?: unknown } {
+export function isMongoError(
+  error: unknown,
+): error is Error & { code?: unknown; codeName?: unknown; writeErrors?: unknown } {
   return error instanceof Error && error.name.startsWith('Mongo');
 }
 
@@ -47,12 +49,14 @@ export function duplicateKeyIndexes(error: unknown): number[] | undefined {
   if (!isMongoError(error) || error.name !== 'MongoBulkWriteError') return undefined;
   const raw = error.writeErrors;
   const writeErrors = (Array.isArray(raw) ? raw : [raw]) as Array<{ code?: unknown; index?: unknown }>;
-  if (writeErrors.length === 0 || writeErrors.some((w) => w?.code !== DUPLICATE_KEY || typeof w.index !== 'number')) return undefined;
+  if (writeErrors.length === 0 || writeErrors.some((w) => w?.code !== DUPLICATE_KEY || typeof w.index !== 'number'))
+    return undefined;
   return writeErrors.map((w) => w.index as number);
 }
 
 /** Why a call failed when the server could not be reached or the connection dropped under it. */
-const LOST = 'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)';
+const LOST =
+  'the MongoDB server is unreachable or the connection was lost. Check the server and the url; the call may be retried (writes are idempotent)';
 
 /**
  * Turns a driver error, or a Node socket error the driver let through (`EPIPE`, `ECONNRESET`, …),
@@ -67,13 +71,20 @@ export function toStoreError(action: string, error: unknown): unknown {
     // The driver (6.22 and 7.9 alike) passes some socket errors through raw: a write to a connection whose server
     // has just closed it rejects with Node's own `EPIPE` ("This socket has been ended by the other
     // party") rather than a `MongoNetworkError`. It is the same lost connection.
-    return new StoreError(`MongoStore could not ${action}: ${LOST}. Socket said: ${error.code}: ${error.message}`, { cause: error });
+    return new StoreError(`MongoStore could not ${action}: ${LOST}. Socket said: ${error.code}: ${error.message}`, {
+      cause: error,
+    });
   }
   if (!isMongoError(error)) return error;
   const lost =
-    isConnectionFailure(error) || isConnectionFailure(error.cause) || isSocketError(error.cause) || /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
+    isConnectionFailure(error) ||
+    isConnectionFailure(error.cause) ||
+    isSocketError(error.cause) ||
+    /ECONNREFUSED|ECONNRESET|EPIPE|connection .*closed/i.test(error.message);
   const why = lost ? LOST : 'the MongoDB server refused the operation';
-  return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, { cause: error });
+  return new StoreError(`MongoStore could not ${action}: ${why}. Driver said: ${error.name}: ${error.message}`, {
+    cause: error,
+  });
 }
 
 /**
@@ -81,7 +92,19 @@ export function toStoreError(action: string, error: unknown): unknown {
  * be reached. See https://nodejs.org/api/errors.html#common-system-errors and `writeAfterFIN` in
  * Node's `net` module (`EPIPE`).
  */
-const SOCKET_FAILURES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN', 'ERR_SOCKET_CLOSED', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+const SOCKET_FAILURES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTCONN',
+  'ERR_SOCKET_CLOSED',
+  'ERR_STREAM_DESTROYED',
+  'ERR_STREAM_WRITE_AFTER_END',
+]);
 
 /** A Node socket error (not a driver error) with one of the {@link SOCKET_FAILURES} codes. */
 function isSocketError(error: unknown): error is Error & { code: string } {
@@ -91,7 +114,14 @@ function isSocketError(error: unknown): error is Error & { code: string } {
 }
 
 /** The driver's names for a lost or unreachable server (`MongoNetworkTimeoutError` is a `MongoNetworkError`). */
-const CONNECTION_FAILURES = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoTopologyClosedError', 'PoolClearedError', 'MongoPoolClearedError']);
+const CONNECTION_FAILURES = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongoTopologyClosedError',
+  'PoolClearedError',
+  'MongoPoolClearedError',
+]);
 
 function isConnectionFailure(error: unknown): boolean {
   return error instanceof Error && CONNECTION_FAILURES.has(error.name);
@@ -123,7 +153,11 @@ export function withStoreErrors<T>(action: string, run: () => Promise<T>, deadli
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new StoreError(`MongoStore could not ${action}: no answer within ${deadlineMs} ms (operationTimeoutMS): ${LOST}.`));
+      reject(
+        new StoreError(
+          `MongoStore could not ${action}: no answer within ${deadlineMs} ms (operationTimeoutMS): ${LOST}.`,
+        ),
+      );
     }, deadlineMs);
   });
   return Promise.race([converted, late]).finally(() => clearTimeout(timer));

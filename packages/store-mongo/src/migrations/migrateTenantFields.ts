@@ -33,7 +33,10 @@ export interface TenantFieldsReport {
  *   upgrade in which an older process kept writing)
  * @returns how many documents were changed, per collection; zeros when the marker was set and `force` was not
  */
-export async function migrateTenantFields(collections: MongoCollections, options: { force?: boolean } = {}): Promise<TenantFieldsReport> {
+export async function migrateTenantFields(
+  collections: MongoCollections,
+  options: { force?: boolean } = {},
+): Promise<TenantFieldsReport> {
   const report: TenantFieldsReport = { messages: 0, branches: 0, checkpoints: 0, pendingWrites: 0 };
   if (options.force !== true && (await collections.meta.findOne({ _id: MARKER }))?.tenantFields === true) return report;
   const byTenant = new Map<string, string[]>();
@@ -51,7 +54,10 @@ export async function migrateTenantFields(collections: MongoCollections, options
     report.checkpoints += checkpoints.modifiedCount;
     report.pendingWrites += pendingWrites.modifiedCount;
   };
-  for await (const session of collections.sessions.find({ tenantId: { $exists: true } }, { projection: { _id: 1, tenantId: 1 } })) {
+  for await (const session of collections.sessions.find(
+    { tenantId: { $exists: true } },
+    { projection: { _id: 1, tenantId: 1 } },
+  )) {
     const tenantId = session.tenantId;
     if (typeof tenantId !== 'string') continue;
     const ids = byTenant.get(tenantId) ?? [];
@@ -63,7 +69,8 @@ export async function migrateTenantFields(collections: MongoCollections, options
     }
   }
   for (const [tenantId, ids] of byTenant) await flush(tenantId, ids);
-  const mark = () => collections.meta.updateOne({ _id: MARKER }, { $set: { tenantFields: true, at: new Date() } }, { upsert: true });
+  const mark = () =>
+    collections.meta.updateOne({ _id: MARKER }, { $set: { tenantFields: true, at: new Date() } }, { upsert: true });
   try {
     await mark();
   } catch (error) {

@@ -48,8 +48,14 @@ export function changeDigest(change: unknown): string {
 }
 
 /** Whether a stored document is the result of exactly this update from `expectedVersion` (a retry). */
-export function alreadyApplied(doc: { version: number; lastChange?: LastChange }, expectedVersion: number, digest: string): boolean {
-  return doc.version === expectedVersion + 1 && doc.lastChange?.version === doc.version && doc.lastChange.digest === digest;
+export function alreadyApplied(
+  doc: { version: number; lastChange?: LastChange },
+  expectedVersion: number,
+  digest: string,
+): boolean {
+  return (
+    doc.version === expectedVersion + 1 && doc.lastChange?.version === doc.version && doc.lastChange.digest === digest
+  );
 }
 
 /** One compare-and-set: what to update and how to read and report. */
@@ -81,23 +87,32 @@ export interface CompareAndSet<TDoc> {
  * {@link CLAIM_SWEEP_EVERY}th version, which sweeps the older claims).
  * @throws what `notFound` or `stale` build
  */
-export async function compareAndSet<TDoc extends { version: number; lastChange?: LastChange }>(context: MongoContext, op: CompareAndSet<TDoc>): Promise<TDoc> {
+export async function compareAndSet<TDoc extends { version: number; lastChange?: LastChange }>(
+  context: MongoContext,
+  op: CompareAndSet<TDoc>,
+): Promise<TDoc> {
   const claimId = `${op.kind}/${op.key}/${op.expectedVersion + 1}`;
   const claimed = context.versionClaims ? await claim(context, claimId, op) : false;
   const updated = await op.apply(op.set, { version: op.expectedVersion + 1, digest: op.digest });
   if (updated !== null) {
-    if (context.versionClaims && updated.version % CLAIM_SWEEP_EVERY === 0) await sweepClaims(context, op, updated.version);
+    if (context.versionClaims && updated.version % CLAIM_SWEEP_EVERY === 0)
+      await sweepClaims(context, op, updated.version);
     return updated;
   }
   const current = await op.read();
   if (current !== null && alreadyApplied(current, op.expectedVersion, op.digest)) return current;
   // Our update did not happen: free the version for the writer that legitimately reaches it.
-  if (claimed) await context.collections.versionClaims.deleteOne({ _id: claimId, sessionId: op.sessionId, digest: op.digest });
+  if (claimed)
+    await context.collections.versionClaims.deleteOne({ _id: claimId, sessionId: op.sessionId, digest: op.digest });
   throw current === null ? op.notFound() : op.stale(current);
 }
 
 /** Inserts the claim; `true` when this call made it, `false` when an earlier attempt of the same change did. */
-async function claim<TDoc extends { version: number; lastChange?: LastChange }>(context: MongoContext, claimId: string, op: CompareAndSet<TDoc>): Promise<boolean> {
+async function claim<TDoc extends { version: number; lastChange?: LastChange }>(
+  context: MongoContext,
+  claimId: string,
+  op: CompareAndSet<TDoc>,
+): Promise<boolean> {
   const claims = context.collections.versionClaims;
   const version = op.expectedVersion + 1;
   for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -143,9 +158,17 @@ async function claim<TDoc extends { version: number; lastChange?: LastChange }>(
  * let a writer update any more (see the file comment). A failure is ignored: the update landed, and
  * the next sweep of this document deletes what this one left.
  */
-async function sweepClaims(context: MongoContext, op: CompareAndSet<{ version: number }>, version: number): Promise<void> {
+async function sweepClaims(
+  context: MongoContext,
+  op: CompareAndSet<{ version: number }>,
+  version: number,
+): Promise<void> {
   try {
-    await context.collections.versionClaims.deleteMany({ sessionId: op.sessionId, target: `${op.kind}/${op.key}`, version: { $lte: version } });
+    await context.collections.versionClaims.deleteMany({
+      sessionId: op.sessionId,
+      target: `${op.kind}/${op.key}`,
+      version: { $lte: version },
+    });
   } catch {
     // Housekeeping only; see above.
   }
@@ -156,7 +179,9 @@ function parseClaimedChange(change: unknown): Record<string, unknown> | undefine
   if (typeof change !== 'string') return undefined;
   try {
     const parsed: unknown = JSON.parse(change);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -55,7 +55,13 @@ function chunkBytes(data: unknown): Uint8Array {
  * `MongoStore.putAsset`: the chunks in batches of {@link CHUNKS_PER_INSERT}, then the files document
  * (the asset exists from here on), then a check that the session was not deleted meanwhile.
  */
-export async function putAsset(context: MongoContext, sessionId: string, input: PutAssetInput, scope: TenantScope | undefined, maxBytes: number): Promise<AssetRef> {
+export async function putAsset(
+  context: MongoContext,
+  sessionId: string,
+  input: PutAssetInput,
+  scope: TenantScope | undefined,
+  maxBytes: number,
+): Promise<AssetRef> {
   assertSessionId(sessionId);
   const tenant = await requireTenant(context, sessionId, scope);
   const meter = new AssetMeter(checkAssetInput(input), maxBytes);
@@ -83,7 +89,8 @@ export async function putAsset(context: MongoContext, sessionId: string, input: 
       if (heldBytes < ASSET_CHUNK_BYTES) continue;
       const all = Buffer.concat(held); // a copy: the caller may reuse its buffers
       let at = 0;
-      for (; at + ASSET_CHUNK_BYTES <= all.length; at += ASSET_CHUNK_BYTES) cut(all.subarray(at, at + ASSET_CHUNK_BYTES));
+      for (; at + ASSET_CHUNK_BYTES <= all.length; at += ASSET_CHUNK_BYTES)
+        cut(all.subarray(at, at + ASSET_CHUNK_BYTES));
       held = at < all.length ? [all.subarray(at)] : [];
       heldBytes = all.length - at;
       if (batch.length >= CHUNKS_PER_INSERT) await flush();
@@ -91,12 +98,22 @@ export async function putAsset(context: MongoContext, sessionId: string, input: 
     if (heldBytes > 0) cut(Buffer.concat(held));
     await flush();
     const ref = meter.ref(sessionId, assetId);
-    await assetFiles.insertOne({ _id: fileId, length: ref.size, chunkSize: ASSET_CHUNK_BYTES, uploadDate: new Date(ref.createdAt), filename: ref.name, metadata: ref, ...owner });
+    await assetFiles.insertOne({
+      _id: fileId,
+      length: ref.size,
+      chunkSize: ASSET_CHUNK_BYTES,
+      uploadDate: new Date(ref.createdAt),
+      filename: ref.name,
+      metadata: ref,
+      ...owner,
+    });
     stored = true;
     // deleteSession removes assets before and after the session document: one inserted in between is found here.
     if ((await sessions.findOne({ _id: sessionId, ...tenant }, { projection: { _id: 1 } })) === null) {
       context.tenants.forget(sessionId);
-      throw new NotFoundError(`Session ${JSON.stringify(sessionId)} was deleted while its asset ${JSON.stringify(ref.name)} was uploaded.`);
+      throw new NotFoundError(
+        `Session ${JSON.stringify(sessionId)} was deleted while its asset ${JSON.stringify(ref.name)} was uploaded.`,
+      );
     }
     return ref;
   } catch (error) {
@@ -107,15 +124,28 @@ export async function putAsset(context: MongoContext, sessionId: string, input: 
 }
 
 /** Deletes an asset's files document (first: the asset is gone), then its chunks. */
-async function removeAsset(context: MongoContext, sessionId: string, fileId: string, tenant: Filter<AssetFileDoc>, withFile = true): Promise<boolean> {
+async function removeAsset(
+  context: MongoContext,
+  sessionId: string,
+  fileId: string,
+  tenant: Filter<AssetFileDoc>,
+  withFile = true,
+): Promise<boolean> {
   const { assetFiles, assetChunks } = context.collections;
-  const removed = withFile ? (await assetFiles.deleteOne({ _id: fileId, sessionId, ...tenant })).deletedCount > 0 : false;
+  const removed = withFile
+    ? (await assetFiles.deleteOne({ _id: fileId, sessionId, ...tenant })).deletedCount > 0
+    : false;
   await assetChunks.deleteMany({ files_id: fileId, sessionId, ...(tenant as Filter<AssetChunkDoc>) });
   return removed;
 }
 
 /** `MongoStore.getAsset`: the files document, then its chunks in order, checked against the size and SHA-256. */
-export async function getAsset(context: MongoContext, sessionId: string, assetId: string, scope: TenantScope | undefined): Promise<StoredAsset | undefined> {
+export async function getAsset(
+  context: MongoContext,
+  sessionId: string,
+  assetId: string,
+  scope: TenantScope | undefined,
+): Promise<StoredAsset | undefined> {
   assertSessionId(sessionId);
   assertValidId('asset', assetId);
   const tenant = await requireTenant(context, sessionId, scope);
@@ -123,7 +153,10 @@ export async function getAsset(context: MongoContext, sessionId: string, assetId
   const file = await context.collections.assetFiles.findOne({ _id: fileId, sessionId, ...tenant });
   if (file === null) return undefined;
   const ref = toAssetRef(file);
-  const chunks = await context.collections.assetChunks.find({ files_id: fileId, sessionId, ...tenant }).sort({ n: 1 }).toArray();
+  const chunks = await context.collections.assetChunks
+    .find({ files_id: fileId, sessionId, ...tenant })
+    .sort({ n: 1 })
+    .toArray();
   const bytes = Buffer.concat(chunks.map((chunk) => chunkBytes(chunk.data)));
   verifyAssetBytes(ref, bytes, `asset document ${JSON.stringify(fileId)}`);
   return { ref, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
@@ -138,15 +171,27 @@ function toAssetRef(file: AssetFileDoc): AssetRef {
 }
 
 /** `MongoStore.listAssets`: one query on the files documents, oldest first. */
-export async function listAssets(context: MongoContext, sessionId: string, scope: TenantScope | undefined): Promise<AssetRef[]> {
+export async function listAssets(
+  context: MongoContext,
+  sessionId: string,
+  scope: TenantScope | undefined,
+): Promise<AssetRef[]> {
   assertSessionId(sessionId);
   const tenant = await requireTenant(context, sessionId, scope);
-  const files = await context.collections.assetFiles.find({ sessionId, ...tenant }).sort({ uploadDate: 1, _id: 1 }).toArray();
+  const files = await context.collections.assetFiles
+    .find({ sessionId, ...tenant })
+    .sort({ uploadDate: 1, _id: 1 })
+    .toArray();
   return files.map(toAssetRef);
 }
 
 /** `MongoStore.deleteAsset`: the files document, then the chunks. */
-export async function deleteAsset(context: MongoContext, sessionId: string, assetId: string, scope: TenantScope | undefined): Promise<boolean> {
+export async function deleteAsset(
+  context: MongoContext,
+  sessionId: string,
+  assetId: string,
+  scope: TenantScope | undefined,
+): Promise<boolean> {
   assertSessionId(sessionId);
   assertValidId('asset', assetId);
   const tenant = await requireTenant(context, sessionId, scope);
@@ -158,7 +203,11 @@ export async function deleteAsset(context: MongoContext, sessionId: string, asse
  * unfinished uploads included); every delete names the session ids and the call's tenant fragment.
  * @returns how many assets (files documents) were deleted
  */
-export async function deleteSessionAssets(context: MongoContext, ids: readonly string[], tenant: { tenantId?: unknown }): Promise<number> {
+export async function deleteSessionAssets(
+  context: MongoContext,
+  ids: readonly string[],
+  tenant: { tenantId?: unknown },
+): Promise<number> {
   const bySession = { sessionId: { $in: [...ids] }, ...(tenant as { tenantId?: string }) };
   const files = await context.collections.assetFiles.deleteMany(bySession);
   await context.collections.assetChunks.deleteMany(bySession);

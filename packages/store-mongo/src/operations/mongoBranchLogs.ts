@@ -22,19 +22,35 @@ import { branchKey, type MongoContext, requireBranch } from '../collections/mong
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';
 import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js';
 
-async function branchTenant(context: MongoContext, sessionId: string, branchId: string, scope: TenantScope): Promise<TenantKey> {
+async function branchTenant(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+): Promise<TenantKey> {
   const tenant = await requireTenant(context, sessionId, scope);
   await requireBranch(context, sessionId, branchId, tenant);
   return tenant;
 }
 
 /** `MongoStore.appendEvents`: one insert (the log's last position is read only when this process has not written the branch yet). */
-export async function appendEvents(context: MongoContext, sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope, lastKnown: Map<string, EventLogPosition>): Promise<void> {
+export async function appendEvents(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  entries: readonly EventLogEntry[],
+  scope: TenantScope,
+  lastKnown: Map<string, EventLogPosition>,
+): Promise<void> {
   const tenant = await branchTenant(context, sessionId, branchId, scope);
   const key = branchKey(sessionId, branchId);
   let last = lastKnown.get(key);
   if (last === undefined) {
-    const newest = await context.collections.eventLog.find({ sessionId, branchId, ...tenant }, { projection: { last: 1 } }).sort({ last: -1 }).limit(1).toArray();
+    const newest = await context.collections.eventLog
+      .find({ sessionId, branchId, ...tenant }, { projection: { last: 1 } })
+      .sort({ last: -1 })
+      .limit(1)
+      .toArray();
     last = newest[0] === undefined ? undefined : lastPosition(newest[0]);
   }
   checkEventBatch(entries, last);
@@ -57,21 +73,44 @@ export async function appendEvents(context: MongoContext, sessionId: string, bra
   lastKnown.set(key, end);
 }
 
-const toBatch = (doc: EventBatchDoc): EventLogBatch => ({ after: doc.after, entries: JSON.parse(doc.body) as EventLogEntry[], createdAt: doc.createdAt });
+const toBatch = (doc: EventBatchDoc): EventLogBatch => ({
+  after: doc.after,
+  entries: JSON.parse(doc.body) as EventLogEntry[],
+  createdAt: doc.createdAt,
+});
 
 /** `MongoStore.readEvents`: one query for the batches after the position, one for where the log starts. */
-export async function readEvents(context: MongoContext, sessionId: string, branchId: string, after: EventLogPosition | undefined, scope: TenantScope): Promise<EventLogPage> {
+export async function readEvents(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  after: EventLogPosition | undefined,
+  scope: TenantScope,
+): Promise<EventLogPage> {
   const tenant = await branchTenant(context, sessionId, branchId, scope);
   const filter = { sessionId, branchId, ...tenant };
   const [docs, first] = await Promise.all([
-    context.collections.eventLog.find(after === undefined ? filter : { ...filter, last: { $gt: eventLogKey(after) } }).sort({ last: 1 }).toArray(),
-    context.collections.eventLog.find(filter, { projection: { after: 1 } }).sort({ last: 1 }).limit(1).toArray(),
+    context.collections.eventLog
+      .find(after === undefined ? filter : { ...filter, last: { $gt: eventLogKey(after) } })
+      .sort({ last: 1 })
+      .toArray(),
+    context.collections.eventLog
+      .find(filter, { projection: { after: 1 } })
+      .sort({ last: 1 })
+      .limit(1)
+      .toArray(),
   ]);
   return { entries: pageOf(docs.map(toBatch), after).entries, start: first[0]?.after };
 }
 
 /** `MongoStore.pruneEvents`: reads the batches' sizes and ages, deletes the dropped ones, moves `after` of the first kept. */
-export async function pruneEvents(context: MongoContext, sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope): Promise<number> {
+export async function pruneEvents(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  retention: EventLogRetention,
+  scope: TenantScope,
+): Promise<number> {
   const tenant = await branchTenant(context, sessionId, branchId, scope);
   const docs = await context.collections.eventLog
     .find({ sessionId, branchId, ...tenant }, { projection: { body: 0 } })
@@ -98,7 +137,12 @@ const toLease = (doc: BranchLeaseDoc): BranchLease => {
 };
 
 /** `MongoStore.acquireBranchLease`: read, claim the next epoch (insert), write the lease. */
-export async function acquireLease(context: MongoContext, sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+export async function acquireLease(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
+): Promise<LeaseAcquisition> {
   const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
   await branchTenant(context, sessionId, branchId, scope);
   const _id = branchKey(sessionId, branchId);
@@ -107,27 +151,47 @@ export async function acquireLease(context: MongoContext, sessionId: string, bra
   const next = nextLease(current, sessionId, branchId, { ...input, ...scope }, Date.now());
   if (next === undefined) return { acquired: false, lease: current! };
   try {
-    await context.collections.versionClaims.insertOne({ _id: `lease/${_id}/${next.epoch}`, sessionId, branchId, target: `lease/${_id}`, version: next.epoch, digest: input.owner, at: new Date() });
+    await context.collections.versionClaims.insertOne({
+      _id: `lease/${_id}/${next.epoch}`,
+      sessionId,
+      branchId,
+      target: `lease/${_id}`,
+      version: next.epoch,
+      digest: input.owner,
+      at: new Date(),
+    });
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw error;
     const winner = await context.collections.branchLeases.findOne({ _id });
     return { acquired: false, lease: winner === null ? current! : toLease(winner) };
   }
   await context.collections.branchLeases.replaceOne({ _id }, next, { upsert: true });
-  if (next.epoch % 16 === 0) await context.collections.versionClaims.deleteMany({ target: `lease/${_id}`, version: { $lt: next.epoch } });
+  if (next.epoch % 16 === 0)
+    await context.collections.versionClaims.deleteMany({ target: `lease/${_id}`, version: { $lt: next.epoch } });
   return { acquired: true, lease: next };
 }
 
 /** `MongoStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without): one update filtered on owner and epoch. */
-export async function changeHeldLease(context: MongoContext, sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs?: number }): Promise<boolean> {
+export async function changeHeldLease(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  input: { owner: string; epoch: number; ttlMs?: number },
+): Promise<boolean> {
   const filter = { _id: branchKey(sessionId, branchId), owner: input.owner, epoch: input.epoch, held: true };
-  const change = input.ttlMs === undefined ? { held: false } : { expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
+  const change =
+    input.ttlMs === undefined ? { held: false } : { expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
   const result = await context.collections.branchLeases.updateOne(filter, { $set: change });
   return result.matchedCount === 1;
 }
 
 /** `MongoStore.getBranchLease`. */
-export async function getLease(context: MongoContext, sessionId: string, branchId: string, scope: TenantScope): Promise<BranchLease | undefined> {
+export async function getLease(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+): Promise<BranchLease | undefined> {
   const tenant = await branchTenant(context, sessionId, branchId, scope);
   const doc = await context.collections.branchLeases.findOne({ _id: branchKey(sessionId, branchId), ...tenant });
   return doc === null ? undefined : toLease(doc);
@@ -135,6 +199,9 @@ export async function getLease(context: MongoContext, sessionId: string, branchI
 
 /** `MongoStore.listExpiredLeases`: one indexed query. */
 export async function listExpiredLeases(context: MongoContext, before: string, limit: number): Promise<BranchLease[]> {
-  const docs = await context.collections.branchLeases.find({ held: true, expiresAt: { $lt: before } }).limit(limit).toArray();
+  const docs = await context.collections.branchLeases
+    .find({ held: true, expiresAt: { $lt: before } })
+    .limit(limit)
+    .toArray();
   return docs.map(toLease);
 }

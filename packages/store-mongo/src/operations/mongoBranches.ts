@@ -30,18 +30,24 @@ export async function forkBranch(
   const branchId = assertBranchId(fork.branchId);
   const parentCheck = BranchParentSchema.safeParse(fork.parent);
   if (!parentCheck.success) {
-    throw new InvalidInputError(`forkBranch parent must be { branchId, atSeq } with atSeq a whole number >= 0, not ${JSON.stringify(fork.parent)}.`);
+    throw new InvalidInputError(
+      `forkBranch parent must be { branchId, atSeq } with atSeq a whole number >= 0, not ${JSON.stringify(fork.parent)}.`,
+    );
   }
   const parent = { branchId: assertBranchId(parentCheck.data.branchId), atSeq: parentCheck.data.atSeq };
   const state = branchState(fork.state ?? {}, 'branch state');
   const tenant = await requireTenant(context, sessionId, scope);
   const branches = await loadBranches(context, sessionId, tenant);
   if (branches.length === 0) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
-  if (branches.some((b) => b.id === branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
-  if (!branches.some((b) => b.id === parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(parent.branchId)} does not exist.`);
+  if (branches.some((b) => b.id === branchId))
+    throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
+  if (!branches.some((b) => b.id === parent.branchId))
+    throw new NotFoundError(`Parent branch ${JSON.stringify(parent.branchId)} does not exist.`);
   const parentLength = await countMessages(context, sessionId, parent.branchId, tenant);
   if (parent.atSeq > parentLength) {
-    throw new InvalidInputError(`Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${parentLength} messages.`);
+    throw new InvalidInputError(
+      `Cannot fork at seq ${parent.atSeq}: branch ${JSON.stringify(parent.branchId)} has ${parentLength} messages.`,
+    );
   }
   const branch: Branch = { id: branchId, sessionId, parent, createdAt: new Date().toISOString(), state, version: 1 };
   try {
@@ -53,7 +59,8 @@ export async function forkBranch(
       order: context.newOrder(),
     });
   } catch (error) {
-    if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`, { cause: error });
+    if (isDuplicateKeyError(error))
+      throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`, { cause: error });
     throw error;
   }
   context.branches.add(branch);
@@ -67,7 +74,12 @@ export async function forkBranch(
  * never change), so a read of its messages that follows needs no read of the branch list when its
  * ancestors are known (always for `main`).
  */
-export async function getBranch(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<Branch | undefined> {
+export async function getBranch(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  scope?: TenantScope,
+): Promise<Branch | undefined> {
   const _id = branchKey(assertSessionId(sessionId), assertBranchId(branchId));
   let tenant: TenantKey;
   try {
@@ -92,7 +104,13 @@ export async function listBranches(context: MongoContext, sessionId: string, sco
 }
 
 /** Compare-and-set of a branch's state (see `compareAndSet`), after a tenant check when a tenant is given. */
-export async function updateBranch(context: MongoContext, sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+export async function updateBranch(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  change: { state: State },
+  options: UpdateOptions,
+): Promise<Branch> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const { expectedVersion, ...scope } = optionsObject('updateBranch options', options);
@@ -114,16 +132,30 @@ export async function updateBranch(context: MongoContext, sessionId: string, bra
     expectedVersion: version,
     set: { state },
     digest,
-    apply: (fields, lastChange) => branches.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
+    apply: (fields, lastChange) =>
+      branches.findOneAndUpdate(
+        { ...filter, version },
+        { $set: { ...fields, lastChange }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ),
     read: () => branches.findOne(filter),
-    notFound: () => new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`),
-    stale: (current) => new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${current.version}, not ${version}, or another writer is updating it. Reload and retry.`),
+    notFound: () =>
+      new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`),
+    stale: (current) =>
+      new ConcurrencyError(
+        `Branch ${JSON.stringify(branchId)} is at version ${current.version}, not ${version}, or another writer is updating it. Reload and retry.`,
+      ),
   });
   return toBranch(updated);
 }
 
 /** Deletes the branch (and, with `recursive`, its forks): their messages, checkpoints and pending writes first, the branch documents last. */
-export async function deleteBranch(context: MongoContext, sessionId: string, branchId: string, options?: { recursive?: boolean } & TenantScope): Promise<void> {
+export async function deleteBranch(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  options?: { recursive?: boolean } & TenantScope,
+): Promise<void> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const input = optionsObject('deleteBranch options', options);

@@ -24,7 +24,16 @@ import {
   parseStoredCheckpoint,
   parseStoredPendingWrite,
 } from '@baton/core/store-kit';
-import { assertBranchId, assertCheckpointId, assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
+import {
+  assertBranchId,
+  assertCheckpointId,
+  assertMilliseconds,
+  assertTimestamp,
+  assertWholeNumber,
+  optionsObject,
+  tenantFilter,
+  tenantMatch,
+} from '../collections/inputGuards.js';
 import type { CheckpointDoc, PendingWriteDoc } from '../collections/mongoCollections.js';
 import { type MongoContext, requireBranch } from '../collections/mongoContext.js';
 import { duplicateKeyIndexes, isDuplicateKeyError } from '../collections/mongoErrors.js';
@@ -83,13 +92,20 @@ export async function putPendingWrites(
   assertSessionId(sessionId);
   assertBranchId(branchId);
   assertCheckpointId(checkpointId);
-  if (!Array.isArray(writes)) throw new InvalidInputError(`putPendingWrites takes an array of pending writes, not ${JSON.stringify(writes)}.`);
+  if (!Array.isArray(writes))
+    throw new InvalidInputError(`putPendingWrites takes an array of pending writes, not ${JSON.stringify(writes)}.`);
   const valid = assertPendingWrites(writes);
   const tenant = await requireTenant(context, sessionId, scope);
   await requireBranch(context, sessionId, branchId, tenant);
   // No projection: FerretDB 1.24 does not implement one on findAndModify (the body is bounded anyway).
-  const checkpoint = await context.collections.checkpoints.findOneAndUpdate({ sessionId, branchId, ...tenant, id: checkpointId }, { $set: { pendingWritesAdded: true } });
-  if (checkpoint === null) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist.`);
+  const checkpoint = await context.collections.checkpoints.findOneAndUpdate(
+    { sessionId, branchId, ...tenant, id: checkpointId },
+    { $set: { pendingWritesAdded: true } },
+  );
+  if (checkpoint === null)
+    throw new NotFoundError(
+      `Checkpoint ${JSON.stringify(checkpointId)} of branch ${JSON.stringify(branchId)} does not exist.`,
+    );
   if (valid.length === 0) return;
   const docs: PendingWriteDoc[] = valid.map((write) => ({
     _id: JSON.stringify([sessionId, branchId, checkpointId, write.toolCallId]),
@@ -111,19 +127,33 @@ export async function putPendingWrites(
 }
 
 /** One read for the checkpoint, and one for its later pending writes when `putPendingWrites` marked it as having some. */
-export async function loadCheckpoint(context: MongoContext, sessionId: string, branchId: string, id?: string, scope?: TenantScope): Promise<Checkpoint | undefined> {
+export async function loadCheckpoint(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  id?: string,
+  scope?: TenantScope,
+): Promise<Checkpoint | undefined> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const wanted = id === undefined ? {} : { id: assertCheckpointId(id) };
   const tenant = await requireTenant(context, sessionId, scope);
-  const doc = await context.collections.checkpoints.findOne({ sessionId, branchId, ...tenant, ...wanted }, { sort: { createdAt: -1, order: -1 } });
+  const doc = await context.collections.checkpoints.findOne(
+    { sessionId, branchId, ...tenant, ...wanted },
+    { sort: { createdAt: -1, order: -1 } },
+  );
   if (doc === null) {
     await requireBranch(context, sessionId, branchId, tenant);
     return undefined;
   }
   const document = `checkpoint document ${JSON.stringify(doc._id)}`;
   const checkpoint = parseStoredCheckpoint(doc.body, document);
-  if (checkpoint.sessionId !== sessionId || checkpoint.branchId !== branchId || checkpoint.id !== doc.id || (id !== undefined && checkpoint.id !== id)) {
+  if (
+    checkpoint.sessionId !== sessionId ||
+    checkpoint.branchId !== branchId ||
+    checkpoint.id !== doc.id ||
+    (id !== undefined && checkpoint.id !== id)
+  ) {
     throw new CheckpointCorruptError(
       `The ${document} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Restore it from a backup or delete it.`,
     );
@@ -135,7 +165,10 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
     .toArray();
   const known = new Set(checkpoint.pendingWrites.map((w) => w.toolCallId));
   for (const doc of later) {
-    const write = parseStoredPendingWrite(doc.write, `pending write document ${JSON.stringify(doc._id)} of checkpoint ${JSON.stringify(checkpoint.id)}`);
+    const write = parseStoredPendingWrite(
+      doc.write,
+      `pending write document ${JSON.stringify(doc._id)} of checkpoint ${JSON.stringify(checkpoint.id)}`,
+    );
     if (known.has(write.toolCallId)) continue;
     known.add(write.toolCallId);
     checkpoint.pendingWrites.push(write);
@@ -144,7 +177,12 @@ export async function loadCheckpoint(context: MongoContext, sessionId: string, b
 }
 
 /** The branch's checkpoint manifest, oldest first, read with a projection (no machine snapshots); see `Store.listCheckpoints`. */
-export async function listCheckpoints(context: MongoContext, sessionId: string, branchId: string, scope?: TenantScope): Promise<CheckpointManifestEntry[]> {
+export async function listCheckpoints(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  scope?: TenantScope,
+): Promise<CheckpointManifestEntry[]> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const tenant = await requireTenant(context, sessionId, scope);
@@ -161,7 +199,11 @@ export async function listCheckpoints(context: MongoContext, sessionId: string, 
  * checkpoint schema's rules for these fields.
  * @throws {CheckpointCorruptError} naming the checkpoint and the field
  */
-function manifestEntry(entry: Partial<CheckpointManifestEntry>, sessionId: string, branchId: string): CheckpointManifestEntry {
+function manifestEntry(
+  entry: Partial<CheckpointManifestEntry>,
+  sessionId: string,
+  branchId: string,
+): CheckpointManifestEntry {
   const { id, parentId, step, throughSeq, createdAt } = entry;
   const broken = !isValidId(id)
     ? 'id'
@@ -179,7 +221,13 @@ function manifestEntry(entry: Partial<CheckpointManifestEntry>, sessionId: strin
       `A checkpoint document of session ${JSON.stringify(sessionId)}, branch ${JSON.stringify(branchId)} (id ${JSON.stringify(id)}) fails its schema at ${broken}: ${JSON.stringify(entry[broken])}; the manifest was not read. Restore it from a backup or delete it.`,
     );
   }
-  return { id: id as string, parentId: parentId as string | null, step: step as number, throughSeq: throughSeq as number, createdAt: createdAt as string };
+  return {
+    id: id as string,
+    parentId: parentId as string | null,
+    step: step as number,
+    throughSeq: throughSeq as number,
+    createdAt: createdAt as string,
+  };
 }
 
 /** Deletes the branch's checkpoints outside the retention (the newest is kept); see `Store.pruneCheckpoints`. */
@@ -209,14 +257,23 @@ export async function pruneCheckpoints(
  * Deletes one checkpoint and its later pending writes, unless it is the branch's newest (by
  * `createdAt`, then save order, as `loadCheckpoint` picks it); see `Store.deleteCheckpoint`.
  */
-export async function deleteCheckpoint(context: MongoContext, sessionId: string, branchId: string, id: string, scope?: TenantScope): Promise<boolean> {
+export async function deleteCheckpoint(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  id: string,
+  scope?: TenantScope,
+): Promise<boolean> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   assertCheckpointId(id);
   const tenant = await requireTenant(context, sessionId, scope);
   await requireBranch(context, sessionId, branchId, tenant);
   const { checkpoints, pendingWrites } = context.collections;
-  const newest = await checkpoints.findOne({ sessionId, branchId, ...tenant }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 0, id: 1 } });
+  const newest = await checkpoints.findOne(
+    { sessionId, branchId, ...tenant },
+    { sort: { createdAt: -1, order: -1 }, projection: { _id: 0, id: 1 } },
+  );
   if (newest?.id === id) throw new CheckpointInUseError(id, branchId);
   const [deleted] = await Promise.all([
     checkpoints.deleteOne({ sessionId, branchId, ...tenant, id }),
@@ -231,7 +288,11 @@ export async function deleteCheckpoint(context: MongoContext, sessionId: string,
  * is kept however old (a paused turn stands there): per batch, one read finds the branches with
  * old checkpoints, one read per such branch finds its newest, and the deletes exclude those.
  */
-export async function deleteCheckpointsOlderThan(context: MongoContext, before: string, scope?: TenantScope): Promise<number> {
+export async function deleteCheckpointsOlderThan(
+  context: MongoContext,
+  before: string,
+  scope?: TenantScope,
+): Promise<number> {
   const bound = assertTimestamp('before', before);
   const { collections } = context;
   const tenant = tenantFilter(scope);
@@ -242,18 +303,33 @@ export async function deleteCheckpointsOlderThan(context: MongoContext, before: 
     if (batch.length === 0) return;
     const sessionId = { $in: batch };
     batch = [];
-    const old = await collections.checkpoints.find({ sessionId, ...tenant, createdAt: { $lt: bound } }, { projection: { _id: 0, sessionId: 1, branchId: 1 } }).toArray();
+    const old = await collections.checkpoints
+      .find({ sessionId, ...tenant, createdAt: { $lt: bound } }, { projection: { _id: 0, sessionId: 1, branchId: 1 } })
+      .toArray();
     if (old.length === 0) return;
     const branches = new Map(old.map((c) => [JSON.stringify([c.sessionId, c.branchId]), c]));
     const newest = await Promise.all(
       [...branches.values()].map((c) =>
-        collections.checkpoints.findOne({ sessionId: c.sessionId, branchId: c.branchId, ...tenant }, { sort: { createdAt: -1, order: -1 }, projection: { _id: 1, id: 1 } }),
+        collections.checkpoints.findOne(
+          { sessionId: c.sessionId, branchId: c.branchId, ...tenant },
+          { sort: { createdAt: -1, order: -1 }, projection: { _id: 1, id: 1 } },
+        ),
       ),
     );
     const kept = newest.filter((c) => c !== null);
     const [result] = await Promise.all([
-      collections.checkpoints.deleteMany({ sessionId, ...tenant, createdAt: { $lt: bound }, _id: { $nin: kept.map((c) => c._id) } }),
-      collections.pendingWrites.deleteMany({ sessionId, ...tenant, checkpointCreatedAt: { $lt: bound }, checkpointId: { $nin: kept.map((c) => c.id) } }),
+      collections.checkpoints.deleteMany({
+        sessionId,
+        ...tenant,
+        createdAt: { $lt: bound },
+        _id: { $nin: kept.map((c) => c._id) },
+      }),
+      collections.pendingWrites.deleteMany({
+        sessionId,
+        ...tenant,
+        checkpointCreatedAt: { $lt: bound },
+        checkpointId: { $nin: kept.map((c) => c.id) },
+      }),
     ]);
     deleted += result.deletedCount;
   };

@@ -22,7 +22,12 @@ export function toEpisode(doc: EpisodeDoc): Episode {
 export async function saveEpisode(context: MongoContext, input: Episode): Promise<boolean> {
   const episode = assertEpisode(input);
   try {
-    await context.collections.episodes.insertOne({ schemaVersion: SCHEMA_VERSIONS.episode, ...episode, _id: episode.id, order: context.newOrder() });
+    await context.collections.episodes.insertOne({
+      schemaVersion: SCHEMA_VERSIONS.episode,
+      ...episode,
+      _id: episode.id,
+      order: context.newOrder(),
+    });
     return true;
   } catch (error) {
     if (isDuplicateKeyError(error)) return false;
@@ -38,7 +43,10 @@ export async function getEpisode(context: MongoContext, id: string, scope?: Tena
 
 /** One `deleteOne` with the tenant in its filter; see `Store.deleteEpisode`. */
 export async function deleteEpisode(context: MongoContext, id: string, scope?: TenantScope): Promise<boolean> {
-  const result = await context.collections.episodes.deleteOne({ _id: assertValidId('episode', id), ...tenantMatch(scope) });
+  const result = await context.collections.episodes.deleteOne({
+    _id: assertValidId('episode', id),
+    ...tenantMatch(scope),
+  });
   return result.deletedCount > 0;
 }
 

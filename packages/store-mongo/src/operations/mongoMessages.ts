@@ -31,7 +31,8 @@ import { requireTenant, type TenantKey, tenantField } from './sessionTenants.js'
 export function toMessage(doc: MessageDoc): Message {
   const { _id, sessionId, branchId, tenantId: _tenant, ...rest } = doc;
   const message = parseStoredMessage(rest, `message document ${JSON.stringify(_id)}`);
-  if (_id !== messageKey(sessionId, branchId, message.seq)) throw misplacedDocument(`message document ${JSON.stringify(_id)}`, 'seq', message.seq);
+  if (_id !== messageKey(sessionId, branchId, message.seq))
+    throw misplacedDocument(`message document ${JSON.stringify(_id)}`, 'seq', message.seq);
   return message;
 }
 
@@ -56,7 +57,8 @@ export async function appendMessages(
 ): Promise<{ inserted: number }> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
-  if (!Array.isArray(messages)) throw new InvalidInputError(`appendMessages takes an array of messages, not ${JSON.stringify(messages)}.`);
+  if (!Array.isArray(messages))
+    throw new InvalidInputError(`appendMessages takes an array of messages, not ${JSON.stringify(messages)}.`);
   assertMessages(messages);
   const tenant = await requireTenant(context, sessionId, scope);
   const branch = await requireBranch(context, sessionId, branchId, tenant);
@@ -66,10 +68,17 @@ export async function appendMessages(
   const cachedLast = context.branches.lastSeq(sessionId, branchId);
   let fresh: Message[];
   try {
-    fresh = await plan(context, place, messages, firstOwnSeq, cachedLast ?? (await readLastSeq(context, place, firstOwnSeq)));
+    fresh = await plan(
+      context,
+      place,
+      messages,
+      firstOwnSeq,
+      cachedLast ?? (await readLastSeq(context, place, firstOwnSeq)),
+    );
   } catch (error) {
     // The cached last seq may be stale (another process appended): decide again on fresh facts.
-    if (cachedLast === undefined || !(error instanceof InvalidInputError || error instanceof ConcurrencyError)) throw error;
+    if (cachedLast === undefined || !(error instanceof InvalidInputError || error instanceof ConcurrencyError))
+      throw error;
     fresh = await plan(context, place, messages, firstOwnSeq, await readLastSeq(context, place, firstOwnSeq));
   }
   if (fresh.length === 0) return { inserted: 0 };
@@ -86,9 +95,16 @@ interface Place {
 }
 
 /** What of the batch is new ({@link planAppend}); reads the stored ids only for seqs at or below `lastSeq`. */
-async function plan(context: MongoContext, place: Place, messages: readonly Message[], firstOwnSeq: number, lastSeq: number): Promise<Message[]> {
+async function plan(
+  context: MongoContext,
+  place: Place,
+  messages: readonly Message[],
+  firstOwnSeq: number,
+  lastSeq: number,
+): Promise<Message[]> {
   const overlap = messages.filter((m) => m.seq >= firstOwnSeq && m.seq <= lastSeq).map((m) => m.seq);
-  const stored = overlap.length === 0 ? new Map<number, Pick<Message, 'id'>>() : await storedIds(context, place, overlap);
+  const stored =
+    overlap.length === 0 ? new Map<number, Pick<Message, 'id'>>() : await storedIds(context, place, overlap);
   return planAppend(place.branchId, messages, { firstOwnSeq, lastSeq, storedAt: (seq) => stored.get(seq) });
 }
 
@@ -128,7 +144,13 @@ async function insertFresh(context: MongoContext, place: Place, fresh: Message[]
       const existing = (await storedIds(context, place, [conflicting.seq])).get(conflicting.seq);
       if (existing === undefined || !sameMessage(existing, conflicting)) {
         if (ours.length > 0) {
-          await collection.deleteMany({ sessionId, branchId, ...tenant, seq: { $in: ours.map((m) => m.seq) }, id: { $in: ours.map((m) => m.id) } });
+          await collection.deleteMany({
+            sessionId,
+            branchId,
+            ...tenant,
+            seq: { $in: ours.map((m) => m.seq) },
+            id: { $in: ours.map((m) => m.id) },
+          });
         }
         context.branches.dropLastSeq(sessionId, branchId);
         throw new ConcurrencyError(
@@ -142,16 +164,25 @@ async function insertFresh(context: MongoContext, place: Place, fresh: Message[]
 }
 
 /** The stored message ids at these seqs of the branch (one read). */
-async function storedIds(context: MongoContext, place: Place, seqs: number[]): Promise<Map<number, Pick<Message, 'id'>>> {
+async function storedIds(
+  context: MongoContext,
+  place: Place,
+  seqs: number[],
+): Promise<Map<number, Pick<Message, 'id'>>> {
   const { sessionId, branchId, tenant } = place;
-  const docs = await context.collections.messages.find({ sessionId, branchId, ...tenant, seq: { $in: seqs } }, { projection: { _id: 0, seq: 1, id: 1 } }).toArray();
+  const docs = await context.collections.messages
+    .find({ sessionId, branchId, ...tenant, seq: { $in: seqs } }, { projection: { _id: 0, seq: 1, id: 1 } })
+    .toArray();
   return new Map(docs.map((d) => [d.seq, { id: d.id }]));
 }
 
 /** The branch's last own seq from the database (one read), recorded in the cache. */
 async function readLastSeq(context: MongoContext, place: Place, firstOwnSeq: number): Promise<number> {
   const { sessionId, branchId, tenant } = place;
-  const last = await context.collections.messages.findOne({ sessionId, branchId, ...tenant }, { sort: { seq: -1 }, projection: { _id: 0, seq: 1 } });
+  const last = await context.collections.messages.findOne(
+    { sessionId, branchId, ...tenant },
+    { sort: { seq: -1 }, projection: { _id: 0, seq: 1 } },
+  );
   const seq = last?.seq ?? firstOwnSeq - 1;
   context.branches.setLastSeq(sessionId, branchId, seq);
   return seq;
@@ -162,7 +193,12 @@ async function readLastSeq(context: MongoContext, place: Place, firstOwnSeq: num
  * A read that reaches the branch's end records its last seq in the {@link BranchCache}, so the next
  * append (a worker that loads the history before each turn) needs no read of its own.
  */
-export async function readMessages(context: MongoContext, sessionId: string, branchId: string, optionsInput?: ReadMessagesOptions): Promise<Message[]> {
+export async function readMessages(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  optionsInput?: ReadMessagesOptions,
+): Promise<Message[]> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const input = optionsObject('readMessages options', optionsInput);
@@ -173,12 +209,16 @@ export async function readMessages(context: MongoContext, sessionId: string, bra
   const lookup = await branchLookup(context, sessionId, branchId, tenant);
   const segments = branchLineage(branchId, lookup, sessionId, options);
   if (segments.length === 0) return [];
-  const docs = await context.collections.messages.find(lineageFilter(sessionId, tenant, segments)).sort({ seq: 1 }).toArray();
+  const docs = await context.collections.messages
+    .find(lineageFilter(sessionId, tenant, segments))
+    .sort({ seq: 1 })
+    .toArray();
   const messages = docs.map(toMessage);
   if (options.throughSeq === undefined) {
     const ownLast = docs.findLast((d) => d.branchId === branchId)?.seq;
     if (ownLast !== undefined) context.branches.setLastSeq(sessionId, branchId, ownLast);
-    else if (options.fromSeq === undefined) context.branches.setLastSeq(sessionId, branchId, lookup(branchId)?.parent?.atSeq ?? 0);
+    else if (options.fromSeq === undefined)
+      context.branches.setLastSeq(sessionId, branchId, lookup(branchId)?.parent?.atSeq ?? 0);
   }
   return messages;
 }
@@ -186,13 +226,22 @@ export async function readMessages(context: MongoContext, sessionId: string, bra
 /**
  * How many messages a branch shows (through its parents), for a fork's bounds check. One count.
  */
-export async function countMessages(context: MongoContext, sessionId: string, branchId: string, tenant: TenantKey): Promise<number> {
+export async function countMessages(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  tenant: TenantKey,
+): Promise<number> {
   const segments = branchLineage(branchId, await branchLookup(context, sessionId, branchId, tenant), sessionId);
   if (segments.length === 0) return 0;
   return context.collections.messages.countDocuments(lineageFilter(sessionId, tenant, segments));
 }
 
-function lineageFilter(sessionId: string, tenant: TenantKey, segments: ReturnType<typeof branchLineage>): Filter<MessageDoc> {
+function lineageFilter(
+  sessionId: string,
+  tenant: TenantKey,
+  segments: ReturnType<typeof branchLineage>,
+): Filter<MessageDoc> {
   const parts = segments.map(({ branch, fromSeq, throughSeq }) => ({
     branchId: branch.id,
     seq: Number.isFinite(throughSeq) ? { $gte: fromSeq, $lte: throughSeq } : { $gte: fromSeq },

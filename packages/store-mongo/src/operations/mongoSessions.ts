@@ -24,7 +24,14 @@ import {
   SessionChangeSchema,
 } from '@baton/core/store-kit';
 import type { Filter } from 'mongodb';
-import { assertMilliseconds, assertTimestamp, assertWholeNumber, optionsObject, tenantFilter, tenantMatch } from '../collections/inputGuards.js';
+import {
+  assertMilliseconds,
+  assertTimestamp,
+  assertWholeNumber,
+  optionsObject,
+  tenantFilter,
+  tenantMatch,
+} from '../collections/inputGuards.js';
 import type { SessionDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext } from '../collections/mongoContext.js';
 import { isDuplicateKeyError, misplacedDocument } from '../collections/mongoErrors.js';
@@ -36,7 +43,6 @@ const DELETE_BATCH = 500;
 
 /** The fields an `updateSession` change may set (those of `SessionChangeSchema`), in its order. */
 const SESSION_CHANGE_FIELDS = Object.keys(SessionChangeSchema.shape) as (keyof SessionChange)[];
-
 
 /**
  * A session as the API returns it: the document checked as strictly as `createSession` checks it
@@ -66,9 +72,15 @@ export async function createSession(context: MongoContext, input: CreateSessionI
     if (!isDuplicateKeyError(error)) throw error;
   }
   try {
-    await context.collections.sessions.insertOne({ schemaVersion: SCHEMA_VERSIONS.session, _id: session.id, ...session, order: context.newOrder() });
+    await context.collections.sessions.insertOne({
+      schemaVersion: SCHEMA_VERSIONS.session,
+      _id: session.id,
+      ...session,
+      order: context.newOrder(),
+    });
   } catch (error) {
-    if (isDuplicateKeyError(error)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`, { cause: error });
+    if (isDuplicateKeyError(error))
+      throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`, { cause: error });
     throw error;
   }
   context.branches.replace(session.id, [main]);
@@ -86,7 +98,12 @@ export async function getSession(context: MongoContext, id: string, scope?: Tena
 }
 
 /** Compare-and-set update: one `findAndModify` (plus a version claim on FerretDB); a read only when it did not match. */
-export async function updateSession(context: MongoContext, id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
+export async function updateSession(
+  context: MongoContext,
+  id: string,
+  change: SessionChange,
+  options: UpdateOptions,
+): Promise<Session> {
   assertSessionId(id);
   const { expectedVersion, ...scope } = optionsObject('updateSession options', options);
   const version = assertWholeNumber('expectedVersion', expectedVersion, 1);
@@ -101,7 +118,12 @@ export async function updateSession(context: MongoContext, id: string, change: S
     expectedVersion: version,
     set,
     digest,
-    apply: (fields, lastChange) => sessions.findOneAndUpdate({ ...filter, version }, { $set: { ...fields, lastChange }, $inc: { version: 1 } }, { returnDocument: 'after' }),
+    apply: (fields, lastChange) =>
+      sessions.findOneAndUpdate(
+        { ...filter, version },
+        { $set: { ...fields, lastChange }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ),
     read: () => sessions.findOne(filter),
     notFound: () => new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`),
     stale: (current) =>
@@ -138,10 +160,12 @@ export async function listSessions(context: MongoContext, filterInput?: SessionF
   const filter: Filter<SessionDoc> = { ...tenantFilter(input) };
   if (input.userId !== undefined) filter.userId = assertValidId('user', input.userId);
   if (input.status !== undefined) {
-    if (input.status !== 'active' && input.status !== 'closed') throw new InvalidInputError(`status must be "active" or "closed", not ${JSON.stringify(input.status)}.`);
+    if (input.status !== 'active' && input.status !== 'closed')
+      throw new InvalidInputError(`status must be "active" or "closed", not ${JSON.stringify(input.status)}.`);
     filter.status = input.status;
   }
-  if (input.activeBefore !== undefined) filter.lastActivityAt = { $lt: assertTimestamp('activeBefore', input.activeBefore) };
+  if (input.activeBefore !== undefined)
+    filter.lastActivityAt = { $lt: assertTimestamp('activeBefore', input.activeBefore) };
   const limit = input.limit === undefined ? undefined : assertWholeNumber('limit', input.limit, 0);
   if (limit === 0) return [];
   const cursor = context.collections.sessions.find(filter).sort({ lastActivityAt: -1, order: 1 });
@@ -155,7 +179,10 @@ export async function listSessions(context: MongoContext, filterInput?: SessionF
  */
 export async function deleteSession(context: MongoContext, id: string, scope?: TenantScope): Promise<boolean> {
   const tenant = tenantMatch(scope);
-  const found = await context.collections.sessions.findOne({ _id: assertSessionId(id), ...tenant }, { projection: { _id: 1 } });
+  const found = await context.collections.sessions.findOne(
+    { _id: assertSessionId(id), ...tenant },
+    { projection: { _id: 1 } },
+  );
   if (found === null) return false;
   await context.collections.episodes.deleteMany({ sessionId: id, ...tenant });
   await deleteSessions(context, [id], tenant);
@@ -183,7 +210,10 @@ export async function eraseUser(context: MongoContext, input: EraseUserInput): P
 }
 
 /** Deletes (or with `dryRun` lists) sessions idle longer than `idleFor` ms, with their documents; see `Store.deleteInactiveSessions`. */
-export async function deleteInactiveSessions(context: MongoContext, options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
+export async function deleteInactiveSessions(
+  context: MongoContext,
+  options: { idleFor: number; dryRun?: boolean } & TenantScope,
+): Promise<string[]> {
   const input = optionsObject('deleteInactiveSessions options', options);
   const idleFor = assertMilliseconds('idleFor', input.idleFor);
   const before = new Date(Date.now() - idleFor).toISOString();
@@ -194,7 +224,8 @@ export async function deleteInactiveSessions(context: MongoContext, options: { i
   const ids = docs.map((d) => d._id);
   if (input.dryRun !== true) {
     const tenant = tenantFilter(input);
-    for (let start = 0; start < ids.length; start += DELETE_BATCH) await deleteSessions(context, ids.slice(start, start + DELETE_BATCH), tenant);
+    for (let start = 0; start < ids.length; start += DELETE_BATCH)
+      await deleteSessions(context, ids.slice(start, start + DELETE_BATCH), tenant);
   }
   return ids;
 }
@@ -205,7 +236,11 @@ export async function deleteInactiveSessions(context: MongoContext, options: { i
  * first, so a retry finishes a half-done delete; assets once more after the session document, for
  * an upload that finished in between (see `putAsset`). Returns what each delete removed.
  */
-async function deleteSessions(context: MongoContext, ids: string[], tenant: Filter<SessionDoc>): Promise<Omit<EraseUserResult, 'episodes'> & { assets: number }> {
+async function deleteSessions(
+  context: MongoContext,
+  ids: string[],
+  tenant: Filter<SessionDoc>,
+): Promise<Omit<EraseUserResult, 'episodes'> & { assets: number }> {
   const { collections } = context;
   const bySession = { sessionId: { $in: ids } };
   const owned = { ...bySession, ...(tenant as { tenantId?: string }) };
@@ -225,5 +260,11 @@ async function deleteSessions(context: MongoContext, ids: string[], tenant: Filt
   }
   const sessions = await collections.sessions.deleteMany({ _id: { $in: ids }, ...tenant });
   const late = await deleteSessionAssets(context, ids, tenant);
-  return { sessions: sessions.deletedCount, branches: branches.deletedCount, messages: messages.deletedCount, checkpoints: checkpoints.deletedCount, assets: assets + late };
+  return {
+    sessions: sessions.deletedCount,
+    branches: branches.deletedCount,
+    messages: messages.deletedCount,
+    checkpoints: checkpoints.deletedCount,
+    assets: assets + late,
+  };
 }

@@ -59,7 +59,11 @@ export function tenantField(key: TenantKey): { tenantId?: string } {
  * @returns the session's {@link TenantKey}, for the filters and documents of the call
  * @throws {NotFoundError} when the session does not exist for this tenant; {@link InvalidIdError} for an unsafe tenant id
  */
-export async function requireTenant(context: MongoContext, sessionId: string, scope: TenantScope | undefined): Promise<TenantKey> {
+export async function requireTenant(
+  context: MongoContext,
+  sessionId: string,
+  scope: TenantScope | undefined,
+): Promise<TenantKey> {
   const filter = tenantMatch(scope);
   const wanted = typeof filter.tenantId === 'string' ? filter.tenantId : null;
   if (context.tenants.get(sessionId) === wanted) return filter;

@@ -20,5 +20,9 @@ claims.insertOne = (async (...args: Parameters<typeof insertOne>) => {
   setInterval(() => {}, 60_000); // keep the process alive until the parent kills it
   return new Promise<never>(() => {});
 }) as typeof claims.insertOne;
-await store.updateSession(sessionId, { state: { answer: 'from the killed writer' }, metadata: { writer: 'child' } }, { expectedVersion: Number(expected) });
+await store.updateSession(
+  sessionId,
+  { state: { answer: 'from the killed writer' }, metadata: { writer: 'child' } },
+  { expectedVersion: Number(expected) },
+);
 process.stdout.write('updated\n'); // never reached

@@ -16,7 +16,14 @@ export function quietTemporal(): void {
 }
 
 /** A fresh MongoStore (its own database on the run's FerretDB) and a Temporal client on the run's dev server. */
-export async function harness(): Promise<{ store: MongoStore; dbName: string; client: Client; address: string; taskQueue: string; close: () => Promise<void> }> {
+export async function harness(): Promise<{
+  store: MongoStore;
+  dbName: string;
+  client: Client;
+  address: string;
+  taskQueue: string;
+  close: () => Promise<void>;
+}> {
   quietTemporal();
   const dbName = `temporal-${randomUUID().slice(0, 8)}`;
   const store = new MongoStore({ url: mongoTestUrl() }, { dbName });
@@ -38,10 +45,15 @@ export async function harness(): Promise<{ store: MongoStore; dbName: string; cl
 }
 
 /** What a user would check of a stored branch: seqs 1..n in order, each message once, every tool call answered once. */
-export async function storedBranch(store: Store, sessionId: string): Promise<{ messages: Message[]; dangling: string[]; answeredTwice: string[] }> {
+export async function storedBranch(
+  store: Store,
+  sessionId: string,
+): Promise<{ messages: Message[]; dangling: string[]; answeredTwice: string[] }> {
   const messages = await store.readMessages(sessionId, 'main');
   const results = new Map<string, number>();
-  for (const m of messages) if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, (results.get(m.toolCallId) ?? 0) + 1);
+  for (const m of messages)
+    if (m.role === 'tool' && m.toolCallId !== undefined)
+      results.set(m.toolCallId, (results.get(m.toolCallId) ?? 0) + 1);
   const calls = messages.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? []);
   return {
     messages,

@@ -29,10 +29,14 @@ export function temporalDesk(store: Store, options: DeskOptions) {
   const model = new ScriptedModel((request) => {
     const last = request.messages.at(-1);
     const lastUser = request.messages.findLast((m) => m.role === 'user')?.content ?? '';
-    if (request.agent === 'triage') return { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing question' } }] };
-    if (last?.role === 'tool' && (last.toolName === 'look_up_order' || last.toolName === 'refund')) return { text: `Done: ${last.content}` };
+    if (request.agent === 'triage')
+      return { toolCalls: [{ name: 'handoff_to_billing', arguments: { reason: 'billing question' } }] };
+    if (last?.role === 'tool' && (last.toolName === 'look_up_order' || last.toolName === 'refund'))
+      return { text: `Done: ${last.content}` };
     const order = /\d+/.exec(lastUser)?.[0] ?? '0';
-    return { toolCalls: [{ name: /refund/i.test(lastUser) ? 'refund' : 'look_up_order', arguments: { orderId: order } }] };
+    return {
+      toolCalls: [{ name: /refund/i.test(lastUser) ? 'refund' : 'look_up_order', arguments: { orderId: order } }],
+    };
   });
   const lookUp = tool({
     name: 'look_up_order',
@@ -56,7 +60,13 @@ export function temporalDesk(store: Store, options: DeskOptions) {
     },
   });
   const triage = agent({ name: 'triage', description: 'Routes the customer.', instructions: 'Route.', model });
-  const billing = agent({ name: 'billing', description: 'Orders and refunds.', instructions: 'Help.', model, tools: [lookUp, refund] });
+  const billing = agent({
+    name: 'billing',
+    description: 'Orders and refunds.',
+    instructions: 'Help.',
+    model,
+    tools: [lookUp, refund],
+  });
   let builder = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).store(store);
   if (options.memory !== undefined) builder = builder.memory(options.memory);
   return builder.build();

@@ -46,7 +46,12 @@ process.once('exit', () => {
 export async function startTemporalServer(options: { readyTimeoutMs?: number } = {}): Promise<TemporalServer> {
   const binary = await ensureTemporalBinary();
   const dir = await mkdtemp(join(tmpdir(), 'baton-temporal-'));
-  const [port, httpPort, metricsPort, uiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [port, httpPort, metricsPort, uiPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const address = `127.0.0.1:${port}`;
   const namespace = 'default';
   const args = [
@@ -120,12 +125,20 @@ export async function startTemporalServer(options: { readyTimeoutMs?: number } =
   };
 }
 
-async function waitUntilServing(address: string, namespace: string, child: ChildProcess, timeoutMs: number, log: string[]): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  namespace: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  log: string[],
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`temporal start-dev exited (code ${child.exitCode}, signal ${child.signalCode}) before serving ${address}. Its log:\n${log.join('\n')}`);
+      throw new Error(
+        `temporal start-dev exited (code ${child.exitCode}, signal ${child.signalCode}) before serving ${address}. Its log:\n${log.join('\n')}`,
+      );
     }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
@@ -140,5 +153,7 @@ async function waitUntilServing(address: string, namespace: string, child: Child
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
-  throw new Error(`temporal start-dev did not serve ${address} within ${timeoutMs} ms (${String(lastError)}). Its log:\n${log.join('\n')}`);
+  throw new Error(
+    `temporal start-dev did not serve ${address} within ${timeoutMs} ms (${String(lastError)}). Its log:\n${log.join('\n')}`,
+  );
 }

@@ -10,8 +10,18 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { temporalDesk } from './temporalDesk.js';
 
 const [address, taskQueue, mongoUrl, database, who, logFile, bundlePath, hang] = process.argv.slice(2);
-if (address === undefined || taskQueue === undefined || mongoUrl === undefined || database === undefined || who === undefined || logFile === undefined || bundlePath === undefined) {
-  throw new Error('usage: workerChild.ts <temporalAddress> <taskQueue> <mongoUrl> <database> <who> <logFile> <bundlePath> [hang]');
+if (
+  address === undefined ||
+  taskQueue === undefined ||
+  mongoUrl === undefined ||
+  database === undefined ||
+  who === undefined ||
+  logFile === undefined ||
+  bundlePath === undefined
+) {
+  throw new Error(
+    'usage: workerChild.ts <temporalAddress> <taskQueue> <mongoUrl> <database> <who> <logFile> <bundlePath> [hang]',
+  );
 }
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const store = new MongoStore({ url: mongoUrl }, { dbName: database });

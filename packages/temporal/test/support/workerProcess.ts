@@ -16,7 +16,10 @@ export interface WorkerProcess {
 
 /** Starts workerChild.ts with `args` (through tsx, `source` condition) and waits until it polls. */
 export async function startWorkerProcess(args: readonly string[]): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const append = (chunk: Buffer) => {
     output += String(chunk);
@@ -27,8 +30,10 @@ export async function startWorkerProcess(args: readonly string[]): Promise<Worke
   const printed = async (line: string, timeoutMs = 90_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
     while (!output.split('\n').includes(line)) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`The worker exited before printing "${line}":\n${output}`);
-      if (Date.now() > deadline) throw new Error(`The worker did not print "${line}" within ${timeoutMs} ms:\n${output}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`The worker exited before printing "${line}":\n${output}`);
+      if (Date.now() > deadline)
+        throw new Error(`The worker did not print "${line}" within ${timeoutMs} ms:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };

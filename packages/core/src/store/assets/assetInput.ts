@@ -35,7 +35,8 @@ const BAD_NAME = /[\u0000-\u001f\u007f/\\]/;
  * ```
  */
 export function checkAssetInput(input: PutAssetInput): CheckedAssetInput {
-  if (input === null || typeof input !== 'object') throw new InvalidInputError(`putAsset takes { name, contentType, bytes | stream }, not ${JSON.stringify(input)}.`);
+  if (input === null || typeof input !== 'object')
+    throw new InvalidInputError(`putAsset takes { name, contentType, bytes | stream }, not ${JSON.stringify(input)}.`);
   const { name, contentType, bytes, stream } = input;
   if (typeof name !== 'string' || name.length === 0 || name.length > 255 || BAD_NAME.test(name)) {
     throw new InvalidInputError(
@@ -44,20 +45,32 @@ export function checkAssetInput(input: PutAssetInput): CheckedAssetInput {
   }
   let normalized: string;
   try {
-    if (typeof contentType !== 'string' || contentType.length > 255) throw new TypeError('not a string of at most 255 characters');
+    if (typeof contentType !== 'string' || contentType.length > 255)
+      throw new TypeError('not a string of at most 255 characters');
     normalized = formatContentType(parseContentType(contentType));
   } catch (cause) {
-    throw new InvalidInputError(`Invalid asset content type ${JSON.stringify(contentType)}: use a MIME type such as "image/png" or "application/pdf".`, { cause });
+    throw new InvalidInputError(
+      `Invalid asset content type ${JSON.stringify(contentType)}: use a MIME type such as "image/png" or "application/pdf".`,
+      { cause },
+    );
   }
   const hasBytes = bytes !== undefined;
   const hasStream = stream !== undefined;
-  if (hasBytes === hasStream) throw new InvalidInputError(`putAsset takes exactly one of bytes (a Uint8Array) and stream (an async iterable of bytes) for asset ${JSON.stringify(name)}.`);
+  if (hasBytes === hasStream)
+    throw new InvalidInputError(
+      `putAsset takes exactly one of bytes (a Uint8Array) and stream (an async iterable of bytes) for asset ${JSON.stringify(name)}.`,
+    );
   if (hasBytes) {
-    if (!(bytes instanceof Uint8Array)) throw new InvalidInputError(`The bytes of asset ${JSON.stringify(name)} must be a Uint8Array (a Buffer is one), not ${typeof bytes}.`);
+    if (!(bytes instanceof Uint8Array))
+      throw new InvalidInputError(
+        `The bytes of asset ${JSON.stringify(name)} must be a Uint8Array (a Buffer is one), not ${typeof bytes}.`,
+      );
     return { name, contentType: normalized, chunks: once(bytes), knownSize: bytes.byteLength };
   }
   if (stream === null || typeof (stream as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') {
-    throw new InvalidInputError(`The stream of asset ${JSON.stringify(name)} must be an async iterable of bytes (a Node.js Readable, a web ReadableStream).`);
+    throw new InvalidInputError(
+      `The stream of asset ${JSON.stringify(name)} must be an async iterable of bytes (a Node.js Readable, a web ReadableStream).`,
+    );
   }
   return { name, contentType: normalized, chunks: stream as AsyncIterable<Uint8Array> };
 }
@@ -106,7 +119,9 @@ export class AssetMeter {
   async *chunks(): AsyncGenerator<Uint8Array> {
     for await (const chunk of this.#input.chunks) {
       if (!(chunk instanceof Uint8Array)) {
-        throw new InvalidInputError(`The stream of asset ${JSON.stringify(this.#input.name)} gave a ${typeof chunk}, not bytes: read it without an encoding.`);
+        throw new InvalidInputError(
+          `The stream of asset ${JSON.stringify(this.#input.name)} gave a ${typeof chunk}, not bytes: read it without an encoding.`,
+        );
       }
       this.#size += chunk.byteLength;
       if (this.#size > this.#limit) throw tooLarge(this.#input.name, this.#limit);
@@ -118,7 +133,15 @@ export class AssetMeter {
   /** The reference of the asset read: its id (a new one by default), the size and SHA-256 of what was read, now as `createdAt`. */
   ref(sessionId: string, id: string = createId()): AssetRef {
     const { name, contentType } = this.#input;
-    return { id, sessionId, name, contentType, size: this.#size, sha256: this.#hash.digest('hex'), createdAt: isoNow() };
+    return {
+      id,
+      sessionId,
+      name,
+      contentType,
+      size: this.#size,
+      sha256: this.#hash.digest('hex'),
+      createdAt: isoNow(),
+    };
   }
 }
 
@@ -127,7 +150,11 @@ export class AssetMeter {
  * @returns the reference and the bytes
  * @throws {AssetTooLargeError} past `limit`; {@link InvalidInputError} for bad input
  */
-export async function readWholeAsset(sessionId: string, input: CheckedAssetInput, limit: number): Promise<{ ref: AssetRef; bytes: Uint8Array }> {
+export async function readWholeAsset(
+  sessionId: string,
+  input: CheckedAssetInput,
+  limit: number,
+): Promise<{ ref: AssetRef; bytes: Uint8Array }> {
   const meter = new AssetMeter(input, limit);
   const parts: Uint8Array[] = [];
   for await (const chunk of meter.chunks()) parts.push(Uint8Array.from(chunk)); // a copy: the caller may reuse its buffer
@@ -167,7 +194,11 @@ export function parseStoredAssetRef(value: unknown, where: string): AssetRef {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue === undefined || issue.path.length === 0 ? '(root)' : issue.path.join('.');
-  throw new DocumentCorruptError(`The asset reference ${where} is damaged at ${field}: ${issue?.message ?? 'invalid'}; restore it from a backup or delete it.`, where, field);
+  throw new DocumentCorruptError(
+    `The asset reference ${where} is damaged at ${field}: ${issue?.message ?? 'invalid'}; restore it from a backup or delete it.`,
+    where,
+    field,
+  );
 }
 
 /**
@@ -182,11 +213,17 @@ export function parseStoredAssetRef(value: unknown, where: string): AssetRef {
  */
 export function assertMaxAssetBytes(store: string, value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_ASSET_BYTES;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new ConfigurationError(`${store} needs maxAssetBytes as a positive whole number of bytes, got ${JSON.stringify(value)}.`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new ConfigurationError(
+      `${store} needs maxAssetBytes as a positive whole number of bytes, got ${JSON.stringify(value)}.`,
+    );
   return value;
 }
 
 function tooLarge(name: string, limit: number, size?: number): AssetTooLargeError {
   const what = size === undefined ? 'more than' : `${size} bytes, more than`;
-  return new AssetTooLargeError(`Asset ${JSON.stringify(name)} is ${what} the ${limit} bytes this store accepts (maxAssetBytes); send a smaller file or raise the limit.`, limit);
+  return new AssetTooLargeError(
+    `Asset ${JSON.stringify(name)} is ${what} the ${limit} bytes this store accepts (maxAssetBytes); send a smaller file or raise the limit.`,
+    limit,
+  );
 }

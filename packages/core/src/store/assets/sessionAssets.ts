@@ -31,7 +31,12 @@ export interface SessionAssets {
  * ```
  */
 export function hasAssets(store: Store): store is Store & AssetStore {
-  return typeof store.putAsset === 'function' && typeof store.getAsset === 'function' && typeof store.listAssets === 'function' && typeof store.deleteAsset === 'function';
+  return (
+    typeof store.putAsset === 'function' &&
+    typeof store.getAsset === 'function' &&
+    typeof store.listAssets === 'function' &&
+    typeof store.deleteAsset === 'function'
+  );
 }
 
 /**
@@ -49,7 +54,9 @@ export function hasAssets(store: Store): store is Store & AssetStore {
  */
 export function sessionAssets(store: Store, sessionId: string, scope: TenantScope = {}): SessionAssets {
   if (!hasAssets(store)) {
-    throw new ConfigurationError(`The ${store.kind} store keeps no assets (it has no putAsset, getAsset, listAssets, deleteAsset); use InMemoryStore, FileStore or MongoStore, or add them.`);
+    throw new ConfigurationError(
+      `The ${store.kind} store keeps no assets (it has no putAsset, getAsset, listAssets, deleteAsset); use InMemoryStore, FileStore or MongoStore, or add them.`,
+    );
   }
   return {
     put: (input) => store.putAsset(sessionId, input, scope),

@@ -54,8 +54,12 @@ export class FileDocuments {
       .filter((name) => name.endsWith('.json'))
       .map((name) => name.slice(0, -'.json'.length))
       .filter((id) => isValidId(id));
-    const branches = (await Promise.all(ids.map((id) => this.readBranch(sessionId, id)))).filter((b): b is Branch => b !== undefined);
-    return branches.sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    const branches = (await Promise.all(ids.map((id) => this.readBranch(sessionId, id)))).filter(
+      (b): b is Branch => b !== undefined,
+    );
+    return branches.sort(
+      (a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+    );
   }
 
   /** The branch's own messages (a torn last line ignored). */

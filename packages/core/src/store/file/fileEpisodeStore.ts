@@ -35,7 +35,8 @@ export class FileEpisodeStore {
     const file = this.#layout.episodeFile(valid.id);
     const created = await createFileExclusive(file, JSON.stringify(withSchemaVersion('episode', valid)));
     const stored = created ? valid : await this.#docs.readEpisode(valid.id);
-    if (stored !== undefined) await linkIntoIndex(file, this.#layout.episodeOwnerDir(stored.tenantId, stored.userId), stored.id);
+    if (stored !== undefined)
+      await linkIntoIndex(file, this.#layout.episodeOwnerDir(stored.tenantId, stored.userId), stored.id);
     return created;
   }
 
@@ -70,7 +71,12 @@ export class FileEpisodeStore {
       const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
       if (!isValidId(id)) continue;
       const episode = await this.get(id, scope);
-      if (episode === undefined || episode.userId !== userId || (sessionId !== undefined && episode.sessionId !== sessionId)) continue;
+      if (
+        episode === undefined ||
+        episode.userId !== userId ||
+        (sessionId !== undefined && episode.sessionId !== sessionId)
+      )
+        continue;
       if (await this.delete(id, scope)) deleted += 1;
     }
     return deleted;
@@ -80,7 +86,9 @@ export class FileEpisodeStore {
   async find(filter: EpisodeFilter): Promise<Episode[]> {
     const tenantDir = this.#layout.episodeOwnerDir(filter.tenantId, undefined, { tenantOnly: true });
     const userDirs =
-      filter.userId !== undefined ? [this.#layout.episodeOwnerDir(filter.tenantId, filter.userId)] : (await readDirNames(tenantDir)).map((name) => join(tenantDir, name));
+      filter.userId !== undefined
+        ? [this.#layout.episodeOwnerDir(filter.tenantId, filter.userId)]
+        : (await readDirNames(tenantDir)).map((name) => join(tenantDir, name));
     const ids = (await Promise.all(userDirs.map(readDirNames))).flat().flatMap((name) => {
       const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
       return isValidId(id) ? [id] : [];

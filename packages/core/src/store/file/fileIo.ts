@@ -88,7 +88,12 @@ export async function readJsonFile(path: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new DocumentCorruptError(`The document ${path} is not valid JSON; restore it from a backup or delete it.`, path, '(root)', { cause });
+    throw new DocumentCorruptError(
+      `The document ${path} is not valid JSON; restore it from a backup or delete it.`,
+      path,
+      '(root)',
+      { cause },
+    );
   }
 }
 
@@ -115,6 +120,7 @@ export async function readDirNames(dir: string): Promise<string[]> {
 /** `fn` over `items`, at most `size` at a time (so a large folder does not open thousands of files at once). */
 export async function mapInBatches<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, size = 32): Promise<R[]> {
   const out: R[] = [];
-  for (let start = 0; start < items.length; start += size) out.push(...(await Promise.all(items.slice(start, start + size).map(fn))));
+  for (let start = 0; start < items.length; start += size)
+    out.push(...(await Promise.all(items.slice(start, start + size).map(fn))));
   return out;
 }

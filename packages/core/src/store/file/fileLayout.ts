@@ -83,7 +83,8 @@ export class FileLayout {
       logIndexFile: join(sessionDir, 'log.index.json'),
       lockTarget: inside(this.locksDir, id, 'session', id),
     };
-    if (this.#sessionPaths.size >= SESSION_PATHS_KEPT) this.#sessionPaths.delete(this.#sessionPaths.keys().next().value!);
+    if (this.#sessionPaths.size >= SESSION_PATHS_KEPT)
+      this.#sessionPaths.delete(this.#sessionPaths.keys().next().value!);
     this.#sessionPaths.set(id, paths);
     return paths;
   }
@@ -135,14 +136,21 @@ export class FileLayout {
 
   /** The index path segments of an owner: the tenant and user ids, `-` for an absent one (no valid id is `-`). */
   episodeOwnerPath(tenantId: string | undefined, userId: string | undefined): [string, string] {
-    return [tenantId === undefined ? '-' : assertValidId('tenant', tenantId), userId === undefined ? '-' : assertValidId('user', userId)];
+    return [
+      tenantId === undefined ? '-' : assertValidId('tenant', tenantId),
+      userId === undefined ? '-' : assertValidId('user', userId),
+    ];
   }
 
   /**
    * `<root>/episodes/by-owner/<tenant>/<user>`, or the tenant's folder with `tenantOnly`.
    * @throws {InvalidIdError} for an unsafe tenant or user id
    */
-  episodeOwnerDir(tenantId: string | undefined, userId: string | undefined, options: { tenantOnly?: boolean } = {}): string {
+  episodeOwnerDir(
+    tenantId: string | undefined,
+    userId: string | undefined,
+    options: { tenantOnly?: boolean } = {},
+  ): string {
     const [tenant, user] = this.episodeOwnerPath(tenantId, userId);
     const tenantDir = join(this.episodeIndexDir, tenant);
     return options.tenantOnly ? tenantDir : join(tenantDir, user);

@@ -49,7 +49,12 @@ export class FileSessions {
    * `result` reads the image after the write.
    * @throws {NotFoundError} when the session does not exist (for the scope's tenant)
    */
-  async write<T>(sessionId: string, scope: TenantScope, plan: WritePlan, result: (image: SessionImage) => T): Promise<T> {
+  async write<T>(
+    sessionId: string,
+    scope: TenantScope,
+    plan: WritePlan,
+    result: (image: SessionImage) => T,
+  ): Promise<T> {
     assertSessionId(sessionId);
     assertTenantScope(scope);
     return this.locks.run(sessionId, async () => {

@@ -5,7 +5,14 @@ import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../co
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
-import { BatonError, ConfigurationError, type DocumentCorruptError, type LogRecordCorruptError, NotFoundError, StoreError } from '../../errors.js';
+import {
+  BatonError,
+  ConfigurationError,
+  type DocumentCorruptError,
+  type LogRecordCorruptError,
+  NotFoundError,
+  StoreError,
+} from '../../errors.js';
 import { assertMaxAssetBytes } from '../assets/assetInput.js';
 import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
 import { cloneData } from '../cloneData.js';
@@ -119,14 +126,19 @@ export class FileStore implements Store {
    */
   constructor(options: FileStoreOptions) {
     if (typeof options?.directory !== 'string' || options.directory.trim() === '') {
-      throw new ConfigurationError(`FileStore needs a directory, got ${JSON.stringify(options?.directory)}: pass new FileStore({ directory: './.data/baton' }).`);
+      throw new ConfigurationError(
+        `FileStore needs a directory, got ${JSON.stringify(options?.directory)}: pass new FileStore({ directory: './.data/baton' }).`,
+      );
     }
     this.#layout = new FileLayout(options.directory);
     this.directory = this.#layout.root;
     const docs = new FileDocuments(this.#layout);
     const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
     const locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
-    this.#sessions = new FileSessions(docs, locks, { cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024, indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES) });
+    this.#sessions = new FileSessions(docs, locks, {
+      cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024,
+      indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES),
+    });
     this.#episodes = new FileEpisodeStore(docs);
     this.#maxAssetBytes = assertMaxAssetBytes('FileStore', options.maxAssetBytes);
   }
@@ -146,7 +158,12 @@ export class FileStore implements Store {
   async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
     return this.#run('update a session', async () => {
       assertSessionChange(change);
-      return this.#sessions.write(id, options, (image) => [{ op: 'session', session: changedSession(image.session, change, options.expectedVersion) }], (image) => cloneData(image.session));
+      return this.#sessions.write(
+        id,
+        options,
+        (image) => [{ op: 'session', session: changedSession(image.session, change, options.expectedVersion) }],
+        (image) => cloneData(image.session),
+      );
     });
   }
 
@@ -182,8 +199,15 @@ export class FileStore implements Store {
     });
   }
 
-  async appendMessages(sessionId: string, branchId: string, batch: readonly Message[], scope: TenantScope = {}): Promise<{ inserted: number }> {
-    return this.#run('append messages', () => messages.appendMessages(this.#sessions, sessionId, branchId, batch, scope));
+  async appendMessages(
+    sessionId: string,
+    branchId: string,
+    batch: readonly Message[],
+    scope: TenantScope = {},
+  ): Promise<{ inserted: number }> {
+    return this.#run('append messages', () =>
+      messages.appendMessages(this.#sessions, sessionId, branchId, batch, scope),
+    );
   }
 
   /** Reads from the log only the messages asked for (and keeps them in memory for the next call). */
@@ -191,7 +215,11 @@ export class FileStore implements Store {
     return this.#run('read messages', () => messages.readMessages(this.#sessions, sessionId, branchId, options));
   }
 
-  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope = {}): Promise<Branch> {
+  async forkBranch(
+    sessionId: string,
+    input: { branchId: string; parent: BranchParent; state?: State },
+    scope: TenantScope = {},
+  ): Promise<Branch> {
     return this.#run('fork a branch', () => branches.forkBranch(this.#sessions, sessionId, input, scope));
   }
 
@@ -203,11 +231,22 @@ export class FileStore implements Store {
     return this.#run('list branches', () => branches.listBranches(this.#sessions, sessionId, scope));
   }
 
-  async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
-    return this.#run('update a branch', () => branches.updateBranch(this.#sessions, sessionId, branchId, change, options));
+  async updateBranch(
+    sessionId: string,
+    branchId: string,
+    change: { state: State },
+    options: UpdateOptions,
+  ): Promise<Branch> {
+    return this.#run('update a branch', () =>
+      branches.updateBranch(this.#sessions, sessionId, branchId, change, options),
+    );
   }
 
-  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope = {}): Promise<void> {
+  async deleteBranch(
+    sessionId: string,
+    branchId: string,
+    options: { recursive?: boolean } & TenantScope = {},
+  ): Promise<void> {
     return this.#run('delete a branch', () => branches.deleteBranch(this.#sessions, sessionId, branchId, options));
   }
 
@@ -215,28 +254,58 @@ export class FileStore implements Store {
     return this.#run('save a checkpoint', () => checkpoints.saveCheckpoint(this.#sessions, checkpoint, scope));
   }
 
-  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
-    return this.#run('save pending writes', () => checkpoints.putPendingWrites(this.#sessions, sessionId, branchId, checkpointId, writes, scope));
+  async putPendingWrites(
+    sessionId: string,
+    branchId: string,
+    checkpointId: string,
+    writes: readonly PendingWrite[],
+    scope: TenantScope = {},
+  ): Promise<void> {
+    return this.#run('save pending writes', () =>
+      checkpoints.putPendingWrites(this.#sessions, sessionId, branchId, checkpointId, writes, scope),
+    );
   }
 
-  async loadCheckpoint(sessionId: string, branchId: string, id?: string, scope: TenantScope = {}): Promise<Checkpoint | undefined> {
-    return this.#run('load a checkpoint', () => checkpoints.loadCheckpoint(this.#sessions, sessionId, branchId, id, scope));
+  async loadCheckpoint(
+    sessionId: string,
+    branchId: string,
+    id?: string,
+    scope: TenantScope = {},
+  ): Promise<Checkpoint | undefined> {
+    return this.#run('load a checkpoint', () =>
+      checkpoints.loadCheckpoint(this.#sessions, sessionId, branchId, id, scope),
+    );
   }
 
-  async listCheckpoints(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<CheckpointManifestEntry[]> {
+  async listCheckpoints(
+    sessionId: string,
+    branchId: string,
+    scope: TenantScope = {},
+  ): Promise<CheckpointManifestEntry[]> {
     return this.#run('list checkpoints', () => checkpoints.listCheckpoints(this.#sessions, sessionId, branchId, scope));
   }
 
-  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope = {}): Promise<number> {
-    return this.#run('prune checkpoints', () => checkpoints.pruneCheckpoints(this.#sessions, sessionId, branchId, retention, scope));
+  async pruneCheckpoints(
+    sessionId: string,
+    branchId: string,
+    retention: CheckpointRetention,
+    scope: TenantScope = {},
+  ): Promise<number> {
+    return this.#run('prune checkpoints', () =>
+      checkpoints.pruneCheckpoints(this.#sessions, sessionId, branchId, retention, scope),
+    );
   }
 
   async deleteCheckpoint(sessionId: string, branchId: string, id: string, scope: TenantScope = {}): Promise<boolean> {
-    return this.#run('delete a checkpoint', () => checkpoints.deleteCheckpoint(this.#sessions, sessionId, branchId, id, scope));
+    return this.#run('delete a checkpoint', () =>
+      checkpoints.deleteCheckpoint(this.#sessions, sessionId, branchId, id, scope),
+    );
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
-    return this.#run('delete old checkpoints', async () => checkpoints.deleteCheckpointsOlderThan(this.#sessions, (await this.#sessions.all()).sessions, before, scope));
+    return this.#run('delete old checkpoints', async () =>
+      checkpoints.deleteCheckpointsOlderThan(this.#sessions, (await this.#sessions.all()).sessions, before, scope),
+    );
   }
 
   /**
@@ -267,7 +336,9 @@ export class FileStore implements Store {
 
   /** Stores an asset in `sessions/<id>/assets/` (see `AssetStore.putAsset`): synced and renamed into place, its reference written last. */
   async putAsset(sessionId: string, input: PutAssetInput, scope: TenantScope = {}): Promise<AssetRef> {
-    return this.#run('store an asset', () => assets.putAsset(this.#sessions, sessionId, input, scope, this.#maxAssetBytes));
+    return this.#run('store an asset', () =>
+      assets.putAsset(this.#sessions, sessionId, input, scope, this.#maxAssetBytes),
+    );
   }
 
   /** The asset's reference and bytes, checked against its SHA-256 (a mismatch throws `DocumentCorruptError`). */
@@ -342,28 +413,68 @@ export class FileStore implements Store {
   }
 
   /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
-  async appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope = {}): Promise<void> {
-    return this.#run('append events', () => branchLogs.appendEvents(this.#sessions, sessionId, branchId, entries, scope));
+  async appendEvents(
+    sessionId: string,
+    branchId: string,
+    entries: readonly EventLogEntry[],
+    scope: TenantScope = {},
+  ): Promise<void> {
+    return this.#run('append events', () =>
+      branchLogs.appendEvents(this.#sessions, sessionId, branchId, entries, scope),
+    );
   }
 
-  async readEvents(sessionId: string, branchId: string, options: { after?: EventLogPosition } & TenantScope = {}): Promise<EventLogPage> {
-    return this.#run('read events', () => branchLogs.readEvents(this.#sessions, sessionId, branchId, options.after, scopeOf(options)));
+  async readEvents(
+    sessionId: string,
+    branchId: string,
+    options: { after?: EventLogPosition } & TenantScope = {},
+  ): Promise<EventLogPage> {
+    return this.#run('read events', () =>
+      branchLogs.readEvents(this.#sessions, sessionId, branchId, options.after, scopeOf(options)),
+    );
   }
 
-  async pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope = {}): Promise<number> {
-    return this.#run('prune events', () => branchLogs.pruneEvents(this.#sessions, sessionId, branchId, retention, scope));
+  async pruneEvents(
+    sessionId: string,
+    branchId: string,
+    retention: EventLogRetention,
+    scope: TenantScope = {},
+  ): Promise<number> {
+    return this.#run('prune events', () =>
+      branchLogs.pruneEvents(this.#sessions, sessionId, branchId, retention, scope),
+    );
   }
 
-  async acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+  async acquireBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
+  ): Promise<LeaseAcquisition> {
     return this.#run('take a branch lease', () => branchLogs.acquireLease(this.#sessions, sessionId, branchId, input));
   }
 
-  async renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean> {
-    return this.#run('renew a branch lease', () => branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, input));
+  async renewBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
+  ): Promise<boolean> {
+    return this.#run('renew a branch lease', () =>
+      branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, input),
+    );
   }
 
-  async releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean> {
-    return this.#run('release a branch lease', () => branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, { owner: input.owner, epoch: input.epoch, ...scopeOf(input) }));
+  async releaseBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number } & TenantScope,
+  ): Promise<boolean> {
+    return this.#run('release a branch lease', () =>
+      branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, {
+        owner: input.owner,
+        epoch: input.epoch,
+        ...scopeOf(input),
+      }),
+    );
   }
 
   async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
@@ -371,7 +482,9 @@ export class FileStore implements Store {
   }
 
   async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
-    return this.#run('list expired leases', () => branchLogs.listExpiredLeases(this.#sessions, options.before, options.limit ?? 1000));
+    return this.#run('list expired leases', () =>
+      branchLogs.listExpiredLeases(this.#sessions, options.before, options.limit ?? 1000),
+    );
   }
 
   async close(): Promise<void> {
@@ -381,27 +494,33 @@ export class FileStore implements Store {
 
   /** Runs one store call: creates the folders on first use, and wraps I/O failures as {@link StoreError}. */
   async #run<T>(what: string, work: () => Promise<T>): Promise<T> {
-    if (this.#closed) throw new StoreError(`The FileStore at ${this.directory} is closed; create a new FileStore to ${what}.`);
+    if (this.#closed)
+      throw new StoreError(`The FileStore at ${this.directory} is closed; create a new FileStore to ${what}.`);
     try {
       this.#ready ??= this.#prepare();
       await this.#ready;
       return await work();
     } catch (error) {
       if (error instanceof BatonError) throw error;
-      throw new StoreError(`FileStore could not ${what} under ${this.directory}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new StoreError(
+        `FileStore could not ${what} under ${this.directory}: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
     }
   }
 
   async #prepare(): Promise<void> {
     const layout = this.#layout;
     try {
-      for (const dir of [layout.sessionsDir, layout.episodesDir, layout.locksDir, layout.trashDir]) await mkdir(dir, { recursive: true });
+      for (const dir of [layout.sessionsDir, layout.episodesDir, layout.locksDir, layout.trashDir])
+        await mkdir(dir, { recursive: true });
     } catch (error) {
       this.#ready = undefined; // let a later call retry (e.g. once the disk is writable)
       throw error;
     }
     // Sessions whose delete was interrupted after the rename.
-    for (const name of await readDirNames(layout.trashDir)) await rm(join(layout.trashDir, name), { recursive: true, force: true });
+    for (const name of await readDirNames(layout.trashDir))
+      await rm(join(layout.trashDir, name), { recursive: true, force: true });
     await this.#episodes.ensureIndex();
   }
 }

@@ -85,7 +85,12 @@ export class SessionLocks {
     await Promise.all([...this.#mutexes.values()].map((mutex) => mutex.waitForUnlock()));
   }
 
-  async #withFileLock<T>(sessionId: string, target: string, work: () => Promise<T>, releasing: (release: Promise<void>) => void): Promise<T> {
+  async #withFileLock<T>(
+    sessionId: string,
+    target: string,
+    work: () => Promise<T>,
+    releasing: (release: Promise<void>) => void,
+  ): Promise<T> {
     let lost: Error | undefined;
     // Alone, a free lock is taken synchronously; beside other writes of this process (whose flushes can hold
     // the file system's journal, so that an mkdir waits for them) asynchronously, so the other work goes on.
@@ -121,9 +126,20 @@ export class SessionLocks {
     return result;
   }
 
-  async #acquire(sessionId: string, target: string, onCompromised: (error: Error) => void, alone: boolean): Promise<() => Promise<void>> {
+  async #acquire(
+    sessionId: string,
+    target: string,
+    onCompromised: (error: Error) => void,
+    alone: boolean,
+  ): Promise<() => Promise<void>> {
     const { staleMs, waitMs } = this.#options;
-    const once: LockOptions = { realpath: false, lockfilePath: `${target}.lock`, stale: staleMs, onCompromised, fs: LOCK_FS };
+    const once: LockOptions = {
+      realpath: false,
+      lockfilePath: `${target}.lock`,
+      stale: staleMs,
+      onCompromised,
+      fs: LOCK_FS,
+    };
     // The usual case, a free lock, with synchronous calls when this is the process's only write (an mkdir, and
     // the utimes and stat of the mtime probe `lockSync` repeats on every call: a few µs, no thread-pool round
     // trips), else one asynchronous try; a held lock is waited for asynchronously, with retries.
@@ -133,10 +149,16 @@ export class SessionLocks {
       return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath!, fs: LOCK_FS });
     } catch (error) {
       if (!hasErrorCode(error, 'ELOCKED') && !hasErrorCode(error, 'ENOENT')) {
-        throw new StoreError(`Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`, { cause: error });
+        throw new StoreError(
+          `Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
     }
-    const options: LockOptions = { ...once, retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 } };
+    const options: LockOptions = {
+      ...once,
+      retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 },
+    };
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await lockfile.lock(target, options);
@@ -151,9 +173,12 @@ export class SessionLocks {
             { cause: error },
           );
         }
-        throw new StoreError(`Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`, {
-          cause: error,
-        });
+        throw new StoreError(
+          `Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
     }
   }

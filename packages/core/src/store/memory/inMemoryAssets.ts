@@ -26,7 +26,12 @@ function heldBytes(sessions: Iterable<SessionRecord>): number {
  * limit and the room left under the total, and keeps it in the session's record.
  * @throws {AssetTooLargeError} past either limit
  */
-export async function putRecordAsset(record: SessionRecord, all: Iterable<SessionRecord>, input: CheckedAssetInput, limits: AssetLimits): Promise<AssetRef> {
+export async function putRecordAsset(
+  record: SessionRecord,
+  all: Iterable<SessionRecord>,
+  input: CheckedAssetInput,
+  limits: AssetLimits,
+): Promise<AssetRef> {
   const room = Math.max(0, limits.maxAssetBytesTotal - heldBytes(all));
   const limit = Math.min(limits.maxAssetBytes, room);
   let read: Awaited<ReturnType<typeof readWholeAsset>>;

@@ -2,7 +2,15 @@
 import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
 import { nextLease } from '../branchLease.js';
 import { cloneData } from '../cloneData.js';
-import { checkEventBatch, type EventLogEntry, type EventLogPage, type EventLogPosition, type EventLogRetention, keptBatches, pageOf } from '../eventLog.js';
+import {
+  checkEventBatch,
+  type EventLogEntry,
+  type EventLogPage,
+  type EventLogPosition,
+  type EventLogRetention,
+  keptBatches,
+  pageOf,
+} from '../eventLog.js';
 import type { SessionRecord } from './inMemoryRecords.js';
 
 /** `appendEvents` on a found session: one batch, after the log's last entry. */
@@ -18,7 +26,11 @@ export function appendRecordEvents(record: SessionRecord, branchId: string, entr
 }
 
 /** `readEvents` on a found session. */
-export function readRecordEvents(record: SessionRecord, branchId: string, after: EventLogPosition | undefined): EventLogPage {
+export function readRecordEvents(
+  record: SessionRecord,
+  branchId: string,
+  after: EventLogPosition | undefined,
+): EventLogPage {
   const page = pageOf(record.eventLogs?.get(branchId) ?? [], after);
   return { entries: cloneData(page.entries), start: page.start };
 }
@@ -52,11 +64,18 @@ export function acquireRecordLease(
 }
 
 /** Changes the lease if `owner` holds it at `epoch` (`renew`: new expiry; otherwise released). */
-export function changeRecordLease(record: SessionRecord, branchId: string, input: { owner: string; epoch: number; ttlMs?: number }): boolean {
+export function changeRecordLease(
+  record: SessionRecord,
+  branchId: string,
+  input: { owner: string; epoch: number; ttlMs?: number },
+): boolean {
   const current = record.leases?.get(branchId);
-  if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch) return false;
+  if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch)
+    return false;
   const next: BranchLease =
-    input.ttlMs === undefined ? { ...current, held: false } : { ...current, expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
+    input.ttlMs === undefined
+      ? { ...current, held: false }
+      : { ...current, expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
   record.leases!.set(branchId, next);
   return true;
 }

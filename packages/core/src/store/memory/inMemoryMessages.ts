@@ -20,13 +20,20 @@ import {
 import { checkpointList, type SessionRecord } from './inMemoryRecords.js';
 
 /** `InMemoryStore.appendMessages` on a found session: the messages not stored yet, frozen copies. */
-export function appendRecordMessages(record: SessionRecord, sessionId: string, branchId: string, messages: readonly Message[]): { inserted: number } {
+export function appendRecordMessages(
+  record: SessionRecord,
+  sessionId: string,
+  branchId: string,
+  messages: readonly Message[],
+): { inserted: number } {
   assertBranchId(branchId);
   assertMessages(messages);
   const own = record.messages.get(branchId);
   const branch = record.branches.get(branchId);
   if (own === undefined || branch === undefined) {
-    throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`,
+    );
   }
   const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
   const lastSeq = firstOwnSeq - 1 + own.length; // own seqs are consecutive from firstOwnSeq (planAppend)
@@ -36,10 +43,20 @@ export function appendRecordMessages(record: SessionRecord, sessionId: string, b
 }
 
 /** `InMemoryStore.readMessages` on a found session: the stored (frozen) messages themselves. */
-export function readRecordMessages(record: SessionRecord, sessionId: string, branchId: string, options: ReadMessagesOptions): Message[] {
+export function readRecordMessages(
+  record: SessionRecord,
+  sessionId: string,
+  branchId: string,
+  options: ReadMessagesOptions,
+): Message[] {
   assertBranchId(branchId);
   let out: Message[] = [];
-  for (const { branch, fromSeq, throughSeq } of branchLineage(branchId, (id) => record.branches.get(id), sessionId, options)) {
+  for (const { branch, fromSeq, throughSeq } of branchLineage(
+    branchId,
+    (id) => record.branches.get(id),
+    sessionId,
+    options,
+  )) {
     const own = record.messages.get(branch.id)!;
     // Own seqs are consecutive from the branch's first own seq (planAppend): the range is a slice of the array.
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
@@ -61,15 +78,24 @@ export function writeRecordBatch(record: SessionRecord, batch: StoreBatch): Stor
   assertBranchId(branchId);
   const own = record.messages.get(branchId);
   const branch = record.branches.get(branchId);
-  if (own === undefined || branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+  if (own === undefined || branch === undefined)
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`,
+    );
   let fresh: Message[] = [];
   if (batch.messages !== undefined) {
     assertMessages(batch.messages);
     const firstOwnSeq = branch.parent === undefined ? 1 : branch.parent.atSeq + 1;
-    fresh = planAppend(branchId, batch.messages, { firstOwnSeq, lastSeq: firstOwnSeq - 1 + own.length, storedAt: (seq) => own[seq - firstOwnSeq] });
+    fresh = planAppend(branchId, batch.messages, {
+      firstOwnSeq,
+      lastSeq: firstOwnSeq - 1 + own.length,
+      storedAt: (seq) => own[seq - firstOwnSeq],
+    });
   }
-  const nextBranch = batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
-  const nextSession = batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
+  const nextBranch =
+    batch.branch && changedBranch(branch, branchState(batch.branch.state), batch.branch.expectedVersion);
+  const nextSession =
+    batch.session && changedSession(record.session, batch.session.change, batch.session.expectedVersion);
   const checkpoint = batch.checkpoint && copyValidCheckpoint(batch.checkpoint);
   assertBatchCheckpoint(batch);
   for (const message of fresh) own.push(frozenMessageCopy(message));

@@ -55,7 +55,8 @@ export function evictForRoom(sessions: Map<string, SessionRecord>, limits: Sessi
   if (sessions.size < limits.maxSessions) return evicted;
   for (const record of sessions.values()) {
     if (sessions.size - evicted.length < limits.maxSessions) break;
-    if (record.session.status === 'closed' || now - record.touchedAt >= limits.idleTtlMs) evicted.push(record.session.id);
+    if (record.session.status === 'closed' || now - record.touchedAt >= limits.idleTtlMs)
+      evicted.push(record.session.id);
   }
   for (const id of evicted) sessions.delete(id);
   return evicted;
@@ -66,7 +67,11 @@ export function evictForRoom(sessions: Map<string, SessionRecord>, limits: Sessi
  * maps, counting what each held.
  * @throws {InvalidIdError} for an unsafe tenant or user id
  */
-export function eraseUserRecords(sessions: Map<string, SessionRecord>, episodes: Map<string, Episode>, input: EraseUserInput): EraseUserResult {
+export function eraseUserRecords(
+  sessions: Map<string, SessionRecord>,
+  episodes: Map<string, Episode>,
+  input: EraseUserInput,
+): EraseUserResult {
   const userId = assertValidId('user', input?.userId);
   assertTenantScope(input);
   const erased: EraseUserResult = { sessions: 0, branches: 0, messages: 0, checkpoints: 0, episodes: 0, assets: 0 };

@@ -41,11 +41,30 @@ import {
   newSession,
 } from '../storeRules.js';
 import { assertTenantScope, inTenant } from '../tenantScope.js';
-import { type AssetLimits, deleteRecordAsset, getRecordAsset, listRecordAssets, putRecordAsset } from './inMemoryAssets.js';
-import { acquireRecordLease, appendRecordEvents, changeRecordLease, pruneRecordEvents, readRecordEvents } from './inMemoryBranchLogs.js';
+import {
+  type AssetLimits,
+  deleteRecordAsset,
+  getRecordAsset,
+  listRecordAssets,
+  putRecordAsset,
+} from './inMemoryAssets.js';
+import {
+  acquireRecordLease,
+  appendRecordEvents,
+  changeRecordLease,
+  pruneRecordEvents,
+  readRecordEvents,
+} from './inMemoryBranchLogs.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
 import { appendRecordMessages, readRecordMessages, writeRecordBatch } from './inMemoryMessages.js';
-import { checkpointList, eraseUserRecords, evictForRoom, type SessionLimits, type SessionRecord, touchRecord } from './inMemoryRecords.js';
+import {
+  checkpointList,
+  eraseUserRecords,
+  evictForRoom,
+  type SessionLimits,
+  type SessionRecord,
+  touchRecord,
+} from './inMemoryRecords.js';
 import type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
 
 export type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
@@ -83,13 +102,17 @@ export class InMemoryStore implements Store {
     const maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
     const idleTtlMs = options.idleTtlMs ?? 60 * 60_000;
     if (!(maxSessions > 0) || !(idleTtlMs > 0)) {
-      throw new ConfigurationError(`InMemoryStore needs a positive maxSessions and idleTtlMs, got ${JSON.stringify({ maxSessions: options.maxSessions, idleTtlMs: options.idleTtlMs })}.`);
+      throw new ConfigurationError(
+        `InMemoryStore needs a positive maxSessions and idleTtlMs, got ${JSON.stringify({ maxSessions: options.maxSessions, idleTtlMs: options.idleTtlMs })}.`,
+      );
     }
     this.#limits = { maxSessions, idleTtlMs };
     const maxAssetBytes = assertMaxAssetBytes('InMemoryStore', options.maxAssetBytes);
     const maxAssetBytesTotal = options.maxAssetBytesTotal ?? Math.max(256 * 1024 * 1024, maxAssetBytes);
     if (!Number.isSafeInteger(maxAssetBytesTotal) || maxAssetBytesTotal <= 0) {
-      throw new ConfigurationError(`InMemoryStore needs maxAssetBytesTotal as a positive whole number of bytes, got ${JSON.stringify(options.maxAssetBytesTotal)}.`);
+      throw new ConfigurationError(
+        `InMemoryStore needs maxAssetBytesTotal as a positive whole number of bytes, got ${JSON.stringify(options.maxAssetBytesTotal)}.`,
+      );
     }
     this.#assetLimits = { maxAssetBytes, maxAssetBytesTotal };
   }
@@ -101,9 +124,16 @@ export class InMemoryStore implements Store {
 
   async createSession(input: CreateSessionInput): Promise<Session> {
     const session = newSession(input);
-    if (this.#sessions.has(session.id)) throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
+    if (this.#sessions.has(session.id))
+      throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
     evictForRoom(this.#sessions, this.#limits, Date.now());
-    const main: Branch = { id: MAIN_BRANCH, sessionId: session.id, createdAt: session.createdAt, state: {}, version: 1 };
+    const main: Branch = {
+      id: MAIN_BRANCH,
+      sessionId: session.id,
+      createdAt: session.createdAt,
+      state: {},
+      version: 1,
+    };
     const record: SessionRecord = {
       session,
       branches: new Map([[MAIN_BRANCH, main]]),
@@ -156,7 +186,12 @@ export class InMemoryStore implements Store {
     return ids;
   }
 
-  async appendMessages(sessionId: string, branchId: string, messages: readonly Message[], scope: TenantScope = {}): Promise<{ inserted: number }> {
+  async appendMessages(
+    sessionId: string,
+    branchId: string,
+    messages: readonly Message[],
+    scope: TenantScope = {},
+  ): Promise<{ inserted: number }> {
     const record = this.#required(sessionId, scope);
     return appendRecordMessages(record, sessionId, branchId, messages);
   }
@@ -166,15 +201,23 @@ export class InMemoryStore implements Store {
     return readRecordMessages(record, sessionId, branchId, options);
   }
 
-  async forkBranch(sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope = {}): Promise<Branch> {
+  async forkBranch(
+    sessionId: string,
+    input: { branchId: string; parent: BranchParent; state?: State },
+    scope: TenantScope = {},
+  ): Promise<Branch> {
     const record = this.#required(sessionId, scope);
     assertBranchId(input.branchId);
     assertBranchId(input.parent.branchId);
-    if (record.branches.has(input.branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
-    if (!record.branches.has(input.parent.branchId)) throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
+    if (record.branches.has(input.branchId))
+      throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
+    if (!record.branches.has(input.parent.branchId))
+      throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
     const parentLength = (await this.readMessages(sessionId, input.parent.branchId, scope)).length;
     if (input.parent.atSeq > parentLength) {
-      throw new InvalidInputError(`Cannot fork at seq ${input.parent.atSeq}: branch ${JSON.stringify(input.parent.branchId)} has ${parentLength} messages.`);
+      throw new InvalidInputError(
+        `Cannot fork at seq ${input.parent.atSeq}: branch ${JSON.stringify(input.parent.branchId)} has ${parentLength} messages.`,
+      );
     }
     const branch: Branch = {
       id: input.branchId,
@@ -200,20 +243,31 @@ export class InMemoryStore implements Store {
     return cloneData([...this.#required(sessionId, scope).branches.values()]);
   }
 
-  async updateBranch(sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+  async updateBranch(
+    sessionId: string,
+    branchId: string,
+    change: { state: State },
+    options: UpdateOptions,
+  ): Promise<Branch> {
     const record = this.#required(sessionId, options);
     assertBranchId(branchId);
     const branch = record.branches.get(branchId);
     if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
     if (branch.version !== options.expectedVersion) {
-      throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`);
+      throw new ConcurrencyError(
+        `Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`,
+      );
     }
     const next = { ...branch, state: branchState(change.state), version: branch.version + 1 };
     record.branches.set(branchId, next);
     return cloneData(next);
   }
 
-  async deleteBranch(sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope = {}): Promise<void> {
+  async deleteBranch(
+    sessionId: string,
+    branchId: string,
+    options: { recursive?: boolean } & TenantScope = {},
+  ): Promise<void> {
     const record = this.#required(sessionId, options);
     assertBranchId(branchId);
     for (const id of ensureBranchDeletable(branchId, [...record.branches.values()], options)) {
@@ -230,29 +284,56 @@ export class InMemoryStore implements Store {
     list.push(valid);
   }
 
-  async putPendingWrites(sessionId: string, branchId: string, checkpointId: string, writes: readonly PendingWrite[], scope: TenantScope = {}): Promise<void> {
+  async putPendingWrites(
+    sessionId: string,
+    branchId: string,
+    checkpointId: string,
+    writes: readonly PendingWrite[],
+    scope: TenantScope = {},
+  ): Promise<void> {
     const list = this.#checkpoints(sessionId, branchId, scope);
     assertValidId('checkpoint', checkpointId);
     const valid = assertPendingWrites(writes);
     const checkpoint = list.find((c) => c.id === checkpointId);
     if (checkpoint === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
     for (const write of valid) {
-      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId)) checkpoint.pendingWrites.push(cloneData(write));
+      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId))
+        checkpoint.pendingWrites.push(cloneData(write));
     }
   }
 
-  async loadCheckpoint(sessionId: string, branchId: string, id?: string, scope: TenantScope = {}): Promise<Checkpoint | undefined> {
+  async loadCheckpoint(
+    sessionId: string,
+    branchId: string,
+    id?: string,
+    scope: TenantScope = {},
+  ): Promise<Checkpoint | undefined> {
     const list = this.#checkpoints(sessionId, branchId, scope);
     if (id !== undefined) assertValidId('checkpoint', id);
     const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
     return found && cloneData(found);
   }
 
-  async listCheckpoints(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<CheckpointManifestEntry[]> {
-    return this.#checkpoints(sessionId, branchId, scope).map(({ id, parentId, step, throughSeq, createdAt }) => ({ id, parentId, step, throughSeq, createdAt }));
+  async listCheckpoints(
+    sessionId: string,
+    branchId: string,
+    scope: TenantScope = {},
+  ): Promise<CheckpointManifestEntry[]> {
+    return this.#checkpoints(sessionId, branchId, scope).map(({ id, parentId, step, throughSeq, createdAt }) => ({
+      id,
+      parentId,
+      step,
+      throughSeq,
+      createdAt,
+    }));
   }
 
-  async pruneCheckpoints(sessionId: string, branchId: string, retention: CheckpointRetention, scope: TenantScope = {}): Promise<number> {
+  async pruneCheckpoints(
+    sessionId: string,
+    branchId: string,
+    retention: CheckpointRetention,
+    scope: TenantScope = {},
+  ): Promise<number> {
     const list = this.#checkpoints(sessionId, branchId, scope);
     const doomed = new Set(checkpointsToPrune(list, retention));
     const kept = list.filter((c) => !doomed.has(c.id));
@@ -264,7 +345,10 @@ export class InMemoryStore implements Store {
     const list = this.#checkpoints(sessionId, branchId, scope);
     assertValidId('checkpoint', id);
     if (!ensureCheckpointDeletable(branchId, id, list)) return false;
-    this.#required(sessionId, scope).checkpoints.set(branchId, list.filter((c) => c.id !== id));
+    this.#required(sessionId, scope).checkpoints.set(
+      branchId,
+      list.filter((c) => c.id !== id),
+    );
     return true;
   }
 
@@ -297,7 +381,8 @@ export class InMemoryStore implements Store {
   async putAsset(sessionId: string, input: PutAssetInput, scope: TenantScope = {}): Promise<AssetRef> {
     const record = this.#required(sessionId, scope);
     const ref = await putRecordAsset(record, this.#sessions.values(), checkAssetInput(input), this.#assetLimits);
-    if (this.#sessions.get(sessionId) !== record) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} was deleted while its asset was read.`);
+    if (this.#sessions.get(sessionId) !== record)
+      throw new NotFoundError(`Session ${JSON.stringify(sessionId)} was deleted while its asset was read.`);
     return ref;
   }
 
@@ -332,28 +417,57 @@ export class InMemoryStore implements Store {
     return writeRecordBatch(record, batch);
   }
 
-  async appendEvents(sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope = {}): Promise<void> {
+  async appendEvents(
+    sessionId: string,
+    branchId: string,
+    entries: readonly EventLogEntry[],
+    scope: TenantScope = {},
+  ): Promise<void> {
     appendRecordEvents(this.#branchRecord(sessionId, branchId, scope), branchId, entries);
   }
 
-  async readEvents(sessionId: string, branchId: string, options: { after?: EventLogPosition } & TenantScope = {}): Promise<EventLogPage> {
+  async readEvents(
+    sessionId: string,
+    branchId: string,
+    options: { after?: EventLogPosition } & TenantScope = {},
+  ): Promise<EventLogPage> {
     return readRecordEvents(this.#branchRecord(sessionId, branchId, scopeOnly(options)), branchId, options.after);
   }
 
-  async pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope = {}): Promise<number> {
+  async pruneEvents(
+    sessionId: string,
+    branchId: string,
+    retention: EventLogRetention,
+    scope: TenantScope = {},
+  ): Promise<number> {
     return pruneRecordEvents(this.#branchRecord(sessionId, branchId, scope), branchId, retention);
   }
 
-  async acquireBranchLease(sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+  async acquireBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
+  ): Promise<LeaseAcquisition> {
     return acquireRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, input);
   }
 
-  async renewBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs: number } & TenantScope): Promise<boolean> {
+  async renewBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
+  ): Promise<boolean> {
     return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, input);
   }
 
-  async releaseBranchLease(sessionId: string, branchId: string, input: { owner: string; epoch: number } & TenantScope): Promise<boolean> {
-    return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, { owner: input.owner, epoch: input.epoch });
+  async releaseBranchLease(
+    sessionId: string,
+    branchId: string,
+    input: { owner: string; epoch: number } & TenantScope,
+  ): Promise<boolean> {
+    return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, {
+      owner: input.owner,
+      epoch: input.epoch,
+    });
   }
 
   async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
@@ -364,7 +478,8 @@ export class InMemoryStore implements Store {
   async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
     const expired: BranchLease[] = [];
     for (const record of this.#sessions.values()) {
-      for (const lease of record.leases?.values() ?? []) if (lease.held && lease.expiresAt < options.before) expired.push({ ...lease });
+      for (const lease of record.leases?.values() ?? [])
+        if (lease.held && lease.expiresAt < options.before) expired.push({ ...lease });
     }
     return expired.slice(0, options.limit ?? expired.length);
   }

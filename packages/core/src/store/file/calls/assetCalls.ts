@@ -35,7 +35,13 @@ async function requireStoredSession(sessions: FileSessions, sessionId: string, s
 }
 
 /** `FileStore.putAsset`: see the module comment. */
-export async function putAsset(sessions: FileSessions, sessionId: string, input: PutAssetInput, scope: TenantScope, maxBytes: number): Promise<AssetRef> {
+export async function putAsset(
+  sessions: FileSessions,
+  sessionId: string,
+  input: PutAssetInput,
+  scope: TenantScope,
+  maxBytes: number,
+): Promise<AssetRef> {
   assertSessionId(sessionId);
   assertTenantScope(scope);
   const checked = checkAssetInput(input);
@@ -49,7 +55,10 @@ export async function putAsset(sessions: FileSessions, sessionId: string, input:
   const temp = join(dir, `.upload-${randomUUID()}.tmp`);
   try {
     // `flush`: the bytes are on disk before the rename makes them an asset.
-    await pipeline(Readable.from(meter.chunks(), { objectMode: false }), createWriteStream(temp, { flags: 'wx', flush: true }));
+    await pipeline(
+      Readable.from(meter.chunks(), { objectMode: false }),
+      createWriteStream(temp, { flags: 'wx', flush: true }),
+    );
     const ref = meter.ref(sessionId);
     await locks.run(sessionId, async () => {
       await requireStoredSession(sessions, sessionId, scope); // deleted meanwhile: its folder (and the temp file) went to the trash
@@ -60,7 +69,11 @@ export async function putAsset(sessions: FileSessions, sessionId: string, input:
     return ref;
   } catch (error) {
     await rm(temp, { force: true });
-    if (hasErrorCode(error, 'ENOENT')) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} was deleted while its asset ${JSON.stringify(checked.name)} was uploaded.`, { cause: error });
+    if (hasErrorCode(error, 'ENOENT'))
+      throw new NotFoundError(
+        `Session ${JSON.stringify(sessionId)} was deleted while its asset ${JSON.stringify(checked.name)} was uploaded.`,
+        { cause: error },
+      );
     throw error;
   }
 }
@@ -87,7 +100,12 @@ async function readRef(sessions: FileSessions, sessionId: string, assetId: strin
 }
 
 /** `FileStore.getAsset`: the reference, then the bytes, checked against its size and SHA-256. */
-export async function getAsset(sessions: FileSessions, sessionId: string, assetId: string, scope: TenantScope): Promise<StoredAsset | undefined> {
+export async function getAsset(
+  sessions: FileSessions,
+  sessionId: string,
+  assetId: string,
+  scope: TenantScope,
+): Promise<StoredAsset | undefined> {
   assertSessionId(sessionId);
   assertValidId('asset', assetId);
   await requireStoredSession(sessions, sessionId, scope);
@@ -111,13 +129,22 @@ export async function getAsset(sessions: FileSessions, sessionId: string, assetI
 export async function listAssets(sessions: FileSessions, sessionId: string, scope: TenantScope): Promise<AssetRef[]> {
   assertSessionId(sessionId);
   await requireStoredSession(sessions, sessionId, scope);
-  const ids = (await readDirNames(sessions.layout.assetsDir(sessionId))).filter((n) => n.endsWith('.json') && !n.startsWith('.')).map((n) => n.slice(0, -5));
+  const ids = (await readDirNames(sessions.layout.assetsDir(sessionId)))
+    .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+    .map((n) => n.slice(0, -5));
   const refs = await mapInBatches(ids, (id) => readRef(sessions, sessionId, id).catch(() => undefined));
-  return refs.filter((ref): ref is AssetRef => ref !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  return refs
+    .filter((ref): ref is AssetRef => ref !== undefined)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
 /** `FileStore.deleteAsset`: under the session lock, the reference first (the asset is gone), then the bytes. */
-export async function deleteAsset(sessions: FileSessions, sessionId: string, assetId: string, scope: TenantScope): Promise<boolean> {
+export async function deleteAsset(
+  sessions: FileSessions,
+  sessionId: string,
+  assetId: string,
+  scope: TenantScope,
+): Promise<boolean> {
   assertSessionId(sessionId);
   assertValidId('asset', assetId);
   assertTenantScope(scope);
@@ -137,5 +164,7 @@ export async function deleteAsset(sessions: FileSessions, sessionId: string, ass
 
 /** How many assets session `sessionId` holds (for `eraseUser`'s counts); the caller holds its lock. */
 export async function countAssets(sessions: FileSessions, sessionId: string): Promise<number> {
-  return (await readDirNames(sessions.layout.assetsDir(sessionId))).filter((n) => n.endsWith('.json') && !n.startsWith('.')).length;
+  return (await readDirNames(sessions.layout.assetsDir(sessionId))).filter(
+    (n) => n.endsWith('.json') && !n.startsWith('.'),
+  ).length;
 }

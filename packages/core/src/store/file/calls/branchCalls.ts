@@ -8,7 +8,12 @@ import type { FileSessions } from '../fileSessions.js';
 import { forkOps, requireBranch, requireSession, sortedBranches } from '../log/logPlans.js';
 
 /** `FileStore.forkBranch`: one `branch` operation (a fork copies no message). */
-export async function forkBranch(sessions: FileSessions, sessionId: string, input: { branchId: string; parent: BranchParent; state?: State }, scope: TenantScope): Promise<Branch> {
+export async function forkBranch(
+  sessions: FileSessions,
+  sessionId: string,
+  input: { branchId: string; parent: BranchParent; state?: State },
+  scope: TenantScope,
+): Promise<Branch> {
   const { branchId, parent } = input;
   assertBranchId(branchId);
   assertBranchId(parent.branchId);
@@ -29,7 +34,12 @@ export async function forkBranch(sessions: FileSessions, sessionId: string, inpu
 }
 
 /** `FileStore.getBranch`. */
-export async function getBranch(sessions: FileSessions, sessionId: string, branchId: string, scope: TenantScope): Promise<Branch | undefined> {
+export async function getBranch(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+): Promise<Branch | undefined> {
   assertBranchId(branchId);
   assertTenantScope(scope);
   return sessions.view(sessionId, async (image) => {
@@ -41,28 +51,55 @@ export async function getBranch(sessions: FileSessions, sessionId: string, branc
 
 /** `FileStore.listBranches`: `main` first, then by creation time. */
 export async function listBranches(sessions: FileSessions, sessionId: string, scope: TenantScope): Promise<Branch[]> {
-  return sessions.view(sessionId, async (image) => sortedBranches(requireSession(image, sessionId, scope)).map(cloneData));
+  return sessions.view(sessionId, async (image) =>
+    sortedBranches(requireSession(image, sessionId, scope)).map(cloneData),
+  );
 }
 
 /** `FileStore.updateBranch`: compare-and-set on the branch's `version`. */
-export async function updateBranch(sessions: FileSessions, sessionId: string, branchId: string, change: { state: State }, options: UpdateOptions): Promise<Branch> {
+export async function updateBranch(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  change: { state: State },
+  options: UpdateOptions,
+): Promise<Branch> {
   assertBranchId(branchId);
   const state = branchState(change.state);
   return sessions.write(
     sessionId,
     options,
-    (image) => [{ op: 'branch', branch: changedBranch(requireBranch(image, sessionId, branchId, options).branch, state, options.expectedVersion) }],
+    (image) => [
+      {
+        op: 'branch',
+        branch: changedBranch(
+          requireBranch(image, sessionId, branchId, options).branch,
+          state,
+          options.expectedVersion,
+        ),
+      },
+    ],
     (image) => cloneData(image.branches.get(branchId)!.branch),
   );
 }
 
 /** `FileStore.deleteBranch`: refuses to orphan forks unless `recursive`. */
-export async function deleteBranch(sessions: FileSessions, sessionId: string, branchId: string, options: { recursive?: boolean } & TenantScope): Promise<void> {
+export async function deleteBranch(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  options: { recursive?: boolean } & TenantScope,
+): Promise<void> {
   assertBranchId(branchId);
   await sessions.write(
     sessionId,
     options,
-    (image) => [{ op: 'deleteBranches', ids: ensureBranchDeletable(branchId, sortedBranches(requireSession(image, sessionId, options)), options) }],
+    (image) => [
+      {
+        op: 'deleteBranches',
+        ids: ensureBranchDeletable(branchId, sortedBranches(requireSession(image, sessionId, options)), options),
+      },
+    ],
     () => undefined,
   );
 }

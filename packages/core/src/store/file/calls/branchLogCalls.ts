@@ -6,18 +6,34 @@
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
-import { checkEventBatch, type EventLogBatch, type EventLogEntry, type EventLogPage, type EventLogPosition, type EventLogRetention, keptBatches, pageOf } from '../../eventLog.js';
+import {
+  checkEventBatch,
+  type EventLogBatch,
+  type EventLogEntry,
+  type EventLogPage,
+  type EventLogPosition,
+  type EventLogRetention,
+  keptBatches,
+  pageOf,
+} from '../../eventLog.js';
 import type { TenantScope } from '../../store.js';
 import { assertBranchId } from '../../storeRules.js';
 import { hasErrorCode, writeFileAtomic } from '../fileIo.js';
 import type { FileSessions } from '../fileSessions.js';
 import { requireBranch } from '../log/logPlans.js';
 
-const eventsFile = (sessions: FileSessions, sessionId: string, branchId: string) => join(sessions.layout.sessionDir(sessionId), 'events', `${branchId}.jsonl`);
-const leaseFile = (sessions: FileSessions, sessionId: string, branchId: string) => join(sessions.layout.sessionDir(sessionId), 'leases', `${branchId}.json`);
+const eventsFile = (sessions: FileSessions, sessionId: string, branchId: string) =>
+  join(sessions.layout.sessionDir(sessionId), 'events', `${branchId}.jsonl`);
+const leaseFile = (sessions: FileSessions, sessionId: string, branchId: string) =>
+  join(sessions.layout.sessionDir(sessionId), 'leases', `${branchId}.json`);
 
 /** @throws {NotFoundError} when the session (of this tenant) or branch does not exist */
-async function requireBranchOf(sessions: FileSessions, sessionId: string, branchId: string, scope: TenantScope): Promise<void> {
+async function requireBranchOf(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+): Promise<void> {
   assertBranchId(branchId);
   await sessions.view(sessionId, async (image) => requireBranch(image, sessionId, branchId, scope));
 }
@@ -37,7 +53,13 @@ async function readBatches(path: string): Promise<EventLogBatch[]> {
 }
 
 /** `FileStore.appendEvents`: one line appended and flushed (`fdatasync`). */
-export async function appendEvents(sessions: FileSessions, sessionId: string, branchId: string, entries: readonly EventLogEntry[], scope: TenantScope): Promise<void> {
+export async function appendEvents(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  entries: readonly EventLogEntry[],
+  scope: TenantScope,
+): Promise<void> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   const path = eventsFile(sessions, sessionId, branchId);
   const last = (await readBatches(path)).at(-1)?.entries.at(-1)?.position;
@@ -47,7 +69,9 @@ export async function appendEvents(sessions: FileSessions, sessionId: string, br
   await mkdir(join(sessions.layout.sessionDir(sessionId), 'events'), { recursive: true });
   const handle = await open(path, 'a');
   try {
-    await handle.write(`${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`);
+    await handle.write(
+      `${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
+    );
     await handle.datasync();
   } finally {
     await handle.close();
@@ -55,13 +79,25 @@ export async function appendEvents(sessions: FileSessions, sessionId: string, br
 }
 
 /** `FileStore.readEvents`. */
-export async function readEvents(sessions: FileSessions, sessionId: string, branchId: string, after: EventLogPosition | undefined, scope: TenantScope): Promise<EventLogPage> {
+export async function readEvents(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  after: EventLogPosition | undefined,
+  scope: TenantScope,
+): Promise<EventLogPage> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   return pageOf(await readBatches(eventsFile(sessions, sessionId, branchId)), after);
 }
 
 /** `FileStore.pruneEvents`: the kept batches written to a new file that replaces the log atomically. */
-export async function pruneEvents(sessions: FileSessions, sessionId: string, branchId: string, retention: EventLogRetention, scope: TenantScope): Promise<number> {
+export async function pruneEvents(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  retention: EventLogRetention,
+  scope: TenantScope,
+): Promise<number> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   const path = eventsFile(sessions, sessionId, branchId);
   const batches = await readBatches(path);
@@ -103,26 +139,53 @@ async function changeLease<T>(
 }
 
 /** `FileStore.acquireBranchLease`. */
-export function acquireLease(sessions: FileSessions, sessionId: string, branchId: string, input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope): Promise<LeaseAcquisition> {
+export function acquireLease(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
+): Promise<LeaseAcquisition> {
   const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
-  return changeLease(sessions, sessionId, branchId, scope, (current): { next?: BranchLease; result: LeaseAcquisition } => {
-    const next = nextLease(current, sessionId, branchId, input, Date.now());
-    return next === undefined ? { result: { acquired: false, lease: current! } } : { next, result: { acquired: true, lease: next } };
-  });
+  return changeLease(
+    sessions,
+    sessionId,
+    branchId,
+    scope,
+    (current): { next?: BranchLease; result: LeaseAcquisition } => {
+      const next = nextLease(current, sessionId, branchId, input, Date.now());
+      return next === undefined
+        ? { result: { acquired: false, lease: current! } }
+        : { next, result: { acquired: true, lease: next } };
+    },
+  );
 }
 
 /** `FileStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without). */
-export function changeHeldLease(sessions: FileSessions, sessionId: string, branchId: string, input: { owner: string; epoch: number; ttlMs?: number } & TenantScope): Promise<boolean> {
+export function changeHeldLease(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  input: { owner: string; epoch: number; ttlMs?: number } & TenantScope,
+): Promise<boolean> {
   const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
   return changeLease(sessions, sessionId, branchId, scope, (current) => {
-    if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch) return { result: false };
-    const next = input.ttlMs === undefined ? { ...current, held: false } : { ...current, expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
+    if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch)
+      return { result: false };
+    const next =
+      input.ttlMs === undefined
+        ? { ...current, held: false }
+        : { ...current, expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
     return { next, result: true };
   });
 }
 
 /** `FileStore.getBranchLease`. */
-export async function getLease(sessions: FileSessions, sessionId: string, branchId: string, scope: TenantScope): Promise<BranchLease | undefined> {
+export async function getLease(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+): Promise<BranchLease | undefined> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   return readLease(leaseFile(sessions, sessionId, branchId));
 }

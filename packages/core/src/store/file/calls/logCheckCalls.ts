@@ -21,8 +21,19 @@ export async function repairSessionLog(sessions: FileSessions, sessionId: string
 /** The report of a session stored as a format 1 folder (no log yet). */
 async function folderReport(sessions: FileSessions, id: string): Promise<SessionLogReport> {
   const image = await sessions.logs.read(id);
-  if (image === undefined) throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist under ${sessions.layout.root}.`);
+  if (image === undefined)
+    throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist under ${sessions.layout.root}.`);
   const intactThroughSeq: Record<string, number> = {};
   for (const branch of image.branches.values()) intactThroughSeq[branch.branch.id] = lastSeq(branch);
-  return { sessionId: id, file: sessions.layout.sessionDir(id), version: 1, ok: true, bytes: 0, intactRecords: 0, intactBytes: 0, intactThroughSeq, tornBytes: 0 };
+  return {
+    sessionId: id,
+    file: sessions.layout.sessionDir(id),
+    version: 1,
+    ok: true,
+    bytes: 0,
+    intactRecords: 0,
+    intactBytes: 0,
+    intactThroughSeq,
+    tornBytes: 0,
+  };
 }

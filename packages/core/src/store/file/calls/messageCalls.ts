@@ -5,7 +5,17 @@
 import type { Message } from '../../../conversation/message.js';
 import { cloneData } from '../../cloneData.js';
 import type { ReadMessagesOptions, StoreBatch, StoreBatchResult, TenantScope } from '../../store.js';
-import { assertBatchCheckpoint, assertBranchId, assertCheckpoint, assertMessages, assertSessionChange, branchLineage, branchState, changedBranch, changedSession } from '../../storeRules.js';
+import {
+  assertBatchCheckpoint,
+  assertBranchId,
+  assertCheckpoint,
+  assertMessages,
+  assertSessionChange,
+  branchLineage,
+  branchState,
+  changedBranch,
+  changedSession,
+} from '../../storeRules.js';
 import type { FileSessions } from '../fileSessions.js';
 import type { LogOp } from '../log/logOps.js';
 import { appendOps, checkpointOps, requireBranch, requireSession, storedSeqs } from '../log/logPlans.js';
@@ -23,7 +33,13 @@ async function plannedAppend(branch: BranchImage, messages: readonly Message[], 
 }
 
 /** `FileStore.appendMessages`. */
-export async function appendMessages(sessions: FileSessions, sessionId: string, branchId: string, messages: readonly Message[], scope: TenantScope): Promise<{ inserted: number }> {
+export async function appendMessages(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  messages: readonly Message[],
+  scope: TenantScope,
+): Promise<{ inserted: number }> {
   assertBranchId(branchId);
   assertMessages(messages);
   let inserted = 0;
@@ -44,17 +60,24 @@ export async function appendMessages(sessions: FileSessions, sessionId: string, 
  * `FileStore.readMessages`: the runs of the lineage's seqs are read from the log (or memory),
  * nothing else. The messages are the image's own, deep-frozen: handed out without a copy.
  */
-export async function readMessages(sessions: FileSessions, sessionId: string, branchId: string, options: ReadMessagesOptions): Promise<Message[]> {
+export async function readMessages(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  options: ReadMessagesOptions,
+): Promise<Message[]> {
   assertBranchId(branchId);
   return sessions.view(sessionId, async (found, load) => {
     const image = requireSession(found, sessionId, options);
     const segments = branchLineage(branchId, (id) => image.branches.get(id)?.branch, sessionId, options);
-    for (const { branch, fromSeq, throughSeq } of segments) await load.messages(image.branches.get(branch.id)!, fromSeq, throughSeq);
+    for (const { branch, fromSeq, throughSeq } of segments)
+      await load.messages(image.branches.get(branch.id)!, fromSeq, throughSeq);
     const out: Message[] = [];
     for (const { branch, fromSeq, throughSeq } of segments) {
       for (const run of runsBetween(image.branches.get(branch.id)!, fromSeq, throughSeq)) {
         const through = Math.min(throughSeq, run.firstSeq + run.count - 1);
-        for (let seq = Math.max(fromSeq, run.firstSeq); seq <= through; seq += 1) out.push(run.messages![seq - run.firstSeq]!);
+        for (let seq = Math.max(fromSeq, run.firstSeq); seq <= through; seq += 1)
+          out.push(run.messages![seq - run.firstSeq]!);
       }
     }
     return out;
@@ -79,8 +102,13 @@ export async function writeBatch(sessions: FileSessions, batch: StoreBatch): Pro
       const branch = requireBranch(image, sessionId, branchId, scope);
       const ops = batch.messages === undefined ? [] : await plannedAppend(branch, batch.messages, load);
       inserted = insertedBy(ops);
-      if (state !== undefined) ops.push({ op: 'branch', branch: changedBranch(branch.branch, state, batch.branch!.expectedVersion) });
-      if (batch.session !== undefined) ops.push({ op: 'session', session: changedSession(image.session, batch.session.change, batch.session.expectedVersion) });
+      if (state !== undefined)
+        ops.push({ op: 'branch', branch: changedBranch(branch.branch, state, batch.branch!.expectedVersion) });
+      if (batch.session !== undefined)
+        ops.push({
+          op: 'session',
+          session: changedSession(image.session, batch.session.change, batch.session.expectedVersion),
+        });
       if (checkpoint !== undefined) ops.push(...checkpointOps(branch, checkpoint));
       return ops;
     },

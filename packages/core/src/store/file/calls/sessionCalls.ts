@@ -16,20 +16,29 @@ export async function createSession(sessions: FileSessions, input: CreateSession
   const id = session.id;
   const { layout, locks, logs } = sessions;
   return locks.run(id, async () => {
-    if ((await logs.read(id)) !== undefined) throw new ConcurrencyError(`Session ${JSON.stringify(id)} already exists.`);
+    if ((await logs.read(id)) !== undefined)
+      throw new ConcurrencyError(`Session ${JSON.stringify(id)} already exists.`);
     await rm(layout.sessionDir(id), { recursive: true, force: true }); // what a crashed create left
     await mkdir(layout.sessionDir(id), { recursive: true });
     const main: Branch = { id: MAIN_BRANCH, sessionId: id, createdAt: session.createdAt, state: {}, version: 1 };
     // As JSON, as a read of the log gives them back.
     const [stored, branch] = JSON.parse(JSON.stringify([session, main])) as [Session, Branch];
-    const log = await logs.create({ session: stored, branches: new Map([[MAIN_BRANCH, { branch, runs: [], checkpoints: [] }]]) });
+    const log = await logs.create({
+      session: stored,
+      branches: new Map([[MAIN_BRANCH, { branch, runs: [], checkpoints: [] }]]),
+    });
     await fsyncDir(layout.sessionsDir);
     return cloneData(log.image.session);
   });
 }
 
 /** `FileStore.deleteSession`: under the session's lock, its episodes, then its folder. */
-export async function deleteSession(sessions: FileSessions, episodes: FileEpisodeStore, id: string, scope: TenantScope): Promise<boolean> {
+export async function deleteSession(
+  sessions: FileSessions,
+  episodes: FileEpisodeStore,
+  id: string,
+  scope: TenantScope,
+): Promise<boolean> {
   assertSessionId(id);
   assertTenantScope(scope);
   return sessions.locks.run(id, async () => {

@@ -25,7 +25,13 @@ import { z } from 'zod';
 import type { Branch } from '../../../conversation/session.js';
 import { parseStoredBranch, parseStoredSession } from '../../storedDocuments.js';
 import { hasErrorCode } from '../fileIo.js';
-import { type BranchImage, type CheckpointRecord, firstOwnSeq, type OpLocation, type SessionImage } from './sessionImage.js';
+import {
+  type BranchImage,
+  type CheckpointRecord,
+  firstOwnSeq,
+  type OpLocation,
+  type SessionImage,
+} from './sessionImage.js';
 
 /** The `format` of a log index. */
 export const INDEX_FORMAT = 'baton-filestore-log-index';
@@ -37,7 +43,10 @@ const INDEX_VERSION = 2;
 /** The bytes before `through` whose hash the index keeps. */
 const TAIL_CHECK_BYTES = 4096;
 
-const Location = z.union([z.tuple([z.number().int(), z.number().int(), z.number().int()]), z.tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()])]);
+const Location = z.union([
+  z.tuple([z.number().int(), z.number().int(), z.number().int()]),
+  z.tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()]),
+]);
 type LocationJson = z.infer<typeof Location>;
 
 const IndexSchema = z.object({
@@ -57,7 +66,15 @@ const IndexSchema = z.object({
         z.object({
           id: z.string(),
           createdAt: z.string(),
-          manifest: z.object({ id: z.string(), parentId: z.string().nullable(), step: z.number(), throughSeq: z.number(), createdAt: z.string() }).nullable(),
+          manifest: z
+            .object({
+              id: z.string(),
+              parentId: z.string().nullable(),
+              step: z.number(),
+              throughSeq: z.number(),
+              createdAt: z.string(),
+            })
+            .nullable(),
           at: Location,
           writes: z.array(Location),
         }),
@@ -66,10 +83,18 @@ const IndexSchema = z.object({
   ),
 });
 
-const toJson = (at: OpLocation): LocationJson => (at.op === undefined ? [at.offset, at.length, at.line] : [at.offset, at.length, at.line, at.op]);
+const toJson = (at: OpLocation): LocationJson =>
+  at.op === undefined ? [at.offset, at.length, at.line] : [at.offset, at.length, at.line, at.op];
 function fromJson(json: readonly (number | null)[]): OpLocation {
   const [offset, length, line, op] = json;
-  if (typeof offset !== 'number' || typeof length !== 'number' || typeof line !== 'number' || op === null || json.length > 4) throw new Error('not a location');
+  if (
+    typeof offset !== 'number' ||
+    typeof length !== 'number' ||
+    typeof line !== 'number' ||
+    op === null ||
+    json.length > 4
+  )
+    throw new Error('not a location');
   return op === undefined ? { offset, length, line } : { offset, length, line, op };
 }
 
@@ -86,7 +111,15 @@ function runLocationV2(json: readonly (number | null)[]): OpLocation {
 }
 
 /** A run's entry in a version 2 index (see {@link runLocationV2}). */
-const runToJson = (run: { firstSeq: number; count: number }, at: OpLocation): (number | null)[] => [run.firstSeq, run.count, at.offset, at.length, at.line, at.op ?? null, at.crc ?? null];
+const runToJson = (run: { firstSeq: number; count: number }, at: OpLocation): (number | null)[] => [
+  run.firstSeq,
+  run.count,
+  at.offset,
+  at.length,
+  at.line,
+  at.op ?? null,
+  at.crc ?? null,
+];
 
 /** The hash of the log bytes before `through` the index checks. */
 async function tailCheck(handle: FileHandle, headerBytes: number, through: number): Promise<string> {
@@ -102,7 +135,13 @@ async function tailCheck(handle: FileHandle, headerBytes: number, through: numbe
  * @param size the log's size in bytes
  * @returns `undefined` when there is no usable index (missing, damaged, or not of this log)
  */
-export async function readIndex(indexPath: string, handle: FileHandle, sessionId: string, header: string, size: number): Promise<{ image: SessionImage; through: number; lines: number; bytes: number } | undefined> {
+export async function readIndex(
+  indexPath: string,
+  handle: FileHandle,
+  sessionId: string,
+  header: string,
+  size: number,
+): Promise<{ image: SessionImage; through: number; lines: number; bytes: number } | undefined> {
   let text: string;
   try {
     text = await readFile(indexPath, 'utf8');
@@ -117,7 +156,8 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
     if ((await tailCheck(handle, headerBytes, index.through)) !== index.tail) return undefined;
     const session = parseStoredSession(index.session, `session in ${indexPath}`);
     if (session.id !== sessionId) return undefined;
-    const inLog = (at: OpLocation) => at.offset >= headerBytes && at.length > 0 && at.offset + at.length <= index.through;
+    const inLog = (at: OpLocation) =>
+      at.offset >= headerBytes && at.length > 0 && at.offset + at.length <= index.through;
     const branches = new Map<string, BranchImage>();
     for (const entry of index.branches) {
       const branch: Branch = parseStoredBranch(entry.branch, `branch in ${indexPath}`);
@@ -126,7 +166,14 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
       const runs = entry.runs.map((json) => {
         const [firstSeq, count] = json;
         const location = index.version === 1 ? fromJson(json.slice(2)) : runLocationV2(json);
-        if (typeof firstSeq !== 'number' || firstSeq !== next || typeof count !== 'number' || count < 1 || !inLog(location)) throw new Error('runs do not follow each other');
+        if (
+          typeof firstSeq !== 'number' ||
+          firstSeq !== next ||
+          typeof count !== 'number' ||
+          count < 1 ||
+          !inLog(location)
+        )
+          throw new Error('runs do not follow each other');
         next += count;
         return { firstSeq, count, at: location, messages: undefined };
       });
@@ -134,7 +181,16 @@ export async function readIndex(indexPath: string, handle: FileHandle, sessionId
         const documentAt = fromJson(c.at);
         const writesAt = c.writes.map(fromJson);
         if (![documentAt, ...writesAt].every(inLog)) throw new Error('a checkpoint outside the log');
-        return { id: c.id, createdAt: c.createdAt, manifest: c.manifest ?? undefined, loaded: false, document: undefined, writes: [], documentAt, writesAt };
+        return {
+          id: c.id,
+          createdAt: c.createdAt,
+          manifest: c.manifest ?? undefined,
+          loaded: false,
+          document: undefined,
+          writes: [],
+          documentAt,
+          writesAt,
+        };
       });
       branches.set(branch.id, { branch, runs, checkpoints });
     }
@@ -158,7 +214,11 @@ async function removeStaleTemps(indexPath: string): Promise<void> {
     if (hasErrorCode(error, 'ENOENT')) return;
     throw error;
   }
-  await Promise.all(names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => rm(join(dirname(indexPath), name), { force: true })));
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'))
+      .map((name) => rm(join(dirname(indexPath), name), { force: true })),
+  );
 }
 
 /**
@@ -167,18 +227,39 @@ async function removeStaleTemps(indexPath: string): Promise<void> {
  * a slower open.
  * @returns the bytes written, or `undefined` when the image has parts outside the log (nothing is written)
  */
-export async function writeIndex(indexPath: string, handle: FileHandle, image: SessionImage, log: { header: string; through: number; lines: number }): Promise<number | undefined> {
+export async function writeIndex(
+  indexPath: string,
+  handle: FileHandle,
+  image: SessionImage,
+  log: { header: string; through: number; lines: number },
+): Promise<number | undefined> {
   const branches = [];
   for (const { branch, runs, checkpoints } of image.branches.values()) {
-    if (runs.some((run) => run.at === undefined) || checkpoints.some((c) => c.documentAt === undefined)) return undefined;
+    if (runs.some((run) => run.at === undefined) || checkpoints.some((c) => c.documentAt === undefined))
+      return undefined;
     branches.push({
       branch,
       runs: runs.map((run) => runToJson(run, run.at!)),
-      checkpoints: checkpoints.map((c) => ({ id: c.id, createdAt: c.createdAt, manifest: c.manifest ?? null, at: toJson(c.documentAt!), writes: c.writesAt.map(toJson) })),
+      checkpoints: checkpoints.map((c) => ({
+        id: c.id,
+        createdAt: c.createdAt,
+        manifest: c.manifest ?? null,
+        at: toJson(c.documentAt!),
+        writes: c.writesAt.map(toJson),
+      })),
     });
   }
   const tail = await tailCheck(handle, Buffer.byteLength(log.header), log.through);
-  const index = { format: INDEX_FORMAT, version: INDEX_VERSION, header: log.header, through: log.through, lines: log.lines, tail, session: image.session, branches };
+  const index = {
+    format: INDEX_FORMAT,
+    version: INDEX_VERSION,
+    header: log.header,
+    through: log.through,
+    lines: log.lines,
+    tail,
+    session: image.session,
+    branches,
+  };
   await removeStaleTemps(indexPath);
   const temp = join(dirname(indexPath), `.${basename(indexPath)}.${randomUUID()}.tmp`);
   const text = JSON.stringify(index);

@@ -14,7 +14,16 @@ import { DocumentCorruptError, LogRecordCorruptError } from '../../../errors.js'
 import { freezeMessages } from '../../cloneData.js';
 import { parseStoredBranch, parseStoredMessage, parseStoredSession } from '../../storedDocuments.js';
 import { SEAL_BYTES, sealRecord } from './logRecord.js';
-import { type BranchImage, checkpointRecord, firstOwnSeq, lastSeq, type OpLocation, recordDocument, type SessionImage, writtenCheckpointRecord } from './sessionImage.js';
+import {
+  type BranchImage,
+  checkpointRecord,
+  firstOwnSeq,
+  lastSeq,
+  type OpLocation,
+  recordDocument,
+  type SessionImage,
+  writtenCheckpointRecord,
+} from './sessionImage.js';
 
 /** One change recorded in a session log. A log line holds one or more, applied together. */
 export type LogOp =
@@ -33,8 +42,19 @@ export const LogOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('session'), session: z.unknown() }),
   z.object({ op: z.literal('branch'), branch: z.unknown() }),
   z.object({ op: z.literal('messages'), branchId: z.string(), messages: z.array(z.unknown()) }),
-  z.object({ op: z.literal('checkpoint'), branchId: z.string(), id: z.string(), checkpoint: z.unknown(), savedAt: z.string().optional() }),
-  z.object({ op: z.literal('pendingWrites'), branchId: z.string(), checkpointId: z.string(), writes: z.array(z.unknown()) }),
+  z.object({
+    op: z.literal('checkpoint'),
+    branchId: z.string(),
+    id: z.string(),
+    checkpoint: z.unknown(),
+    savedAt: z.string().optional(),
+  }),
+  z.object({
+    op: z.literal('pendingWrites'),
+    branchId: z.string(),
+    checkpointId: z.string(),
+    writes: z.array(z.unknown()),
+  }),
   z.object({ op: z.literal('deleteCheckpoints'), branchId: z.string(), ids: z.array(z.string()) }),
   z.object({ op: z.literal('deleteBranches'), ids: z.array(z.string()) }),
 ]);
@@ -55,7 +75,8 @@ export function splitOps(ops: readonly LogOp[]): LogOp[] {
       out.push(op);
       continue;
     }
-    for (let from = 0; from < op.messages.length; from += MESSAGES_PER_OP) out.push({ op: 'messages', branchId: op.branchId, messages: op.messages.slice(from, from + MESSAGES_PER_OP) });
+    for (let from = 0; from < op.messages.length; from += MESSAGES_PER_OP)
+      out.push({ op: 'messages', branchId: op.branchId, messages: op.messages.slice(from, from + MESSAGES_PER_OP) });
   }
   return out;
 }
@@ -65,7 +86,11 @@ export function splitOps(ops: readonly LogOp[]): LogOp[] {
  * `logRecord.ts`), where each operation's JSON
  * is (byte offset and length, relative to the line's start), and that JSON itself (`parts[i]` for `ops[i]`).
  */
-export function serializeLine(ops: readonly LogOp[]): { text: string; spans: { offset: number; length: number }[]; parts: string[] } {
+export function serializeLine(ops: readonly LogOp[]): {
+  text: string;
+  spans: { offset: number; length: number }[];
+  parts: string[];
+} {
   const parts = ops.map((op) => JSON.stringify(op));
   const spans: { offset: number; length: number }[] = [];
   let offset = LINE_PREFIX.length;
@@ -87,13 +112,21 @@ const LOCATE_OPS_OVER_BYTES = 64 * 1024;
  *   or an unsealed version 2 line without its closing `}`; `offset` its byte offset in the file,
  *   `line` its number
  */
-export function locateOps(ops: readonly unknown[], text: string, offset: number, line: number, lineBytes: number): OpLocation[] {
+export function locateOps(
+  ops: readonly unknown[],
+  text: string,
+  offset: number,
+  line: number,
+  lineBytes: number,
+): OpLocation[] {
   const bytes = Buffer.byteLength(text);
   const framed = text.startsWith(LINE_PREFIX) && text.endsWith(']');
-  if (framed && ops.length === 1) return [{ offset: offset + LINE_PREFIX.length, length: bytes - LINE_PREFIX.length - 1, line }];
+  if (framed && ops.length === 1)
+    return [{ offset: offset + LINE_PREFIX.length, length: bytes - LINE_PREFIX.length - 1, line }];
   if (framed && bytes > LOCATE_OPS_OVER_BYTES) {
     const { text: again, spans } = serializeLine(ops as LogOp[]);
-    if (again.length === text.length + SEAL_BYTES + 1 && again.startsWith(text)) return spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
+    if (again.length === text.length + SEAL_BYTES + 1 && again.startsWith(text))
+      return spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
   }
   return ops.map((_, op) => ({ offset, length: lineBytes, line, op }));
 }
@@ -119,7 +152,14 @@ export function withChecksums(locations: readonly OpLocation[], bytes: Buffer, b
  * @throws {DocumentCorruptError} naming the line when it is not a log line, a document fails its
  *   schema, or it contradicts the log before it (a gap in seqs, an unknown branch)
  */
-export function applyLine(image: SessionImage | undefined, line: unknown, where: string, strict: boolean, savedAt: string, locations?: readonly OpLocation[]): SessionImage {
+export function applyLine(
+  image: SessionImage | undefined,
+  line: unknown,
+  where: string,
+  strict: boolean,
+  savedAt: string,
+  locations?: readonly OpLocation[],
+): SessionImage {
   const parsedLine = LineSchema.safeParse(line);
   if (!parsedLine.success) throw corrupt(where, '(root)', 'is not a session log line');
   let current = image;
@@ -145,7 +185,14 @@ export function applyLine(image: SessionImage | undefined, line: unknown, where:
  * @returns the image after the line
  * @throws {DocumentCorruptError} when the line contradicts the image (a bug of the caller)
  */
-export function applyWritten(image: SessionImage | undefined, ops: readonly LogOp[], parts: readonly string[], where: string, savedAt: string, locations: readonly OpLocation[]): SessionImage {
+export function applyWritten(
+  image: SessionImage | undefined,
+  ops: readonly LogOp[],
+  parts: readonly string[],
+  where: string,
+  savedAt: string,
+  locations: readonly OpLocation[],
+): SessionImage {
   let current = image;
   ops.forEach((op, index) => {
     const opWhere = `${where} (operation ${index + 1})`;
@@ -153,7 +200,17 @@ export function applyWritten(image: SessionImage | undefined, ops: readonly LogO
     if (op.op === 'checkpoint' && current !== undefined && at !== undefined) {
       const target = branchOf(current, op.branchId, opWhere);
       if (!target.checkpoints.some((c) => c.id === op.id)) {
-        target.checkpoints.push(writtenCheckpointRecord(current.session.id, op.branchId, op.id, op.checkpoint, parts[index]!, op.savedAt ?? savedAt, at));
+        target.checkpoints.push(
+          writtenCheckpointRecord(
+            current.session.id,
+            op.branchId,
+            op.id,
+            op.checkpoint,
+            parts[index]!,
+            op.savedAt ?? savedAt,
+            at,
+          ),
+        );
       }
       return;
     }
@@ -163,10 +220,18 @@ export function applyWritten(image: SessionImage | undefined, ops: readonly LogO
   return current;
 }
 
-function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, strict: boolean, savedAt: string, at: OpLocation | undefined): SessionImage {
+function applyOp(
+  image: SessionImage | undefined,
+  op: ParsedOp,
+  where: string,
+  strict: boolean,
+  savedAt: string,
+  at: OpLocation | undefined,
+): SessionImage {
   if (op.op === 'session') {
     const session = strict ? parseStoredSession(op.session, where) : (op.session as Session);
-    if (image !== undefined && image.session.id !== session.id) throw corrupt(where, 'session.id', `names session ${JSON.stringify(session.id)}`);
+    if (image !== undefined && image.session.id !== session.id)
+      throw corrupt(where, 'session.id', `names session ${JSON.stringify(session.id)}`);
     if (image === undefined) return { session, branches: new Map() };
     image.session = session;
     return image;
@@ -176,7 +241,8 @@ function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, s
   switch (op.op) {
     case 'branch': {
       const branch = strict ? parseStoredBranch(op.branch, where) : (op.branch as Branch);
-      if (branch.sessionId !== sessionId) throw corrupt(where, 'branch.sessionId', `names session ${JSON.stringify(branch.sessionId)}`);
+      if (branch.sessionId !== sessionId)
+        throw corrupt(where, 'branch.sessionId', `names session ${JSON.stringify(branch.sessionId)}`);
       const existing = image.branches.get(branch.id);
       if (existing === undefined) image.branches.set(branch.id, { branch, runs: [], checkpoints: [] });
       else existing.branch = branch;
@@ -185,17 +251,31 @@ function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, s
     case 'messages': {
       const target = branchOf(image, op.branchId, where);
       const messages = parseMessages(op.messages, lastSeq(target) + 1, where, strict);
-      if (messages.length > 0) target.runs.push({ firstSeq: messages[0]!.seq, count: messages.length, at, messages: freezeMessages(messages) });
+      if (messages.length > 0)
+        target.runs.push({
+          firstSeq: messages[0]!.seq,
+          count: messages.length,
+          at,
+          messages: freezeMessages(messages),
+        });
       return image;
     }
     case 'checkpoint': {
       const target = branchOf(image, op.branchId, where);
-      if (!target.checkpoints.some((c) => c.id === op.id)) target.checkpoints.push(checkpointRecord(sessionId, op.branchId, op.id, op.checkpoint, op.savedAt ?? savedAt, at));
+      if (!target.checkpoints.some((c) => c.id === op.id))
+        target.checkpoints.push(
+          checkpointRecord(sessionId, op.branchId, op.id, op.checkpoint, op.savedAt ?? savedAt, at),
+        );
       return image;
     }
     case 'pendingWrites': {
       const record = branchOf(image, op.branchId, where).checkpoints.find((c) => c.id === op.checkpointId);
-      if (record === undefined) throw corrupt(where, 'checkpointId', `names checkpoint ${JSON.stringify(op.checkpointId)}, which is not stored`);
+      if (record === undefined)
+        throw corrupt(
+          where,
+          'checkpointId',
+          `names checkpoint ${JSON.stringify(op.checkpointId)}, which is not stored`,
+        );
       if (record.loaded) record.writes.push(...op.writes);
       if (at !== undefined) record.writesAt.push(at);
       return image;
@@ -221,14 +301,16 @@ function applyOp(image: SessionImage | undefined, op: ParsedOp, where: string, s
 export function parseMessages(raw: readonly unknown[], nextSeq: number, where: string, strict: boolean): Message[] {
   return raw.map((value, index) => {
     const message = strict ? parseStoredMessage(value, `${where}, message ${index + 1}`) : (value as Message);
-    if (message?.seq !== nextSeq + index) throw corrupt(where, `messages.${index}.seq`, `is ${message?.seq}, not the next seq ${nextSeq + index}`);
+    if (message?.seq !== nextSeq + index)
+      throw corrupt(where, `messages.${index}.seq`, `is ${message?.seq}, not the next seq ${nextSeq + index}`);
     return message;
   });
 }
 
 function branchOf(image: SessionImage, branchId: string, where: string): BranchImage {
   const branch = image.branches.get(branchId);
-  if (branch === undefined) throw corrupt(where, 'branchId', `names branch ${JSON.stringify(branchId)}, which is not stored`);
+  if (branch === undefined)
+    throw corrupt(where, 'branchId', `names branch ${JSON.stringify(branchId)}, which is not stored`);
   return branch;
 }
 
@@ -246,7 +328,13 @@ const lineOf = (where: string): number => Number(/^line (\d+) of /.exec(where)?.
 const fileOf = (where: string): string => where.replace(/^line \d+ of /, '').replace(/ \(operation \d+\)$/, '');
 
 /** The error for a log line that cannot be applied. */
-export function corrupt(where: string, field: string, problem: string, offset = -1, intact?: Record<string, number>): DocumentCorruptError {
+export function corrupt(
+  where: string,
+  field: string,
+  problem: string,
+  offset = -1,
+  intact?: Record<string, number>,
+): DocumentCorruptError {
   const message = `The ${where} ${field === '(root)' ? '' : `at ${field} `}${problem}; ${DAMAGED_LINE_ADVICE}.`;
   const line = lineOf(where);
   if (line === 0) return new DocumentCorruptError(message, where, field);
@@ -254,7 +342,12 @@ export function corrupt(where: string, field: string, problem: string, offset = 
 }
 
 /** The error for a log line that is not JSON. */
-export function unparsable(where: string, cause: unknown, offset = -1, intact?: Record<string, number>): DocumentCorruptError {
+export function unparsable(
+  where: string,
+  cause: unknown,
+  offset = -1,
+  intact?: Record<string, number>,
+): DocumentCorruptError {
   const message = `The ${where} is damaged (${(cause as Error)?.message}); ${DAMAGED_LINE_ADVICE}.`;
   const line = lineOf(where);
   if (line === 0) return new DocumentCorruptError(message, where, '(root)', { cause });
@@ -299,13 +392,15 @@ export function snapshotLines(image: SessionImage): LogOp[][] {
       if (run.messages === undefined) throw new Error('FileStore bug: a snapshot of messages not read.');
       return run.messages;
     });
-    for (const op of splitOps([{ op: 'messages', branchId: branch.id, messages }])) if (op.op === 'messages' && op.messages.length > 0) lines.push([op]);
+    for (const op of splitOps([{ op: 'messages', branchId: branch.id, messages }]))
+      if (op.op === 'messages' && op.messages.length > 0) lines.push([op]);
     for (const record of checkpoints) {
       if (!record.loaded) throw new Error('FileStore bug: a snapshot of a checkpoint not read.');
       const op: LogOp = { op: 'checkpoint', branchId: branch.id, id: record.id, checkpoint: recordDocument(record) };
       if (record.manifest === undefined) op.savedAt = record.createdAt;
       lines.push([op]);
-      if (record.writes.length > 0) lines.push([{ op: 'pendingWrites', branchId: branch.id, checkpointId: record.id, writes: record.writes }]);
+      if (record.writes.length > 0)
+        lines.push([{ op: 'pendingWrites', branchId: branch.id, checkpointId: record.id, writes: record.writes }]);
     }
   }
   return lines;

@@ -14,7 +14,15 @@ import { planAppend } from '../../storeRules.js';
 import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import { mergePendingWrites } from '../v1/checkpointFiles.js';
 import type { LogOp } from './logOps.js';
-import { type BranchImage, type CheckpointRecord, firstOwnSeq, lastSeq, messageAt, recordDocument, type SessionImage } from './sessionImage.js';
+import {
+  type BranchImage,
+  type CheckpointRecord,
+  firstOwnSeq,
+  lastSeq,
+  messageAt,
+  recordDocument,
+  type SessionImage,
+} from './sessionImage.js';
 
 /**
  * The image when the session exists in the scope's tenant.
@@ -22,7 +30,8 @@ import { type BranchImage, type CheckpointRecord, firstOwnSeq, lastSeq, messageA
  */
 export function requireSession(image: SessionImage | undefined, sessionId: string, scope: TenantScope): SessionImage {
   assertTenantScope(scope);
-  if (image === undefined || !inTenant(image.session, scope)) throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
+  if (image === undefined || !inTenant(image.session, scope))
+    throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist.`);
   return image;
 }
 
@@ -30,9 +39,17 @@ export function requireSession(image: SessionImage | undefined, sessionId: strin
  * The branch of a session that exists in the scope's tenant.
  * @throws {NotFoundError} naming the session when it is missing (for this tenant), else the branch
  */
-export function requireBranch(image: SessionImage | undefined, sessionId: string, branchId: string, scope: TenantScope): BranchImage {
+export function requireBranch(
+  image: SessionImage | undefined,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+): BranchImage {
   const branch = requireSession(image, sessionId, scope).branches.get(branchId);
-  if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`);
+  if (branch === undefined)
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist.`,
+    );
   return branch;
 }
 
@@ -49,7 +66,10 @@ export function appendOps(branch: BranchImage, messages: readonly Message[]): Lo
 }
 
 /** The seqs of `messages` the branch holds already (`undefined` when none): what {@link appendOps} compares. */
-export function storedSeqs(branch: BranchImage, messages: readonly Message[]): { fromSeq: number; throughSeq: number } | undefined {
+export function storedSeqs(
+  branch: BranchImage,
+  messages: readonly Message[],
+): { fromSeq: number; throughSeq: number } | undefined {
   const end = lastSeq(branch);
   let fromSeq = Number.POSITIVE_INFINITY;
   let throughSeq = 0;
@@ -68,7 +88,8 @@ export function checkpointOps(branch: BranchImage, checkpoint: Checkpoint): LogO
 }
 
 /** Names a stored checkpoint in errors. */
-const named = (sessionId: string, branchId: string, id: string) => `checkpoint ${JSON.stringify(id)} of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)}`;
+const named = (sessionId: string, branchId: string, id: string) =>
+  `checkpoint ${JSON.stringify(id)} of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)}`;
 
 /**
  * A stored checkpoint with its appended pending writes, validated as strictly as it was written
@@ -85,12 +106,19 @@ export function loadRecord(record: CheckpointRecord, sessionId: string, branchId
       `The stored ${name} holds checkpoint ${JSON.stringify(checkpoint.id)} of session ${JSON.stringify(checkpoint.sessionId)}, branch ${JSON.stringify(checkpoint.branchId)}; it was not loaded. Delete it.`,
     );
   }
-  const appended = record.writes.map((write, index) => parseStoredPendingWrite(write, `${index + 1} appended to ${name}`));
+  const appended = record.writes.map((write, index) =>
+    parseStoredPendingWrite(write, `${index + 1} appended to ${name}`),
+  );
   return { ...checkpoint, pendingWrites: mergePendingWrites(checkpoint.pendingWrites, appended) };
 }
 
 /** The writes of `writes` whose `toolCallId` the checkpoint does not hold yet, as a log operation, or none. */
-export function pendingWriteOps(branch: BranchImage, sessionId: string, checkpointId: string, writes: readonly PendingWrite[]): LogOp[] {
+export function pendingWriteOps(
+  branch: BranchImage,
+  sessionId: string,
+  checkpointId: string,
+  writes: readonly PendingWrite[],
+): LogOp[] {
   const record = branch.checkpoints.find((c) => c.id === checkpointId);
   if (record === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
   const stored = loadRecord(record, sessionId, branch.branch.id).pendingWrites;
@@ -102,10 +130,19 @@ export function pendingWriteOps(branch: BranchImage, sessionId: string, checkpoi
  * A fork of `parent` at `atSeq` as a log operation.
  * @throws {ConcurrencyError} when the branch exists; {@link InvalidInputError} when `atSeq` is past the parent's last message
  */
-export function forkOps(image: SessionImage, parent: BranchImage, branchId: string, atSeq: number, state: State): { ops: LogOp[]; branch: Branch } {
+export function forkOps(
+  image: SessionImage,
+  parent: BranchImage,
+  branchId: string,
+  atSeq: number,
+  state: State,
+): { ops: LogOp[]; branch: Branch } {
   if (image.branches.has(branchId)) throw new ConcurrencyError(`Branch ${JSON.stringify(branchId)} already exists.`);
   const end = lastSeq(parent);
-  if (atSeq > end) throw new InvalidInputError(`Cannot fork at seq ${atSeq}: branch ${JSON.stringify(parent.branch.id)} has ${end} messages.`);
+  if (atSeq > end)
+    throw new InvalidInputError(
+      `Cannot fork at seq ${atSeq}: branch ${JSON.stringify(parent.branch.id)} has ${end} messages.`,
+    );
   const branch: Branch = {
     id: branchId,
     sessionId: image.session.id,
@@ -120,5 +157,7 @@ export function forkOps(image: SessionImage, parent: BranchImage, branchId: stri
 /** Every branch of the image: `main` first, then by creation time. */
 export function sortedBranches(image: SessionImage): Branch[] {
   const rank = (branch: Branch): number => (branch.parent === undefined ? 0 : 1);
-  return [...image.branches.values()].map((b) => b.branch).sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  return [...image.branches.values()]
+    .map((b) => b.branch)
+    .sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }

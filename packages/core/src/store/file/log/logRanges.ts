@@ -86,7 +86,8 @@ function parseOpAt(bytes: Buffer, at: OpLocation, path: string): ParsedOp {
   if (at.op !== undefined) {
     // The whole line: its checksum, if it has one, is checked first.
     const seal = checkRecord(bytes, 0, bytes.length);
-    if (seal.kind === 'mismatch') throw corrupt(where, '(root)', 'is damaged (its bytes no longer match their CRC-32C)', at.offset);
+    if (seal.kind === 'mismatch')
+      throw corrupt(where, '(root)', 'is damaged (its bytes no longer match their CRC-32C)', at.offset);
   }
   let value: unknown;
   try {
@@ -124,10 +125,20 @@ export async function loadRuns(log: LogFile, branchId: string, runs: readonly Me
     const expected = `messages ${run.firstSeq}–${run.firstSeq + run.count - 1} of branch ${JSON.stringify(branchId)}`;
     const checked = at.crc !== undefined;
     if (checked && crc32(bytes[index]!) !== at.crc) {
-      throw corrupt(where, '(root)', `is damaged (its bytes no longer match the CRC-32 the log index took of ${expected} when they were written)`, at.offset);
+      throw corrupt(
+        where,
+        '(root)',
+        `is damaged (its bytes no longer match the CRC-32 the log index took of ${expected} when they were written)`,
+        at.offset,
+      );
     }
     const op = checked ? trustedOp(bytes[index]!, at, where) : parseOpAt(bytes[index]!, at, log.path);
-    if (op?.op !== 'messages' || op.branchId !== branchId || !Array.isArray(op.messages) || op.messages.length !== run.count) {
+    if (
+      op?.op !== 'messages' ||
+      op.branchId !== branchId ||
+      !Array.isArray(op.messages) ||
+      op.messages.length !== run.count
+    ) {
       throw corrupt(where, '(root)', `does not hold ${expected} where the log index says`, at.offset);
     }
     return freezeMessages(parseMessages(op.messages, run.firstSeq, where, !checked));
@@ -139,7 +150,11 @@ export async function loadRuns(log: LogFile, branchId: string, runs: readonly Me
 }
 
 /** The operation at `at`, whose bytes matched their checksum: parsed without schema validation (it was validated when written). */
-function trustedOp(bytes: Buffer, at: OpLocation, where: string): { op?: unknown; branchId?: unknown; messages?: unknown } | undefined {
+function trustedOp(
+  bytes: Buffer,
+  at: OpLocation,
+  where: string,
+): { op?: unknown; branchId?: unknown; messages?: unknown } | undefined {
   let value: unknown;
   try {
     // ASCII bytes (the usual JSON of English text) decode as latin1 to the same string, without UTF-8 decoding.
@@ -148,7 +163,9 @@ function trustedOp(bytes: Buffer, at: OpLocation, where: string): { op?: unknown
     throw unparsable(where, cause, at.offset);
   }
   if (at.op !== undefined) value = (value as { ops?: unknown[] } | null)?.ops?.[at.op];
-  return typeof value === 'object' && value !== null ? (value as { op?: unknown; branchId?: unknown; messages?: unknown }) : undefined;
+  return typeof value === 'object' && value !== null
+    ? (value as { op?: unknown; branchId?: unknown; messages?: unknown })
+    : undefined;
 }
 
 /**
@@ -157,17 +174,31 @@ function trustedOp(bytes: Buffer, at: OpLocation, where: string): { op?: unknown
  * that holds no checkpoint operation at all throws.
  * @throws {DocumentCorruptError} naming the line when the bytes there are not the operation expected
  */
-export async function loadCheckpointRecords(log: LogFile, branchId: string, records: readonly CheckpointRecord[]): Promise<void> {
+export async function loadCheckpointRecords(
+  log: LogFile,
+  branchId: string,
+  records: readonly CheckpointRecord[],
+): Promise<void> {
   for (const record of records) {
     if (record.loaded || record.documentAt === undefined) continue;
     const [saved, ...appended] = await readOps(log, [record.documentAt, ...record.writesAt]);
     if (saved?.op !== 'checkpoint' || saved.branchId !== branchId || saved.id !== record.id) {
-      throw corrupt(`line ${record.documentAt.line} of ${log.path}`, '(root)', `does not hold checkpoint ${JSON.stringify(record.id)} where the log index says`, record.documentAt.offset);
+      throw corrupt(
+        `line ${record.documentAt.line} of ${log.path}`,
+        '(root)',
+        `does not hold checkpoint ${JSON.stringify(record.id)} where the log index says`,
+        record.documentAt.offset,
+      );
     }
     const writes: unknown[] = [];
     appended.forEach((op, index) => {
       if (op.op !== 'pendingWrites' || op.checkpointId !== record.id) {
-        throw corrupt(`line ${record.writesAt[index]!.line} of ${log.path}`, '(root)', `does not hold pending writes of checkpoint ${JSON.stringify(record.id)} where the log index says`, record.writesAt[index]!.offset);
+        throw corrupt(
+          `line ${record.writesAt[index]!.line} of ${log.path}`,
+          '(root)',
+          `does not hold pending writes of checkpoint ${JSON.stringify(record.id)} where the log index says`,
+          record.writesAt[index]!.offset,
+        );
       }
       writes.push(...op.writes);
     });

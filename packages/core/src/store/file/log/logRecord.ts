@@ -55,7 +55,12 @@ export function checkRecord(bytes: Buffer, start: number, end: number): RecordCh
   const length = end - start;
   if (length < SEAL_BYTES + 2) return { kind: 'unsealed' };
   const body = length - SEAL_BYTES;
-  if (bytes[end - 1] !== 0x7d || bytes[end - 2] !== 0x22 || bytes.toString('latin1', start + body, start + body + SEAL_KEY.length) !== SEAL_KEY) return { kind: 'unsealed' };
+  if (
+    bytes[end - 1] !== 0x7d ||
+    bytes[end - 2] !== 0x22 ||
+    bytes.toString('latin1', start + body, start + body + SEAL_KEY.length) !== SEAL_KEY
+  )
+    return { kind: 'unsealed' };
   const hex = bytes.toString('latin1', end - 10, end - 2);
   if (!HEX.test(hex)) return { kind: 'unsealed' };
   const stored = Number.parseInt(hex, 16);

@@ -68,7 +68,10 @@ const NEWLINE = 0x0a;
  * @returns the report, with the image of the intact records (every message and checkpoint read), or `undefined` when the file does not exist
  * @throws {UnsupportedSchemaVersionError} for a log of a newer format version
  */
-export async function checkSessionLog(path: string, sessionId: string): Promise<{ report: SessionLogReport; image: SessionImage | undefined } | undefined> {
+export async function checkSessionLog(
+  path: string,
+  sessionId: string,
+): Promise<{ report: SessionLogReport; image: SessionImage | undefined } | undefined> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -79,7 +82,15 @@ export async function checkSessionLog(path: string, sessionId: string): Promise<
   const base = { sessionId, file: path, bytes: bytes.length };
   try {
     const { image, version, offset, lines } = replayWhole(bytes, path, sessionId);
-    const report = { ...base, version, ok: true, intactRecords: lines, intactBytes: offset, intactThroughSeq: intactThroughSeq(image, Number.POSITIVE_INFINITY), tornBytes: bytes.length - offset };
+    const report = {
+      ...base,
+      version,
+      ok: true,
+      intactRecords: lines,
+      intactBytes: offset,
+      intactThroughSeq: intactThroughSeq(image, Number.POSITIVE_INFINITY),
+      tornBytes: bytes.length - offset,
+    };
     return { report, image };
   } catch (error) {
     if (!(error instanceof DocumentCorruptError)) throw error;

@@ -5,7 +5,15 @@
  * records before it hold; a torn last line a crash left is ignored.
  */
 import { DocumentCorruptError, LogRecordCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
-import { applyLine, DAMAGED_LINE_ADVICE, describeIntact, intactThroughSeq, locateOps, unparsable, withChecksums } from './logOps.js';
+import {
+  applyLine,
+  DAMAGED_LINE_ADVICE,
+  describeIntact,
+  intactThroughSeq,
+  locateOps,
+  unparsable,
+  withChecksums,
+} from './logOps.js';
 import { checkRecord, SEAL_BYTES } from './logRecord.js';
 import type { SessionImage } from './sessionImage.js';
 
@@ -36,7 +44,8 @@ export function checkHeader(header: string, path: string, sessionId: string): nu
       0,
       {},
     );
-  const mismatch = seal.kind === 'mismatch' ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}` : undefined;
+  const mismatch =
+    seal.kind === 'mismatch' ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}` : undefined;
   let parsed: { format?: unknown; version?: unknown; sessionId?: unknown };
   try {
     parsed = JSON.parse(header.slice(0, -1));
@@ -44,14 +53,22 @@ export function checkHeader(header: string, path: string, sessionId: string): nu
     if (mismatch !== undefined) throw damaged(mismatch);
     throw unparsable(`line 1 of ${path}`, cause, 0, {});
   }
-  if (parsed?.format !== LOG_FORMAT && mismatch === undefined) throw new DocumentCorruptError(`The file ${path} is not a Baton session log.`, path, 'format');
+  if (parsed?.format !== LOG_FORMAT && mismatch === undefined)
+    throw new DocumentCorruptError(`The file ${path} is not a Baton session log.`, path, 'format');
   // The header's version is the schema version of every document in the log (sessions, branches, messages, checkpoints).
   // A newer one is refused by name first: its header may be sealed differently.
-  if (typeof parsed?.version === 'number' && parsed.version > LOG_VERSION) throw new UnsupportedSchemaVersionError('session log', parsed.version, LOG_VERSION, `session log ${path}`);
+  if (typeof parsed?.version === 'number' && parsed.version > LOG_VERSION)
+    throw new UnsupportedSchemaVersionError('session log', parsed.version, LOG_VERSION, `session log ${path}`);
   if (mismatch !== undefined) throw damaged(mismatch);
-  if (typeof parsed.version !== 'number') throw new DocumentCorruptError(`The session log ${path} has no format version in its header.`, path, 'version');
+  if (typeof parsed.version !== 'number')
+    throw new DocumentCorruptError(`The session log ${path} has no format version in its header.`, path, 'version');
   if (parsed.version >= 3 && seal.kind !== 'sealed') throw damaged('it has lost its checksum');
-  if (parsed.sessionId !== sessionId) throw new DocumentCorruptError(`The session log ${path} belongs to session ${JSON.stringify(parsed.sessionId)}; move it back where it belongs.`, path, 'sessionId');
+  if (parsed.sessionId !== sessionId)
+    throw new DocumentCorruptError(
+      `The session log ${path} belongs to session ${JSON.stringify(parsed.sessionId)}; move it back where it belongs.`,
+      path,
+      'sessionId',
+    );
   return parsed.version;
 }
 
@@ -76,7 +93,11 @@ interface ReplaySource {
  * @returns the image, how many bytes the complete lines take, and how many lines they are
  * @throws {LogRecordCorruptError} naming the first damaged line, with what the lines before it hold
  */
-export function replay(image: SessionImage | undefined, bytes: Buffer, source: ReplaySource): { image: SessionImage | undefined; used: number; lines: number; messageBytes: number } {
+export function replay(
+  image: SessionImage | undefined,
+  bytes: Buffer,
+  source: ReplaySource,
+): { image: SessionImage | undefined; used: number; lines: number; messageBytes: number } {
   const { path, start, firstLine, sealed } = source;
   const used = bytes.lastIndexOf(NEWLINE) + 1;
   const savedAt = new Date().toISOString();
@@ -90,7 +111,10 @@ export function replay(image: SessionImage | undefined, bytes: Buffer, source: R
     const offset = start + from;
     const seal = checkRecord(bytes, from, end);
     if (seal.kind === 'mismatch' || (sealed && seal.kind === 'unsealed')) {
-      const problem = seal.kind === 'mismatch' ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}` : 'it has lost its checksum';
+      const problem =
+        seal.kind === 'mismatch'
+          ? `its CRC-32C is ${hex(seal.actual)}, its checksum says ${hex(seal.stored)}`
+          : 'it has lost its checksum';
       throw damagedRecord(where, offset, problem, current, lineNo);
     }
     const text = bytes.toString('utf8', from, end);
@@ -104,19 +128,31 @@ export function replay(image: SessionImage | undefined, bytes: Buffer, source: R
     // The line as `locateOps` reads it: without its seal (or, unsealed, without its closing brace).
     const body = seal.kind === 'sealed' ? text.slice(0, text.length - SEAL_BYTES) : text.slice(0, -1);
     try {
-      const locations = Array.isArray(ops) ? withChecksums(locateOps(ops, body, offset, lineNo, end - from), bytes, start) : undefined;
+      const locations = Array.isArray(ops)
+        ? withChecksums(locateOps(ops, body, offset, lineNo, end - from), bytes, start)
+        : undefined;
       current = applyLine(current, line, where, true, savedAt, locations);
       if (locations !== undefined) messageBytes += messageSpanBytes(ops as { op?: unknown }[], locations);
     } catch (error) {
       if (!(error instanceof DocumentCorruptError)) throw error;
-      throw new LogRecordCorruptError(error.message, path, lineNo, offset, intactThroughSeq(current, lineNo), { field: error.field, cause: error });
+      throw new LogRecordCorruptError(error.message, path, lineNo, offset, intactThroughSeq(current, lineNo), {
+        field: error.field,
+        cause: error,
+      });
     }
     from = end + 1;
     lineNo += 1;
   }
   const tornEnd = sealedRecordEnd(bytes, used);
   // Zeros after it are a power loss's (a file whose size was kept but whose last page was not): torn.
-  if (tornEnd !== undefined && tornEnd < bytes.length && bytes.subarray(tornEnd).some((byte) => byte !== 0)) throw damagedRecord(`line ${lineNo} of ${path}`, start + used, `a whole record followed by ${bytes.length - tornEnd} more byte(s) where its newline should be`, current, lineNo);
+  if (tornEnd !== undefined && tornEnd < bytes.length && bytes.subarray(tornEnd).some((byte) => byte !== 0))
+    throw damagedRecord(
+      `line ${lineNo} of ${path}`,
+      start + used,
+      `a whole record followed by ${bytes.length - tornEnd} more byte(s) where its newline should be`,
+      current,
+      lineNo,
+    );
   return { image: current, used, lines: lineNo - firstLine, messageBytes };
 }
 
@@ -130,7 +166,13 @@ function sealedRecordEnd(bytes: Buffer, from: number): number | undefined {
   return undefined;
 }
 
-function damagedRecord(where: string, offset: number, problem: string, image: SessionImage | undefined, record: number): LogRecordCorruptError {
+function damagedRecord(
+  where: string,
+  offset: number,
+  problem: string,
+  image: SessionImage | undefined,
+  record: number,
+): LogRecordCorruptError {
   const intact = intactThroughSeq(image, record);
   return new LogRecordCorruptError(
     `The ${where} is damaged (${problem}; the record starts at byte ${offset}); the records before it are intact (${describeIntact(intact)}). To keep them, ${DAMAGED_LINE_ADVICE}.`,
@@ -148,12 +190,21 @@ function damagedRecord(where: string, offset: number, problem: string, image: Se
  * @throws {LogRecordCorruptError} naming the first damaged record; {@link DocumentCorruptError} for
  *   a file that is not this session's log; {@link UnsupportedSchemaVersionError} for a newer format
  */
-export function replayWhole(bytes: Buffer, path: string, sessionId: string): { image: SessionImage | undefined; version: number; offset: number; lines: number } {
+export function replayWhole(
+  bytes: Buffer,
+  path: string,
+  sessionId: string,
+): { image: SessionImage | undefined; version: number; offset: number; lines: number } {
   const end = bytes.indexOf(NEWLINE);
   if (end === -1) return { image: undefined, version: LOG_VERSION, offset: 0, lines: 0 };
   const version = checkHeader(bytes.toString('utf8', 0, end + 1), path, sessionId);
   const start = end + 1;
-  const { image, used, lines } = replay(undefined, bytes.subarray(start), { path, start, firstLine: 2, sealed: version >= 3 });
+  const { image, used, lines } = replay(undefined, bytes.subarray(start), {
+    path,
+    start,
+    firstLine: 2,
+    sealed: version >= 3,
+  });
   return { image, version, offset: start + used, lines: 1 + lines };
 }
 
@@ -165,4 +216,3 @@ export function messageSpanBytes(ops: readonly { op?: unknown }[], spans: readon
   });
   return bytes;
 }
-

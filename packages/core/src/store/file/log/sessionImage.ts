@@ -140,7 +140,8 @@ const ManifestFields = z.object({
  * @throws {Error} when the record is not loaded (a caller bug)
  */
 export function recordDocument(record: CheckpointRecord): unknown {
-  if (!record.loaded) throw new Error(`FileStore bug: checkpoint ${JSON.stringify(record.id)} was used before it was read.`);
+  if (!record.loaded)
+    throw new Error(`FileStore bug: checkpoint ${JSON.stringify(record.id)} was used before it was read.`);
   if (record.documentJson !== undefined) {
     record.document = (JSON.parse(record.documentJson) as { checkpoint?: unknown }).checkpoint;
     record.documentJson = undefined;
@@ -152,11 +153,31 @@ export function recordDocument(record: CheckpointRecord): unknown {
 function manifestFieldsOf(document: unknown): z.infer<typeof ManifestFields> | undefined {
   if (typeof document !== 'object' || document === null) return undefined;
   const { id, parentId, sessionId, branchId, step, throughSeq, createdAt } = document as Record<string, unknown>;
-  if (typeof id !== 'string' || typeof sessionId !== 'string' || typeof branchId !== 'string' || typeof createdAt !== 'string') return undefined;
+  if (
+    typeof id !== 'string' ||
+    typeof sessionId !== 'string' ||
+    typeof branchId !== 'string' ||
+    typeof createdAt !== 'string'
+  )
+    return undefined;
   if (parentId !== null && typeof parentId !== 'string') return undefined;
-  if (!Number.isSafeInteger(step) || (step as number) < 0 || !Number.isSafeInteger(throughSeq) || (throughSeq as number) < 0) return undefined;
+  if (
+    !Number.isSafeInteger(step) ||
+    (step as number) < 0 ||
+    !Number.isSafeInteger(throughSeq) ||
+    (throughSeq as number) < 0
+  )
+    return undefined;
   // `+ 0` turns -0 into 0, as a JSON round trip does.
-  return { id, parentId, sessionId, branchId, step: (step as number) + 0, throughSeq: (throughSeq as number) + 0, createdAt };
+  return {
+    id,
+    parentId,
+    sessionId,
+    branchId,
+    step: (step as number) + 0,
+    throughSeq: (throughSeq as number) + 0,
+    createdAt,
+  };
 }
 
 /**
@@ -165,10 +186,34 @@ function manifestFieldsOf(document: unknown): z.infer<typeof ManifestFields> | u
  * kept), its document parsed from `opJson` (the operation's JSON as written) only when a call needs
  * it. It equals what {@link checkpointRecord} gives for the same operation read back from the file.
  */
-export function writtenCheckpointRecord(sessionId: string, branchId: string, id: string, document: unknown, opJson: string, savedAt: string, at: OpLocation): CheckpointRecord {
+export function writtenCheckpointRecord(
+  sessionId: string,
+  branchId: string,
+  id: string,
+  document: unknown,
+  opJson: string,
+  savedAt: string,
+  at: OpLocation,
+): CheckpointRecord {
   const fields = manifestFieldsOf(document);
-  if (fields === undefined) return checkpointRecord(sessionId, branchId, id, (JSON.parse(opJson) as { checkpoint?: unknown }).checkpoint, savedAt, at);
-  const base = { id, loaded: true, document: undefined, documentJson: opJson, writes: [], documentAt: at, writesAt: [] };
+  if (fields === undefined)
+    return checkpointRecord(
+      sessionId,
+      branchId,
+      id,
+      (JSON.parse(opJson) as { checkpoint?: unknown }).checkpoint,
+      savedAt,
+      at,
+    );
+  const base = {
+    id,
+    loaded: true,
+    document: undefined,
+    documentJson: opJson,
+    writes: [],
+    documentAt: at,
+    writesAt: [],
+  };
   if (fields.id === id && fields.sessionId === sessionId && fields.branchId === branchId) {
     const { parentId, step, throughSeq, createdAt } = fields;
     return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
@@ -181,10 +226,22 @@ export function writtenCheckpointRecord(sessionId: string, branchId: string, id:
  * @param savedAt when its manifest fields cannot be read: the time retention by age counts from
  * @param at where the document is in the log, if it is in one
  */
-export function checkpointRecord(sessionId: string, branchId: string, id: string, document: unknown, savedAt: string, at?: OpLocation): CheckpointRecord {
+export function checkpointRecord(
+  sessionId: string,
+  branchId: string,
+  id: string,
+  document: unknown,
+  savedAt: string,
+  at?: OpLocation,
+): CheckpointRecord {
   const parsed = ManifestFields.safeParse(document);
   const base = { id, loaded: true, document, writes: [], documentAt: at, writesAt: [] };
-  if (parsed.success && parsed.data.id === id && parsed.data.sessionId === sessionId && parsed.data.branchId === branchId) {
+  if (
+    parsed.success &&
+    parsed.data.id === id &&
+    parsed.data.sessionId === sessionId &&
+    parsed.data.branchId === branchId
+  ) {
     const { parentId, step, throughSeq, createdAt } = parsed.data;
     return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
   }

@@ -9,12 +9,28 @@
  * only the lines after it; else it is replayed whole.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fdatasync as fdatasyncCallback, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasync as fdatasyncCallback,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { writeFileAtomic } from '../fileIo.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { applyLine, applyWritten, type LogOp, serializeLine, snapshotLines, splitOps, withChecksums } from './logOps.js';
+import {
+  applyLine,
+  applyWritten,
+  type LogOp,
+  serializeLine,
+  snapshotLines,
+  splitOps,
+  withChecksums,
+} from './logOps.js';
 import { sealRecord } from './logRecord.js';
 import { checkHeader, LOG_FORMAT, LOG_VERSION, messageSpanBytes, replay } from './logReplay.js';
 import type { SessionImage } from './sessionImage.js';
@@ -82,7 +98,8 @@ export function liveBytes(image: SessionImage): { messageBytes: number; overhead
   for (const branch of image.branches.values()) {
     overheadBytes += JSON.stringify(branch.branch).length;
     for (const run of branch.runs) messageBytes += run.at?.length ?? 0;
-    for (const record of branch.checkpoints) overheadBytes += (record.documentAt?.length ?? 0) + record.writesAt.reduce((n, at) => n + at.length, 0);
+    for (const record of branch.checkpoints)
+      overheadBytes += (record.documentAt?.length ?? 0) + record.writesAt.reduce((n, at) => n + at.length, 0);
   }
   return { messageBytes, overheadBytes };
 }
@@ -110,7 +127,12 @@ async function readHeader(handle: FileHandle, size: number): Promise<string | un
  * @throws {DocumentCorruptError} naming the line when a complete line is damaged;
  *   {@link UnsupportedSchemaVersionError} for a log of a newer format version
  */
-async function openLog(handle: FileHandle, path: string, indexPath: string, sessionId: string): Promise<LoadedLog | undefined> {
+async function openLog(
+  handle: FileHandle,
+  path: string,
+  indexPath: string,
+  sessionId: string,
+): Promise<LoadedLog | undefined> {
   const stat = await handle.stat({ bigint: true });
   const size = Number(stat.size);
   const header = await readHeader(handle, size);
@@ -120,7 +142,12 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
   const indexed = await readIndex(indexPath, handle, sessionId, header, size);
   const start = indexed?.through ?? headerBytes;
   const firstLine = indexed === undefined ? 2 : indexed.lines + 1;
-  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), { path, start, firstLine, sealed: version >= 3 });
+  const { image, used, lines } = replay(indexed?.image, await readAt(handle, start, size - start), {
+    path,
+    start,
+    firstLine,
+    sealed: version >= 3,
+  });
   if (image === undefined) return undefined;
   const offset = start + used;
   return {
@@ -151,7 +178,12 @@ async function openLog(handle: FileHandle, path: string, indexPath: string, sess
  * @throws {DocumentCorruptError} naming the line when a complete line is damaged (`cached` may then
  *   be half-updated: drop it)
  */
-export async function refreshLog(path: string, indexPath: string, sessionId: string, cached: LoadedLog | undefined): Promise<LoadedLog | undefined> {
+export async function refreshLog(
+  path: string,
+  indexPath: string,
+  sessionId: string,
+  cached: LoadedLog | undefined,
+): Promise<LoadedLog | undefined> {
   if (cached !== undefined) {
     // The common case, one system call: nobody wrote since this process last read or wrote.
     const now = statSync(path, { bigint: true, throwIfNoEntry: false });
@@ -171,7 +203,11 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
     if (cached !== undefined && stat.ino === cached.ino) {
       if (size === cached.size && stat.mtimeNs === cached.mtimeNs) return cached;
       const headerBytes = Buffer.byteLength(cached.header);
-      if (size >= cached.offset && size >= headerBytes && (await readAt(handle, 0, headerBytes)).toString('utf8') === cached.header) {
+      if (
+        size >= cached.offset &&
+        size >= headerBytes &&
+        (await readAt(handle, 0, headerBytes)).toString('utf8') === cached.header
+      ) {
         const offset = cached.offset;
         const tail = cached.tail;
         const read = await readAt(handle, offset - tail.length, size - offset + tail.length);
@@ -181,7 +217,12 @@ export async function refreshLog(path: string, indexPath: string, sessionId: str
           if (cached.offset === offset) {
             // Nobody replayed these bytes meanwhile (a writer of this process replays its own line).
             const fresh = read.subarray(tail.length);
-            const { used, lines, messageBytes } = replay(cached.image, fresh, { path, start: offset, firstLine: cached.lines + 1, sealed: cached.version >= 3 });
+            const { used, lines, messageBytes } = replay(cached.image, fresh, {
+              path,
+              start: offset,
+              firstLine: cached.lines + 1,
+              sealed: cached.version >= 3,
+            });
             cached.messageBytes += messageBytes;
             cached.offset = offset + used;
             cached.lines += lines;
@@ -304,7 +345,11 @@ export async function indexLog(log: LoadedLog): Promise<void> {
   const handle = await open(log.path, 'r');
   try {
     if ((await handle.stat({ bigint: true })).ino !== log.ino) return;
-    const bytes = await writeIndex(log.indexPath, handle, log.image, { header: log.header, through: log.offset, lines: log.lines });
+    const bytes = await writeIndex(log.indexPath, handle, log.image, {
+      header: log.header,
+      through: log.offset,
+      lines: log.lines,
+    });
     if (bytes === undefined) return;
     log.indexedThrough = log.offset;
     log.indexBytes = bytes;

@@ -40,7 +40,8 @@ export interface ImageLoader {
 function loaderOf(log: LoadedLog | undefined): ImageLoader {
   if (log === undefined) return { messages: async () => {}, checkpoints: async () => {} };
   return {
-    messages: (branch, fromSeq, throughSeq) => loadRuns(log, branch.branch.id, runsBetween(branch, fromSeq, throughSeq)),
+    messages: (branch, fromSeq, throughSeq) =>
+      loadRuns(log, branch.branch.id, runsBetween(branch, fromSeq, throughSeq)),
     checkpoints: (branch, records) => loadCheckpointRecords(log, branch.branch.id, records),
   };
 }
@@ -84,7 +85,10 @@ export class SessionLogs {
    * Runs `use` on the session as stored now, with a loader for the parts of it on disk; starts
    * over when the log was compacted by another process while `use` read it.
    */
-  async view<T>(sessionId: string, use: (image: SessionImage | undefined, load: ImageLoader) => Promise<T>): Promise<T> {
+  async view<T>(
+    sessionId: string,
+    use: (image: SessionImage | undefined, load: ImageLoader) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       const { image, log } = await this.#current(sessionId);
       try {

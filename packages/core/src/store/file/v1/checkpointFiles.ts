@@ -27,7 +27,12 @@ export async function listCheckpointFiles(dir: string): Promise<CheckpointFile[]
     const match = NAME.exec(name);
     if (match === null || !isValidId(match[2])) continue;
     const stem = name.slice(0, -'.json'.length);
-    files.push({ order: Number(match[1]), id: match[2], file: join(dir, name), pendingFile: join(dir, `${stem}.pending.jsonl`) });
+    files.push({
+      order: Number(match[1]),
+      id: match[2],
+      file: join(dir, name),
+      pendingFile: join(dir, `${stem}.pending.jsonl`),
+    });
   }
   return files.sort((a, b) => a.order - b.order);
 }

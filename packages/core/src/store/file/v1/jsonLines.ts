@@ -32,13 +32,21 @@ function parseLine<T>(path: string, line: string, where: string, parse: ParseRec
   try {
     value = JSON.parse(line);
   } catch (cause) {
-    throw new DocumentCorruptError(`The ${where} of ${path} is damaged (${(cause as Error).message}); restore the file from a backup.`, `${where} of ${path}`, '(root)', { cause });
+    throw new DocumentCorruptError(
+      `The ${where} of ${path} is damaged (${(cause as Error).message}); restore the file from a backup.`,
+      `${where} of ${path}`,
+      '(root)',
+      { cause },
+    );
   }
   try {
     return parse(value, `${where} of ${path}`);
   } catch (cause) {
     if (cause instanceof BatonError) throw cause;
-    throw new StoreError(`The ${where} of ${path} is damaged (${(cause as Error)?.message}); restore the file from a backup.`, { cause });
+    throw new StoreError(
+      `The ${where} of ${path} is damaged (${(cause as Error)?.message}); restore the file from a backup.`,
+      { cause },
+    );
   }
 }
 

@@ -26,7 +26,10 @@ export async function readV1Session(docs: FileDocuments, sessionId: string): Pro
   const branches = new Map<string, BranchImage>();
   for (const branch of await docs.listBranches(sessionId)) {
     const messages = await docs.readOwnMessages(sessionId, branch.id);
-    const runs = messages.length === 0 ? [] : [{ firstSeq: messages[0]!.seq, count: messages.length, at: undefined, messages: freezeMessages(messages) }];
+    const runs =
+      messages.length === 0
+        ? []
+        : [{ firstSeq: messages[0]!.seq, count: messages.length, at: undefined, messages: freezeMessages(messages) }];
     branches.set(branch.id, { branch, runs, checkpoints: await readV1Checkpoints(docs, sessionId, branch) });
   }
   return { session, branches };
@@ -64,7 +67,8 @@ async function readV1Checkpoints(docs: FileDocuments, sessionId: string, branch:
  */
 export async function removeV1Files(docs: FileDocuments, sessionId: string): Promise<void> {
   const dir = docs.layout.sessionDir(sessionId);
-  for (const name of ['branches', 'messages', 'checkpoints']) await rm(join(dir, name), { recursive: true, force: true });
+  for (const name of ['branches', 'messages', 'checkpoints'])
+    await rm(join(dir, name), { recursive: true, force: true });
   try {
     await rm(docs.layout.sessionFile(sessionId));
   } catch (error) {
