@@ -5,7 +5,15 @@ import { parseArguments } from '../agents/toolCall.js';
 import type { BatonEvent } from '../conversation/events.js';
 import { type Message, type ModelMessage, type ToolCall, toModelMessage } from '../conversation/message.js';
 import { AbortedError, InvalidInputError, MaxStepsExceededError, OutputValidationError } from '../errors.js';
-import { addUsage, emptyUsage, type FinishReason, type ModelRequest, type ModelStreamEvent, type ToolDefinition, type Usage } from '../models/modelClient.js';
+import {
+  addUsage,
+  emptyUsage,
+  type FinishReason,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type ToolDefinition,
+  type Usage,
+} from '../models/modelClient.js';
 import { NEVER_ABORTED, raceAbort } from './abort.js';
 import { answerToolCalls, type ToolCallStep } from './answerToolCalls.js';
 import { EventChannel, type EventSink } from './eventChannel.js';
@@ -58,9 +66,15 @@ export class AgentExecutor implements Executor {
    */
   async validateApprovedArguments(toolName: string, args: Record<string, unknown>): Promise<void> {
     const found = this.agent.tools.find((t) => t.name === toolName);
-    if (found === undefined) throw new InvalidInputError(`Agent ${JSON.stringify(this.agent.name)} has no tool ${JSON.stringify(toolName)} to run with edited arguments.`);
+    if (found === undefined)
+      throw new InvalidInputError(
+        `Agent ${JSON.stringify(this.agent.name)} has no tool ${JSON.stringify(toolName)} to run with edited arguments.`,
+      );
     const checked = await parseArguments(found, args);
-    if (!checked.ok) throw new InvalidInputError(`The edited arguments ${JSON.stringify(args)} fail the schema: ${checked.problem} The request is still pending; answer it again.`);
+    if (!checked.ok)
+      throw new InvalidInputError(
+        `The edited arguments ${JSON.stringify(args)} fail the schema: ${checked.problem} The request is still pending; answer it again.`,
+      );
   }
 
   /** Runs one activation as a generator (see {@link Executor.execute}): the events of {@link run}, read through an {@link EventChannel}. */
@@ -95,7 +109,9 @@ export class AgentExecutor implements Executor {
         continue;
       }
       if (steps >= this.agent.maxSteps) {
-        throw new MaxStepsExceededError(`Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`);
+        throw new MaxStepsExceededError(
+          `Agent ${JSON.stringify(this.agent.name)} made ${steps} model calls without finishing (maxSteps ${this.agent.maxSteps}).`,
+        );
       }
       steps += 1;
       const response = await this.#callModel(own, given, definitions, input, emit, correction);
@@ -112,17 +128,16 @@ export class AgentExecutor implements Executor {
         structured = { value: checked.value };
       }
       correction = undefined;
-      const ready = input.ready?.();
-      if (ready !== undefined) await ready;
-      const [message] = await input.journal.commit([
-        response.toolCalls.length > 0
-          ? { role: 'assistant', agent: this.agent.name, content: response.text, toolCalls: response.toolCalls }
-          : { role: 'assistant', agent: this.agent.name, content: response.text },
-      ]);
-      if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
+      const message = await this.#commitResponse(response, input);
       own.push(message);
       if (structured !== undefined) {
-        emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message, structuredOutput: structured.value });
+        emit({
+          type: 'message',
+          sessionId: input.sessionId,
+          branchId: input.branchId,
+          message,
+          structuredOutput: structured.value,
+        });
         return { type: 'reply', message, usage, structuredOutput: structured.value };
       }
       emit({ type: 'message', sessionId: input.sessionId, branchId: input.branchId, message });
@@ -141,13 +156,23 @@ export class AgentExecutor implements Executor {
     const own = this.agent.tools;
     if (input.turnSettings?.tools === undefined) {
       const known = this.#activationTools.get(extra);
-      if (known !== undefined && known.own === own && known.ownCount === own.length && known.extraCount === extra.length) return known;
+      if (
+        known !== undefined &&
+        known.own === own &&
+        known.ownCount === own.length &&
+        known.extraCount === extra.length
+      )
+        return known;
     }
     const tools = new Map<string, Tool>();
     const allowed = toolFilter(input.turnSettings?.tools, this.agent.name);
     for (const t of own) if (allowed(t.name)) tools.set(t.name, t);
     for (const t of extra) tools.set(t.name, t);
-    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema }));
+    const definitions: ToolDefinition[] = [...tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.jsonSchema,
+    }));
     const built: ActivationTools = { tools, definitions, own, ownCount: own.length, extraCount: extra.length };
     if (input.turnSettings?.tools === undefined) this.#activationTools.set(extra, built);
     return built;
@@ -160,7 +185,12 @@ export class AgentExecutor implements Executor {
    * turn; placed there, every earlier message keeps its position, so a request repeats the previous
    * turn's request as its prefix (what providers' prompt caching reuses). Then `correction` (an output correction, never stored).
    */
-  #modelInput(own: readonly Message[], given: number, input: ExecutorInput, correction?: readonly ModelMessage[]): readonly ModelMessage[] | Promise<readonly ModelMessage[]> {
+  #modelInput(
+    own: readonly Message[],
+    given: number,
+    input: ExecutorInput,
+    correction?: readonly ModelMessage[],
+  ): readonly ModelMessage[] | Promise<readonly ModelMessage[]> {
     const instructions =
       typeof this.agent.instructions === 'string'
         ? this.agent.instructions
@@ -173,10 +203,26 @@ export class AgentExecutor implements Executor {
     const context = input.context ?? [];
     const newestUser = context.length === 0 ? -1 : history.findLastIndex((m) => m.role === 'user');
     // concat, not push(...): a long history would overflow the argument list.
-    const messages = newestUser < 0 ? head.concat(context, history) : head.concat(history.slice(0, newestUser), context, history.slice(newestUser));
+    const messages =
+      newestUser < 0
+        ? head.concat(context, history)
+        : head.concat(history.slice(0, newestUser), context, history.slice(newestUser));
     for (const message of own) messages.push(toModelMessage(message));
     if (correction !== undefined) messages.push(...correction);
     return input.prepareModelInput ? input.prepareModelInput(messages) : messages;
+  }
+
+  /** Commits the model's response as this agent's assistant message, once the reader is ready for it. */
+  async #commitResponse(response: { text: string; toolCalls: ToolCall[] }, input: ExecutorInput): Promise<Message> {
+    const ready = input.ready?.();
+    if (ready !== undefined) await ready;
+    const [message] = await input.journal.commit([
+      response.toolCalls.length > 0
+        ? { role: 'assistant', agent: this.agent.name, content: response.text, toolCalls: response.toolCalls }
+        : { role: 'assistant', agent: this.agent.name, content: response.text },
+    ]);
+    if (message === undefined) throw new Error('ExecutorJournal.commit returned no message.');
+    return message;
   }
 
   /** The request of one model call: the messages, the activation's tools, the turn's model settings and the agent's output schema. */
@@ -190,7 +236,9 @@ export class AgentExecutor implements Executor {
   /** Starts the model call's stream. With tracing, the call and each read of it run in the model call's span (instrumented clients nest under it). */
   #startStream(request: ModelRequest, within: ExecutorInput['within']): AsyncIterator<ModelStreamEvent> {
     const client = this.agent.model;
-    return within === undefined ? client.stream(request)[Symbol.asyncIterator]() : within(() => client.stream(request)[Symbol.asyncIterator]());
+    return within === undefined
+      ? client.stream(request)[Symbol.asyncIterator]()
+      : within(() => client.stream(request)[Symbol.asyncIterator]());
   }
 
   async #callModel(
@@ -201,10 +249,6 @@ export class AgentExecutor implements Executor {
     emit: EventSink,
     correction?: readonly ModelMessage[],
   ): Promise<{ text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }> {
-    let text = '';
-    const toolCalls: ToolCall[] = [];
-    let usage = emptyUsage();
-    let finishReason: FinishReason = 'other';
     // Awaited only when `prepareModelInput` returned a promise (one tick less per model call otherwise).
     const prepared = this.#modelInput(own, given, input, correction);
     const request = this.#modelRequest(Array.isArray(prepared) ? prepared : await prepared, tools, input);
@@ -216,8 +260,34 @@ export class AgentExecutor implements Executor {
     const ready = input.ready?.();
     if (ready !== undefined) await ready;
     const startedAt = performance.now();
-    const { within } = input;
-    const iterator = this.#startStream(request, within);
+    const response = await this.#readStream(this.#startStream(request, input.within), input, emit);
+    const { finishReason } = response;
+    const usage = response.usage.requests === 0 ? { ...response.usage, requests: 1 } : response.usage;
+    emit({
+      type: 'model.completed',
+      sessionId,
+      branchId,
+      agent,
+      model,
+      durationMs: performance.now() - startedAt,
+      usage,
+      finishReason,
+    });
+    return { text: response.text, toolCalls: response.toolCalls, usage, finishReason };
+  }
+
+  /** Reads the model call's stream to its end: the text (each delta emitted), the tool calls, the usage and the finish reason. */
+  async #readStream(
+    iterator: AsyncIterator<ModelStreamEvent>,
+    input: ExecutorInput,
+    emit: EventSink,
+  ): Promise<{ text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }> {
+    let text = '';
+    const toolCalls: ToolCall[] = [];
+    let usage = emptyUsage();
+    let finishReason: FinishReason = 'other';
+    const { sessionId, branchId, within } = input;
+    const agent = this.agent.name;
     // Raced with the signal, so a model client that ignores it cannot hold a cancelled turn.
     const abort = raceAbort(input.signal);
     const cancellable = input.signal !== NEVER_ABORTED;
@@ -248,8 +318,6 @@ export class AgentExecutor implements Executor {
       // Not awaited: a stream that ignores its signal may never answer `return`.
       if (!done) iterator.return?.().catch(() => undefined);
     }
-    if (usage.requests === 0) usage = { ...usage, requests: 1 };
-    emit({ type: 'model.completed', sessionId, branchId, agent, model, durationMs: performance.now() - startedAt, usage, finishReason });
     return { text, toolCalls, usage, finishReason };
   }
 }
@@ -260,9 +328,12 @@ function stepOutcome(step: ToolCallStep, usage: Usage): ExecutorOutcome | undefi
   const { control } = step;
   if (control?.kind === 'handoff') {
     const target = control.target ?? '';
-    return control.reason === undefined ? { type: 'handoff', target, usage } : { type: 'handoff', target, reason: control.reason, usage };
+    return control.reason === undefined
+      ? { type: 'handoff', target, usage }
+      : { type: 'handoff', target, reason: control.reason, usage };
   }
-  if (control?.kind === 'end_conversation') return { type: 'end_conversation', reason: control.reason ?? 'ended by agent', usage };
+  if (control?.kind === 'end_conversation')
+    return { type: 'end_conversation', reason: control.reason ?? 'ended by agent', usage };
   return undefined;
 }
 
