@@ -57,28 +57,24 @@ test("store-mongo README's versioned-documents example: init() and migrate() giv
       state: {},
       version: 1,
     });
-    await db
-      .collection('baton_branches')
-      .insertOne({
-        _id: 'chat-81/main' as never,
-        id: 'main',
-        sessionId: 'chat-81',
-        createdAt: '2026-01-01T10:00:00.000Z',
-        state: {},
-        version: 1,
-      });
-    await db
-      .collection('baton_messages')
-      .insertOne({
-        _id: 'chat-81/main/1' as never,
-        sessionId: 'chat-81',
-        branchId: 'main',
-        id: 'm-1',
-        seq: 1,
-        role: 'user',
-        content: 'Hello',
-        createdAt: '2026-01-01T10:00:01.000Z',
-      });
+    await db.collection('baton_branches').insertOne({
+      _id: 'chat-81/main' as never,
+      id: 'main',
+      sessionId: 'chat-81',
+      createdAt: '2026-01-01T10:00:00.000Z',
+      state: {},
+      version: 1,
+    });
+    await db.collection('baton_messages').insertOne({
+      _id: 'chat-81/main/1' as never,
+      sessionId: 'chat-81',
+      branchId: 'main',
+      id: 'm-1',
+      seq: 1,
+      role: 'user',
+      content: 'Hello',
+      createdAt: '2026-01-01T10:00:01.000Z',
+    });
     const before = process.env.MONGODB_URL;
     process.env.MONGODB_URL = mongoTestUrl();
     let printed: unknown[][];
