@@ -1,6 +1,9 @@
+import { type Pushable, pushable } from 'it-pushable';
+
 /**
- * An unbounded async queue one SSE response reads from: the branch log pushes events into it as
- * they happen, `end()` ends the reader's loop, `close()` is the reader leaving (nothing more is kept).
+ * An unbounded async queue one SSE response reads from, on `it-pushable`: the branch log pushes
+ * events into it as they happen, `end()` ends the reader's loop after what is queued, `close()` is
+ * the reader leaving (what is queued is dropped). `onClose` runs once, at whichever comes first.
  *
  * @example
  * ```ts
@@ -10,14 +13,15 @@
  * ```
  */
 export class EventQueue<T> implements AsyncIterable<T> {
-  readonly #items: T[] = [];
+  readonly #source: Pushable<T>;
   #ended = false;
-  #wake: (() => void) | undefined;
   #onClose: (() => void) | undefined;
 
   /** @param onClose called once when the reader leaves or the queue ends (e.g. to unsubscribe it) */
   constructor(onClose?: () => void) {
     this.#onClose = onClose;
+    // A reader that breaks out of its loop ends the source: that is the reader leaving.
+    this.#source = pushable<T>({ objectMode: true, onEnd: () => this.close() });
   }
 
   /** Whether the queue ended (or its reader left). */
@@ -27,40 +31,26 @@ export class EventQueue<T> implements AsyncIterable<T> {
 
   /** Adds an item for the reader (ignored once ended). */
   push(item: T): void {
-    if (this.#ended) return;
-    this.#items.push(item);
-    this.#wake?.();
+    if (!this.#ended) this.#source.push(item);
   }
 
   /** Ends the queue: the reader gets what is queued, then its loop ends. */
   end(): void {
+    if (this.#ended) return;
     this.#ended = true;
-    this.#wake?.();
+    this.#source.end();
     this.#release();
   }
 
   /** The reader leaves: queued items are dropped. */
   close(): void {
-    this.#items.length = 0;
-    this.end();
+    this.#ended = true;
+    void this.#source.return();
+    this.#release();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<T, void> {
-    try {
-      for (;;) {
-        if (this.#items.length > 0) {
-          yield this.#items.shift()!;
-          continue;
-        }
-        if (this.#ended) return;
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-        this.#wake = undefined;
-      }
-    } finally {
-      this.close();
-    }
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return this.#source[Symbol.asyncIterator]();
   }
 
   #release(): void {
