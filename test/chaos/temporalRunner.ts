@@ -26,7 +26,7 @@ export const TEMPORAL_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
 
 /**
  * Runs the Temporal campaign (MongoStore only; `options.stores` is not used, `manual` is left out of `options.modes`).
- * @throws {Error} when none of `options.modes` is `turn` or `step`
+ * @throws {Error} when none of `options.modes` is `turn` or `step`, or with `exhaustive`, `killAt` or `selfTest`
  * @example
  * ```ts
  * const summary = await runTemporalCampaign({ runner: 'temporal', stores: ['mongo'], modes: ['turn', 'step'], exhaustive: false, trials: 6, seed: 1, selfTest: false });
@@ -36,6 +36,9 @@ export async function runTemporalCampaign(options: CampaignOptions): Promise<Cam
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const modes = options.modes.filter((m) => TEMPORAL_MODES.includes(m));
   if (modes.length === 0) throw new Error(`--runner temporal runs the modes ${TEMPORAL_MODES.join(', ')}, not ${options.modes.join(', ')}.`);
+  if (options.exhaustive || options.killAt !== undefined || options.selfTest) {
+    throw new Error('--runner temporal runs random trials (--trials N, --seed N): --exhaustive, --kill-at and --self-test are for the process runner.');
+  }
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-temporal-'));
   const summary: CampaignSummary = {
