@@ -75,9 +75,10 @@ export async function runTemporalTrial(plan: TemporalTrialPlan, env: TemporalTri
   let stopping = false;
   const startWorker = () => {
     const killAt = kills.shift() ?? 0;
+    const index = started;
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', WORKER], {
       cwd: ROOT,
-      env: { ...process.env, CHAOS_TRIAL: JSON.stringify(trial), CHAOS_TEMPORAL: JSON.stringify(temporal), CHAOS_KILL_AT: String(killAt), CHAOS_CHILD: String(started) },
+      env: { ...process.env, CHAOS_TRIAL: JSON.stringify(trial), CHAOS_TEMPORAL: JSON.stringify(temporal), CHAOS_KILL_AT: String(killAt), CHAOS_CHILD: String(index) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     started += 1;
@@ -90,7 +91,7 @@ export async function runTemporalTrial(plan: TemporalTrialPlan, env: TemporalTri
       workers.delete(child);
       if (stopping) return;
       if (signal === 'SIGKILL' && killAt > 0) crashes += 1;
-      else errors.push(`worker ${started} exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}`);
+      else errors.push(`worker ${index} (kill point ${killAt}) exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}`);
       startWorker(); // the pool keeps its size: a new process takes the dead one's place
     });
   };
