@@ -25,7 +25,7 @@ log.append({ t: 'child', pid: process.pid, child, killAt });
 const kill = new KillSwitch({ killAt, labelsFile: trial.labelsFile, delaySeed: trial.delaySeed });
 const store = await openStore();
 const workflow = createChaosDesk(chaosStore(loggedResults(store, log), kill), { every: trial.every, keep: trial.keep }, { kill, log }, trial.window);
-const connection = await NativeConnection.connect({ address: temporal.address });
+const connection = await connect();
 const worker = await createBatonWorker({ connection, taskQueue: temporal.taskQueue, workflow, workflowBundle: { codePath: temporal.bundlePath } });
 process.stdout.write('ready\n');
 await worker.run();
@@ -39,6 +39,20 @@ async function openStore(): Promise<Store> {
     } catch (error) {
       if (!(error instanceof StoreError) || Date.now() - since > 60_000) throw error;
       log.append({ t: 'retry', code: error.code, message: error.message.slice(0, 200) });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** Connects to Temporal, retrying for up to 60 s while the server is down (the campaign may be restarting it), as a deployed worker's supervisor would. */
+async function connect(): Promise<NativeConnection> {
+  const since = Date.now();
+  for (;;) {
+    try {
+      return await NativeConnection.connect({ address: temporal.address });
+    } catch (error) {
+      if (Date.now() - since > 60_000) throw error;
+      log.append({ t: 'retry', code: 'TEMPORAL_UNAVAILABLE', message: String(error).slice(0, 200) });
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
