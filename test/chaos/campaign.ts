@@ -29,6 +29,8 @@ export interface CampaignOptions {
   selfTest: boolean;
   /** The desk's `historyWindow({ messages })` in every run (references included); none: the whole history. */
   window?: number | undefined;
+  /** `'temporal'`: the conversation runs on `@baton/temporal` worker processes (see temporalRunner.ts); default `'process'`. */
+  runner?: 'process' | 'temporal' | undefined;
   /** Trials at once (at most 2: the machine has 2 cores). */
   concurrency?: number;
   /** Where progress and failures go (default: stdout). */
@@ -46,6 +48,8 @@ export interface CampaignSummary {
   crashes: number;
   retries: number;
   ferretBounces: number;
+  /** Temporal server SIGKILLs + restarts (`runner: 'temporal'`). */
+  temporalRestarts?: number;
   /** Kill points of the uninterrupted run, per `store/mode`. */
   killPoints: Record<string, number>;
   violations: Record<Invariant, number>;
@@ -66,6 +70,7 @@ export interface CampaignSummary {
  * ```
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignSummary> {
+  if (options.runner === 'temporal') return (await import('./temporalRunner.js')).runTemporalCampaign(options);
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-'));
@@ -234,6 +239,9 @@ export function formatSummary(summary: CampaignSummary, options: CampaignOptions
   return [
     '── chaos summary ──',
     `trials ${summary.trials} (reference runs included), crashes ${summary.crashes}, ConcurrencyError/StoreError retries ${summary.retries}, FerretDB restarts ${summary.ferretBounces}`,
+    ...(summary.temporalRestarts === undefined
+      ? []
+      : [`Temporal server restarts ${summary.temporalRestarts} (worker processes killed are counted as crashes)`]),
     `kill points per run: ${Object.entries(summary.killPoints)
       .map(([key, n]) => `${key} ${n}`)
       .join(', ')}`,

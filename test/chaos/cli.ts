@@ -18,6 +18,7 @@ const { values } = parseArgs({
     'kill-at': { type: 'string' },
     'self-test': { type: 'boolean', default: false },
     window: { type: 'string' },
+    runner: { type: 'string', default: 'process' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -25,6 +26,7 @@ const { values } = parseArgs({
 if (values.help) {
   process.stdout.write(
     'pnpm chaos [--exhaustive] [--trials N] [--seed N] [--store file|mongo|all] [--mode turn|step|manual|all] [--kill-at K[,K2]] [--self-test] [--window N]\n' +
+      '  --runner temporal runs it on @baton/temporal worker processes and a Temporal dev server (MongoStore; modes turn, step).\n' +
       '  --window N runs every agent with historyWindow({ messages: N }) (references included).\n' +
       '  --seed N alone replays the random trial of seed N; with --trials it is the first seed of the campaign.\n',
   );
@@ -63,7 +65,11 @@ const options: CampaignOptions = {
   killAt: values['kill-at']?.split(',').map((k) => integer(k, 'kill-at') ?? 0),
   selfTest: values['self-test'],
   window: integer(values.window, 'window'),
+  runner: choice<'process' | 'temporal'>(values.runner, ['process', 'temporal'], 'runner')[0],
 };
+// The Temporal runner runs on MongoStore in the modes turn and step (see temporalRunner.ts): the summary says so.
+if (options.runner === 'temporal')
+  Object.assign(options, { stores: ['mongo'], modes: options.modes.filter((m) => m !== 'manual') });
 const summary = await runCampaign(options);
 process.stdout.write(`${formatSummary(summary, options)}\n`);
 const violations = Object.values(summary.violations).reduce((a, b) => a + b, 0);
