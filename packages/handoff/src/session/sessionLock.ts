@@ -1,9 +1,11 @@
-import { Mutex } from 'async-mutex';
-
 /**
  * One lock per key (a session branch), so two calls on the same session never interleave in this
- * process: the second waits for the first to finish (first come, first served). Each key is an
- * `async-mutex` `Mutex`; keys are dropped when nobody holds or waits.
+ * process: the second waits for the first to finish. Keys are dropped when nobody holds or waits.
+ *
+ * Written here rather than on `async-mutex` (which FileStore's in-process queue uses): every turn
+ * takes this lock, and a free key is taken here without a promise, where `Mutex.acquire` costs two
+ * promises and a generator. In `test/bench/turnCpuCompare.ts` that was most of a 25% loss of CPU per
+ * in-memory turn (168 against 210 µs median, 16 alternating rounds, 2026-11-28).
  *
  * @example
  * ```ts
@@ -13,47 +15,41 @@ import { Mutex } from 'async-mutex';
  * ```
  */
 export class SessionLock {
-  readonly #mutexes = new Map<string, Mutex>();
+  readonly #tails = new Map<string, Promise<void>>();
 
   /**
-   * Waits until `key` is free, takes it, and returns the function that frees it (call it once; a
-   * second call does nothing).
+   * Waits until `key` is free, takes it, and returns the function that frees it (call it once).
+   * A free key is taken at once (the returned promise is already resolved): a turn's lock costs no
+   * chain of promises when nobody else holds it.
    */
-  async acquire(key: string): Promise<() => void> {
-    const mutex = this.#mutexOf(key);
-    return this.#releaser(key, mutex, await mutex.acquire());
+  acquire(key: string): Promise<() => void> {
+    const previous = this.#tails.get(key);
+    const free = this.#take(key, previous);
+    return previous === undefined ? Promise.resolve(free) : previous.then(() => free);
   }
 
   /**
-   * Takes `key` now when it is free, without waiting.
+   * Takes `key` now when it is free, without a promise.
    * @returns the function that frees it (call it once), or `undefined` when someone holds or waits for it (then use {@link acquire})
    */
   tryAcquire(key: string): (() => void) | undefined {
-    const mutex = this.#mutexOf(key);
-    if (mutex.isLocked()) return undefined;
-    // A free mutex is taken synchronously by `acquire` (its promise only hands over the releaser).
-    void mutex.acquire();
-    return this.#releaser(key, mutex, () => mutex.release());
+    return this.#tails.has(key) ? undefined : this.#take(key, undefined);
   }
 
-  #mutexOf(key: string): Mutex {
-    let mutex = this.#mutexes.get(key);
-    if (mutex === undefined) {
-      mutex = new Mutex();
-      this.#mutexes.set(key, mutex);
-    }
-    return mutex;
-  }
-
-  /** `release` guarded to run once, dropping the key when nobody holds or waits for it afterwards. */
-  #releaser(key: string, mutex: Mutex, release: () => void): () => void {
+  /** Queues a holder of `key` behind `previous` (the current tail, if any) and returns its release. */
+  #take(key: string, previous: Promise<void> | undefined): () => void {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = previous === undefined ? mine : previous.then(() => mine);
+    this.#tails.set(key, tail);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       release();
-      // A waiter takes the mutex synchronously on release: an unlocked mutex has none.
-      if (!mutex.isLocked() && this.#mutexes.get(key) === mutex) this.#mutexes.delete(key);
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
     };
   }
 }
