@@ -3,7 +3,14 @@
  * session's assets, standing approvals, the model-input shaping) and the context the session's
  * providers add to its model input (`beforeTurn` once per turn, `beforeActivation` per agent).
  */
-import { type ExecutorInput, hasAssets, type ModelMessage, providerState, sessionAssets } from '@baton/core';
+import {
+  type ExecutorInput,
+  hasAssets,
+  type ModelMessage,
+  providerState,
+  type SessionAssets,
+  sessionAssets,
+} from '@baton/core';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { APPROVAL_GRANTS_KEY, grantLookup } from './approvalGrants.js';
 import type { BufferedJournal } from './bufferedJournal.js';
@@ -48,9 +55,20 @@ export function activationInput(
     const where = { sessionId: input.sessionId, branchId: input.branchId, state: input.state };
     input.prepareModelInput = (messages) => shape(messages, where);
   }
-  if (hasAssets(runtime.config.store))
-    input.assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
+  if (hasAssets(runtime.config.store)) input.assets = assetsOf(runtime);
   return input;
+}
+
+/** Each runtime's asset handle, made once: its store, session and tenant never change. */
+const runtimeAssets = new WeakMap<SessionRuntime, SessionAssets>();
+
+function assetsOf(runtime: SessionRuntime): SessionAssets {
+  let assets = runtimeAssets.get(runtime);
+  if (assets === undefined) {
+    assets = sessionAssets(runtime.config.store, runtime.sessionId, runtime.scope);
+    runtimeAssets.set(runtime, assets);
+  }
+  return assets;
 }
 
 /**
