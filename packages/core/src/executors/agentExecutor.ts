@@ -255,7 +255,7 @@ export class AgentExecutor implements Executor {
     const { sessionId, branchId } = input;
     const agent = this.agent.name;
     const model = this.agent.model.model;
-    // Built literally: a spread followed by more keys is a slow path in V8 (see storeJournal.ts).
+    // Built literally: a spread followed by more keys is a slow path in V8 (see handoff's turn/bufferedJournal.ts).
     emit({ type: 'model.started', sessionId, branchId, agent, model });
     const ready = input.ready?.();
     if (ready !== undefined) await ready;
