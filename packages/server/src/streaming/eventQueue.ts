@@ -15,6 +15,7 @@ import { type Pushable, pushable } from 'it-pushable';
 export class EventQueue<T> implements AsyncIterable<T> {
   readonly #source: Pushable<T>;
   #ended = false;
+  #closed = false;
   #onClose: (() => void) | undefined;
 
   /** @param onClose called once when the reader leaves or the queue ends (e.g. to unsubscribe it) */
@@ -44,6 +45,9 @@ export class EventQueue<T> implements AsyncIterable<T> {
 
   /** The reader leaves: queued items are dropped. */
   close(): void {
+    // `return()` calls `onEnd`, which calls here again: only the first call ends the source.
+    if (this.#closed) return;
+    this.#closed = true;
     this.#ended = true;
     void this.#source.return();
     this.#release();
