@@ -135,4 +135,33 @@ describe('MongoStore round trips for a stateless worker', () => {
     expect(stored.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(stored.slice(4).map((m) => m.id)).toEqual(next.map((m) => m.id));
   });
+
+  it('prunes with one delete when no pruned checkpoint has pending writes, and still deletes those that have some', async () => {
+    const store = await freshStore();
+    await store.createSession({ id: 'prune' });
+    const saved = [];
+    for (let step = 1; step <= 4; step += 1) {
+      const checkpoint = makeCheckpoint({ sessionId: 'prune', step, parentId: saved.at(-1)?.id ?? null });
+      await store.saveCheckpoint(checkpoint);
+      saved.push(checkpoint);
+    }
+    expect(await sent(() => store.pruneCheckpoints('prune', 'main', { last: 3 }))).toEqual([
+      'find baton_checkpoints',
+      'delete baton_checkpoints',
+    ]);
+    await store.putPendingWrites('prune', 'main', saved[1]!.id, [makePendingWrite('call-pruned')]);
+    await store.putPendingWrites('prune', 'main', saved[3]!.id, [makePendingWrite('call-kept')]);
+    const commandsOfPrune = await sent(() => store.pruneCheckpoints('prune', 'main', { last: 2 }));
+    expect([...commandsOfPrune].sort()).toEqual([
+      'delete baton_checkpoints',
+      'delete baton_pendingWrites',
+      'find baton_checkpoints',
+    ]);
+    expect((await store.listCheckpoints('prune', 'main')).map((c) => c.id)).toEqual([saved[2]!.id, saved[3]!.id]);
+    const left = await client.db(dbName).collection('baton_pendingWrites').find({ sessionId: 'prune' }).toArray();
+    expect(left.map((doc) => doc.toolCallId)).toEqual(['call-kept']);
+    expect((await store.loadCheckpoint('prune', 'main'))?.pendingWrites.map((w) => w.toolCallId)).toEqual([
+      'call-kept',
+    ]);
+  });
 });

@@ -6,6 +6,8 @@
  * turn), store round trips per turn (each worker's connection check-outs, one per command; by
  * command name with `--commands`, which turns on the driver's command monitoring in the workers and
  * so adds its CPU to theirs), and checks afterwards that no message was lost, duplicated or interleaved.
+ * First it prints the round trips of a steady-state turn by command (steadyStateTurns.ts: turns
+ * served one at a time in this process, counted with the driver's command monitoring).
  *
  * Two workloads: instant models (CPU-bound: 200 sessions on 1, 2, 4 workers) and models that take
  * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200).
@@ -30,6 +32,7 @@ import { checkHistory, isClean } from './historyCheck.js';
 import { type CpuSample, hasProc, sampleCpu } from './processCpu.js';
 import { answerTo } from './scaleDesk.js';
 import type { FromWorker, ToWorker } from './scaleProtocol.js';
+import { formatSteadyState, steadyStateRoundTrips } from './steadyStateTurns.js';
 
 const WORKER = fileURLToPath(new URL('./scaleWorker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -433,6 +436,13 @@ async function main(): Promise<void> {
   }
   const outcomes: Outcome[] = [];
   try {
+    // Counted alone, one turn at a time with command monitoring, so the figure is exact and the
+    // workers' CPU below carries no monitoring.
+    const steady = await steadyStateRoundTrips(url, { sessions: 4, turnsPerSession: 11 });
+    console.log(
+      `\nsteady-state turn of a stateless worker (a session's turns 2–11, prunes and claim sweeps included):`,
+    );
+    console.log(`  ${formatSteadyState(steady)}`);
     console.log(
       '\n| models | workers | sessions | in flight per worker | turns | turns/s | p50 ms | p99 ms | store round trips per turn | turns failed (store error) | history check |',
     );

@@ -41,7 +41,7 @@ import { requireTenant, tenantField } from './sessionTenants.js';
 
 /** How many session ids one sweep delete names. */
 const SWEEP_BATCH = 500;
-const MANIFEST = { _id: 0, id: 1, parentId: 1, step: 1, throughSeq: 1, createdAt: 1 } as const;
+const MANIFEST = { _id: 0, id: 1, parentId: 1, step: 1, throughSeq: 1, createdAt: 1, pendingWritesAdded: 1 } as const;
 
 /** The `_id` of a checkpoint document. */
 export function checkpointKey(sessionId: string, branchId: string, id: string): string {
@@ -183,15 +183,32 @@ export async function listCheckpoints(
   branchId: string,
   scope?: TenantScope,
 ): Promise<CheckpointManifestEntry[]> {
+  return (await readManifest(context, sessionId, branchId, scope)).entries;
+}
+
+/**
+ * The manifest (one `find` with a projection), and the ids of the checkpoints that may have later
+ * pending writes: marked by `putPendingWrites`, or saved by an older version (no mark at all).
+ */
+async function readManifest(
+  context: MongoContext,
+  sessionId: string,
+  branchId: string,
+  scope?: TenantScope,
+): Promise<{ entries: CheckpointManifestEntry[]; withPendingWrites: Set<string> }> {
   assertSessionId(sessionId);
   assertBranchId(branchId);
   const tenant = await requireTenant(context, sessionId, scope);
-  const entries = await context.collections.checkpoints
+  const docs = await context.collections.checkpoints
     .find({ sessionId, branchId, ...tenant }, { projection: MANIFEST })
     .sort({ createdAt: 1, order: 1 })
     .toArray();
-  if (entries.length === 0) await requireBranch(context, sessionId, branchId, tenant);
-  return entries.map((entry) => manifestEntry(entry, sessionId, branchId));
+  if (docs.length === 0) await requireBranch(context, sessionId, branchId, tenant);
+  const entries = docs.map((doc) => manifestEntry(doc, sessionId, branchId));
+  const withPendingWrites = new Set(
+    entries.filter((_, index) => docs[index]!.pendingWritesAdded !== false).map((entry) => entry.id),
+  );
+  return { entries, withPendingWrites };
 }
 
 /**
@@ -242,13 +259,19 @@ export async function pruneCheckpoints(
   const retention: CheckpointRetention = {};
   if (input.last !== undefined) retention.last = assertWholeNumber('retention.last', input.last, 0);
   if (input.maxAgeMs !== undefined) retention.maxAgeMs = assertMilliseconds('retention.maxAgeMs', input.maxAgeMs);
-  const doomed = checkpointsToPrune(await listCheckpoints(context, sessionId, branchId, scope), retention);
+  const manifest = await readManifest(context, sessionId, branchId, scope);
+  const doomed = checkpointsToPrune(manifest.entries, retention);
   if (doomed.length === 0) return 0;
   const { collections } = context;
   const tenant = tenantMatch(scope);
+  // Pending writes are deleted only for checkpoints that may have some: a checkpoint without the
+  // mark has none (putPendingWrites marks before it inserts), so a prune is usually one delete.
+  const withWrites = doomed.filter((id) => manifest.withPendingWrites.has(id));
   const [deleted] = await Promise.all([
     collections.checkpoints.deleteMany({ sessionId, branchId, ...tenant, id: { $in: doomed } }),
-    collections.pendingWrites.deleteMany({ sessionId, branchId, ...tenant, checkpointId: { $in: doomed } }),
+    withWrites.length === 0
+      ? undefined
+      : collections.pendingWrites.deleteMany({ sessionId, branchId, ...tenant, checkpointId: { $in: withWrites } }),
   ]);
   return deleted.deletedCount;
 }
