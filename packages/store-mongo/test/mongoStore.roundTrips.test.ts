@@ -163,5 +163,17 @@ describe('MongoStore round trips for a stateless worker', () => {
     expect((await store.loadCheckpoint('prune', 'main'))?.pendingWrites.map((w) => w.toolCallId)).toEqual([
       'call-kept',
     ]);
+
+    // A checkpoint saved by an older version carries no mark: its pending writes are deleted with it.
+    const old = makeCheckpoint({ sessionId: 'prune', step: 5, parentId: saved[3]!.id });
+    await store.saveCheckpoint(old);
+    await store.putPendingWrites('prune', 'main', old.id, [makePendingWrite('call-old')]);
+    await store.saveCheckpoint(makeCheckpoint({ sessionId: 'prune', step: 6, parentId: old.id }));
+    await client
+      .db(dbName)
+      .collection('baton_checkpoints')
+      .updateOne({ sessionId: 'prune', id: old.id }, { $unset: { pendingWritesAdded: '' } });
+    await store.pruneCheckpoints('prune', 'main', { last: 1 });
+    expect(await client.db(dbName).collection('baton_pendingWrites').countDocuments({ sessionId: 'prune' })).toBe(0);
   });
 });
