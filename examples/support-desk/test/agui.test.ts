@@ -69,7 +69,7 @@ describe('the support desk over AG-UI (@ag-ui/client HttpAgent, /ag-ui on the we
       return replayed;
     };
     const snapshotOf = (events: readonly BaseEvent[]) =>
-      (events.find((e) => e.type === EventType.STATE_SNAPSHOT) as { snapshot: unknown }).snapshot;
+      events.flatMap((e) => (e.type === EventType.STATE_SNAPSHOT ? [e.snapshot as unknown] : []))[0];
     const deltaPaths = (events: readonly BaseEvent[]) =>
       events.flatMap((e) =>
         e.type === EventType.STATE_DELTA ? (e.delta as { path: string }[]).map((op) => op.path) : [],
