@@ -17,6 +17,8 @@ export const batonAliases = [
   { find: /^@baton\/cli$/, replacement: root('./packages/cli/src/index.ts') },
   { find: /^@baton\/handoff$/, replacement: root('./packages/handoff/src/index.ts') },
   { find: /^@baton\/memory$/, replacement: root('./packages/memory/src/index.ts') },
+  { find: /^@baton\/server\/ag-ui$/, replacement: root('./packages/server/src/agui/index.ts') },
+  { find: /^@baton\/server\/mcp$/, replacement: root('./packages/server/src/mcp/index.ts') },
   { find: /^@baton\/server\/node$/, replacement: root('./packages/server/src/node.ts') },
   { find: /^@baton\/server$/, replacement: root('./packages/server/src/index.ts') },
   { find: /^@baton\/temporal$/, replacement: root('./packages/temporal/src/index.ts') },

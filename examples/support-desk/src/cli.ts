@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import { isBatonError } from '@baton/core';
 import { Command, Option } from 'commander';
 import { chatCommand } from './chat/chatCommand.js';
+import { mcpCommand } from './chat/mcpCommand.js';
 
-// The desk's command line: `pnpm chat` (the replay and its report are research/desk-eval's `pnpm start`).
+// The desk's command line: `pnpm chat`, `pnpm --filter @baton/example-support-desk mcp` (the replay and its report are research/desk-eval's `pnpm start`).
 
 /**
  * A path given on the command line, made absolute against the folder the user ran the command in:
@@ -49,6 +50,30 @@ program
       ...(options.data === undefined ? {} : { data: options.data }),
       models: options.models,
       user: options.user,
+      ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
+      ...(options.session === undefined ? {} : { session: options.session }),
+    });
+  });
+
+program
+  .command('mcp')
+  .description('Serve the desk as an MCP server on stdin/stdout (tools support-desk and support-desk_respond).')
+  .option(
+    '--data <file>',
+    'conversations the offline models learn from (default: BATON_ABCD, else the demo conversations)',
+    callerPath,
+  )
+  .option(
+    '--store-dir <dir>',
+    'folder of the FileStore (default examples/support-desk/.data/mcp; MONGODB_URL wins)',
+    callerPath,
+  )
+  .option('--session <id>', 'the Baton session of this MCP conversation: give one to continue it (default: a new one)')
+  .addOption(modelsOption())
+  .action(async (options) => {
+    await mcpCommand({
+      ...(options.data === undefined ? {} : { data: options.data }),
+      models: options.models,
       ...(options.storeDir === undefined ? {} : { storeDir: options.storeDir }),
       ...(options.session === undefined ? {} : { session: options.session }),
     });

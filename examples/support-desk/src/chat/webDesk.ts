@@ -1,19 +1,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
-import { EpisodicMemory } from '@baton/memory';
 import { type Authenticate, createBatonApp } from '@baton/server';
 import { type ServedBaton, serveBaton } from '@baton/server/node';
-import { loadConversations } from '@baton/support-desk-models';
+import type { HttpBindings } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
-import { resolveDataSource } from '../data/dataSource.js';
-import { loadOntology } from '../data/ontology.js';
-import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';
-import { createOfflineModels, createOpenAIModels } from '../desk/deskModels.js';
-import { chooseDeskStore } from '../desk/deskStore.js';
-import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
-import { customerLines, WorldDirectory } from '../tools/world.js';
+import { type OpenedDesk, openDesk } from '../desk/openDesk.js';
+import { customerLines } from '../tools/world.js';
+import { mountAgentProtocols } from './agentProtocols.js';
 
 /** The folder the web chat keeps its sessions in by default: `examples/support-desk/.data/web` (gitignored). */
 export const DEFAULT_WEB_STORE_DIR = fileURLToPath(new URL('../../.data/web', import.meta.url));
@@ -67,10 +61,46 @@ export async function buildWebChat(distDir: string = DEFAULT_WEB_DIST): Promise<
   await build({ root: WEB_ROOT, configFile: false, logLevel: 'warn', build: { outDir: distDir, emptyOutDir: true } });
 }
 
+/** Options of {@link createDeskApp}. */
+export interface DeskAppOptions {
+  /** The desk to serve, from `openDesk`. */
+  desk: OpenedDesk;
+  /** The auth hook of `/api`, `/ag-ui` and `/mcp` (default {@link demoAuthenticate}). */
+  authenticate?: Authenticate;
+  /** The server's base URL, read on the first A2A request (the agent card names it). */
+  baseUrl: () => string;
+}
+
+/**
+ * The desk's HTTP app without its front end: the demo's customers at `/demo/customers`, the REST API
+ * under `/api` (`createBatonApp`) and the agent protocols (AG-UI at `/ag-ui`, MCP at `/mcp`, A2A at
+ * `/a2a/`, see {@link mountAgentProtocols}), all on the one workflow and store.
+ *
+ * @param options `{ desk, authenticate?, baseUrl }`
+ * @returns a Hono app to serve with `serveBaton` (A2A needs `@hono/node-server`)
+ * @example
+ * ```ts
+ * let url = '';
+ * const app = createDeskApp({ desk: await openDesk({ storeDir: '.data/web' }), baseUrl: () => url });
+ * url = (await serveBaton(app, { port: 8787 })).url;
+ * ```
+ */
+export function createDeskApp(options: DeskAppOptions): Hono<{ Bindings: HttpBindings }> {
+  const { workflow, worlds } = options.desk;
+  const authenticate = options.authenticate ?? demoAuthenticate;
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
+  app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
+  app.route('/api', createBatonApp({ workflow, authenticate }));
+  mountAgentProtocols(app, { workflow, authenticate, baseUrl: options.baseUrl });
+  return app;
+}
+
 /**
  * Starts the support desk as a web chat: the desk's workflow behind `@baton/server` under `/api`,
- * and the front end at `/`. Sessions persist in a FileStore, so a reloaded page (or a restarted
- * server) continues the conversation.
+ * the agent protocols at `/ag-ui`, `/mcp` and `/a2a/` ({@link createDeskApp}), and the front end at
+ * `/`. Sessions persist in a FileStore, so a reloaded page (or a restarted server) continues the
+ * conversation.
  *
  * @throws {NotFoundError} when the offline models' data is missing; {@link ConfigurationError} for `openai` without a key
  * @example
@@ -82,57 +112,26 @@ export async function buildWebChat(distDir: string = DEFAULT_WEB_DIST): Promise<
 export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDesk> {
   const distDir = options.distDir ?? DEFAULT_WEB_DIST;
   if (options.build !== false || !existsSync(`${distDir}/index.html`)) await buildWebChat(distDir);
-  const ontology = loadOntology();
-  let models: DeskModels;
-  if (options.models === 'openai') models = await createOpenAIModels();
-  else {
-    const source = await resolveDataSource({ data: options.data });
-    models = pacedModels(createOfflineModels(await loadConversations(source.file), ontology), options.paceMs ?? 20);
-  }
-  const deskStore = chooseDeskStore({
-    directory: options.storeDir ?? DEFAULT_WEB_STORE_DIR,
-    mongoUrl: process.env.MONGODB_URL,
+  const desk = await openDesk({
+    storeDir: options.storeDir ?? DEFAULT_WEB_STORE_DIR,
+    paceMs: options.paceMs ?? 20,
+    ...(options.models === undefined ? {} : { models: options.models }),
+    ...(options.data === undefined ? {} : { data: options.data }),
   });
-  const store = await deskStore.open();
-  const worlds = new WorldDirectory();
-  const workflow = buildDeskWorkflow({
-    agents: createDeskAgents(ontology, models, worlds),
-    store,
-    memory: new EpisodicMemory(),
-  });
-  const app = new Hono();
-  // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
-  app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
-  app.route('/api', createBatonApp({ workflow, authenticate: demoAuthenticate }));
+  let url = '';
+  const app = createDeskApp({ desk, baseUrl: () => url });
   app.use('/*', serveStatic({ root: distDir }));
   const server: ServedBaton = await serveBaton(app, {
     port: options.port ?? 0,
     hostname: options.hostname ?? '127.0.0.1',
   });
+  url = server.url;
   return {
     url: server.url,
-    storeLocation: deskStore.location,
+    storeLocation: desk.storeLocation,
     close: async () => {
       await server.close();
-      await store.close();
-    },
-  };
-}
-
-/** The models with a pause of `ms` before each streamed piece of text (the offline models answer at once). */
-function pacedModels(models: DeskModels, ms: number): DeskModels {
-  if (ms <= 0) return models;
-  return { triage: paced(models.triage, ms), specialist: (name) => paced(models.specialist(name), ms) };
-}
-
-function paced(model: ModelClient, ms: number): ModelClient {
-  return {
-    model: model.model,
-    async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-      for await (const event of model.stream(request)) {
-        if (event.type === 'text.delta') await new Promise((resolve) => setTimeout(resolve, ms));
-        yield event;
-      }
+      await desk.close();
     },
   };
 }

@@ -2,9 +2,9 @@ import { Command, Option } from 'commander';
 import { startWebDesk } from './webDesk.js';
 
 /**
- * `pnpm --filter @baton/example-support-desk web`: serves the support desk as a web chat (see
- * `startWebDesk`). Options: `--port` (default 8787), `--host`, `--store-dir`, `--models offline|openai`,
- * `--data FILE`, `--pace MS`, `--no-build`.
+ * `pnpm --filter @baton/example-support-desk web`: serves the support desk as a web chat, and over
+ * AG-UI (`/ag-ui`), MCP (`/mcp`) and A2A (`/a2a/`) on the same port (see `startWebDesk`). Options:
+ * `--port` (default 8787), `--host`, `--store-dir`, `--models offline|openai`, `--data FILE`, `--pace MS`, `--no-build`.
  */
 const program = new Command('web')
   .description('Serve the support desk as a web chat (customer view and supervisor approvals).')
@@ -40,7 +40,8 @@ const desk = await startWebDesk({
   ...(options.data === undefined ? {} : { data: options.data }),
 });
 console.log(
-  `Support desk web chat on ${desk.url} (sessions in ${desk.storeLocation}, models ${options.models}). Ctrl-C stops it.`,
+  `Support desk web chat on ${desk.url} (sessions in ${desk.storeLocation}, models ${options.models}). Ctrl-C stops it.\n` +
+    `Also served: AG-UI ${desk.url}/ag-ui, MCP ${desk.url}/mcp, A2A ${desk.url}/a2a/ (card at /a2a/.well-known/agent-card.json).`,
 );
 const stop = () => void desk.close().then(() => process.exit(0));
 process.once('SIGINT', stop);
