@@ -25,8 +25,9 @@ export interface TemporalRunnerOptions {
  * caller still gets the turn. Give it to `createBatonApp({ workflow, runner })` and the HTTP API
  * serves sessions run on Temporal. `sessions` must be made with the `store` the workers write: while
  * the Update runs, the turn's committed messages are read from it and streamed as `message` events
- * (at the turn's durability points: no `message.delta`), then come its new requests, `turn.completed`
- * (its `turn` is 0: the worker's turn counter is not sent back) or `session.closed`.
+ * (at the turn's durability points: no `message.delta`), after `turn.started` and before its new
+ * requests and `turn.completed` or `session.closed` (`turn` is 0 in both: the worker's turn counter
+ * is not sent back).
  *
  * A refusal reaches the caller before any event as the named error an in-process session throws
  * (`SessionClosedError`, `NotFoundError`, `InvalidInputError`), so the server answers 410/404/400 as
@@ -132,6 +133,7 @@ async function* relay(
       if (read.done === true) break;
       if (read.value.type === 'session.closed') closedEvent = read.value;
       else {
+        if (!yielded) yield { type: 'turn.started', ...base, turn: 0 };
         seenSeq = read.value.message.seq;
         yielded = true;
         yield read.value;
@@ -149,6 +151,7 @@ async function* relay(
   }
   const { turn } = result;
   settled(turn);
+  if (!yielded) yield { type: 'turn.started', ...base, turn: 0 };
   for (const message of turn.messages) if (message.seq > seenSeq) yield { type: 'message', ...base, message };
   for (const request of turn.pendingRequests) if (!before.has(request.id)) yield { type: 'request', ...base, request };
   if (turn.completed && !turn.closed)
