@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ModelClient, ModelRequest, ModelStreamEvent } from '@baton/core';
+import type { ModelClient, ModelRequest, ModelStreamEvent, Store } from '@baton/core';
+import type { HandoffWorkflow } from '@baton/handoff';
 import { EpisodicMemory } from '@baton/memory';
 import { type Authenticate, createBatonApp } from '@baton/server';
 import { type ServedBaton, serveBaton } from '@baton/server/node';
@@ -11,9 +12,10 @@ import { resolveDataSource } from '../data/dataSource.js';
 import { loadOntology } from '../data/ontology.js';
 import { createDeskAgents, type DeskModels } from '../desk/deskAgents.js';
 import { createOfflineModels, createOpenAIModels } from '../desk/deskModels.js';
-import { chooseDeskStore } from '../desk/deskStore.js';
+import { chooseDeskStore, type DeskStore } from '../desk/deskStore.js';
 import { buildDeskWorkflow } from '../desk/deskWorkflow.js';
 import { customerLines, WorldDirectory } from '../tools/world.js';
+import type { WebTemporal, WebTemporalOptions } from './webTemporal.js';
 
 /** The folder the web chat keeps its sessions in by default: `examples/support-desk/.data/web` (gitignored). */
 export const DEFAULT_WEB_STORE_DIR = fileURLToPath(new URL('../../.data/web', import.meta.url));
@@ -39,6 +41,12 @@ export interface WebDeskOptions {
   build?: boolean;
   /** Where the front end is built to and served from (default {@link DEFAULT_WEB_DIST}). */
   distDir?: string;
+  /**
+   * Run the chat's turns on Temporal workers (`web --temporal`): the server sends each turn as an
+   * Update of the session's workflow (see `connectWebTemporal`). Without it (the default) turns run
+   * in this process and nothing connects anywhere.
+   */
+  temporal?: WebTemporalOptions;
 }
 
 /** A running web chat. */
@@ -82,6 +90,53 @@ export async function buildWebChat(distDir: string = DEFAULT_WEB_DIST): Promise<
 export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDesk> {
   const distDir = options.distDir ?? DEFAULT_WEB_DIST;
   if (options.build !== false || !existsSync(`${distDir}/index.html`)) await buildWebChat(distDir);
+  const { workflow, store, deskStore, worlds } = await openWebWorkflow(options);
+  // Imported only with the flag: the default chat loads nothing of Temporal.
+  let temporal: WebTemporal | undefined;
+  if (options.temporal !== undefined) {
+    const { connectWebTemporal } = await import('./webTemporal.js');
+    temporal = await connectWebTemporal(workflow, store, options.temporal);
+  }
+  const app = new Hono();
+  // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
+  app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
+  app.route(
+    '/api',
+    createBatonApp({
+      workflow,
+      authenticate: demoAuthenticate,
+      ...(temporal === undefined ? {} : { runner: temporal.runner }),
+    }),
+  );
+  app.use('/*', serveStatic({ root: distDir }));
+  const server: ServedBaton = await serveBaton(app, {
+    port: options.port ?? 0,
+    hostname: options.hostname ?? '127.0.0.1',
+  });
+  return {
+    url: server.url,
+    storeLocation: deskStore.location,
+    close: async () => {
+      await server.close();
+      await temporal?.close();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * The web chat's workflow: the desk's agents on the chosen models, its store (a FileStore in
+ * `storeDir`, or MongoDB when `MONGODB_URL` is set) and episodic memory. A Temporal worker started
+ * apart (`web:worker`) builds the same one.
+ * @throws {NotFoundError} when the offline models' data is missing; {@link ConfigurationError} for `openai` without a key
+ * @example
+ * ```ts
+ * const { workflow, store } = await openWebWorkflow({ storeDir: '.data/web' });
+ * ```
+ */
+export async function openWebWorkflow(
+  options: Pick<WebDeskOptions, 'models' | 'data' | 'paceMs' | 'storeDir'> = {},
+): Promise<{ workflow: HandoffWorkflow; store: Store; deskStore: DeskStore; worlds: WorldDirectory }> {
   const ontology = loadOntology();
   let models: DeskModels;
   if (options.models === 'openai') models = await createOpenAIModels();
@@ -100,23 +155,7 @@ export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDes
     store,
     memory: new EpisodicMemory(),
   });
-  const app = new Hono();
-  // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
-  app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
-  app.route('/api', createBatonApp({ workflow, authenticate: demoAuthenticate }));
-  app.use('/*', serveStatic({ root: distDir }));
-  const server: ServedBaton = await serveBaton(app, {
-    port: options.port ?? 0,
-    hostname: options.hostname ?? '127.0.0.1',
-  });
-  return {
-    url: server.url,
-    storeLocation: deskStore.location,
-    close: async () => {
-      await server.close();
-      await store.close();
-    },
-  };
+  return { workflow, store, deskStore, worlds };
 }
 
 /** The models with a pause of `ms` before each streamed piece of text (the offline models answer at once). */
