@@ -16,6 +16,12 @@ let temporal: TemporalServer;
 let desk: WebDesk;
 const taskQueue = `desk-${randomUUID().slice(0, 8)}`;
 
+/** The fields of a `TurnResult` the test reads. */
+interface Turn {
+  messages: { role: string; content: string; seq: number }[];
+  pendingRequests: { id: string; type: string; agent: string; prompt?: string; toolName?: string }[];
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'baton-web-temporal-'));
   temporal = await startTemporalServer();
@@ -47,10 +53,21 @@ it('with --temporal the web chat answers a turn run by a Temporal worker', async
     body: JSON.stringify({ text }),
   });
   expect(response.status).toBe(200);
-  const turn = (await response.json()) as { message: { content: string; agent: string }; messages: { role: string }[] };
-  expect(turn.message.agent).toBe('account');
-  expect(turn.message.content).toContain('How much were you charged');
+  const turn = (await response.json()) as Turn;
   expect(turn.messages[0]).toMatchObject({ role: 'user', content: text });
+  const [question] = turn.pendingRequests;
+  expect(question).toMatchObject({ type: 'user_input', agent: 'account' });
+  expect(question!.prompt).toContain('How much were you charged');
+
+  // The customer's answer is the next turn, on the same workflow: the refund waits for a supervisor.
+  const answered = await fetch(`${desk.url}/api/sessions/${id}/requests/${question!.id}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ text: 'I never signed up for it and I was charged $40.' }),
+  });
+  expect(answered.status).toBe(200);
+  const next = (await answered.json()) as Turn;
+  expect(next.pendingRequests).toMatchObject([{ type: 'tool_approval', toolName: 'offer-refund' }]);
 
   // The turn went through the session's workflow: it runs on the server, waiting for the next message.
   const connection = await Connection.connect({ address: temporal.address });
@@ -64,5 +81,9 @@ it('with --temporal the web chat answers a turn run by a Temporal worker', async
   }
   // The page reads the session as without the flag.
   const view = await fetch(`${desk.url}/api/sessions/${id}`, { headers });
-  expect(await view.json()).toMatchObject({ headSeq: turn.messages.length, running: false, pendingRequests: [] });
+  expect(await view.json()).toMatchObject({
+    headSeq: next.messages.at(-1)!.seq,
+    running: false,
+    pendingRequests: [{ type: 'tool_approval', toolName: 'offer-refund' }],
+  });
 }, 300_000);
