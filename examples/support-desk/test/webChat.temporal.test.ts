@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTemporalServer, type TemporalServer } from '../../../packages/temporal/test/support/temporalServer.js';
 import { startWebDesk, type WebDesk } from '../src/chat/webDesk.js';
+import { quietTemporalLogs } from '../src/chat/webTemporal.js';
 import { DEMO_DATA_FILE } from '../src/data/dataSource.js';
 
 // `web --temporal`: the web chat's turns run as Updates of session workflows on a real Temporal dev server,
@@ -23,6 +24,7 @@ interface Turn {
 }
 
 beforeAll(async () => {
+  quietTemporalLogs();
   dir = await mkdtemp(join(tmpdir(), 'baton-web-temporal-'));
   temporal = await startTemporalServer();
   desk = await startWebDesk({

@@ -46,6 +46,7 @@ const temporalAddress =
       ? (process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233')
       : options.temporal;
 
+if (temporalAddress !== undefined) (await import('./webTemporal.js')).quietTemporalLogs();
 const desk = await startWebDesk({
   port: Number(options.port),
   hostname: options.host,

@@ -2,7 +2,7 @@ import type { Store } from '@baton/core';
 import type { HandoffWorkflow, SessionRunner } from '@baton/handoff';
 import { createBatonWorker, TemporalSessions, temporalRunner } from '@baton/temporal';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 
 /** The task queue the web chat's sessions run on when none is given. */
 export const DEFAULT_DESK_TASK_QUEUE = 'support-desk';
@@ -84,4 +84,20 @@ export async function startDeskWorker(
     workflow,
   });
   return { worker, connection, running: worker.run() };
+}
+
+/**
+ * Keeps the Temporal SDK's own lines (worker state changes) out of the desk's console; warnings and
+ * errors still show. Call it once, first, in a process's entry point (the runtime is process-wide).
+ * @example
+ * ```ts
+ * quietTemporalLogs();
+ * ```
+ */
+export function quietTemporalLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Installed already: its logger stays.
+  }
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { openWebWorkflow } from './webDesk.js';
-import { DEFAULT_DESK_TASK_QUEUE, startDeskWorker } from './webTemporal.js';
+import { DEFAULT_DESK_TASK_QUEUE, quietTemporalLogs, startDeskWorker } from './webTemporal.js';
 
 /**
  * `pnpm --filter @baton/example-support-desk web:worker`: a Temporal worker that runs the web chat's
@@ -31,6 +31,7 @@ const options = program.opts<{
   pace: string;
 }>();
 
+quietTemporalLogs();
 const { workflow, store, deskStore } = await openWebWorkflow({
   models: options.models,
   paceMs: Number(options.pace),
