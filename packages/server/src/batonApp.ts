@@ -1,4 +1,4 @@
-import type { HandoffWorkflow } from '@baton/handoff';
+import type { HandoffWorkflow, SessionRunner } from '@baton/handoff';
 import { Hono } from 'hono';
 import { DEFAULT_MAX_ASSET_UPLOAD_BYTES, registerAssetRoutes } from './http/assetRoutes.js';
 import type { Authenticate } from './http/auth.js';
@@ -33,6 +33,15 @@ export interface BatonAppOptions {
    * branch leases (the built-in stores have them).
    */
   reconcile?: { intervalMs?: number; olderThanMs?: number };
+  /**
+   * Where the turns of `POST /sessions/:id/messages`, `/chat`, `/requests/:requestId` and `/close` run
+   * (see {@link SessionRunner}): in this process by default (`inProcessRunner`), or on Temporal
+   * workers with `temporalRunner(sessions)` from `@baton/temporal`. With a runner that runs turns
+   * elsewhere, the server still opens each session from `workflow`'s store (access, 404, 409 while a
+   * turn runs: it holds the branch's lease while it awaits the turn) and relays the turn's events as
+   * the runner gives them (committed messages, requests, the end; no `message.delta`).
+   */
+  runner?: SessionRunner;
 }
 
 /**
@@ -76,7 +85,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   const app = new Hono<BatonEnv>();
   registerMiddleware(app, { maxBodyBytes: options.maxBodyBytes ?? 1 << 20, authenticate: options.authenticate });
   const runs = new TurnRuns(options.events, workflow.config.store);
-  const routes = createRouteContext(workflow, runs, options.keepAliveMs ?? 15_000);
+  const routes = createRouteContext(workflow, runs, options.keepAliveMs ?? 15_000, options.runner);
   if (options.reconcile !== undefined)
     reconcileEvery(
       { workflow, runs, olderThan: options.reconcile.olderThanMs ?? 0 },

@@ -36,6 +36,7 @@ export {
   type TurnOperation,
 } from './sessionContract.js';
 export { sessionWorkflowId } from './sessionWorkflowId.js';
+export { type TemporalRunnerOptions, temporalRunner } from './temporalRunner.js';
 export { type TemporalCallOptions, TemporalSession } from './temporalSession.js';
 export { TemporalSessions, type TemporalSessionsOptions } from './temporalSessions.js';
 export { createTurnActivities, type TurnActivities } from './turnActivities.js';

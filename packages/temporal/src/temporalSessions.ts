@@ -38,6 +38,11 @@ export class TemporalSessions {
     this.#options = options;
   }
 
+  /** The store given as `store` (the one the workers write), if any. */
+  get store(): Store | undefined {
+    return this.#options.store;
+  }
+
   /**
    * The session object of one conversation branch (no call is made until its first operation).
    * @throws {InvalidIdError} for a session, tenant or branch id that is not a Baton id

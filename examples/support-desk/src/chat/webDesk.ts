@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { SessionRunner } from '@baton/handoff';
 import { type Authenticate, createBatonApp } from '@baton/server';
 import { type ServedBaton, serveBaton } from '@baton/server/node';
 import type { HttpBindings } from '@hono/node-server';
@@ -8,6 +9,7 @@ import { Hono } from 'hono';
 import { type OpenedDesk, openDesk } from '../desk/openDesk.js';
 import { customerLines } from '../tools/world.js';
 import { mountAgentProtocols } from './agentProtocols.js';
+import type { WebTemporal, WebTemporalOptions } from './webTemporal.js';
 
 /** The folder the web chat keeps its sessions in by default: `examples/support-desk/.data/web` (gitignored). */
 export const DEFAULT_WEB_STORE_DIR = fileURLToPath(new URL('../../.data/web', import.meta.url));
@@ -33,6 +35,12 @@ export interface WebDeskOptions {
   build?: boolean;
   /** Where the front end is built to and served from (default {@link DEFAULT_WEB_DIST}). */
   distDir?: string;
+  /**
+   * Run the chat's turns on Temporal workers (`web --temporal`): the server sends each turn as an
+   * Update of the session's workflow (see `connectWebTemporal`). Without it (the default) turns run
+   * in this process and nothing connects anywhere.
+   */
+  temporal?: WebTemporalOptions;
 }
 
 /** A running web chat. */
@@ -69,6 +77,8 @@ export interface DeskAppOptions {
   authenticate?: Authenticate;
   /** The server's base URL, read on the first A2A request (the agent card names it). */
   baseUrl: () => string;
+  /** Runs `/api`'s turns elsewhere, e.g. on Temporal workers (default: in this process). */
+  runner?: SessionRunner;
 }
 
 /**
@@ -91,7 +101,8 @@ export function createDeskApp(options: DeskAppOptions): Hono<{ Bindings: HttpBin
   const app = new Hono<{ Bindings: HttpBindings }>();
   // The demo's customers, listed on the page so that a newcomer knows whom to play (names, ids, usernames, emails).
   app.get('/demo/customers', (c) => c.json(customerLines(worlds.fallback)));
-  app.route('/api', createBatonApp({ workflow, authenticate }));
+  const runner = options.runner;
+  app.route('/api', createBatonApp({ workflow, authenticate, ...(runner === undefined ? {} : { runner }) }));
   mountAgentProtocols(app, { workflow, authenticate, baseUrl: options.baseUrl });
   return app;
 }
@@ -118,8 +129,18 @@ export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDes
     ...(options.models === undefined ? {} : { models: options.models }),
     ...(options.data === undefined ? {} : { data: options.data }),
   });
+  // Imported only with the flag: the default chat loads nothing of Temporal.
+  let temporal: WebTemporal | undefined;
+  if (options.temporal !== undefined) {
+    const { connectWebTemporal } = await import('./webTemporal.js');
+    temporal = await connectWebTemporal(desk.workflow, desk.store, options.temporal);
+  }
   let url = '';
-  const app = createDeskApp({ desk, baseUrl: () => url });
+  const app = createDeskApp({
+    desk,
+    baseUrl: () => url,
+    ...(temporal === undefined ? {} : { runner: temporal.runner }),
+  });
   app.use('/*', serveStatic({ root: distDir }));
   const server: ServedBaton = await serveBaton(app, {
     port: options.port ?? 0,
@@ -131,6 +152,7 @@ export async function startWebDesk(options: WebDeskOptions = {}): Promise<WebDes
     storeLocation: desk.storeLocation,
     close: async () => {
       await server.close();
+      await temporal?.close();
       await desk.close();
     },
   };

@@ -1,5 +1,12 @@
 import { isLiveLease, MAIN_BRANCH } from '@baton/core';
-import type { HandoffSession, HandoffWorkflow, SendOptions, TurnStream } from '@baton/handoff';
+import {
+  type HandoffSession,
+  type HandoffWorkflow,
+  inProcessRunner,
+  type SendOptions,
+  type SessionRunner,
+  type TurnStream,
+} from '@baton/handoff';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { sseResponse } from '../streaming/sse.js';
@@ -49,6 +56,8 @@ export interface RouteContext {
   workflow: HandoffWorkflow;
   runs: TurnRuns;
   keepAliveMs: number;
+  /** Where turns run: in this process (default) or elsewhere (`BatonAppOptions.runner`). */
+  runner: SessionRunner;
   /** Whether a turn runs on the branch (in this process). */
   isRunning(c: Context<BatonEnv>, id: string, branch: string): boolean;
   /** Opens the branch for a call that runs a turn: refused with 409 at once while a turn runs there. */
@@ -78,7 +87,12 @@ export interface RouteContext {
  * registerTurnRoutes(app, routes);
  * ```
  */
-export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, keepAliveMs: number): RouteContext {
+export function createRouteContext(
+  workflow: HandoffWorkflow,
+  runs: TurnRuns,
+  keepAliveMs: number,
+  runner: SessionRunner = inProcessRunner,
+): RouteContext {
   const startTurn: RouteContext['startTurn'] = (c, session, call) =>
     runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, () =>
       call(session),
@@ -87,6 +101,7 @@ export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, ke
     workflow,
     runs,
     keepAliveMs,
+    runner,
     isRunning: (c, id, branch) => runs.log(tenantKeyOf(c.var.principal), id, branch)?.running === true,
     openForTurn: async (c, id, branch) => {
       runs.assertIdle(tenantKeyOf(c.var.principal), id, branch);
@@ -98,7 +113,7 @@ export function createRouteContext(workflow: HandoffWorkflow, runs: TurnRuns, ke
     },
     startTurn,
     startSend: (c, session, text, options = {}) =>
-      startTurn(c, session, (s) => s.send(text, options)).catch((error: unknown) => {
+      startTurn(c, session, (s) => runner.send(s, text, options)).catch((error: unknown) => {
         throw sendRefusal(session, error);
       }),
     turnResponse: async (c, started) => {

@@ -69,8 +69,11 @@ export function registerSessionRoutes(app: BatonHono, routes: RouteContext): voi
     const { branch } = queryOf(c);
     const body = await readBody(c.req.raw, CloseBody, { optional: true });
     const session = await routes.openForTurn(c, c.req.param('id'), branch);
-    await session.close(body.reason === undefined ? {} : { reason: body.reason });
-    return c.json(sessionView(session, false));
+    await routes.runner.close(session, body.reason === undefined ? {} : { reason: body.reason });
+    // A runner that closed it elsewhere (on a worker) left this object as it was opened: read it again.
+    const closed =
+      session.info.status === 'closed' ? session : await openSession(workflow, c.var.principal, session.id, branch);
+    return c.json(sessionView(closed, false));
   });
 
   app.get('/sessions/:id/timeline', async (c) => {

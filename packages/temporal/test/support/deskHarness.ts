@@ -48,8 +48,9 @@ export async function harness(): Promise<{
 export async function storedBranch(
   store: Store,
   sessionId: string,
+  scope: { tenantId?: string } = {},
 ): Promise<{ messages: Message[]; dangling: string[]; answeredTwice: string[] }> {
-  const messages = await store.readMessages(sessionId, 'main');
+  const messages = await store.readMessages(sessionId, 'main', scope);
   const results = new Map<string, number>();
   for (const m of messages)
     if (m.role === 'tool' && m.toolCallId !== undefined)

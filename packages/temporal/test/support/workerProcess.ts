@@ -14,8 +14,8 @@ export interface WorkerProcess {
   kill(): Promise<void>;
 }
 
-/** Starts workerChild.ts with `args` (through tsx, `source` condition) and waits until it polls. */
-export async function startWorkerProcess(args: readonly string[]): Promise<WorkerProcess> {
+/** Starts workerChild.ts with `args` (through tsx, `source` condition) and waits until it polls (`readyTimeoutMs`, default 90 s). */
+export async function startWorkerProcess(args: readonly string[], readyTimeoutMs?: number): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script, ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,7 +47,7 @@ export async function startWorkerProcess(args: readonly string[]): Promise<Worke
     },
   };
   try {
-    await printed('ready');
+    await printed('ready', readyTimeoutMs);
   } catch (error) {
     await worker.kill();
     throw error;
