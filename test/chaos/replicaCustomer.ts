@@ -146,8 +146,8 @@ export class ReplicaCustomer {
     if (response === undefined) return undefined;
     try {
       return await response.json();
-    } catch {
-      this.counts.drops += 1;
+    } catch (error) {
+      this.#dropped(`${method} ${path}: ${String(error)}`);
       return undefined;
     }
   }
@@ -167,8 +167,8 @@ export class ReplicaCustomer {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
       });
-    } catch {
-      this.counts.drops += 1;
+    } catch (error) {
+      this.#dropped(`${method} ${path}: ${String(error)}`);
       return undefined;
     }
     if (ok.includes(response.status)) return response;
@@ -178,10 +178,8 @@ export class ReplicaCustomer {
       this.log.append({ t: 'retry', code: 'HTTP_409', message: `${method} ${path}: ${text.slice(0, 160)}` });
       return undefined;
     }
-    if (response.status === 410 || response.status >= 500) {
-      if (response.status >= 500) this.counts.drops += 1;
-      return undefined;
-    }
+    if (response.status >= 500) this.#dropped(`${method} ${path} answered ${response.status}: ${text.slice(0, 160)}`);
+    if (response.status === 410 || response.status >= 500) return undefined;
     throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 400)}`);
   }
 
@@ -191,9 +189,15 @@ export class ReplicaCustomer {
     const stream = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
     try {
       for await (const message of stream as unknown as AsyncIterable<EventSourceMessage>) this.#receive(message);
-    } catch {
-      this.counts.drops += 1;
+    } catch (error) {
+      this.#dropped(`a stream after ${this.#lastEventId}: ${String(error)}`);
     }
+  }
+
+  /** A request or stream cut (its replica died): counted, and logged as a retry. */
+  #dropped(what: string): void {
+    this.counts.drops += 1;
+    this.log.append({ t: 'retry', code: 'DROPPED', message: what.slice(0, 200) });
   }
 
   #receive(message: EventSourceMessage): void {

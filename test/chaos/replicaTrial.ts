@@ -16,6 +16,7 @@ import { startProxy } from '../../packages/server/test/support/replicas.js';
 import type { FerretServer } from './ferretServer.js';
 import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
 import { ReplicaCustomer } from './replicaCustomer.js';
+import type { ReplicaOrders } from './replicaServerChild.js';
 import { SESSION_ID, type TrialPlan, type TrialResult } from './runTrial.js';
 import { readSideLog, SideLog } from './sideLog.js';
 import { judgeStreams } from './streamOracle.js';
@@ -139,12 +140,22 @@ export async function runReplicaTrial(
   return result;
 }
 
-/** The trial's replica processes: each slot keeps its port; a process that dies is replaced on it at once. */
+/** A replica process started ahead, its modules loaded, waiting for its orders on stdin. */
+interface Standby {
+  child: ChildProcess;
+  stderr(): string;
+}
+
+/**
+ * The trial's replica processes: each slot keeps its port; a process that dies is replaced on it at
+ * once by the standby (a process started ahead, so the slot serves again within milliseconds).
+ */
 class ReplicaPool {
   readonly errors: string[] = [];
   crashes = 0;
   readonly #kills: number[];
   readonly #children = new Set<ChildProcess>();
+  #standby: Standby | undefined;
   #started = 0;
   #stopping = false;
 
@@ -158,10 +169,10 @@ class ReplicaPool {
 
   /** Starts every slot; resolves with their URLs. */
   start(): Promise<string[]> {
-    return Promise.all(Array.from({ length: this.plan.replicas }, (_, slot) => this.#spawn(slot, 0)));
+    return Promise.all(Array.from({ length: this.plan.replicas }, (_, slot) => this.#serve(slot, 0)));
   }
 
-  /** SIGKILLs every replica process and waits for them to exit. */
+  /** SIGKILLs every replica process (and the standby) and waits for them to exit. */
   async stop(): Promise<void> {
     this.#stopping = true;
     const exits = [...this.#children].map((c) => new Promise((resolve) => c.once('exit', resolve)));
@@ -169,31 +180,43 @@ class ReplicaPool {
     await Promise.all(exits);
   }
 
-  /** Starts a replica process in `slot` (on `port`, 0: any); resolves with its URL once it serves. */
-  #spawn(slot: number, port: number): Promise<string> {
-    if (this.#stopping) return Promise.reject(new Error('the trial stopped'));
-    const killAt = this.#kills.shift() ?? 0;
-    const index = this.#started;
-    this.#started += 1;
-    const trial = this.plan.labels ? { ...this.trial, labelsFile: join(this.dir, `labels-${slot}.txt`) } : this.trial;
+  /** Starts a process that loads the replica's modules and waits for its orders. */
+  #prepare(): Standby {
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', SERVER], {
       cwd: ROOT,
       env: {
         ...process.env,
-        CHAOS_TRIAL: JSON.stringify(trial),
-        CHAOS_KILL_AT: String(killAt),
-        CHAOS_CHILD: String(index),
-        CHAOS_PORT: String(port),
+        CHAOS_TRIAL: JSON.stringify(this.trial),
         CHAOS_LEASE_MS: String(LEASE_MS),
         CHAOS_RECONCILE_MS: String(RECONCILE_MS),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.#children.add(child);
+    child.once('exit', () => this.#children.delete(child));
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-3000);
     });
+    return { child, stderr: () => stderr };
+  }
+
+  /** Puts a replica process in `slot` (on `port`, 0: any), the next standby ready; resolves with its URL once it serves. */
+  #serve(slot: number, port: number): Promise<string> {
+    if (this.#stopping) return Promise.reject(new Error('the trial stopped'));
+    const { child, stderr } =
+      this.#standby !== undefined && this.#standby.child.exitCode === null ? this.#standby : this.#prepare();
+    this.#standby = this.#prepare();
+    const killAt = this.#kills.shift() ?? 0;
+    const index = this.#started;
+    this.#started += 1;
+    const orders: ReplicaOrders = {
+      killAt,
+      child: index,
+      port,
+      ...(this.plan.labels ? { labelsFile: join(this.dir, `labels-${slot}.txt`) } : {}),
+    };
+    child.stdin?.end(`${JSON.stringify(orders)}\n`);
     return new Promise((resolve, reject) => {
       let url: string | undefined;
       let out = '';
@@ -205,7 +228,6 @@ class ReplicaPool {
         resolve(url);
       });
       child.once('exit', (code, signal) => {
-        this.#children.delete(child);
         if (this.#stopping) {
           if (url === undefined) reject(new Error('the trial stopped before the replica served'));
           return;
@@ -213,14 +235,14 @@ class ReplicaPool {
         if (signal === 'SIGKILL' && killAt > 0) this.crashes += 1;
         else
           this.errors.push(
-            `replica ${index} (slot ${slot}, kill point ${killAt}) exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}`,
+            `replica ${index} (slot ${slot}, kill point ${killAt}) exited with ${code ?? signal}: ${stderr().trim().slice(-1500)}`,
           );
         if (this.errors.length >= 3) {
-          if (url === undefined) reject(new Error(`replica ${index} did not start: ${stderr.trim().slice(-1500)}`));
+          if (url === undefined) reject(new Error(`replica ${index} did not start: ${stderr().trim().slice(-1500)}`));
           return;
         }
         // The slot keeps its port: the proxy goes on sending there, and reaches the new process once it listens.
-        const again = this.#spawn(slot, url === undefined ? port : Number(new URL(url).port));
+        const again = this.#serve(slot, url === undefined ? port : Number(new URL(url).port));
         if (url === undefined) again.then(resolve, reject);
         else again.catch(() => {});
       });
