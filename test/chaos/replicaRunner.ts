@@ -103,7 +103,11 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
       const result = await runReplicaTrial(plan, env, first.transcript);
       record(summary, result, print);
       print(
-        `  ${plan.label}: ${result.crashes} replicas killed, ${result.retries} client retries (409s, drops), conversation ${(result.lastChildMs / 1000).toFixed(1)} s, trial ${((Date.now() - trialStarted) / 1000).toFixed(1)} s, ${result.violations.length === 0 ? 'ok' : 'FAILED'}`,
+        `  ${plan.label}: ${result.crashes} replicas killed, ${result.retries} client retries (${
+          Object.entries(result.retryCodes ?? {})
+            .map(([code, n]) => `${code} ${n}`)
+            .join(', ') || 'none'
+        }), conversation ${(result.lastChildMs / 1000).toFixed(1)} s, trial ${((Date.now() - trialStarted) / 1000).toFixed(1)} s, ${result.violations.length === 0 ? 'ok' : 'FAILED'}`,
       );
     }
   } finally {

@@ -117,7 +117,10 @@ export async function runReplicaTrial(
       labels.push(
         ...(await readFile(join(dir, `labels-${index}.txt`), 'utf8').catch(() => '')).split('\n').filter(Boolean),
       );
-  const retries = readSideLog(trial.sideLog).filter((r) => r.t === 'retry').length;
+  const retryCodes: Record<string, number> = {};
+  for (const record of readSideLog(trial.sideLog))
+    if (record.t === 'retry') retryCodes[record.code] = (retryCodes[record.code] ?? 0) + 1;
+  const retries = Object.values(retryCodes).reduce((a, b) => a + b, 0);
   const result: TrialResult = {
     plan,
     violations,
@@ -127,6 +130,7 @@ export async function runReplicaTrial(
     lastChildMs,
     labels,
     transcript,
+    retryCodes,
   };
   if (violations.length > 0) {
     await writeFile(
