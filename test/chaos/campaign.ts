@@ -31,6 +31,8 @@ export interface CampaignOptions {
   window?: number | undefined;
   /** `'temporal'`: the conversation runs on `@baton/temporal` worker processes (see temporalRunner.ts); default `'process'`. */
   runner?: 'process' | 'temporal' | undefined;
+  /** Server replicas per trial: the conversation runs over HTTP on that many `@baton/server` processes (see replicaRunner.ts). */
+  replicas?: number | undefined;
   /** Trials at once (at most 2: the machine has 2 cores). */
   concurrency?: number;
   /** Where progress and failures go (default: stdout). */
@@ -71,6 +73,7 @@ export interface CampaignSummary {
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignSummary> {
   if (options.runner === 'temporal') return (await import('./temporalRunner.js')).runTemporalCampaign(options);
+  if (options.replicas !== undefined) return (await import('./replicaRunner.js')).runReplicaCampaign(options);
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-'));

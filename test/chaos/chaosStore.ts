@@ -9,18 +9,29 @@ import type { KillSwitch } from './killSwitch.js';
 const UNCOUNTED = new Set(['close', 'init', 'constructor']);
 
 /**
- * A Store that behaves like `store`, with kill points `store.<method>:before` and `:after` around every call.
+ * A Store that behaves like `store`, with kill points `store.<method>:before` and `:after` around every call
+ * (but those of the methods `uncounted` names: a server replica's polling reads and lease renewals, whose
+ * number depends on timing).
  *
  * @example
  * ```ts
  * const store = chaosStore(new FileStore({ directory }), kill);
  * ```
  */
-export function chaosStore<TStore extends Store>(store: TStore, kill: KillSwitch): TStore {
+export function chaosStore<TStore extends Store>(
+  store: TStore,
+  kill: KillSwitch,
+  uncounted: (method: string) => boolean = () => false,
+): TStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string' || UNCOUNTED.has(property)) {
+      if (
+        typeof value !== 'function' ||
+        typeof property !== 'string' ||
+        UNCOUNTED.has(property) ||
+        uncounted(property)
+      ) {
         return typeof value === 'function' ? value.bind(target) : value;
       }
       return async (...args: unknown[]) => {

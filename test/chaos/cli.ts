@@ -1,7 +1,7 @@
 /**
  * `pnpm chaos [--exhaustive] [--trials N] [--seed N] [--store file|mongo|all] [--mode turn|step|manual|all]
- * [--kill-at K[,K2…]] [--self-test] [--window N]`: runs the crash campaign and exits non-zero on any violation
- * (or when the self-test's damage goes unnoticed).
+ * [--kill-at K[,K2…]] [--self-test] [--window N] [--runner temporal] [--replicas 2]`: runs the crash campaign and
+ * exits non-zero on any violation (or when the self-test's damage goes unnoticed).
  */
 import { parseArgs } from 'node:util';
 import type { CheckpointFrequency } from '@baton/handoff';
@@ -19,6 +19,7 @@ const { values } = parseArgs({
     'self-test': { type: 'boolean', default: false },
     window: { type: 'string' },
     runner: { type: 'string', default: 'process' },
+    replicas: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -27,6 +28,7 @@ if (values.help) {
   process.stdout.write(
     'pnpm chaos [--exhaustive] [--trials N] [--seed N] [--store file|mongo|all] [--mode turn|step|manual|all] [--kill-at K[,K2]] [--self-test] [--window N]\n' +
       '  --runner temporal runs it on @baton/temporal worker processes and a Temporal dev server (MongoStore; modes turn, step).\n' +
+      '  --replicas 2 runs it over HTTP on two @baton/server processes on one store behind a round-robin proxy (modes turn, step).\n' +
       '  --window N runs every agent with historyWindow({ messages: N }) (references included).\n' +
       '  --seed N alone replays the random trial of seed N; with --trials it is the first seed of the campaign.\n',
   );
@@ -66,10 +68,13 @@ const options: CampaignOptions = {
   selfTest: values['self-test'],
   window: integer(values.window, 'window'),
   runner: choice<'process' | 'temporal'>(values.runner, ['process', 'temporal'], 'runner')[0],
+  replicas: values.replicas === undefined ? undefined : Number(choice(values.replicas, ['2', '3'], 'replicas')[0]),
 };
 // The Temporal runner runs on MongoStore in the modes turn and step (see temporalRunner.ts): the summary says so.
 if (options.runner === 'temporal')
   Object.assign(options, { stores: ['mongo'], modes: options.modes.filter((m) => m !== 'manual') });
+// The replica runner runs the modes turn and step too (an HTTP client makes no manual checkpoint).
+if (options.replicas !== undefined) options.modes = options.modes.filter((m) => m !== 'manual');
 const summary = await runCampaign(options);
 process.stdout.write(`${formatSummary(summary, options)}\n`);
 const violations = Object.values(summary.violations).reduce((a, b) => a + b, 0);

@@ -16,6 +16,8 @@ export const INVARIANTS = [
   'request-changed',
   'transcript-differs',
   'not-closed',
+  'event-id-reused',
+  'message-unseen',
   'child-error',
   'store-unreadable',
 ] as const;

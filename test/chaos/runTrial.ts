@@ -59,6 +59,8 @@ export interface TrialResult {
   transcript: TranscriptEntry[];
   /** Where the trial's data was kept (when it broke an invariant). */
   keptAt?: string;
+  /** Retries by their side log code (replica trials: `HTTP_409`, `DROPPED`, `CUT_TURN_NOT_RESUMED`). */
+  retryCodes?: Record<string, number>;
 }
 
 /** What trials share: a work folder and, for MongoStore trials, the campaign's FerretDB. */

@@ -93,9 +93,16 @@ export function createRouteContext(
   keepAliveMs: number,
   runner: SessionRunner = inProcessRunner,
 ): RouteContext {
+  // Sessions opened on a branch whose last run was cut (its lease held but expired): their turn logs what that run stored.
+  const afterCut = new WeakSet<HandoffSession>();
   const startTurn: RouteContext['startTurn'] = (c, session, call) =>
-    runs.start(tenantKeyOf(c.var.principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, () =>
-      call(session),
+    runs.start(
+      tenantKeyOf(c.var.principal),
+      session.id,
+      session.branchId,
+      session.messages.at(-1)?.seq ?? 0,
+      () => call(session),
+      afterCut.has(session) ? { afterCut: true } : {},
     );
   return {
     workflow,
@@ -109,6 +116,7 @@ export function createRouteContext(
       // A turn running in another process holds the branch's lease: refused here too, before anything runs.
       const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal));
       if (isLiveLease(lease) && lease!.owner !== runs.owner) throw runningElsewhere(id, branch);
+      if (lease?.held === true && !isLiveLease(lease)) afterCut.add(session);
       return session;
     },
     startTurn,

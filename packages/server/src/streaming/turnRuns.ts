@@ -4,6 +4,7 @@ import {
   type BranchLeaseStore,
   ConcurrencyError,
   type EventLogStore,
+  type Message,
   type Store,
   type TenantScope,
 } from '@baton/core';
@@ -75,6 +76,7 @@ export class TurnRuns {
   readonly owner: string;
   readonly leaseTtlMs: number;
   readonly pollMs: number;
+  readonly #store: Store | undefined;
 
   /** @param store the workflow's store (its event log and leases are used when it has them) */
   constructor(options: TurnRunsOptions = {}, store?: Store) {
@@ -86,6 +88,7 @@ export class TurnRuns {
     this.owner = options.owner ?? `baton-${randomUUID()}`;
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
     this.pollMs = options.pollMs ?? 100;
+    this.#store = store;
   }
 
   /** How much of each branch's log the store keeps (the same bounds as this process's logs). */
@@ -130,7 +133,7 @@ export class TurnRuns {
     branchId: string,
     headSeq: number,
     call: () => TurnStream,
-    options: { expired?: boolean } = {},
+    options: { expired?: boolean; afterCut?: boolean } = {},
   ): Promise<StartedRun> {
     this.assertIdle(tenantKey, sessionId, branchId);
     const log = this.#logFor(tenantKey, sessionId, branchId, headSeq);
@@ -143,7 +146,15 @@ export class TurnRuns {
       log.endRun();
       throw error;
     }
-    log.beginRun(run.lease?.epoch ?? 0, headSeq);
+    const epoch = run.lease?.epoch ?? 0;
+    // A cut run may have stored messages whose events never reached the log: they are logged first, in this epoch.
+    const unlogged =
+      options.expired === true || options.afterCut === true
+        ? await this.#unlogged(tenantKey, sessionId, branchId, epoch, headSeq)
+        : [];
+    log.beginRun(epoch, (unlogged[0]?.seq ?? headSeq + 1) - 1);
+    for (const message of unlogged) run.writer?.push(log.append({ type: 'message', sessionId, branchId, message }));
+    log.beginRun(epoch, headSeq);
     const queue = log.subscribe();
     let stream: TurnStream;
     let first: IteratorResult<BatonEvent, void>;
@@ -161,6 +172,36 @@ export class TurnRuns {
     }
     run.writer?.push(log.append(first.value));
     return { queue, stream, ended: this.#drain(log, stream, run) };
+  }
+
+  /**
+   * The stored messages up to `headSeq` that come after the last event in the store's log (a run
+   * killed after storing them, before its events were written); none when the log is empty, or
+   * on a failed read (the turn goes on; followers then miss them, as before).
+   */
+  async #unlogged(
+    tenantKey: string,
+    sessionId: string,
+    branchId: string,
+    epoch: number,
+    headSeq: number,
+  ): Promise<Message[]> {
+    if (this.eventLog === undefined || this.#store === undefined || epoch <= 1) return [];
+    const scope = scopeOfKey(tenantKey);
+    try {
+      // The previous epochs' entries first (one run's events); the whole log only when they logged nothing.
+      let { entries } = await this.eventLog.readEvents(sessionId, branchId, {
+        after: { epoch: epoch - 1, seq: 0, index: 0 },
+        ...scope,
+      });
+      if (entries.length === 0) ({ entries } = await this.eventLog.readEvents(sessionId, branchId, scope));
+      const last = entries.at(-1)?.position;
+      if (last === undefined || last.seq >= headSeq) return [];
+      const stored = await this.#store.readMessages(sessionId, branchId, { ...scope, fromSeq: last.seq + 1 });
+      return stored.filter((message) => message.seq <= headSeq);
+    } catch {
+      return [];
+    }
   }
 
   async #runParts(tenantKey: string, sessionId: string, branchId: string, expired: boolean): Promise<RunParts> {

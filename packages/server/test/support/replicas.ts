@@ -70,6 +70,10 @@ export async function startProxy(targets: readonly string[]): Promise<{ url: str
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
+        // A replica that dies mid-response cuts the client's connection too, as a load balancer does.
+        answer.on('close', () => {
+          if (!answer.complete) outgoing.destroy();
+        });
       },
     );
     forwarded.on('error', () => outgoing.destroy());

@@ -1,0 +1,80 @@
+/**
+ * A replica killed after it stored a turn's messages but before their events reached the store's
+ * event log (the log is written behind the turn): the run that takes the branch over (the reconciler,
+ * or the next send) logs those messages first, so a client that follows with the dead run's last
+ * event id gets every stored message (found by `pnpm chaos --replicas 2`, seed 3).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileStore } from '@baton/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBatonApp, resumeCutTurns } from '../src/index.js';
+import { serveBaton } from '../src/node.js';
+import { client } from './support/httpClient.js';
+import { serverDesk } from './support/serverDesk.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const directories: string[] = [];
+afterEach(async () => {
+  await Promise.all(directories.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A branch whose run stored its messages and logged only its first event, then died holding the lease. */
+async function cutAfterStoring(id: string) {
+  const directory = await mkdtemp(join(tmpdir(), 'baton-unlogged-'));
+  directories.push(directory);
+  const store = new FileStore({ directory });
+  const { workflow } = serverDesk(store);
+  const served = await serveBaton(createBatonApp({ workflow, events: { leaseTtlMs: 50, pollMs: 10 } }));
+  const api = client(served.url);
+  expect((await api.json('POST', '/sessions', { id })).status).toBe(201);
+  // The dead replica: its lease, the one event it logged, the messages it stored.
+  const taken = await store.acquireBranchLease(id, 'main', { owner: 'dead-replica', ttlMs: 40 });
+  expect(taken).toMatchObject({ acquired: true, lease: { epoch: 1 } });
+  const started = { type: 'turn.started' as const, sessionId: id, branchId: 'main', turn: 1 };
+  await store.appendEvents(id, 'main', [{ position: { epoch: 1, seq: 0, index: 1 }, event: started }]);
+  const session = await workflow.session({ id });
+  for await (const _ of session.send('I was charged twice')) {
+    // the dead run's events, never logged
+  }
+  await sleep(60); // its lease expires, still held
+  const messageIds = async () => (await store.readMessages(id, 'main')).map((m) => m.id);
+  const shown = async () =>
+    (await api.stream('GET', `/sessions/${id}/events`, undefined, { 'last-event-id': `${id}/main/1:0.1` })).events;
+  return { store, workflow, api, served, messageIds, shown };
+}
+
+describe('messages a killed replica stored but never logged', () => {
+  it('are logged by the reconciler that takes the branch over: a client following from the dead run sees each once', async () => {
+    const cut = await cutAfterStoring('unlogged-1');
+    try {
+      const stored = await cut.messageIds();
+      expect(stored.length).toBeGreaterThanOrEqual(3);
+      expect(await resumeCutTurns({ workflow: cut.workflow })).toEqual([
+        { sessionId: 'unlogged-1', branchId: 'main', outcome: 'nothing' },
+      ]);
+      const events = await cut.shown();
+      const messages = events.filter((e) => e.event === 'message');
+      expect(messages.map((e) => e.data.message.id)).toEqual(stored);
+      expect(messages.map((e) => e.id)).toEqual(stored.map((_, i) => `unlogged-1/main/2:${i + 1}.0`));
+    } finally {
+      await cut.served.close();
+    }
+  });
+
+  it('are logged by the next send that takes the expired lease, before that turn', async () => {
+    const cut = await cutAfterStoring('unlogged-2');
+    try {
+      const before = await cut.messageIds();
+      expect((await cut.api.json('POST', '/sessions/unlogged-2/messages', { text: '1234' })).status).toBe(200);
+      const events = await cut.shown();
+      const shownIds = events.filter((e) => e.event === 'message').map((e) => e.data.message.id);
+      expect(shownIds).toEqual(await cut.messageIds());
+      expect(shownIds.slice(0, before.length)).toEqual(before);
+      expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    } finally {
+      await cut.served.close();
+    }
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * `pnpm chaos --replicas 2`: the crash campaign on two `@baton/server` processes on one store
+ * (FileStore in a temp dir, MongoStore on the campaign's FerretDB) behind a round-robin proxy; the
+ * customer speaks HTTP and follows `GET /events` with `Last-Event-ID` after every drop. Per (store,
+ * mode) (`turn`, `step`; `manual` needs the customer's own `checkpoint()`, which an HTTP client does
+ * not make) an uninterrupted run counts the replicas' kill points and gives the reference transcript;
+ * then random trials, one at a time (each runs two server processes): 1–3 replica processes SIGKILLed
+ * at kill points and started again on their port. The campaign's oracle judges the store and side log;
+ * the stream oracle what the customer received (no SSE id naming two events, every stored message seen).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
+import type { CampaignOptions, CampaignSummary } from './campaign.js';
+import { type FerretServer, startFerretServer } from './ferretServer.js';
+import { mulberry32 } from './killSwitch.js';
+import { INVARIANTS, type Invariant, transcriptDiff } from './oracle.js';
+import { type ReplicaTrialEnvironment, type ReplicaTrialPlan, runReplicaTrial } from './replicaTrial.js';
+import type { TrialResult } from './runTrial.js';
+import { defaultKeep, pairKey, type StoreKind } from './trialPlans.js';
+
+/** The checkpoint modes a replica campaign runs. */
+export const REPLICA_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
+
+/**
+ * Runs the replica campaign with `options.replicas` server processes (`manual` is left out of `options.modes`).
+ * @throws {Error} when none of `options.modes` is `turn` or `step`, or with `exhaustive`, `killAt` or `selfTest`
+ * @example
+ * ```ts
+ * const summary = await runReplicaCampaign({ replicas: 2, stores: ['file', 'mongo'], modes: ['turn', 'step'], exhaustive: false, trials: 6, seed: 1, selfTest: false });
+ * ```
+ */
+export async function runReplicaCampaign(options: CampaignOptions): Promise<CampaignSummary> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const replicas = options.replicas ?? 2;
+  const modes = options.modes.filter((m) => REPLICA_MODES.includes(m));
+  if (modes.length === 0)
+    throw new Error(`--replicas runs the modes ${REPLICA_MODES.join(', ')}, not ${options.modes.join(', ')}.`);
+  if (options.exhaustive || options.killAt !== undefined || options.selfTest)
+    throw new Error(
+      '--replicas runs random trials (--trials N, --seed N): --exhaustive, --kill-at and --self-test are for the process runner.',
+    );
+  const started = Date.now();
+  const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-replicas-'));
+  const summary: CampaignSummary = {
+    trials: 0,
+    crashes: 0,
+    retries: 0,
+    ferretBounces: 0,
+    killPoints: {},
+    violations: Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>,
+    failures: [],
+    selfTest: [],
+    wallMs: 0,
+  };
+  let ferret: FerretServer | undefined;
+  try {
+    if (options.stores.includes('mongo')) ferret = await startFerretServer();
+    const env: ReplicaTrialEnvironment = { workDir, ferret, signal: options.signal };
+    const references = new Map<string, TrialResult>();
+    for (const store of options.stores)
+      for (const every of modes) {
+        const plan: ReplicaTrialPlan = {
+          label: `replicas reference ${pairKey(store, every)}`,
+          replay: `--replicas ${replicas} --store ${store} --mode ${every}`,
+          store,
+          every,
+          keep: defaultKeep(every),
+          kills: [],
+          replicas,
+          labels: true,
+        };
+        references.set(pairKey(store, every), await runReplicaTrial(windowed(plan, options.window), env));
+      }
+    const first = references.values().next().value as TrialResult;
+    for (const [key, result] of references) {
+      summary.killPoints[key] = result.points;
+      const diff = transcriptDiff(result.transcript, first.transcript);
+      if (diff !== undefined)
+        result.violations.push({
+          invariant: 'transcript-differs',
+          detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}`,
+        });
+      record(summary, result, print);
+    }
+    print(
+      `reference runs (${replicas} replicas): ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
+    );
+
+    const seeds =
+      options.replaySeed !== undefined
+        ? [options.replaySeed]
+        : Array.from({ length: options.trials }, (_, i) => options.seed + i);
+    const points = new Map(Object.entries(summary.killPoints));
+    print(
+      `running ${seeds.length} replica trials, one at a time (seed ${options.seed}; modes ${modes.join(', ')}; stores ${options.stores.join(', ')})`,
+    );
+    for (const seed of seeds) {
+      options.signal?.throwIfAborted();
+      const plan = windowed(replicaPlan(seed, replicas, options.stores, modes, points), options.window);
+      const trialStarted = Date.now();
+      const result = await runReplicaTrial(plan, env, first.transcript);
+      record(summary, result, print);
+      print(
+        `  ${plan.label}: ${result.crashes} replicas killed, ${result.retries} client retries (${
+          Object.entries(result.retryCodes ?? {})
+            .map(([code, n]) => `${code} ${n}`)
+            .join(', ') || 'none'
+        }), conversation ${(result.lastChildMs / 1000).toFixed(1)} s, trial ${((Date.now() - trialStarted) / 1000).toFixed(1)} s, ${result.violations.length === 0 ? 'ok' : 'FAILED'}`,
+      );
+    }
+  } finally {
+    summary.ferretBounces = ferret?.bounces ?? 0;
+    await ferret?.close();
+    if (summary.failures.length === 0) await rm(workDir, { recursive: true, force: true });
+    summary.wallMs = Date.now() - started;
+  }
+  return summary;
+}
+
+/**
+ * The replica trial of `seed`: store, mode, retention, 1–3 kill points (each among the first 1.2 / replicas
+ * of the uninterrupted run's points: one replica's share; each replica process started takes the next one),
+ * seeded delays.
+ * @param points the kill points of each pair's uninterrupted run, all replicas together (`pairKey` → count)
+ * @example
+ * ```ts
+ * const plan = replicaPlan(17, 2, ['file', 'mongo'], ['turn', 'step'], new Map([['file/turn', 90]]));
+ * ```
+ */
+export function replicaPlan(
+  seed: number,
+  replicas: number,
+  stores: readonly StoreKind[],
+  modes: readonly CheckpointFrequency[],
+  points: ReadonlyMap<string, number>,
+): ReplicaTrialPlan {
+  const random = mulberry32(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const store = pick(stores);
+  const every = pick(modes);
+  const keep = pick<CheckpointKeep>(['latest', { last: 2 }, 'all', { maxAgeMs: 500 }]);
+  const share = Math.ceil(((points.get(pairKey(store, every)) ?? 100) * 1.2) / replicas);
+  const kills = [1 + Math.floor(random() * share)];
+  const more = random() < 0.5 ? 0 : random() < 0.5 ? 1 : 2;
+  for (let i = 0; i < more; i += 1) kills.push(1 + Math.floor(random() * share));
+  return {
+    label: `replicas seed ${seed} ${pairKey(store, every)} keep ${typeof keep === 'string' ? keep : JSON.stringify(keep)} kills [${kills.join(', ')}]`,
+    replay: `--replicas ${replicas} --seed ${seed} --store ${stores.length > 1 ? 'all' : store} --mode ${modes.length > 1 ? 'all' : every}`,
+    store,
+    every,
+    keep,
+    kills,
+    replicas,
+    delaySeed: Math.floor(random() * 2 ** 31),
+  };
+}
+
+function windowed(plan: ReplicaTrialPlan, window: number | undefined): ReplicaTrialPlan {
+  if (window === undefined) return plan;
+  plan.window = window;
+  plan.label += `, window ${window}`;
+  plan.replay += ` --window ${window}`;
+  return plan;
+}
+
+function record(summary: CampaignSummary, result: TrialResult, print: (line: string) => void): void {
+  summary.trials += 1;
+  summary.crashes += result.crashes;
+  summary.retries += result.retries;
+  if (result.violations.length === 0) return;
+  summary.failures.push(result);
+  print(`FAIL ${result.plan.label}`);
+  print(
+    `  replay: npx --yes pnpm@10.34.8 chaos ${result.plan.replay}${result.keptAt ? `; data kept in ${result.keptAt}` : ''}`,
+  );
+  for (const violation of result.violations) {
+    summary.violations[violation.invariant] += 1;
+    print(`  [${violation.invariant}] ${violation.detail.replaceAll('\n', '\n    ')}`);
+  }
+}
