@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 /** A branch whose run stored its messages and logged only its first event, then died holding the lease. */
-async function cutAfterStoring(id: string) {
+async function cutAfterStoring(id: string, options: { loggedFirst?: boolean } = {}) {
   const directory = await mkdtemp(join(tmpdir(), 'baton-unlogged-'));
   directories.push(directory);
   const store = new FileStore({ directory });
@@ -33,15 +33,17 @@ async function cutAfterStoring(id: string) {
   const taken = await store.acquireBranchLease(id, 'main', { owner: 'dead-replica', ttlMs: 40 });
   expect(taken).toMatchObject({ acquired: true, lease: { epoch: 1 } });
   const started = { type: 'turn.started' as const, sessionId: id, branchId: 'main', turn: 1 };
-  await store.appendEvents(id, 'main', [{ position: { epoch: 1, seq: 0, index: 1 }, event: started }]);
+  if (options.loggedFirst !== false)
+    await store.appendEvents(id, 'main', [{ position: { epoch: 1, seq: 0, index: 1 }, event: started }]);
   const session = await workflow.session({ id });
   for await (const _ of session.send('I was charged twice')) {
     // the dead run's events, never logged
   }
   await sleep(60); // its lease expires, still held
   const messageIds = async () => (await store.readMessages(id, 'main')).map((m) => m.id);
+  const lastSeen = options.loggedFirst === false ? `${id}/main/0.0` : `${id}/main/1:0.1`;
   const shown = async () =>
-    (await api.stream('GET', `/sessions/${id}/events`, undefined, { 'last-event-id': `${id}/main/1:0.1` })).events;
+    (await api.stream('GET', `/sessions/${id}/events`, undefined, { 'last-event-id': lastSeen })).events;
   return { store, workflow, api, served, messageIds, shown };
 }
 
@@ -72,6 +74,25 @@ describe('messages a killed replica stored but never logged', () => {
       const shownIds = events.filter((e) => e.event === 'message').map((e) => e.data.message.id);
       expect(shownIds).toEqual(await cut.messageIds());
       expect(shownIds.slice(0, before.length)).toEqual(before);
+      expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    } finally {
+      await cut.served.close();
+    }
+  });
+
+  it('a log that begins with stored messages (index 0) shows each once to a client from before it', async () => {
+    const cut = await cutAfterStoring('unlogged-3', { loggedFirst: false });
+    try {
+      const stored = await cut.store.readMessages('unlogged-3', 'main');
+      const entries = stored.map((message) => ({
+        position: { epoch: 1, seq: message.seq, index: 0 },
+        event: { type: 'message' as const, sessionId: 'unlogged-3', branchId: 'main', message },
+      }));
+      await cut.store.appendEvents('unlogged-3', 'main', entries);
+      const events = await cut.shown();
+      expect(events.filter((e) => e.event === 'message').map((e) => e.data.message.id)).toEqual(
+        stored.map((m) => m.id),
+      );
       expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     } finally {
       await cut.served.close();

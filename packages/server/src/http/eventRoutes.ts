@@ -123,8 +123,14 @@ async function storeReplay(
   if (page.start !== undefined && comparePositions(from, page.start) >= 0)
     return { replay: logged, after: logged.at(-1)?.position ?? from };
   const stored = await workflow.config.store.readMessages(sessionId, branchId, { ...scope, fromSeq: from.seq + 1 });
+  // A log that began with a message (index 0) records that message's own position as its start: it is logged.
+  const first = page.entries[0]?.position;
+  const startLogged = page.start !== undefined && first !== undefined && comparePositions(first, page.start) === 0;
   const before = stored
-    .filter((message) => page.start === undefined || message.seq <= page.start.seq)
+    .filter(
+      (message) =>
+        page.start === undefined || message.seq < page.start.seq || (message.seq === page.start.seq && !startLogged),
+    )
     .map((message) => storedEvent(sessionId, branchId, message));
   const replay = [...before, ...logged];
   return { replay, after: replay.at(-1)?.position ?? from };
