@@ -179,4 +179,25 @@ describe('a client that disconnects mid-turn and reconnects with Last-Event-ID',
       await second.close();
     }
   });
+
+  it('an id without an epoch names a stored message (as a reloaded page sends): the events after it, not the whole log', async () => {
+    const store = new InMemoryStore();
+    const server = await startDeskServer({ store });
+    try {
+      const ann = client(server.url);
+      await ann.json('POST', '/sessions', { id: 'resume-4' });
+      const first = await ann.stream('POST', '/sessions/resume-4/messages', { text: 'I was charged twice' });
+      const shownSeq = Math.max(
+        ...first.events.filter((e) => e.event === 'message').map((e) => e.data.message.seq as number),
+      );
+      const asked = first.events.find((e) => e.event === 'request')!.data.request.id;
+      const second = await ann.stream('POST', `/sessions/resume-4/requests/${asked}`, { text: '1234' });
+      const replay = await ann.stream('GET', `/sessions/resume-4/events?lastEventId=resume-4/main/${shownSeq}.0`);
+      const shown = first.events.findIndex((e) => e.event === 'message' && e.data.message.seq === shownSeq);
+      const after = [...first.events.slice(shown + 1), ...second.events];
+      expect(replay.events.map((e) => e.id)).toEqual(after.map((e) => e.id)); // on fb3cbdf: the whole log again
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import type { Message } from '@baton/core';
+import type { EventLogPosition, Message } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import type { LoggedEvent, LogItem } from '../streaming/branchLog.js';
 import { comparePositions, type EventPosition, formatEventId, parseEventId } from '../streaming/eventId.js';
@@ -109,7 +109,11 @@ async function storeReplay(
   from: EventPosition | undefined,
 ): Promise<{ replay: LoggedEvent[]; after: EventPosition }> {
   const { eventLog, sessionId, branchId, scope } = source;
-  const position = from === undefined ? undefined : { epoch: from.epoch ?? 0, seq: from.seq, index: from.index };
+  let position = from === undefined ? undefined : { epoch: from.epoch ?? 0, seq: from.seq, index: from.index };
+  // An id without an epoch names a stored message (replayed from the store, or built by a page from the last
+  // message it shows): where the log holds that message, it stands for the message's entry, not the log's start.
+  if (position !== undefined && position.epoch === 0 && position.index === 0)
+    position = (await loggedMessagePosition(source, position.seq)) ?? position;
   const page = await eventLog.readEvents(sessionId, branchId, {
     ...(position === undefined ? {} : { after: position }),
     ...scope,
@@ -134,6 +138,12 @@ async function storeReplay(
     .map((message) => storedEvent(sessionId, branchId, message));
   const replay = [...before, ...logged];
   return { replay, after: replay.at(-1)?.position ?? from };
+}
+
+/** The position of the newest logged `message` entry of stored message `seq`, if the log holds one. */
+async function loggedMessagePosition(source: StoreTailSource, seq: number): Promise<EventLogPosition | undefined> {
+  const { entries } = await source.eventLog.readEvents(source.sessionId, source.branchId, source.scope);
+  return entries.findLast((entry) => entry.event.type === 'message' && entry.event.message.seq === seq)?.position;
 }
 
 async function headSeqOf(workflow: HandoffWorkflow, principal: Principal, id: string, branch: string): Promise<number> {
