@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileStore } from '@baton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raceReconcilersOnCutTurn } from './support/cutTurnRace.js';
 import { client, type ReceivedEvent, sseMessages } from './support/httpClient.js';
 import { BILLING_REPLY, type Replica, startProxy, startReplica } from './support/replicas.js';
 
@@ -84,51 +85,8 @@ describe('replicas on one FileStore behind a round-robin proxy (child processes,
     }
   }, 120_000);
 
-  it('after the owner is SIGKILLed mid-turn, three reconciling replicas finish the cut turn exactly once', async () => {
-    const owner = await startReplica({ REPLICA_STORE_DIR: directory, REPLICA_PACE_MS: '40', REPLICA_LEASE_MS: '1500' });
-    replicas.push(owner);
-    await client(owner.url).json('POST', '/sessions', { id: 'cut-1' });
-    const turn = await client(owner.url).call(
-      'POST',
-      '/sessions/cut-1/messages',
-      { text: 'I was charged twice' },
-      { accept: 'text/event-stream' },
-    );
-    let deltas = 0;
-    for await (const event of sseMessages(turn)) {
-      if (event.event === 'message.delta' && ++deltas === 5) break;
-    }
-    await owner.kill();
-    const env = { REPLICA_STORE_DIR: directory, REPLICA_LEASE_MS: '1500', REPLICA_RECONCILE_MS: '200' };
-    const racers = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
-    replicas.push(...racers);
-    const store = new FileStore({ directory });
-    try {
-      const deadline = Date.now() + 20_000;
-      let lease = await store.getBranchLease('cut-1', 'main');
-      while ((lease?.held === true || lease?.epoch === 1) && Date.now() < deadline) {
-        await sleep(100);
-        lease = await store.getBranchLease('cut-1', 'main');
-      }
-      expect(lease).toMatchObject({ held: false, epoch: 2 });
-      const messages = await store.readMessages('cut-1', 'main');
-      const replies = messages.filter((m) => m.role === 'assistant' && m.agent === 'billing');
-      expect(replies.map((m) => m.content)).toEqual([BILLING_REPLY]);
-      const calls = await Promise.all(racers.map((racer) => racer.modelCalls()));
-      expect(calls.reduce((a, b) => a + b, 0)).toBe(1); // billing's step, run again once; triage's handoff was stored
-      // A client that saw the cut run's events follows the re-run on any replica.
-      const events = await client(racers[0]!.url).stream('GET', '/sessions/cut-1/events', undefined, {
-        'last-event-id': 'cut-1/main/1:0.0',
-      });
-      expect(
-        events.events
-          .filter((e) => e.event === 'message.delta' && e.id.startsWith('cut-1/main/2:'))
-          .map((e) => e.data.delta)
-          .join(''),
-      ).toBe(BILLING_REPLY);
-    } finally {
-      await store.close();
-    }
+  it('after the owner is SIGKILLed mid-turn, three reconciling replicas take the cut turn over within lease expiry (or lock staleness) + one interval and finish it exactly once', async () => {
+    await raceReconcilersOnCutTurn({ REPLICA_STORE_DIR: directory, REPLICA_LOCK_STALE_MS: '2000' }, 'cut-1', replicas);
   }, 120_000);
 
   it("F4: killed before the turn's first durability point, the turn re-sent on another replica: a client reconnecting with its pre-kill id sees every stored message", async () => {

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { client, type ReceivedEvent, sseMessages } from './support/httpClient.js';
-import { BILLING_REPLY, type Replica, startProxy, startReplica } from './support/replicas.js';
 import { testDatabaseName } from '../../../test/support/mongoServer.js';
 import { mongoTestUrl } from '../../../test/support/mongoTestUrl.js';
+import { raceReconcilersOnCutTurn } from './support/cutTurnRace.js';
+import { client, type ReceivedEvent, sseMessages } from './support/httpClient.js';
+import { BILLING_REPLY, type Replica, startProxy, startReplica } from './support/replicas.js';
 
 const ids = (events: readonly ReceivedEvent[]) => events.map((e) => e.id);
 
@@ -63,5 +64,9 @@ describe('replicas on one MongoStore (FerretDB) behind a round-robin proxy (chil
     } finally {
       await proxy.close();
     }
+  }, 180_000);
+
+  it('after the owner is SIGKILLed mid-turn, three reconciling replicas take the cut turn over within lease expiry + one interval and finish it exactly once', async () => {
+    await raceReconcilersOnCutTurn({ REPLICA_MONGO_URL: url, REPLICA_MONGO_DB: dbName }, 'cut-m', replicas);
   }, 180_000);
 });

@@ -10,14 +10,15 @@
  * served one at a time in this process, counted with the driver's command monitoring).
  *
  * Two workloads: instant models (CPU-bound: 200 sessions on 1, 2, 4 workers) and models that take
- * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200).
+ * 300 ms per call (50 sessions per worker: 1 × 50, 2 × 100, 4 × 200). Then the event log's cost per
+ * turn through @baton/server, on FileStore and MongoStore (eventLogCost.ts).
  *
  * Store: FerretDB 1.24, started for the run, on a throwaway PostgreSQL of its own (`--backend pg`,
  * the default when PostgreSQL's server binaries are found, see postgresServer.ts) or on its embedded
  * SQLite (`--backend sqlite`); MONGODB_URL overrides both. Prints each process's CPU use (workers,
  * FerretDB, PostgreSQL, this driver) per configuration: cores used, and cores waited for while runnable.
  *
- * Run: pnpm bench:scale [--turns 3] [--only instant|latency] [--workers 1,4] [--backend pg|sqlite] [--pg name=value …] [--commands]
+ * Run: pnpm bench:scale [--turns 3] [--only instant|latency|eventlog] [--workers 1,4] [--backend pg|sqlite] [--pg name=value …] [--commands]
  * (`--pg` passes a setting to the PostgreSQL it starts, e.g. `--pg synchronous_commit=off`;
  * SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
@@ -26,12 +27,12 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MongoStore } from '@baton/store-mongo';
-import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
-import { type PostgresServer, postgresBinDir, startPostgres } from '../../support/postgresServer.js';
+import { eventLogCostLines, measureEventLogCost } from './eventLogCost.js';
 import { checkHistory, isClean } from './historyCheck.js';
 import { type CpuSample, hasProc, sampleCpu } from './processCpu.js';
 import { answerTo } from './scaleDesk.js';
 import type { FromWorker, ToWorker } from './scaleProtocol.js';
+import { type ServerPids, startStore } from './scaleStore.js';
 import { formatSteadyState, steadyStateRoundTrips } from './steadyStateTurns.js';
 
 const WORKER = fileURLToPath(new URL('./scaleWorker.ts', import.meta.url));
@@ -67,12 +68,6 @@ interface Outcome {
    * the time): used on a core, and waited for one while runnable; absent without /proc.
    */
   cpu?: { workers: CpuSample[]; ferretdb?: CpuSample; postgres?: CpuSample; driver: CpuSample };
-}
-
-/** The server processes whose CPU the bench reports (absent: not started by this run). */
-interface ServerPids {
-  ferretdb?: number;
-  postgres?: number;
 }
 
 /** A started worker process and its pending replies. */
@@ -338,57 +333,6 @@ function cpuLines(o: Outcome): string[] {
   ];
 }
 
-/** Starts the store the run measures: FerretDB on PostgreSQL or SQLite, unless MONGODB_URL names one. */
-async function startStore(
-  backend: string | undefined,
-  pgSettings: readonly string[],
-): Promise<{ url: string; servers: ServerPids; close: () => Promise<void> }> {
-  const given = process.env.MONGODB_URL ?? '';
-  if (given !== '') {
-    console.log('store: MONGODB_URL');
-    return { url: given, servers: {}, close: async () => {} };
-  }
-  const chosen = backend ?? (postgresBinDir() === undefined ? 'sqlite' : 'pg');
-  if (chosen !== 'pg' && chosen !== 'sqlite')
-    throw new Error(`--backend must be pg or sqlite, not ${JSON.stringify(chosen)}.`);
-  let postgres: PostgresServer | undefined;
-  let mongo: MongoServer | undefined;
-  try {
-    const settings: Record<string, string> = { max_connections: '200' };
-    for (const setting of pgSettings) {
-      const [name, ...value] = setting.split('=');
-      if (name === undefined || name === '' || value.length === 0)
-        throw new Error(`--pg takes name=value (a PostgreSQL setting), not ${JSON.stringify(setting)}.`);
-      settings[name] = value.join('=');
-    }
-    if (chosen === 'pg') postgres = await startPostgres({ settings });
-    mongo = await startMongoServer(postgres === undefined ? {} : { postgresqlUrl: postgres.url });
-  } catch (error) {
-    await postgres?.close();
-    throw error;
-  }
-  const changed = pgSettings.length === 0 ? '' : `, settings ${pgSettings.join(' ')}`;
-  const on =
-    postgres === undefined
-      ? 'SQLite'
-      : `${postgres.version} on 127.0.0.1:${postgres.port} (as ${postgres.osUser}${changed})`;
-  console.log(
-    `store: FerretDB 1.24 on ${on}, on ${mongo.url}, started for this run; --backend pg|sqlite chooses, MONGODB_URL overrides`,
-  );
-  const servers: ServerPids = {};
-  if (mongo.pid !== undefined) servers.ferretdb = mongo.pid;
-  if (postgres !== undefined) servers.postgres = postgres.pid;
-  const started = mongo;
-  return {
-    url: mongo.url,
-    servers,
-    close: async () => {
-      await started.close();
-      await postgres?.close();
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -410,7 +354,7 @@ async function main(): Promise<void> {
   const store = await startStore(values.backend, values.pg ?? []);
   const { url } = store;
   const plans: Plan[] = [];
-  if (values.only !== 'latency')
+  if (values.only === undefined || values.only === 'instant')
     for (const workers of [1, 2, 4])
       plans.push({
         workload: 'instant',
@@ -420,7 +364,7 @@ async function main(): Promise<void> {
         modelLatencyMs: 0,
         maxInFlightPerWorker: 8,
       });
-  if (values.only !== 'instant')
+  if (values.only === undefined || values.only === 'latency')
     for (const workers of [1, 2, 4])
       plans.push({
         workload: 'latency',
@@ -453,6 +397,10 @@ async function main(): Promise<void> {
       console.log(row(outcome));
       for (const line of cpuLines(outcome)) console.log(line);
       if (outcome.firstError !== undefined) console.log(`  first failed turn: ${outcome.firstError}`);
+    }
+    if (values.only === undefined || values.only === 'eventlog') {
+      console.log('\nEvent log per turn (@baton/server, one turn at a time, 5 sessions):\n');
+      for (const line of eventLogCostLines(await measureEventLogCost(url, 10 * turnsPerSession))) console.log(line);
     }
   } finally {
     await store.close();

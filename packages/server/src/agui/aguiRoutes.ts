@@ -1,15 +1,17 @@
 import { type AGUIEvent, contentToText, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
-import { InvalidInputError, SessionClosedError } from '@baton/core';
+import { InvalidInputError, isLiveLease, MAIN_BRANCH, SessionClosedError } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow, TurnStream } from '@baton/handoff';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { Authenticate, Principal } from '../http/auth.js';
+import { type Authenticate, type Principal, tenantKeyOf } from '../http/auth.js';
 import { errorResponse } from '../http/errorResponse.js';
 import { HttpError } from '../http/errors.js';
 import { readBody } from '../http/schemas.js';
 import { createSession, openSession, scopeOf } from '../http/sessionAccess.js';
+import { runningElsewhere } from '../streaming/turnLease.js';
+import { type StartedRun, TurnRuns, type TurnRunsOptions } from '../streaming/turnRuns.js';
 import { AguiEventMapper } from './aguiEventMapper.js';
 import { matchResume, resumeAnswer } from './aguiInterrupts.js';
 import { aguiStateOf } from './aguiState.js';
@@ -22,6 +24,12 @@ export interface AguiRoutesOptions {
   authenticate?: Authenticate;
   /** Largest request body in bytes (default 1 MiB); larger ones get 413. */
   maxBodyBytes?: number;
+  /**
+   * How runs hold the branch's lease and write the store's event log (as `createBatonApp`'s `events`):
+   * a run takes the lease before any model call, so a run and a REST send on one branch, in one
+   * process or two, do not both run; the second is refused with 409.
+   */
+  events?: TurnRunsOptions;
 }
 
 type Env = { Variables: { principal: Principal } };
@@ -42,10 +50,15 @@ type Env = { Variables: { principal: Principal } };
  *   JSON Patches (the branch state's from the immer patches the runtime records); `RunAgentInput.state`
  *   and `tools` are not read (the workflow's agents have their own tools).
  *
+ * A run holds the branch's lease in the store (when the store has leases, as the built-in ones do),
+ * taken before any model call, and writes its events to the store's event log, so `GET
+ * /sessions/:id` shows it `running` and `GET /sessions/:id/events` follows it on any replica.
+ *
  * A client's mistake is answered before the stream starts, as JSON `{ error: { code, message } }`:
  * 400 (a body that is not a `RunAgentInput`, no user message, a resume entry for no open interrupt or
  * with a payload that does not fit it, a message while an approval waits), 401, 404 (another
- * user's thread), 410 (a closed session). A failure during the run is its `RUN_ERROR` event. The turn
+ * user's thread), 409 (a turn runs on the thread's branch, here or in another process: nothing was
+ * run), 410 (a closed session). A failure during the run is its `RUN_ERROR` event. The turn
  * runs to its end in the server even when the client goes away.
  *
  * @param options `{ workflow, authenticate?, maxBodyBytes? }`
@@ -61,6 +74,7 @@ type Env = { Variables: { principal: Principal } };
 export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
   const { workflow } = options;
   const maxBytes = options.maxBodyBytes ?? 1 << 20;
+  const runs = new TurnRuns(options.events, workflow.config.store);
   const app = new Hono<Env>();
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);
@@ -92,18 +106,31 @@ export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
   app.post('/', async (c) => {
     const input = (await readBody(c.req.raw, RunAgentInputSchema)) as RunAgentInput;
     const principal = c.var.principal;
-    const session = await threadSession(workflow, principal, input.threadId);
+    const session = await threadSession(workflow, runs, principal, input.threadId);
     const calls = turnCalls(session, input);
     const mapper = new AguiEventMapper(
       input.threadId,
       input.runId,
       await aguiStateOf(workflow, session, scopeOf(principal)),
     );
+    const start = (call: () => TurnStream) =>
+      runs.start(tenantKeyOf(principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, call);
+    // The first call takes the branch's lease before the response: a busy branch is a 409, nothing run.
+    const first = await start(calls[0]!);
     const encoder = new EventEncoder({ accept: c.req.header('accept') ?? 'text/event-stream' });
     const body = eventStream(encoder, async (send) => {
       send(mapper.start());
       try {
-        for (const call of calls) for await (const event of call()) send(mapper.map(event));
+        for (let i = 0; i < calls.length; i++) {
+          const started: StartedRun = i === 0 ? first : await start(calls[i]!);
+          for await (const item of started.queue) {
+            if (item.kind === 'run.ended') break;
+            send(mapper.map(item.logged.event));
+          }
+          started.queue.close();
+          await started.stream; // the turn's failure, if it failed
+          await started.ended; // its lease released
+        }
         send(mapper.finish(await aguiStateOf(workflow, session, scopeOf(principal))));
       } catch (error) {
         const { body: failure } = errorResponse(error);
@@ -151,15 +178,23 @@ function eventStream(
 
 /**
  * The session of an AG-UI thread: created for the principal on the thread's first run.
- * @throws {NotFoundError} (404) when the thread is another user's session
+ * @throws {NotFoundError} (404) when the thread is another user's session; {@link ConcurrencyError}
+ *   (409) while a turn runs on it
  */
 async function threadSession(
   workflow: HandoffWorkflow,
+  runs: TurnRuns,
   principal: Principal,
   threadId: string,
 ): Promise<HandoffSession> {
   const exists = (await workflow.config.store.getSession(threadId, scopeOf(principal))) !== undefined;
-  return exists ? openSession(workflow, principal, threadId) : createSession(workflow, principal, threadId, undefined);
+  if (!exists) return createSession(workflow, principal, threadId, undefined);
+  // A turn running on the thread (here or in another process) holds its lease: 409 before the
+  // session is opened (which would wait for that turn).
+  runs.assertIdle(tenantKeyOf(principal), threadId, MAIN_BRANCH);
+  const lease = await runs.leases?.getBranchLease(threadId, MAIN_BRANCH, scopeOf(principal));
+  if (isLiveLease(lease) && lease!.owner !== runs.owner) throw runningElsewhere(threadId, MAIN_BRANCH);
+  return openSession(workflow, principal, threadId);
 }
 
 /**

@@ -4,7 +4,8 @@ import type { LoggedEvent, LogItem } from '../streaming/branchLog.js';
 import { comparePositions, type EventPosition, formatEventId, parseEventId } from '../streaming/eventId.js';
 import { EventQueue } from '../streaming/eventQueue.js';
 import { sseResponse } from '../streaming/sse.js';
-import { loggedOf, runsSomewhere, type StoreTailSource, tailStore } from '../streaming/storeTail.js';
+import { loggedOf, runsSomewhere, type StoreTailSource } from '../streaming/storeTail.js';
+import { StoreTails } from '../streaming/storeTails.js';
 import { type Principal, tenantKeyOf } from './auth.js';
 import { HttpError } from './errors.js';
 import type { BatonHono, RouteContext } from './routeContext.js';
@@ -14,7 +15,8 @@ import { scopeOf, sessionDocument } from './sessionAccess.js';
 /**
  * The event route of `createBatonApp`: `GET /sessions/:id/events?branch=&follow=` with
  * `Last-Event-ID` (or `?lastEventId=`) → what the client missed, then the live rest of the running
- * turn (and, with `follow=true`, of later turns).
+ * turn (and, with `follow=true`, of later turns). A turn run by another process is followed by
+ * polling the store's event log, once per interval per branch however many clients follow it.
  *
  * @example
  * ```ts
@@ -23,6 +25,8 @@ import { scopeOf, sessionDocument } from './sessionAccess.js';
  */
 export function registerEventRoutes(app: BatonHono, routes: RouteContext): void {
   const { workflow, runs, keepAliveMs } = routes;
+  // One store poller per branch, shared by every client of this process that follows it.
+  const tails = new StoreTails();
 
   app.get('/sessions/:id/events', async (c) => {
     const q = queryOf(c);
@@ -58,7 +62,7 @@ export function registerEventRoutes(app: BatonHono, routes: RouteContext): void 
         ? runs.watch(tenantKey, id, branch, await headSeqOf(workflow, c.var.principal, id, branch)).subscribe()
         : new EventQueue<LogItem>();
       const live = follow || (await runsSomewhere(source));
-      if (live) void tailStore(source, queue, after, follow);
+      if (live) tails.add(`${tenantKey}\u0000${id}\u0000${branch}`, source, queue, after, follow);
       else queue.close();
       return sseResponse(c, { replay, queue: live ? queue : undefined, after, follow, keepAliveMs });
     }

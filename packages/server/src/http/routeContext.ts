@@ -112,10 +112,11 @@ export function createRouteContext(
     isRunning: (c, id, branch) => runs.log(tenantKeyOf(c.var.principal), id, branch)?.running === true,
     openForTurn: async (c, id, branch) => {
       runs.assertIdle(tenantKeyOf(c.var.principal), id, branch);
-      const session = await openSession(workflow, c.var.principal, id, branch);
-      // A turn running in another process holds the branch's lease: refused here too, before anything runs.
+      // A turn running elsewhere (another process, or an AG-UI or MCP route of this one) holds the
+      // branch's lease: refused before the session is opened (which would wait for that turn).
       const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal));
       if (isLiveLease(lease) && lease!.owner !== runs.owner) throw runningElsewhere(id, branch);
+      const session = await openSession(workflow, c.var.principal, id, branch);
       if (lease?.held === true && !isLiveLease(lease)) afterCut.add(session);
       return session;
     },

@@ -1,10 +1,11 @@
+import type { Request } from '@baton/core';
+import type { HandoffSession, HandoffWorkflow, RequestAnswer, TurnStream } from '@baton/handoff';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Request } from '@baton/core';
-import type { HandoffSession, HandoffWorkflow, RequestAnswer, TurnResult } from '@baton/handoff';
 import { z } from 'zod';
-import type { Principal } from '../http/auth.js';
+import { type Principal, tenantKeyOf } from '../http/auth.js';
 import { createSession, openSession, scopeOf } from '../http/sessionAccess.js';
+import { TurnRuns, type TurnRunsOptions } from '../streaming/turnRuns.js';
 
 /** Options of {@link batonMcpServer}, {@link mcpRoutes} and {@link serveMcpStdio}. */
 export interface BatonMcpOptions {
@@ -14,6 +15,12 @@ export interface BatonMcpOptions {
   toolName?: string;
   /** What the tool does, for the calling model (default: the workflow's participants and their descriptions). */
   description?: string;
+  /**
+   * How turns hold the branch's lease and write the store's event log (as `createBatonApp`'s `events`):
+   * a tool call takes the lease before any model call, so it and a REST or AG-UI turn on one branch,
+   * in one process or two, do not both run; the second is a tool error (`CONCURRENCY`).
+   */
+  events?: TurnRunsOptions;
 }
 
 /** Where a server's conversation lives: its Baton session id (read when the first tool call comes) and whose it is. */
@@ -22,6 +29,8 @@ export interface McpConversation {
   sessionId: () => string;
   /** The caller, as the auth hook said (the session is created for its tenant and user). */
   principal: Principal;
+  /** The turns of this process that hold branch leases (default: new ones over the workflow's store, from `events`). */
+  runs?: TurnRuns;
 }
 
 const RequestView = z.object({
@@ -68,6 +77,8 @@ export function batonMcpServer(options: BatonMcpOptions, conversation: McpConver
   const { workflow } = options;
   const name = options.toolName ?? workflow.config.name;
   const server = new McpServer({ name: `baton-${workflow.config.name}`, version: '0.1.0' });
+  const runs = conversation.runs ?? new TurnRuns(options.events, workflow.config.store);
+  const tenantKey = tenantKeyOf(conversation.principal);
   let opened: Promise<HandoffSession> | undefined;
   const session = () => {
     opened ??= openOrCreate(workflow, conversation).catch((error: unknown) => {
@@ -87,7 +98,7 @@ export function batonMcpServer(options: BatonMcpOptions, conversation: McpConver
       inputSchema: { message: z.string().min(1).describe("The user's message") },
       outputSchema: TurnOutput,
     },
-    ({ message }) => turnResult(session, (s) => s.send(message)),
+    ({ message }) => turnResult(runs, tenantKey, session, (s) => s.send(message)),
   );
   server.registerTool(
     `${name}_respond`,
@@ -108,7 +119,7 @@ export function batonMcpServer(options: BatonMcpOptions, conversation: McpConver
       },
       outputSchema: TurnOutput,
     },
-    (args) => turnResult(session, (s) => s.respond(args.requestId, answerOf(args))),
+    (args) => turnResult(runs, tenantKey, session, (s) => s.respond(args.requestId, answerOf(args))),
   );
   return server;
 }
@@ -121,14 +132,23 @@ async function openOrCreate(workflow: HandoffWorkflow, conversation: McpConversa
     : createSession(workflow, conversation.principal, id, undefined);
 }
 
-/** Runs a turn call and reports it as a tool result (a Baton error as an error result). */
+/**
+ * Runs a turn call under the branch's lease (taken before the call: a busy branch is a `CONCURRENCY`
+ * error result, nothing run) and reports it as a tool result (a Baton error as an error result).
+ */
 async function turnResult(
+  runs: TurnRuns,
+  tenantKey: string,
   session: () => Promise<HandoffSession>,
-  call: (session: HandoffSession) => PromiseLike<TurnResult>,
+  call: (session: HandoffSession) => TurnStream,
 ): Promise<CallToolResult> {
   try {
     const opened = await session();
-    const result = await call(opened);
+    const headSeq = opened.messages.at(-1)?.seq ?? 0;
+    const started = await runs.start(tenantKey, opened.id, opened.branchId, headSeq, () => call(opened));
+    started.queue.close();
+    const result = await started.stream;
+    await started.ended; // the branch is free (lease released) when the caller gets the result
     const reply = result.message?.content ?? '';
     const pendingRequests = result.pendingRequests.map(requestView);
     const waiting = pendingRequests.map(

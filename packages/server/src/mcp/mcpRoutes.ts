@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import type { Authenticate, Principal } from '../http/auth.js';
+import { TurnRuns } from '../streaming/turnRuns.js';
 import { type BatonMcpOptions, batonMcpServer } from './batonMcpServer.js';
 
 /** Options of {@link mcpRoutes}. */
@@ -38,6 +39,8 @@ function rpcError(status: number, code: number, message: string): Response {
  */
 export function mcpRoutes(options: McpRoutesOptions): Hono {
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; owner: string }>();
+  // One set of running turns for every MCP session: each turn holds its branch's lease in the store.
+  const runs = new TurnRuns(options.events, options.workflow.config.store);
   const app = new Hono();
   app.all('/', async (c) => {
     let principal: Principal | undefined;
@@ -84,7 +87,7 @@ export function mcpRoutes(options: McpRoutesOptions): Hono {
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    const server = batonMcpServer(options, { sessionId: () => transport.sessionId!, principal: caller });
+    const server = batonMcpServer(options, { sessionId: () => transport.sessionId!, principal: caller, runs });
     await server.connect(transport);
     return transport.handleRequest(c.req.raw, { parsedBody: body });
   });

@@ -2,14 +2,15 @@
  * One server replica for the multi-process tests: a desk (triage hands off to billing, who answers
  * with a long streamed text, paced) on a FileStore shared with the other replicas, served on
  * 127.0.0.1. Prints `READY <url>`; `GET /test/model-calls` tells how many model calls it made.
- * Env: REPLICA_STORE_DIR (or REPLICA_MONGO_URL and REPLICA_MONGO_DB for a MongoStore), REPLICA_EVERY (`turn` or, by default, `step`), REPLICA_PACE_MS, REPLICA_LEASE_MS, REPLICA_RECONCILE_MS (unset: no reconciler).
+ * Env: REPLICA_STORE_DIR and REPLICA_LOCK_STALE_MS (or REPLICA_MONGO_URL and REPLICA_MONGO_DB for a MongoStore), REPLICA_EVERY (`turn` or, by default, `step`), REPLICA_PACE_MS, REPLICA_LEASE_MS, REPLICA_RECONCILE_MS (unset: no reconciler).
  */
-import { agent, FileStore, type ModelClient, type ModelRequest, type ModelStreamEvent, type Store } from '@baton/core';
+import { agent, type ModelClient, type ModelRequest, type ModelStreamEvent, type Store } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { HandoffBuilder } from '@baton/handoff';
 import { Hono } from 'hono';
 import { createBatonApp } from '../../src/index.js';
 import { serveBaton } from '../../src/node.js';
+import { openReplicaStore } from './replicaStore.js';
 import { BILLING_REPLY } from './replicas.js';
 
 let modelCalls = 0;
@@ -31,18 +32,7 @@ class CountedModel implements ModelClient {
 }
 
 const paceMs = Number(process.env.REPLICA_PACE_MS ?? 0);
-const mongoUrl = process.env.REPLICA_MONGO_URL;
-// MongoStore by path: @baton/server does not depend on @baton/store-mongo.
-const mongo =
-  mongoUrl === undefined
-    ? undefined
-    : ((await import(new URL('../../../store-mongo/src/index.ts', import.meta.url).href)) as {
-        MongoStore: new (connection: { url: string }, options: { dbName: string }) => Store;
-      });
-const store: Store =
-  mongo === undefined
-    ? new FileStore({ directory: process.env.REPLICA_STORE_DIR! })
-    : new mongo.MongoStore({ url: mongoUrl! }, { dbName: process.env.REPLICA_MONGO_DB! });
+const store: Store = await openReplicaStore(process.env);
 const triage = agent({
   name: 'triage',
   description: 'Routes customers.',

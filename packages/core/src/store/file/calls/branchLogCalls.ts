@@ -3,7 +3,7 @@
  * `<session>/events/<branchId>.jsonl` (one line per appended batch, see `EventLogBatch`) and
  * `<session>/leases/<branchId>.json` (the branch's lease, replaced atomically under the session's lock).
  */
-import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
 import {
@@ -52,7 +52,73 @@ async function readBatches(path: string): Promise<EventLogBatch[]> {
   return lines.map((line) => JSON.parse(line) as EventLogBatch);
 }
 
-/** `FileStore.appendEvents`: one line appended and flushed (`fdatasync`). */
+/** Where a branch's events file ended when this store last saw it: its inode, size and last position. */
+interface EventsTail {
+  ino: number;
+  size: number;
+  last: EventLogPosition | undefined;
+}
+
+/** Per store (its `FileSessions`), the tail of each events file it appended to or checked. */
+const tails = new WeakMap<FileSessions, Map<string, EventsTail>>();
+
+const TAIL_CHUNK = 64 * 1024;
+
+/** The last position of the file's last whole line, read backwards from `size` (a torn last line is ignored). */
+async function lastPositionOf(path: string, size: number): Promise<EventLogPosition | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    let buffer = Buffer.alloc(0);
+    for (let at = size; at > 0; ) {
+      const length = Math.min(TAIL_CHUNK, at);
+      at -= length;
+      const chunk = Buffer.alloc(length);
+      await handle.read(chunk, 0, length, at);
+      buffer = Buffer.concat([chunk, buffer]);
+      const end = buffer.lastIndexOf(0x0a);
+      if (end === -1) continue;
+      const start = end > 0 ? buffer.lastIndexOf(0x0a, end - 1) : -1;
+      if (start === -1 && at > 0) continue; // the line begins further back
+      const batch = JSON.parse(buffer.subarray(start + 1, end).toString('utf8')) as EventLogBatch;
+      return batch.entries.at(-1)?.position;
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The branch log's last position. Kept per store, and trusted while the file's inode and size are
+ * what this store left: another process that appended (a later lease epoch) or pruned (a new file)
+ * changed them, and then only the file's last line is read. So an append costs one `stat`, not a
+ * read of the whole log, and a writer whose lease was taken over still sees the newer positions.
+ */
+async function lastPosition(
+  sessions: FileSessions,
+  path: string,
+): Promise<{ last: EventLogPosition | undefined; size: number }> {
+  let known = tails.get(sessions);
+  if (known === undefined) {
+    known = new Map();
+    tails.set(sessions, known);
+  }
+  let stats: { ino: number; size: number };
+  try {
+    stats = await stat(path);
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT')) throw error;
+    known.delete(path);
+    return { last: undefined, size: 0 };
+  }
+  const tail = known.get(path);
+  if (tail !== undefined && tail.ino === stats.ino && tail.size === stats.size) return tail;
+  const last = await lastPositionOf(path, stats.size);
+  known.set(path, { ino: stats.ino, size: stats.size, last });
+  return { last, size: stats.size };
+}
+
+/** `FileStore.appendEvents`: one line appended and flushed (`fdatasync`); the log is not read (see `lastPosition`). */
 export async function appendEvents(
   sessions: FileSessions,
   sessionId: string,
@@ -62,17 +128,22 @@ export async function appendEvents(
 ): Promise<void> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   const path = eventsFile(sessions, sessionId, branchId);
-  const last = (await readBatches(path)).at(-1)?.entries.at(-1)?.position;
+  const { last, size: before } = await lastPosition(sessions, path);
   checkEventBatch(entries, last);
   const first = entries[0]!.position;
   const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
   await mkdir(join(sessions.layout.sessionDir(sessionId), 'events'), { recursive: true });
   const handle = await open(path, 'a');
   try {
-    await handle.write(
+    const line = Buffer.from(
       `${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
     );
+    await handle.write(line);
     await handle.datasync();
+    const { ino, size } = await handle.stat();
+    // Ours is the last line only if nobody else appended meanwhile; else the next append reads the tail.
+    if (size === before + line.length) tails.get(sessions)!.set(path, { ino, size, last: entries.at(-1)!.position });
+    else tails.get(sessions)!.delete(path);
   } finally {
     await handle.close();
   }

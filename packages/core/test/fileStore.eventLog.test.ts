@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type EventLogEntry, FileStore, InvalidInputError } from '../src/index.js';
+
+const entries = (epoch: number, seq: number, from: number, count: number, text = 'x'): EventLogEntry[] =>
+  Array.from({ length: count }, (_, i) => ({
+    position: { epoch, seq, index: from + i },
+    event: { type: 'message.delta', sessionId: 'chat-1', branchId: 'main', agent: 'billing', delta: text },
+  }));
+
+let directory: string | undefined;
+const opened: FileStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+/** Two stores on one directory: what two server processes each hold. */
+async function twoProcesses(): Promise<[FileStore, FileStore]> {
+  directory = await mkdtemp(join(tmpdir(), 'baton-eventlog-'));
+  const a = new FileStore({ directory });
+  const b = new FileStore({ directory });
+  opened.push(a, b);
+  await a.createSession({ id: 'chat-1' });
+  return [a, b];
+}
+
+describe('FileStore.appendEvents keeps the log ordered across processes without reading it whole', () => {
+  it("a writer whose lease was taken over sees the new owner's positions: its older ones are refused, newer ones follow them", async () => {
+    const [a, b] = await twoProcesses();
+    await a.appendEvents('chat-1', 'main', entries(1, 3, 1, 4));
+    await b.appendEvents('chat-1', 'main', entries(2, 3, 1, 2)); // b re-ran the turn under epoch 2
+    // a, late, still at epoch 1: after its own last write, but before b's.
+    await expect(a.appendEvents('chat-1', 'main', entries(1, 3, 5, 1))).rejects.toBeInstanceOf(InvalidInputError);
+    await a.appendEvents('chat-1', 'main', entries(3, 4, 0, 2));
+    const reader = new FileStore({ directory: directory! });
+    opened.push(reader);
+    const page = await reader.readEvents('chat-1', 'main');
+    expect(page.entries.map((e) => Object.values(e.position).join('.'))).toEqual([
+      '1.3.1',
+      '1.3.2',
+      '1.3.3',
+      '1.3.4',
+      '2.3.1',
+      '2.3.2',
+      '3.4.0',
+      '3.4.1',
+    ]);
+  });
+
+  it('after another process pruned the log (a new file), appends are checked against what it kept', async () => {
+    const [a, b] = await twoProcesses();
+    for (let seq = 1; seq <= 5; seq++) await a.appendEvents('chat-1', 'main', entries(1, seq, 1, 2));
+    expect(await b.pruneEvents('chat-1', 'main', { maxEvents: 2 })).toBe(8);
+    await expect(a.appendEvents('chat-1', 'main', entries(1, 5, 2, 1))).rejects.toBeInstanceOf(InvalidInputError);
+    await a.appendEvents('chat-1', 'main', entries(1, 6, 0, 1));
+    const page = await b.readEvents('chat-1', 'main');
+    expect(page.start).toEqual({ epoch: 1, seq: 4, index: 2 });
+    expect(page.entries.map((e) => e.position)).toEqual([
+      { epoch: 1, seq: 5, index: 1 },
+      { epoch: 1, seq: 5, index: 2 },
+      { epoch: 1, seq: 6, index: 0 },
+    ]);
+  });
+
+  it('a store opened on an existing log finds its last position, also behind a batch larger than one read (200 KB)', async () => {
+    const [a] = await twoProcesses();
+    await a.appendEvents('chat-1', 'main', entries(1, 1, 1, 3));
+    await a.appendEvents('chat-1', 'main', entries(1, 2, 1, 2, 'y'.repeat(100_000)));
+    const reopened = new FileStore({ directory: directory! });
+    opened.push(reopened);
+    await expect(reopened.appendEvents('chat-1', 'main', entries(1, 2, 2, 1))).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
+    await reopened.appendEvents('chat-1', 'main', entries(1, 2, 3, 1));
+    expect((await reopened.readEvents('chat-1', 'main')).entries).toHaveLength(6);
+  });
+});
