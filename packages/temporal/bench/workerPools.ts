@@ -28,6 +28,8 @@ export interface WorkerPool {
   send: SendTurn;
   /** Asks every worker to exit and waits until they have. */
   close(): Promise<void>;
+  /** Temporal only, after `close()`: workflow tasks the workers completed after their timeout (a starved worker or server). */
+  lateWorkflowTasks?: () => number;
 }
 
 /** What both pools need. */
@@ -54,6 +56,11 @@ export async function startTemporalPool(
     SCALE_BUNDLE: settings.bundlePath,
   };
   const children = await Promise.all(Array.from({ length: settings.count }, () => startChild(TEMPORAL_WORKER, env)));
+  let late = 0;
+  for (const child of children)
+    child.on('message', (message: { kind?: string; lateWorkflowTasks?: number }) => {
+      if (message.kind === 'late') late += message.lateWorkflowTasks ?? 0;
+    });
   const sessions = new TemporalSessions({ client: settings.client, taskQueue });
   const opened = new Map<string, TemporalSession>();
   return {
@@ -67,6 +74,7 @@ export async function startTemporalPool(
       await session.send(text);
     },
     close: () => stopAll(children, { kind: 'exit' }),
+    lateWorkflowTasks: () => late,
   };
 }
 
