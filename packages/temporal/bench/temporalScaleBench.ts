@@ -15,11 +15,12 @@
  * 1 worker; then reads every session back and checks its history (test/bench/scale/historyCheck.ts:
  * every turn stored once, whole, in order).
  *
- * Store: MongoStore on a FerretDB (SQLite backend, as the tests start it; MONGODB_URL overrides);
+ * Store: MongoStore on a FerretDB started for the run, on SQLite as the tests start it (`--backend pg`:
+ * on a throwaway PostgreSQL of its own, see test/support/postgresServer.ts); MONGODB_URL overrides both;
  * Temporal: a `temporal server start-dev` started for the run.
  *
  * Run: pnpm bench:scale:temporal [--quick] [--workers 1,2,4] [--sessions 32] [--turns 5] [--latency 300]
- *   [--per-worker 8] [--runners temporal,mongo] [--server-arg <start-dev flag>]…
+ *   [--per-worker 8] [--runners temporal,mongo] [--backend sqlite|pg] [--server-arg <start-dev flag>]…
  * (--quick: 1 and 2 workers, 8 sessions, 2 turns: a smoke test of the whole path.)
  */
 import { randomUUID } from 'node:crypto';
@@ -35,6 +36,7 @@ import { checkHistory, isClean } from '../../../test/bench/scale/historyCheck.js
 import { type CpuSample, sampleCpu } from '../../../test/bench/scale/processCpu.js';
 import { answerTo } from '../../../test/bench/scale/scaleDesk.js';
 import { type MongoServer, startMongoServer } from '../../../test/support/mongoServer.js';
+import { type PostgresServer, startPostgres } from '../../../test/support/postgresServer.js';
 import { startTemporalServer } from '../test/support/temporalServer.js';
 import { type LoadResult, percentile, runSessions } from './sessionLoad.js';
 import { type PoolSettings, startMongoPool, startTemporalPool, type WorkerPool } from './workerPools.js';
@@ -47,7 +49,7 @@ interface Outcome {
   workers: number;
   load: LoadResult;
   /** CPU seconds during the timed turns, by process group. */
-  cpu: { workers: CpuSample; temporal?: CpuSample; ferretdb?: CpuSample; driver: CpuSample };
+  cpu: { workers: CpuSample; temporal?: CpuSample; ferretdb?: CpuSample; postgres?: CpuSample; driver: CpuSample };
   lost: number;
   duplicated: number;
   interleaved: number;
@@ -65,6 +67,7 @@ const { values } = parseArgs({
     'per-worker': { type: 'string', default: '8' },
     runners: { type: 'string', default: 'temporal,mongo' },
     'server-arg': { type: 'string', multiple: true },
+    backend: { type: 'string', default: 'sqlite' },
   },
 });
 const quick = values.quick;
@@ -80,7 +83,13 @@ for (const r of runners)
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const external = process.env.MONGODB_URL;
-const mongo: MongoServer | undefined = external ? undefined : await startMongoServer();
+if (values.backend !== 'sqlite' && values.backend !== 'pg')
+  throw new Error(`--backend takes sqlite or pg (FerretDB's backend), not ${JSON.stringify(values.backend)}.`);
+const postgres: PostgresServer | undefined =
+  external || values.backend !== 'pg' ? undefined : await startPostgres({ settings: { max_connections: '200' } });
+const mongo: MongoServer | undefined = external
+  ? undefined
+  : await startMongoServer(postgres === undefined ? {} : { postgresqlUrl: postgres.url });
 const mongoUrl = external ?? mongo!.url;
 const temporal = await startTemporalServer({ args: values['server-arg'] ?? [] });
 const dir = await mkdtemp(join(tmpdir(), 'baton-temporal-scale-'));
@@ -91,7 +100,7 @@ const client = new Client({ connection });
 const outcomes: Outcome[] = [];
 process.stdout.write(
   `${sessions} sessions × (1 warm-up + ${turns} timed turns), 2 model calls of ${latencyMs} ms per turn, at most ${perWorker} turns per worker at once; ` +
-    `${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}; Temporal CLI v1.5.1 start-dev (SQLite)${values['server-arg'] === undefined ? '' : ` ${values['server-arg'].join(' ')}`}; FerretDB 1.24 (SQLite)\n`,
+    `${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}; Temporal CLI v1.5.1 start-dev (SQLite)${values['server-arg'] === undefined ? '' : ` ${values['server-arg'].join(' ')}`}; FerretDB 1.24 (${external ? 'MONGODB_URL' : postgres === undefined ? 'SQLite' : postgres.version})\n`,
 );
 try {
   // Alternate which runner goes first at each worker count, so a drift in the machine's load hits both.
@@ -107,6 +116,7 @@ try {
   await connection.close();
   await temporal.close();
   await mongo?.close();
+  await postgres?.close();
   await rm(dir, { recursive: true, force: true });
 }
 printTable();
@@ -122,6 +132,7 @@ async function measure(runner: Runner, count: number): Promise<Outcome> {
     workers: sum(pool.pids.map((pid) => sampleCpu(pid))),
     ...(runner === 'temporal' && temporal.pid !== undefined ? { temporal: sampleCpu(temporal.pid) } : {}),
     ...(mongo?.pid === undefined ? {} : { ferretdb: sampleCpu(mongo.pid) }),
+    ...(postgres === undefined ? {} : { postgres: sampleCpu(postgres.pid, { children: true }) }),
     driver: sampleCpu(process.pid),
   });
   let before = sample();
@@ -145,6 +156,7 @@ async function measure(runner: Runner, count: number): Promise<Outcome> {
     a === undefined || b === undefined ? undefined : { cpu: a.cpu - b.cpu, waited: a.waited - b.waited };
   const temporalCpu = diff(after.temporal, before.temporal);
   const ferretCpu = diff(after.ferretdb, before.ferretdb);
+  const postgresCpu = diff(after.postgres, before.postgres);
   const store = new MongoStore({ url: mongoUrl }, { dbName });
   let lost = 0;
   let duplicated = 0;
@@ -169,6 +181,7 @@ async function measure(runner: Runner, count: number): Promise<Outcome> {
       workers: diff(after.workers, before.workers)!,
       ...(temporalCpu === undefined ? {} : { temporal: temporalCpu }),
       ...(ferretCpu === undefined ? {} : { ferretdb: ferretCpu }),
+      ...(postgresCpu === undefined ? {} : { postgres: postgresCpu }),
       driver: diff(after.driver, before.driver)!,
     },
     lost,
@@ -191,12 +204,14 @@ function printTable(): void {
     s === undefined ? '-' : ((s.cpu * 1000) / Math.max(1, o.load.latencies.length)).toFixed(1);
   const lines = [
     '',
-    '| runner | workers | timed turns | turns/s | speed-up | p50 ms | p99 ms | CPU ms/turn: workers | Temporal server | FerretDB | driver | cores used (waited) | late workflow tasks | failed | history |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| runner | workers | timed turns | turns/s | speed-up | p50 ms | p99 ms | CPU ms/turn: workers | Temporal server | FerretDB | PostgreSQL | driver | cores used (waited) | late workflow tasks | failed | history |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const o of outcomes) {
     const base = outcomes.find((b) => b.runner === o.runner && b.workers === 1);
-    const all = [o.cpu.workers, o.cpu.temporal, o.cpu.ferretdb, o.cpu.driver].filter((s) => s !== undefined);
+    const all = [o.cpu.workers, o.cpu.temporal, o.cpu.ferretdb, o.cpu.postgres, o.cpu.driver].filter(
+      (s) => s !== undefined,
+    );
     const used = all.reduce((n, s) => n + s.cpu, 0) / o.load.seconds;
     const waited = all.reduce((n, s) => n + s.waited, 0) / o.load.seconds;
     const check =
@@ -204,7 +219,7 @@ function printTable(): void {
         ? 'ok'
         : `lost ${o.lost}, duplicated ${o.duplicated}, interleaved ${o.interleaved}`;
     lines.push(
-      `| ${o.runner === 'temporal' ? 'Temporal' : 'in-process MongoStore'} | ${o.workers} | ${o.load.latencies.length} | ${rate(o).toFixed(1)} | ${base === undefined ? '-' : `${(rate(o) / rate(base)).toFixed(2)}×`} | ${Math.round(percentile(o.load.latencies, 50))} | ${Math.round(percentile(o.load.latencies, 99))} | ${msPerTurn(o, o.cpu.workers)} | ${msPerTurn(o, o.cpu.temporal)} | ${msPerTurn(o, o.cpu.ferretdb)} | ${msPerTurn(o, o.cpu.driver)} | ${used.toFixed(2)} (${waited.toFixed(2)}) | ${o.lateWorkflowTasks ?? '-'} | ${o.load.failedTurns} | ${check} |`,
+      `| ${o.runner === 'temporal' ? 'Temporal' : 'in-process MongoStore'} | ${o.workers} | ${o.load.latencies.length} | ${rate(o).toFixed(1)} | ${base === undefined ? '-' : `${(rate(o) / rate(base)).toFixed(2)}×`} | ${Math.round(percentile(o.load.latencies, 50))} | ${Math.round(percentile(o.load.latencies, 99))} | ${msPerTurn(o, o.cpu.workers)} | ${msPerTurn(o, o.cpu.temporal)} | ${msPerTurn(o, o.cpu.ferretdb)} | ${msPerTurn(o, o.cpu.postgres)} | ${msPerTurn(o, o.cpu.driver)} | ${used.toFixed(2)} (${waited.toFixed(2)}) | ${o.lateWorkflowTasks ?? '-'} | ${o.load.failedTurns} | ${check} |`,
     );
   }
   const ideal = (perWorker * 1000) / (2 * latencyMs);
