@@ -3,7 +3,8 @@
  * workflows and turns (test/bench/scale/scaleDesk.ts, each model call delayed by
  * SCALE_MODEL_LATENCY_MS) from task queue SCALE_TASK_QUEUE, at most SCALE_MAX_TURNS turns at once,
  * with MongoStore on SCALE_MONGODB_URL / SCALE_DB. Says `{ kind: 'ready', pid }` over IPC; on `{ kind: 'exit' }`
- * shuts down, says `{ kind: 'late', lateWorkflowTasks }` (workflow tasks completed after their timeout) and exits.
+ * shuts down, says `{ kind: 'late', lateWorkflowTasks, retriedAttempts }` (workflow tasks completed after their timeout,
+ * activity attempts after the first) and exits.
  */
 import { MongoStore } from '@baton/store-mongo';
 import { createBatonWorker } from '@baton/temporal';
@@ -19,6 +20,8 @@ const env = (name: string): string => {
 
 /** Workflow tasks whose completion came after their timeout (10 s): a starved worker or server. */
 let lateWorkflowTasks = 0;
+/** Activity attempts after the first (a turn retried). */
+let retriedAttempts = 0;
 Runtime.install({
   logger: new DefaultLogger('WARN', (entry) => {
     if (entry.message.includes('Task not found when completing')) lateWorkflowTasks += 1;
@@ -34,6 +37,19 @@ const worker = await createBatonWorker({
   taskQueue: env('SCALE_TASK_QUEUE'),
   workflow: scaleDesk(store, Number(env('SCALE_MODEL_LATENCY_MS'))),
   maxConcurrentTurns: Number(env('SCALE_MAX_TURNS')),
+  // Counts retried turn attempts (a lost task, a heartbeat timeout): the bench prints them.
+  interceptors: {
+    activity: [
+      (ctx) => ({
+        inbound: {
+          execute: (input, next) => {
+            if (ctx.info.attempt > 1) retriedAttempts += 1;
+            return next(input);
+          },
+        },
+      }),
+    ],
+  },
   workflowBundle: { codePath: env('SCALE_BUNDLE') },
 });
 process.on('message', (message: { kind: string }) => {
@@ -45,4 +61,4 @@ process.send?.({ kind: 'ready', pid: process.pid });
 await worker.run();
 await connection.close();
 await store.close();
-process.send?.({ kind: 'late', lateWorkflowTasks }, () => process.exit(0));
+process.send?.({ kind: 'late', lateWorkflowTasks, retriedAttempts }, () => process.exit(0));

@@ -55,6 +55,8 @@ interface Outcome {
   interleaved: number;
   /** Temporal: workflow tasks completed after their 10 s timeout (retried; a starved worker or server). */
   lateWorkflowTasks?: number;
+  /** Temporal: turn activity attempts after the first. */
+  retriedAttempts?: number;
 }
 
 const { values } = parseArgs({
@@ -188,6 +190,7 @@ async function measure(runner: Runner, count: number): Promise<Outcome> {
     duplicated,
     interleaved,
     ...(pool.lateWorkflowTasks === undefined ? {} : { lateWorkflowTasks: pool.lateWorkflowTasks() }),
+    ...(pool.retriedAttempts === undefined ? {} : { retriedAttempts: pool.retriedAttempts() }),
   };
 }
 
@@ -204,7 +207,7 @@ function printTable(): void {
     s === undefined ? '-' : ((s.cpu * 1000) / Math.max(1, o.load.latencies.length)).toFixed(1);
   const lines = [
     '',
-    '| runner | workers | timed turns | turns/s | speed-up | p50 ms | p99 ms | CPU ms/turn: workers | Temporal server | FerretDB | PostgreSQL | driver | cores used (waited) | late workflow tasks | failed | history |',
+    '| runner | workers | timed turns | turns/s | speed-up | p50 ms | p99 ms | CPU ms/turn: workers | Temporal server | FerretDB | PostgreSQL | driver | cores used (waited) | late workflow tasks / retried turns | failed | history |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const o of outcomes) {
@@ -219,7 +222,7 @@ function printTable(): void {
         ? 'ok'
         : `lost ${o.lost}, duplicated ${o.duplicated}, interleaved ${o.interleaved}`;
     lines.push(
-      `| ${o.runner === 'temporal' ? 'Temporal' : 'in-process MongoStore'} | ${o.workers} | ${o.load.latencies.length} | ${rate(o).toFixed(1)} | ${base === undefined ? '-' : `${(rate(o) / rate(base)).toFixed(2)}×`} | ${Math.round(percentile(o.load.latencies, 50))} | ${Math.round(percentile(o.load.latencies, 99))} | ${msPerTurn(o, o.cpu.workers)} | ${msPerTurn(o, o.cpu.temporal)} | ${msPerTurn(o, o.cpu.ferretdb)} | ${msPerTurn(o, o.cpu.postgres)} | ${msPerTurn(o, o.cpu.driver)} | ${used.toFixed(2)} (${waited.toFixed(2)}) | ${o.lateWorkflowTasks ?? '-'} | ${o.load.failedTurns} | ${check} |`,
+      `| ${o.runner === 'temporal' ? 'Temporal' : 'in-process MongoStore'} | ${o.workers} | ${o.load.latencies.length} | ${rate(o).toFixed(1)} | ${base === undefined ? '-' : `${(rate(o) / rate(base)).toFixed(2)}×`} | ${Math.round(percentile(o.load.latencies, 50))} | ${Math.round(percentile(o.load.latencies, 99))} | ${msPerTurn(o, o.cpu.workers)} | ${msPerTurn(o, o.cpu.temporal)} | ${msPerTurn(o, o.cpu.ferretdb)} | ${msPerTurn(o, o.cpu.postgres)} | ${msPerTurn(o, o.cpu.driver)} | ${used.toFixed(2)} (${waited.toFixed(2)}) | ${o.lateWorkflowTasks === undefined ? '-' : `${o.lateWorkflowTasks} / ${o.retriedAttempts ?? 0}`} | ${o.load.failedTurns} | ${check} |`,
     );
   }
   const ideal = (perWorker * 1000) / (2 * latencyMs);

@@ -30,6 +30,8 @@ export interface WorkerPool {
   close(): Promise<void>;
   /** Temporal only, after `close()`: workflow tasks the workers completed after their timeout (a starved worker or server). */
   lateWorkflowTasks?: () => number;
+  /** Temporal only, after `close()`: turn activity attempts after the first (a retried turn). */
+  retriedAttempts?: () => number;
 }
 
 /** What both pools need. */
@@ -57,9 +59,12 @@ export async function startTemporalPool(
   };
   const children = await Promise.all(Array.from({ length: settings.count }, () => startChild(TEMPORAL_WORKER, env)));
   let late = 0;
+  let retried = 0;
   for (const child of children)
-    child.on('message', (message: { kind?: string; lateWorkflowTasks?: number }) => {
-      if (message.kind === 'late') late += message.lateWorkflowTasks ?? 0;
+    child.on('message', (message: { kind?: string; lateWorkflowTasks?: number; retriedAttempts?: number }) => {
+      if (message.kind !== 'late') return;
+      late += message.lateWorkflowTasks ?? 0;
+      retried += message.retriedAttempts ?? 0;
     });
   const sessions = new TemporalSessions({ client: settings.client, taskQueue });
   const opened = new Map<string, TemporalSession>();
@@ -75,6 +80,7 @@ export async function startTemporalPool(
     },
     close: () => stopAll(children, { kind: 'exit' }),
     lateWorkflowTasks: () => late,
+    retriedAttempts: () => retried,
   };
 }
 
