@@ -2,7 +2,9 @@
  * One Temporal worker of temporalScaleBench.ts, in its own process: serves the scale desk's session
  * workflows and turns (test/bench/scale/scaleDesk.ts, each model call delayed by
  * SCALE_MODEL_LATENCY_MS) from task queue SCALE_TASK_QUEUE, at most SCALE_MAX_TURNS turns at once,
- * with MongoStore on SCALE_MONGODB_URL / SCALE_DB. Says `{ kind: 'ready', pid }` over IPC; exits on `{ kind: 'exit' }`.
+ * with MongoStore on SCALE_MONGODB_URL / SCALE_DB. Says `{ kind: 'ready', pid }` over IPC; on `{ kind: 'exit' }`
+ * shuts down, says `{ kind: 'late', lateWorkflowTasks, retriedAttempts }` (workflow tasks completed after their timeout,
+ * activity attempts after the first) and exits.
  */
 import { MongoStore } from '@baton/store-mongo';
 import { createBatonWorker } from '@baton/temporal';
@@ -16,7 +18,17 @@ const env = (name: string): string => {
   return value;
 };
 
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+/** Workflow tasks whose completion came after their timeout (10 s): a starved worker or server. */
+let lateWorkflowTasks = 0;
+/** Activity attempts after the first (a turn retried). */
+let retriedAttempts = 0;
+Runtime.install({
+  logger: new DefaultLogger('WARN', (entry) => {
+    if (entry.message.includes('Task not found when completing')) lateWorkflowTasks += 1;
+    else if (entry.level === 'ERROR') console.error(entry.message, entry.meta ?? '');
+  }),
+  telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+});
 const store = new MongoStore({ url: env('SCALE_MONGODB_URL') }, { dbName: env('SCALE_DB') });
 await store.init();
 const connection = await NativeConnection.connect({ address: env('SCALE_TEMPORAL_ADDRESS') });
@@ -25,6 +37,19 @@ const worker = await createBatonWorker({
   taskQueue: env('SCALE_TASK_QUEUE'),
   workflow: scaleDesk(store, Number(env('SCALE_MODEL_LATENCY_MS'))),
   maxConcurrentTurns: Number(env('SCALE_MAX_TURNS')),
+  // Counts retried turn attempts (a lost task, a heartbeat timeout): the bench prints them.
+  interceptors: {
+    activity: [
+      (ctx) => ({
+        inbound: {
+          execute: (input, next) => {
+            if (ctx.info.attempt > 1) retriedAttempts += 1;
+            return next(input);
+          },
+        },
+      }),
+    ],
+  },
   workflowBundle: { codePath: env('SCALE_BUNDLE') },
 });
 process.on('message', (message: { kind: string }) => {
@@ -36,4 +61,4 @@ process.send?.({ kind: 'ready', pid: process.pid });
 await worker.run();
 await connection.close();
 await store.close();
-process.exit(0);
+process.send?.({ kind: 'late', lateWorkflowTasks, retriedAttempts }, () => process.exit(0));

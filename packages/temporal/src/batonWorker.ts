@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { HandoffWorkflow } from '@baton/handoff';
-import { bundleWorkflowCode, type NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  type NativeConnection,
+  Worker,
+  type WorkerInterceptors,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import { createTurnActivities } from './turnActivities.js';
 
 /** Options of {@link createBatonWorker}. */
@@ -18,6 +24,11 @@ export interface BatonWorkerOptions {
   maxConcurrentTurns?: number;
   /** A bundle made once with {@link bundleBatonWorkflows} (saves each worker the bundling, a few seconds of CPU). */
   workflowBundle?: WorkflowBundleOption;
+  /**
+   * Temporal worker interceptors (tracing, metrics, logging around each activity or workflow task),
+   * passed to `Worker.create` as they are.
+   */
+  interceptors?: WorkerInterceptors;
 }
 
 /**
@@ -66,6 +77,7 @@ export function createBatonWorker(options: BatonWorkerOptions): Promise<Worker> 
     taskQueue: options.taskQueue,
     activities: createTurnActivities(options.workflow),
     maxConcurrentActivityTaskExecutions: turns,
+    ...(options.interceptors === undefined ? {} : { interceptors: options.interceptors }),
     ...(options.workflowBundle === undefined
       ? { workflowsPath: batonWorkflowsPath() }
       : { workflowBundle: options.workflowBundle }),

@@ -112,7 +112,9 @@ async function drive(
   let completed = false;
   try {
     for await (const event of stream) {
-      if (event.type === 'message') progress = { seq: event.message.seq };
+      // A heartbeat per committed message; deltas and tool starts only cost CPU (the interval keeps the worker alive).
+      if (event.type !== 'message') continue;
+      progress = { seq: event.message.seq };
       context.heartbeat(progress);
     }
     const result = await stream;

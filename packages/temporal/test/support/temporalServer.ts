@@ -26,6 +26,8 @@ export interface TemporalServer {
   readonly address: string;
   /** The namespace the server was started with (`default`). */
   readonly namespace: string;
+  /** The server process's id while it runs (a bench samples its CPU), else `undefined`. */
+  readonly pid: number | undefined;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s); the database stays. */
   stop(): Promise<void>;
   /** Starts it again on the same ports with the same database and waits until it answers. */
@@ -43,7 +45,13 @@ process.once('exit', () => {
  * Builds the CLI if needed (announced on stderr), starts `start-dev` and waits until its namespace answers.
  * @throws {Error} with the server's last log lines when it does not start within `readyTimeoutMs` (default 90 s)
  */
-export async function startTemporalServer(options: { readyTimeoutMs?: number } = {}): Promise<TemporalServer> {
+export async function startTemporalServer(
+  options: {
+    readyTimeoutMs?: number;
+    /** More `start-dev` flags, e.g. `['--sqlite-pragma', 'synchronous=OFF']` or `--dynamic-config-value` ones. */
+    args?: readonly string[];
+  } = {},
+): Promise<TemporalServer> {
   const binary = await ensureTemporalBinary();
   const dir = await mkdtemp(join(tmpdir(), 'baton-temporal-'));
   const [port, httpPort, metricsPort, uiPort] = [
@@ -74,6 +82,7 @@ export async function startTemporalServer(options: { readyTimeoutMs?: number } =
     namespace,
     '--log-level',
     'warn',
+    ...(options.args ?? []),
   ];
   let child: ChildProcess | undefined;
   const log: string[] = [];
@@ -113,6 +122,9 @@ export async function startTemporalServer(options: { readyTimeoutMs?: number } =
   return {
     address,
     namespace,
+    get pid() {
+      return child?.pid;
+    },
     stop,
     restart: async () => {
       await stop();
