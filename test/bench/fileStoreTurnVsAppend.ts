@@ -3,7 +3,8 @@
  * the same disk, measured in one process, rounds alternating (turns, appends, appends, turns, ...), so both
  * see the same disk and the same load at nearly the same moments. The turn is handoffDesk.ts's (the
  * coordinator hands off, the specialist answers; two instant ScriptedModel calls) on sessions already
- * `--history` turns long (default 100); each turn's bytes are what its session's folder grew by. The
+ * `--history` turns long (default 100); each turn's bytes are what its session's folder grew by (a turn that
+ * compacted its session's log, which shrinks the folder, is referred to the round's median bytes). The
  * reference appends, for each turn of the round before, a buffer of that turn's size to one file (opened
  * once, as a log is) and flushes it with `fdatasync`: the disk's floor for that durability point, with no
  * work around it. Prints per side the median over rounds of the mean wall µs per operation (and the
@@ -68,6 +69,7 @@ try {
   }
   const appendPath = join(dir, 'append.log');
   let lastSizes: number[] = [];
+  let compactions = 0;
 
   /** `turnsPerRound` turns, round-robin over the sessions; each turn timed alone, its bytes measured after. */
   async function turnRound(): Promise<Round> {
@@ -86,7 +88,11 @@ try {
       entry.turns += 1;
       sizes.push((await folderBytes(entry.folder)) - before);
     }
-    lastSizes = sizes;
+    // A turn that compacted its session's log shrank the folder: its reference is the round's typical turn.
+    const grown = sizes.filter((size) => size > 0).sort((a, b) => a - b);
+    const typical = grown[Math.floor(grown.length / 2)] ?? 1;
+    compactions += sizes.length - grown.length;
+    lastSizes = sizes.map((size) => (size > 0 ? size : typical));
     return { wallUs: (wall * 1000) / turnsPerRound, cpuUs: cpu / turnsPerRound };
   }
 
@@ -139,7 +145,7 @@ try {
     return `| ${name} | ${median(wall).toFixed(0)} | ${Math.min(...wall).toFixed(0)}–${Math.max(...wall).toFixed(0)} | ${median(xs.map((x) => x.cpuUs)).toFixed(0)} |`;
   };
   console.log(
-    `FileStore handoff turn at ${history}–${history + (rounds + 1) * Math.ceil(turnsPerRound / sessionCount)} turns of history (${sessionCount} sessions) against the fdatasync'd append of its bytes (${meanBytes.toFixed(0)} B on average), same disk (${dir}); ${rounds} rounds of ${turnsPerRound} each, alternating; load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores\n`,
+    `FileStore handoff turn at ${history}–${history + (rounds + 1) * Math.ceil(turnsPerRound / sessionCount)} turns of history (${sessionCount} sessions) against the fdatasync'd append of its bytes (${meanBytes.toFixed(0)} B on average), same disk (${dir}); ${compactions} turns compacted a log (their reference: the round's median bytes); ${rounds} rounds of ${turnsPerRound} each, alternating; load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores\n`,
   );
   console.log(
     '| operation | wall µs per operation (median of rounds) | lowest–highest round | process CPU µs (median) |',

@@ -28,6 +28,7 @@ export async function serveRounds(
   conversations: number,
   history: number,
 ): Promise<void> {
+  process.once('disconnect', () => process.exit(0));
   const warm = await runner();
   for (let n = 1; n <= 3; n += 1) await warm.turn(customerText(n));
   const runners: PeerRunner[] = [];
@@ -37,7 +38,6 @@ export async function serveRounds(
     runners.push(r);
   }
   let next = history + 1;
-  process.once('disconnect', () => process.exit(0));
   // A parent that is gone (killed, or failed on another child) ends this child: no error for a closed channel.
   const send = (message: unknown) => process.send?.(message, undefined, {}, () => undefined);
   process.on('message', async () => {
@@ -101,7 +101,8 @@ export async function alternateRounds(
       }
     }
   } finally {
-    for (const child of children.values()) if (child.exitCode === null) child.kill();
+    // Closing the channel ends a child (its 'disconnect' handler), and lets this process exit.
+    for (const child of children.values()) if (child.connected) child.disconnect();
   }
   return results;
 }
