@@ -64,7 +64,7 @@ function reply(child: ChildProcess, peer: string): Promise<RoundReply> {
 
 /**
  * Parent side: starts one child per peer (`script --peer <peer> --serve`), waits until all have built their
- * conversations, then runs two warm-up rounds and `rounds` counted ones, each asking every child in turn for one round (forward on even
+ * conversations, then runs five warm-up rounds and `rounds` counted ones, each asking every child in turn for one round (forward on even
  * rounds, backward on odd ones).
  */
 export async function alternateRounds(
@@ -89,8 +89,8 @@ export async function alternateRounds(
         results.set(peer, { name: ready.name, cpuUs: [] });
       }),
     );
-    // Two warm-up rounds (JIT, the first turns past the built history), then the counted ones.
-    for (let round = -2; round < rounds; round += 1) {
+    // Five warm-up rounds (JIT, garbage collection after the build), then the counted ones.
+    for (let round = -5; round < rounds; round += 1) {
       const order = round % 2 === 0 ? peers : [...peers].reverse();
       for (const peer of order) {
         const child = children.get(peer)!;
