@@ -11,7 +11,8 @@
  * process CPU µs), the lowest–highest round, and the ratio turn ÷ append (median of the per-round ratios,
  * and the highest), with the load average.
  *
- * Run: node --conditions=source --import tsx test/bench/fileStoreTurnVsAppend.ts [--history 100] [--rounds 12] [--turns 40]
+ * Run: node --conditions=source --import tsx test/bench/fileStoreTurnVsAppend.ts
+ *        [--history 100] [--rounds 12] [--turns 40] [--sessions 4]
  */
 import { closeSync, fdatasync as fdatasyncCallback, openSync, writeSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -144,8 +145,15 @@ try {
     const wall = xs.map((x) => x.wallUs);
     return `| ${name} | ${median(wall).toFixed(0)} | ${Math.min(...wall).toFixed(0)}–${Math.max(...wall).toFixed(0)} | ${median(xs.map((x) => x.cpuUs)).toFixed(0)} |`;
   };
+  const reached = history + (rounds + 1) * Math.ceil(turnsPerRound / sessionCount);
   console.log(
-    `FileStore handoff turn at ${history}–${history + (rounds + 1) * Math.ceil(turnsPerRound / sessionCount)} turns of history (${sessionCount} sessions) against the fdatasync'd append of its bytes (${meanBytes.toFixed(0)} B on average), same disk (${dir}); ${compactions} turns compacted a log (their reference: the round's median bytes); ${rounds} rounds of ${turnsPerRound} each, alternating; load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores\n`,
+    [
+      `FileStore handoff turn at ${history}–${reached} turns of history (${sessionCount} sessions)`,
+      `against the fdatasync'd append of its bytes (${meanBytes.toFixed(0)} B on average), same disk (${dir});`,
+      `${compactions} turns compacted a log (their reference: the round's median bytes);`,
+      `${rounds} rounds of ${turnsPerRound} each, alternating;`,
+      `load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores\n`,
+    ].join(' '),
   );
   console.log(
     '| operation | wall µs per operation (median of rounds) | lowest–highest round | process CPU µs (median) |',

@@ -64,8 +64,8 @@ function reply(child: ChildProcess, peer: string): Promise<RoundReply> {
 
 /**
  * Parent side: starts one child per peer (`script --peer <peer> --serve`), waits until all have built their
- * conversations, then runs five warm-up rounds and `rounds` counted ones, each asking every child in turn for one round (forward on even
- * rounds, backward on odd ones).
+ * conversations, then runs five warm-up rounds and `rounds` counted ones, each asking every child in turn
+ * for one round (forward on even rounds, backward on odd ones).
  */
 export async function alternateRounds(
   script: string,
