@@ -5,19 +5,41 @@
  * not. Each checkout runs its own sources (`@baton/*` resolved from its own `node_modules`); the
  * other checkout must be installed. Prints the median of the measured rounds of each and every round
  * in µs of process CPU per turn, with the load average.
- * Run: node --conditions=source --import tsx test/bench/turnCpuCompare.ts --base <other checkout> [--rounds 20]
- * (e.g. `git worktree add ../base <commit>`, install there, then `--base ../base`).
+ * Run: node --conditions=source --import tsx test/bench/turnCpuCompare.ts --base-ref <commit> [--rounds 20]
+ * (`--base-ref` makes the other checkout itself: a detached `git worktree` of that commit in the temp
+ * folder, `baton-base-<commit>`, installed with pnpm; kept and reused by later runs; remove it with
+ * `git worktree remove <folder>`), or `--base <other checkout>` for one made by hand
+ * (`git worktree add --detach ../base <commit> && cd ../base && npx --yes pnpm@10.34.8 install --frozen-lockfile`).
  */
-import { cpus, loadavg } from 'node:os';
-import { resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const arg = (name: string): string | undefined => {
   const at = process.argv.indexOf(name);
   return at < 0 ? undefined : process.argv[at + 1];
 };
-const baseDir = arg('--base');
-if (baseDir === undefined) throw new Error('Pass --base <another checkout of Baton> (installed) to compare with.');
+const here = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A worktree of `ref` in the temp folder, installed; made on first use, reused after. */
+function baseWorktree(ref: string): string {
+  const git = (...args: string[]) => execFileSync('git', ['-C', here, ...args], { encoding: 'utf8' }).trim();
+  const commit = git('rev-parse', '--short=10', `${ref}^{commit}`);
+  const dir = join(tmpdir(), `baton-base-${commit}`);
+  if (!existsSync(join(dir, 'node_modules'))) {
+    if (!existsSync(dir)) git('worktree', 'add', '--detach', dir, commit);
+    console.log(`installing ${commit} in ${dir}`);
+    execFileSync('npx', ['--yes', 'pnpm@10.34.8', 'install', '--frozen-lockfile'], { cwd: dir, stdio: 'inherit' });
+  }
+  return dir;
+}
+
+const baseRef = arg('--base-ref');
+const baseDir = baseRef === undefined ? arg('--base') : baseWorktree(baseRef);
+if (baseDir === undefined)
+  throw new Error('Pass --base-ref <commit> (or --base <another checkout of Baton>, installed) to compare with.');
 const rounds = Number(arg('--rounds') ?? 20);
 if (!Number.isInteger(rounds) || rounds < 2)
   throw new Error(`--rounds takes an integer of at least 2, not ${arg('--rounds')}.`);
@@ -52,8 +74,11 @@ async function round({ workflow }: Checkout): Promise<number> {
   return (used.user + used.system) / 1000;
 }
 
-const base = await checkout('base', baseDir);
-const head = await checkout('this checkout', fileURLToPath(new URL('../..', import.meta.url)));
+const base = await checkout(`base (${baseRef ?? baseDir})`, baseDir);
+const head = await checkout(
+  `this checkout (${execFileSync('git', ['-C', here, 'rev-parse', '--short=10', 'HEAD'], { encoding: 'utf8' }).trim()})`,
+  here,
+);
 // Warm-up: both JIT-compiled before anything is measured.
 for (let i = 0; i < 4; i += 1) {
   await round(base);
@@ -72,4 +97,8 @@ for (const [c, values] of times) {
     `${c.name}: CPU µs per turn median ${Math.round(median(values))} (rounds ${values.map(Math.round).join(', ')})`,
   );
 }
+const ratios = times.get(head)!.map((value, i) => value / times.get(base)![i]!);
+console.log(
+  `this checkout ÷ base: ${median(ratios).toFixed(2)} (median of the per-round ratios; ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+);
 console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);

@@ -1,21 +1,12 @@
-/** The scenario on OpenAI Agents JS: two Agents, a handoff, a tool with `needsApproval`, a MemorySession; the paused run is kept as `RunState.toString()`. */
-import {
-  Agent,
-  type AgentInputItem,
-  MemorySession,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-  RunState,
-  run,
-  setTracingDisabled,
-  tool,
-  Usage,
-} from '@openai/agents';
+/**
+ * The scenario on OpenAI Agents JS: two Agents, a handoff, a tool with `needsApproval`, a MemorySession; the paused
+ * run is kept as `RunState.toString()`. The SDK module is passed in, so one runner serves the release installed in
+ * the workspace and the current release installed in `bench/peers/current` (same API for everything used here).
+ */
+import type * as Sdk from '@openai/agents';
+import type { AgentInputItem, Model, ModelRequest, ModelResponse } from '@openai/agents';
 import { z } from 'zod';
 import { answerTo, deepBytes, type PeerRunner, REFUND_TEXT } from './scenario.js';
-
-setTracingDisabled(true);
 
 type Item = AgentInputItem & Record<string, unknown>;
 
@@ -25,13 +16,16 @@ const callId = () => `call_${++calls}`;
 /** A Model that answers from a function of its input and keeps the newest input. */
 class FakeModel implements Model {
   last: Item[] = [];
-  constructor(readonly answer: (items: Item[]) => ModelResponse['output']) {}
+  constructor(
+    readonly sdk: typeof Sdk,
+    readonly answer: (items: Item[]) => ModelResponse['output'],
+  ) {}
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const items = (
       typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input
     ) as Item[];
     this.last = items;
-    return { usage: new Usage(), output: this.answer(items), responseId: `resp_${calls}` };
+    return { usage: new this.sdk.Usage(), output: this.answer(items), responseId: `resp_${calls}` };
   }
   // biome-ignore lint/correctness/useYield: the bench runs non-streamed only
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -56,7 +50,8 @@ function userText(item: Item | undefined): string | undefined {
   return (content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
 }
 
-function agents() {
+function agents(sdk: typeof Sdk) {
+  const { Agent, tool } = sdk;
   const refund = tool({
     name: 'refund',
     description: 'Refunds a charge.',
@@ -64,7 +59,7 @@ function agents() {
     needsApproval: true,
     execute: async ({ orderId }) => `refunded ${orderId}`,
   });
-  const billingModel = new FakeModel((items) => {
+  const billingModel = new FakeModel(sdk, (items) => {
     const last = items.at(-1);
     if (last?.type === 'function_call_result' && last.name === 'refund') return text('Refunded.');
     const said = items.map(userText).findLast((t) => t !== undefined) ?? '';
@@ -76,7 +71,7 @@ function agents() {
     model: billingModel,
     tools: [refund],
   });
-  const triageModel = new FakeModel((items) =>
+  const triageModel = new FakeModel(sdk, (items) =>
     userText(items.at(-1)) !== undefined ? call('transfer_to_billing', {}) : text('Anything else?'),
   );
   const triage = new Agent({
@@ -88,10 +83,12 @@ function agents() {
   return { triage, billingModel };
 }
 
-/** Creates the OpenAI Agents JS runner (one MemorySession). */
-export async function openaiAgentsRunner(version: string): Promise<PeerRunner> {
+/** Creates the OpenAI Agents JS runner (one MemorySession) on the SDK module `sdk`. */
+export async function openaiAgentsRunner(version: string, sdk: typeof Sdk): Promise<PeerRunner> {
+  const { MemorySession, RunState, run } = sdk;
+  sdk.setTracingDisabled(true);
   const session = new MemorySession({ sessionId: 'peers-1' });
-  let { triage } = agents();
+  let { triage } = agents(sdk);
   let saved = '';
   let afterRestore: Item[] = [];
   return {
@@ -108,7 +105,7 @@ export async function openaiAgentsRunner(version: string): Promise<PeerRunner> {
       saved = result.state.toString();
     },
     async restoreAndApprove() {
-      const fresh = agents();
+      const fresh = agents(sdk);
       triage = fresh.triage;
       const started = performance.now();
       const state = await RunState.fromString(triage, saved);
