@@ -79,7 +79,8 @@ export async function preparePausedSession(
       parent: { branchId: 'main', atSeq: Math.max(1, Math.floor((history.length * i) / (extras.forks ?? 1))) },
     });
   }
-  const session = await approvalDesk(store).session({ id, branch: 'main' });
+  // Windowed: the paused turn's stored messages are the same, and a long history is not read back whole to write it.
+  const session = await approvalDesk(store, { historyWindow: 100 }).session({ id, branch: 'main' });
   for await (const _ of session.send('Please refund order 9999')) {
     // drain
   }
