@@ -44,7 +44,7 @@ function deskOn(directory: string, memory: ContextProvider) {
 }
 
 /** What a model saw, without the ids a run makes. */
-const shapeOf = (request: ModelRequest | undefined) =>
+const shapeOf = (request: Pick<ModelRequest, 'messages'> | undefined) =>
   request?.messages.map((m) => ({ role: m.role, content: m.content, calls: m.toolCalls?.map((c) => c.name) }));
 
 describe("opening a session by working memory's budget (FileStore, a new store per open)", () => {
