@@ -186,6 +186,20 @@ export function describeMessageConformance(context: ConformanceContext): void {
       expect(await read({ throughSeq: 0 })).toEqual([]);
     });
 
+    it('reads the newest window of a fork: one range spanning its fork point, and one past it', async () => {
+      const { store } = context;
+      const { session } = await createSessionWithMessages(store, 40);
+      await store.forkBranch(session.id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 30 } });
+      await store.appendMessages(session.id, 'alt', makeMessages(31, 10, { content: 'on the fork' }));
+      const read = (options: { fromSeq?: number; throughSeq?: number }) =>
+        store.readMessages(session.id, 'alt', options);
+      const whole = await read({});
+      expect(seqs(whole)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(await read({ fromSeq: 26 })).toEqual(whole.slice(25));
+      expect(await read({ fromSeq: 33, throughSeq: 37 })).toEqual(whole.slice(32, 37));
+      expect((await read({ fromSeq: 31 })).map((m) => m.content)).toEqual(Array(10).fill('on the fork'));
+    });
+
     it('keeps a long conversation in order across many small appends', async () => {
       const { store } = context;
       const session = await createTestSession(store);

@@ -91,11 +91,22 @@ describe('FileStore log index', () => {
     await writeTurns(store, 's', 1, 30, 100);
     const indexFile = indexFileOf(directory, 's');
     const expected = await everything(store, 's');
+    const indexText = await readFile(indexFile, 'utf8');
+    /** The index with its first run's offset replaced (runs are checked field by field, not by zod). */
+    const withRunOffset = (offset: unknown) => {
+      const index = JSON.parse(indexText);
+      index.branches[0].runs[0][2] = offset;
+      return JSON.stringify(index);
+    };
     for (const damage of [
       '',
       '{',
+      indexText.slice(0, indexText.length / 2), // torn: an index write cut off
       '{"format":"baton-filestore-log-index","version":1}',
-      JSON.stringify({ ...JSON.parse(await readFile(indexFile, 'utf8')), through: 10 ** 9 }),
+      JSON.stringify({ ...JSON.parse(indexText), through: 10 ** 9 }),
+      withRunOffset(1.5),
+      withRunOffset('12'),
+      withRunOffset(null),
     ]) {
       await writeFile(indexFile, damage);
       expect(await everything(new FileStore({ directory }), 's')).toEqual(expected);

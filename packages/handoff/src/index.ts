@@ -13,6 +13,7 @@
  */
 export { DEFAULT_STORE_LIMITS, HandoffBuilder } from './workflow/handoffBuilder.js';
 export { HandoffSession, type SessionHost } from './session/handoffSession.js';
+export { DEFAULT_HISTORY_PAGE, type HistoryPagesOptions, type HistoryRange } from './session/sessionHistory.js';
 export {
   bindHandoffTool,
   createHandoffTool,
@@ -47,7 +48,7 @@ export { HandoffWorkflow } from './workflow/handoffWorkflow.js';
 export { type TurnResult, TurnStream } from './session/turnStream.js';
 export { inProcessRunner, type SessionRunner } from './session/sessionRunner.js';
 export { HistoryView, type HistoryViewOptions } from './runtime/historyView.js';
-export { type HistoryWindow, windowModelInput, windowStart } from './config/historyWindow.js';
+export { type HistoryWindow, historyBound, windowModelInput, windowStart } from './config/historyWindow.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './routing/mermaid.js';
 export { applyRoutingEffect, type ReplayResult, replayHistory, storedControl } from './routing/replayHistory.js';
 export { replaySession, type SessionReplay } from './inspect/replaySession.js';

@@ -6,6 +6,7 @@
 import { agent, type Store, tool } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { HandoffBuilder, type HandoffWorkflow } from '@baton/handoff';
+import { WorkingMemory } from '@baton/memory';
 import { z } from 'zod';
 
 /** Options of {@link approvalDesk}. */
@@ -14,6 +15,8 @@ export interface ApprovalDeskOptions {
   checkpoints?: { every: 'step' | 'turn'; keepAll?: boolean };
   /** The model input's window in messages (`historyWindow`); none: the whole history. */
   historyWindow?: number;
+  /** Working memory's token budget (`WorkingMemory({ maxTokens })`); none: no working memory. */
+  workingMemoryTokens?: number;
 }
 
 /** Builds the approval desk on `store`. */
@@ -52,6 +55,8 @@ export function approvalDesk(store: Store, options: ApprovalDeskOptions = {}): H
   });
   const builder = new HandoffBuilder({ name: 'resume' }).participants(triage, billing).coordinator(triage).store(store);
   if (options.historyWindow !== undefined) builder.historyWindow({ messages: options.historyWindow });
+  if (options.workingMemoryTokens !== undefined)
+    builder.memory(new WorkingMemory({ maxTokens: options.workingMemoryTokens }));
   if (options.checkpoints !== undefined)
     builder.checkpoints({
       every: options.checkpoints.every,

@@ -17,20 +17,28 @@
  * takes over the log lines holding a whole-history session's messages, the floor of any read of
  * the whole history by a new process.
  *
- * Run: pnpm bench:resume [--only memory,file,file-running,mongo]   (MONGODB_URL overrides the FerretDB it starts)
+ * First, the long-vs-short table (`compareBench.ts`): a paused 5,000-turn session against a 50-turn
+ * one, opened and answered in a new process, alternating, on FileStore and MongoStore, with the ratio.
+ *
+ * Run: pnpm bench:resume [--only ratio-file,ratio-mongo,memory,file,file-running,mongo]
+ *   (MONGODB_URL overrides the FerretDB it starts)
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Checkpoint, FileStore, InMemoryStore, type Message, type Store } from '@baton/core';
+import { FileStore, InMemoryStore, type Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
 import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
 import { approvalDesk } from './approvalDesk.js';
+import { compareLongAndShort } from './compareBench.js';
 import { countingStore, type StoreCounts } from './countingStore.js';
+import { preparePausedSession, templateTurn } from './pausedSession.js';
 
 /** `file-running`: FileStore opened through the store object that wrote the session (a running process, its cache warm), not a new one. */
 type StoreKind = 'memory' | 'file' | 'file-running' | 'mongo';
+/** `ratio-file`, `ratio-mongo`: the long-vs-short table in new processes (`compareBench.ts`), printed first. */
+type TableKind = StoreKind | 'ratio-file' | 'ratio-mongo';
 
 /** Makes stores of one kind: `fresh()` is a new store object on the same data (a new process's view). */
 interface StoreFactory {
@@ -82,81 +90,6 @@ async function storeFactory(kind: StoreKind, mongoUrl: () => Promise<string>): P
       await shared.close();
     },
   };
-}
-
-/** One finished turn's messages as Baton stores them (triage hands off, billing's refund is approved, billing answers). */
-async function templateTurn(): Promise<{ messages: Message[]; checkpoint: Checkpoint }> {
-  const store = new InMemoryStore();
-  const session = await approvalDesk(store).session({ id: 'template' });
-  for await (const _ of session.send('Please refund order 1234')) {
-    // drain
-  }
-  for await (const _ of session.respond(session.pendingRequests[0]!.id, { approved: true })) {
-    // drain
-  }
-  // The turn-end checkpoint (routing idle, nothing pending): the model of the older checkpoints a session piles up.
-  const checkpoint = (await store.loadCheckpoint('template', 'main'))!;
-  return { messages: await store.readMessages('template', 'main'), checkpoint };
-}
-
-/** `turns` copies of the template turn, seqs from 1, every id and tool call id fresh. */
-function historyOf(template: readonly Message[], turns: number): Message[] {
-  const out: Message[] = [];
-  const base = Date.parse('2026-01-01T00:00:00.000Z');
-  for (let t = 0; t < turns; t += 1) {
-    for (const message of template) {
-      const seq = out.length + 1;
-      const copy: Message = { ...message, id: `m-${seq}`, seq, createdAt: new Date(base + seq * 1000).toISOString() };
-      if (message.toolCalls !== undefined)
-        copy.toolCalls = message.toolCalls.map((call) => ({ ...call, id: `${call.id}-${t}` }));
-      if (message.toolCallId !== undefined) copy.toolCallId = `${message.toolCallId}-${t}`;
-      out.push(copy);
-    }
-  }
-  return out;
-}
-
-/** Extra things a session carries besides its history, for the branch/checkpoint table. */
-interface Extras {
-  forks?: number;
-  olderCheckpoints?: number;
-}
-
-/** Writes a session of `turns` finished turns plus one turn paused on an approval. */
-async function prepare(
-  store: Store,
-  id: string,
-  template: { messages: Message[]; checkpoint: Checkpoint },
-  turns: number,
-  extras: Extras,
-): Promise<void> {
-  await store.createSession({ id });
-  const history = historyOf(template.messages, turns);
-  for (let from = 0; from < history.length; from += 2000)
-    await store.appendMessages(id, 'main', history.slice(from, from + 2000));
-  for (let i = 0; i < (extras.olderCheckpoints ?? 0); i += 1) {
-    const createdAt = new Date(Date.parse('2025-01-01T00:00:00.000Z') + i * 1000).toISOString();
-    await store.saveCheckpoint({
-      ...template.checkpoint,
-      id: `old-${i}`,
-      parentId: i === 0 ? null : `old-${i - 1}`,
-      sessionId: id,
-      branchId: 'main',
-      createdAt,
-      throughSeq: ((i % turns) + 1) * template.messages.length,
-    });
-  }
-  for (let i = 0; i < (extras.forks ?? 0); i += 1) {
-    await store.forkBranch(id, {
-      branchId: `fork-${i}`,
-      parent: { branchId: 'main', atSeq: Math.max(1, Math.floor((history.length * i) / (extras.forks ?? 1))) },
-    });
-  }
-  const session = await approvalDesk(store).session({ id, branch: 'main' });
-  for await (const _ of session.send('Please refund order 9999')) {
-    // drain
-  }
-  if (session.pendingRequests.length !== 1) throw new Error(`session ${id} did not pause on the approval`);
 }
 
 interface Sample {
@@ -241,8 +174,11 @@ async function parseFloor(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string', default: 'memory,file,file-running,mongo' } } });
-  const kinds = values.only.split(',') as StoreKind[];
+  const { values } = parseArgs({
+    options: { only: { type: 'string', default: 'ratio-file,ratio-mongo,memory,file,file-running,mongo' } },
+  });
+  const tables = values.only.split(',') as TableKind[];
+  const kinds = tables.filter((kind): kind is StoreKind => !kind.startsWith('ratio-'));
   console.log(
     `cores: ${availableParallelism()}, load average ${loadavg()
       .map((l) => l.toFixed(2))
@@ -256,6 +192,14 @@ async function main(): Promise<void> {
   };
   const template = await templateTurn();
   console.log(`one turn = ${template.messages.length} messages (${template.messages.map((m) => m.role).join(', ')})\n`);
+  const ratioKinds = tables.flatMap((kind) =>
+    kind === 'ratio-file' ? ['file' as const] : kind === 'ratio-mongo' ? ['mongo' as const] : [],
+  );
+  if (ratioKinds.length > 0) await compareLongAndShort(ratioKinds, template, mongoUrl);
+  if (kinds.length === 0) {
+    await server?.close();
+    return;
+  }
   const lines: string[] = [];
   /** The floor of a whole-history FileStore read (see {@link parseFloor}), printed after the table. */
   const floors: string[] = [];
@@ -269,7 +213,7 @@ async function main(): Promise<void> {
       try {
         // Warm-up (JIT, connections): three sessions opened and answered unmeasured.
         for (let k = 0; k < 3; k += 1) {
-          await prepare(factory.shared, `warm-up-${k}`, template, 50, {});
+          await preparePausedSession(factory.shared, `warm-up-${k}`, template, 50, {});
           await openAndAnswer(factory, `warm-up-${k}`);
         }
         for (const turns of [500, 5000])
@@ -277,7 +221,7 @@ async function main(): Promise<void> {
             const samples: Sample[] = [];
             for (let k = 0; k < COPIES[kind][turns]!; k += 1) {
               const id = `paused-${turns}-${window ?? 'all'}-${k}`;
-              await prepare(factory.shared, id, template, turns, {});
+              await preparePausedSession(factory.shared, id, template, turns, {});
               samples.push(await openAndAnswer(factory, id, window));
             }
             const open = median(samples.map((s) => s.openMs));
@@ -303,7 +247,7 @@ async function main(): Promise<void> {
           const samples: Sample[] = [];
           for (let k = 0; k < 5; k += 1) {
             const id = `extras-${label.replace(/\W+/g, '-')}-${k}`;
-            await prepare(factory.shared, id, template, 500, extras);
+            await preparePausedSession(factory.shared, id, template, 500, extras);
             samples.push(await openAndAnswer(factory, id));
           }
           lines.push(

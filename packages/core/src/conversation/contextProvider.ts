@@ -89,6 +89,23 @@ export interface ContextProvider {
     messages: readonly ModelMessage[],
     context?: ModelInputContext,
   ): readonly ModelMessage[] | Promise<readonly ModelMessage[]>;
+  /**
+   * A bound on the history any model input shaped by {@link prepareModelInput} keeps: at most this
+   * many of the newest history messages (an integer ≥ 1), whatever the history holds; `undefined`
+   * (the default) when it may keep any message (e.g. a pinned first message, a summary of the rest).
+   * When this provider shapes first, the handoff runtime opens a session by reading only that part
+   * of the branch (at least this many messages agents see), so opening a long conversation costs
+   * what its window costs; the model input is the same as with the whole history read.
+   * @example
+   * ```ts
+   * const lastTwenty: ContextProvider = {
+   *   name: 'last-twenty',
+   *   maxHistoryMessages: 20,
+   *   prepareModelInput: (messages) => [...messages.filter((m) => m.role === 'system'), ...messages.filter((m) => m.role !== 'system').slice(-20)],
+   * };
+   * ```
+   */
+  readonly maxHistoryMessages?: number | undefined;
   /** Called once when a session closes (e.g. to save an episode). */
   onSessionClose?(args: SessionCloseArgs): Promise<void>;
 }

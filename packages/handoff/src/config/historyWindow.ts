@@ -1,4 +1,4 @@
-import { ConfigurationError, type ModelMessage } from '@baton/core';
+import { ConfigurationError, type ContextProvider, type ModelMessage } from '@baton/core';
 
 /**
  * A bounded history for model input: each model call sees the newest `messages` messages of the
@@ -87,4 +87,33 @@ export function windowModelInput(messages: readonly ModelMessage[], size: number
   for (let i = head; i < start; i += 1) if (messages[i]!.role === 'context') kept.push(messages[i]!);
   for (let i = start; i < messages.length; i += 1) kept.push(messages[i]!);
   return kept;
+}
+
+/**
+ * How many of the newest history messages model inputs can keep, which is what opening a session
+ * must read (agents see no older one): the `historyWindow` (applied first), bounded further by the
+ * `maxHistoryMessages` of the first provider that shapes model inputs (it sees the whole history or
+ * the window; every later shaper sees only its output). `undefined`: no bound, the whole history.
+ *
+ * @param window the workflow's `historyWindow` in messages, or `undefined`
+ * @param providers the workflow's context providers, in order
+ * @returns the bound in messages (≥ 1), or `undefined`
+ * @throws {ConfigurationError} when that provider's `maxHistoryMessages` is not an integer ≥ 1
+ * @example
+ * ```ts
+ * import { historyBound } from '@baton/handoff';
+ * historyBound(undefined, [new WorkingMemory({ maxTokens: 3000 })]); // 1000
+ * historyBound(100, [new WorkingMemory({ maxTokens: 3000 })]); // 100
+ * ```
+ */
+export function historyBound(window: number | undefined, providers: readonly ContextProvider[]): number | undefined {
+  const first = providers.find((provider) => provider.prepareModelInput !== undefined);
+  const limit = first?.maxHistoryMessages;
+  if (limit === undefined) return window;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ConfigurationError(
+      `Context provider ${JSON.stringify(first?.name)} has maxHistoryMessages ${JSON.stringify(limit)}; it must be an integer ≥ 1 (or left undefined when its model inputs may keep any message).`,
+    );
+  }
+  return window === undefined ? limit : Math.min(window, limit);
 }

@@ -1,5 +1,6 @@
 import { type Branch, type Checkpoint, type Message, NotFoundError, type Session, type TenantScope } from '@baton/core';
 import type { HandoffConfig } from '../config/handoffTypes.js';
+import { historyBound } from '../config/historyWindow.js';
 import { HistoryView } from './historyView.js';
 
 /** The session branch a read is for, and the tenant scope its store calls carry. */
@@ -20,8 +21,10 @@ export interface LoadedBranch {
 
 /**
  * Reads what a load of a session branch needs: the session and branch documents, the newest
- * checkpoint (or `checkpointId`), then the messages it covers and those after it (the whole branch,
- * or with a `historyWindow` and a checkpoint only what the window and recovery need).
+ * checkpoint (or `checkpointId`), then the messages it covers and those after it: the whole branch,
+ * or, when model inputs keep a bounded history ({@link historyBound}: a `historyWindow`, or a first
+ * shaping provider's `maxHistoryMessages`, e.g. working memory's budget) and there is a checkpoint,
+ * only what that bound and recovery need.
  *
  * @param session the session document when the opener just read it (not read again), else `undefined`
  * @throws {NotFoundError} when the session, branch or checkpoint does not exist
@@ -51,15 +54,16 @@ export async function readBranch(
     );
   }
   const window = config.historyWindow?.messages;
+  const bound = historyBound(window, config.contextProviders);
   const fromSeq =
-    window === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - 2 * window + 1);
+    bound === undefined || checkpoint === undefined ? 1 : Math.max(1, checkpoint.throughSeq - 2 * bound + 1);
   const messages = await store.readMessages(sessionId, branchId, fromSeq === 1 ? scope : { ...scope, fromSeq });
-  const history = new HistoryView(
-    config.handoffHistory,
-    window === undefined ? {} : { window, complete: fromSeq === 1 },
-  );
+  const history = new HistoryView(config.handoffHistory, {
+    ...(window === undefined ? {} : { window }),
+    complete: fromSeq === 1,
+  });
   history.append(messages);
-  if (window !== undefined) await readBack(config, target, history, window);
+  if (bound !== undefined) await readBack(config, target, history, bound);
   return { session, branch, checkpoint, messages, history };
 }
 
@@ -76,7 +80,8 @@ async function readBack(
   window: number,
 ): Promise<void> {
   const { sessionId, branchId, scope } = target;
-  while (!history.complete && history.visibleCount <= window) {
+  // The newest user message is kept by every shaping (working memory keeps it even over budget): hold it too.
+  while (!history.complete && (history.visibleCount <= window || !history.holdsUserMessage)) {
     const throughSeq = history.firstSeq - 1;
     const fromSeq = Math.max(1, throughSeq - 2 * (window + 1 - history.visibleCount) + 1);
     const older =

@@ -61,6 +61,13 @@ export class HistoryView {
     return this.#filtered.length;
   }
 
+  /** Whether a user message is held (searched from the newest: it is usually near the end). */
+  get holdsUserMessage(): boolean {
+    const messages = this.messages;
+    for (let i = messages.length - 1; i >= 0; i -= 1) if (messages[i]!.role === 'user') return true;
+    return false;
+  }
+
   /**
    * Adds the branch's older, stored messages in front of those held (seq order, ending just before
    * {@link firstSeq}).

@@ -26,6 +26,7 @@ import { forkAt } from './fork.js';
 import { restoreCheckpoint } from './restore.js';
 import { revokeApproval } from './revokeApproval.js';
 import { rewindTo } from './rewind.js';
+import { type HistoryPagesOptions, type HistoryRange, historyPages, readRange } from './sessionHistory.js';
 import type { SessionLock } from './sessionLock.js';
 import {
   assertOpen,
@@ -108,12 +109,41 @@ export class HandoffSession {
   }
 
   /**
-   * The branch's committed history as this object knows it, oldest first (fork parents included):
-   * the whole branch, or, with the workflow's `historyWindow`, the part loaded (at least the window;
-   * read the whole branch with `store.readMessages`). Do not change it.
+   * The branch's committed history as this object holds it, oldest first (fork parents included):
+   * the whole branch, or, when model inputs keep a bounded history (the workflow's `historyWindow`,
+   * or working memory's token budget), the newest part opening read (at least what agents are
+   * sent). Read older messages with {@link readMessages} or {@link history}. Do not change it.
    */
   get messages(): readonly Message[] {
     return this.#runtime.history.messages;
+  }
+
+  /**
+   * The branch's stored messages in a range, read from the store (fork parents included), oldest
+   * first: `{ fromSeq?, throughSeq? }` (inclusive) and/or `{ last }` (the newest `last`, counted
+   * from `throughSeq` or from the newest message this object knows).
+   * @throws {InvalidInputError} for a bound or count that is not an integer ≥ 1
+   * @example
+   * ```ts
+   * const recent = await session.readMessages({ last: 20 });
+   * const firstTurn = await session.readMessages({ fromSeq: 1, throughSeq: 6 });
+   * ```
+   */
+  readMessages(range: HistoryRange = {}): Promise<Message[]> {
+    return readRange(this.#runtime, range);
+  }
+
+  /**
+   * Every stored message of the branch, oldest first, read lazily: one store read per page
+   * (`pageSize`, default 500 messages), the next only when the loop goes on; a `break` reads no more.
+   * @throws {InvalidInputError} for a `pageSize` that is not an integer ≥ 1
+   * @example
+   * ```ts
+   * for await (const message of session.history()) if (message.role === 'user') console.log(message.content);
+   * ```
+   */
+  history(options: HistoryPagesOptions = {}): AsyncIterable<Message> {
+    return historyPages(this.#runtime, options);
   }
 
   /** The agent that acts next. */

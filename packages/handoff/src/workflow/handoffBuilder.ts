@@ -11,7 +11,7 @@ import {
   silentLogger,
 } from '@baton/core';
 import type { InspectionEvent, Observer } from 'xstate';
-import { assertHistoryWindow, type HistoryWindow } from '../config/historyWindow.js';
+import { assertHistoryWindow, type HistoryWindow, historyBound } from '../config/historyWindow.js';
 import type { TelemetryOptions } from '../config/telemetryOptions.js';
 import { DEFAULT_AUTONOMOUS_PROMPT } from '../turn/turnRunner.js';
 import type {
@@ -286,6 +286,7 @@ export class HandoffBuilder {
     const keep: CheckpointKeep = this.#checkpoints.keep ?? { last: 5 };
     assertKeep(keep);
     assertProviderNames(this.#providers);
+    historyBound(this.#historyWindow?.messages, this.#providers); // a bad maxHistoryMessages fails here, not at open
     const store = this.#store ?? new InMemoryStore(DEFAULT_STORE_LIMITS);
     const logging = this.#logger;
     return new HandoffWorkflow({

@@ -11,7 +11,7 @@ export type TokenEncoding = 'o200k_base' | 'cl100k_base';
  * ("How to count tokens with tiktoken": 3 tokens per message, 3 to prime the reply). Agent names are
  * not counted: the chat clients do not send them.
  */
-const TOKENS_PER_MESSAGE = 3;
+export const TOKENS_PER_MESSAGE = 3;
 const REPLY_PRIMING_TOKENS = 3;
 /**
  * Allowance for the label a client puts before a `context` message's text (e.g. `@baton/core/openai`

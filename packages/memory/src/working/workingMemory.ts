@@ -8,7 +8,7 @@ import {
 import { HistorySummarizer } from './historySummarizer.js';
 import { groupMessages } from './messageGroups.js';
 import { branchSummaryCache } from './summaryState.js';
-import { TokenCounter, type TokenEncoding } from './tokenCounter.js';
+import { TOKENS_PER_MESSAGE, TokenCounter, type TokenEncoding } from './tokenCounter.js';
 
 /** The start of the summary message's text. */
 const SUMMARY_LABEL: ModelMessage = { role: 'context', content: 'Summary of the earlier part of this conversation:\n' };
@@ -113,6 +113,22 @@ export class WorkingMemory implements ContextProvider {
         ? new HistorySummarizer(options.summarizer, this.counter)
         : undefined;
     this.#onError = options.onError;
+  }
+
+  /**
+   * The most history messages an input this memory shapes can keep (see `ContextProvider`): every
+   * message costs at least the chat overhead of 3 tokens, so no input within `maxTokens` holds more
+   * than `maxTokens / 3` of them. `undefined` under `pinFirstUserMessage` (the first message may be
+   * anywhere) and `'summarize'` (the summary covers the dropped history): then a session is opened
+   * with its whole history.
+   * @example
+   * ```ts
+   * new WorkingMemory({ maxTokens: 3000 }).maxHistoryMessages; // 1000
+   * ```
+   */
+  get maxHistoryMessages(): number | undefined {
+    if (this.#pinFirst || this.#summarizer !== undefined) return undefined;
+    return Math.max(1, Math.floor(this.maxTokens / TOKENS_PER_MESSAGE));
   }
 
   /**

@@ -137,13 +137,19 @@ export class SessionLogs {
   }
 
   /**
-   * Appends one line of operations (one fsync'd write), compacts the log when it has outgrown
-   * {@link COMPACT_RATIO} times its live bytes, and writes its index again when enough was
-   * appended since. The caller holds the session lock and got `log` from {@link forWrite} in that
-   * hold.
-   * @returns the log after the write (a new object after a compaction)
+   * Appends one line of operations (one fsync'd write), compacts the log when a prune or delete
+   * left it over {@link COMPACT_RATIO} times its live bytes, and writes its index again when enough
+   * was appended since. A log that outgrew its live bytes by appends alone is left for
+   * {@link compactIfOutgrown}, which the caller runs after its write returns: a compaction is linear
+   * in the session, and the write that happens to cross the threshold (a customer's turn) must not
+   * pay for it. The caller holds the session lock and got `log` from {@link forWrite} in that hold.
+   * @returns the log after the write (a new object after a compaction) and whether it has outgrown its live bytes
    */
-  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[]): Promise<LoadedLog> {
+  async append(
+    sessionId: string,
+    log: LoadedLog,
+    ops: readonly LogOp[],
+  ): Promise<{ log: LoadedLog; outgrown: boolean }> {
     await appendLine(log, ops);
     const deletes = ops.some((op) => op.op === 'deleteCheckpoints' || op.op === 'deleteBranches');
     if (deletes || log.offset > this.#compactAt(log)) {
@@ -152,15 +158,28 @@ export class SessionLogs {
       // and a prune or delete makes what it removed garbage at once.
       Object.assign(log, liveBytes(log.image));
     }
-    if (log.offset > this.#compactAt(log)) {
+    if (deletes && log.offset > this.#compactAt(log)) {
       const compacted = await this.#compact(sessionId, log);
-      if (compacted !== undefined) return compacted;
+      if (compacted !== undefined) return { log: compacted, outgrown: false };
     }
+    const outgrown = log.offset > this.#compactAt(log);
     // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take
     // back). At least as many bytes of log as the index holds come between two index writes, so
     // rewriting the index never costs more than the log appends.
     if (log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
-    return log;
+    return { log, outgrown };
+  }
+
+  /**
+   * Compacts the session's log when it is over {@link COMPACT_RATIO} times its live bytes (see
+   * {@link append}); the log is brought up to date first, so a write of another process meanwhile
+   * counts. The caller holds the session lock.
+   */
+  async compactIfOutgrown(sessionId: string): Promise<void> {
+    const log = await this.forWrite(sessionId);
+    if (log === undefined || log.offset <= this.#compactAt(log)) return;
+    Object.assign(log, liveBytes(log.image));
+    if (log.offset > this.#compactAt(log)) await this.#compact(sessionId, log);
   }
 
   /**
