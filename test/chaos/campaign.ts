@@ -11,6 +11,7 @@ import { type FerretServer, startFerretServer } from './ferretServer.js';
 import { INVARIANTS, type Invariant, type TranscriptEntry, transcriptDiff } from './oracle.js';
 import { runTrial, type TrialPlan, type TrialResult } from './runTrial.js';
 import { defaultKeep, exhaustivePlans, fixedPlan, pairKey, randomPlan, type StoreKind } from './trialPlans.js';
+import { windowed } from './trialRecord.js';
 
 /** What a campaign runs. */
 export interface CampaignOptions {
@@ -175,14 +176,6 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
 }
 
 /** Gives `plan` the campaign's window (and its replay the flag); returns it. */
-function windowed(plan: TrialPlan, window: number | undefined): TrialPlan {
-  if (window === undefined) return plan;
-  plan.window = window;
-  plan.label += `, window ${window}`;
-  plan.replay += ` --window ${window}`;
-  return plan;
-}
-
 function record(
   summary: CampaignSummary,
   result: TrialResult,

@@ -19,6 +19,7 @@ import { INVARIANTS, type Invariant, transcriptDiff } from './oracle.js';
 import { type ReplicaTrialEnvironment, type ReplicaTrialPlan, runReplicaTrial } from './replicaTrial.js';
 import type { TrialResult } from './runTrial.js';
 import { defaultKeep, pairKey, type StoreKind } from './trialPlans.js';
+import { recordTrial, windowed } from './trialRecord.js';
 
 /** The checkpoint modes a replica campaign runs. */
 export const REPLICA_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
@@ -82,7 +83,7 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
           invariant: 'transcript-differs',
           detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}`,
         });
-      record(summary, result, print);
+      recordTrial(summary, result, print);
     }
     print(
       `reference runs (${replicas} replicas): ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
@@ -101,7 +102,7 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
       const plan = windowed(replicaPlan(seed, replicas, options.stores, modes, points), options.window);
       const trialStarted = Date.now();
       const result = await runReplicaTrial(plan, env, first.transcript);
-      record(summary, result, print);
+      recordTrial(summary, result, print);
       print(
         `  ${plan.label}: ${result.crashes} replicas killed, ${result.retries} client retries (${
           Object.entries(result.retryCodes ?? {})
@@ -155,28 +156,4 @@ export function replicaPlan(
     replicas,
     delaySeed: Math.floor(random() * 2 ** 31),
   };
-}
-
-function windowed(plan: ReplicaTrialPlan, window: number | undefined): ReplicaTrialPlan {
-  if (window === undefined) return plan;
-  plan.window = window;
-  plan.label += `, window ${window}`;
-  plan.replay += ` --window ${window}`;
-  return plan;
-}
-
-function record(summary: CampaignSummary, result: TrialResult, print: (line: string) => void): void {
-  summary.trials += 1;
-  summary.crashes += result.crashes;
-  summary.retries += result.retries;
-  if (result.violations.length === 0) return;
-  summary.failures.push(result);
-  print(`FAIL ${result.plan.label}`);
-  print(
-    `  replay: npx --yes pnpm@10.34.8 chaos ${result.plan.replay}${result.keptAt ? `; data kept in ${result.keptAt}` : ''}`,
-  );
-  for (const violation of result.violations) {
-    summary.violations[violation.invariant] += 1;
-    print(`  [${violation.invariant}] ${violation.detail.replaceAll('\n', '\n    ')}`);
-  }
 }

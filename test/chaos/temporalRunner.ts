@@ -20,6 +20,7 @@ import type { TrialResult } from './runTrial.js';
 import { startTemporalDevServer, type TemporalDevServer } from './temporalDevServer.js';
 import { runTemporalTrial, type TemporalTrialEnvironment, type TemporalTrialPlan } from './temporalTrial.js';
 import { defaultKeep, pairKey } from './trialPlans.js';
+import { recordTrial, windowed } from './trialRecord.js';
 
 /** The checkpoint modes a Temporal campaign runs. */
 export const TEMPORAL_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
@@ -89,7 +90,7 @@ export async function runTemporalCampaign(options: CampaignOptions): Promise<Cam
           invariant: 'transcript-differs',
           detail: `reference ${every} differs from ${first.plan.every}: ${diff}`,
         });
-      record(summary, result, print);
+      recordTrial(summary, result, print);
     }
     print(
       `reference runs (1 worker): ${[...references].map(([every, r]) => `mongo/${every} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
@@ -107,7 +108,7 @@ export async function runTemporalCampaign(options: CampaignOptions): Promise<Cam
       options.signal?.throwIfAborted();
       const plan = windowed(temporalPlan(seed, modes, points), options.window);
       const result = await runTemporalTrial(plan, env, first.transcript);
-      record(summary, result, print);
+      recordTrial(summary, result, print);
       print(
         `  ${plan.label}: ${result.crashes} workers killed, ${result.retries} client retries, ${(result.lastChildMs / 1000).toFixed(1)} s, ${result.violations.length === 0 ? 'ok' : 'FAILED'}`,
       );
@@ -162,28 +163,4 @@ export function temporalPlan(
     plan.label += `, Temporal server restarted at ${plan.temporalBounce.afterMs} ms`;
   }
   return plan;
-}
-
-function windowed(plan: TemporalTrialPlan, window: number | undefined): TemporalTrialPlan {
-  if (window === undefined) return plan;
-  plan.window = window;
-  plan.label += `, window ${window}`;
-  plan.replay += ` --window ${window}`;
-  return plan;
-}
-
-function record(summary: CampaignSummary, result: TrialResult, print: (line: string) => void): void {
-  summary.trials += 1;
-  summary.crashes += result.crashes;
-  summary.retries += result.retries;
-  if (result.violations.length === 0) return;
-  summary.failures.push(result);
-  print(`FAIL ${result.plan.label}`);
-  print(
-    `  replay: npx --yes pnpm@10.34.8 chaos ${result.plan.replay}${result.keptAt ? `; data kept in ${result.keptAt}` : ''}`,
-  );
-  for (const violation of result.violations) {
-    summary.violations[violation.invariant] += 1;
-    print(`  [${violation.invariant}] ${violation.detail.replaceAll('\n', '\n    ')}`);
-  }
 }
