@@ -26,7 +26,9 @@ export const REPLICA_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
 
 /**
  * Runs the replica campaign with `options.replicas` server processes (`manual` is left out of `options.modes`).
- * @throws {Error} when none of `options.modes` is `turn` or `step`, or with `exhaustive`, `killAt` or `selfTest`
+ * With `killAt`, each trial keeps its seed's store, mode, retention and delays but kills at those
+ * points (the points vary with timing between reference runs, so this pins a replay).
+ * @throws {Error} when none of `options.modes` is `turn` or `step`, or with `exhaustive` or `selfTest`
  * @example
  * ```ts
  * const summary = await runReplicaCampaign({ replicas: 2, stores: ['file', 'mongo'], modes: ['turn', 'step'], exhaustive: false, trials: 6, seed: 1, selfTest: false });
@@ -38,9 +40,9 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
   const modes = options.modes.filter((m) => REPLICA_MODES.includes(m));
   if (modes.length === 0)
     throw new Error(`--replicas runs the modes ${REPLICA_MODES.join(', ')}, not ${options.modes.join(', ')}.`);
-  if (options.exhaustive || options.killAt !== undefined || options.selfTest)
+  if (options.exhaustive || options.selfTest)
     throw new Error(
-      '--replicas runs random trials (--trials N, --seed N): --exhaustive, --kill-at and --self-test are for the process runner.',
+      '--replicas runs random trials (--trials N, --seed N): --exhaustive and --self-test are for the process runner.',
     );
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-replicas-'));
@@ -99,7 +101,10 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
     );
     for (const seed of seeds) {
       options.signal?.throwIfAborted();
-      const plan = windowed(replicaPlan(seed, replicas, options.stores, modes, points), options.window);
+      const plan = windowed(
+        killingAt(replicaPlan(seed, replicas, options.stores, modes, points), options.killAt),
+        options.window,
+      );
       const trialStarted = Date.now();
       const result = await runReplicaTrial(plan, env, first.transcript);
       recordTrial(summary, result, print);
@@ -118,6 +123,17 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
     summary.wallMs = Date.now() - started;
   }
   return summary;
+}
+
+/** `plan` killing at `killAt` instead of its own points (when given). */
+function killingAt(plan: ReplicaTrialPlan, killAt: number[] | undefined): ReplicaTrialPlan {
+  if (killAt === undefined) return plan;
+  return {
+    ...plan,
+    kills: killAt,
+    label: plan.label.replace(/kills \[[^\]]*\]/, `kills [${killAt.join(', ')}]`),
+    replay: `${plan.replay} --kill-at ${killAt.join(',')}`,
+  };
 }
 
 /**

@@ -30,7 +30,8 @@ export interface BatonAppOptions {
   /**
    * Finish turns cut by a dead replica ({@link resumeCutTurns}) on start and then every `intervalMs`
    * (default 5,000), for leases expired at least `olderThanMs` ago (default 0). Needs a store with
-   * branch leases (the built-in stores have them).
+   * branch leases (the built-in stores have them). A client following a cut turn then waits for the
+   * takeover (`events.cutTurnWaitMs`, default `olderThanMs + intervalMs + 1000`).
    */
   reconcile?: { intervalMs?: number; olderThanMs?: number };
   /**
@@ -84,13 +85,16 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   const { workflow } = options;
   const app = new Hono<BatonEnv>();
   registerMiddleware(app, { maxBodyBytes: options.maxBodyBytes ?? 1 << 20, authenticate: options.authenticate });
-  const runs = new TurnRuns(options.events, workflow.config.store);
+  const reconcile = options.reconcile && {
+    intervalMs: options.reconcile.intervalMs ?? 5000,
+    olderThanMs: options.reconcile.olderThanMs ?? 0,
+  };
+  // With a reconciler, a client following a cut turn waits for its takeover (by this replica or another).
+  const cutTurnWaitMs = reconcile && reconcile.olderThanMs + reconcile.intervalMs + 1000;
+  const runs = new TurnRuns({ cutTurnWaitMs, ...options.events }, workflow.config.store);
   const routes = createRouteContext(workflow, runs, options.keepAliveMs ?? 15_000, options.runner);
-  if (options.reconcile !== undefined)
-    reconcileEvery(
-      { workflow, runs, olderThan: options.reconcile.olderThanMs ?? 0 },
-      options.reconcile.intervalMs ?? 5000,
-    );
+  if (reconcile !== undefined)
+    reconcileEvery({ workflow, runs, olderThan: reconcile.olderThanMs }, reconcile.intervalMs);
   // Route groups, one file each under http/; a new group is one more line here.
   registerSessionRoutes(app, routes);
   registerTurnRoutes(app, routes);

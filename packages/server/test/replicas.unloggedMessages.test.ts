@@ -21,12 +21,14 @@ afterEach(async () => {
 });
 
 /** A branch whose run stored its messages and logged only its first event, then died holding the lease. */
-async function cutAfterStoring(id: string, options: { loggedFirst?: boolean } = {}) {
+async function cutAfterStoring(id: string, options: { loggedFirst?: boolean; cutTurnWaitMs?: number } = {}) {
   const directory = await mkdtemp(join(tmpdir(), 'baton-unlogged-'));
   directories.push(directory);
   const store = new FileStore({ directory });
   const { workflow } = serverDesk(store);
-  const served = await serveBaton(createBatonApp({ workflow, events: { leaseTtlMs: 50, pollMs: 10 } }));
+  const served = await serveBaton(
+    createBatonApp({ workflow, events: { leaseTtlMs: 50, pollMs: 10, cutTurnWaitMs: options.cutTurnWaitMs ?? 0 } }),
+  );
   const api = client(served.url);
   expect((await api.json('POST', '/sessions', { id })).status).toBe(201);
   // The dead replica: its lease, the one event it logged, the messages it stored.
@@ -65,16 +67,46 @@ describe('messages a killed replica stored but never logged', () => {
     }
   });
 
-  it('are logged by the next send that takes the expired lease, before that turn', async () => {
+  it('are logged by the next send that takes the expired lease, before that turn, and open its stream', async () => {
     const cut = await cutAfterStoring('unlogged-2');
     try {
       const before = await cut.messageIds();
-      expect((await cut.api.json('POST', '/sessions/unlogged-2/messages', { text: '1234' })).status).toBe(200);
+      const sent = await cut.api.stream('POST', '/sessions/unlogged-2/messages', { text: '1234' });
+      expect(sent.status).toBe(200);
+      // The sender's own stream starts with them: a client whose cursor moves on with this turn misses nothing.
+      const sentIds = sent.events.filter((e) => e.event === 'message').map((e) => e.data.message.id);
+      expect(sentIds.slice(0, before.length)).toEqual(before);
       const events = await cut.shown();
       const shownIds = events.filter((e) => e.event === 'message').map((e) => e.data.message.id);
       expect(shownIds).toEqual(await cut.messageIds());
       expect(shownIds.slice(0, before.length)).toEqual(before);
       expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    } finally {
+      await cut.served.close();
+    }
+  });
+
+  it('a client following the cut turn waits for its takeover by another process, and sees its messages', async () => {
+    const cut = await cutAfterStoring('unlogged-4', { cutTurnWaitMs: 60_000 });
+    try {
+      const following = cut.shown();
+      await sleep(150); // the follower polls the expired lease meanwhile
+      expect(await resumeCutTurns({ workflow: cut.workflow })).toEqual([
+        { sessionId: 'unlogged-4', branchId: 'main', outcome: 'nothing' },
+      ]);
+      // The stream ends at the takeover's release, long before the wait of 60 s.
+      const events = await following;
+      expect(events.filter((e) => e.event === 'message').map((e) => e.data.message.id)).toEqual(await cut.messageIds());
+    } finally {
+      await cut.served.close();
+    }
+  });
+
+  it('without a wait, a follower of a cut turn is told at once that nothing runs (the stream ends)', async () => {
+    const cut = await cutAfterStoring('unlogged-5');
+    try {
+      const events = await cut.shown();
+      expect(events.filter((e) => e.event === 'message')).toEqual([]);
     } finally {
       await cut.served.close();
     }

@@ -56,6 +56,7 @@ export function registerEventRoutes(app: BatonHono, routes: RouteContext): void 
         branchId: branch,
         scope: scopeOf(c.var.principal),
         pollMs: runs.pollMs,
+        cutTurnWaitMs: runs.cutTurnWaitMs,
       };
       const { replay, after } = await storeReplay(workflow, source, from?.position);
       const queue = follow

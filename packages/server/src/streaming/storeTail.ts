@@ -12,6 +12,11 @@ export interface StoreTailSource {
   scope: TenantScope;
   /** Milliseconds between polls. */
   pollMs: number;
+  /**
+   * How long after a cut run's lease expired (held, not released: its process died) a follower
+   * still waits for another process to take the branch over, in ms (0: a cut run has ended).
+   */
+  cutTurnWaitMs?: number;
 }
 
 /** A store log entry as the event the server sends. */
@@ -19,9 +24,15 @@ export function loggedOf(sessionId: string, branchId: string, entry: EventLogEnt
   return { id: formatEventId(sessionId, branchId, entry.position), position: entry.position, event: entry.event };
 }
 
-/** Whether a turn runs on the branch in some process (its lease is held and live). */
+/**
+ * Whether a turn runs on the branch in some process (its lease is held and live), or was cut there
+ * less than `cutTurnWaitMs` ago (its lease expired while held), so that a takeover is still to come.
+ */
 export async function runsSomewhere(
-  source: Pick<StoreTailSource, 'leases' | 'sessionId' | 'branchId' | 'scope'>,
+  source: Pick<StoreTailSource, 'leases' | 'sessionId' | 'branchId' | 'scope' | 'cutTurnWaitMs'>,
 ): Promise<boolean> {
-  return isLiveLease(await source.leases?.getBranchLease(source.sessionId, source.branchId, source.scope));
+  const lease = await source.leases?.getBranchLease(source.sessionId, source.branchId, source.scope);
+  if (isLiveLease(lease)) return true;
+  const wait = source.cutTurnWaitMs ?? 0;
+  return lease?.held === true && wait > 0 && Date.parse(lease.expiresAt) + wait > Date.now();
 }

@@ -28,6 +28,13 @@ export interface TurnRunsOptions {
   leaseTtlMs?: number;
   /** How often a process that does not run a turn polls the store's event log for it, in ms (default 100). */
   pollMs?: number;
+  /**
+   * How long a client following a turn whose process died keeps waiting for another process to take
+   * it over (see `resumeCutTurns`), counted from the dead run's lease expiry, in ms (default 0: its
+   * stream ends when the lease expires). `createBatonApp` with `reconcile` sets it to the reconciler's
+   * `olderThanMs + intervalMs` plus a second, so a reconnecting client sees the takeover's events.
+   */
+  cutTurnWaitMs?: number;
 }
 
 /** The tenant scope of a tenant key (`''`: no tenant). */
@@ -76,6 +83,7 @@ export class TurnRuns {
   readonly owner: string;
   readonly leaseTtlMs: number;
   readonly pollMs: number;
+  readonly cutTurnWaitMs: number;
   readonly #store: Store | undefined;
 
   /** @param store the workflow's store (its event log and leases are used when it has them) */
@@ -88,6 +96,7 @@ export class TurnRuns {
     this.owner = options.owner ?? `baton-${randomUUID()}`;
     this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
     this.pollMs = options.pollMs ?? 100;
+    this.cutTurnWaitMs = options.cutTurnWaitMs ?? 0;
     this.#store = store;
   }
 
@@ -152,10 +161,11 @@ export class TurnRuns {
       options.expired === true || options.afterCut === true
         ? await this.#unlogged(tenantKey, sessionId, branchId, epoch, headSeq)
         : [];
+    // Subscribed first: the caller's response carries the unlogged messages too (its client may have missed them).
+    const queue = log.subscribe();
     log.beginRun(epoch, (unlogged[0]?.seq ?? headSeq + 1) - 1);
     for (const message of unlogged) run.writer?.push(log.append({ type: 'message', sessionId, branchId, message }));
     log.beginRun(epoch, headSeq);
-    const queue = log.subscribe();
     let stream: TurnStream;
     let first: IteratorResult<BatonEvent, void>;
     try {
