@@ -90,7 +90,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     olderThanMs: options.reconcile.olderThanMs ?? 0,
   };
   // With a reconciler, a client following a cut turn waits for its takeover (by this replica or another).
-  const cutTurnWaitMs = reconcile && reconcile.olderThanMs + reconcile.intervalMs + 1000;
+  const cutTurnWaitMs = reconcile === undefined ? 0 : reconcile.olderThanMs + reconcile.intervalMs + 1000;
   const runs = new TurnRuns({ cutTurnWaitMs, ...options.events }, workflow.config.store);
   const routes = createRouteContext(workflow, runs, options.keepAliveMs ?? 15_000, options.runner);
   if (reconcile !== undefined)
