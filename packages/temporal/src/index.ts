@@ -40,3 +40,4 @@ export { type TemporalRunnerOptions, temporalRunner } from './temporalRunner.js'
 export { type TemporalCallOptions, TemporalSession } from './temporalSession.js';
 export { TemporalSessions, type TemporalSessionsOptions } from './temporalSessions.js';
 export { createTurnActivities, type TurnActivities } from './turnActivities.js';
+export { UpdateWaitEndedError } from './updateWaitEndedError.js';

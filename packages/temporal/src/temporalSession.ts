@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   ConfigurationError,
   type MessageEvent,
@@ -12,6 +13,7 @@ import {
   type WorkflowHandle,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
+import { awaitUpdate } from './awaitUpdate.js';
 import { batonFailure } from './batonFailure.js';
 import { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
 import {
@@ -25,6 +27,7 @@ import {
 } from './sessionContract.js';
 import type { batonSession } from './sessionWorkflow.js';
 import { sessionWorkflowId } from './sessionWorkflowId.js';
+import { UpdateWaitEndedError } from './updateWaitEndedError.js';
 
 /** Per-call options of a {@link TemporalSession} operation. */
 export interface TemporalCallOptions {
@@ -33,6 +36,17 @@ export interface TemporalCallOptions {
    * that retried after a timeout) gets the first call's result instead of running again.
    */
   updateId?: string;
+  /**
+   * Ends the caller's wait (not the operation) when aborted: the call throws `UpdateWaitEndedError`;
+   * the operation still runs once, and a call with the same `updateId` gets its result.
+   */
+  signal?: AbortSignal;
+  /**
+   * The longest the caller waits for the committed result, in ms, over every RPC it takes (default:
+   * no limit; a turn retried after a worker died can take minutes). Past it the call throws
+   * `UpdateWaitEndedError`, the operation going on as with `signal`.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -132,13 +146,16 @@ export class TemporalSession {
     options: TemporalCallOptions,
   ): Promise<CommittedTurn> {
     const handle = await this.#handle();
+    const wait = {
+      updateId: options.updateId ?? randomUUID(),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
     try {
       // biome-ignore lint/suspicious/noExplicitAny: the three Updates take one argument each, checked by the public methods
-      return await handle.executeUpdate(update as any, {
-        args: [args],
-        ...(options.updateId === undefined ? {} : { updateId: options.updateId }),
-      });
+      return await awaitUpdate(this.#client, handle, update as any, [args], wait);
     } catch (error) {
+      if (error instanceof UpdateWaitEndedError) throw error;
       if (error instanceof WorkflowUpdateFailedError) throw batonFailure(error);
       // No Update reaches a completed workflow: its session was closed.
       const status = await handle.describe().then(

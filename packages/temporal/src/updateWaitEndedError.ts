@@ -1,0 +1,29 @@
+import { AbortedError } from '@baton/core';
+
+/**
+ * The caller stopped waiting for an Update (its `signal` aborted, its `timeoutMs` passed, or the
+ * deadline of an enclosing `connection.withDeadline` passed) before the operation was committed.
+ * The operation itself is not cancelled: the session workflow still runs it, once. Call again with
+ * the same `updateId` to wait for (or read) its result. Code `ABORTED` (a subclass of `AbortedError`).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await chat.send('Where is order 7?', { updateId: 'msg-7', timeoutMs: 120_000 });
+ * } catch (error) {
+ *   if (error instanceof UpdateWaitEndedError) await chat.send('Where is order 7?', { updateId: error.updateId });
+ * }
+ * ```
+ */
+export class UpdateWaitEndedError extends AbortedError {
+  /** The Update's id: call again with it to get the same operation's result. */
+  readonly updateId: string;
+  /** The session workflow the Update was sent to. */
+  readonly workflowId: string;
+
+  constructor(message: string, details: { updateId: string; workflowId: string; cause?: unknown }) {
+    super(message, details.cause === undefined ? {} : { cause: details.cause });
+    this.updateId = details.updateId;
+    this.workflowId = details.workflowId;
+  }
+}
