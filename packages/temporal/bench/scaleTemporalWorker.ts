@@ -4,10 +4,12 @@
  * SCALE_MODEL_LATENCY_MS) from task queue SCALE_TASK_QUEUE, at most SCALE_MAX_TURNS turns at once,
  * with MongoStore on SCALE_MONGODB_URL / SCALE_DB. Says `{ kind: 'ready', pid }` over IPC; on `{ kind: 'exit' }`
  * shuts down, says `{ kind: 'late', lateWorkflowTasks, retriedAttempts }` (workflow tasks completed after their timeout,
- * activity attempts after the first) and exits.
+ * activity attempts after the first) and exits. SCALE_TRACE=<file> logs each turn attempt it runs (see `trace`).
  */
+import { appendFileSync } from 'node:fs';
 import { MongoStore } from '@baton/store-mongo';
 import { createBatonWorker } from '@baton/temporal';
+import type { Info } from '@temporalio/activity';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { scaleDesk } from '../../../test/bench/scale/scaleDesk.js';
 
@@ -29,6 +31,22 @@ Runtime.install({
   }),
   telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
 });
+/**
+ * With SCALE_TRACE=<file>, one JSON line per turn attempt as this worker's activity code starts and
+ * finishes it (pid, workflow id, activity id, attempt, scheduled and now in ms): a lost first attempt
+ * is one the Temporal server recorded as started (`temporal workflow describe`: pendingActivities'
+ * lastWorkerIdentity) that no worker's trace shows.
+ */
+function trace(info: Info, event: 'start' | 'done'): void {
+  const file = process.env.SCALE_TRACE;
+  if (file === undefined || file === '') return;
+  const { workflowExecution, activityId, attempt, currentAttemptScheduledTimestampMs } = info;
+  const line = { event, pid: process.pid, workflowId: workflowExecution.workflowId, activityId, attempt };
+  appendFileSync(
+    file,
+    `${JSON.stringify({ ...line, scheduled: currentAttemptScheduledTimestampMs, now: Date.now() })}\n`,
+  );
+}
 const store = new MongoStore({ url: env('SCALE_MONGODB_URL') }, { dbName: env('SCALE_DB') });
 await store.init();
 const connection = await NativeConnection.connect({ address: env('SCALE_TEMPORAL_ADDRESS') });
@@ -42,9 +60,12 @@ const worker = await createBatonWorker({
     activity: [
       (ctx) => ({
         inbound: {
-          execute: (input, next) => {
+          execute: async (input, next) => {
             if (ctx.info.attempt > 1) retriedAttempts += 1;
-            return next(input);
+            trace(ctx.info, 'start');
+            const result = await next(input);
+            trace(ctx.info, 'done');
+            return result;
           },
         },
       }),
