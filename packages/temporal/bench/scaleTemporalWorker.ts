@@ -41,7 +41,7 @@ function trace(info: Info, event: 'start' | 'done'): void {
   const file = process.env.SCALE_TRACE;
   if (file === undefined || file === '') return;
   const { workflowExecution, activityId, attempt, currentAttemptScheduledTimestampMs } = info;
-  const line = { event, pid: process.pid, workflowId: workflowExecution.workflowId, activityId, attempt };
+  const line = { event, pid: process.pid, workflowId: workflowExecution?.workflowId, activityId, attempt };
   appendFileSync(
     file,
     `${JSON.stringify({ ...line, scheduled: currentAttemptScheduledTimestampMs, now: Date.now() })}\n`,

@@ -2,10 +2,19 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bundleBatonWorkflows, createBatonWorker, TemporalSessions, UpdateWaitEndedError } from '@baton/temporal';
+import { type Authenticate, createBatonApp } from '@baton/server';
+import { serveBaton } from '@baton/server/node';
+import {
+  bundleBatonWorkflows,
+  createBatonWorker,
+  TemporalSessions,
+  temporalRunner,
+  UpdateWaitEndedError,
+} from '@baton/temporal';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { client as httpClient } from '../../server/test/support/httpClient.js';
 import { harness, storedBranch } from './support/deskHarness.js';
 import { temporalDesk } from './support/temporalDesk.js';
 
@@ -62,7 +71,7 @@ beforeAll(async () => {
       ],
     },
   });
-  sessions = new TemporalSessions({ client, taskQueue: h.taskQueue });
+  sessions = new TemporalSessions({ client, taskQueue: h.taskQueue, store: h.store });
 });
 
 afterAll(async () => {
@@ -120,4 +129,26 @@ it('an aborted signal ends the wait the same way', async () => {
   const turn = await chat.send('Where is order 9?', { updateId: 'ask-9' });
   expect(turn.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
   expect((await storedBranch(h.store, 'slow-3')).messages).toHaveLength(6);
+});
+
+it('through temporalRunner, the HTTP client gets the turn that outlasted the RPC deadline: 200, the tool run once', async () => {
+  const authenticate: Authenticate = () => ({ tenantId: 'acme', userId: 'ann' });
+  const workflow = temporalDesk(h.store, { who: 'server', logFile }); // only opens sessions: turns run on w1
+  const served = await serveBaton(createBatonApp({ workflow, authenticate, runner: temporalRunner(sessions) }));
+  try {
+    const api = httpClient(served.url, 'Bearer acme-ann');
+    expect((await api.json('POST', '/sessions', { id: 'web-slow' })).status).toBe(201);
+    const runsBefore = (await toolRuns()).length;
+
+    const sent = await api.json('POST', '/sessions/web-slow/messages', { text: 'Where is order 4321?' });
+
+    expect(sent.status).toBe(200);
+    expect(sent.body.message.content).toBe('Done: order 4321 ships tomorrow');
+    expect(sent.body.messages.map((m: { seq: number }) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect((await toolRuns()).slice(runsBefore)).toEqual(['look_up_order:w1']);
+    const stored = await storedBranch(h.store, 'web-slow', { tenantId: 'acme' });
+    expect(stored.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  } finally {
+    await served.close();
+  }
 });
