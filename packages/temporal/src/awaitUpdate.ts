@@ -1,7 +1,11 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CallContext, Client, WorkflowHandle } from '@temporalio/client';
-import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import type { CallContext, Client, WorkflowHandle, WorkflowUpdateHandle } from '@temporalio/client';
+import {
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  WorkflowUpdateStage,
+} from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { UpdateWaitEndedError } from './updateWaitEndedError.js';
 
@@ -21,8 +25,10 @@ const REASK_MS = [50, 200, 500, 1_000];
 /**
  * Executes `update` on `handle` and waits for its result past any one RPC's deadline: when an RPC
  * ends with `WorkflowUpdateRPCTimeoutOrCancelledError` (the server's long-poll deadline, e.g. a turn
- * retried after a worker died), the same Update is asked for again by its `updateId`, which Temporal
- * dedupes (it attaches to the admitted Update, or admits it once if the first ask never got in).
+ * retried after a worker died), the same Update is asked for again by its `updateId`. Until the
+ * workflow accepted it, it is sent again (Temporal dedupes by id: it attaches to the admitted Update,
+ * or admits it once if the first send never got in); once accepted, its result is polled in the run
+ * that accepted it, so a run that continued as new meanwhile never gets it a second time.
  * Only the caller's `signal`, `timeoutMs` or an enclosing `withDeadline` end the wait.
  *
  * @returns the Update's result
@@ -43,6 +49,7 @@ export async function awaitUpdate<R, A extends [unknown, ...unknown[]]>(
   const { updateId, signal } = wait;
   const deadline = wait.timeoutMs === undefined ? undefined : Date.now() + wait.timeoutMs;
   const enclosing = enclosingDeadline(client);
+  let accepted: WorkflowUpdateHandle<R> | undefined;
   const ended = (cause?: unknown): UpdateWaitEndedError | undefined => {
     const why = signal?.aborted
       ? 'its signal was aborted'
@@ -54,10 +61,18 @@ export async function awaitUpdate<R, A extends [unknown, ...unknown[]]>(
     if (why === undefined) return undefined;
     return new UpdateWaitEndedError(
       `Stopped waiting for Update ${JSON.stringify(updateId)} of workflow ${handle.workflowId}: ${why}. The operation is not cancelled; call again with updateId ${JSON.stringify(updateId)} to get its result.`,
-      { updateId, workflowId: handle.workflowId, ...(cause === undefined ? {} : { cause }) },
+      {
+        updateId,
+        workflowId: handle.workflowId,
+        workflowRunId: accepted?.workflowRunId,
+        ...(cause === undefined ? {} : { cause }),
+      },
     );
   };
-  let ask = (): Promise<R> => handle.executeUpdate(update, { args, updateId });
+  let ask = async (): Promise<R> => {
+    accepted ??= await handle.startUpdate(update, { args, updateId, waitForStage: WorkflowUpdateStage.ACCEPTED });
+    return accepted.result();
+  };
   if (signal !== undefined) {
     const plain = ask;
     ask = () => client.withAbortSignal(signal, plain);

@@ -20,10 +20,20 @@ export class UpdateWaitEndedError extends AbortedError {
   readonly updateId: string;
   /** The session workflow the Update was sent to. */
   readonly workflowId: string;
+  /**
+   * The workflow run that accepted the Update, when it did: Temporal dedupes Update ids per run, so
+   * after that run continued as new, `client.workflow.getHandle(workflowId, workflowRunId)
+   * .getUpdateHandle(updateId).result()` reads the result where a new call would run it again.
+   */
+  readonly workflowRunId: string | undefined;
 
-  constructor(message: string, details: { updateId: string; workflowId: string; cause?: unknown }) {
+  constructor(
+    message: string,
+    details: { updateId: string; workflowId: string; workflowRunId?: string | undefined; cause?: unknown },
+  ) {
     super(message, details.cause === undefined ? {} : { cause: details.cause });
     this.updateId = details.updateId;
     this.workflowId = details.workflowId;
+    this.workflowRunId = details.workflowRunId;
   }
 }

@@ -11,7 +11,13 @@ import {
   temporalRunner,
   UpdateWaitEndedError,
 } from '@baton/temporal';
-import { Client, Connection } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type ConnectionOptions,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+} from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { client as httpClient } from '../../server/test/support/httpClient.js';
@@ -19,10 +25,11 @@ import { harness, storedBranch } from './support/deskHarness.js';
 import { temporalDesk } from './support/temporalDesk.js';
 
 // Each turn activity waits HOLD_MS before it runs (a turn queued or retried on another worker) and
-// every Update RPC of the client has a RPC_DEADLINE_MS deadline (the server's long-poll deadline,
+// every Update RPC of the client (send or poll) has a RPC_DEADLINE_MS deadline (the server's long-poll deadline,
 // shortened): the turn outlasts the RPC that asked for it.
 const HOLD_MS = 3_500;
 const RPC_DEADLINE_MS = 1_000;
+type UpdateInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
 
 let h: Awaited<ReturnType<typeof harness>>;
 let dir: string;
@@ -57,20 +64,20 @@ beforeAll(async () => {
     },
   });
   running = worker.run();
-  connection = await Connection.connect({ address: h.address });
-  const client = new Client({
-    connection,
-    interceptors: {
-      workflow: [
-        {
-          startUpdate: (input, next) => {
-            updateRpcs++;
-            return connection.withDeadline(Date.now() + RPC_DEADLINE_MS, () => next(input));
-          },
-        },
-      ],
-    },
+  // A real gRPC deadline on each Update RPC (send or poll), as the server's long-poll deadline ends them.
+  // (grpc-js runs what nextCall returns; its type names the class, which this package does not import)
+  const updateDeadline = ((options, nextCall) => {
+    if (!/\/(UpdateWorkflowExecution|PollWorkflowExecutionUpdate)$/.test(options.method_definition.path)) {
+      return nextCall(options);
+    }
+    updateRpcs++;
+    return nextCall({ ...options, deadline: Date.now() + RPC_DEADLINE_MS });
+  }) as UpdateInterceptor;
+  connection = await Connection.connect({
+    address: h.address,
+    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), updateDeadline],
   });
+  const client = new Client({ connection });
   sessions = new TemporalSessions({ client, taskQueue: h.taskQueue, store: h.store });
 });
 
