@@ -32,8 +32,10 @@ import { UpdateWaitEndedError } from './updateWaitEndedError.js';
 /** Per-call options of a {@link TemporalSession} operation. */
 export interface TemporalCallOptions {
   /**
-   * The Update's id: the idempotency key of this call. A call repeated with the same id (a client
-   * that retried after a timeout) gets the first call's result instead of running again.
+   * The Update's id: the idempotency key of this call (default: a generated UUID). A call repeated
+   * with the same id (a client that retried after a timeout) gets the first call's result instead of
+   * running again, while the workflow run that accepted it is the current one (Temporal dedupes per run;
+   * a run continues as new every `maxOperationsPerRun` operations).
    */
   updateId?: string;
   /**

@@ -4,7 +4,8 @@ import { AbortedError } from '@baton/core';
  * The caller stopped waiting for an Update (its `signal` aborted, its `timeoutMs` passed, or the
  * deadline of an enclosing `connection.withDeadline` passed) before the operation was committed.
  * The operation itself is not cancelled: the session workflow still runs it, once. Call again with
- * the same `updateId` to wait for (or read) its result. Code `ABORTED` (a subclass of `AbortedError`).
+ * the same `updateId` to wait for (or read) its result (while the run that accepted it is current; see
+ * `workflowRunId`). Code `ABORTED` (a subclass of `AbortedError`).
  *
  * @example
  * ```ts
