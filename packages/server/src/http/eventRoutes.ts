@@ -80,11 +80,11 @@ export function registerEventRoutes(app: BatonHono, routes: RouteContext): void 
         fromSeq: from.position.seq + 1,
       });
       replay.push(...stored.map((message) => storedEvent(id, branch, message)));
-      const storedThrough: EventPosition = {
-        seq: stored.at(-1)?.seq ?? from.position.seq,
-        index: stored.length > 0 ? 0 : from.position.index,
-      };
-      if (log !== undefined) replay.push(...log.after(storedThrough));
+      if (log !== undefined) {
+        // This process's run events after the last stored message (an older epoch's position orders before all of them).
+        const through = stored.at(-1)?.seq;
+        replay.push(...(through === undefined ? log.after(from.position) : log.afterMessage(through)));
+      }
     }
     after = replay.at(-1)?.position ?? after;
     const live = follow || log?.running === true;

@@ -28,6 +28,8 @@ export class BranchLog {
   readonly #subscribers = new Set<EventQueue<LogItem>>();
   #start: EventPosition;
   #cursor: EventPosition;
+  /** No run began since the log (re)started: which epoch its start belongs to is not known yet. */
+  #startEpochUnknown = true;
   /** Whether a turn is running on the branch in this process. */
   running = false;
   /** When the log was last used (ms since the epoch), for eviction. */
@@ -56,6 +58,9 @@ export class BranchLog {
   beginRun(epoch: number, headSeq: number): void {
     this.running = true;
     const start = { epoch, seq: headSeq, index: 0 };
+    // The log's start is this run's: a position of an older epoch (another process's run) is not covered.
+    if (this.#startEpochUnknown && this.#events.length === 0) this.#start = start;
+    this.#startEpochUnknown = false;
     if (comparePositions(start, this.#cursor) > 0) this.#cursor = start;
   }
 
@@ -65,16 +70,29 @@ export class BranchLog {
     this.#events.length = 0;
     this.#start = { seq: headSeq, index: 0 };
     this.#cursor = this.#start;
+    this.#startEpochUnknown = true;
   }
 
-  /** Whether every event after `position` is in the log. */
+  /**
+   * Whether every event after `position` is in the log. Until a run begins here, the log's start has
+   * no epoch, so only positions without one (stored messages) can be covered.
+   */
   covers(position: EventPosition): boolean {
+    if (this.#startEpochUnknown && (position.epoch ?? 0) > 0) return false;
     return comparePositions(position, this.#start) >= 0;
   }
 
   /** The logged events after `position`, oldest first. */
   after(position: EventPosition): LoggedEvent[] {
     return this.#events.filter((e) => comparePositions(e.position, position) > 0);
+  }
+
+  /**
+   * The logged events after stored message `seq` (its own `message` event and everything before it
+   * left out), whatever their epoch: what a client replayed up to that message from the store still misses.
+   */
+  afterMessage(seq: number): LoggedEvent[] {
+    return this.#events.filter((e) => e.position.seq > seq || (e.position.seq === seq && e.position.index > 0));
   }
 
   /** Gives `event` its position and id, keeps it, and passes it to every subscriber. */
