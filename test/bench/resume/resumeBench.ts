@@ -20,8 +20,9 @@
  * First, the long-vs-short table (`compareBench.ts`): a paused 5,000-turn session against a 50-turn
  * one, opened and answered in a new process, alternating, on FileStore and MongoStore, with the ratio.
  *
- * Run: pnpm bench:resume [--only ratio-file,ratio-mongo,memory,file,file-running,mongo]
- *   (MONGODB_URL overrides the FerretDB it starts)
+ * Run: pnpm bench:resume [--only ratio-file,ratio-mongo,memory,file,file-running,mongo] [--backend sqlite|pg]
+ *   (MongoStore on FerretDB 1.24, on SQLite by default or on a PostgreSQL of its own with `--backend pg`,
+ *   which filters and sorts in the database; MONGODB_URL overrides the FerretDB it starts)
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FileStore, InMemoryStore, type Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
-import { type MongoServer, startMongoServer } from '../../support/mongoServer.js';
+import { startStore } from '../scale/scaleStore.js';
 import { approvalDesk } from './approvalDesk.js';
 import { compareLongAndShort } from './compareBench.js';
 import { countingStore, type StoreCounts } from './countingStore.js';
@@ -175,7 +176,10 @@ async function parseFloor(
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { only: { type: 'string', default: 'ratio-file,ratio-mongo,memory,file,file-running,mongo' } },
+    options: {
+      only: { type: 'string', default: 'ratio-file,ratio-mongo,memory,file,file-running,mongo' },
+      backend: { type: 'string', default: 'sqlite' },
+    },
   });
   const tables = values.only.split(',') as TableKind[];
   const kinds = tables.filter((kind): kind is StoreKind => !kind.startsWith('ratio-'));
@@ -184,10 +188,9 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}, Node ${process.version}`,
   );
-  let server: MongoServer | undefined;
+  let server: Awaited<ReturnType<typeof startStore>> | undefined;
   const mongoUrl = async () => {
-    if (process.env.MONGODB_URL) return process.env.MONGODB_URL;
-    server ??= await startMongoServer();
+    server ??= await startStore(values.backend, []);
     return server.url;
   };
   const template = await templateTurn();
