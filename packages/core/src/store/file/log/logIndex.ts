@@ -29,6 +29,7 @@ import {
   type BranchImage,
   type CheckpointRecord,
   firstOwnSeq,
+  type MessageRun,
   type OpLocation,
   type SessionImage,
 } from './sessionImage.js';
@@ -61,8 +62,9 @@ const IndexSchema = z.object({
     z.object({
       branch: z.unknown(),
       /** Per run: version 1 `[firstSeq, count, offset, length, line, op?]`; version 2 `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
-      // Checked run by run in readIndex (runFields): zod per element cost a new process ~0.1 s at 1,600 runs.
-      runs: z.array(z.array(z.unknown())),
+      // Checked run by run in readIndex (runsOf), not by zod: zod walks every element, and a new
+      // process paid ~10 ms for it at 480 runs (opening a long session must not cost more than a short one).
+      runs: z.custom<unknown[]>((value) => Array.isArray(value), 'runs must be an array'),
       checkpoints: z.array(
         z.object({
           id: z.string(),
@@ -99,12 +101,6 @@ function fromJson(json: readonly (number | null)[]): OpLocation {
   return op === undefined ? { offset, length, line } : { offset, length, line, op };
 }
 
-/** A run's fields as stored (integers or null), checked without zod: an index holds one per run of the log. */
-function runFields(json: readonly unknown[]): readonly (number | null)[] {
-  for (const field of json) if (field !== null && !Number.isInteger(field)) throw new Error('not a run');
-  return json as readonly (number | null)[];
-}
-
 /** A run's location in a version 2 index: `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
 function runLocationV2(json: readonly (number | null)[]): OpLocation {
   if (json.length !== 7) throw new Error('not a run');
@@ -115,6 +111,37 @@ function runLocationV2(json: readonly (number | null)[]): OpLocation {
     at.crc = crc;
   }
   return at;
+}
+
+/** A field of a run as stored: an integer, or `null` (no `op` or `crc`). */
+const isField = (field: unknown): field is number | null => field === null || Number.isInteger(field);
+
+/**
+ * The runs of a branch as an index stores them, checked one by one by hand (a tight loop: it runs
+ * once per open, cold, over every run of the branch). Runs follow each other from `firstSeq`, and
+ * every location lies in the log part the index covers.
+ * @throws {Error} when a run is malformed (the index is then not used)
+ */
+function runsOf(
+  stored: readonly unknown[],
+  version: 1 | 2,
+  firstSeq: number,
+  inLog: (at: OpLocation) => boolean,
+): MessageRun[] {
+  const runs: MessageRun[] = new Array(stored.length);
+  let next = firstSeq;
+  for (let i = 0; i < stored.length; i += 1) {
+    const json = stored[i];
+    if (!Array.isArray(json) || json.length > 7) throw new Error('not a run');
+    for (const field of json) if (!isField(field)) throw new Error('not a run');
+    const [first, count] = json as (number | null)[];
+    const at = version === 1 ? fromJson(json.slice(2)) : runLocationV2(json);
+    if (first !== next || typeof count !== 'number' || count < 1 || !inLog(at))
+      throw new Error('runs do not follow each other');
+    next += count;
+    runs[i] = { firstSeq: first, count, at, messages: undefined };
+  }
+  return runs;
 }
 
 /** A run's entry in a version 2 index (see {@link runLocationV2}). */
@@ -169,22 +196,7 @@ export async function readIndex(
     for (const entry of index.branches) {
       const branch: Branch = parseStoredBranch(entry.branch, `branch in ${indexPath}`);
       if (branch.sessionId !== sessionId) return undefined;
-      let next = firstOwnSeq(branch);
-      const runs = entry.runs.map((unchecked) => {
-        const json = runFields(unchecked);
-        const [firstSeq, count] = json;
-        const location = index.version === 1 ? fromJson(json.slice(2)) : runLocationV2(json);
-        if (
-          typeof firstSeq !== 'number' ||
-          firstSeq !== next ||
-          typeof count !== 'number' ||
-          count < 1 ||
-          !inLog(location)
-        )
-          throw new Error('runs do not follow each other');
-        next += count;
-        return { firstSeq, count, at: location, messages: undefined };
-      });
+      const runs = runsOf(entry.runs, index.version, firstOwnSeq(branch), inLog);
       const checkpoints = entry.checkpoints.map((c): CheckpointRecord => {
         const documentAt = fromJson(c.at);
         const writesAt = c.writes.map(fromJson);
