@@ -115,7 +115,7 @@ describe('FileStore log index', () => {
       withRunOffset(null),
       withBranch((branch) => ({ ...branch, runs: { 0: branch.runs[0] } })), // runs not an array
       withBranch((branch) => ({ ...branch, runs: ['1,3', ...branch.runs.slice(1)] })), // a run not an array
-      withBranch((branch) => ({ ...branch, runs: [[...branch.runs[0], 0], ...branch.runs.slice(1)] })), // 8 fields
+      withBranch((branch) => ({ ...branch, runs: [[...(branch.runs[0] ?? []), 0], ...branch.runs.slice(1)] })), // 8 fields
       withBranch((branch) => ({ ...branch, runs: branch.runs.slice(1) })), // a gap before the first run
       withBranch((branch) => ({ ...branch, runs: [branch.runs[0], branch.runs[0], ...branch.runs.slice(1)] })), // a run twice
     ]) {

@@ -101,50 +101,50 @@ function fromJson(json: readonly (number | null)[]): OpLocation {
   return op === undefined ? { offset, length, line } : { offset, length, line, op };
 }
 
-/** A run's location in a version 2 index: `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
-function runLocationV2(json: readonly (number | null)[]): OpLocation {
-  if (json.length !== 7) throw new Error('not a run');
-  const [, , offset, length, line, op, crc] = json;
-  const at = fromJson(op === null ? [offset!, length!, line!] : [offset!, length!, line!, op!]);
-  if (crc !== null && crc !== undefined) {
-    if (crc < 0 || crc > 0xffffffff) throw new Error('not a CRC-32');
-    at.crc = crc;
-  }
-  return at;
-}
-
 /** A field of a run as stored: an integer, or `null` (no `op` or `crc`). */
 const isField = (field: unknown): field is number | null => field === null || Number.isInteger(field);
 
 /**
- * The runs of a branch as an index stores them, checked one by one by hand (a tight loop: it runs
- * once per open, cold, over every run of the branch). Runs follow each other from `firstSeq`, and
- * every location lies in the log part the index covers.
+ * The runs of a branch as an index stores them, checked one by one by hand: one loop over the
+ * stored arrays, building each run's location directly (it runs once per open, in a new process
+ * still cold, over every run of the branch). Runs follow each other from `firstSeq`, and every
+ * location lies in the part of the log the index covers (`headerBytes..through`).
  * @throws {Error} when a run is malformed (the index is then not used)
  */
 function runsOf(
   stored: readonly unknown[],
   version: 1 | 2,
   firstSeq: number,
-  inLog: (at: OpLocation) => boolean,
+  headerBytes: number,
+  through: number,
 ): MessageRun[] {
   const runs: MessageRun[] = new Array(stored.length);
   let next = firstSeq;
   for (let i = 0; i < stored.length; i += 1) {
     const json = stored[i];
-    if (!Array.isArray(json) || json.length > 7) throw new Error('not a run');
+    if (!Array.isArray(json)) throw new Error('not a run');
     for (const field of json) if (!isField(field)) throw new Error('not a run');
-    const [first, count] = json as (number | null)[];
-    const at = version === 1 ? fromJson(json.slice(2)) : runLocationV2(json);
-    if (first !== next || typeof count !== 'number' || count < 1 || !inLog(at))
+    const fields = json as (number | null)[];
+    if (version === 2 && fields.length !== 7) throw new Error('not a run');
+    if (version === 1 && fields.length !== 5 && fields.length !== 6) throw new Error('not a run');
+    const [first, count, offset, length, line, op, crc] = fields;
+    if (first !== next || count === null || count! < 1 || offset === null || length === null || line === null)
       throw new Error('runs do not follow each other');
-    next += count;
-    runs[i] = { firstSeq: first, count, at, messages: undefined };
+    if (offset! < headerBytes || length! <= 0 || offset! + length! > through) throw new Error('a run outside the log');
+    const at: OpLocation = { offset: offset!, length: length!, line: line! };
+    if (op !== null && op !== undefined) at.op = op;
+    else if (version === 1 && fields.length === 6) throw new Error('not a run'); // version 1 leaves `op` out, never null
+    if (crc !== null && crc !== undefined) {
+      if (crc < 0 || crc > 0xffffffff) throw new Error('not a CRC-32');
+      at.crc = crc;
+    }
+    next += count!;
+    runs[i] = { firstSeq: first!, count: count!, at, messages: undefined };
   }
   return runs;
 }
 
-/** A run's entry in a version 2 index (see {@link runLocationV2}). */
+/** A run's entry in a version 2 index: `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
 const runToJson = (run: { firstSeq: number; count: number }, at: OpLocation): (number | null)[] => [
   run.firstSeq,
   run.count,
@@ -196,7 +196,7 @@ export async function readIndex(
     for (const entry of index.branches) {
       const branch: Branch = parseStoredBranch(entry.branch, `branch in ${indexPath}`);
       if (branch.sessionId !== sessionId) return undefined;
-      const runs = runsOf(entry.runs, index.version, firstOwnSeq(branch), inLog);
+      const runs = runsOf(entry.runs, index.version, firstOwnSeq(branch), headerBytes, index.through);
       const checkpoints = entry.checkpoints.map((c): CheckpointRecord => {
         const documentAt = fromJson(c.at);
         const writesAt = c.writes.map(fromJson);
