@@ -98,6 +98,12 @@ describe('FileStore log index', () => {
       index.branches[0].runs[0][2] = offset;
       return JSON.stringify(index);
     };
+    /** The index with its first branch replaced. */
+    const withBranch = (change: (branch: { runs: unknown[][] }) => unknown) => {
+      const index = JSON.parse(indexText);
+      index.branches[0] = change(index.branches[0]);
+      return JSON.stringify(index);
+    };
     for (const damage of [
       '',
       '{',
@@ -107,6 +113,11 @@ describe('FileStore log index', () => {
       withRunOffset(1.5),
       withRunOffset('12'),
       withRunOffset(null),
+      withBranch((branch) => ({ ...branch, runs: { 0: branch.runs[0] } })), // runs not an array
+      withBranch((branch) => ({ ...branch, runs: ['1,3', ...branch.runs.slice(1)] })), // a run not an array
+      withBranch((branch) => ({ ...branch, runs: [[...(branch.runs[0] ?? []), 0], ...branch.runs.slice(1)] })), // 8 fields
+      withBranch((branch) => ({ ...branch, runs: branch.runs.slice(1) })), // a gap before the first run
+      withBranch((branch) => ({ ...branch, runs: [branch.runs[0], branch.runs[0], ...branch.runs.slice(1)] })), // a run twice
     ]) {
       await writeFile(indexFile, damage);
       expect(await everything(new FileStore({ directory }), 's')).toEqual(expected);

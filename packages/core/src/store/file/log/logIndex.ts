@@ -29,6 +29,7 @@ import {
   type BranchImage,
   type CheckpointRecord,
   firstOwnSeq,
+  type MessageRun,
   type OpLocation,
   type SessionImage,
 } from './sessionImage.js';
@@ -61,8 +62,9 @@ const IndexSchema = z.object({
     z.object({
       branch: z.unknown(),
       /** Per run: version 1 `[firstSeq, count, offset, length, line, op?]`; version 2 `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
-      // Checked run by run in readIndex (runFields): zod per element cost a new process ~0.1 s at 1,600 runs.
-      runs: z.array(z.array(z.unknown())),
+      // Checked run by run in readIndex (runsOf), not by zod: zod walks every element, and a new
+      // process paid ~10 ms for it at 480 runs (opening a long session must not cost more than a short one).
+      runs: z.custom<unknown[]>((value) => Array.isArray(value), 'runs must be an array'),
       checkpoints: z.array(
         z.object({
           id: z.string(),
@@ -99,25 +101,50 @@ function fromJson(json: readonly (number | null)[]): OpLocation {
   return op === undefined ? { offset, length, line } : { offset, length, line, op };
 }
 
-/** A run's fields as stored (integers or null), checked without zod: an index holds one per run of the log. */
-function runFields(json: readonly unknown[]): readonly (number | null)[] {
-  for (const field of json) if (field !== null && !Number.isInteger(field)) throw new Error('not a run');
-  return json as readonly (number | null)[];
-}
+/** A field of a run as stored: an integer, or `null` (no `op` or `crc`). */
+const isField = (field: unknown): field is number | null => field === null || Number.isInteger(field);
 
-/** A run's location in a version 2 index: `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
-function runLocationV2(json: readonly (number | null)[]): OpLocation {
-  if (json.length !== 7) throw new Error('not a run');
-  const [, , offset, length, line, op, crc] = json;
-  const at = fromJson(op === null ? [offset!, length!, line!] : [offset!, length!, line!, op!]);
-  if (crc !== null && crc !== undefined) {
-    if (crc < 0 || crc > 0xffffffff) throw new Error('not a CRC-32');
-    at.crc = crc;
+/**
+ * The runs of a branch as an index stores them, checked one by one by hand: one loop over the
+ * stored arrays, building each run's location directly (it runs once per open, in a new process
+ * still cold, over every run of the branch). Runs follow each other from `firstSeq`, and every
+ * location lies in the part of the log the index covers (`headerBytes..through`).
+ * @throws {Error} when a run is malformed (the index is then not used)
+ */
+function runsOf(
+  stored: readonly unknown[],
+  version: 1 | 2,
+  firstSeq: number,
+  headerBytes: number,
+  through: number,
+): MessageRun[] {
+  const runs: MessageRun[] = new Array(stored.length);
+  let next = firstSeq;
+  for (let i = 0; i < stored.length; i += 1) {
+    const json = stored[i];
+    if (!Array.isArray(json)) throw new Error('not a run');
+    for (const field of json) if (!isField(field)) throw new Error('not a run');
+    const fields = json as (number | null)[];
+    if (version === 2 && fields.length !== 7) throw new Error('not a run');
+    if (version === 1 && fields.length !== 5 && fields.length !== 6) throw new Error('not a run');
+    const [first, count, offset, length, line, op, crc] = fields;
+    if (first !== next || count === null || count! < 1 || offset === null || length === null || line === null)
+      throw new Error('runs do not follow each other');
+    if (offset! < headerBytes || length! <= 0 || offset! + length! > through) throw new Error('a run outside the log');
+    const at: OpLocation = { offset: offset!, length: length!, line: line! };
+    if (op !== null && op !== undefined) at.op = op;
+    else if (version === 1 && fields.length === 6) throw new Error('not a run'); // version 1 leaves `op` out, never null
+    if (crc !== null && crc !== undefined) {
+      if (crc < 0 || crc > 0xffffffff) throw new Error('not a CRC-32');
+      at.crc = crc;
+    }
+    next += count!;
+    runs[i] = { firstSeq: first!, count: count!, at, messages: undefined };
   }
-  return at;
+  return runs;
 }
 
-/** A run's entry in a version 2 index (see {@link runLocationV2}). */
+/** A run's entry in a version 2 index: `[firstSeq, count, offset, length, line, op | null, crc | null]`. */
 const runToJson = (run: { firstSeq: number; count: number }, at: OpLocation): (number | null)[] => [
   run.firstSeq,
   run.count,
@@ -169,22 +196,7 @@ export async function readIndex(
     for (const entry of index.branches) {
       const branch: Branch = parseStoredBranch(entry.branch, `branch in ${indexPath}`);
       if (branch.sessionId !== sessionId) return undefined;
-      let next = firstOwnSeq(branch);
-      const runs = entry.runs.map((unchecked) => {
-        const json = runFields(unchecked);
-        const [firstSeq, count] = json;
-        const location = index.version === 1 ? fromJson(json.slice(2)) : runLocationV2(json);
-        if (
-          typeof firstSeq !== 'number' ||
-          firstSeq !== next ||
-          typeof count !== 'number' ||
-          count < 1 ||
-          !inLog(location)
-        )
-          throw new Error('runs do not follow each other');
-        next += count;
-        return { firstSeq, count, at: location, messages: undefined };
-      });
+      const runs = runsOf(entry.runs, index.version, firstOwnSeq(branch), headerBytes, index.through);
       const checkpoints = entry.checkpoints.map((c): CheckpointRecord => {
         const documentAt = fromJson(c.at);
         const writesAt = c.writes.map(fromJson);

@@ -1,5 +1,5 @@
 /**
- * A `FileStore` session as its log describes it (format version 2): the session document, each
+ * A `FileStore` session as its log describes it (log format 3, and 2): the session document, each
  * branch with its own messages and its checkpoints in save order. Message bodies and checkpoint
  * documents may stay on disk: each remembers where in the log it is ({@link OpLocation}), and is
  * read from there when a call needs it (`logRanges.ts`), so opening a long session reads only its
