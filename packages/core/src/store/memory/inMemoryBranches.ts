@@ -2,7 +2,7 @@ import type { Branch, BranchParent, State } from '../../conversation/session.js'
 import { ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { cloneData } from '../cloneData.js';
 import type { TenantScope } from '../store.js';
-import { assertBranchId, branchState, ensureBranchDeletable } from '../storeRules.js';
+import { assertBranchId, branchState, changedBranch, ensureBranchDeletable } from '../storeRules.js';
 import { readRecordMessages } from './inMemoryMessages.js';
 import type { SessionRecord } from './inMemoryRecords.js';
 
@@ -48,12 +48,7 @@ export function updateRecordBranch(
   assertBranchId(branchId);
   const branch = record.branches.get(branchId);
   if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
-  if (branch.version !== expectedVersion) {
-    throw new ConcurrencyError(
-      `Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${expectedVersion}. Reload and retry.`,
-    );
-  }
-  const next = { ...branch, state: branchState(change.state), version: branch.version + 1 };
+  const next = changedBranch(branch, branchState(change.state), expectedVersion);
   record.branches.set(branchId, next);
   return cloneData(next);
 }

@@ -26,9 +26,9 @@ import type {
   UpdateOptions,
 } from '../store.js';
 import {
-  applySessionChange,
   assertBranchId,
   assertSessionId,
+  changedSession,
   copyValidCheckpoint,
   matchesSessionFilter,
   newSession,
@@ -130,12 +130,7 @@ export class InMemoryStore implements Store {
 
   async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
     const record = this.#required(id, options);
-    if (record.session.version !== options.expectedVersion) {
-      throw new ConcurrencyError(
-        `Session ${JSON.stringify(id)} is at version ${record.session.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
-      );
-    }
-    record.session = applySessionChange(record.session, change);
+    record.session = changedSession(record.session, change, options.expectedVersion);
     return cloneData(record.session);
   }
 
