@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckpointFrequency } from '@baton/handoff';
 import { type FerretServer, startFerretServer } from './ferretServer.js';
-import { INVARIANTS, type Invariant, type TranscriptEntry, transcriptDiff } from './oracle.js';
+import type { Invariant, TranscriptEntry } from './oracle.js';
 import { runTrial, type TrialPlan, type TrialResult } from './runTrial.js';
 import { defaultKeep, exhaustivePlans, fixedPlan, pairKey, randomPlan, type StoreKind } from './trialPlans.js';
-import { windowed } from './trialRecord.js';
+import { emptySummary, settleReferences, windowed } from './trialRecord.js';
 
 /** What a campaign runs. */
 export interface CampaignOptions {
@@ -79,17 +79,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-'));
   const ferret: FerretServer | undefined = options.stores.includes('mongo') ? await startFerretServer() : undefined;
-  const summary: CampaignSummary = {
-    trials: 0,
-    crashes: 0,
-    retries: 0,
-    ferretBounces: 0,
-    killPoints: {},
-    violations: Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>,
-    failures: [],
-    selfTest: [],
-    wallMs: 0,
-  };
+  const summary = emptySummary();
   const env = { workDir, ferret, signal: options.signal };
   try {
     // Uninterrupted reference runs: kill points, their labels, the transcript every trial must end with.
@@ -101,17 +91,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
     );
     for (const result of await pool(referencePlans, 2, (plan) => runTrial(plan, env), options.signal))
       references.set(pairKey(result.plan.store, result.plan.every), result);
-    const first = references.values().next().value as TrialResult;
-    for (const [key, result] of references) {
-      summary.killPoints[key] = result.points;
-      const diff = transcriptDiff(result.transcript, first.transcript);
-      if (diff !== undefined)
-        result.violations.push({
-          invariant: 'transcript-differs',
-          detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}`,
-        });
-      record(summary, result, references, print);
-    }
+    const first = settleReferences(summary, references.values(), (result) =>
+      record(summary, result, references, print),
+    );
     print(
       `reference runs: ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
     );
@@ -175,7 +157,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignSum
   return summary;
 }
 
-/** Gives `plan` the campaign's window (and its replay the flag); returns it. */
+/** Counts `result` into `summary`; a failed trial is printed with the label of its first kill point and its FerretDB restart. */
 function record(
   summary: CampaignSummary,
   result: TrialResult,

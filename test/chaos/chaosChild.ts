@@ -5,29 +5,13 @@
  * A store that cannot be reached yet is retried (up to 60 s), like the customer's calls.
  * Exit codes: 0 when the session is closed (stdout: `{"points":…,"retries":…}`), 2 on an error (stderr).
  */
-import { type Store, StoreError } from '@baton/core';
-import { createChaosDesk } from './chaosDesk.js';
-import { chaosStore } from './chaosStore.js';
 import { driveCustomer } from './customer.js';
-import { KillSwitch } from './killSwitch.js';
-import { SideLog } from './sideLog.js';
-import { openTrialStore, type TrialConfig } from './trialConfig.js';
+import { openChildDesk } from './openChildDesk.js';
 
-const trial = JSON.parse(process.env.CHAOS_TRIAL ?? '{}') as TrialConfig;
 const killAt = Number(process.env.CHAOS_KILL_AT ?? 0);
 const child = Number(process.env.CHAOS_CHILD ?? 0);
-const log = new SideLog(trial.sideLog);
-log.append({ t: 'child', pid: process.pid, child, killAt });
-let openRetries = 0;
-const kill = new KillSwitch({ killAt, labelsFile: trial.labelsFile, delaySeed: trial.delaySeed });
-const store = await openStore();
+const { trial, log, kill, store, workflow, openRetries } = await openChildDesk({ killAt, child });
 try {
-  const workflow = createChaosDesk(
-    chaosStore(store, kill),
-    { every: trial.every, keep: trial.keep },
-    { kill, log },
-    trial.window,
-  );
   // With a window a session holds only the newest messages: the customer counts what it sent on the whole branch (read without kill points).
   const readBranch = () => store.readMessages(trial.sessionId, 'main');
   const { retries: driveRetries } = await driveCustomer(
@@ -46,19 +30,4 @@ try {
 } finally {
   log.close();
   await store.close();
-}
-
-/** Opens the store, retrying for up to 60 s while the database is unreachable (the campaign may be restarting FerretDB). */
-async function openStore(): Promise<Store> {
-  const since = Date.now();
-  for (;;) {
-    try {
-      return await openTrialStore(trial.store);
-    } catch (error) {
-      if (!(error instanceof StoreError) || Date.now() - since > 60_000) throw error;
-      openRetries += 1;
-      log.append({ t: 'retry', code: error.code, message: error.message.slice(0, 200) });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 }

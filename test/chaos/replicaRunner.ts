@@ -15,11 +15,10 @@ import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
 import type { CampaignOptions, CampaignSummary } from './campaign.js';
 import { type FerretServer, startFerretServer } from './ferretServer.js';
 import { mulberry32 } from './killSwitch.js';
-import { INVARIANTS, type Invariant, transcriptDiff } from './oracle.js';
 import { type ReplicaTrialEnvironment, type ReplicaTrialPlan, runReplicaTrial } from './replicaTrial.js';
 import type { TrialResult } from './runTrial.js';
-import { defaultKeep, pairKey, type StoreKind } from './trialPlans.js';
-import { recordTrial, windowed } from './trialRecord.js';
+import { campaignSeeds, defaultKeep, pairKey, poolKills, type StoreKind } from './trialPlans.js';
+import { emptySummary, recordTrial, settleReferences, windowed } from './trialRecord.js';
 
 /** The checkpoint modes a replica campaign runs. */
 export const REPLICA_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
@@ -46,17 +45,7 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
     );
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-replicas-'));
-  const summary: CampaignSummary = {
-    trials: 0,
-    crashes: 0,
-    retries: 0,
-    ferretBounces: 0,
-    killPoints: {},
-    violations: Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>,
-    failures: [],
-    selfTest: [],
-    wallMs: 0,
-  };
+  const summary = emptySummary();
   let ferret: FerretServer | undefined;
   try {
     if (options.stores.includes('mongo')) ferret = await startFerretServer();
@@ -76,25 +65,12 @@ export async function runReplicaCampaign(options: CampaignOptions): Promise<Camp
         };
         references.set(pairKey(store, every), await runReplicaTrial(windowed(plan, options.window), env));
       }
-    const first = references.values().next().value as TrialResult;
-    for (const [key, result] of references) {
-      summary.killPoints[key] = result.points;
-      const diff = transcriptDiff(result.transcript, first.transcript);
-      if (diff !== undefined)
-        result.violations.push({
-          invariant: 'transcript-differs',
-          detail: `reference ${key} differs from ${pairKey(first.plan.store, first.plan.every)}: ${diff}`,
-        });
-      recordTrial(summary, result, print);
-    }
+    const first = settleReferences(summary, references.values(), (result) => recordTrial(summary, result, print));
     print(
       `reference runs (${replicas} replicas): ${[...references].map(([key, r]) => `${key} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
     );
 
-    const seeds =
-      options.replaySeed !== undefined
-        ? [options.replaySeed]
-        : Array.from({ length: options.trials }, (_, i) => options.seed + i);
+    const seeds = campaignSeeds(options);
     const points = new Map(Object.entries(summary.killPoints));
     print(
       `running ${seeds.length} replica trials, one at a time (seed ${options.seed}; modes ${modes.join(', ')}; stores ${options.stores.join(', ')})`,
@@ -159,9 +135,7 @@ export function replicaPlan(
   const every = pick(modes);
   const keep = pick<CheckpointKeep>(['latest', { last: 2 }, 'all', { maxAgeMs: 500 }]);
   const share = Math.ceil(((points.get(pairKey(store, every)) ?? 100) * 1.2) / replicas);
-  const kills = [1 + Math.floor(random() * share)];
-  const more = random() < 0.5 ? 0 : random() < 0.5 ? 1 : 2;
-  for (let i = 0; i < more; i += 1) kills.push(1 + Math.floor(random() * share));
+  const kills = poolKills(random, share);
   return {
     label: `replicas seed ${seed} ${pairKey(store, every)} keep ${typeof keep === 'string' ? keep : JSON.stringify(keep)} kills [${kills.join(', ')}]`,
     replay: `--replicas ${replicas} --seed ${seed} --store ${stores.length > 1 ? 'all' : store} --mode ${modes.length > 1 ? 'all' : every}`,

@@ -10,14 +10,9 @@
  */
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { type Store, StoreError } from '@baton/core';
 import { createBatonApp } from '@baton/server';
 import { serveBaton } from '@baton/server/node';
-import { createChaosDesk } from './chaosDesk.js';
-import { chaosStore } from './chaosStore.js';
-import { KillSwitch } from './killSwitch.js';
-import { SideLog } from './sideLog.js';
-import { openTrialStore, type TrialConfig } from './trialConfig.js';
+import { openChildDesk } from './openChildDesk.js';
 
 /** What a standby replica is told when it takes a slot. */
 export interface ReplicaOrders {
@@ -35,18 +30,9 @@ const lines = createInterface({ input: process.stdin });
 const [line] = (await once(lines, 'line')) as [string];
 lines.close();
 const { killAt, child, port, labelsFile } = JSON.parse(line) as ReplicaOrders;
-const trial = JSON.parse(process.env.CHAOS_TRIAL ?? '{}') as TrialConfig;
-const log = new SideLog(trial.sideLog);
-log.append({ t: 'child', pid: process.pid, child, killAt });
-const kill = new KillSwitch({ killAt, labelsFile, delaySeed: trial.delaySeed });
-const store = await openStore();
+// Reads and lease renewals pass no kill point: a follower's polling would make the count depend on timing.
 const readsOnly = (method: string) => /^(get|read|list|load|find)/.test(method) || method === 'renewBranchLease';
-const workflow = createChaosDesk(
-  chaosStore(store, kill, readsOnly),
-  { every: trial.every, keep: trial.keep },
-  { kill, log },
-  trial.window,
-);
+const { workflow } = await openChildDesk({ killAt, child, labelsFile, uncounted: readsOnly });
 const app = createBatonApp({
   workflow,
   events: { leaseTtlMs: Number(process.env.CHAOS_LEASE_MS ?? 1_000), pollMs: 25 },
@@ -54,17 +40,3 @@ const app = createBatonApp({
 });
 const served = await serveBaton(app, { port });
 process.stdout.write(`READY ${served.url}\n`);
-
-/** Opens the store, retrying for up to 60 s while the database is unreachable. */
-async function openStore(): Promise<Store> {
-  const since = Date.now();
-  for (;;) {
-    try {
-      return await openTrialStore(trial.store);
-    } catch (error) {
-      if (!(error instanceof StoreError) || Date.now() - since > 60_000) throw error;
-      log.append({ t: 'retry', code: error.code, message: error.message.slice(0, 200) });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}

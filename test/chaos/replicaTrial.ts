@@ -6,24 +6,21 @@
  * is started again at once on the same port. Then the campaign's oracle judges the store and side
  * log, and the stream oracle what the customer received.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MongoClient } from 'mongodb';
 import { startProxy } from '../../packages/server/test/support/replicas.js';
 import type { FerretServer } from './ferretServer.js';
-import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
+import type { TranscriptEntry, Violation } from './oracle.js';
 import { ReplicaCustomer } from './replicaCustomer.js';
 import type { ReplicaOrders } from './replicaServerChild.js';
-import { SESSION_ID, type TrialPlan, type TrialResult } from './runTrial.js';
-import { readSideLog, SideLog } from './sideLog.js';
+import type { TrialPlan, TrialResult } from './runTrial.js';
+import { SideLog } from './sideLog.js';
+import { type ChaosProcess, killAll, spawnChaosChild } from './spawnChaosChild.js';
 import { judgeStreams } from './streamOracle.js';
-import { openTrialStore, type TrialConfig, type TrialStore } from './trialConfig.js';
+import type { TrialConfig } from './trialConfig.js';
+import { judgeStore, readLabels, retriesByCode } from './trialEvidence.js';
+import { closeTrialWorkspace, openTrialWorkspace, SESSION_ID } from './trialWorkspace.js';
 
-const SERVER = fileURLToPath(new URL('./replicaServerChild.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A conversation still running after this is stopped and reported as `child-error`. */
 const CONVERSATION_TIMEOUT_MS = 180_000;
 /** The replicas' branch lease TTL and reconcile interval, in ms: a cut turn is resumed about 1.25 s after its replica died. */
@@ -55,24 +52,8 @@ export async function runReplicaTrial(
   env: ReplicaTrialEnvironment,
   reference?: readonly TranscriptEntry[],
 ): Promise<TrialResult> {
-  const name = `t-${randomBytes(5).toString('hex')}`;
-  const dir = join(env.workDir, name);
-  await mkdir(dir, { recursive: true });
-  const store: TrialStore =
-    plan.store === 'file'
-      ? { kind: 'file', directory: join(dir, 'store') }
-      : { kind: 'mongo', url: ferretOf(env).url, dbName: `chaos_${name.replace('-', '_')}` };
-  const trial: TrialConfig = {
-    store,
-    every: plan.every,
-    keep: plan.keep,
-    sessionId: SESSION_ID,
-    sideLog: join(dir, 'side.jsonl'),
-  };
-  if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
-  if (plan.window !== undefined) trial.window = plan.window;
-  if (store.kind === 'mongo') await ferretOf(env).whileUp(async () => (await openTrialStore(store)).close());
-
+  const workspace = await openTrialWorkspace(plan, env, { sharedLabels: false });
+  const { dir, trial } = workspace;
   const violations: Violation[] = [];
   const pool = new ReplicaPool(trial, plan, dir);
   const sideLog = new SideLog(trial.sideLog);
@@ -103,23 +84,14 @@ export async function runReplicaTrial(
   const lastChildMs = Date.now() - began;
   for (const error of pool.errors) violations.push({ invariant: 'child-error', detail: error });
 
-  const evidence = await readEvidence(store, trial.sideLog);
-  let transcript: TranscriptEntry[] = [];
-  if ('error' in evidence) violations.push({ invariant: 'store-unreadable', detail: evidence.error });
-  else {
-    transcript = transcriptOf(evidence.messages);
-    violations.push(...judgeTrial(evidence, reference ?? transcript));
-    violations.push(...judgeStreams(customer.witness, evidence.messages));
-  }
+  const verdict = await judgeStore(trial, reference);
+  violations.push(...verdict.violations);
+  if (verdict.messages !== undefined) violations.push(...judgeStreams(customer.witness, verdict.messages));
   const labels: string[] = [];
   if (plan.labels)
     for (let index = 0; index < plan.replicas; index += 1)
-      labels.push(
-        ...(await readFile(join(dir, `labels-${index}.txt`), 'utf8').catch(() => '')).split('\n').filter(Boolean),
-      );
-  const retryCodes: Record<string, number> = {};
-  for (const record of readSideLog(trial.sideLog))
-    if (record.t === 'retry') retryCodes[record.code] = (retryCodes[record.code] ?? 0) + 1;
+      labels.push(...(await readLabels(join(dir, `labels-${index}.txt`))));
+  const retryCodes = retriesByCode(trial.sideLog);
   const retries = Object.values(retryCodes).reduce((a, b) => a + b, 0);
   const result: TrialResult = {
     plan,
@@ -129,26 +101,19 @@ export async function runReplicaTrial(
     points: labels.length,
     lastChildMs,
     labels,
-    transcript,
+    transcript: verdict.transcript,
     retryCodes,
   };
-  if (violations.length > 0) {
-    await writeFile(
-      join(dir, 'plan.json'),
-      JSON.stringify({ plan, violations, counts: customer.counts, events: [...customer.witness.events] }, null, 2),
-    );
-    return { ...result, keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}` };
-  }
-  await rm(dir, { recursive: true, force: true });
-  if (store.kind === 'mongo') await dropDatabase(store).catch(() => dropDatabase(store).catch(() => {}));
-  return result;
+  return closeTrialWorkspace(workspace, result, {
+    plan,
+    violations,
+    counts: customer.counts,
+    events: [...customer.witness.events],
+  });
 }
 
 /** A replica process started ahead, its modules loaded, waiting for its orders on stdin. */
-interface Standby {
-  child: ChildProcess;
-  stderr(): string;
-}
+type Standby = ChaosProcess;
 
 /**
  * The trial's replica processes: each slot keeps its port; a process that dies is replaced on it at
@@ -179,37 +144,31 @@ class ReplicaPool {
   /** SIGKILLs every replica process (and the standby) and waits for them to exit. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    const exits = [...this.#children].map((c) => new Promise((resolve) => c.once('exit', resolve)));
-    for (const child of this.#children) child.kill('SIGKILL');
-    await Promise.all(exits);
+    await killAll(this.#children);
   }
 
   /** Starts a process that loads the replica's modules and waits for its orders. */
   #prepare(): Standby {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', SERVER], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
+    const standby = spawnChaosChild(
+      'replicaServerChild.ts',
+      {
         CHAOS_TRIAL: JSON.stringify(this.trial),
         CHAOS_LEASE_MS: String(LEASE_MS),
         CHAOS_RECONCILE_MS: String(RECONCILE_MS),
       },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+      ['pipe', 'pipe', 'pipe'],
+    );
+    const child = standby.process;
     this.#children.add(child);
     child.once('exit', () => this.#children.delete(child));
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-3000);
-    });
-    return { child, stderr: () => stderr };
+    return standby;
   }
 
   /** Puts a replica process in `slot` (on `port`, 0: any), the next standby ready; resolves with its URL once it serves. */
   #serve(slot: number, port: number): Promise<string> {
     if (this.#stopping) return Promise.reject(new Error('the trial stopped'));
-    const { child, stderr } =
-      this.#standby !== undefined && this.#standby.child.exitCode === null ? this.#standby : this.#prepare();
+    const { process: child, stderr } =
+      this.#standby !== undefined && this.#standby.process.exitCode === null ? this.#standby : this.#prepare();
     this.#standby = this.#prepare();
     const killAt = this.#kills.shift() ?? 0;
     const index = this.#started;
@@ -251,39 +210,5 @@ class ReplicaPool {
         else again.catch(() => {});
       });
     });
-  }
-}
-
-function ferretOf(env: ReplicaTrialEnvironment): FerretServer {
-  if (env.ferret === undefined) throw new Error('A MongoStore trial needs the campaign FerretDB.');
-  return env.ferret;
-}
-
-/** The stored history and session, read by a new store object, with the side log. */
-async function readEvidence(store: TrialStore, sideLogPath: string) {
-  try {
-    const reader = await openTrialStore(store);
-    try {
-      return {
-        messages: await reader.readMessages(SESSION_ID, 'main'),
-        session: await reader.getSession(SESSION_ID),
-        sideLog: readSideLog(sideLogPath),
-      };
-    } finally {
-      await reader.close();
-    }
-  } catch (error) {
-    return {
-      error: `the store cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-    };
-  }
-}
-
-async function dropDatabase(store: Extract<TrialStore, { kind: 'mongo' }>): Promise<void> {
-  const client = new MongoClient(store.url, { serverSelectionTimeoutMS: 15_000 });
-  try {
-    await client.db(store.dbName).dropDatabase();
-  } finally {
-    await client.close();
   }
 }

@@ -2,12 +2,8 @@
  * Starts one chaos child (`chaosChild.ts` under tsx with the `source` condition, as the example
  * runs) and tells how it ended: killed at its kill point, finished with the session closed, or failed.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawnChaosChild } from './spawnChaosChild.js';
 import type { TrialConfig } from './trialConfig.js';
-
-const CHILD = fileURLToPath(new URL('./chaosChild.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** How a child ended. */
 export type ChildOutcome =
@@ -37,23 +33,14 @@ export function runChild(
 ): Promise<ChildOutcome> {
   return new Promise((resolve) => {
     const startedAt = Date.now();
-    const started = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        CHAOS_TRIAL: JSON.stringify(trial),
-        CHAOS_KILL_AT: String(killAt),
-        CHAOS_CHILD: String(child),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { process: started, stderr } = spawnChaosChild(
+      'chaosChild.ts',
+      { CHAOS_TRIAL: JSON.stringify(trial), CHAOS_KILL_AT: String(killAt), CHAOS_CHILD: String(child) },
+      ['ignore', 'pipe', 'pipe'],
+    );
     let stdout = '';
-    let stderr = '';
-    started.stdout.on('data', (chunk: Buffer) => {
+    started.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-    });
-    started.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
     });
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -71,7 +58,7 @@ export function runChild(
       if (timedOut)
         resolve({
           kind: 'error',
-          message: `child ${child} still running after ${timeoutMs} ms; killed. stderr: ${stderr.trim().slice(-1500)}`,
+          message: `child ${child} still running after ${timeoutMs} ms; killed. stderr: ${stderr().trim().slice(-1500)}`,
         });
       else if (signal === 'SIGKILL') resolve({ kind: 'killed', durationMs });
       else if (code === 0) {
@@ -80,7 +67,7 @@ export function runChild(
       } else
         resolve({
           kind: 'error',
-          message: `child ${child} exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}`,
+          message: `child ${child} exited with ${code ?? signal}: ${stderr().trim().slice(-1500)}`,
         });
     });
   });

@@ -3,20 +3,19 @@
  * later ones recovering), optionally a FerretDB SIGKILL + restart during one of them, then the oracle
  * on what a fresh store object reads. A trial that breaks an invariant keeps its data for inspection.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
 import { MongoClient } from 'mongodb';
 import { sealLogRecord } from '../support/sealLogRecord.js';
 import type { FerretServer } from './ferretServer.js';
-import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
+import type { TranscriptEntry, Violation } from './oracle.js';
 import { runChild } from './runChild.js';
-import { readSideLog } from './sideLog.js';
-import { openTrialStore, type TrialConfig, type TrialStore } from './trialConfig.js';
+import type { TrialStore } from './trialConfig.js';
+import { judgeStore, readLabels, retriesByCode } from './trialEvidence.js';
+import { closeTrialWorkspace, openTrialWorkspace, SESSION_ID } from './trialWorkspace.js';
 
-/** The conversation's session id in every trial. */
-export const SESSION_ID = 'chaos-chat';
+export { SESSION_ID } from './trialWorkspace.js';
 
 /** What one trial does. */
 export interface TrialPlan {
@@ -85,31 +84,10 @@ export async function runTrial(
   env: TrialEnvironment,
   reference?: readonly TranscriptEntry[],
 ): Promise<TrialResult> {
-  const name = `t-${randomBytes(5).toString('hex')}`;
-  const dir = join(env.workDir, name);
-  await mkdir(dir, { recursive: true });
-  const store: TrialStore =
-    plan.store === 'file'
-      ? { kind: 'file', directory: join(dir, 'store') }
-      : { kind: 'mongo', url: ferretUrl(env), dbName: `chaos_${name.replace('-', '_')}` };
-  const trial: TrialConfig = {
-    store,
-    every: plan.every,
-    keep: plan.keep,
-    sessionId: SESSION_ID,
-    sideLog: join(dir, 'side.jsonl'),
-  };
-  if (plan.labels) trial.labelsFile = join(dir, 'labels.txt');
-  if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
-  if (plan.window !== undefined) trial.window = plan.window;
-
-  // FerretDB 1.24 killed while it creates a collection keeps the SQLite table but not its metadata, and every
-  // later createIndexes on that database fails ("table … already exists"): create the trial's collections
-  // and indexes before any restart can happen, with no restart under way.
-  if (store.kind === 'mongo' && env.ferret) await env.ferret.whileUp(async () => (await openTrialStore(store)).close());
+  const workspace = await openTrialWorkspace(plan, env);
+  const { dir, store, trial } = workspace;
   const violations: Violation[] = [];
   let crashes = 0;
-  let retries = 0;
   let points = 0;
   let lastChildMs = 0;
   for (let child = 0; child < plan.kills.length + 4; child += 1) {
@@ -138,67 +116,27 @@ export async function runTrial(
 
   if (plan.damage) await deleteThirdMessage(store);
   // Another trial may be restarting the shared FerretDB right now: give the reader a few tries.
-  let evidence = await readEvidence(store, trial.sideLog);
-  for (let attempt = 1; attempt < 10 && 'error' in evidence && store.kind === 'mongo'; attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    evidence = await readEvidence(store, trial.sideLog);
-  }
-  let transcript: TranscriptEntry[] = [];
-  if ('error' in evidence) violations.push({ invariant: 'store-unreadable', detail: evidence.error });
-  else {
-    transcript = transcriptOf(evidence.messages);
-    violations.push(...judgeTrial(evidence, reference ?? transcript));
-  }
+  const verdict = await judgeStore(trial, reference, store.kind === 'mongo' ? 10 : 1);
+  violations.push(...verdict.violations);
   // Retries of every child, killed ones included.
-  retries = readSideLog(trial.sideLog).filter((r) => r.t === 'retry').length;
-  const labels = plan.labels
-    ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean)
-    : [];
-  if (violations.length > 0) {
-    await writeFile(join(dir, 'plan.json'), JSON.stringify({ plan, violations }, null, 2));
-    return {
-      plan,
-      violations,
-      crashes,
-      retries,
-      points,
-      lastChildMs,
-      labels,
-      transcript,
-      keptAt: store.kind === 'file' ? dir : `${dir} and database ${store.dbName}`,
-    };
-  }
-  await rm(dir, { recursive: true, force: true });
-  if (store.kind === 'mongo') await dropDatabase(store).catch(() => dropDatabase(store));
-  return { plan, violations, crashes, retries, points, lastChildMs, labels, transcript };
-}
-
-function ferretUrl(env: TrialEnvironment): string {
-  if (env.ferret === undefined) throw new Error('A MongoStore trial needs the campaign FerretDB.');
-  return env.ferret.url;
+  const retries = Object.values(retriesByCode(trial.sideLog)).reduce((a, b) => a + b, 0);
+  const labels = plan.labels ? await readLabels(join(dir, 'labels.txt')) : [];
+  const { transcript } = verdict;
+  return closeTrialWorkspace(workspace, {
+    plan,
+    violations,
+    crashes,
+    retries,
+    points,
+    lastChildMs,
+    labels,
+    transcript,
+  });
 }
 
 async function delayed(ms: number, action: () => Promise<void> | undefined): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
   await action();
-}
-
-/** The stored history and session, read by a new store object, with the side log. */
-async function readEvidence(store: TrialStore, sideLog: string) {
-  try {
-    const reader = await openTrialStore(store);
-    try {
-      const messages = await reader.readMessages(SESSION_ID, 'main');
-      const session = await reader.getSession(SESSION_ID);
-      return { messages, session, sideLog: readSideLog(sideLog) };
-    } finally {
-      await reader.close();
-    }
-  } catch (error) {
-    return {
-      error: `the store cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-    };
-  }
 }
 
 /**
@@ -231,15 +169,6 @@ async function deleteThirdMessage(store: TrialStore): Promise<void> {
       .collection('baton_messages')
       .deleteOne({ sessionId: SESSION_ID, seq: 3 });
     if (deletedCount !== 1) throw new Error('No message document at seq 3: the self-test cannot damage it.');
-  } finally {
-    await client.close();
-  }
-}
-
-async function dropDatabase(store: Extract<TrialStore, { kind: 'mongo' }>): Promise<void> {
-  const client = new MongoClient(store.url, { serverSelectionTimeoutMS: 15_000 });
-  try {
-    await client.db(store.dbName).dropDatabase();
   } finally {
     await client.close();
   }

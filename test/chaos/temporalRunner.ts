@@ -15,12 +15,11 @@ import { bundleBatonWorkflows } from '@baton/temporal';
 import type { CampaignOptions, CampaignSummary } from './campaign.js';
 import { type FerretServer, startFerretServer } from './ferretServer.js';
 import { mulberry32 } from './killSwitch.js';
-import { INVARIANTS, type Invariant, transcriptDiff } from './oracle.js';
 import type { TrialResult } from './runTrial.js';
 import { startTemporalDevServer, type TemporalDevServer } from './temporalDevServer.js';
 import { runTemporalTrial, type TemporalTrialEnvironment, type TemporalTrialPlan } from './temporalTrial.js';
-import { defaultKeep, pairKey } from './trialPlans.js';
-import { recordTrial, windowed } from './trialRecord.js';
+import { campaignSeeds, defaultKeep, poolKills } from './trialPlans.js';
+import { emptySummary, recordTrial, settleReferences, windowed } from './trialRecord.js';
 
 /** The checkpoint modes a Temporal campaign runs. */
 export const TEMPORAL_MODES: readonly CheckpointFrequency[] = ['turn', 'step'];
@@ -45,18 +44,7 @@ export async function runTemporalCampaign(options: CampaignOptions): Promise<Cam
   }
   const started = Date.now();
   const workDir = await mkdtemp(join(tmpdir(), 'baton-chaos-temporal-'));
-  const summary: CampaignSummary = {
-    trials: 0,
-    crashes: 0,
-    retries: 0,
-    ferretBounces: 0,
-    temporalRestarts: 0,
-    killPoints: {},
-    violations: Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>,
-    failures: [],
-    selfTest: [],
-    wallMs: 0,
-  };
+  const summary: CampaignSummary = { ...emptySummary(), temporalRestarts: 0 };
   let ferret: FerretServer | undefined;
   let temporal: TemporalDevServer | undefined;
   try {
@@ -80,26 +68,13 @@ export async function runTemporalCampaign(options: CampaignOptions): Promise<Cam
       };
       const result = await runTemporalTrial(windowed(plan, options.window), env);
       references.set(every, result);
-      summary.killPoints[pairKey('mongo', every)] = result.points;
     }
-    const first = references.values().next().value as TrialResult;
-    for (const [every, result] of references) {
-      const diff = transcriptDiff(result.transcript, first.transcript);
-      if (diff !== undefined)
-        result.violations.push({
-          invariant: 'transcript-differs',
-          detail: `reference ${every} differs from ${first.plan.every}: ${diff}`,
-        });
-      recordTrial(summary, result, print);
-    }
+    const first = settleReferences(summary, references.values(), (result) => recordTrial(summary, result, print));
     print(
       `reference runs (1 worker): ${[...references].map(([every, r]) => `mongo/${every} ${r.points} points in ${r.lastChildMs} ms`).join(', ')}`,
     );
 
-    const seeds =
-      options.replaySeed !== undefined
-        ? [options.replaySeed]
-        : Array.from({ length: options.trials }, (_, i) => options.seed + i);
+    const seeds = campaignSeeds(options);
     const points = new Map([...references].map(([every, r]) => [every, r.points]));
     print(
       `running ${seeds.length} Temporal trials, one at a time (seed ${options.seed}; modes ${modes.join(', ')}; store mongo)`,
@@ -145,9 +120,7 @@ export function temporalPlan(
   const total = points.get(every) ?? 100;
   // A pool splits the run's points among its workers: a kill point beyond a worker's share is seldom reached.
   const share = Math.ceil((total * 1.2) / workers);
-  const kills = [1 + Math.floor(random() * share)];
-  const more = random() < 0.5 ? 0 : random() < 0.5 ? 1 : 2;
-  for (let i = 0; i < more; i += 1) kills.push(1 + Math.floor(random() * share));
+  const kills = poolKills(random, share);
   const plan: TemporalTrialPlan = {
     label: `temporal seed ${seed} mongo/${every} keep ${typeof keep === 'string' ? keep : JSON.stringify(keep)} ${workers} workers kills [${kills.join(', ')}]`,
     replay: `--runner temporal --seed ${seed} --mode ${modes.length > 1 ? 'all' : every}`,

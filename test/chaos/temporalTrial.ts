@@ -6,25 +6,21 @@
  * (its turn is moved to a live worker by Temporal's activity retry). Optionally the Temporal server
  * is SIGKILLed and restarted during the conversation. Then the oracle judges the store and side log.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BatonError, requestKey } from '@baton/core';
 import { type CommittedTurn, TemporalSessions } from '@baton/temporal';
 import { Client, Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import { ANSWERS, USER_MESSAGES } from './conversationScript.js';
 import type { FerretServer } from './ferretServer.js';
-import { judgeTrial, type TranscriptEntry, transcriptOf, type Violation } from './oracle.js';
+import type { TranscriptEntry, Violation } from './oracle.js';
 import type { TrialPlan, TrialResult } from './runTrial.js';
-import { readSideLog, SideLog } from './sideLog.js';
+import { SideLog } from './sideLog.js';
+import { killAll, spawnChaosChild } from './spawnChaosChild.js';
 import type { TemporalDevServer } from './temporalDevServer.js';
-import { openTrialStore, type TrialConfig, type TrialStore } from './trialConfig.js';
+import { judgeStore, readLabels } from './trialEvidence.js';
+import { closeTrialWorkspace, openTrialWorkspace } from './trialWorkspace.js';
 
-const WORKER = fileURLToPath(new URL('./temporalWorkerChild.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A trial still running after this is stopped and reported as `child-error`. */
 const TRIAL_TIMEOUT_MS = 240_000;
 
@@ -59,27 +55,11 @@ export async function runTemporalTrial(
   env: TemporalTrialEnvironment,
   reference?: readonly TranscriptEntry[],
 ): Promise<TrialResult> {
-  const name = `t-${randomBytes(5).toString('hex')}`;
-  const dir = join(env.workDir, name);
-  await mkdir(dir, { recursive: true });
-  const store: Extract<TrialStore, { kind: 'mongo' }> = {
-    kind: 'mongo',
-    url: env.ferret.url,
-    dbName: `chaos_${name.replace('-', '_')}`,
-  };
-  const trial: TrialConfig = {
-    store,
-    every: plan.every,
-    keep: plan.keep,
-    sessionId: `chaos-${name}`,
-    sideLog: join(dir, 'side.jsonl'),
-  };
   // Each trial its own session (so its own workflow id) on the campaign's one Temporal server.
-  if (plan.labels) trial.labelsFile = join(dir, 'labels.txt');
-  if (plan.delaySeed !== undefined) trial.delaySeed = plan.delaySeed;
-  if (plan.window !== undefined) trial.window = plan.window;
-  await env.ferret.whileUp(async () => (await openTrialStore(store)).close());
-
+  const workspace = await openTrialWorkspace({ ...plan, store: 'mongo' }, env, {
+    sessionIdOf: (name) => `chaos-${name}`,
+  });
+  const { name, dir, trial } = workspace;
   const temporal = { address: env.temporal.address, taskQueue: `chaos-${name}`, bundlePath: env.bundlePath };
   const kills = [...plan.kills];
   const workers = new Set<ChildProcess>();
@@ -90,30 +70,25 @@ export async function runTemporalTrial(
   const startWorker = () => {
     const killAt = kills.shift() ?? 0;
     const index = started;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', WORKER], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
+    const { process: child, stderr } = spawnChaosChild(
+      'temporalWorkerChild.ts',
+      {
         CHAOS_TRIAL: JSON.stringify(trial),
         CHAOS_TEMPORAL: JSON.stringify(temporal),
         CHAOS_KILL_AT: String(killAt),
         CHAOS_CHILD: String(index),
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+      ['ignore', 'ignore', 'pipe'],
+    );
     started += 1;
     workers.add(child);
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-3000);
-    });
     child.once('exit', (code, signal) => {
       workers.delete(child);
       if (stopping) return;
       if (signal === 'SIGKILL' && killAt > 0) crashes += 1;
       else
         errors.push(
-          `worker ${index} (kill point ${killAt}) exited with ${code ?? signal}: ${stderr.trim().slice(-1500)}`,
+          `worker ${index} (kill point ${killAt}) exited with ${code ?? signal}: ${stderr().trim().slice(-1500)}`,
         );
       startWorker(); // the pool keeps its size: a new process takes the dead one's place
     });
@@ -200,74 +175,29 @@ export async function runTemporalTrial(
     await bounce?.catch((error: unknown) =>
       violations.push({ invariant: 'child-error', detail: `the Temporal restart failed: ${String(error)}` }),
     );
-    const exits = [...workers].map((w) => new Promise((resolve) => w.once('exit', resolve)));
-    for (const w of workers) w.kill('SIGKILL');
-    await Promise.all(exits);
+    await killAll(workers);
     await connection.close();
     sideLog.close();
   }
   const lastChildMs = Date.now() - began;
   for (const error of errors) violations.push({ invariant: 'child-error', detail: error });
 
-  const evidence = await readEvidence(store, trial.sessionId, trial.sideLog);
-  let transcript: TranscriptEntry[] = [];
-  if ('error' in evidence) violations.push({ invariant: 'store-unreadable', detail: evidence.error });
-  else {
-    transcript = transcriptOf(evidence.messages);
-    violations.push(...judgeTrial(evidence, reference ?? transcript));
-  }
-  const labelLines = plan.labels
-    ? (await readFile(join(dir, 'labels.txt'), 'utf8').catch(() => '')).split('\n').filter(Boolean)
-    : [];
-  const result: TrialResult = {
+  const verdict = await judgeStore(trial, reference);
+  violations.push(...verdict.violations);
+  const labels = plan.labels ? await readLabels(join(dir, 'labels.txt')) : [];
+  return closeTrialWorkspace(workspace, {
     plan,
     violations,
     crashes,
     retries,
-    points: labelLines.length,
+    points: labels.length,
     lastChildMs,
-    labels: labelLines,
-    transcript,
-  };
-  if (violations.length > 0) {
-    await writeFile(join(dir, 'plan.json'), JSON.stringify({ plan, violations }, null, 2));
-    return { ...result, keptAt: `${dir} and database ${store.dbName}` };
-  }
-  await rm(dir, { recursive: true, force: true });
-  await dropDatabase(store).catch(() => dropDatabase(store).catch(() => {}));
-  return result;
+    labels,
+    transcript: verdict.transcript,
+  });
 }
 
 async function delayed(ms: number, action: () => Promise<void>): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
   await action();
-}
-
-/** The stored history and session, read by a new store object, with the side log. */
-async function readEvidence(store: TrialStore, sessionId: string, sideLogPath: string) {
-  try {
-    const reader = await openTrialStore(store);
-    try {
-      return {
-        messages: await reader.readMessages(sessionId, 'main'),
-        session: await reader.getSession(sessionId),
-        sideLog: readSideLog(sideLogPath),
-      };
-    } finally {
-      await reader.close();
-    }
-  } catch (error) {
-    return {
-      error: `the store cannot be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-    };
-  }
-}
-
-async function dropDatabase(store: Extract<TrialStore, { kind: 'mongo' }>): Promise<void> {
-  const client = new MongoClient(store.url, { serverSelectionTimeoutMS: 15_000 });
-  try {
-    await client.db(store.dbName).dropDatabase();
-  } finally {
-    await client.close();
-  }
 }

@@ -4,6 +4,7 @@
  * retention, 1–3 crashes, delays, a FerretDB restart), so `--seed N` replays a trial exactly.
  */
 import type { CheckpointFrequency, CheckpointKeep } from '@baton/handoff';
+import type { CampaignOptions } from './campaign.js';
 import { mulberry32 } from './killSwitch.js';
 import type { TrialPlan } from './runTrial.js';
 
@@ -98,4 +99,32 @@ export function randomPlan(
     plan.label += `, timed kill of child ${plan.timedKill.child} at ${plan.timedKill.afterMs} ms`;
   }
   return plan;
+}
+
+/**
+ * The seeds of a campaign's random trials: `--replay-seed` alone, or `trials` seeds from `seed` on.
+ * @example
+ * ```ts
+ * for (const seed of campaignSeeds(options)) plans.push(replicaPlan(seed, 2, stores, modes, points));
+ * ```
+ */
+export function campaignSeeds(options: Pick<CampaignOptions, 'replaySeed' | 'trials' | 'seed'>): number[] {
+  return options.replaySeed !== undefined
+    ? [options.replaySeed]
+    : Array.from({ length: options.trials }, (_, i) => options.seed + i);
+}
+
+/**
+ * 1–3 kill points for a pool of processes, each in `1..share` (one process's share of the run's points;
+ * each process started takes the next one), drawn from `random`.
+ * @example
+ * ```ts
+ * const kills = poolKills(mulberry32(seed), Math.ceil((points * 1.2) / replicas));
+ * ```
+ */
+export function poolKills(random: () => number, share: number): number[] {
+  const kills = [1 + Math.floor(random() * share)];
+  const more = random() < 0.5 ? 0 : random() < 0.5 ? 1 : 2;
+  for (let i = 0; i < more; i += 1) kills.push(1 + Math.floor(random() * share));
+  return kills;
 }

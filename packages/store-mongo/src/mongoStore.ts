@@ -29,8 +29,9 @@ import type {
   TenantScope,
   UpdateOptions,
 } from '@baton/core';
-import { ConfigurationError, StoreError } from '@baton/core';
-import { type Db, MongoClient, ObjectId } from 'mongodb';
+import { StoreError } from '@baton/core';
+import type { Db, MongoClient } from 'mongodb';
+import { orderFactory, storeClient } from './collections/mongoClient.js';
 import { createIndexes, type MongoCollections, openCollections } from './collections/mongoCollections.js';
 import type { MongoContext } from './collections/mongoContext.js';
 import { toStoreError, withStoreErrors } from './collections/mongoErrors.js';
@@ -100,39 +101,9 @@ export class MongoStore implements Store {
 
   constructor(connection: MongoStoreConnection, options: MongoStoreOptions = {}) {
     this.#options = resolveMongoStoreOptions(options);
-    if (
-      connection !== null &&
-      typeof connection === 'object' &&
-      'client' in connection &&
-      typeof connection.client?.db === 'function'
-    ) {
-      this.#client = connection.client;
-      this.#ownsClient = false;
-    } else if (
-      connection !== null &&
-      typeof connection === 'object' &&
-      'url' in connection &&
-      typeof connection.url === 'string' &&
-      connection.url !== ''
-    ) {
-      const clientOptions = {
-        serverSelectionTimeoutMS: this.#options.serverSelectionTimeoutMS,
-        ...connection.clientOptions,
-      };
-      try {
-        this.#client = new MongoClient(connection.url, clientOptions);
-      } catch (cause) {
-        throw new ConfigurationError(
-          `MongoStore cannot use the url ${JSON.stringify(redact(connection.url))}: ${(cause as Error).message}`,
-          { cause },
-        );
-      }
-      this.#ownsClient = true;
-    } else {
-      throw new ConfigurationError(
-        'MongoStore needs { url: "mongodb://host:27017/" } or { client: MongoClient }; neither was given (is MONGODB_URL set?).',
-      );
-    }
+    const { client, ownsClient } = storeClient(connection, this.#options.serverSelectionTimeoutMS);
+    this.#client = client;
+    this.#ownsClient = ownsClient;
     this.db = this.#client.db(this.#options.dbName);
     const collections = openCollections(this.db, this.#options.collectionPrefix);
     this.#context = {
@@ -429,24 +400,6 @@ export class MongoStore implements Store {
     });
     return ready.then(() => withStoreErrors(action, operation, deadline));
   }
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
-}
-
-/**
- * Makes the `order` ObjectIds with the client's own driver (its `pkFactory`, by default the
- * driver's `new ObjectId()`): an app's client of another copy or major version of `mongodb` refuses
- * BSON values made by this package's copy (`BSONVersionError`). Falls back to this copy's ObjectId
- * when the client has a custom `pkFactory` that makes something else.
- */
-function orderFactory(client: MongoClient): () => ObjectId {
-  const factory = (client.options as { pkFactory?: { createPk?: () => unknown } } | undefined)?.pkFactory;
-  const probe = typeof factory?.createPk === 'function' ? factory.createPk() : undefined;
-  if (probe === null || typeof probe !== 'object' || (probe as { _bsontype?: unknown })._bsontype !== 'ObjectId')
-    return () => new ObjectId();
-  return () => factory!.createPk!() as ObjectId;
 }
 
 /** The tenant scope part of an options object. */

@@ -11,8 +11,8 @@
 import { parseArgs } from 'node:util';
 import { FileStore, type Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
-import { type ApprovalDeskOptions, approvalDesk } from './approvalDesk.js';
-import { countingStore } from './countingStore.js';
+import { answerPaused } from './answerPaused.js';
+import type { ApprovalDeskOptions } from './approvalDesk.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,27 +43,9 @@ if (values.budget !== undefined) options.workingMemoryTokens = Number(values.bud
 /** Opens session `id` through a new store object and answers its approval. */
 async function openAndAnswer(id: string) {
   const { store, close } = await openStore();
-  const counting = countingStore(store);
   try {
-    const desk = approvalDesk(counting.store, options);
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const session = await desk.session({ id, branch: 'main' });
-    const opened = performance.now();
-    const request = session.pendingRequests[0];
-    if (request === undefined) throw new Error(`session ${id} has no pending approval after opening`);
-    let completed = false;
-    for await (const event of session.respond(request.id, { approved: true }))
-      if (event.type === 'turn.completed') completed = true;
-    const answered = performance.now();
-    const used = process.cpuUsage(cpu);
-    if (!completed) throw new Error(`answering session ${id} did not complete its turn`);
-    return {
-      openMs: opened - started,
-      answerMs: answered - opened,
-      cpuMs: (used.user + used.system) / 1000,
-      messagesRead: counting.counts.messagesRead,
-    };
+    const { openMs, answerMs, cpuMs, counts } = await answerPaused(store, id, options);
+    return { openMs, answerMs, cpuMs, messagesRead: counts.messagesRead };
   } finally {
     await close();
   }

@@ -31,9 +31,9 @@ import { parseArgs } from 'node:util';
 import { FileStore, InMemoryStore, type Store } from '@baton/core';
 import { MongoStore } from '@baton/store-mongo';
 import { startStore } from '../scale/scaleStore.js';
-import { approvalDesk } from './approvalDesk.js';
+import { type AnswerTiming, answerPaused } from './answerPaused.js';
 import { compareLongAndShort } from './compareBench.js';
-import { countingStore, type StoreCounts } from './countingStore.js';
+import type { StoreCounts } from './countingStore.js';
 import { preparePausedSession, templateTurn } from './pausedSession.js';
 
 /** `file-running`: FileStore opened through the store object that wrote the session (a running process, its cache warm), not a new one. */
@@ -93,38 +93,13 @@ async function storeFactory(kind: StoreKind, mongoUrl: () => Promise<string>): P
   };
 }
 
-interface Sample {
-  openMs: number;
-  answerMs: number;
-  /** This process's CPU time (user + system) over open and answer, in ms: steadier than wall time on a shared machine. */
-  cpuMs: number;
-  counts: StoreCounts;
-}
+type Sample = AnswerTiming;
 
 /** Opens the paused session as a new process would and answers its approval. */
 async function openAndAnswer(factory: StoreFactory, id: string, historyWindow?: number): Promise<Sample> {
   const fresh = await factory.fresh();
-  const counting = countingStore(fresh);
   try {
-    const desk = approvalDesk(counting.store, historyWindow === undefined ? {} : { historyWindow });
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const session = await desk.session({ id, branch: 'main' });
-    const opened = performance.now();
-    const request = session.pendingRequests[0];
-    if (request === undefined) throw new Error(`session ${id} has no pending approval after opening`);
-    let completed = false;
-    for await (const event of session.respond(request.id, { approved: true }))
-      if (event.type === 'turn.completed') completed = true;
-    const answered = performance.now();
-    const used = process.cpuUsage(cpu);
-    if (!completed) throw new Error(`answering session ${id} did not complete its turn`);
-    return {
-      openMs: opened - started,
-      answerMs: answered - opened,
-      cpuMs: (used.user + used.system) / 1000,
-      counts: counting.counts,
-    };
+    return await answerPaused(fresh, id, historyWindow === undefined ? {} : { historyWindow });
   } finally {
     await factory.closeFresh(fresh);
   }

@@ -79,3 +79,16 @@ export function changeRecordLease(
   record.leases!.set(branchId, next);
   return true;
 }
+
+/** `listExpiredLeases` over all sessions: copies of the held leases that expired before `options.before`, at most `limit`. */
+export function expiredRecordLeases(
+  records: Iterable<SessionRecord>,
+  options: { before: string; limit?: number },
+): BranchLease[] {
+  const expired: BranchLease[] = [];
+  for (const record of records) {
+    for (const lease of record.leases?.values() ?? [])
+      if (lease.held && lease.expiresAt < options.before) expired.push({ ...lease });
+  }
+  return expired.slice(0, options.limit ?? expired.length);
+}

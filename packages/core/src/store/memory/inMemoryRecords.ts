@@ -1,7 +1,7 @@
 import type { Checkpoint } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
-import type { Branch, Session } from '../../conversation/session.js';
+import { type Branch, MAIN_BRANCH, type Session } from '../../conversation/session.js';
 import { assertValidId } from '../../ids.js';
 import type { BranchLease } from '../branchLease.js';
 import type { EventLogBatch } from '../eventLog.js';
@@ -29,6 +29,24 @@ export interface SessionRecord {
 export interface SessionLimits {
   maxSessions: number;
   idleTtlMs: number;
+}
+
+/** The record of a new session: its `main` branch, no messages, no checkpoints, used at `now` (ms). */
+export function newSessionRecord(session: Session, now: number): SessionRecord {
+  const main: Branch = {
+    id: MAIN_BRANCH,
+    sessionId: session.id,
+    createdAt: session.createdAt,
+    state: {},
+    version: 1,
+  };
+  return {
+    session,
+    branches: new Map([[MAIN_BRANCH, main]]),
+    messages: new Map([[MAIN_BRANCH, []]]),
+    checkpoints: new Map(),
+    touchedAt: now,
+  };
 }
 
 /**

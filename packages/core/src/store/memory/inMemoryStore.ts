@@ -3,10 +3,8 @@ import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../co
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
-import { MAIN_BRANCH } from '../../conversation/session.js';
-import { ConcurrencyError, ConfigurationError, InvalidInputError, NotFoundError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
-import { assertMaxAssetBytes, checkAssetInput } from '../assets/assetInput.js';
+import { ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { checkAssetInput } from '../assets/assetInput.js';
 import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
 import { cloneData } from '../cloneData.js';
 import type { EventLogEntry, EventLogPage, EventLogPosition, EventLogRetention } from '../eventLog.js';
@@ -28,15 +26,10 @@ import type {
   UpdateOptions,
 } from '../store.js';
 import {
-  applySessionChange,
   assertBranchId,
-  assertPendingWrites,
   assertSessionId,
-  branchState,
-  checkpointsToPrune,
+  changedSession,
   copyValidCheckpoint,
-  ensureBranchDeletable,
-  ensureCheckpointDeletable,
   matchesSessionFilter,
   newSession,
 } from '../storeRules.js';
@@ -48,24 +41,35 @@ import {
   listRecordAssets,
   putRecordAsset,
 } from './inMemoryAssets.js';
+import { deleteRecordBranch, forkRecordBranch, updateRecordBranch } from './inMemoryBranches.js';
 import {
   acquireRecordLease,
   appendRecordEvents,
   changeRecordLease,
+  expiredRecordLeases,
   pruneRecordEvents,
   readRecordEvents,
 } from './inMemoryBranchLogs.js';
+import {
+  addPendingWrites,
+  checkpointManifest,
+  deleteCheckpointsBefore,
+  deleteRecordCheckpoint,
+  findCheckpoint,
+  pruneRecordCheckpoints,
+} from './inMemoryCheckpoints.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
 import { appendRecordMessages, readRecordMessages, writeRecordBatch } from './inMemoryMessages.js';
 import {
   checkpointList,
   eraseUserRecords,
   evictForRoom,
+  newSessionRecord,
   type SessionLimits,
   type SessionRecord,
   touchRecord,
 } from './inMemoryRecords.js';
-import type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
+import { assetLimits, type InMemoryStoreOptions, sessionLimits } from './inMemoryStoreOptions.js';
 
 export type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
 
@@ -99,22 +103,8 @@ export class InMemoryStore implements Store {
   #newest: SessionRecord | undefined;
 
   constructor(options: InMemoryStoreOptions = {}) {
-    const maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
-    const idleTtlMs = options.idleTtlMs ?? 60 * 60_000;
-    if (!(maxSessions > 0) || !(idleTtlMs > 0)) {
-      throw new ConfigurationError(
-        `InMemoryStore needs a positive maxSessions and idleTtlMs, got ${JSON.stringify({ maxSessions: options.maxSessions, idleTtlMs: options.idleTtlMs })}.`,
-      );
-    }
-    this.#limits = { maxSessions, idleTtlMs };
-    const maxAssetBytes = assertMaxAssetBytes('InMemoryStore', options.maxAssetBytes);
-    const maxAssetBytesTotal = options.maxAssetBytesTotal ?? Math.max(256 * 1024 * 1024, maxAssetBytes);
-    if (!Number.isSafeInteger(maxAssetBytesTotal) || maxAssetBytesTotal <= 0) {
-      throw new ConfigurationError(
-        `InMemoryStore needs maxAssetBytesTotal as a positive whole number of bytes, got ${JSON.stringify(options.maxAssetBytesTotal)}.`,
-      );
-    }
-    this.#assetLimits = { maxAssetBytes, maxAssetBytesTotal };
+    this.#limits = sessionLimits(options);
+    this.#assetLimits = assetLimits(options);
   }
 
   /** How many sessions the store holds now. */
@@ -127,20 +117,7 @@ export class InMemoryStore implements Store {
     if (this.#sessions.has(session.id))
       throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
     evictForRoom(this.#sessions, this.#limits, Date.now());
-    const main: Branch = {
-      id: MAIN_BRANCH,
-      sessionId: session.id,
-      createdAt: session.createdAt,
-      state: {},
-      version: 1,
-    };
-    const record: SessionRecord = {
-      session,
-      branches: new Map([[MAIN_BRANCH, main]]),
-      messages: new Map([[MAIN_BRANCH, []]]),
-      checkpoints: new Map(),
-      touchedAt: Date.now(),
-    };
+    const record = newSessionRecord(session, Date.now());
     this.#sessions.set(session.id, record);
     this.#newest = record;
     return cloneData(session);
@@ -153,12 +130,7 @@ export class InMemoryStore implements Store {
 
   async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
     const record = this.#required(id, options);
-    if (record.session.version !== options.expectedVersion) {
-      throw new ConcurrencyError(
-        `Session ${JSON.stringify(id)} is at version ${record.session.version}, not ${options.expectedVersion}: another writer changed it. Reload and retry.`,
-      );
-    }
-    record.session = applySessionChange(record.session, change);
+    record.session = changedSession(record.session, change, options.expectedVersion);
     return cloneData(record.session);
   }
 
@@ -206,30 +178,7 @@ export class InMemoryStore implements Store {
     input: { branchId: string; parent: BranchParent; state?: State },
     scope: TenantScope = {},
   ): Promise<Branch> {
-    const record = this.#required(sessionId, scope);
-    assertBranchId(input.branchId);
-    assertBranchId(input.parent.branchId);
-    if (record.branches.has(input.branchId))
-      throw new ConcurrencyError(`Branch ${JSON.stringify(input.branchId)} already exists.`);
-    if (!record.branches.has(input.parent.branchId))
-      throw new NotFoundError(`Parent branch ${JSON.stringify(input.parent.branchId)} does not exist.`);
-    const parentLength = (await this.readMessages(sessionId, input.parent.branchId, scope)).length;
-    if (input.parent.atSeq > parentLength) {
-      throw new InvalidInputError(
-        `Cannot fork at seq ${input.parent.atSeq}: branch ${JSON.stringify(input.parent.branchId)} has ${parentLength} messages.`,
-      );
-    }
-    const branch: Branch = {
-      id: input.branchId,
-      sessionId,
-      parent: { ...input.parent },
-      createdAt: new Date().toISOString(),
-      state: branchState(input.state ?? {}),
-      version: 1,
-    };
-    record.branches.set(branch.id, branch);
-    record.messages.set(branch.id, []);
-    return cloneData(branch);
+    return forkRecordBranch(this.#required(sessionId, scope), sessionId, input, scope);
   }
 
   async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
@@ -249,18 +198,7 @@ export class InMemoryStore implements Store {
     change: { state: State },
     options: UpdateOptions,
   ): Promise<Branch> {
-    const record = this.#required(sessionId, options);
-    assertBranchId(branchId);
-    const branch = record.branches.get(branchId);
-    if (branch === undefined) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
-    if (branch.version !== options.expectedVersion) {
-      throw new ConcurrencyError(
-        `Branch ${JSON.stringify(branchId)} is at version ${branch.version}, not ${options.expectedVersion}. Reload and retry.`,
-      );
-    }
-    const next = { ...branch, state: branchState(change.state), version: branch.version + 1 };
-    record.branches.set(branchId, next);
-    return cloneData(next);
+    return updateRecordBranch(this.#required(sessionId, options), branchId, change, options.expectedVersion);
   }
 
   async deleteBranch(
@@ -268,13 +206,7 @@ export class InMemoryStore implements Store {
     branchId: string,
     options: { recursive?: boolean } & TenantScope = {},
   ): Promise<void> {
-    const record = this.#required(sessionId, options);
-    assertBranchId(branchId);
-    for (const id of ensureBranchDeletable(branchId, [...record.branches.values()], options)) {
-      record.branches.delete(id);
-      record.messages.delete(id);
-      record.checkpoints.delete(id);
-    }
+    deleteRecordBranch(this.#required(sessionId, options), branchId, options);
   }
 
   async saveCheckpoint(checkpoint: Checkpoint, scope: TenantScope = {}): Promise<void> {
@@ -291,15 +223,7 @@ export class InMemoryStore implements Store {
     writes: readonly PendingWrite[],
     scope: TenantScope = {},
   ): Promise<void> {
-    const list = this.#checkpoints(sessionId, branchId, scope);
-    assertValidId('checkpoint', checkpointId);
-    const valid = assertPendingWrites(writes);
-    const checkpoint = list.find((c) => c.id === checkpointId);
-    if (checkpoint === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
-    for (const write of valid) {
-      if (!checkpoint.pendingWrites.some((w) => w.toolCallId === write.toolCallId))
-        checkpoint.pendingWrites.push(cloneData(write));
-    }
+    addPendingWrites(this.#checkpoints(sessionId, branchId, scope), checkpointId, writes);
   }
 
   async loadCheckpoint(
@@ -308,10 +232,7 @@ export class InMemoryStore implements Store {
     id?: string,
     scope: TenantScope = {},
   ): Promise<Checkpoint | undefined> {
-    const list = this.#checkpoints(sessionId, branchId, scope);
-    if (id !== undefined) assertValidId('checkpoint', id);
-    const found = id === undefined ? list.at(-1) : list.find((c) => c.id === id);
-    return found && cloneData(found);
+    return findCheckpoint(this.#checkpoints(sessionId, branchId, scope), id);
   }
 
   async listCheckpoints(
@@ -319,13 +240,7 @@ export class InMemoryStore implements Store {
     branchId: string,
     scope: TenantScope = {},
   ): Promise<CheckpointManifestEntry[]> {
-    return this.#checkpoints(sessionId, branchId, scope).map(({ id, parentId, step, throughSeq, createdAt }) => ({
-      id,
-      parentId,
-      step,
-      throughSeq,
-      createdAt,
-    }));
+    return checkpointManifest(this.#checkpoints(sessionId, branchId, scope));
   }
 
   async pruneCheckpoints(
@@ -335,34 +250,16 @@ export class InMemoryStore implements Store {
     scope: TenantScope = {},
   ): Promise<number> {
     const list = this.#checkpoints(sessionId, branchId, scope);
-    const doomed = new Set(checkpointsToPrune(list, retention));
-    const kept = list.filter((c) => !doomed.has(c.id));
-    this.#required(sessionId, scope).checkpoints.set(branchId, kept);
-    return list.length - kept.length;
+    return pruneRecordCheckpoints(this.#required(sessionId, scope), branchId, list, retention);
   }
 
   async deleteCheckpoint(sessionId: string, branchId: string, id: string, scope: TenantScope = {}): Promise<boolean> {
     const list = this.#checkpoints(sessionId, branchId, scope);
-    assertValidId('checkpoint', id);
-    if (!ensureCheckpointDeletable(branchId, id, list)) return false;
-    this.#required(sessionId, scope).checkpoints.set(
-      branchId,
-      list.filter((c) => c.id !== id),
-    );
-    return true;
+    return deleteRecordCheckpoint(this.#required(sessionId, scope), branchId, list, id);
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
-    let deleted = 0;
-    for (const record of this.#sessions.values()) {
-      if (scope.tenantId !== undefined && record.session.tenantId !== scope.tenantId) continue;
-      for (const [branchId, list] of record.checkpoints) {
-        const kept = list.filter((c, index) => c.createdAt >= before || index === list.length - 1); // the newest stays
-        deleted += list.length - kept.length;
-        record.checkpoints.set(branchId, kept);
-      }
-    }
-    return deleted;
+    return deleteCheckpointsBefore(this.#sessions.values(), before, scope);
   }
 
   async saveEpisode(episode: Episode): Promise<boolean> {
@@ -476,12 +373,7 @@ export class InMemoryStore implements Store {
   }
 
   async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
-    const expired: BranchLease[] = [];
-    for (const record of this.#sessions.values()) {
-      for (const lease of record.leases?.values() ?? [])
-        if (lease.held && lease.expiresAt < options.before) expired.push({ ...lease });
-    }
-    return expired.slice(0, options.limit ?? expired.length);
+    return expiredRecordLeases(this.#sessions.values(), options);
   }
 
   async close(): Promise<void> {}
