@@ -180,7 +180,8 @@ export class TurnRuns {
       await this.#endRun(log, run);
       return { queue, stream, ended: Promise.resolve() };
     }
-    run.writer?.push(log.append(first.value));
+    run.headSeq = headSeq;
+    this.#log(log, run, first.value);
     return { queue, stream, ended: this.#drain(log, stream, run) };
   }
 
@@ -224,7 +225,7 @@ export class TurnRuns {
         expired,
       }));
     const writer = this.eventLog && new EventLogWriter(this.eventLog, sessionId, branchId, scope);
-    return { lease, writer };
+    return { lease, writer, messageIds: new Set(), failed: false };
   }
 
   async #drain(log: BranchLog, stream: TurnStream, run: RunParts): Promise<void> {
@@ -232,7 +233,7 @@ export class TurnRuns {
       for (;;) {
         const step = await stream.next();
         if (step.done === true) break;
-        run.writer?.push(log.append(step.value));
+        this.#log(log, run, step.value);
       }
     } catch {
       // The turn's fatal `error` event is in the log already; the turn runner stored what it committed.
@@ -241,9 +242,37 @@ export class TurnRuns {
     }
   }
 
+  /** Appends a run's event to the branch log (and the store's), noting what the run's end checks. */
+  #log(log: BranchLog, run: RunParts, event: BatonEvent): void {
+    if (event.type === 'message') run.messageIds.add(event.message.id);
+    if (event.type === 'error') run.failed = true;
+    run.writer?.push(log.append(event));
+  }
+
+  /**
+   * After a run that failed (its write lost to messages it had not loaded, e.g. stored by a run its
+   * lease expired under): the messages stored on the branch since the run began that it did not
+   * send, logged as `message` events after its last, so followers see what the branch holds.
+   */
+  async #logStoredAfterFailure(log: BranchLog, run: RunParts): Promise<void> {
+    if (!run.failed || run.headSeq === undefined || this.#store === undefined || run.writer === undefined) return;
+    try {
+      const stored = await this.#store.readMessages(log.sessionId, log.branchId, {
+        ...run.writer.scope,
+        fromSeq: run.headSeq + 1,
+      });
+      for (const message of stored)
+        if (!run.messageIds.has(message.id))
+          this.#log(log, run, { type: 'message', sessionId: log.sessionId, branchId: log.branchId, message });
+    } catch {
+      // Unread now: the next run that takes the branch over after a cut logs what is still missing.
+    }
+  }
+
   /** Ends a run: its events written to the store's log (then pruned), its lease released, then local readers told. */
   async #endRun(log: BranchLog, run: RunParts): Promise<void> {
     try {
+      await this.#logStoredAfterFailure(log, run);
       await run.writer?.flush();
       await this.eventLog?.pruneEvents(log.sessionId, log.branchId, this.retention, run.writer!.scope);
     } catch (error) {
@@ -287,6 +316,12 @@ export class TurnRuns {
 interface RunParts {
   lease: TurnLease | undefined;
   writer: EventLogWriter | undefined;
+  /** The branch's last message seq when the run's turn began. */
+  headSeq?: number;
+  /** Ids of the messages the run sent. */
+  messageIds: Set<string>;
+  /** The run sent a fatal `error` event. */
+  failed: boolean;
 }
 
 function keyOf(tenantKey: string, sessionId: string, branchId: string): string {
