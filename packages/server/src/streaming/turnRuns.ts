@@ -150,7 +150,7 @@ export class TurnRuns {
     let run: RunParts;
     try {
       // The lease first: a branch whose turn runs in another process is refused before any model call.
-      run = await this.#runParts(tenantKey, sessionId, branchId, options.expired === true);
+      run = await this.#runParts(tenantKey, sessionId, branchId, headSeq, options.expired === true);
     } catch (error) {
       log.endRun();
       throw error;
@@ -164,7 +164,7 @@ export class TurnRuns {
     // Subscribed first: the caller's response carries the unlogged messages too (its client may have missed them).
     const queue = log.subscribe();
     log.beginRun(epoch, (unlogged[0]?.seq ?? headSeq + 1) - 1);
-    for (const message of unlogged) run.writer?.push(log.append({ type: 'message', sessionId, branchId, message }));
+    for (const message of unlogged) this.#log(log, run, { type: 'message', sessionId, branchId, message });
     log.beginRun(epoch, headSeq);
     let stream: TurnStream;
     let first: IteratorResult<BatonEvent, void>;
@@ -180,7 +180,6 @@ export class TurnRuns {
       await this.#endRun(log, run);
       return { queue, stream, ended: Promise.resolve() };
     }
-    run.headSeq = headSeq;
     this.#log(log, run, first.value);
     return { queue, stream, ended: this.#drain(log, stream, run) };
   }
@@ -215,7 +214,13 @@ export class TurnRuns {
     }
   }
 
-  async #runParts(tenantKey: string, sessionId: string, branchId: string, expired: boolean): Promise<RunParts> {
+  async #runParts(
+    tenantKey: string,
+    sessionId: string,
+    branchId: string,
+    headSeq: number,
+    expired: boolean,
+  ): Promise<RunParts> {
     const scope = scopeOfKey(tenantKey);
     const lease =
       this.leases &&
@@ -225,7 +230,7 @@ export class TurnRuns {
         expired,
       }));
     const writer = this.eventLog && new EventLogWriter(this.eventLog, sessionId, branchId, scope);
-    return { lease, writer, messageIds: new Set(), failed: false };
+    return { lease, writer, headSeq, messageIds: new Set(), failed: false };
   }
 
   async #drain(log: BranchLog, stream: TurnStream, run: RunParts): Promise<void> {
@@ -255,7 +260,7 @@ export class TurnRuns {
    * send, logged as `message` events after its last, so followers see what the branch holds.
    */
   async #logStoredAfterFailure(log: BranchLog, run: RunParts): Promise<void> {
-    if (!run.failed || run.headSeq === undefined || this.#store === undefined || run.writer === undefined) return;
+    if (!run.failed || this.#store === undefined || run.writer === undefined) return;
     try {
       const stored = await this.#store.readMessages(log.sessionId, log.branchId, {
         ...run.writer.scope,
@@ -316,8 +321,8 @@ export class TurnRuns {
 interface RunParts {
   lease: TurnLease | undefined;
   writer: EventLogWriter | undefined;
-  /** The branch's last message seq when the run's turn began. */
-  headSeq?: number;
+  /** The branch's last message seq when the run began. */
+  headSeq: number;
   /** Ids of the messages the run sent. */
   messageIds: Set<string>;
   /** The run sent a fatal `error` event. */
