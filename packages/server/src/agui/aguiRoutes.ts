@@ -2,7 +2,7 @@ import { type AGUIEvent, contentToText, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { InvalidInputError, isLiveLease, MAIN_BRANCH, SessionClosedError } from '@baton/core';
-import type { HandoffSession, HandoffWorkflow, TurnStream } from '@baton/handoff';
+import { type HandoffSession, type HandoffWorkflow, TurnStream } from '@baton/handoff';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type Authenticate, type Principal, tenantKeyOf } from '../http/auth.js';
@@ -11,7 +11,7 @@ import { HttpError } from '../http/errors.js';
 import { readBody } from '../http/schemas.js';
 import { createSession, openSession, scopeOf } from '../http/sessionAccess.js';
 import { runningElsewhere } from '../streaming/turnLease.js';
-import { type StartedRun, TurnRuns, type TurnRunsOptions } from '../streaming/turnRuns.js';
+import { TurnRuns, type TurnRunsOptions } from '../streaming/turnRuns.js';
 import { AguiEventMapper } from './aguiEventMapper.js';
 import { matchResume, resumeAnswer } from './aguiInterrupts.js';
 import { aguiStateOf } from './aguiState.js';
@@ -107,30 +107,32 @@ export function aguiRoutes(options: AguiRoutesOptions): Hono<Env> {
     const input = (await readBody(c.req.raw, RunAgentInputSchema)) as RunAgentInput;
     const principal = c.var.principal;
     const session = await threadSession(workflow, runs, principal, input.threadId);
-    const calls = turnCalls(session, input);
+    const call = turnCall(session, input);
     const mapper = new AguiEventMapper(
       input.threadId,
       input.runId,
       await aguiStateOf(workflow, session, scopeOf(principal)),
     );
-    const start = (call: () => TurnStream) =>
-      runs.start(tenantKeyOf(principal), session.id, session.branchId, session.messages.at(-1)?.seq ?? 0, call);
-    // The first call takes the branch's lease before the response: a busy branch is a 409, nothing run.
-    const first = await start(calls[0]!);
+    // The run takes the branch's lease before the response (a busy branch is a 409, nothing run) and
+    // holds it until its last resume entry is answered: no other run slips in between two answers.
+    const started = await runs.start(
+      tenantKeyOf(principal),
+      session.id,
+      session.branchId,
+      session.messages.at(-1)?.seq ?? 0,
+      call,
+    );
     const encoder = new EventEncoder({ accept: c.req.header('accept') ?? 'text/event-stream' });
     const body = eventStream(encoder, async (send) => {
       send(mapper.start());
       try {
-        for (let i = 0; i < calls.length; i++) {
-          const started: StartedRun = i === 0 ? first : await start(calls[i]!);
-          for await (const item of started.queue) {
-            if (item.kind === 'run.ended') break;
-            send(mapper.map(item.logged.event));
-          }
-          started.queue.close();
-          await started.stream; // the turn's failure, if it failed
-          await started.ended; // its lease released
+        for await (const item of started.queue) {
+          if (item.kind === 'run.ended') break;
+          send(mapper.map(item.logged.event));
         }
+        started.queue.close();
+        await started.stream; // the turn's failure, if it failed
+        await started.ended; // its lease released
         send(mapper.finish(await aguiStateOf(workflow, session, scopeOf(principal))));
       } catch (error) {
         const { body: failure } = errorResponse(error);
@@ -198,12 +200,13 @@ async function threadSession(
 }
 
 /**
- * The session calls a run makes: one `respond` per resume entry (in the order the requests were
- * made), or one `send` of the last user message. Checked before anything runs.
+ * The session call a run makes: one `respond` per resume entry (in the order the requests were
+ * made), read as one stream so the run holds the branch's lease across them; or one `send` of the
+ * last user message. Checked before anything runs.
  * @throws {SessionClosedError} (410) for a closed session; {@link InvalidInputError} (400) for a resume
  *   entry that answers no open interrupt or does not fit it, no user message with text, or a message while a request other than one `user_input` waits
  */
-function turnCalls(session: HandoffSession, input: RunAgentInput): (() => TurnStream)[] {
+function turnCall(session: HandoffSession, input: RunAgentInput): () => TurnStream {
   if (session.info.status === 'closed') {
     throw new SessionClosedError(
       `Thread ${JSON.stringify(session.id)} is a closed session: it takes no more runs; start a new thread.`,
@@ -211,10 +214,18 @@ function turnCalls(session: HandoffSession, input: RunAgentInput): (() => TurnSt
   }
   const pending = session.pendingRequests;
   if (input.resume !== undefined && input.resume.length > 0) {
-    return matchResume(pending, input.resume).map(({ request, entry }) => {
-      const answer = resumeAnswer(request, entry);
-      return () => session.respond(request.id, answer);
-    });
+    const answers = matchResume(pending, input.resume).map(({ request, entry }) => ({
+      id: request.id,
+      answer: resumeAnswer(request, entry),
+    }));
+    return () =>
+      new TurnStream(
+        { sessionId: session.id, branchId: session.branchId },
+        async function* () {
+          for (const { id, answer } of answers) yield* session.respond(id, answer);
+        },
+        () => session.pendingRequests,
+      );
   }
   const last = input.messages.at(-1);
   const text = last?.role === 'user' ? contentToText(last.content).trim() : '';
@@ -230,5 +241,5 @@ function turnCalls(session: HandoffSession, input: RunAgentInput): (() => TurnSt
       `Thread ${JSON.stringify(session.id)} is paused on interrupts a new message cannot answer: ${ids}. Send RunAgentInput.resume with an entry { interruptId, status: "resolved", payload } for each.`,
     );
   }
-  return [() => session.send(text)];
+  return () => session.send(text);
 }
