@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,5 +77,30 @@ describe('FileStore.appendEvents keeps the log ordered across processes without 
     );
     await reopened.appendEvents('chat-1', 'main', entries(1, 2, 3, 1));
     expect((await reopened.readEvents('chat-1', 'main')).entries).toHaveLength(6);
+  });
+
+  it('an append after a crash tore the last line (power loss mid-write) keeps every whole batch readable', async () => {
+    const [a] = await twoProcesses();
+    await a.appendEvents('chat-1', 'main', entries(1, 3, 1, 2));
+    const file = join(directory!, 'sessions', 'chat-1', 'events', 'main.jsonl');
+    await appendFile(file, '{"after":{"epoch":1,"seq":3,"ind'); // the dead writer's torn batch
+    // The next writer is another process (a takeover): it has never seen this file.
+    const b = new FileStore({ directory: directory! });
+    opened.push(b);
+    await b.appendEvents('chat-1', 'main', entries(2, 3, 1, 2));
+    const reader = new FileStore({ directory: directory! });
+    opened.push(reader);
+    const positions = async () =>
+      (await reader.readEvents('chat-1', 'main')).entries.map((e) => Object.values(e.position).join('.'));
+    expect(await positions()).toEqual(['1.3.1', '1.3.2', '2.3.1', '2.3.2']);
+
+    // Torn again, inside the batch that sealed nothing yet: a new store finds the last whole batch behind both.
+    await appendFile(file, '\n{"after":{"ep');
+    const c = new FileStore({ directory: directory! });
+    opened.push(c);
+    await expect(c.appendEvents('chat-1', 'main', entries(2, 3, 2, 1))).rejects.toBeInstanceOf(InvalidInputError);
+    await c.appendEvents('chat-1', 'main', entries(2, 4, 0, 1));
+    expect(await positions()).toEqual(['1.3.1', '1.3.2', '2.3.1', '2.3.2', '2.4.0']);
+    expect((await readFile(file, 'utf8')).endsWith('\n')).toBe(true);
   });
 });

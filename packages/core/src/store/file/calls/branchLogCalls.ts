@@ -38,7 +38,10 @@ async function requireBranchOf(
   await sessions.view(sessionId, async (image) => requireBranch(image, sessionId, branchId, scope));
 }
 
-/** The batches of a branch's event log (a line cut off by a crash is ignored). */
+/**
+ * The batches of a branch's event log. A line cut off by a crash is ignored: the last one, and one
+ * the next append sealed off with a newline (see `appendEvents`), which is not JSON.
+ */
 async function readBatches(path: string): Promise<EventLogBatch[]> {
   let text: string;
   try {
@@ -49,7 +52,19 @@ async function readBatches(path: string): Promise<EventLogBatch[]> {
   }
   const lines = text.split('\n');
   lines.pop(); // after the last '\n': empty, or a torn line
-  return lines.map((line) => JSON.parse(line) as EventLogBatch);
+  return lines.flatMap((line) => {
+    const batch = parseBatch(line);
+    return batch === undefined ? [] : [batch];
+  });
+}
+
+/** A line's batch, or `undefined` for a line a crash tore (sealed off by a later append). */
+function parseBatch(line: string): EventLogBatch | undefined {
+  try {
+    return JSON.parse(line) as EventLogBatch;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where a branch's events file ended when this store last saw it: its inode, size and last position. */
@@ -57,6 +72,8 @@ interface EventsTail {
   ino: number;
   size: number;
   last: EventLogPosition | undefined;
+  /** Whether the file ends inside a line (a crash tore the last append): the next append seals it off. */
+  torn: boolean;
 }
 
 /** Per store (its `FileSessions`), the tail of each events file it appended to or checked. */
@@ -64,25 +81,42 @@ const tails = new WeakMap<FileSessions, Map<string, EventsTail>>();
 
 const TAIL_CHUNK = 64 * 1024;
 
-/** The last position of the file's last whole line, read backwards from `size` (a torn last line is ignored). */
-async function lastPositionOf(path: string, size: number): Promise<EventLogPosition | undefined> {
+/**
+ * The last position of the file's last whole batch, read backwards from `size`, and whether the
+ * file ends inside a line. Torn lines (the last one, or one sealed off by an append) are skipped.
+ */
+async function lastPositionOf(
+  path: string,
+  size: number,
+): Promise<{ last: EventLogPosition | undefined; torn: boolean }> {
   const handle = await open(path, 'r');
   try {
     let buffer = Buffer.alloc(0);
-    for (let at = size; at > 0; ) {
-      const length = Math.min(TAIL_CHUNK, at);
-      at -= length;
-      const chunk = Buffer.alloc(length);
-      await handle.read(chunk, 0, length, at);
-      buffer = Buffer.concat([chunk, buffer]);
-      const end = buffer.lastIndexOf(0x0a);
-      if (end === -1) continue;
+    let torn: boolean | undefined;
+    let end: number | undefined; // the '\n' that ends the line looked at next
+    for (let at = size; at > 0 || (end !== undefined && end > 0); ) {
+      if (at > 0) {
+        const length = Math.min(TAIL_CHUNK, at);
+        at -= length;
+        const chunk = Buffer.alloc(length);
+        await handle.read(chunk, 0, length, at);
+        buffer = Buffer.concat([chunk, buffer]);
+        if (end !== undefined) end += length;
+      }
+      torn ??= buffer.length > 0 && buffer[buffer.length - 1] !== 0x0a;
+      end ??= buffer.lastIndexOf(0x0a);
+      if (end === -1) {
+        end = undefined;
+        continue;
+      }
       const start = end > 0 ? buffer.lastIndexOf(0x0a, end - 1) : -1;
       if (start === -1 && at > 0) continue; // the line begins further back
-      const batch = JSON.parse(buffer.subarray(start + 1, end).toString('utf8')) as EventLogBatch;
-      return batch.entries.at(-1)?.position;
+      const batch = parseBatch(buffer.subarray(start + 1, end).toString('utf8'));
+      if (batch !== undefined) return { last: batch.entries.at(-1)?.position, torn };
+      end = start; // a sealed-off torn line: the batch before it
+      if (end === -1) break;
     }
-    return undefined;
+    return { last: undefined, torn: torn ?? false };
   } finally {
     await handle.close();
   }
@@ -97,7 +131,7 @@ async function lastPositionOf(path: string, size: number): Promise<EventLogPosit
 async function lastPosition(
   sessions: FileSessions,
   path: string,
-): Promise<{ last: EventLogPosition | undefined; size: number }> {
+): Promise<{ last: EventLogPosition | undefined; size: number; torn: boolean }> {
   let known = tails.get(sessions);
   if (known === undefined) {
     known = new Map();
@@ -109,16 +143,20 @@ async function lastPosition(
   } catch (error) {
     if (!hasErrorCode(error, 'ENOENT')) throw error;
     known.delete(path);
-    return { last: undefined, size: 0 };
+    return { last: undefined, size: 0, torn: false };
   }
   const tail = known.get(path);
   if (tail !== undefined && tail.ino === stats.ino && tail.size === stats.size) return tail;
-  const last = await lastPositionOf(path, stats.size);
-  known.set(path, { ino: stats.ino, size: stats.size, last });
-  return { last, size: stats.size };
+  const { last, torn } = await lastPositionOf(path, stats.size);
+  known.set(path, { ino: stats.ino, size: stats.size, last, torn });
+  return { last, size: stats.size, torn };
 }
 
-/** `FileStore.appendEvents`: one line appended and flushed (`fdatasync`); the log is not read (see `lastPosition`). */
+/**
+ * `FileStore.appendEvents`: one line appended and flushed (`fdatasync`); the log is not read (see
+ * `lastPosition`). A file that ends inside a line (an append torn by a crash) gets a newline first,
+ * so the torn bytes stay a line of their own, skipped on read, instead of corrupting this batch.
+ */
 export async function appendEvents(
   sessions: FileSessions,
   sessionId: string,
@@ -128,7 +166,7 @@ export async function appendEvents(
 ): Promise<void> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   const path = eventsFile(sessions, sessionId, branchId);
-  const { last, size: before } = await lastPosition(sessions, path);
+  const { last, size: before, torn } = await lastPosition(sessions, path);
   checkEventBatch(entries, last);
   const first = entries[0]!.position;
   const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
@@ -136,13 +174,14 @@ export async function appendEvents(
   const handle = await open(path, 'a');
   try {
     const line = Buffer.from(
-      `${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
+      `${torn ? '\n' : ''}${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
     );
     await handle.write(line);
     await handle.datasync();
     const { ino, size } = await handle.stat();
     // Ours is the last line only if nobody else appended meanwhile; else the next append reads the tail.
-    if (size === before + line.length) tails.get(sessions)!.set(path, { ino, size, last: entries.at(-1)!.position });
+    if (size === before + line.length)
+      tails.get(sessions)!.set(path, { ino, size, last: entries.at(-1)!.position, torn: false });
     else tails.get(sessions)!.delete(path);
   } finally {
     await handle.close();
