@@ -1,11 +1,12 @@
 import { type Message as A2AMessage, type Part, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { AbortedError, isValidId, type Request } from '@baton/core';
+import { AbortedError, isValidId, type Message, type Request } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow, RequestAnswer } from '@baton/handoff';
 import { agentMessage, dataOf, textOf, textPart } from './a2aMessages.js';
-import type { A2AThreadStore, BatonTaskMetadata, PendingRequestSummary } from './a2aThreadStore.js';
-import { replyArtifact, requestMessage } from './a2aThreadStore.js';
+import type { A2AThreadStore, BatonTaskMetadata } from './a2aThreadStore.js';
+import { replyArtifact } from './a2aThreadStore.js';
 import { approvalFromParts } from './approvalAnswer.js';
+import { type PendingRequestSummary, requestMessage, storedForm, type TaskInput } from './taskHistory.js';
 
 /**
  * The A2A side of a served workflow (the SDK's `AgentExecutor`): each A2A message runs one Baton
@@ -55,6 +56,13 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     const existing = context.task?.metadata?.baton as BatonTaskMetadata | undefined;
     const fromSeq = existing?.fromSeq ?? (session.messages.at(-1)?.seq ?? 0) + 1;
     const baton: BatonTaskMetadata = { sessionId: session.id, fromSeq };
+    // The client's message as sent, recorded with the task (an answer is a tool result in the session).
+    const answering = context.task === undefined ? undefined : session.pendingRequests[0];
+    const input: TaskInput = {
+      ...storedForm(incoming),
+      afterSeq: session.messages.at(-1)?.seq ?? 0,
+      ...(answering === undefined ? {} : { request: summary(answering) }),
+    };
     bus.publish(
       AgentEvent.task({
         id: taskId,
@@ -66,7 +74,7 @@ export class WorkflowA2AExecutor implements AgentExecutor {
         },
         artifacts: [],
         history: [],
-        metadata: { baton },
+        metadata: { baton: { ...baton, input } },
       }),
     );
     const pending = session.pendingRequests[0];
@@ -112,19 +120,15 @@ export class WorkflowA2AExecutor implements AgentExecutor {
         waiting !== undefined && answer !== undefined
           ? session.respond(waiting.id, answer, { signal: abort.signal })
           : session.send(text, { signal: abort.signal });
-      let last: { seq: number; content: string } | undefined;
+      let last: Message | undefined;
+      let closed: string | undefined;
       for await (const event of stream) {
+        if (event.type === 'session.closed') closed = event.reason;
         if (event.type !== 'message' || event.message.role !== 'assistant' || event.message.content === '') continue;
         last = event.message;
-        const update = agentMessage(last.content, {
-          contextId,
-          taskId,
-          messageId: event.message.id,
-          metadata: { agent: event.message.agent },
-        });
-        this.#status(bus, context, TaskState.TASK_STATE_WORKING, update, baton);
+        this.#status(bus, context, TaskState.TASK_STATE_WORKING, said(last, context), baton);
       }
-      this.#settle(bus, context, session, baton, last);
+      this.#settle(bus, context, session, baton, last, closed);
     } catch (error) {
       if (!(error instanceof AbortedError)) throw error;
       await session.discard();
@@ -154,13 +158,19 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     bus.finished();
   };
 
-  /** Ends the turn's task: `input-required` on a pending request, else `completed` with the answer. */
+  /**
+   * Ends the turn's task: `input-required` on a pending request, else `completed` with the answer:
+   * the turn's last assistant message (the same message as its `working` update, so the SDK's
+   * history holds it once), or, for a turn that said nothing, a note saying so (and why the
+   * conversation closed, when an agent closed it).
+   */
   #settle(
     bus: ExecutionEventBus,
     context: RequestContext,
     session: HandoffSession,
     baton: BatonTaskMetadata,
-    last: { seq: number; content: string } | undefined,
+    last: Message | undefined,
+    closed: string | undefined,
   ): void {
     const { taskId, contextId } = context;
     const waiting = session.pendingRequests[0];
@@ -172,21 +182,26 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       });
       return;
     }
-    const text = last?.content ?? '';
-    const done = last === undefined ? baton : { ...baton, replySeq: last.seq };
-    if (last !== undefined) {
-      bus.publish(
-        AgentEvent.artifactUpdate({
-          taskId,
-          contextId,
-          artifact: replyArtifact(taskId, text),
-          append: false,
-          lastChunk: true,
-          metadata: { baton: done },
-        }),
-      );
+    if (last === undefined) {
+      const note =
+        closed === undefined
+          ? 'The turn ended without a reply from the agents.'
+          : `The conversation was closed without a reply (${closed}).`;
+      this.#finish(bus, context, TaskState.TASK_STATE_COMPLETED, [textPart(note)], baton);
+      return;
     }
-    this.#finish(bus, context, TaskState.TASK_STATE_COMPLETED, [textPart(text)], done);
+    const done = { ...baton, replySeq: last.seq };
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: replyArtifact(taskId, last.content),
+        append: false,
+        lastChunk: true,
+        metadata: { baton: done },
+      }),
+    );
+    this.#status(bus, context, TaskState.TASK_STATE_COMPLETED, said(last, context), done);
   }
 
   #status(
@@ -274,6 +289,16 @@ function summary(request: Request): PendingRequestSummary {
     };
   }
   return { id: request.id, type: request.type, agent: request.agent, prompt: request.prompt };
+}
+
+/** The A2A message of an assistant message: its text, its Baton id as `messageId`, its agent in `metadata`. */
+function said(message: Message, context: RequestContext): A2AMessage {
+  return agentMessage(message.content, {
+    contextId: context.contextId,
+    taskId: context.taskId,
+    messageId: message.id,
+    metadata: { agent: message.agent },
+  });
 }
 
 function now(): string {
