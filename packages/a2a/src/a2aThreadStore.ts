@@ -73,8 +73,11 @@ export interface A2AThreadStoreOptions {
  * thread store that maps an A2A `contextId` to its Baton session (for the agent id, the workflow),
  * and each task id to its context, state and the first message of the session that is the task's.
  * The index lives in the `metadata` of one Baton session, `a2a-threads:<agentId>`, changed by
- * compare-and-set. A task read back is rebuilt from the session's messages (user and assistant
- * text, in order) and its status from the record, so no message is stored twice.
+ * compare-and-set. A task read back is rebuilt from the session's assistant messages and the
+ * record (see {@link A2AThreadStore.load}): the record keeps the client's messages as sent (an
+ * answer to `input-required` is a tool result in the session, not a user message), the request
+ * the task waits on, and a final status message the session does not hold (a refusal, a
+ * cancellation, a closing note); the agents' messages are never copied.
  *
  * @example
  * ```ts

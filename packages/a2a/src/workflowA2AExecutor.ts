@@ -13,9 +13,12 @@ import { type PendingRequestSummary, requestMessage, storedForm, type TaskInput 
  * turn in the session of its context (`workflow.session({ conversationId: contextId })`). A
  * message of a task in `input-required` answers the request the turn waits on (text for a
  * question; `yes` / `no …` or data `{ approved }` for an approval). A turn ends the task
- * `completed` (the last answer as the status message and a `reply` artifact) or `input-required`
- * (the pending request's prompt, and the request as data). Each committed agent message is a
- * `working` status update while the turn runs. Cancelling a running task aborts its turn;
+ * `completed` (the turn's last assistant message as the status message, the same message as its
+ * `working` update, and a `reply` artifact; a turn that said nothing says so, naming why the
+ * conversation closed when an agent closed it) or `input-required` (the pending request's prompt,
+ * and the request as data). Each committed agent message is a `working` status update while the
+ * turn runs. The task event of each message carries it as sent (`metadata.baton.input`), so the
+ * thread store keeps it in the task's history. Cancelling a running task aborts its turn;
  * cancelling one that waits discards the waiting turn (`session.discard()`).
  *
  * Built by {@link a2aRequestHandler}; use it directly to mount the workflow on another transport.
