@@ -17,7 +17,7 @@ export { requestMessage } from './taskHistory.js';
 
 /** The `metadata.baton` an A2A task of a served workflow carries (the executor sets it; the store keeps it). */
 export interface BatonTaskMetadata {
-  /** The Baton session of the task's context. */
+  /** The Baton session of the task's context (`''` for a task refused before it had one: an unusable `contextId`). */
   sessionId: string;
   /** The first message of the session that belongs to this task. */
   fromSeq: number;
@@ -142,7 +142,7 @@ export class A2AThreadStore implements TaskStore {
       if (note !== undefined) record.note = note;
       if (before !== undefined && JSON.stringify(before) === JSON.stringify(record)) return false;
       index.tasks[task.id] = record;
-      index.contexts[task.contextId] = sessionId;
+      if (sessionId !== '') index.contexts[task.contextId] = sessionId;
       this.#prune(index);
       return true;
     });

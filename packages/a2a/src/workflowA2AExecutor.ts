@@ -247,19 +247,23 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     );
   }
 
-  /** A refusal before the task touched any session: a `rejected` task that names the problem. */
+  /**
+   * A refusal before the task touched any session: a `rejected` task that names the problem, kept
+   * by the thread store (no session: `sessionId` `''`) so `GetTask` reads it back.
+   */
   #refuse(bus: ExecutionEventBus, context: RequestContext, reason: string): void {
-    const message = agentMessage(reason, { contextId: context.contextId, taskId: context.taskId });
+    const input: TaskInput = { ...storedForm(context.userMessage), afterSeq: 0 };
     bus.publish(
       AgentEvent.task({
         id: context.taskId,
         contextId: context.contextId,
-        status: { state: TaskState.TASK_STATE_REJECTED, message, timestamp: now() },
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
         artifacts: [],
         history: [],
-        metadata: {},
+        metadata: { baton: { sessionId: '', fromSeq: 1, input } satisfies BatonTaskMetadata },
       }),
     );
+    this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [textPart(reason)]);
   }
 
   #sessionId(contextId: string): string | undefined {
