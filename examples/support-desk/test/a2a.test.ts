@@ -153,7 +153,7 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     expect(messages.some((m) => m.role === 'tool' && m.toolName === 'handoff_to_account')).toBe(true);
   }, 120_000);
 
-  it('streams the conversation (message/stream) through a restart between the approval asked and its answer', async () => {
+  it('streams the conversation (message/stream) through a restart between approval asked and answered', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'desk-a2a-stream-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     let served: ServedDesk = await serveDesk(dir);

@@ -40,7 +40,7 @@ const asTask = (result: Task | A2AMessage): Task => {
   return result;
 };
 
-/** What a client compares of a history: roles, the client's own message ids, text and data (run-specific ids left out). */
+/** What a client compares of a history: roles, the client's message ids, text and data (run-specific ids left out). */
 function view(history: readonly A2AMessage[]) {
   return history.map((m) => {
     const data = dataOf(m.parts);
@@ -88,7 +88,7 @@ const approval = (ids: { contextId: string; taskId: string }) =>
   userMessage([textPart('Go ahead.'), dataPart({ approved: true })], { ...ids, messageId: 'client-3' });
 
 describe('A2A task history (the SDK in-memory task store as the oracle)', () => {
-  it('lists every message the client sent, answers included, and every agent message once, across a restart', async () => {
+  it('lists each message the client sent, answers included, and each agent message once, over a restart', async () => {
     // The oracle: the SDK's own task store, no restart.
     const reference = await serveWithSdkStore([]);
     const r1 = asTask(await reference.sendMessage(send(complaint)));
@@ -145,7 +145,7 @@ describe('A2A task history (the SDK in-memory task store as the oracle)', () => 
     expect(ledger).toEqual([40]);
   });
 
-  it('keeps a refused task and a cancelled one readable, and a refusal does not cut the waiting task short', async () => {
+  it('keeps a refused and a cancelled task readable; a refusal does not cut the waiting task short', async () => {
     const ledger: RefundLedger = [];
     const store = new InMemoryStore();
     let served = await serveA2A(refundDesk(store, billingAgent(ledger)));
