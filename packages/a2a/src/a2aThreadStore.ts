@@ -199,7 +199,9 @@ export class A2AThreadStore implements TaskStore {
     const reply = record.replySeq === undefined ? undefined : messages.find((m) => m.seq === record.replySeq);
     let statusMessage: A2AMessage | undefined;
     if (waitingOn !== undefined) {
-      statusMessage = history.find((m) => m.messageId === requestMessage(waitingOn, { ...record, taskId }).messageId);
+      // The prompt, or the last time it was asked again after a message that was no answer.
+      const asked = requestMessage(waitingOn, { ...record, taskId }).messageId;
+      statusMessage = history.findLast((m) => m.messageId.startsWith(asked));
     } else if (record.note !== undefined) statusMessage = history.find((m) => m.messageId === record.note?.messageId);
     else if (reply !== undefined) statusMessage = history.find((m) => m.messageId === reply.id);
     else if (record.state === TaskState.TASK_STATE_COMPLETED)

@@ -69,6 +69,10 @@ export function taskHistory(source: TaskHistorySource): A2AMessage[] {
       const input = inputs.shift()!;
       ask(input.request);
       history.push(storedMessage('user', input, fields));
+      // A message that left its request waiting (the next message, or the task, still waits on it) was not an answer.
+      const still = inputs.length > 0 ? inputs[0]!.request : source.waitingOn;
+      if (input.request !== undefined && still?.id === input.request.id)
+        history.push(askedAgain(input.request, fields, input.messageId));
     }
   };
   const recorded = source.inputs.length > 0;
@@ -111,6 +115,24 @@ export function storedForm(sent: A2AMessage): {
   return Object.keys(metadata).length === 0
     ? { messageId: sent.messageId, parts }
     : { messageId: sent.messageId, parts, metadata: structuredClone(metadata) };
+}
+
+/**
+ * The agent message that answers a message which was no answer to the request: it says so, and
+ * asks again (its own `messageId`, so a client's history holds it after the message it answers).
+ */
+export function askedAgain(
+  request: PendingRequestSummary,
+  fields: { contextId: string; taskId: string },
+  inReplyTo: string,
+): A2AMessage {
+  const asked = requestMessage(request, fields);
+  const expected = request.type === 'tool_approval' ? 'an approval' : 'an answer';
+  return {
+    ...asked,
+    messageId: `${asked.messageId}:again:${inReplyTo}`,
+    parts: [textPart(`Not understood as ${expected}:`), ...asked.parts],
+  };
 }
 
 /** The agent message an `input-required` task shows: the request's prompt, and the request as data. */

@@ -6,7 +6,7 @@ import { agentMessage, dataOf, textOf, textPart } from './a2aMessages.js';
 import type { A2AThreadStore, BatonTaskMetadata } from './a2aThreadStore.js';
 import { replyArtifact } from './a2aThreadStore.js';
 import { approvalFromParts } from './approvalAnswer.js';
-import { type PendingRequestSummary, requestMessage, storedForm, type TaskInput } from './taskHistory.js';
+import { askedAgain, type PendingRequestSummary, requestMessage, storedForm, type TaskInput } from './taskHistory.js';
 
 /**
  * The A2A side of a served workflow (the SDK's `AgentExecutor`): each A2A message runs one Baton
@@ -100,14 +100,8 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       answer = answerFor(waiting, incoming.parts, text);
       if (answer === undefined) {
         const request = summary(waiting);
-        return this.#status(
-          bus,
-          context,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          requestMessage(request, { contextId, taskId }),
-          { ...baton, request },
-          ['Not understood as an approval:'],
-        );
+        const again = askedAgain(request, { contextId, taskId }, incoming.messageId);
+        return this.#status(bus, context, TaskState.TASK_STATE_INPUT_REQUIRED, again, { ...baton, request });
       }
     } else if (text.trim() === '') {
       return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [
@@ -213,17 +207,12 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     state: TaskState,
     message: A2AMessage | undefined,
     baton: BatonTaskMetadata,
-    prefix?: string[],
   ): void {
-    const shown =
-      message !== undefined && prefix !== undefined
-        ? { ...message, parts: [textPart(prefix.join(' ')), ...message.parts] }
-        : message;
     bus.publish(
       AgentEvent.statusUpdate({
         taskId: context.taskId,
         contextId: context.contextId,
-        status: { state, message: shown, timestamp: now() },
+        status: { state, message, timestamp: now() },
         metadata: { baton },
       }),
     );

@@ -101,6 +101,7 @@ describe('A2A task history (the SDK in-memory task store as the oracle)', () => 
       'user: I was charged twice for order',
       'agent: billing asks to approve refund',
       'user: what?',
+      'agent: Not understood as an approval:',
       'user: Go ahead.',
       'agent: Done: Refunded 40 EUR.',
     ]);
@@ -119,6 +120,7 @@ describe('A2A task history (the SDK in-memory task store as the oracle)', () => 
     expect(view(again.history)).toEqual(view(rWaiting.history));
     const before = await client.getTask({ tenant: '', id: first.id });
     expect(view(before.history)).toEqual(view(rWaiting.history));
+    expect(view([before.status!.message!])).toEqual(view([rWaiting.status!.message!]));
 
     await served.close();
     await store.close();
@@ -129,7 +131,9 @@ describe('A2A task history (the SDK in-memory task store as the oracle)', () => 
       await store.close();
     });
     client = await new ClientFactory().createFromUrl(served.url);
-    expect(view((await client.getTask({ tenant: '', id: first.id })).history)).toEqual(view(before.history));
+    const after = await client.getTask({ tenant: '', id: first.id });
+    expect(view(after.history)).toEqual(view(before.history));
+    expect(after.status?.message?.messageId).toBe(before.status?.message?.messageId);
 
     const done = asTask(await client.sendMessage(send(approval(ids))));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -141,7 +145,7 @@ describe('A2A task history (the SDK in-memory task store as the oracle)', () => 
     expect(read.status?.message?.messageId).toBe(read.history.at(-1)?.messageId);
     expect(new Set(read.history.map((m) => m.messageId)).size).toBe(read.history.length);
     // The answer as sent: its text and its data part.
-    expect(read.history[3]?.parts).toEqual(approval(ids).parts);
+    expect(read.history[4]?.parts).toEqual(approval(ids).parts);
     expect(ledger).toEqual([40]);
   });
 
