@@ -2,13 +2,14 @@
  * The support desk itself (its workflow, offline models, a FileStore in a temp dir) as an A2A agent
  * at `/a2a/` of the desk's web server, driven by the A2A SDK's own client over 127.0.0.1: a
  * conversation through a restart of the server (a new app, desk and store object on the same
- * folder), the refund's approval answered over A2A after the restart.
+ * folder), the refund's approval answered over A2A after the restart, blocking (`message/send`)
+ * and streamed (`message/stream`, SSE).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Message as A2AMessage, type Task, TaskState } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { type Message as A2AMessage, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { dataOf, textOf, userMessage } from '@baton/a2a';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRYSTAL, type ServedDesk, serveDesk } from './support/servedDesk.js';
@@ -24,6 +25,41 @@ function asTask(result: Task | A2AMessage): Task {
   if (!('status' in result)) throw new Error(`expected a task, got a message: ${textOf(result.parts)}`);
   return result;
 }
+
+/** One event of a streamed message as the client sees it. */
+interface Seen {
+  kind: 'task' | 'status' | 'artifact' | 'message';
+  state?: TaskState | undefined;
+  text: string;
+  messageId?: string;
+}
+
+/** Sends `message` with `message/stream` (SSE) and collects what the client sees, in order. */
+async function stream(client: Client, message: A2AMessage): Promise<{ events: Seen[]; task: Task; last: Seen }> {
+  const events: Seen[] = [];
+  let task: Task | undefined;
+  for await (const { payload } of client.sendMessageStream(send(message))) {
+    if (payload?.$case === 'task') {
+      task = payload.value;
+      events.push({ kind: 'task', state: payload.value.status?.state, text: '' });
+    } else if (payload?.$case === 'statusUpdate') {
+      const said = payload.value.status?.message;
+      events.push({
+        kind: 'status',
+        state: payload.value.status?.state,
+        text: textOf(said?.parts),
+        ...(said === undefined ? {} : { messageId: said.messageId }),
+      });
+    } else if (payload?.$case === 'artifactUpdate') {
+      events.push({ kind: 'artifact', text: textOf(payload.value.artifact?.parts) });
+    } else if (payload?.$case === 'message') events.push({ kind: 'message', text: textOf(payload.value.parts) });
+  }
+  if (task === undefined) throw new Error(`the stream sent no task: ${JSON.stringify(events)}`);
+  return { events, task, last: events.at(-1)! };
+}
+
+const said = (history: readonly A2AMessage[]) =>
+  history.map((m) => `${m.role === Role.ROLE_USER ? 'user' : 'agent'}: ${textOf(m.parts)}`);
 
 describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', () => {
   it('holds a conversation through a restart; the refund waits in input-required and is approved over A2A', async () => {
@@ -92,6 +128,11 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     expect(fourth.id).not.toBe(first.id);
     expect(fourth.contextId).toBe(first.contextId);
     expect(fourth.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // The account specialist closes the case with end_conversation and no words: the task says so, never empty.
+    const closing = 'The conversation was closed without a reply (case status_service_added: resolved';
+    expect(textOf(fourth.status?.message?.parts)).toContain(closing);
+    const fourthRead = await client.getTask({ tenant: '', id: fourth.id });
+    expect(textOf(fourthRead.status?.message?.parts)).toBe(textOf(fourth.status?.message?.parts));
 
     // One Baton session holds the whole conversation: one refund, approved, run once.
     const sessionId = served.desk.workflow.sessionIdOf(first.contextId);
@@ -110,5 +151,81 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     expect(refunds).toHaveLength(1);
     expect(refunds[0]).toMatchObject({ isError: false, content: expect.stringContaining('$40') });
     expect(messages.some((m) => m.role === 'tool' && m.toolName === 'handoff_to_account')).toBe(true);
+  }, 120_000);
+
+  it('streams the conversation (message/stream) through a restart between approval asked and answered', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'desk-a2a-stream-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    let served: ServedDesk = await serveDesk(dir);
+    let running = true;
+    cleanups.push(async () => {
+      if (running) await served.close();
+    });
+    let client = await new ClientFactory().createFromUrl(`${served.url}/a2a/`);
+
+    // Turn 1, streamed: the task is submitted, works, and waits on the account specialist's question.
+    const one = await stream(client, userMessage(CRYSTAL.complaint));
+    expect(one.events[0]).toMatchObject({ kind: 'task', state: TaskState.TASK_STATE_SUBMITTED });
+    expect(one.events).toContainEqual({ kind: 'status', state: TaskState.TASK_STATE_WORKING, text: '' });
+    const question = 'How much were you charged (the amount in dollars)?';
+    expect(one.last).toMatchObject({ kind: 'status', state: TaskState.TASK_STATE_INPUT_REQUIRED, text: question });
+    const ids = { contextId: one.task.contextId, taskId: one.task.id };
+
+    // Turn 2, streamed on the same task: the answer; the refund now waits for approval.
+    const two = await stream(client, userMessage(CRYSTAL.amount, ids));
+    expect(two.task.id).toBe(ids.taskId);
+    expect(two.events[0]).toMatchObject({ kind: 'task', state: TaskState.TASK_STATE_WORKING });
+    const approve = 'account asks to approve offer-refund({"amount":"40"})';
+    expect(two.last).toMatchObject({ kind: 'status', state: TaskState.TASK_STATE_INPUT_REQUIRED });
+    expect(two.last.text).toContain(approve);
+
+    // The server restarts while the approval waits.
+    await served.close();
+    running = false;
+    served = await serveDesk(dir);
+    running = true;
+    client = await new ClientFactory().createFromUrl(`${served.url}/a2a/`);
+
+    // Turn 3, streamed after the restart: "yes". The stream opens with the task as it stands (the
+    // answers so far included), then the reply as a working update, the `reply` artifact, `completed`.
+    const three = await stream(client, userMessage('yes', ids));
+    expect(three.task.id).toBe(ids.taskId);
+    expect(said(three.task.history)).toEqual([
+      `user: ${CRYSTAL.complaint}`,
+      `agent: ${question}`,
+      `user: ${CRYSTAL.amount}`,
+      expect.stringMatching(/^agent: account asks to approve offer-refund/),
+      'user: yes',
+    ]);
+    const answer = 'I have pulled up your account, updated your account and refunded $40.';
+    expect(three.events.map((e) => e.kind)).toEqual(['task', 'status', 'status', 'artifact', 'status']);
+    const [, working, update, artifact, done] = three.events;
+    expect(working).toMatchObject({ state: TaskState.TASK_STATE_WORKING, text: '' });
+    expect(update).toMatchObject({ state: TaskState.TASK_STATE_WORKING, text: expect.stringContaining(answer) });
+    expect(artifact?.text).toBe(update?.text);
+    expect(done).toMatchObject({ state: TaskState.TASK_STATE_COMPLETED, text: update?.text });
+    expect(done?.messageId).toBe(update?.messageId); // the reply is one message, not a copy
+
+    // Turn 4, streamed as a new task of the context: the goodbye; the case is closed, and the task says so.
+    const four = await stream(client, userMessage(CRYSTAL.goodbye, { contextId: ids.contextId }));
+    expect(four.task.id).not.toBe(ids.taskId);
+    expect(four.last).toMatchObject({ kind: 'status', state: TaskState.TASK_STATE_COMPLETED });
+    expect(four.last.text).toContain(
+      'The conversation was closed without a reply (case status_service_added: resolved',
+    );
+
+    // Read back: every message the client sent in the task, and every agent message once.
+    const first = await client.getTask({ tenant: '', id: ids.taskId });
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(said(first.history)).toEqual([...said(three.task.history), `agent: ${update?.text}`]);
+    expect(first.status?.message?.messageId).toBe(update?.messageId);
+
+    // The refund ran exactly once, approved, in the one session of the context.
+    const sessionId = served.desk.workflow.sessionIdOf(ids.contextId);
+    const messages = await served.desk.store.readMessages(sessionId, 'main');
+    const refunds = messages.filter((m) => m.role === 'tool' && m.toolName === 'offer-refund');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]).toMatchObject({ isError: false, content: expect.stringContaining('$40') });
+    expect((await served.desk.store.getSession(sessionId))?.status).toBe('closed');
   }, 120_000);
 });

@@ -1,19 +1,23 @@
-import {
-  type Message as A2AMessage,
-  type Artifact,
-  type ListTasksRequest,
-  type ListTasksResponse,
-  Role,
-  type Task,
-  TaskState,
-} from '@a2a-js/sdk';
+import type { Message as A2AMessage, Artifact, ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import { Role, TaskState } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { ConcurrencyError, type Message, type Session, type Store } from '@baton/core';
-import { agentMessage, dataPart, textPart, userMessage } from './a2aMessages.js';
+import { textPart } from './a2aMessages.js';
+import {
+  type PendingRequestSummary,
+  requestMessage,
+  storedForm,
+  type TaskInput,
+  type TaskNote,
+  taskHistory,
+} from './taskHistory.js';
+
+export type { PendingRequestSummary, TaskInput } from './taskHistory.js';
+export { requestMessage } from './taskHistory.js';
 
 /** The `metadata.baton` an A2A task of a served workflow carries (the executor sets it; the store keeps it). */
 export interface BatonTaskMetadata {
-  /** The Baton session of the task's context. */
+  /** The Baton session of the task's context (`''` for a task refused before it had one: an unusable `contextId`). */
   sessionId: string;
   /** The first message of the session that belongs to this task. */
   fromSeq: number;
@@ -21,16 +25,8 @@ export interface BatonTaskMetadata {
   request?: PendingRequestSummary;
   /** The message that answered the task (its `reply` artifact), once it has one. */
   replySeq?: number;
-}
-
-/** What an `input-required` task shows of the Baton request it waits on. */
-export interface PendingRequestSummary {
-  id: string;
-  type: 'user_input' | 'tool_approval' | 'human_step';
-  agent: string;
-  prompt: string;
-  toolName?: string;
-  arguments?: string;
+  /** The A2A message being handled (the executor's task event of each message); the store records it once. */
+  input?: TaskInput;
 }
 
 /** One task's record in the thread store: pointers into the session, never a copy of its messages. */
@@ -42,6 +38,10 @@ interface TaskRecord {
   timestamp: string;
   request?: PendingRequestSummary;
   replySeq?: number;
+  /** The client's messages in this task, as sent (answers to `input-required` included). */
+  inputs?: TaskInput[];
+  /** The last status message, when it is no session message (refused, cancelled, closed without a reply). */
+  note?: TaskNote;
 }
 
 /** The index document, kept in the metadata of one Baton session per served workflow. */
@@ -73,8 +73,11 @@ export interface A2AThreadStoreOptions {
  * thread store that maps an A2A `contextId` to its Baton session (for the agent id, the workflow),
  * and each task id to its context, state and the first message of the session that is the task's.
  * The index lives in the `metadata` of one Baton session, `a2a-threads:<agentId>`, changed by
- * compare-and-set. A task read back is rebuilt from the session's messages (user and assistant
- * text, in order) and its status from the record, so no message is stored twice.
+ * compare-and-set. A task read back is rebuilt from the session's assistant messages and the
+ * record (see {@link A2AThreadStore.load}): the record keeps the client's messages as sent (an
+ * answer to `input-required` is a tool result in the session, not a user message), the request
+ * the task waits on, and a final status message the session does not hold (a refusal, a
+ * cancellation, a closing note); the agents' messages are never copied.
  *
  * @example
  * ```ts
@@ -131,43 +134,76 @@ export class A2AThreadStore implements TaskStore {
       if (request !== undefined) record.request = request;
       const replySeq = baton?.replySeq ?? before?.replySeq;
       if (replySeq !== undefined) record.replySeq = replySeq;
+      const inputs = [...(before?.inputs ?? [])];
+      const input = baton?.input;
+      if (input !== undefined && !inputs.some((i) => i.messageId === input.messageId)) inputs.push(input);
+      if (inputs.length > 0) record.inputs = inputs;
+      const note = noteOf(task.status?.message, state, replySeq, before?.note);
+      if (note !== undefined) record.note = note;
       if (before !== undefined && JSON.stringify(before) === JSON.stringify(record)) return false;
       index.tasks[task.id] = record;
-      index.contexts[task.contextId] = sessionId;
+      if (sessionId !== '') index.contexts[task.contextId] = sessionId;
       this.#prune(index);
       return true;
     });
   }
 
-  /** The task rebuilt from its record and its session's messages, or `undefined` for an unknown id. */
+  /**
+   * The task rebuilt from its record and its session's messages, or `undefined` for an unknown id.
+   *
+   * `history` is what the SDK's own `ResultManager` keeps for the same conversation (so `GetTask`
+   * agrees before and after a restart): every message the client sent in the task, as sent (the
+   * answers to `input-required` too, which the session holds as tool results), then, in order,
+   * each assistant message with text once (`messageId` = the Baton message id), and each
+   * `input-required` prompt before the answer to it. As the SDK appends a status update's message
+   * to `history` unless a message with its `messageId` is there, `status.message` is the last entry
+   * of `history` (the same message, not a second one): the reply of a `completed` task, the prompt
+   * of an `input-required` one, or the note of a refused, cancelled or reply-less one. The A2A 1.0
+   * specification (§4.1.1 Task `history`, §4.1.2 TaskStatus `message`) leaves that choice to the
+   * agent (a2aproject/A2A#1252); this follows the SDK.
+   */
   async load(taskId: string, _context?: ServerCallContext): Promise<Task | undefined> {
     const { index } = await this.#read();
     const record = index.tasks[taskId];
     if (record === undefined) return undefined;
+    // A rejected task ran no turn: it neither owns session messages nor ends another task's part.
+    const rejected = record.state === TaskState.TASK_STATE_REJECTED;
     const next = Object.values(index.tasks)
-      .filter((other) => other.sessionId === record.sessionId && other.fromSeq > record.fromSeq)
+      .filter(
+        (other) =>
+          other.sessionId === record.sessionId &&
+          other.fromSeq > record.fromSeq &&
+          other.state !== TaskState.TASK_STATE_REJECTED,
+      )
       .reduce((min, other) => Math.min(min, other.fromSeq), Number.POSITIVE_INFINITY);
     let messages: Message[] = [];
     try {
-      messages = await this.#store.readMessages(record.sessionId, 'main', {
-        fromSeq: record.fromSeq,
-        ...(Number.isFinite(next) ? { throughSeq: next - 1 } : {}),
-      });
+      if (!rejected) {
+        messages = await this.#store.readMessages(record.sessionId, 'main', {
+          fromSeq: record.fromSeq,
+          ...(Number.isFinite(next) ? { throughSeq: next - 1 } : {}),
+        });
+      }
     } catch {
       // The session was deleted (erased user, idle sweep): the task keeps its state, without history.
     }
-    const fields = { contextId: record.contextId, taskId };
-    const history = messages
-      .filter((m) => (m.role === 'user' || m.role === 'assistant') && m.content !== '')
-      .map((m) =>
-        m.role === 'user'
-          ? userMessage(m.content, { ...fields, messageId: m.id })
-          : agentMessage(m.content, { ...fields, messageId: m.id, metadata: { agent: m.agent } }),
-      );
+    const waitingOn = record.state === TaskState.TASK_STATE_INPUT_REQUIRED ? record.request : undefined;
+    const history = taskHistory({
+      taskId,
+      contextId: record.contextId,
+      messages,
+      inputs: record.inputs ?? [],
+      ...(waitingOn === undefined ? {} : { waitingOn }),
+      ...(record.note === undefined ? {} : { note: record.note }),
+    });
     const reply = record.replySeq === undefined ? undefined : messages.find((m) => m.seq === record.replySeq);
     let statusMessage: A2AMessage | undefined;
-    const waiting = record.state === TaskState.TASK_STATE_INPUT_REQUIRED ? record.request : undefined;
-    if (waiting !== undefined) statusMessage = requestMessage(waiting, fields);
+    if (waitingOn !== undefined) {
+      // The prompt, or the last time it was asked again after a message that was no answer.
+      const asked = requestMessage(waitingOn, { ...record, taskId }).messageId;
+      statusMessage = history.findLast((m) => m.messageId.startsWith(asked));
+    } else if (record.note !== undefined) statusMessage = history.find((m) => m.messageId === record.note?.messageId);
+    else if (reply !== undefined) statusMessage = history.find((m) => m.messageId === reply.id);
     else if (record.state === TaskState.TASK_STATE_COMPLETED)
       statusMessage = history.findLast((m) => m.role === Role.ROLE_AGENT);
     const metadata: BatonTaskMetadata = { sessionId: record.sessionId, fromSeq: record.fromSeq };
@@ -259,19 +295,17 @@ export function replyArtifact(taskId: string, text: string): Artifact {
   };
 }
 
-/** The agent message an `input-required` task shows: the request's prompt, and the request as data. */
-export function requestMessage(
-  request: PendingRequestSummary,
-  fields: { contextId: string; taskId: string },
-): A2AMessage {
-  const text =
-    request.type === 'tool_approval'
-      ? `${request.agent} asks to approve ${request.toolName}(${request.arguments}). ` +
-        'Answer "yes" or "no" (or data { "approved": true | false, "reason"? }).'
-      : request.prompt;
-  return agentMessage([textPart(text), dataPart({ batonRequest: request })], {
-    ...fields,
-    messageId: `${fields.taskId}:request:${request.id}`,
-    metadata: { agent: request.agent },
-  });
+/** States whose last status message the session does not hold (a completed one without a reply too). */
+const NOTED = new Set([TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+/** The note a task in `state` keeps: its status message when no session message is its answer. */
+function noteOf(
+  message: A2AMessage | undefined,
+  state: TaskState,
+  replySeq: number | undefined,
+  before: TaskNote | undefined,
+): TaskNote | undefined {
+  const noted = NOTED.has(state) || (state === TaskState.TASK_STATE_COMPLETED && replySeq === undefined);
+  if (!noted) return undefined;
+  return message === undefined ? before : storedForm(message);
 }

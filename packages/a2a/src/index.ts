@@ -6,6 +6,7 @@ export {
   type A2AThreadStoreOptions,
   type BatonTaskMetadata,
   type PendingRequestSummary,
+  type TaskInput,
 } from './a2aThreadStore.js';
 export { type WorkflowAgentCardOptions, workflowAgentCard } from './agentCard.js';
 export { approvalFromParts } from './approvalAnswer.js';

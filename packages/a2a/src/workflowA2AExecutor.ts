@@ -1,20 +1,24 @@
 import { type Message as A2AMessage, type Part, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { AbortedError, isValidId, type Request } from '@baton/core';
+import { AbortedError, isValidId, type Message, type Request } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow, RequestAnswer } from '@baton/handoff';
 import { agentMessage, dataOf, textOf, textPart } from './a2aMessages.js';
-import type { A2AThreadStore, BatonTaskMetadata, PendingRequestSummary } from './a2aThreadStore.js';
-import { replyArtifact, requestMessage } from './a2aThreadStore.js';
+import type { A2AThreadStore, BatonTaskMetadata } from './a2aThreadStore.js';
+import { replyArtifact } from './a2aThreadStore.js';
 import { approvalFromParts } from './approvalAnswer.js';
+import { askedAgain, type PendingRequestSummary, requestMessage, storedForm, type TaskInput } from './taskHistory.js';
 
 /**
  * The A2A side of a served workflow (the SDK's `AgentExecutor`): each A2A message runs one Baton
  * turn in the session of its context (`workflow.session({ conversationId: contextId })`). A
  * message of a task in `input-required` answers the request the turn waits on (text for a
  * question; `yes` / `no …` or data `{ approved }` for an approval). A turn ends the task
- * `completed` (the last answer as the status message and a `reply` artifact) or `input-required`
- * (the pending request's prompt, and the request as data). Each committed agent message is a
- * `working` status update while the turn runs. Cancelling a running task aborts its turn;
+ * `completed` (the turn's last assistant message as the status message, the same message as its
+ * `working` update, and a `reply` artifact; a turn that said nothing says so, naming why the
+ * conversation closed when an agent closed it) or `input-required` (the pending request's prompt,
+ * and the request as data). Each committed agent message is a `working` status update while the
+ * turn runs. The task event of each message carries it as sent (`metadata.baton.input`), so the
+ * thread store keeps it in the task's history. Cancelling a running task aborts its turn;
  * cancelling one that waits discards the waiting turn (`session.discard()`).
  *
  * Built by {@link a2aRequestHandler}; use it directly to mount the workflow on another transport.
@@ -55,6 +59,13 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     const existing = context.task?.metadata?.baton as BatonTaskMetadata | undefined;
     const fromSeq = existing?.fromSeq ?? (session.messages.at(-1)?.seq ?? 0) + 1;
     const baton: BatonTaskMetadata = { sessionId: session.id, fromSeq };
+    // The client's message as sent, recorded with the task (an answer is a tool result in the session).
+    const answering = context.task === undefined ? undefined : session.pendingRequests[0];
+    const input: TaskInput = {
+      ...storedForm(incoming),
+      afterSeq: session.messages.at(-1)?.seq ?? 0,
+      ...(answering === undefined ? {} : { request: summary(answering) }),
+    };
     bus.publish(
       AgentEvent.task({
         id: taskId,
@@ -66,7 +77,7 @@ export class WorkflowA2AExecutor implements AgentExecutor {
         },
         artifacts: [],
         history: [],
-        metadata: { baton },
+        metadata: { baton: { ...baton, input } },
       }),
     );
     const pending = session.pendingRequests[0];
@@ -89,14 +100,8 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       answer = answerFor(waiting, incoming.parts, text);
       if (answer === undefined) {
         const request = summary(waiting);
-        return this.#status(
-          bus,
-          context,
-          TaskState.TASK_STATE_INPUT_REQUIRED,
-          requestMessage(request, { contextId, taskId }),
-          { ...baton, request },
-          ['Not understood as an approval:'],
-        );
+        const again = askedAgain(request, { contextId, taskId }, incoming.messageId);
+        return this.#status(bus, context, TaskState.TASK_STATE_INPUT_REQUIRED, again, { ...baton, request });
       }
     } else if (text.trim() === '') {
       return this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [
@@ -112,19 +117,15 @@ export class WorkflowA2AExecutor implements AgentExecutor {
         waiting !== undefined && answer !== undefined
           ? session.respond(waiting.id, answer, { signal: abort.signal })
           : session.send(text, { signal: abort.signal });
-      let last: { seq: number; content: string } | undefined;
+      let last: Message | undefined;
+      let closed: string | undefined;
       for await (const event of stream) {
+        if (event.type === 'session.closed') closed = event.reason;
         if (event.type !== 'message' || event.message.role !== 'assistant' || event.message.content === '') continue;
         last = event.message;
-        const update = agentMessage(last.content, {
-          contextId,
-          taskId,
-          messageId: event.message.id,
-          metadata: { agent: event.message.agent },
-        });
-        this.#status(bus, context, TaskState.TASK_STATE_WORKING, update, baton);
+        this.#status(bus, context, TaskState.TASK_STATE_WORKING, said(last, context), baton);
       }
-      this.#settle(bus, context, session, baton, last);
+      this.#settle(bus, context, session, baton, last, closed);
     } catch (error) {
       if (!(error instanceof AbortedError)) throw error;
       await session.discard();
@@ -154,13 +155,19 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     bus.finished();
   };
 
-  /** Ends the turn's task: `input-required` on a pending request, else `completed` with the answer. */
+  /**
+   * Ends the turn's task: `input-required` on a pending request, else `completed` with the answer:
+   * the turn's last assistant message (the same message as its `working` update, so the SDK's
+   * history holds it once), or, for a turn that said nothing, a note saying so (and why the
+   * conversation closed, when an agent closed it).
+   */
   #settle(
     bus: ExecutionEventBus,
     context: RequestContext,
     session: HandoffSession,
     baton: BatonTaskMetadata,
-    last: { seq: number; content: string } | undefined,
+    last: Message | undefined,
+    closed: string | undefined,
   ): void {
     const { taskId, contextId } = context;
     const waiting = session.pendingRequests[0];
@@ -172,21 +179,26 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       });
       return;
     }
-    const text = last?.content ?? '';
-    const done = last === undefined ? baton : { ...baton, replySeq: last.seq };
-    if (last !== undefined) {
-      bus.publish(
-        AgentEvent.artifactUpdate({
-          taskId,
-          contextId,
-          artifact: replyArtifact(taskId, text),
-          append: false,
-          lastChunk: true,
-          metadata: { baton: done },
-        }),
-      );
+    if (last === undefined) {
+      const note =
+        closed === undefined
+          ? 'The turn ended without a reply from the agents.'
+          : `The conversation was closed without a reply (${closed}).`;
+      this.#finish(bus, context, TaskState.TASK_STATE_COMPLETED, [textPart(note)], baton);
+      return;
     }
-    this.#finish(bus, context, TaskState.TASK_STATE_COMPLETED, [textPart(text)], done);
+    const done = { ...baton, replySeq: last.seq };
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: replyArtifact(taskId, last.content),
+        append: false,
+        lastChunk: true,
+        metadata: { baton: done },
+      }),
+    );
+    this.#status(bus, context, TaskState.TASK_STATE_COMPLETED, said(last, context), done);
   }
 
   #status(
@@ -195,17 +207,12 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     state: TaskState,
     message: A2AMessage | undefined,
     baton: BatonTaskMetadata,
-    prefix?: string[],
   ): void {
-    const shown =
-      message !== undefined && prefix !== undefined
-        ? { ...message, parts: [textPart(prefix.join(' ')), ...message.parts] }
-        : message;
     bus.publish(
       AgentEvent.statusUpdate({
         taskId: context.taskId,
         contextId: context.contextId,
-        status: { state, message: shown, timestamp: now() },
+        status: { state, message, timestamp: now() },
         metadata: { baton },
       }),
     );
@@ -229,19 +236,23 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     );
   }
 
-  /** A refusal before the task touched any session: a `rejected` task that names the problem. */
+  /**
+   * A refusal before the task touched any session: a `rejected` task that names the problem, kept
+   * by the thread store (no session: `sessionId` `''`) so `GetTask` reads it back.
+   */
   #refuse(bus: ExecutionEventBus, context: RequestContext, reason: string): void {
-    const message = agentMessage(reason, { contextId: context.contextId, taskId: context.taskId });
+    const input: TaskInput = { ...storedForm(context.userMessage), afterSeq: 0 };
     bus.publish(
       AgentEvent.task({
         id: context.taskId,
         contextId: context.contextId,
-        status: { state: TaskState.TASK_STATE_REJECTED, message, timestamp: now() },
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
         artifacts: [],
         history: [],
-        metadata: {},
+        metadata: { baton: { sessionId: '', fromSeq: 1, input } satisfies BatonTaskMetadata },
       }),
     );
+    this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [textPart(reason)]);
   }
 
   #sessionId(contextId: string): string | undefined {
@@ -274,6 +285,16 @@ function summary(request: Request): PendingRequestSummary {
     };
   }
   return { id: request.id, type: request.type, agent: request.agent, prompt: request.prompt };
+}
+
+/** The A2A message of an assistant message: its text, its Baton id as `messageId`, its agent in `metadata`. */
+function said(message: Message, context: RequestContext): A2AMessage {
+  return agentMessage(message.content, {
+    contextId: context.contextId,
+    taskId: context.taskId,
+    messageId: message.id,
+    metadata: { agent: message.agent },
+  });
 }
 
 function now(): string {

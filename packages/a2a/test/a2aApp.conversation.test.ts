@@ -103,10 +103,12 @@ describe('a workflow served over A2A (SDK client and server, FileStore, 127.0.0.
       'Thanks! When will I see it?',
       'Triage here: you said "Thanks! When will I see it?". Refunds show within 5 days.',
     ]);
-    // The first task's history is its own part of the session: the question, the approval and the answer.
+    // The first task's history: the question, the approval asked and given, and the answer (each once).
     const done = await client.getTask({ tenant: '', id: first.id });
     expect(done.history.map((m) => textOf(m.parts))).toEqual([
       'I was charged twice for order 1234',
+      expect.stringContaining('billing asks to approve refund({"amount":40})'),
+      'yes',
       'Done: Refunded 40 EUR.',
     ]);
 

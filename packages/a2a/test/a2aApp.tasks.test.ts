@@ -95,6 +95,11 @@ describe('A2A tasks of a served workflow', () => {
     const bad = asTask(await client.sendMessage(send(userMessage('hi', { contextId: 'a/b c' }))));
     expect(bad.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(textOf(bad.status?.message?.parts)).toContain('contextId "a/b c" is not usable as a Baton session id');
+    // The refused task is kept: read back, it holds the message sent and the reason, once each.
+    const read = await client.getTask({ tenant: '', id: bad.id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    expect(read.history.map((m) => textOf(m.parts))).toEqual(['hi', textOf(bad.status?.message?.parts)]);
+    expect(bad.history.map((m) => textOf(m.parts))).toEqual(['hi', textOf(bad.status?.message?.parts)]);
   });
 
   it('answers A2A 0.3 clients (message/send, tasks/get) on the same endpoint', async () => {
