@@ -3,6 +3,7 @@ import { Role, TaskState } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { ConcurrencyError, type Message, type Session, type Store } from '@baton/core';
 import { textPart } from './a2aMessages.js';
+import { type A2APrincipal, isOwnedBy, principalOf, scopeOf } from './a2aPrincipal.js';
 import {
   type PendingRequestSummary,
   requestMessage,
@@ -42,12 +43,16 @@ interface TaskRecord {
   inputs?: TaskInput[];
   /** The last status message, when it is no session message (refused, cancelled, closed without a reply). */
   note?: TaskNote;
+  /** Who created the task (absent: a task of an unauthenticated caller, or one recorded before owners were). */
+  owner?: A2APrincipal;
 }
 
 /** The index document, kept in the metadata of one Baton session per served workflow. */
 interface ThreadIndex {
   /** contextId → Baton session id. */
   contexts: Record<string, string>;
+  /** contextId → who started it (absent: an unauthenticated caller's, or one recorded before owners were). */
+  owners?: Record<string, A2APrincipal>;
   tasks: Record<string, TaskRecord>;
 }
 
@@ -102,6 +107,23 @@ export class A2AThreadStore implements TaskStore {
     return (await this.#read()).index.contexts[contextId];
   }
 
+  /**
+   * Whether `principal` may use the context: one no task ran in yet, or one its tenant and user
+   * started (see `isOwnedBy`). Another user's or tenant's context is, for the caller, one that
+   * does not exist.
+   */
+  async mayUseContext(contextId: string, principal: A2APrincipal): Promise<boolean> {
+    const { index } = await this.#read();
+    if (index.contexts[contextId] === undefined && index.owners?.[contextId] === undefined) return true;
+    return isOwnedBy(index.owners?.[contextId] ?? {}, principal);
+  }
+
+  /** Who created a task (`{}` for an unauthenticated caller's), or `undefined` for an unknown id. */
+  async ownerOf(taskId: string): Promise<A2APrincipal | undefined> {
+    const record = (await this.#read()).index.tasks[taskId];
+    return record === undefined ? undefined : (record.owner ?? {});
+  }
+
   /** The tasks of a context, oldest first: id, state and the request an `input-required` one waits on. */
   async tasksOf(contextId: string): Promise<Array<{ id: string; state: TaskState; request?: PendingRequestSummary }>> {
     const { index } = await this.#read();
@@ -114,8 +136,9 @@ export class A2AThreadStore implements TaskStore {
   }
 
   /** Saves the task's state and pointers (its `metadata.baton`); its messages are the session's. */
-  async save(task: Task, _context?: ServerCallContext): Promise<void> {
+  async save(task: Task, context?: ServerCallContext): Promise<void> {
     const baton = task.metadata?.baton as BatonTaskMetadata | undefined;
+    const caller = principalOf(context);
     await this.#change((index) => {
       const before = index.tasks[task.id];
       const sessionId = baton?.sessionId ?? before?.sessionId;
@@ -140,8 +163,13 @@ export class A2AThreadStore implements TaskStore {
       if (inputs.length > 0) record.inputs = inputs;
       const note = noteOf(task.status?.message, state, replySeq, before?.note);
       if (note !== undefined) record.note = note;
+      // The task is its creator's for good (a save without a caller, e.g. a cancellation, keeps it).
+      const owner = before === undefined ? ownerRecord(caller) : before.owner;
+      if (owner !== undefined) record.owner = owner;
       if (before !== undefined && JSON.stringify(before) === JSON.stringify(record)) return false;
       index.tasks[task.id] = record;
+      if (sessionId !== '' && index.contexts[task.contextId] === undefined && owner !== undefined)
+        index.owners = { ...index.owners, [task.contextId]: owner };
       if (sessionId !== '') index.contexts[task.contextId] = sessionId;
       this.#prune(index);
       return true;
@@ -161,11 +189,15 @@ export class A2AThreadStore implements TaskStore {
    * of an `input-required` one, or the note of a refused, cancelled or reply-less one. The A2A 1.0
    * specification (§4.1.1 Task `history`, §4.1.2 TaskStatus `message`) leaves that choice to the
    * agent (a2aproject/A2A#1252); this follows the SDK.
+   *
+   * With a `context` (every call of the SDK), a task of another user or tenant than the caller's
+   * (`ServerCallContext.user`, see `principalOf`) is `undefined`: the SDK answers `TaskNotFound`.
    */
-  async load(taskId: string, _context?: ServerCallContext): Promise<Task | undefined> {
+  async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {
     const { index } = await this.#read();
     const record = index.tasks[taskId];
     if (record === undefined) return undefined;
+    if (context !== undefined && !isOwnedBy(record.owner ?? {}, principalOf(context))) return undefined;
     // A rejected task ran no turn: it neither owns session messages nor ends another task's part.
     const rejected = record.state === TaskState.TASK_STATE_REJECTED;
     const next = Object.values(index.tasks)
@@ -180,6 +212,7 @@ export class A2AThreadStore implements TaskStore {
     try {
       if (!rejected) {
         messages = await this.#store.readMessages(record.sessionId, 'main', {
+          ...scopeOf(record.owner ?? {}),
           fromSeq: record.fromSeq,
           ...(Number.isFinite(next) ? { throughSeq: next - 1 } : {}),
         });
@@ -221,12 +254,14 @@ export class A2AThreadStore implements TaskStore {
     };
   }
 
-  /** Tasks of the index, newest first, filtered by `contextId` and `status` when given. */
+  /** The caller's tasks of the index, newest first, filtered by `contextId` and `status` when given. */
   async list(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
     const { index } = await this.#read();
+    const caller = principalOf(context);
     const ids = Object.entries(index.tasks)
       .filter(
         ([, r]) =>
+          isOwnedBy(r.owner ?? {}, caller) &&
           (params.contextId === '' || r.contextId === params.contextId) &&
           (!params.status || r.state === params.status),
       )
@@ -293,6 +328,11 @@ export function replyArtifact(taskId: string, text: string): Artifact {
     metadata: {},
     extensions: [],
   };
+}
+
+/** The owner a task records: none for a caller without tenant and user (as tasks were before owners). */
+function ownerRecord(caller: A2APrincipal): A2APrincipal | undefined {
+  return caller.tenantId === undefined && caller.userId === undefined ? undefined : { ...caller };
 }
 
 /** States whose last status message the session does not hold (a completed one without a reply too). */

@@ -1,4 +1,4 @@
-import { A2A_PROTOCOL_VERSION, type AgentCard } from '@a2a-js/sdk';
+import { A2A_PROTOCOL_VERSION, type AgentCard, SecurityScheme } from '@a2a-js/sdk';
 import type { HandoffWorkflow } from '@baton/handoff';
 
 /** What {@link workflowAgentCard} takes. */
@@ -11,6 +11,11 @@ export interface WorkflowAgentCardOptions {
   version?: string;
   /** Also advertise the interface to A2A 0.3 clients (default true; `a2aApp` then accepts them too). */
   legacyCompat?: boolean;
+  /**
+   * How clients authenticate (A2A `securitySchemes`, by name), every one of them required by the
+   * card's `securityRequirements` (default: none; `a2aApp` with `authenticate` declares HTTP bearer).
+   */
+  securitySchemes?: Record<string, SecurityScheme>;
 }
 
 /**
@@ -49,8 +54,12 @@ export function workflowAgentCard(workflow: HandoffWorkflow, options: WorkflowAg
     provider: undefined,
     version: options.version ?? '0.1.0',
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
+    securitySchemes: Object.fromEntries(
+      Object.entries(options.securitySchemes ?? {}).map(([name, scheme]) => [name, servable(scheme)]),
+    ),
+    securityRequirements: Object.keys(options.securitySchemes ?? {}).map((name) => ({
+      schemes: { [name]: { list: [] } },
+    })),
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: ordered.map((participant) => ({
@@ -65,4 +74,13 @@ export function workflowAgentCard(workflow: HandoffWorkflow, options: WorkflowAg
     })),
     signatures: [],
   };
+}
+
+/**
+ * A scheme as the SDK serves and reads it: the SDK's card handler sends the card as
+ * `JSON.stringify` of its object (`scheme: { $case, value }`), while its client reads a card with
+ * such schemes as protobuf JSON (`httpAuthSecurityScheme: {…}`); the scheme carries both.
+ */
+function servable(scheme: SecurityScheme): SecurityScheme {
+  return { ...(SecurityScheme.toJSON(scheme) as object), ...scheme };
 }

@@ -1,8 +1,9 @@
 import { type Message as A2AMessage, type Part, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { AbortedError, isValidId, type Message, type Request } from '@baton/core';
+import { AbortedError, InvalidInputError, isValidId, type Message, type Request } from '@baton/core';
 import type { HandoffSession, HandoffWorkflow, RequestAnswer } from '@baton/handoff';
 import { agentMessage, dataOf, textOf, textPart } from './a2aMessages.js';
+import { type A2APrincipal, principalOf, scopeOf } from './a2aPrincipal.js';
 import type { A2AThreadStore, BatonTaskMetadata } from './a2aThreadStore.js';
 import { replyArtifact } from './a2aThreadStore.js';
 import { approvalFromParts } from './approvalAnswer.js';
@@ -19,7 +20,10 @@ import { askedAgain, type PendingRequestSummary, requestMessage, storedForm, typ
  * and the request as data). Each committed agent message is a `working` status update while the
  * turn runs. The task event of each message carries it as sent (`metadata.baton.input`), so the
  * thread store keeps it in the task's history. Cancelling a running task aborts its turn;
- * cancelling one that waits discards the waiting turn (`session.discard()`).
+ * cancelling one that waits discards the waiting turn (`session.discard()`). The session of a
+ * context is the caller's (`ServerCallContext.user`, see `principalOf`): created with its
+ * `userId` and `tenantId`, every store call scoped to its tenant; a context whose session is
+ * another user's or tenant's (made outside A2A) ends the task `rejected`, naming nothing of it.
  *
  * Built by {@link a2aRequestHandler}; use it directly to mount the workflow on another transport.
  * @example
@@ -55,7 +59,15 @@ export class WorkflowA2AExecutor implements AgentExecutor {
           '(letters, digits, _ : . - up to 100 characters); start the conversation without one or use a UUID.',
       );
     }
-    const session = await this.#workflow.session({ conversationId: contextId });
+    const session = await this.#open(contextId, principalOf(context.context));
+    if (session === undefined) {
+      return this.#refuse(
+        bus,
+        context,
+        `contextId ${JSON.stringify(contextId)} is not available; ` +
+          'start the conversation without one or use a new UUID.',
+      );
+    }
     const existing = context.task?.metadata?.baton as BatonTaskMetadata | undefined;
     const fromSeq = existing?.fromSeq ?? (session.messages.at(-1)?.seq ?? 0) + 1;
     const baton: BatonTaskMetadata = { sessionId: session.id, fromSeq };
@@ -141,8 +153,8 @@ export class WorkflowA2AExecutor implements AgentExecutor {
     if (running !== undefined) return running.abort(new AbortedError(`A2A task ${taskId} was cancelled.`));
     const task = await this.#tasks.load(taskId);
     if (task === undefined) return;
-    const session = await this.#workflow.session({ conversationId: task.contextId });
-    if (session.pendingRequests.length > 0) await session.discard();
+    const session = await this.#open(task.contextId, (await this.#tasks.ownerOf(taskId)) ?? {});
+    if (session !== undefined && session.pendingRequests.length > 0) await session.discard();
     const message = agentMessage('The task was cancelled.', { contextId: task.contextId, taskId });
     bus.publish(
       AgentEvent.statusUpdate({
@@ -253,6 +265,23 @@ export class WorkflowA2AExecutor implements AgentExecutor {
       }),
     );
     this.#finish(bus, context, TaskState.TASK_STATE_REJECTED, [textPart(reason)]);
+  }
+
+  /**
+   * The session of a context for `principal` (created with its user and tenant), or `undefined`
+   * when the workflow refuses it as another user's or tenant's.
+   */
+  async #open(contextId: string, principal: A2APrincipal): Promise<HandoffSession | undefined> {
+    try {
+      return await this.#workflow.session({
+        conversationId: contextId,
+        ...scopeOf(principal),
+        ...(principal.userId === undefined ? {} : { userId: principal.userId }),
+      });
+    } catch (error) {
+      if (error instanceof InvalidInputError) return undefined;
+      throw error;
+    }
   }
 
   #sessionId(contextId: string): string | undefined {

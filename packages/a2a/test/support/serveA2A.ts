@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { a2aApp } from '@baton/a2a';
+import { type A2AServeOptions, a2aApp } from '@baton/a2a';
 import type { HandoffWorkflow } from '@baton/handoff';
 
 /** A workflow served over A2A on 127.0.0.1 (a real HTTP server), and how to stop it. */
@@ -10,8 +10,12 @@ export interface ServedA2A {
   close(): Promise<void>;
 }
 
-/** Serves `workflow` with `a2aApp` on 127.0.0.1, on `port` (0: any free port). */
-export async function serveA2A(workflow: HandoffWorkflow, port = 0): Promise<ServedA2A> {
+/** Serves `workflow` with `a2aApp` (and `options`, e.g. `authenticate`) on 127.0.0.1, on `port` (0: any free port). */
+export async function serveA2A(
+  workflow: HandoffWorkflow,
+  port = 0,
+  options: Omit<A2AServeOptions, 'url'> = {},
+): Promise<ServedA2A> {
   // The card's URL must name the port, so the port is taken first (0), then the app is attached.
   const { createServer } = await import('node:http');
   const server: Server = createServer();
@@ -21,7 +25,7 @@ export async function serveA2A(workflow: HandoffWorkflow, port = 0): Promise<Ser
   });
   const actual = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${actual}`;
-  const app = a2aApp(workflow, { url: `${url}/` });
+  const app = a2aApp(workflow, { ...options, url: `${url}/` });
   // No keep-alive: a client's pooled socket would otherwise outlive a restart on the same port.
   server.on('request', (request, response) => {
     response.setHeader('connection', 'close');
