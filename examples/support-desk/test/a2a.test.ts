@@ -3,13 +3,21 @@
  * at `/a2a/` of the desk's web server, driven by the A2A SDK's own client over 127.0.0.1: a
  * conversation through a restart of the server (a new app, desk and store object on the same
  * folder), the refund's approval answered over A2A after the restart, blocking (`message/send`)
- * and streamed (`message/stream`, SSE).
+ * and streamed (`message/stream`, SSE); authenticated with the desk's tokens (as REST): another
+ * customer gets `TaskNotFound`, a missing token 401.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Message as A2AMessage, Role, type Task, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { dataOf, textOf, userMessage } from '@baton/a2a';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRYSTAL, type ServedDesk, serveDesk } from './support/servedDesk.js';
@@ -18,6 +26,22 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** The desk's tenant: its demo tokens (`Authorization: Bearer <customer id>`) are users of `acme-web`. */
+const TENANT = { tenantId: 'acme-web' };
+
+/** The SDK's client of the desk's `/a2a/`, sending `Authorization: Bearer <customer>` (none for `null`). */
+function deskClient(url: string, customer: string | null = 'crystal'): Promise<Client> {
+  const headers = async () => (customer === null ? {} : { authorization: `Bearer ${customer}` });
+  const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
+    headers,
+    shouldRetryWithHeaders: async () => undefined,
+  });
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
+  });
+  return new ClientFactory(options).createFromUrl(`${url}/a2a/`);
+}
 
 const send = (message: A2AMessage) => ({ tenant: '', message, configuration: undefined, metadata: undefined });
 
@@ -87,7 +111,7 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     ]);
 
     // Turn 1: triage hands the case to the account specialist, who asks how much: input-required.
-    let client = await new ClientFactory().createFromUrl(`${served.url}/a2a/`);
+    let client = await deskClient(served.url);
     const first = asTask(await client.sendMessage(send(userMessage(CRYSTAL.complaint))));
     expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(first.status?.message?.parts)).toBe('How much were you charged (the amount in dollars)?');
@@ -110,7 +134,7 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     running = false;
     served = await serveDesk(dir);
     running = true;
-    client = await new ClientFactory().createFromUrl(`${served.url}/a2a/`);
+    client = await deskClient(served.url);
     const waiting = await client.getTask({ tenant: '', id: first.id });
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(waiting.history[0]?.parts)).toBe(CRYSTAL.complaint);
@@ -137,12 +161,12 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     // One Baton session holds the whole conversation: one refund, approved, run once.
     const sessionId = served.desk.workflow.sessionIdOf(first.contextId);
     const store = served.desk.store;
-    expect(await store.getSession(sessionId)).toMatchObject({
+    expect(await store.getSession(sessionId, TENANT)).toMatchObject({
       status: 'closed',
       closedReason: expect.stringContaining('resolved'),
       state: { customerName: 'Crystal Minh' },
     });
-    const messages = await store.readMessages(sessionId, 'main');
+    const messages = await store.readMessages(sessionId, 'main', TENANT);
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
       CRYSTAL.complaint,
       CRYSTAL.goodbye,
@@ -161,7 +185,7 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     cleanups.push(async () => {
       if (running) await served.close();
     });
-    let client = await new ClientFactory().createFromUrl(`${served.url}/a2a/`);
+    let client = await deskClient(served.url);
 
     // Turn 1, streamed: the task is submitted, works, and waits on the account specialist's question.
     const one = await stream(client, userMessage(CRYSTAL.complaint));
@@ -184,7 +208,7 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     running = false;
     served = await serveDesk(dir);
     running = true;
-    client = await new ClientFactory().createFromUrl(`${served.url}/a2a/`);
+    client = await deskClient(served.url);
 
     // Turn 3, streamed after the restart: "yes". The stream opens with the task as it stands (the
     // answers so far included), then the reply as a working update, the `reply` artifact, `completed`.
@@ -222,10 +246,45 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
 
     // The refund ran exactly once, approved, in the one session of the context.
     const sessionId = served.desk.workflow.sessionIdOf(ids.contextId);
-    const messages = await served.desk.store.readMessages(sessionId, 'main');
+    const messages = await served.desk.store.readMessages(sessionId, 'main', TENANT);
     const refunds = messages.filter((m) => m.role === 'tool' && m.toolName === 'offer-refund');
     expect(refunds).toHaveLength(1);
     expect(refunds[0]).toMatchObject({ isError: false, content: expect.stringContaining('$40') });
-    expect((await served.desk.store.getSession(sessionId))?.status).toBe('closed');
+    expect((await served.desk.store.getSession(sessionId, TENANT))?.status).toBe('closed');
+  }, 120_000);
+
+  it("serves each customer only their own conversation (others get TaskNotFound), 401 without a token", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'desk-a2a-auth-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const served = await serveDesk(dir);
+    cleanups.push(() => served.close());
+    const crystal = await deskClient(served.url, 'crystal');
+    const other = await deskClient(served.url, 'mallory');
+
+    const first = asTask(await crystal.sendMessage(send(userMessage(CRYSTAL.complaint))));
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const sessionId = served.desk.workflow.sessionIdOf(first.contextId);
+    expect(await served.desk.store.getSession(sessionId, TENANT)).toMatchObject({ userId: 'crystal' });
+    const before = await served.desk.store.readMessages(sessionId, 'main', TENANT);
+
+    // Another customer can neither read the task, nor answer it, nor continue the context.
+    await expect(other.getTask({ tenant: '', id: first.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+    const ids = { contextId: first.contextId, taskId: first.id };
+    await expect(other.sendMessage(send(userMessage(CRYSTAL.amount, ids)))).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(other.sendMessage(send(userMessage('hello', { contextId: first.contextId })))).rejects.toBeInstanceOf(
+      TaskNotFoundError,
+    );
+    expect(await served.desk.store.readMessages(sessionId, 'main', TENANT)).toEqual(before);
+
+    // No token, or a malformed one: 401, as on /api.
+    for (const customer of [null, 'not a token!']) {
+      const anonymous = await deskClient(served.url, customer);
+      await expect(anonymous.getTask({ tenant: '', id: first.id })).rejects.toThrow(/Status: 401/);
+    }
+
+    // Crystal goes on: her answer moves the task to the refund's approval.
+    const second = asTask(await crystal.sendMessage(send(userMessage(CRYSTAL.amount, ids))));
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(second.status?.message?.parts)).toContain('account asks to approve offer-refund');
   }, 120_000);
 });

@@ -12,7 +12,7 @@ import type { Hono } from 'hono';
 export interface AgentProtocolOptions {
   /** The workflow every protocol talks to (its store keeps the sessions). */
   workflow: HandoffWorkflow;
-  /** The auth hook of the AG-UI and MCP routes (as `createBatonApp`'s). A2A is served without one. */
+  /** The auth hook of the AG-UI, MCP and A2A routes (as `createBatonApp`'s): a refused request gets 401. */
   authenticate?: Authenticate;
   /** The server's base URL (e.g. `http://127.0.0.1:8787`), read on the first A2A request: the agent card names it. */
   baseUrl: () => string;
@@ -25,7 +25,8 @@ export interface AgentProtocolOptions {
  * - **AG-UI** at `POST /ag-ui` (`aguiRoutes`): a run per turn, thread id = session id, approvals as interrupts;
  * - **MCP** (Streamable HTTP) at `/mcp` (`mcpRoutes`): tools `<workflow>` and `<workflow>_respond`;
  * - **A2A** at `/a2a/` (`@baton/a2a`'s Express app, handed Node's request and response): agent card at
- *   `/a2a/.well-known/agent-card.json`, JSON-RPC at `/a2a/`; `contextId` = conversation, approvals are `input-required`.
+ *   `/a2a/.well-known/agent-card.json` (public), JSON-RPC at `/a2a/` (with `authenticate`); `contextId` =
+ *   conversation, a context and its tasks are the caller's only, approvals are `input-required`.
  *
  * @param app the Hono app (its `c.env` must be `@hono/node-server`'s `{ incoming, outgoing }` for A2A)
  * @param options `{ workflow, authenticate?, baseUrl }`
@@ -46,7 +47,7 @@ export function mountAgentProtocols(app: Hono<{ Bindings: HttpBindings }>, optio
   // One A2A app per server (it holds the running tasks' event buses), made once the URL is known.
   let a2a: Express | undefined;
   app.all('/a2a/*', (c) => {
-    a2a ??= express().use('/a2a', a2aApp(workflow, { url: `${options.baseUrl()}/a2a/` }));
+    a2a ??= express().use('/a2a', a2aApp(workflow, { url: `${options.baseUrl()}/a2a/`, ...auth }));
     a2a(c.env.incoming, c.env.outgoing);
     return RESPONSE_ALREADY_SENT;
   });
