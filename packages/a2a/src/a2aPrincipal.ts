@@ -27,11 +27,11 @@ export type A2AAuthenticate = (request: Request) => A2APrincipal | undefined | P
 
 /**
  * The SDK's `User` of an authenticated A2A call, carrying its {@link A2APrincipal}: what the thread
- * store and the executor read from `ServerCallContext.user`. `userName` is the user id (else the
- * tenant id, else `''`).
+ * store and the executor read from `ServerCallContext.user`. `userName` (the SDK's key for a
+ * caller's event buses) names tenant and user: `'<tenantId>/<userId>'`, `'<userId>'` without a tenant.
  * @example
  * ```ts
- * new A2APrincipalUser({ tenantId: 'acme', userId: 'ann' }).userName; // 'ann'
+ * new A2APrincipalUser({ tenantId: 'acme', userId: 'ann' }).userName; // 'acme/ann'
  * ```
  */
 export class A2APrincipalUser implements User {
@@ -46,7 +46,8 @@ export class A2APrincipalUser implements User {
   }
 
   get userName(): string {
-    return this.principal.userId ?? this.principal.tenantId ?? '';
+    const { tenantId, userId = '' } = this.principal;
+    return tenantId === undefined ? userId : `${tenantId}/${userId}`;
   }
 }
 

@@ -109,6 +109,15 @@ describe('an A2A agent with authenticate (SDK client, FileStore, 127.0.0.1)', ()
     const next = asTask(await ann.sendMessage(send(userMessage('Thanks', { contextId: task.contextId }))));
     expect(next.contextId).toBe(task.contextId);
     expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    // A context whose session bob made outside A2A (REST, AG-UI): ann's and eve's tasks there are rejected.
+    await store.createSession({ id: 'support-desk:bobs-chat', tenantId: 'acme', userId: 'bob' });
+    for (const stranger of [ann, eve]) {
+      const refused = asTask(await stranger.sendMessage(send(userMessage('Hi', { contextId: 'bobs-chat' }))));
+      expect(refused.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+      expect(textOf(refused.status?.message?.parts)).toContain('contextId "bobs-chat" is not available');
+    }
+    expect(await store.readMessages('support-desk:bobs-chat', 'main', { tenantId: 'acme' })).toEqual([]);
   }, 60_000);
 
   it('answers 401 to a missing or bad token, declares bearer; without authenticate, all may call', async () => {
