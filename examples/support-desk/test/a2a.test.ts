@@ -253,7 +253,7 @@ describe('the support desk over A2A (the SDK client, /a2a/ on the web server)', 
     expect((await served.desk.store.getSession(sessionId, TENANT))?.status).toBe('closed');
   }, 120_000);
 
-  it("serves each customer only their own conversation (others get TaskNotFound), 401 without a token", async () => {
+  it('serves each customer only their own conversation (others get TaskNotFound), 401 without a token', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'desk-a2a-auth-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const served = await serveDesk(dir);
