@@ -10,6 +10,12 @@ import type { WorkflowA2AExecutor } from './workflowA2AExecutor.js';
  * `contextId` another user or tenant started is refused with the SDK's `TaskNotFoundError`
  * (JSON-RPC -32001; A2A has no error of its own for a context), before any task is made or stored.
  * Tasks are checked by the thread store (`load` with the call's context). Built by `a2aRequestHandler`.
+ * @example
+ * ```ts
+ * import { A2AThreadStore, OwnedRequestHandler, WorkflowA2AExecutor, workflowAgentCard } from '@baton/a2a';
+ * const tasks = new A2AThreadStore({ store: desk.config.store, agentId: desk.name });
+ * const handler = new OwnedRequestHandler(workflowAgentCard(desk, { url }), tasks, new WorkflowA2AExecutor(desk, tasks));
+ * ```
  */
 export class OwnedRequestHandler extends DefaultRequestHandler {
   readonly #tasks: A2AThreadStore;
