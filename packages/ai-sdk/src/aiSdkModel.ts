@@ -59,8 +59,7 @@ export interface AISDKModelOptions {
  * - Structured output: `request.outputSchema` is sent as the AI SDK's JSON response format
  *   (`Output.object`); Baton's agent loop validates the answer.
  * - Errors (after the AI SDK's own retries): see {@link toBatonError} — `RateLimitError`,
- *   `AuthenticationError`, `BadRequestError`, `TimeoutError`, `ModelProviderError`, `AbortedError`;
- *   a stream that ends with finish reason `error` and no error is a `ModelProviderError`.
+ *   `AuthenticationError`, `BadRequestError`, `TimeoutError`, `ModelProviderError`, `AbortedError`.
  *
  * @throws {ConfigurationError} from the constructor when `options.toolChoice` is not a `ToolChoice`
  *
@@ -115,12 +114,6 @@ export class AISDKModel implements ModelClient {
             });
             break;
           case 'finish':
-            // 'error' with no error part: the provider's stream ended without a finish (e.g. an
-            // OpenAI-compatible server that failed after its 200), so the answer is incomplete.
-            if (part.finishReason === 'error')
-              throw new ModelProviderError(
-                `${where} ended its stream without a finish reason; the answer is incomplete. Try again.`,
-              );
             finish = { finishReason: finishReasonOf(part.finishReason), usage: usageOf(part.totalUsage) };
             break;
           case 'error':
