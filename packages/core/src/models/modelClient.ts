@@ -112,6 +112,7 @@ export interface ModelClient {
    * @param request the messages (system instructions first), the tools, and an optional `signal`
    * @throws {RateLimitError | AuthenticationError | BadRequestError | TimeoutError | ModelProviderError} when the provider fails
    * @throws {AbortedError} when `request.signal` is aborted
+   * @throws {InvalidInputError} when `settings.toolChoice` forces a tool the request does not offer (before any call)
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }

@@ -1,6 +1,6 @@
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { InvalidInputError } from '../errors.js';
 import type { ModelMessage } from '../conversation/message.js';
+import { InvalidInputError } from '../errors.js';
 import type { ToolDefinition } from '../models/modelClient.js';
 import { recalledContext } from '../models/recalledContext.js';
 
@@ -28,15 +28,16 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatCompletio
         return { role: 'user', content: message.content };
       case 'assistant':
         if (message.toolCalls !== undefined && message.toolCalls.length > 0) {
-          return {
-            role: 'assistant',
-            content: message.content === '' ? null : message.content,
-            tool_calls: message.toolCalls.map((call) => ({
-              id: call.id,
-              type: 'function' as const,
-              function: { name: call.name, arguments: call.arguments },
-            })),
-          };
+          const tool_calls = message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: call.arguments },
+          }));
+          // No text: `content` is left out (the spec allows it with tool_calls), not null, which
+          // llama-cpp-python's request schema rejects with HTTP 500 (a string or nothing).
+          return message.content === ''
+            ? { role: 'assistant', tool_calls }
+            : { role: 'assistant', content: message.content, tool_calls };
         }
         return { role: 'assistant', content: message.content };
       case 'tool':
