@@ -33,11 +33,9 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatCompletio
             type: 'function' as const,
             function: { name: call.name, arguments: call.arguments },
           }));
-          // No text: `content` is left out (the spec allows it with tool_calls), not null, which
-          // llama-cpp-python's request schema rejects with HTTP 500 (a string or nothing).
-          return message.content === ''
-            ? { role: 'assistant', tool_calls }
-            : { role: 'assistant', content: message.content, tool_calls };
+          // Without text, `content` is '' (as the AI SDK's OpenAI providers send it), not null or left out:
+          // llama-cpp-python's request schema rejects null and its chat template needs the field (HTTP 500).
+          return { role: 'assistant', content: message.content, tool_calls };
         }
         return { role: 'assistant', content: message.content };
       case 'tool':
