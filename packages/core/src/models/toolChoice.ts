@@ -79,21 +79,26 @@ export function resolveToolChoice(
   const choice = fromCall ? request.settings?.toolChoice : clientDefault;
   if (choice === undefined) return undefined;
   const source = fromCall ? 'modelSettings.toolChoice' : "the client's toolChoice option";
+  const by = request.agent === undefined ? '' : ` by agent ${JSON.stringify(request.agent)}`;
   const fail = (problem: string) =>
-    fromCall ? new InvalidInputError(`${where}: ${problem}`) : new ConfigurationError(`${where}: ${problem}`);
+    fromCall ? new InvalidInputError(`${where}${by}: ${problem}`) : new ConfigurationError(`${where}${by}: ${problem}`);
+  // A turn's settings reach every agent of the turn, including those without the tool.
+  const hint = fromCall
+    ? " A turn's modelSettings apply to every agent; to force one agent, set its client's toolChoice."
+    : '';
   if (!ToolChoiceSchema.safeParse(choice).success) throw fail(`${source} ${describe(choice)} is not ${ALLOWED}.`);
   if (request.resetToolChoice === true && forcesToolCall(choice)) return undefined;
   if (request.tools.length === 0) {
     if (forcesToolCall(choice))
       throw fail(
-        `${source} ${describe(choice)} forces a tool call, but the request offers no tools. Give the agent tools or use 'auto'.`,
+        `${source} ${describe(choice)} forces a tool call, but the request offers no tools. Give the agent tools or use 'auto'.${hint}`,
       );
     return undefined;
   }
   if (typeof choice === 'object' && !request.tools.some((t) => t.name === choice.name)) {
     const offered = request.tools.map((t) => JSON.stringify(t.name)).join(', ');
     throw fail(
-      `${source} names tool ${JSON.stringify(choice.name)}, which the request does not offer (it offers ${offered}). Name one of those.`,
+      `${source} names tool ${JSON.stringify(choice.name)}, which the request does not offer (it offers ${offered}). Name one of those.${hint}`,
     );
   }
   return choice;
