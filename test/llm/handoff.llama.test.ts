@@ -1,10 +1,10 @@
 /**
  * A Baton handoff workflow driven by a real model's tool call: the coordinator runs on
- * llama-cpp-python with `tool_choice` naming the handoff tool, so SmolLM2-135M must call
+ * llama-cpp-python with `toolChoice` naming the handoff tool, so SmolLM2-135M must call
  * `handoff_to_billing` (the server constrains its output to the tool's JSON schema); billing then
  * answers in text. Asserts the events and messages Baton makes of it, never the wording.
  */
-import { agent, type BatonEvent } from '@baton/core';
+import { agent, type BatonEvent, type ToolChoice } from '@baton/core';
 import { OpenAIChatModel } from '@baton/core/openai';
 import { HandoffBuilder, handoffToolName } from '@baton/handoff';
 import { expect, it } from 'vitest';
@@ -12,14 +12,16 @@ import { llamaTestServer } from '../support/llamaTestServer.js';
 
 const server = llamaTestServer();
 
-function chatModel(extraBody: Record<string, unknown>): OpenAIChatModel {
+/** A chat model on the server; llama-cpp-python reads `max_tokens`, not Baton's `max_completion_tokens`. */
+function chatModel(maxTokens: number, toolChoice?: ToolChoice): OpenAIChatModel {
   return new OpenAIChatModel({
     model: server.model,
     baseURL: server.baseURL,
     apiKey: 'sk-local',
     temperature: 0,
     maxRetries: 0,
-    extraBody,
+    extraBody: { max_tokens: maxTokens },
+    ...(toolChoice === undefined ? {} : { toolChoice }),
   });
 }
 
@@ -28,16 +30,13 @@ it("hands off to billing on the model's forced handoff tool call, and billing an
     name: 'triage',
     description: 'Routes customers.',
     instructions: 'Route the customer to the right specialist.',
-    model: chatModel({
-      tool_choice: { type: 'function', function: { name: handoffToolName('billing') } },
-      max_tokens: 48,
-    }),
+    model: chatModel(48, { name: handoffToolName('billing') }),
   });
   const billing = agent({
     name: 'billing',
     description: 'Refunds and double charges.',
     instructions: 'Help with billing in one short sentence.',
-    model: chatModel({ max_tokens: 24 }),
+    model: chatModel(24),
   });
   const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).coordinator(triage).build();
   const session = await desk.session({ id: 'llama-handoff', userId: 'u-1' });

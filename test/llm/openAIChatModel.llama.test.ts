@@ -7,8 +7,9 @@
 import {
   ContextLengthExceededError,
   type ModelMessage,
-  type ModelStreamEvent,
   ModelProviderError,
+  type ModelStreamEvent,
+  type ToolChoice,
   type ToolDefinition,
 } from '@baton/core';
 import { OpenAIChatModel, toBatonError, toChatMessages } from '@baton/core/openai';
@@ -30,9 +31,12 @@ const question: ModelMessage[] = [
 
 /**
  * A chat model on the server. llama-cpp-python reads `max_tokens` (not `max_completion_tokens`, which
- * Baton's `maxOutputTokens` sends) and `tool_choice` (which Baton does not set), so both go in `extraBody`.
+ * Baton's `maxOutputTokens` sends), so it goes in `extraBody`.
  */
-function chatModel(extraBody: Record<string, unknown> = {}): OpenAIChatModel {
+function chatModel(
+  extraBody: Record<string, unknown> = {},
+  options: { toolChoice?: ToolChoice } = {},
+): OpenAIChatModel {
   return new OpenAIChatModel({
     model: server.model,
     baseURL: server.baseURL,
@@ -40,6 +44,7 @@ function chatModel(extraBody: Record<string, unknown> = {}): OpenAIChatModel {
     temperature: 0,
     maxRetries: 0,
     extraBody: { max_tokens: 24, ...extraBody },
+    ...options,
   });
 }
 
@@ -61,15 +66,15 @@ describe('OpenAIChatModel on llama-cpp-python', () => {
   });
 
   it('the server streams tool-call deltas for a named tool_choice; Baton joins them into one tool call', async () => {
-    const forced = { tool_choice: { type: 'function', function: { name: 'look_up_order' } }, max_tokens: 48 };
     // The wire, through the SDK client Baton uses: the call's name, then its arguments in fragments.
-    const model = chatModel(forced);
+    const model = chatModel({ max_tokens: 48 });
     const chunks = await model.client.chat.completions.create({
       model: server.model,
       messages: toChatMessages(question),
       tools: [{ type: 'function', function: lookUpOrder }],
+      tool_choice: { type: 'function', function: { name: 'look_up_order' } },
+      max_tokens: 48,
       stream: true,
-      ...forced,
     } as Parameters<typeof model.client.chat.completions.create>[0] & { stream: true });
     const fragments: { name?: string; arguments?: string; id?: string }[] = [];
     const finishReasons: string[] = [];
@@ -82,14 +87,37 @@ describe('OpenAIChatModel on llama-cpp-python', () => {
     expect(fragments.filter((f) => (f.arguments ?? '') !== '').length).toBeGreaterThan(1);
     expect(finishReasons).toEqual(['tool_calls']);
 
-    // What Baton makes of the same request: one whole tool call with JSON arguments the schema allows.
-    const events = await collect(model.stream({ messages: question, tools: [lookUpOrder] }));
+    // What Baton makes of the same request, forced through `toolChoice` (per call here; a client's
+    // `toolChoice` option does the same): one whole tool call with JSON arguments the schema allows.
+    // Without a tool_choice this server answers in text (its chatml-function-calling handler), so the
+    // tool call also shows that Baton sent the choice.
+    const forced = { toolChoice: { name: 'look_up_order' } } as const;
+    const events = await collect(model.stream({ messages: question, tools: [lookUpOrder], settings: forced }));
     const calls = events.flatMap((e) => (e.type === 'tool_call' ? [e.toolCall] : []));
     expect(calls).toHaveLength(1);
     expect(calls[0]?.name).toBe('look_up_order');
     expect(calls[0]?.id).toMatch(/\S/);
     expect(typeof JSON.parse(calls[0]?.arguments ?? '').orderId).toBe('string');
     expect(events.at(-1)).toEqual({ type: 'finish', finishReason: 'tool_calls' });
+  });
+
+  it("llama-cpp-python 0.3.36 does not implement tool_choice 'required': a named Baton error, never a hang", async () => {
+    // Its chatml-function-calling handler asserts the choice is 'auto' when it is a string other than
+    // 'none': a whole reply is an HTTP 500; a stream ends after its 200 with no chunk at all.
+    const model = chatModel({}, { toolChoice: 'required' });
+    const raw = await model.client.chat.completions
+      .create({
+        model: server.model,
+        messages: toChatMessages(question),
+        tools: [{ type: 'function', function: lookUpOrder }],
+        tool_choice: 'required',
+        max_tokens: 8,
+      })
+      .catch((e: unknown) => e);
+    expect(raw).toMatchObject({ status: 500 });
+    const error = await collect(model.stream({ messages: question, tools: [lookUpOrder] })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect((error as Error).message).toContain('ended its stream without a finish_reason');
   });
 
   it('counts usage where the server reports it: in a whole reply, never in a stream', async () => {

@@ -1,11 +1,14 @@
 import {
   AbortedError,
+  checkToolChoiceOption,
   type FinishReason,
   type ModelClient,
   ModelProviderError,
   type ModelRequest,
   type ModelStreamEvent,
+  resolveToolChoice,
   type ToolCall,
+  type ToolChoice,
   type Usage,
 } from '@baton/core';
 import {
@@ -30,6 +33,12 @@ export interface AISDKModelOptions {
   temperature?: number;
   /** Upper bound of generated tokens per call. Per-call `settings.maxOutputTokens` wins. */
   maxOutputTokens?: number;
+  /**
+   * The default tool choice (`'auto'`, `'required'`, `'none'` or `{ name }`), sent as the AI SDK's
+   * `toolChoice` (`{ name }` as `{ type: 'tool', toolName }`). Per-call `settings.toolChoice` wins; sent only
+   * when the request has tools; a forcing choice is dropped after the agent's tool calls in a turn.
+   */
+  toolChoice?: ToolChoice;
   /** Provider-specific options, passed as they are (e.g. `{ anthropic: { thinking: { type: 'enabled', budgetTokens: 2000 } } }`). */
   providerOptions?: Parameters<typeof streamText>[0]['providerOptions'];
   /** Extra HTTP headers for each call. */
@@ -46,10 +55,13 @@ export interface AISDKModelOptions {
  * - Messages: see {@link toAiSdkMessages} (`context` becomes a system message marked as recalled memory).
  * - Streaming: text deltas as they arrive; each tool call whole, with its arguments as JSON text;
  *   several tool calls in one response when the model makes them (parallel tool calls); usage; one `finish`.
+ * - Tool choice: `settings.toolChoice`, else the `toolChoice` option, as the AI SDK's `toolChoice`.
  * - Structured output: `request.outputSchema` is sent as the AI SDK's JSON response format
  *   (`Output.object`); Baton's agent loop validates the answer.
  * - Errors (after the AI SDK's own retries): see {@link toBatonError} — `RateLimitError`,
  *   `AuthenticationError`, `BadRequestError`, `TimeoutError`, `ModelProviderError`, `AbortedError`.
+ *
+ * @throws {ConfigurationError} from the constructor when `options.toolChoice` is not a `ToolChoice`
  *
  * @example
  * ```ts
@@ -72,6 +84,7 @@ export class AISDKModel implements ModelClient {
   constructor(languageModel: LanguageModel, options: AISDKModelOptions = {}) {
     this.languageModel = languageModel;
     this.model = typeof languageModel === 'string' ? languageModel : languageModel.modelId;
+    checkToolChoiceOption(options.toolChoice, `AISDKModel ${JSON.stringify(this.model)}`);
     this.#options = options;
   }
 
@@ -86,7 +99,7 @@ export class AISDKModel implements ModelClient {
     let finish: { finishReason: FinishReason; usage: Usage } | undefined;
     const calls: ToolCall[] = [];
     try {
-      const result = streamText(this.#params(request));
+      const result = streamText(this.#params(request, where));
       for await (const part of result.fullStream) {
         switch (part.type) {
           case 'text-delta':
@@ -122,7 +135,7 @@ export class AISDKModel implements ModelClient {
     yield { type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : finish.finishReason };
   }
 
-  #params(request: ModelRequest): Parameters<typeof streamText>[0] {
+  #params(request: ModelRequest, where: string): Parameters<typeof streamText>[0] {
     const options = this.#options;
     // The leading system messages (instructions, recalled context) go in `system`, as the AI SDK
     // asks; a later one (rare: Baton's history holds none) stays in place, allowed explicitly.
@@ -146,6 +159,9 @@ export class AISDKModel implements ModelClient {
         });
       params.tools = tools;
     }
+    const toolChoice = resolveToolChoice(request, options.toolChoice, where);
+    if (toolChoice !== undefined)
+      params.toolChoice = typeof toolChoice === 'string' ? toolChoice : { type: 'tool', toolName: toolChoice.name };
     if (request.outputSchema !== undefined) {
       params.output = Output.object({
         schema: jsonSchema(request.outputSchema.schema),

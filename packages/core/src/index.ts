@@ -132,6 +132,13 @@ export {
   type ToolDefinition,
   type Usage,
 } from './models/modelClient.js';
+export {
+  checkToolChoiceOption,
+  forcesToolCall,
+  resolveToolChoice,
+  type ToolChoice,
+  ToolChoiceSchema,
+} from './models/toolChoice.js';
 export { type ApprovalGrant, type ApprovalGrantLookup, ApprovalGrantSchema } from './conversation/approvalGrant.js';
 export {
   type ApprovalDecision,

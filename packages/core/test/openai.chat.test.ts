@@ -46,7 +46,7 @@ describe('OpenAIChatModel request mapping', () => {
       { role: 'user', content: 'Was I charged twice?' },
       {
         role: 'assistant',
-        content: null,
+        content: '',
         tool_calls: [
           { id: 'call_1', type: 'function', function: { name: 'look_up_order', arguments: '{"orderId":"A-1"}' } },
         ],

@@ -97,6 +97,8 @@ export class AgentExecutor implements Executor {
     let steps = 0;
     /** After an answer failed the agent's `outputType`: that answer and what was wrong, for the next call only (never stored). */
     let correction: ModelMessage[] | undefined;
+    /** Whether this agent has made tool calls in this turn: then its calls no longer force one (`ModelRequest.resetToolChoice`). */
+    let usedTools = usedToolsThisTurn(input.history, given, this.agent.name);
 
     for (;;) {
       if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
@@ -114,8 +116,9 @@ export class AgentExecutor implements Executor {
         );
       }
       steps += 1;
-      const response = await this.#callModel(own, given, definitions, input, emit, correction);
+      const response = await this.#callModel(own, given, definitions, input, emit, correction, usedTools);
       usage = addUsage(usage, response.usage);
+      if (response.toolCalls.length > 0) usedTools = true;
       let structured: { value: unknown } | undefined;
       if (response.toolCalls.length === 0 && this.agent.outputType !== undefined) {
         // Structured output: an answer that fails the schema is told to the model once, then fails the turn.
@@ -225,10 +228,19 @@ export class AgentExecutor implements Executor {
     return message;
   }
 
-  /** The request of one model call: the messages, the activation's tools, the turn's model settings and the agent's output schema. */
-  #modelRequest(messages: readonly ModelMessage[], tools: ToolDefinition[], input: ExecutorInput): ModelRequest {
+  /**
+   * The request of one model call: the messages, the activation's tools, the turn's model settings, the agent's
+   * output schema, and `resetToolChoice` once the agent has made tool calls in this turn.
+   */
+  #modelRequest(
+    messages: readonly ModelMessage[],
+    tools: ToolDefinition[],
+    input: ExecutorInput,
+    usedTools: boolean,
+  ): ModelRequest {
     const request: ModelRequest = { messages, tools, agent: this.agent.name, signal: input.signal };
     if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
+    if (usedTools) request.resetToolChoice = true;
     if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
     return request;
   }
@@ -247,11 +259,12 @@ export class AgentExecutor implements Executor {
     tools: ToolDefinition[],
     input: ExecutorInput,
     emit: EventSink,
-    correction?: readonly ModelMessage[],
+    correction: readonly ModelMessage[] | undefined,
+    usedTools: boolean,
   ): Promise<{ text: string; toolCalls: ToolCall[]; usage: Usage; finishReason: FinishReason }> {
     // Awaited only when `prepareModelInput` returned a promise (one tick less per model call otherwise).
     const prepared = this.#modelInput(own, given, input, correction);
-    const request = this.#modelRequest(Array.isArray(prepared) ? prepared : await prepared, tools, input);
+    const request = this.#modelRequest(Array.isArray(prepared) ? prepared : await prepared, tools, input, usedTools);
     const { sessionId, branchId } = input;
     const agent = this.agent.name;
     const model = this.agent.model.model;
@@ -335,6 +348,20 @@ function stepOutcome(step: ToolCallStep, usage: Usage): ExecutorOutcome | undefi
   if (control?.kind === 'end_conversation')
     return { type: 'end_conversation', reason: control.reason ?? 'ended by agent', usage };
   return undefined;
+}
+
+/**
+ * Whether `agent` made tool calls in this turn before this activation: an assistant message of its own
+ * with tool calls after the newest user message of `history`'s first `given` (a resumed step, or the
+ * agent activated again after a handoff back), so a forced tool choice cannot loop across activations.
+ */
+function usedToolsThisTurn(history: readonly Message[], given: number, agent: string): boolean {
+  for (let i = given - 1; i >= 0; i -= 1) {
+    const message = history[i]!;
+    if (message.role === 'user') return false;
+    if (message.role === 'assistant' && message.agent === agent && (message.toolCalls?.length ?? 0) > 0) return true;
+  }
+  return false;
 }
 
 /** The predicate of a {@link TurnSettings.tools} filter for `agent` (everything passes without one). */

@@ -1,5 +1,6 @@
-import type { ModelMessage, ToolCall } from '../conversation/message.js';
 import type { JsonSchema } from '../agents/tool.js';
+import type { ModelMessage, ToolCall } from '../conversation/message.js';
+import type { ToolChoice } from './toolChoice.js';
 
 /** Token counts of one or more model calls. */
 export interface Usage {
@@ -53,6 +54,13 @@ export interface ModelRequest {
   settings?: ModelSettings;
   /** When set, a final answer (one without tool calls) must be JSON satisfying this schema. */
   outputSchema?: OutputSchema;
+  /**
+   * Set by the agent loop once the calling agent has made tool calls in this turn: a forcing tool
+   * choice (`'required'` or a named tool, from `settings` or the client's default) is then not sent,
+   * so the model can answer instead of calling tools forever. The OpenAI Agents SDK's
+   * `resetToolChoice` (default true) does the same.
+   */
+  resetToolChoice?: boolean;
   /** The agent making the call (for logs and scripted replies). */
   agent?: string;
   signal?: AbortSignal;
@@ -69,6 +77,12 @@ export interface ModelSettings {
   topP?: number;
   /** The most tokens the answer may have. */
   maxOutputTokens?: number;
+  /**
+   * Whether and which tool the model must call (see {@link ToolChoice}); sent as Chat Completions'
+   * and Responses' `tool_choice`, the AI SDK's `toolChoice`. Left out when the request has no tools.
+   * After the agent's tool calls in a turn, its later calls no longer force one (see `ModelRequest.resetToolChoice`).
+   */
+  toolChoice?: ToolChoice;
 }
 
 /** Why the model stopped: a final answer (`stop`), tool calls, the token limit, or a content filter. */
@@ -98,6 +112,7 @@ export interface ModelClient {
    * @param request the messages (system instructions first), the tools, and an optional `signal`
    * @throws {RateLimitError | AuthenticationError | BadRequestError | TimeoutError | ModelProviderError} when the provider fails
    * @throws {AbortedError} when `request.signal` is aborted
+   * @throws {InvalidInputError} when `settings.toolChoice` forces a tool the request does not offer (before any call)
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }

@@ -1,6 +1,6 @@
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { InvalidInputError } from '../errors.js';
 import type { ModelMessage } from '../conversation/message.js';
+import { InvalidInputError } from '../errors.js';
 import type { ToolDefinition } from '../models/modelClient.js';
 import { recalledContext } from '../models/recalledContext.js';
 
@@ -28,15 +28,14 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatCompletio
         return { role: 'user', content: message.content };
       case 'assistant':
         if (message.toolCalls !== undefined && message.toolCalls.length > 0) {
-          return {
-            role: 'assistant',
-            content: message.content === '' ? null : message.content,
-            tool_calls: message.toolCalls.map((call) => ({
-              id: call.id,
-              type: 'function' as const,
-              function: { name: call.name, arguments: call.arguments },
-            })),
-          };
+          const tool_calls = message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: call.arguments },
+          }));
+          // Without text, `content` is '' (as the AI SDK's OpenAI providers send it), not null or left out:
+          // llama-cpp-python's request schema rejects null and its chat template needs the field (HTTP 500).
+          return { role: 'assistant', content: message.content, tool_calls };
         }
         return { role: 'assistant', content: message.content };
       case 'tool':

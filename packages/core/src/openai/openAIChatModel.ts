@@ -3,6 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import { AbortedError, ModelBehaviorError, ModelProviderError } from '../errors.js';
 import { createId } from '../ids.js';
 import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../models/modelClient.js';
+import { checkToolChoiceOption, resolveToolChoice } from '../models/toolChoice.js';
 import { toChatMessages, toChatTools } from './chatMessages.js';
 import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
 import { toBatonError } from './toBatonError.js';
@@ -43,6 +44,7 @@ export class OpenAIChatModel implements ModelClient {
 
   constructor(options: OpenAIModelOptions) {
     this.model = options.model;
+    checkToolChoiceOption(options.toolChoice, `OpenAIChatModel ${JSON.stringify(options.model)}`);
     this.#options = options;
     this.client = createOpenAIClient(options);
   }
@@ -60,7 +62,7 @@ export class OpenAIChatModel implements ModelClient {
     let finishReason: FinishReason | undefined;
     try {
       const stream = await this.client.chat.completions.create(
-        this.#params(request),
+        this.#params(request, where),
         requestOptions(this.#options, request.signal),
       );
       for await (const chunk of stream) {
@@ -101,7 +103,7 @@ export class OpenAIChatModel implements ModelClient {
     yield { type: 'finish', finishReason };
   }
 
-  #params(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+  #params(request: ModelRequest, where: string): ChatCompletionCreateParamsStreaming {
     const options = this.#options;
     const params: ChatCompletionCreateParamsStreaming = {
       ...options.extraBody,
@@ -114,6 +116,10 @@ export class OpenAIChatModel implements ModelClient {
       params.tools = toChatTools(request.tools);
       params.parallel_tool_calls = request.parallelToolCalls ?? options.parallelToolCalls ?? true;
     }
+    const toolChoice = resolveToolChoice(request, options.toolChoice, where);
+    if (toolChoice !== undefined)
+      params.tool_choice =
+        typeof toolChoice === 'string' ? toolChoice : { type: 'function', function: { name: toolChoice.name } };
     const settings = request.settings;
     const temperature = settings?.temperature ?? options.temperature;
     const maxOutputTokens = settings?.maxOutputTokens ?? options.maxOutputTokens;

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { ConfigurationError } from '../errors.js';
+import type { ToolChoice } from '../models/toolChoice.js';
 
 /**
  * Options shared by {@link OpenAIChatModel} and {@link OpenAIResponsesModel}.
@@ -34,6 +35,12 @@ export interface OpenAIModelOptions {
   maxOutputTokens?: number;
   /** Whether the model may return several tool calls in one response (default: the request's setting, else true). */
   parallelToolCalls?: boolean;
+  /**
+   * The default `tool_choice` (`'auto'`, `'required'`, `'none'` or `{ name }`; see `ToolChoice`); a call's
+   * `settings.toolChoice` wins. Sent only when the request has tools; a forcing choice is dropped after the
+   * agent's tool calls in a turn. Checked when the client is built (`ConfigurationError`).
+   */
+  toolChoice?: ToolChoice;
   /** Extra body fields sent as they are (provider-specific parameters such as `reasoning_effort`). */
   extraBody?: Record<string, unknown>;
 }

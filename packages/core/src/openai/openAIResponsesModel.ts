@@ -4,9 +4,10 @@ import type {
   ResponseCreateParamsStreaming,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
-import { AbortedError, ModelProviderError } from '../errors.js';
 import type { ToolCall } from '../conversation/message.js';
+import { AbortedError, ModelProviderError } from '../errors.js';
 import type { FinishReason, ModelClient, ModelRequest, ModelStreamEvent, Usage } from '../models/modelClient.js';
+import { checkToolChoiceOption, resolveToolChoice } from '../models/toolChoice.js';
 import { createOpenAIClient, type OpenAIModelOptions, requestOptions } from './openAIModelOptions.js';
 import { toResponsesInput, toResponsesTools } from './responsesInput.js';
 import { toBatonError } from './toBatonError.js';
@@ -48,6 +49,7 @@ export class OpenAIResponsesModel implements ModelClient {
 
   constructor(options: OpenAIResponsesModelOptions) {
     this.model = options.model;
+    checkToolChoiceOption(options.toolChoice, `OpenAIResponsesModel ${JSON.stringify(options.model)}`);
     this.#options = options;
     this.client = createOpenAIClient(options);
   }
@@ -65,7 +67,7 @@ export class OpenAIResponsesModel implements ModelClient {
     let end: { usage: Usage | undefined; finishReason: FinishReason } | undefined;
     try {
       const stream = await this.client.responses.create(
-        this.#params(request),
+        this.#params(request, where),
         requestOptions(this.#options, request.signal),
       );
       for await (const event of stream as AsyncIterable<ResponseStreamEvent>) {
@@ -124,7 +126,7 @@ export class OpenAIResponsesModel implements ModelClient {
     yield { type: 'finish', finishReason: end.finishReason };
   }
 
-  #params(request: ModelRequest): ResponseCreateParamsStreaming {
+  #params(request: ModelRequest, where: string): ResponseCreateParamsStreaming {
     const options = this.#options;
     const { instructions, input } = toResponsesInput(request.messages);
     const params: ResponseCreateParamsStreaming = { ...options.extraBody, model: this.model, input, stream: true };
@@ -133,6 +135,9 @@ export class OpenAIResponsesModel implements ModelClient {
       params.tools = toResponsesTools(request.tools);
       params.parallel_tool_calls = request.parallelToolCalls ?? options.parallelToolCalls ?? true;
     }
+    const toolChoice = resolveToolChoice(request, options.toolChoice, where);
+    if (toolChoice !== undefined)
+      params.tool_choice = typeof toolChoice === 'string' ? toolChoice : { type: 'function', name: toolChoice.name };
     const settings = request.settings;
     const temperature = settings?.temperature ?? options.temperature;
     const maxOutputTokens = settings?.maxOutputTokens ?? options.maxOutputTokens;
