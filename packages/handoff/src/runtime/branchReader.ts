@@ -69,7 +69,8 @@ export async function readBranch(
   const firstPage = need?.([]);
   const paged = checkpoint !== undefined && (bound !== undefined || firstPage !== undefined);
   // At least the checkpoint's last message (recovery looks at messages from throughSeq on); a budget's first page is small.
-  const page = Math.max(1, Math.min(bound === undefined ? Infinity : 2 * bound, firstPage ?? Infinity, MIN_PAGE));
+  const budgetPage = firstPage === undefined ? Infinity : Math.min(firstPage, MIN_PAGE);
+  const page = Math.max(1, Math.min(bound === undefined ? Infinity : 2 * bound, budgetPage));
   const fromSeq = paged ? Math.max(1, checkpoint.throughSeq - page + 1) : 1;
   const messages = await store.readMessages(sessionId, branchId, fromSeq === 1 ? scope : { ...scope, fromSeq });
   const history = new HistoryView(config.handoffHistory, {
