@@ -35,7 +35,10 @@ function history(seed: number, messages: number): ModelMessage[] {
     if (pick < 0.3) out.push({ role: 'user', content: text(next) });
     else if (pick < 0.55) out.push({ role: 'assistant', content: text(next) });
     else if (pick < 0.8) {
-      const ids = Array.from({ length: 1 + Math.floor(next() * 2) }, () => `c${(calls += 1) % 40}`);
+      const ids = Array.from({ length: 1 + Math.floor(next() * 2) }, () => {
+        calls += 1;
+        return `c${calls % 40}`;
+      });
       out.push({
         role: 'assistant',
         content: '',
@@ -95,7 +98,12 @@ describe('WorkingMemory.olderHistoryNeeded: what the newest part of a history se
     };
     expect(memory.olderHistoryNeeded([{ role: 'user', content: 'hi' }, call, orphan])).toBe(0);
     // A stored system message first would be taken for instructions: read past it.
-    expect(memory.olderHistoryNeeded([{ role: 'system', content: 'x' }, { role: 'user', content: big }])).toBe(1);
+    expect(
+      memory.olderHistoryNeeded([
+        { role: 'system', content: 'x' },
+        { role: 'user', content: big },
+      ]),
+    ).toBe(1);
   });
 
   it('answers undefined when the whole history counts: a pinned first message, a summary', () => {

@@ -144,7 +144,8 @@ export class WorkingMemory implements ContextProvider {
    * @example
    * ```ts
    * const memory = new WorkingMemory({ maxTokens: 2000 });
-   * memory.olderHistoryNeeded([{ role: 'user', content: 'Refund order 1234' }]); // about 2,000 / 8 tokens more
+   * memory.olderHistoryNeeded([{ role: 'user', content: 'Refund order 1234' }]); // 222: 1,992 more tokens at 9 a message
+   * memory.olderHistoryNeeded([]); // 63: a first page, guessing 32 tokens a message
    * ```
    */
   olderHistoryNeeded(newest: readonly ModelMessage[]): number | undefined {
