@@ -4,7 +4,7 @@
  * then 5,000 then 50, …), each in a NEW process (`openInChild.ts`: a restarted server, the store's
  * cache empty, warmed up on another session first), on FileStore and on MongoStore. The model input
  * is bounded, as a long conversation's is: by a `historyWindow` of 100 messages, or by working
- * memory's budget of 2,000 tokens (which bounds it to 666 messages). Target: 5,000 turns within 2×
+ * memory's budget of 2,000 tokens (opening reads backwards until that budget is filled). Target: 5,000 turns within 2×
  * of 50 turns (the ratio of the medians of open + answer).
  */
 import { spawn } from 'node:child_process';

@@ -106,6 +106,30 @@ export interface ContextProvider {
    * ```
    */
   readonly maxHistoryMessages?: number | undefined;
+  /**
+   * How much older history the model inputs shaped by {@link prepareModelInput} may still need, given
+   * only the newest part of a history (e.g. what a token budget can keep): `newest` is that part as
+   * model messages, oldest first, the older ones unread. `0`: there is a point in `newest` before
+   * which no input keeps a message, and from which on every input is the same whatever precedes it
+   * (histories hold no `system` or `context` messages of their own: the agent loop adds those), also
+   * after more messages are appended; a number ≥ 1: about how many older messages to read before
+   * asking again; `undefined`: no part suffices (read the whole history). When this provider shapes
+   * first, the handoff runtime opens a session by reading the branch backwards in pages until it
+   * answers `0` (or {@link maxHistoryMessages} is reached), so the model inputs are word for word those
+   * of a whole-history open.
+   * @param newest the newest messages of a history (model messages, oldest first); `[]` asks for a first page
+   * @returns `0`, a count of older messages to read next (≥ 1), or `undefined`
+   * @example
+   * ```ts
+   * const lastUserTurn: ContextProvider = {
+   *   name: 'last-user-turn',
+   *   // keeps the newest user message and what follows it
+   *   prepareModelInput: (m) => [...m.filter((x) => x.role === 'system'), ...m.slice(m.findLastIndex((x) => x.role === 'user'))],
+   *   olderHistoryNeeded: (newest) => (newest.some((m) => m.role === 'user') ? 0 : 8),
+   * };
+   * ```
+   */
+  olderHistoryNeeded?(newest: readonly ModelMessage[]): number | undefined;
   /** Called once when a session closes (e.g. to save an episode). */
   onSessionClose?(args: SessionCloseArgs): Promise<void>;
 }

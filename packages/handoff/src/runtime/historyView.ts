@@ -1,7 +1,7 @@
 import { InvalidInputError, type Message } from '@baton/core';
-import { isHandoffToolName } from '../routing/handoffTools.js';
 import type { HandoffHistoryMode } from '../config/handoffTypes.js';
 import { windowStart } from '../config/historyWindow.js';
+import { isHandoffToolName } from '../routing/handoffTools.js';
 
 /** Options of {@link HistoryView}: the model input's window, and whether the view starts at the branch's first message. */
 export interface HistoryViewOptions {
@@ -59,6 +59,11 @@ export class HistoryView {
   /** How many held messages agents see (handoff calls and results left out in `'omit'` mode). */
   get visibleCount(): number {
     return this.#filtered.length;
+  }
+
+  /** The held messages agents see, oldest first (handoff calls and results left out in `'omit'` mode; read-only). */
+  get visible(): readonly Message[] {
+    return this.#filtered;
   }
 
   /** Whether a user message is held (searched from the newest: it is usually near the end). */

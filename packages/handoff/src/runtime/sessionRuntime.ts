@@ -11,13 +11,13 @@ import {
   type TenantScope,
   type Tool,
 } from '@baton/core';
+import type { AnsweredRequest } from '../config/answeredRequest.js';
 import type { HandoffConfig } from '../config/handoffTypes.js';
 import { bindHandoffTool } from '../routing/handoffTools.js';
 import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
 import { requestUserInputTool } from '../routing/requestUserInput.js';
 import type { RoutingDriver, RoutingPosition } from '../routing/routingDriver.js';
 import { handoffRefusal, routingState } from '../routing/routingMachine.js';
-import type { AnsweredRequest } from '../config/answeredRequest.js';
 import { type LoadedBranch, readBranch } from './branchReader.js';
 import type { HistoryView } from './historyView.js';
 import { restoreRouting } from './restoreRouting.js';
@@ -258,10 +258,11 @@ export class SessionRuntime {
   /**
    * Loads the session branch from the store: documents, the newest checkpoint (or `checkpointId`),
    * the history, and replays messages committed after the checkpoint through the routing machine.
-   * The history is the whole branch (one read), or, with a `historyWindow` and a checkpoint, only
-   * what the window and recovery need: the messages from `throughSeq − 2 × window + 1` on (one range
-   * read: twice the window, since agents do not see handoff calls and results; older ones are read
-   * back while agents would see no more than the window of them).
+   * The history is the whole branch (one read), or, with a bounded model input (a `historyWindow`,
+   * a first shaper's `maxHistoryMessages` or `olderHistoryNeeded`) and a checkpoint, only what that
+   * bound and recovery need: the messages from `throughSeq − first page + 1` on (twice the window,
+   * since agents do not see handoff calls and results, or the budget's first page), then older ones
+   * read back in pages until the bound is met ({@link readBranch}).
    * What needs older messages later reads them then ({@link completeHistory}).
    *
    * @throws {NotFoundError} when the session, branch or checkpoint does not exist

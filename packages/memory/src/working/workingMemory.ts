@@ -5,6 +5,7 @@ import {
   type ModelInputContext,
   type ModelMessage,
 } from '@baton/core';
+import { olderMessagesForBudget } from './historyNeed.js';
 import { HistorySummarizer } from './historySummarizer.js';
 import { groupMessages } from './messageGroups.js';
 import { branchSummaryCache } from './summaryState.js';
@@ -129,6 +130,27 @@ export class WorkingMemory implements ContextProvider {
   get maxHistoryMessages(): number | undefined {
     if (this.#pinFirst || this.#summarizer !== undefined) return undefined;
     return Math.max(1, Math.floor(this.maxTokens / TOKENS_PER_MESSAGE));
+  }
+
+  /**
+   * How many older messages its model inputs may still need, given the newest part of a history
+   * (see `ContextProvider`): `0` once that part settles every input, i.e. from past any tool result
+   * whose call it lacks it holds a user message and costs more than `maxTokens` (counted as the
+   * budget is), so trimming stops inside it; else an estimate from its messages' average cost.
+   * `undefined` under `pinFirstUserMessage` and `'summarize'` (the first message, the summary of the
+   * rest: the whole history counts). The handoff runtime opens a session reading backwards until `0`.
+   * @param newest the newest messages of a history, oldest first (model messages)
+   * @returns `0`, about how many older messages to read next (≥ 1), or `undefined`
+   * @example
+   * ```ts
+   * const memory = new WorkingMemory({ maxTokens: 2000 });
+   * memory.olderHistoryNeeded([{ role: 'user', content: 'Refund order 1234' }]); // 222: 1,992 more tokens at 9 a message
+   * memory.olderHistoryNeeded([]); // 63: a first page, guessing 32 tokens a message
+   * ```
+   */
+  olderHistoryNeeded(newest: readonly ModelMessage[]): number | undefined {
+    if (this.#pinFirst || this.#summarizer !== undefined) return undefined;
+    return olderMessagesForBudget(newest, this.counter, this.maxTokens);
   }
 
   /**
