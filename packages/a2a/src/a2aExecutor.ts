@@ -73,14 +73,27 @@ export interface A2AThreadState {
  * as this participant's `request_user_input` call, the remote prompt as its prompt) whose answer
  * is sent to the same remote task. The remote context and waiting task id live in branch state
  * (`a2a:<name>`, see {@link A2AThreadState}), so checkpoints carry them and a restart of either
- * side resumes the remote task. A remote failure (`failed`, `rejected`, `canceled`, an HTTP or
- * protocol error) is a `RemoteExecutorError` naming the URL and the remote's message.
+ * side resumes the remote task. The user's answer is committed once the remote task took it, so an
+ * answer the remote refused (or never got) stays a pending write that `session.resume()` sends again.
+ * A remote that requires credentials (e.g. Baton's `a2aApp` with `authenticate`) gets them from
+ * `headers` (fixed, or a function called before each request, where a token is refreshed) or `fetch`.
  *
+ * @throws {RemoteExecutorError} (from `execute`) naming the participant and URL: `failure: 'status'`
+ *   with `status: 401 | 403` when the remote refused the credentials (the message says to give
+ *   `headers`), another `status` for another HTTP error; `'status'` also for a `failed`, `rejected` or
+ *   `canceled` task (the remote's message); `'network'` when it cannot be reached.
  * @example
  * ```ts
  * import { A2AExecutor } from '@baton/a2a';
  * const url = 'http://127.0.0.1:4001';
  * const billing = new A2AExecutor({ name: 'billing', description: 'Refunds and invoices.', url });
+ * // An agent that requires a bearer token; `tokens.current()` is called before each request (and may refresh).
+ * const secured = new A2AExecutor({
+ *   name: 'billing',
+ *   description: 'Refunds and invoices.',
+ *   url,
+ *   headers: async () => ({ authorization: `Bearer ${await tokens.current()}` }),
+ * });
  * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).build();
  * ```
  */
