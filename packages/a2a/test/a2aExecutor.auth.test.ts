@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAuthenticatingFetchWithRetry } from '@a2a-js/sdk/client';
 import { type A2AAuthenticate, A2AExecutor, type A2AExecutorOptions } from '@baton/a2a';
 import { FileStore, RemoteExecutorError } from '@baton/core';
 import type { HandoffSession } from '@baton/handoff';
@@ -42,7 +43,7 @@ async function startRemote(ledger: RefundLedger) {
 }
 
 /** The local desk whose billing specialist is the remote agent, reached with `auth`. */
-async function startLocal(url: string, auth: Pick<A2AExecutorOptions, 'headers'>) {
+async function startLocal(url: string, auth: Pick<A2AExecutorOptions, 'headers' | 'fetch'>) {
   const store = await tempStore();
   const billing = new A2AExecutor({ name: 'billing', description: 'Refunds (remote).', url, ...auth });
   return { store, desk: refundDesk(store, billing) };
@@ -145,5 +146,23 @@ describe('A2AExecutor with credentials: a Baton workflow calls an authenticated 
     expect(asked).toHaveLength(1);
     expect(answers.map((m) => [m.toolCallId, m.content])).toEqual([[asked[0]?.id, 'yes']]);
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['I was charged twice']);
+  }, 60_000);
+
+  it("takes the SDK's authenticating fetch: a 401 is retried with the handler's new token", async () => {
+    const remote = await startRemote([]);
+    let refreshed = 0;
+    const authFetch = createAuthenticatingFetchWithRetry(fetch, {
+      headers: async () => ({ authorization: 'Bearer stale' }),
+      shouldRetryWithHeaders: async (_init, response) => {
+        if (response.status !== 401) return undefined;
+        refreshed += 1;
+        return { authorization: 'Bearer ann-2' };
+      },
+    });
+    const local = await startLocal(remote.served.url, { fetch: authFetch });
+    const session = await local.desk.session({ id: 'chat-4' });
+    expect(await turn(session, 'I was charged twice')).toEqual([]);
+    expect(session.pendingRequests).toMatchObject([{ type: 'user_input', agent: 'billing' }]);
+    expect(refreshed).toBeGreaterThan(0);
   }, 60_000);
 });
