@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { type Message as A2AMessage, Role, type Task, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
 import {
   AbortedError,
   type BatonEvent,
+  ConfigurationError,
   createId,
   type Executor,
   type ExecutorInput,
@@ -18,6 +26,9 @@ import { textOf, userMessage } from './a2aMessages.js';
 /** The built-in tool name a paused remote task is recorded under (`@baton/handoff`'s `request_user_input`). */
 const REQUEST_USER_INPUT = 'request_user_input';
 
+/** HTTP headers as name → value (e.g. `{ authorization: 'Bearer <token>' }`). */
+export type A2AHeaders = Record<string, string>;
+
 /** What `new A2AExecutor(…)` takes. */
 export interface A2AExecutorOptions {
   /** The participant's name (used in `handoff_to_<name>`). */
@@ -26,7 +37,23 @@ export interface A2AExecutorOptions {
   description: string;
   /** The remote agent's base URL (its card is read from `<url>/.well-known/agent-card.json`). */
   url: string;
-  /** A client of the SDK to use instead of one built from `url` (custom transports, interceptors, auth). */
+  /**
+   * Credentials for a remote agent that requires them (e.g. a Baton `a2aApp` with `authenticate`):
+   * headers sent with every HTTP request to it (its agent card included), either fixed, or a function
+   * called before each request (so an expiring token is refreshed there; it may cache the token).
+   * The request's own headers (content type, `A2A-Version`) win over them.
+   */
+  headers?: A2AHeaders | (() => A2AHeaders | Promise<A2AHeaders>);
+  /**
+   * The `fetch` the client uses (default: the global one), e.g. the SDK's
+   * `createAuthenticatingFetchWithRetry(fetch, handler)` to retry a refused request with new headers.
+   * `headers` are added before it is called.
+   */
+  fetch?: typeof fetch;
+  /**
+   * A client of the SDK to use instead of one built from `url` (custom transports, interceptors).
+   * Not with `headers` or `fetch` (give those to its transports).
+   */
   client?: Client;
 }
 
@@ -46,14 +73,27 @@ export interface A2AThreadState {
  * as this participant's `request_user_input` call, the remote prompt as its prompt) whose answer
  * is sent to the same remote task. The remote context and waiting task id live in branch state
  * (`a2a:<name>`, see {@link A2AThreadState}), so checkpoints carry them and a restart of either
- * side resumes the remote task. A remote failure (`failed`, `rejected`, `canceled`, an HTTP or
- * protocol error) is a `RemoteExecutorError` naming the URL and the remote's message.
+ * side resumes the remote task. The user's answer is committed once the remote task took it, so an
+ * answer the remote refused (or never got) stays a pending write that `session.resume()` sends again.
+ * A remote that requires credentials (e.g. Baton's `a2aApp` with `authenticate`) gets them from
+ * `headers` (fixed, or a function called before each request, where a token is refreshed) or `fetch`.
  *
+ * @throws {RemoteExecutorError} (from `execute`) naming the participant and URL: `failure: 'status'`
+ *   with `status: 401 | 403` when the remote refused the credentials (the message says to give
+ *   `headers`), another `status` for another HTTP error; `'status'` also for a `failed`, `rejected` or
+ *   `canceled` task (the remote's message); `'network'` when it cannot be reached.
  * @example
  * ```ts
  * import { A2AExecutor } from '@baton/a2a';
  * const url = 'http://127.0.0.1:4001';
  * const billing = new A2AExecutor({ name: 'billing', description: 'Refunds and invoices.', url });
+ * // An agent that requires a bearer token; `tokens.current()` is called before each request (and may refresh).
+ * const secured = new A2AExecutor({
+ *   name: 'billing',
+ *   description: 'Refunds and invoices.',
+ *   url,
+ *   headers: async () => ({ authorization: `Bearer ${await tokens.current()}` }),
+ * });
  * const desk = new HandoffBuilder({ name: 'desk' }).participants(triage, billing).build();
  * ```
  */
@@ -61,12 +101,24 @@ export class A2AExecutor implements Executor {
   readonly name: string;
   readonly description: string;
   readonly #url: string;
+  readonly #fetch: typeof fetch;
+  /** The HTTP status of a refused request (not 2xx), by the request's signal (the card's: by {@link CARD}). */
+  readonly #refused = new WeakMap<object, number>();
   #client: Promise<Client> | undefined;
 
+  /**
+   * @throws {ConfigurationError} when `client` is given with `headers` or `fetch`
+   */
   constructor(options: A2AExecutorOptions) {
     this.name = options.name;
     this.description = options.description;
     this.#url = options.url;
+    if (options.client !== undefined && (options.headers !== undefined || options.fetch !== undefined))
+      throw new ConfigurationError(
+        `A2AExecutor ${JSON.stringify(options.name)}: \`client\` cannot be given with \`headers\` or \`fetch\`; ` +
+          "give the headers to the client's transports (their `fetchImpl`), or drop `client`.",
+      );
+    this.#fetch = this.#observed(withHeaders(options.fetch ?? fetch, options.headers));
     if (options.client !== undefined) this.#client = Promise.resolve(options.client);
   }
 
@@ -77,12 +129,36 @@ export class A2AExecutor implements Executor {
     let text: string;
     let taskId: string | undefined;
     const open = this.#openCall(input.history);
+    const write = open === undefined ? undefined : input.journal.pendingWrites.get(open.id);
     if (open !== undefined) {
-      // The user answered the remote agent's question: commit the answer, then send it to the waiting task.
-      const write = input.journal.pendingWrites.get(open.id);
+      // The user answered the remote agent's question: send it to the waiting task (committed once sent).
       if (write === undefined)
         throw this.#error('protocol', `the request ${open.id} of ${this.name} was resumed without an answer.`);
-      const [result] = await input.journal.commit([
+      text = write.content;
+      taskId = thread.taskId;
+    } else {
+      text = input.history.findLast((m) => m.role === 'user')?.content ?? '';
+    }
+    const message = userMessage(
+      text,
+      taskId === undefined ? { contextId: thread.contextId } : { contextId: thread.contextId, taskId },
+    );
+    // A signal of this call alone: the key under which the fetch notes a refusal (see #observed).
+    const signal = AbortSignal.any([input.signal]);
+    let result: Task | A2AMessage;
+    try {
+      const client = await this.#connect();
+      result = await client.sendMessage(
+        { tenant: '', message, configuration: undefined, metadata: undefined },
+        { signal },
+      );
+    } catch (cause) {
+      if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
+      throw this.#failure(cause, this.#refused.get(signal) ?? this.#refused.get(CARD));
+    }
+    if (open !== undefined && write !== undefined) {
+      // Committed only now: a refused or failed send leaves the question open, to be answered again.
+      const [answer] = await input.journal.commit([
         {
           role: 'tool',
           agent: this.name,
@@ -93,27 +169,7 @@ export class A2AExecutor implements Executor {
           durationMs: write.durationMs,
         },
       ]);
-      if (result !== undefined) yield { type: 'message', ...base, message: result };
-      text = write.content;
-      taskId = thread.taskId;
-    } else {
-      text = input.history.findLast((m) => m.role === 'user')?.content ?? '';
-    }
-    const message = userMessage(
-      text,
-      taskId === undefined ? { contextId: thread.contextId } : { contextId: thread.contextId, taskId },
-    );
-    let result: Task | A2AMessage;
-    try {
-      const client = await this.#connect();
-      result = await client.sendMessage(
-        { tenant: '', message, configuration: undefined, metadata: undefined },
-        { signal: input.signal },
-      );
-    } catch (cause) {
-      if (input.signal.aborted) throw new AbortedError('The turn was cancelled.', { cause: input.signal.reason });
-      const detail = cause instanceof Error ? cause.message : String(cause);
-      throw this.#error('network', `the request failed (${detail}).`, cause);
+      if (answer !== undefined) yield { type: 'message', ...base, message: answer };
     }
     const usage = { ...emptyUsage(), requests: 1 };
     if (!('status' in result))
@@ -182,21 +238,73 @@ export class A2AExecutor implements Executor {
   }
 
   #connect(): Promise<Client> {
-    this.#client ??= new ClientFactory().createFromUrl(this.#url).catch((error: unknown) => {
+    this.#refused.delete(CARD);
+    const fetchImpl = this.#fetch;
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    });
+    this.#client ??= new ClientFactory(options).createFromUrl(this.#url).catch((error: unknown) => {
       this.#client = undefined; // try again at the next activation
       throw error;
     });
     return this.#client;
   }
 
-  #error(failure: 'status' | 'network' | 'protocol', message: string, cause?: unknown): RemoteExecutorError {
+  /** `fetch`, noting the status of a refused request under its signal (the card's, without one, under CARD). */
+  #observed(inner: typeof fetch): typeof fetch {
+    return async (url, init) => {
+      const response = await inner(url, init);
+      if (!response.ok) this.#refused.set(init?.signal ?? CARD, response.status);
+      return response;
+    };
+  }
+
+  /** The error of a failed send: the HTTP status the remote answered with, else the connection's failure. */
+  #failure(cause: unknown, status: number | undefined): RemoteExecutorError {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    if (status === 401 || status === 403)
+      return this.#error(
+        'status',
+        `the remote agent refused the credentials (HTTP ${status}${status === 401 ? ', none or not valid' : ''}). ` +
+          "Give a valid token in new A2AExecutor({ …, headers: { authorization: 'Bearer <token>' } }), " +
+          'or a function there that returns fresh headers.',
+        cause,
+        status,
+      );
+    if (status !== undefined)
+      return this.#error('status', `the remote agent answered HTTP ${status} (${detail}).`, cause, status);
+    return this.#error('network', `the request failed (${detail}).`, cause);
+  }
+
+  #error(
+    failure: 'status' | 'network' | 'protocol',
+    message: string,
+    cause?: unknown,
+    status?: number,
+  ): RemoteExecutorError {
     return new RemoteExecutorError(`Remote A2A participant ${JSON.stringify(this.name)} at ${this.#url}: ${message}`, {
       failure,
       url: this.#url,
       attempts: 1,
+      ...(status === undefined ? {} : { status }),
       ...(cause === undefined ? {} : { cause }),
     });
   }
+}
+
+/** The key under which a refused agent-card request is noted (the card is fetched without a signal). */
+const CARD = {};
+
+/** `inner` with `headers` (fixed, or from a function called per request) set on every request. */
+function withHeaders(inner: typeof fetch, headers: A2AExecutorOptions['headers']): typeof fetch {
+  if (headers === undefined) return inner;
+  return async (url, init) => {
+    const merged = new Headers(typeof headers === 'function' ? await headers() : headers);
+    // The request's own headers (content type, A2A version) win, as in the SDK's authenticating fetch.
+    for (const [name, value] of new Headers(init?.headers)) merged.set(name, value);
+    return inner(url, { ...init, headers: merged });
+  };
 }
 
 function stateName(state: TaskState | undefined): string {
