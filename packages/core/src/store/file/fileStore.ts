@@ -1,12 +1,9 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AssetRef } from '../../conversation/asset.js';
 import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../conversation/checkpoint.js';
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
 import {
-  BatonError,
   ConfigurationError,
   type DocumentCorruptError,
   type LogRecordCorruptError,
@@ -15,7 +12,6 @@ import {
 } from '../../errors.js';
 import { assertMaxAssetBytes } from '../assets/assetInput.js';
 import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
-import { cloneData } from '../cloneData.js';
 import type { EventLogEntry, EventLogPage, EventLogPosition, EventLogRetention } from '../eventLog.js';
 import type {
   CheckpointRetention,
@@ -34,8 +30,6 @@ import type {
   TenantScope,
   UpdateOptions,
 } from '../store.js';
-import { assertSessionChange, assertSessionId, changedSession, matchesSessionFilter } from '../storeRules.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
 import * as assets from './calls/assetCalls.js';
 import * as branches from './calls/branchCalls.js';
 import * as branchLogs from './calls/branchLogCalls.js';
@@ -46,10 +40,10 @@ import * as messages from './calls/messageCalls.js';
 import * as sessionCalls from './calls/sessionCalls.js';
 import { FileDocuments } from './fileDocuments.js';
 import { FileEpisodeStore } from './fileEpisodeStore.js';
-import { readDirNames } from './fileIo.js';
 import { FileLayout } from './fileLayout.js';
 import { FileSessions } from './fileSessions.js';
 import type { FileStoreOptions } from './fileStoreOptions.js';
+import { FileStoreRunner } from './fileStoreRunner.js';
 import type { SessionLogRepair, SessionLogReport } from './log/logRepair.js';
 import { INDEX_EVERY_BYTES } from './log/sessionLogs.js';
 import { SessionLocks } from './sessionLock.js';
@@ -113,12 +107,10 @@ export class FileStore implements Store {
   readonly kind = 'file';
   /** The absolute root folder. */
   readonly directory: string;
-  readonly #layout: FileLayout;
   readonly #sessions: FileSessions;
   readonly #episodes: FileEpisodeStore;
   readonly #maxAssetBytes: number;
-  #ready: Promise<void> | undefined;
-  #closed = false;
+  readonly #runner: FileStoreRunner;
 
   /**
    * @param options `{ directory, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes?, maxAssetBytes? }`
@@ -130,17 +122,18 @@ export class FileStore implements Store {
         `FileStore needs a directory, got ${JSON.stringify(options?.directory)}: pass new FileStore({ directory: './.data/baton' }).`,
       );
     }
-    this.#layout = new FileLayout(options.directory);
-    this.directory = this.#layout.root;
-    const docs = new FileDocuments(this.#layout);
+    const layout = new FileLayout(options.directory);
+    this.directory = layout.root;
+    const docs = new FileDocuments(layout);
     const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
-    const locks = new SessionLocks(this.#layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
+    const locks = new SessionLocks(layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
     this.#sessions = new FileSessions(docs, locks, {
       cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024,
       indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES),
     });
     this.#episodes = new FileEpisodeStore(docs);
     this.#maxAssetBytes = assertMaxAssetBytes('FileStore', options.maxAssetBytes);
+    this.#runner = new FileStoreRunner(layout, this.#episodes);
   }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
@@ -148,31 +141,15 @@ export class FileStore implements Store {
   }
 
   async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
-    return this.#run('read a session', async () => {
-      assertTenantScope(scope);
-      const image = await this.#sessions.logs.read(assertSessionId(id));
-      return image !== undefined && inTenant(image.session, scope) ? cloneData(image.session) : undefined;
-    });
+    return this.#run('read a session', () => sessionCalls.getSession(this.#sessions, id, scope));
   }
 
   async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
-    return this.#run('update a session', async () => {
-      assertSessionChange(change);
-      return this.#sessions.write(
-        id,
-        options,
-        (image) => [{ op: 'session', session: changedSession(image.session, change, options.expectedVersion) }],
-        (image) => cloneData(image.session),
-      );
-    });
+    return this.#run('update a session', () => sessionCalls.updateSession(this.#sessions, id, change, options));
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
-    return this.#run('list sessions', async () => {
-      const found = (await this.#sessions.all()).sessions.filter((s) => matchesSessionFilter(s, filter));
-      found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
-      return (filter.limit === undefined ? found : found.slice(0, filter.limit)).map(cloneData);
-    });
+    return this.#run('list sessions', () => sessionCalls.listSessions(this.#sessions, filter));
   }
 
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
@@ -180,23 +157,7 @@ export class FileStore implements Store {
   }
 
   async deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
-    return this.#run('delete inactive sessions', async () => {
-      const filter: SessionFilter = { activeBefore: new Date(Date.now() - options.idleFor).toISOString() };
-      if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
-      const candidates = (await this.listSessions(filter)).map((s) => s.id);
-      if (options.dryRun) return candidates;
-      const deleted: string[] = [];
-      for (const id of candidates) {
-        const gone = await this.#sessions.locks.run(id, async () => {
-          const session = (await this.#sessions.logs.read(id))?.session;
-          if (session === undefined || !matchesSessionFilter(session, filter)) return false; // active again meanwhile
-          await this.#sessions.remove(id);
-          return true;
-        });
-        if (gone) deleted.push(id);
-      }
-      return deleted;
-    });
+    return this.#run('delete inactive sessions', () => sessionCalls.deleteInactiveSessions(this.#sessions, options));
   }
 
   async appendMessages(
@@ -412,7 +373,6 @@ export class FileStore implements Store {
     return this.#run('repair a session log', () => repairSessionLog(this.#sessions, sessionId));
   }
 
-  /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
   async appendEvents(
     sessionId: string,
     branchId: string,
@@ -487,41 +447,15 @@ export class FileStore implements Store {
     );
   }
 
+  /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
   async close(): Promise<void> {
-    this.#closed = true;
+    this.#runner.close();
     await this.#sessions.locks.idle();
   }
 
-  /** Runs one store call: creates the folders on first use, and wraps I/O failures as {@link StoreError}. */
-  async #run<T>(what: string, work: () => Promise<T>): Promise<T> {
-    if (this.#closed)
-      throw new StoreError(`The FileStore at ${this.directory} is closed; create a new FileStore to ${what}.`);
-    try {
-      this.#ready ??= this.#prepare();
-      await this.#ready;
-      return await work();
-    } catch (error) {
-      if (error instanceof BatonError) throw error;
-      throw new StoreError(
-        `FileStore could not ${what} under ${this.directory}: ${(error as Error)?.message ?? String(error)}`,
-        { cause: error },
-      );
-    }
-  }
-
-  async #prepare(): Promise<void> {
-    const layout = this.#layout;
-    try {
-      for (const dir of [layout.sessionsDir, layout.episodesDir, layout.locksDir, layout.trashDir])
-        await mkdir(dir, { recursive: true });
-    } catch (error) {
-      this.#ready = undefined; // let a later call retry (e.g. once the disk is writable)
-      throw error;
-    }
-    // Sessions whose delete was interrupted after the rename.
-    for (const name of await readDirNames(layout.trashDir))
-      await rm(join(layout.trashDir, name), { recursive: true, force: true });
-    await this.#episodes.ensureIndex();
+  /** Runs one store call (see {@link FileStoreRunner.run}). */
+  #run<T>(what: string, work: () => Promise<T>): Promise<T> {
+    return this.#runner.run(what, work);
   }
 }
 

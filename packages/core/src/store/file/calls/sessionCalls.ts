@@ -1,10 +1,16 @@
-/** `FileStore`'s session calls that touch a session's folder: create one, delete one (and its episodes). */
+/** `FileStore`'s session calls: create, read, update, list and delete sessions (and a deleted one's episodes). */
 import { mkdir, rm } from 'node:fs/promises';
 import { type Branch, MAIN_BRANCH, type Session } from '../../../conversation/session.js';
 import { ConcurrencyError } from '../../../errors.js';
 import { cloneData } from '../../cloneData.js';
-import type { CreateSessionInput, TenantScope } from '../../store.js';
-import { assertSessionId, newSession } from '../../storeRules.js';
+import type { CreateSessionInput, SessionChange, SessionFilter, TenantScope, UpdateOptions } from '../../store.js';
+import {
+  assertSessionChange,
+  assertSessionId,
+  changedSession,
+  matchesSessionFilter,
+  newSession,
+} from '../../storeRules.js';
 import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import type { FileEpisodeStore } from '../fileEpisodeStore.js';
 import { fsyncDir } from '../fileIo.js';
@@ -51,4 +57,56 @@ export async function deleteSession(
     await sessions.remove(id);
     return true;
   });
+}
+
+/** `FileStore.getSession`: the session as stored now, if it is in the scope's tenant. */
+export async function getSession(sessions: FileSessions, id: string, scope: TenantScope): Promise<Session | undefined> {
+  assertTenantScope(scope);
+  const image = await sessions.logs.read(assertSessionId(id));
+  return image !== undefined && inTenant(image.session, scope) ? cloneData(image.session) : undefined;
+}
+
+/** `FileStore.updateSession`: one log line holding the changed session document. */
+export async function updateSession(
+  sessions: FileSessions,
+  id: string,
+  change: SessionChange,
+  options: UpdateOptions,
+): Promise<Session> {
+  assertSessionChange(change);
+  return sessions.write(
+    id,
+    options,
+    (image) => [{ op: 'session', session: changedSession(image.session, change, options.expectedVersion) }],
+    (image) => cloneData(image.session),
+  );
+}
+
+/** `FileStore.listSessions`: every readable session matching `filter`, the most recently active first. */
+export async function listSessions(sessions: FileSessions, filter: SessionFilter): Promise<Session[]> {
+  const found = (await sessions.all()).sessions.filter((s) => matchesSessionFilter(s, filter));
+  found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
+  return (filter.limit === undefined ? found : found.slice(0, filter.limit)).map(cloneData);
+}
+
+/** `FileStore.deleteInactiveSessions`: each candidate deleted under its lock, unless it became active meanwhile. */
+export async function deleteInactiveSessions(
+  sessions: FileSessions,
+  options: { idleFor: number; dryRun?: boolean } & TenantScope,
+): Promise<string[]> {
+  const filter: SessionFilter = { activeBefore: new Date(Date.now() - options.idleFor).toISOString() };
+  if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
+  const candidates = (await listSessions(sessions, filter)).map((s) => s.id);
+  if (options.dryRun) return candidates;
+  const deleted: string[] = [];
+  for (const id of candidates) {
+    const gone = await sessions.locks.run(id, async () => {
+      const session = (await sessions.logs.read(id))?.session;
+      if (session === undefined || !matchesSessionFilter(session, filter)) return false; // active again meanwhile
+      await sessions.remove(id);
+      return true;
+    });
+    if (gone) deleted.push(id);
+  }
+  return deleted;
 }

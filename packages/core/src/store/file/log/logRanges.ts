@@ -10,7 +10,9 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { freezeMessages } from '../../cloneData.js';
 import { hasErrorCode } from '../fileIo.js';
-import { corrupt, LineSchema, LogOpSchema, type ParsedOp, parseMessages, unparsable } from './logOps.js';
+import { parseMessages } from './logApply.js';
+import { corrupt, unparsable } from './logDamage.js';
+import { LineSchema, LogOpSchema, type ParsedOp } from './logOps.js';
 import { checkRecord } from './logRecord.js';
 import type { CheckpointRecord, MessageRun, OpLocation } from './sessionImage.js';
 

@@ -9,7 +9,7 @@ import { copyFile, link, open, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DocumentCorruptError, LogRecordCorruptError } from '../../../errors.js';
 import { fsyncDir, hasErrorCode } from '../fileIo.js';
-import { intactThroughSeq } from './logOps.js';
+import { intactThroughSeq } from './logDamage.js';
 import { replayWhole } from './logReplay.js';
 import type { SessionImage } from './sessionImage.js';
 

@@ -5,15 +5,9 @@
  * records before it hold; a torn last line a crash left is ignored.
  */
 import { DocumentCorruptError, LogRecordCorruptError, UnsupportedSchemaVersionError } from '../../../errors.js';
-import {
-  applyLine,
-  DAMAGED_LINE_ADVICE,
-  describeIntact,
-  intactThroughSeq,
-  locateOps,
-  unparsable,
-  withChecksums,
-} from './logOps.js';
+import { applyLine } from './logApply.js';
+import { DAMAGED_LINE_ADVICE, describeIntact, intactThroughSeq, unparsable } from './logDamage.js';
+import { locateOps, withChecksums } from './logOps.js';
 import { checkRecord, SEAL_BYTES } from './logRecord.js';
 import type { SessionImage } from './sessionImage.js';
 

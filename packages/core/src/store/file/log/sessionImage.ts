@@ -3,7 +3,7 @@
  * branch with its own messages and its checkpoints in save order. Message bodies and checkpoint
  * documents may stay on disk: each remembers where in the log it is ({@link OpLocation}), and is
  * read from there when a call needs it (`logRanges.ts`), so opening a long session reads only its
- * index and what the call asks for. The log's operations are replayed onto an image by `logOps.ts`.
+ * index and what the call asks for. The log's operations are replayed onto an image by `logApply.ts`.
  */
 import { z } from 'zod';
 import type { CheckpointManifestEntry } from '../../../conversation/checkpoint.js';

@@ -21,16 +21,9 @@ import {
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { writeFileAtomic } from '../fileIo.js';
+import { applyLine, applyWritten } from './logApply.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import {
-  applyLine,
-  applyWritten,
-  type LogOp,
-  serializeLine,
-  snapshotLines,
-  splitOps,
-  withChecksums,
-} from './logOps.js';
+import { type LogOp, serializeLine, snapshotLines, splitOps, withChecksums } from './logOps.js';
 import { sealRecord } from './logRecord.js';
 import { checkHeader, LOG_FORMAT, LOG_VERSION, messageSpanBytes, replay } from './logReplay.js';
 import type { SessionImage } from './sessionImage.js';
