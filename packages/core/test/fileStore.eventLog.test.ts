@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -102,5 +102,40 @@ describe('FileStore.appendEvents keeps the log ordered across processes without 
     await c.appendEvents('chat-1', 'main', entries(2, 4, 0, 1));
     expect(await positions()).toEqual(['1.3.1', '1.3.2', '2.3.1', '2.3.2', '2.4.0']);
     expect((await readFile(file, 'utf8')).endsWith('\n')).toBe(true);
+  });
+
+  it("a lease is taken over while a killed writer's session lock is still held (it is not stale yet)", async () => {
+    directory = await mkdtemp(join(tmpdir(), 'baton-eventlog-'));
+    // Writes wait at most 200 ms for another writer's lock; a lock goes stale only after a minute.
+    const options = { directory, lockStaleMs: 60_000, lockWaitMs: 200 };
+    const dead = new FileStore(options);
+    opened.push(dead);
+    await dead.createSession({ id: 'chat-1' });
+    const cut = await dead.acquireBranchLease('chat-1', 'main', { owner: 'killed', ttlMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // its lease expires
+    // The killed process held the session's write lock (proper-lockfile's lock folder, fresh).
+    await mkdir(join(directory, 'locks', 'chat-1.lock'));
+    const takeover = new FileStore(options);
+    opened.push(takeover);
+    const taken = await takeover.acquireBranchLease('chat-1', 'main', {
+      owner: 'reconciler',
+      ttlMs: 60_000,
+      expired: true,
+    });
+    expect(taken).toMatchObject({ acquired: true, lease: { owner: 'reconciler', epoch: cut.lease.epoch + 1 } });
+    expect(
+      await takeover.renewBranchLease('chat-1', 'main', {
+        owner: 'reconciler',
+        epoch: taken.lease.epoch,
+        ttlMs: 60_000,
+      }),
+    ).toBe(true);
+    // Writes still wait for the session's lock: the takeover's turn writes once it goes stale.
+    await expect(
+      takeover.updateSession('chat-1', { metadata: { a: 1 } }, { expectedVersion: 1 }),
+    ).rejects.toMatchObject({
+      code: 'CONCURRENCY',
+      message: expect.stringContaining('is being written by another writer'),
+    });
   });
 });

@@ -3,7 +3,7 @@
  * rename, fsync of the folder), create-if-absent, and reads that tell "missing" from "damaged".
  */
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DocumentCorruptError } from '../../errors.js';
 

@@ -160,6 +160,15 @@ export class FileLayout {
   lockTarget(id: string): string {
     return this.#paths(id).lockTarget;
   }
+
+  /**
+   * The path locked while branch `branchId`'s lease of session `id` changes: apart from the session's
+   * write lock, so a takeover is not held up by a dead writer's lock (`@` is in no id, so no session's
+   * own lock is named alike).
+   */
+  leaseLockTarget(id: string, branchId: string): string {
+    return `${this.#paths(id).lockTarget}@lease@${branchId}`;
+  }
 }
 
 /** How many sessions' paths a {@link FileLayout} remembers (the oldest asked for first is forgotten). */

@@ -41,7 +41,7 @@ const LOCK_FS = {
 export class SessionLocks {
   readonly #layout: FileLayout;
   readonly #options: SessionLockOptions;
-  /** One mutex per session with a writer of this process holding or waiting (dropped when none does). */
+  /** One mutex per lock (by its target path) with a writer of this process holding or waiting (dropped when none does). */
   readonly #mutexes = new Map<string, Mutex>();
   /** Writes of this process holding (or taking) a session's file lock right now. */
   #writing = 0;
@@ -52,16 +52,16 @@ export class SessionLocks {
   }
 
   /**
-   * Runs `work` while holding session `sessionId`'s lock.
+   * Runs `work` while holding session `sessionId`'s lock, or the lock at `target` (another lock of the
+   * session, e.g. `FileLayout.leaseLockTarget`'s).
    * @throws {ConcurrencyError} when another writer holds the lock for longer than `waitMs`, or the
    *   lock was lost while `work` ran (the process stalled for longer than `staleMs`)
    */
-  async run<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
-    const target = this.#layout.lockTarget(sessionId);
-    let mutex = this.#mutexes.get(sessionId);
+  async run<T>(sessionId: string, work: () => Promise<T>, target = this.#layout.lockTarget(sessionId)): Promise<T> {
+    let mutex = this.#mutexes.get(target);
     if (mutex === undefined) {
       mutex = new Mutex();
-      this.#mutexes.set(sessionId, mutex);
+      this.#mutexes.set(target, mutex);
     }
     const releaseMutex = await mutex.acquire();
     let released: Promise<void> = Promise.resolve();
@@ -75,7 +75,7 @@ export class SessionLocks {
       void released.then(() => {
         releaseMutex();
         // The next waiter takes the mutex synchronously on release: an unlocked one has none.
-        if (!mutex.isLocked() && this.#mutexes.get(sessionId) === mutex) this.#mutexes.delete(sessionId);
+        if (!mutex.isLocked() && this.#mutexes.get(target) === mutex) this.#mutexes.delete(target);
       });
     }
   }

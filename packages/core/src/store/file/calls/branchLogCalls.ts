@@ -228,7 +228,12 @@ async function readLease(path: string): Promise<BranchLease | undefined> {
   }
 }
 
-/** Runs a compare-and-set of the branch's lease under the session's lock (held across processes). */
+/**
+ * Runs a compare-and-set of the branch's lease under the branch's lease lock (held across processes),
+ * not the session's write lock: a process killed mid-write leaves that one held until it goes stale
+ * (`lockStaleMs`), and the takeover's lease must not wait for it (followers of the cut turn see the
+ * new lease live while its first write waits).
+ */
 async function changeLease<T>(
   sessions: FileSessions,
   sessionId: string,
@@ -238,14 +243,18 @@ async function changeLease<T>(
 ): Promise<T> {
   await requireBranchOf(sessions, sessionId, branchId, scope);
   const path = leaseFile(sessions, sessionId, branchId);
-  return sessions.locks.run(sessionId, async () => {
-    const { next, result } = change(await readLease(path));
-    if (next !== undefined) {
-      await mkdir(join(sessions.layout.sessionDir(sessionId), 'leases'), { recursive: true });
-      await writeFileAtomic(path, JSON.stringify(next));
-    }
-    return result;
-  });
+  return sessions.locks.run(
+    sessionId,
+    async () => {
+      const { next, result } = change(await readLease(path));
+      if (next !== undefined) {
+        await mkdir(join(sessions.layout.sessionDir(sessionId), 'leases'), { recursive: true });
+        await writeFileAtomic(path, JSON.stringify(next));
+      }
+      return result;
+    },
+    sessions.layout.leaseLockTarget(sessionId, branchId),
+  );
 }
 
 /** `FileStore.acquireBranchLease`. */
