@@ -25,6 +25,7 @@ export type LogOp =
 /** The most messages one `messages` operation holds (a longer batch is several operations of one line). */
 export const MESSAGES_PER_OP = 64;
 
+/** The shape of one operation of a log line, checked on read (internal to FileStore's log). */
 export const LogOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('session'), session: z.unknown() }),
   z.object({ op: z.literal('branch'), branch: z.unknown() }),
@@ -49,6 +50,7 @@ export const LogOpSchema = z.discriminatedUnion('op', [
 /** A parsed operation. */
 export type ParsedOp = z.infer<typeof LogOpSchema>;
 
+/** The shape of a log line's body: its operations, each checked with {@link LogOpSchema}. */
 export const LineSchema = z.object({ ops: z.array(z.unknown()) });
 
 /** `{"ops":[` — every line written by {@link serializeLine} starts with it. */
