@@ -1,20 +1,10 @@
 import type { ModelMessage } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
+import { mulberry32 as random } from '../../../test/chaos/killSwitch.js';
 import { WorkingMemory } from '../src/index.js';
 
-/** A small deterministic generator (mulberry32), so a failing history can be rebuilt from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+// A seeded generator (mulberry32, the crash campaign's), so a failing history can be rebuilt from its seed.
 const text = (next: () => number) => {
   const sizes = [1, 3, 12, 60, 400];
   const n = sizes[Math.floor(next() * sizes.length)]!;
