@@ -1,6 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cp } from 'node:fs/promises';
 import {
   agent,
   type ContextProvider,
@@ -15,8 +13,9 @@ import {
 import { ScriptedModel } from '@baton/core/testing';
 import { HandoffBuilder } from '@baton/handoff';
 import { WorkingMemory, type WorkingMemoryOptions } from '@baton/memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { useTempDirs } from '../packages/core/test/support/tempDirs.js';
 
 /** Words of a message by its number: tiny, small, medium, large, and larger than the whole budget (orders 2000–2999: tiny only). */
 const SIZES = [1, 4, 30, 180, 700];
@@ -147,15 +146,7 @@ const seen = (m: Message) =>
   !(m.role === 'assistant' && m.content === '' && m.toolCalls?.every((c) => c.name.startsWith('handoff_to_')));
 
 describe("opening a session by working memory's token budget (FileStore, a new store per open)", () => {
-  const directories: string[] = [];
-  afterEach(async () => {
-    for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
-  });
-  const tempDir = async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'baton-budget-open-'));
-    directories.push(directory);
-    return directory;
-  };
+  const tempDir = useTempDirs('budget-open');
 
   /**
    * Writes `turns` turns, copies the folder, opens one copy with working memory and the other with the
