@@ -22,121 +22,21 @@
  * (`--pg` passes a setting to the PostgreSQL it starts, e.g. `--pg synchronous_commit=off`;
  * SCALE_DUMP=1 prints the history of every session the check finds fault with)
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MongoStore } from '@baton/store-mongo';
 import { eventLogCostLines, measureEventLogCost } from './eventLogCost.js';
 import { checkHistory, isClean } from './historyCheck.js';
 import { type CpuSample, hasProc, sampleCpu } from './processCpu.js';
 import { answerTo } from './scaleDesk.js';
-import type { FromWorker, ToWorker } from './scaleProtocol.js';
+import type { ToWorker } from './scaleProtocol.js';
+import { cpuLines, type Outcome, type Plan, row } from './scaleReport.js';
 import { type ServerPids, startStore } from './scaleStore.js';
+import { runTurn, startWorker, stopWorkers, workerStats } from './scaleWorkerPool.js';
 import { formatSteadyState, steadyStateRoundTrips } from './steadyStateTurns.js';
-
-const WORKER = fileURLToPath(new URL('./scaleWorker.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-
-/** One measured configuration. */
-interface Plan {
-  workload: 'instant' | 'latency';
-  workers: number;
-  sessions: number;
-  turnsPerSession: number;
-  modelLatencyMs: number;
-  /** Turns the load balancer lets one worker serve at once; the rest wait in its queue (their wait counts in the latency). */
-  maxInFlightPerWorker: number;
-}
-
-/** What one configuration measured. */
-interface Outcome {
-  plan: Plan;
-  seconds: number;
-  turnsPerSecond: number;
-  p50: number;
-  p99: number;
-  commandsPerTurn: number;
-  byCommand: Record<string, number>;
-  failedTurns: number;
-  firstError?: string;
-  lost: number;
-  duplicated: number;
-  interleaved: number;
-  /**
-   * CPU during the measured turns, in cores (seconds per second of the run: 1 = one core busy all
-   * the time): used on a core, and waited for one while runnable; absent without /proc.
-   */
-  cpu?: { workers: CpuSample[]; ferretdb?: CpuSample; postgres?: CpuSample; driver: CpuSample };
-}
-
-/** A started worker process and its pending replies. */
-interface Worker {
-  child: ChildProcess;
-  pending: Map<number, (reply: FromWorker & { kind: 'turn' }) => void>;
-  /** Turns routed to it and waiting for a slot (the load balancer's queue). */
-  queue: Array<() => void>;
-  inFlight: number;
-  stats?: (reply: FromWorker & { kind: 'stats' }) => void;
-}
 
 /** Whether the workers count commands by name (`--commands`: the driver's command monitoring, which costs them CPU). */
 let monitorCommands = false;
-
-function startWorker(url: string, db: string, modelLatencyMs: number): Promise<Worker> {
-  const child = fork(WORKER, [], {
-    cwd: ROOT,
-    execArgv: ['--import', 'tsx', '--conditions=source'],
-    env: {
-      ...process.env,
-      SCALE_MONGODB_URL: url,
-      SCALE_DB: db,
-      SCALE_MODEL_LATENCY_MS: String(modelLatencyMs),
-      SCALE_MONITOR_COMMANDS: monitorCommands ? '1' : '0',
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const worker: Worker = { child, pending: new Map(), queue: [], inFlight: 0 };
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`scale worker exited with ${code} before it was ready`)));
-    child.on('message', (message: FromWorker) => {
-      if (message.kind === 'ready') resolve(worker);
-      else if (message.kind === 'turn') {
-        worker.pending.get(message.id)?.(message);
-        worker.pending.delete(message.id);
-      } else if (message.kind === 'stats') worker.stats?.(message);
-    });
-  });
-}
-
-let nextTurnId = 0;
-/** Routes one turn to `worker`, waiting in its queue while `limit` turns are in flight there. */
-async function runTurn(
-  worker: Worker,
-  sessionId: string,
-  text: string,
-  limit = Number.POSITIVE_INFINITY,
-): Promise<FromWorker & { kind: 'turn' }> {
-  if (worker.inFlight >= limit) await new Promise<void>((resolve) => worker.queue.push(resolve));
-  worker.inFlight += 1;
-  const id = nextTurnId++;
-  try {
-    return await new Promise((resolve) => {
-      worker.pending.set(id, resolve);
-      worker.child.send({ kind: 'turn', id, sessionId, text } satisfies ToWorker);
-    });
-  } finally {
-    worker.inFlight -= 1;
-    worker.queue.shift()?.();
-  }
-}
-
-function workerStats(worker: Worker): Promise<FromWorker & { kind: 'stats' }> {
-  return new Promise((resolve) => {
-    worker.stats = resolve;
-    worker.child.send({ kind: 'stats' } satisfies ToWorker);
-  });
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -145,7 +45,7 @@ function percentile(sorted: readonly number[], p: number): number {
 async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Outcome> {
   const db = `baton_scale_${plan.workload}_${plan.workers}_${Math.random().toString(36).slice(2, 8)}`;
   const workers = await Promise.all(
-    Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs)),
+    Array.from({ length: plan.workers }, () => startWorker(url, db, plan.modelLatencyMs, monitorCommands)),
   );
   try {
     // Warm-up: 60 turns of sessions of its own on every worker (6 at a time), so the measured turns
@@ -273,64 +173,8 @@ async function measure(url: string, plan: Plan, servers: ServerPids): Promise<Ou
       ...(cpu === undefined ? {} : { cpu }),
     };
   } finally {
-    await Promise.all(
-      workers.map(
-        (worker) =>
-          new Promise<void>((resolve) => {
-            worker.child.once('exit', () => resolve());
-            worker.child.send({ kind: 'exit' } satisfies ToWorker);
-          }),
-      ),
-    );
+    await stopWorkers(workers);
   }
-}
-
-function row(o: Outcome): string {
-  const p = o.plan;
-  const commands = Object.entries(o.byCommand)
-    .sort((a, b) => b[1] - a[1])
-    .map(([name, n]) => `${name} ${n.toFixed(2)}`)
-    .join(', ');
-  const check =
-    o.lost + o.duplicated + o.interleaved === 0
-      ? 'ok'
-      : `lost ${o.lost}, duplicated ${o.duplicated}, interleaved ${o.interleaved}`;
-  const trips = commands === '' ? o.commandsPerTurn.toFixed(2) : `${o.commandsPerTurn.toFixed(2)} (${commands})`;
-  return `| ${p.workload} ${p.modelLatencyMs} ms | ${p.workers} | ${p.sessions} | ${p.maxInFlightPerWorker} | ${p.sessions * p.turnsPerSession} | ${o.turnsPerSecond.toFixed(1)} | ${o.p50.toFixed(1)} | ${o.p99.toFixed(1)} | ${trips} | ${o.failedTurns} | ${check} |`;
-}
-
-/**
- * How a configuration's CPU use reads, in cores over the run, used/waited:
- * `workers 0.31/0.40 0.29/0.38, FerretDB 0.95/0.50, PostgreSQL 0.40/0.20, driver 0.05/0.01`.
- */
-function cpuLines(o: Outcome): string[] {
-  const cpu = o.cpu;
-  if (cpu === undefined) return [];
-  const pair = (s: CpuSample) => `${s.cpu.toFixed(2)}/${s.waited.toFixed(2)}`;
-  const parts = [`workers ${cpu.workers.map(pair).join(' ')}`];
-  if (cpu.ferretdb !== undefined) parts.push(`FerretDB ${pair(cpu.ferretdb)}`);
-  if (cpu.postgres !== undefined) parts.push(`PostgreSQL ${pair(cpu.postgres)}`);
-  parts.push(`driver ${pair(cpu.driver)}`);
-  const all = [
-    ...cpu.workers,
-    cpu.driver,
-    ...(cpu.ferretdb === undefined ? [] : [cpu.ferretdb]),
-    ...(cpu.postgres === undefined ? [] : [cpu.postgres]),
-  ];
-  const used = all.reduce((n, s) => n + s.cpu, 0);
-  const waited = all.reduce((n, s) => n + s.waited, 0);
-  // CPU per turn does not depend on how busy the machine is, so it bounds what these cores can serve.
-  const msPerTurn = (cores: number) => (cores * 1000) / o.turnsPerSecond;
-  const perTurn = [`workers ${msPerTurn(cpu.workers.reduce((n, s) => n + s.cpu, 0)).toFixed(1)}`];
-  if (cpu.ferretdb !== undefined) perTurn.push(`FerretDB ${msPerTurn(cpu.ferretdb.cpu).toFixed(1)}`);
-  if (cpu.postgres !== undefined) perTurn.push(`PostgreSQL ${msPerTurn(cpu.postgres.cpu).toFixed(1)}`);
-  perTurn.push(`driver ${msPerTurn(cpu.driver.cpu).toFixed(1)}`);
-  const cores = availableParallelism();
-  return [
-    `  CPU, cores used/waited for (runnable, no core free): ${parts.join(', ')}`,
-    `  these processes: ${used.toFixed(2)} of ${cores} cores used, ${waited.toFixed(2)} waited for; load average ${loadavg()[0]!.toFixed(2)}`,
-    `  CPU ms per turn: ${perTurn.join(', ')}; total ${msPerTurn(used).toFixed(1)}, so ${cores} idle cores could serve at most ${((cores * 1000) / msPerTurn(used)).toFixed(0)} turns/s`,
-  ];
 }
 
 async function main(): Promise<void> {
