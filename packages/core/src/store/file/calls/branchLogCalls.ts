@@ -18,6 +18,7 @@ import {
 } from '../../eventLog.js';
 import type { TenantScope } from '../../store.js';
 import { assertBranchId } from '../../storeRules.js';
+import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import { hasErrorCode, writeFileAtomic } from '../fileIo.js';
 import type { FileSessions } from '../fileSessions.js';
 import { requireBranch } from '../log/logPlans.js';
@@ -298,15 +299,20 @@ export function changeHeldLease(
   });
 }
 
-/** `FileStore.getBranchLease`. */
+/** `FileStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist, like `getBranch`. */
 export async function getLease(
   sessions: FileSessions,
   sessionId: string,
   branchId: string,
   scope: TenantScope,
 ): Promise<BranchLease | undefined> {
-  await requireBranchOf(sessions, sessionId, branchId, scope);
-  return readLease(leaseFile(sessions, sessionId, branchId));
+  assertBranchId(branchId);
+  assertTenantScope(scope);
+  const exists = await sessions.view(
+    sessionId,
+    async (image) => image !== undefined && inTenant(image.session, scope) && image.branches.has(branchId),
+  );
+  return exists ? readLease(leaseFile(sessions, sessionId, branchId)) : undefined;
 }
 
 /** `FileStore.listExpiredLeases`: every session folder's `leases/`. */
