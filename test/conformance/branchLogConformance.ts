@@ -68,7 +68,7 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       });
     });
 
-    it('getBranchLease of a session or branch that does not exist (or is another tenant’s) is undefined, like getBranch', async () => {
+    it('getBranchLease of a missing session or branch (or another tenant’s) is undefined, like getBranch', async () => {
       const store = capable(context);
       const tenant = { tenantId: uniqueId('t') };
       const { id } = await createTestSession(store, tenant);

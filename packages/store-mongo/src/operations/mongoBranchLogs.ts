@@ -187,7 +187,7 @@ export async function changeHeldLease(
   return result.matchedCount === 1;
 }
 
-/** `MongoStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist, like `getBranch`. */
+/** `MongoStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */
 export async function getLease(
   context: MongoContext,
   sessionId: string,

@@ -335,7 +335,7 @@ export function changeHeldLease(
   });
 }
 
-/** `FileStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist, like `getBranch`. */
+/** `FileStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */
 export async function getLease(
   sessions: FileSessions,
   sessionId: string,
