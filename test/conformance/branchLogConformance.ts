@@ -166,6 +166,28 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       );
     });
 
+    it('deleteBranch removes its event log and lease: none listed as expired, a new fork of its id has none', async () => {
+      const store = capable(context);
+      const tenant = { tenantId: uniqueId('t') };
+      const { id } = await createTestSession(store, tenant);
+      const fork = { branchId: 'alt', parent: { branchId: 'main', atSeq: 0 } };
+      await store.forkBranch(id, fork, tenant);
+      await store.appendEvents(id, 'alt', entries(id, 1, 0, 1, 2), tenant);
+      await store.acquireBranchLease(id, 'alt', { owner: 'cut', ttlMs: 1, ...tenant });
+      await store.acquireBranchLease(id, 'main', { owner: 'cut', ttlMs: 1, ...tenant });
+      await store.deleteBranch(id, 'alt', tenant);
+      await sleep(5);
+      const expired = await store.listExpiredLeases({ before: new Date().toISOString() });
+      expect(expired.filter((lease) => lease.sessionId === id).map((lease) => lease.branchId)).toEqual(['main']);
+      await store.forkBranch(id, fork, tenant);
+      expect(await store.getBranchLease(id, 'alt', tenant)).toBeUndefined();
+      expect(await store.readEvents(id, 'alt', tenant)).toEqual({ entries: [], start: undefined });
+      expect(await store.acquireBranchLease(id, 'alt', { owner: 'next', ttlMs: 10_000, ...tenant })).toMatchObject({
+        acquired: true,
+        lease: { epoch: 1 },
+      });
+    });
+
     it('deleteSession removes the branch event logs and leases with the session', async () => {
       const store = capable(context);
       const { id } = await createTestSession(store);

@@ -3,7 +3,7 @@
  * `<session>/events/<branchId>.jsonl` (one line per appended batch, see `EventLogBatch`) and
  * `<session>/leases/<branchId>.json` (the branch's lease, replaced atomically under the session's lock).
  */
-import { mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../errors.js';
 import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
@@ -349,6 +349,26 @@ export async function getLease(
     async (image) => image !== undefined && inTenant(image.session, scope) && image.branches.has(branchId),
   );
   return exists ? readLease(leaseFile(sessions, sessionId, branchId)) : undefined;
+}
+
+/**
+ * Removes the lease and event log of branches `deleteBranch` just deleted from the session's log: a
+ * lease left behind would be listed as expired (a cut turn to take over) forever. Each lease under its
+ * lease lock, so a lease change that saw the branch (it checks under that lock) has written before.
+ */
+export async function removeBranchLogs(
+  sessions: FileSessions,
+  sessionId: string,
+  branchIds: readonly string[],
+): Promise<void> {
+  for (const branchId of branchIds) {
+    await sessions.locks.run(
+      sessionId,
+      () => rm(leaseFile(sessions, sessionId, branchId), { force: true }),
+      sessions.layout.leaseLockTarget(sessionId, branchId),
+    );
+    await rm(eventsFile(sessions, sessionId, branchId), { force: true });
+  }
 }
 
 /** `FileStore.listExpiredLeases`: every session folder's `leases/`. */
