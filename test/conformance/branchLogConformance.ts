@@ -68,7 +68,7 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       });
     });
 
-    it('getBranchLease of a missing session or branch (or another tenant’s) is undefined, like getBranch', async () => {
+    it("getBranchLease of a missing session or branch (or another tenant's) is undefined, like getBranch", async () => {
       const store = capable(context);
       const tenant = { tenantId: uniqueId('t') };
       const { id } = await createTestSession(store, tenant);
@@ -166,7 +166,7 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       );
     });
 
-    it('deleteBranch removes its event log and lease: none listed as expired, a new fork of its id has none', async () => {
+    it('deleteBranch removes its event log and lease: none listed as expired, a new fork of it has none', async () => {
       const store = capable(context);
       const tenant = { tenantId: uniqueId('t') };
       const { id } = await createTestSession(store, tenant);
