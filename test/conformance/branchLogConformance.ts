@@ -3,11 +3,13 @@ import {
   type BranchLeaseStore,
   type EventLogEntry,
   type EventLogStore,
+  InvalidIdError,
   InvalidInputError,
+  NotFoundError,
   type Store,
 } from '@baton/core';
 import { describe, expect, it } from 'vitest';
-import { createTestSession, type ConformanceContext } from './conformanceContext.js';
+import { type ConformanceContext, createTestSession } from './conformanceContext.js';
 import { uniqueId } from './fixtures.js';
 
 function capable(context: ConformanceContext): Store & EventLogStore & BranchLeaseStore {
@@ -64,6 +66,28 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
         acquired: true,
         lease: { owner: 'b', epoch: 2 },
       });
+    });
+
+    it("getBranchLease of a missing session or branch (or another tenant's) is undefined, like getBranch", async () => {
+      const store = capable(context);
+      const tenant = { tenantId: uniqueId('t') };
+      const { id } = await createTestSession(store, tenant);
+      await store.acquireBranchLease(id, 'main', { owner: 'a', ttlMs: 10_000, ...tenant });
+      expect(await store.getBranchLease(uniqueId('missing'), 'main')).toBeUndefined();
+      expect(await store.getBranchLease(uniqueId('missing'), 'main', tenant)).toBeUndefined();
+      expect(await store.getBranchLease(id, 'no-such-branch', tenant)).toBeUndefined();
+      expect(await store.getBranchLease(id, 'main', { tenantId: uniqueId('other') })).toBeUndefined();
+      expect(await store.getBranchLease(id, 'main')).toBeUndefined();
+      await expect(store.getBranchLease('../escape', 'main', tenant)).rejects.toBeInstanceOf(InvalidIdError);
+      await expect(store.getBranchLease(id, '../escape', tenant)).rejects.toBeInstanceOf(InvalidIdError);
+      // The changes stay strict: a lease is never taken on a session or branch that does not exist.
+      await expect(
+        store.acquireBranchLease(uniqueId('missing'), 'main', { owner: 'a', ttlMs: 10_000 }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+      await expect(
+        store.acquireBranchLease(id, 'no-such-branch', { owner: 'a', ttlMs: 10_000, ...tenant }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+      expect(await store.getBranchLease(id, 'main', tenant)).toMatchObject({ owner: 'a', epoch: 1, held: true });
     });
 
     it('an expired lease is listed and taken over by exactly one of several racing processes', async () => {
@@ -140,6 +164,28 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       expect((await store.readEvents(id, 'main')).entries.map((e) => e.position.index)).toEqual(
         Array.from({ length: 10 }, (_, i) => 41 + i),
       );
+    });
+
+    it('deleteBranch removes its event log and lease: none listed as expired, a new fork of it has none', async () => {
+      const store = capable(context);
+      const tenant = { tenantId: uniqueId('t') };
+      const { id } = await createTestSession(store, tenant);
+      const fork = { branchId: 'alt', parent: { branchId: 'main', atSeq: 0 } };
+      await store.forkBranch(id, fork, tenant);
+      await store.appendEvents(id, 'alt', entries(id, 1, 0, 1, 2), tenant);
+      await store.acquireBranchLease(id, 'alt', { owner: 'cut', ttlMs: 1, ...tenant });
+      await store.acquireBranchLease(id, 'main', { owner: 'cut', ttlMs: 1, ...tenant });
+      await store.deleteBranch(id, 'alt', tenant);
+      await sleep(5);
+      const expired = await store.listExpiredLeases({ before: new Date().toISOString() });
+      expect(expired.filter((lease) => lease.sessionId === id).map((lease) => lease.branchId)).toEqual(['main']);
+      await store.forkBranch(id, fork, tenant);
+      expect(await store.getBranchLease(id, 'alt', tenant)).toBeUndefined();
+      expect(await store.readEvents(id, 'alt', tenant)).toEqual({ entries: [], start: undefined });
+      expect(await store.acquireBranchLease(id, 'alt', { owner: 'next', ttlMs: 10_000, ...tenant })).toMatchObject({
+        acquired: true,
+        lease: { epoch: 1 },
+      });
     });
 
     it('deleteSession removes the branch event logs and leases with the session', async () => {

@@ -21,6 +21,7 @@ import {
   RemoteExecutorError,
   type ToolCall,
 } from '@baton/core';
+import { A2AAuthRequiredError } from './a2aAuthRequiredError.js';
 import { textOf, userMessage } from './a2aMessages.js';
 
 /** The built-in tool name a paused remote task is recorded under (`@baton/handoff`'s `request_user_input`). */
@@ -69,9 +70,10 @@ export interface A2AThreadState {
  * A participant that is a remote A2A agent. Each activation sends the user's last message (over the
  * SDK's client, `SendMessage`, blocking) in one remote context per branch, and ends as the remote
  * task does: `completed` commits its answer (artifacts' text, else the status message) as this
- * participant's reply; `input-required` pauses the Baton turn with a `user_input` request (stored
- * as this participant's `request_user_input` call, the remote prompt as its prompt) whose answer
- * is sent to the same remote task. The remote context and waiting task id live in branch state
+ * participant's reply; `input-required` (never `auth-required`, see {@link A2AAuthRequiredError})
+ * pauses the Baton turn with a `user_input` request (stored as this participant's
+ * `request_user_input` call, the remote prompt as its prompt) whose answer is sent to the same
+ * remote task. The remote context and waiting task id live in branch state
  * (`a2a:<name>`, see {@link A2AThreadState}), so checkpoints carry them and a restart of either
  * side resumes the remote task. The user's answer is committed once the remote task took it, so an
  * answer the remote refused (or never got) stays a pending write that `session.resume()` sends again.
@@ -82,6 +84,8 @@ export interface A2AThreadState {
  *   with `status: 401 | 403` when the remote refused the credentials (the message says to give
  *   `headers`), another `status` for another HTTP error; `'status'` also for a `failed`, `rejected` or
  *   `canceled` task (the remote's message); `'network'` when it cannot be reached.
+ * @throws {A2AAuthRequiredError} (a `RemoteExecutorError`, from `execute`) for a remote task in
+ *   `auth-required`: the remote needs the client's credentials, so the user is not asked; it names the task.
  * @example
  * ```ts
  * import { A2AExecutor } from '@baton/a2a';
@@ -176,7 +180,21 @@ export class A2AExecutor implements Executor {
       return yield* this.#reply(input, textOf(result.parts), usage, key, { contextId: thread.contextId });
     const state = result.status?.state;
     const said = textOf(result.status?.message?.parts);
-    if (state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED) {
+    if (state === TaskState.TASK_STATE_AUTH_REQUIRED) {
+      // The remote needs the client's credentials, not the user's answer: nothing to ask the user.
+      const contextId = result.contextId || thread.contextId;
+      input.state.update('branch', (draft) => {
+        draft[key] = { contextId };
+      });
+      throw new A2AAuthRequiredError(
+        `Remote A2A participant ${JSON.stringify(this.name)} at ${this.#url}: the remote task ${result.id} needs ` +
+          `authentication (auth-required)${said === '' ? '' : `: ${said}`}. It needs credentials, not an answer ` +
+          'from the user: authorize as the remote asks (out of band), or give new A2AExecutor({ …, headers }) ' +
+          'a token it accepts, then resume the turn (session.resume()).',
+        { url: this.#url, attempts: 1, taskId: result.id, contextId },
+      );
+    }
+    if (state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       input.state.update('branch', (draft) => {
         draft[key] = { contextId: result.contextId || thread.contextId, taskId: result.id };
       });

@@ -1,4 +1,5 @@
 export { type A2AServeOptions, a2aApp, a2aRequestHandler } from './a2aApp.js';
+export { A2AAuthRequiredError, type A2AAuthRequiredErrorOptions } from './a2aAuthRequiredError.js';
 export { A2AExecutor, type A2AExecutorOptions, type A2AHeaders, type A2AThreadState } from './a2aExecutor.js';
 export { type A2AMessageFields, agentMessage, dataOf, dataPart, textOf, textPart, userMessage } from './a2aMessages.js';
 export {

@@ -1,7 +1,7 @@
+import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import type { ModelClient, OutputSchema } from '../models/modelClient.js';
 import type { JsonSchema, Tool } from './tool.js';
-import { z } from 'zod';
 
 /** An agent's instructions: fixed text, or text built per call from the session's state. */
 export type Instructions =
@@ -26,6 +26,11 @@ export interface Agent<TOutput = unknown> {
   readonly outputType?: z.ZodType<TOutput>;
   /** `outputType` as JSON Schema, sent to the model with every call of this agent. */
   readonly outputSchema?: OutputSchema;
+  /**
+   * `false`: a forcing tool choice stays forced after the agent's tool calls in a turn (see
+   * {@link AgentOptions.resetToolChoice}). Absent or `true`: reset, the default.
+   */
+  readonly resetToolChoice?: boolean;
 }
 
 /** The type of an agent's structured output: `AgentOutput<typeof billing>`. */
@@ -47,6 +52,14 @@ export interface AgentOptions<TOutput = unknown> {
    * (`structuredOutput`). Tool calls and handoffs work as without it.
    */
   outputType?: z.ZodType<TOutput>;
+  /**
+   * Whether a forcing tool choice (`'required'` or `{ name }`, from the turn's `modelSettings` or the
+   * client's `toolChoice`) is dropped for the agent's next model calls once it has made tool calls in
+   * the turn (default `true`, as the OpenAI Agents SDK's agent option `resetToolChoice`), so a forced
+   * tool cannot loop. `false` keeps every call forced: for an agent that must answer through a tool
+   * (its tool ends the activation, e.g. a handoff or `end_conversation`), bounded by `maxSteps`.
+   */
+  resetToolChoice?: boolean;
 }
 
 const AGENT_NAME = /^[a-zA-Z0-9_-]{1,52}$/;
@@ -55,7 +68,7 @@ const AGENT_NAME = /^[a-zA-Z0-9_-]{1,52}$/;
  * Defines an agent.
  *
  * @throws {ConfigurationError} for a name that cannot be part of a tool name (`handoff_to_<name>`),
- *   or two tools with one name
+ *   two tools with one name, or a `resetToolChoice` that is not a boolean
  * @example
  * ```ts
  * import { agent } from '@baton/core';
@@ -96,6 +109,11 @@ export function agent<TOutput = unknown>(options: AgentOptions<TOutput>): Agent<
       );
     seen.add(t.name);
   }
+  if (options.resetToolChoice !== undefined && typeof options.resetToolChoice !== 'boolean')
+    throw new ConfigurationError(
+      `Agent ${JSON.stringify(options.name)}: resetToolChoice ${JSON.stringify(options.resetToolChoice)} ` +
+        'is not a boolean; use true (the default: a forced tool choice is dropped after its tool calls) or false.',
+    );
   const defined: Agent<TOutput> = {
     name: options.name,
     description: options.description,
@@ -103,6 +121,7 @@ export function agent<TOutput = unknown>(options: AgentOptions<TOutput>): Agent<
     tools,
     model: options.model,
     maxSteps: options.maxSteps ?? 10,
+    ...(options.resetToolChoice === false ? { resetToolChoice: false } : {}),
   };
   if (options.outputType === undefined) return defined;
   return {

@@ -230,7 +230,7 @@ export class AgentExecutor implements Executor {
 
   /**
    * The request of one model call: the messages, the activation's tools, the turn's model settings, the agent's
-   * output schema, and `resetToolChoice` once the agent has made tool calls in this turn.
+   * output schema, and `resetToolChoice` once the agent has made tool calls in this turn (unless it opted out).
    */
   #modelRequest(
     messages: readonly ModelMessage[],
@@ -240,7 +240,8 @@ export class AgentExecutor implements Executor {
   ): ModelRequest {
     const request: ModelRequest = { messages, tools, agent: this.agent.name, signal: input.signal };
     if (input.turnSettings?.modelSettings !== undefined) request.settings = input.turnSettings.modelSettings;
-    if (usedTools) request.resetToolChoice = true;
+    // An agent with `resetToolChoice: false` stays forced (its tool ends the activation, or maxSteps does).
+    if (usedTools && this.agent.resetToolChoice !== false) request.resetToolChoice = true;
     if (this.agent.outputSchema !== undefined) request.outputSchema = this.agent.outputSchema;
     return request;
   }

@@ -58,7 +58,7 @@ export interface ModelRequest {
    * Set by the agent loop once the calling agent has made tool calls in this turn: a forcing tool
    * choice (`'required'` or a named tool, from `settings` or the client's default) is then not sent,
    * so the model can answer instead of calling tools forever. The OpenAI Agents SDK's
-   * `resetToolChoice` (default true) does the same.
+   * `resetToolChoice` (default true) does the same; an agent with `resetToolChoice: false` never sets it.
    */
   resetToolChoice?: boolean;
   /** The agent making the call (for logs and scripted replies). */

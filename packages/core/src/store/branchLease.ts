@@ -36,7 +36,8 @@ export interface BranchLeaseStore {
   /**
    * Takes the branch's lease for `owner` for `ttlMs` when nobody holds it, or its holder's time ran
    * out (`expired`: only a lease that is held and expired, as the reconciler takes over a cut turn).
-   * The epoch grows by one. Does not check that the session exists.
+   * The epoch grows by one.
+   * @throws {NotFoundError} when the session (of this tenant) or branch does not exist
    */
   acquireBranchLease(
     sessionId: string,
@@ -55,7 +56,12 @@ export interface BranchLeaseStore {
     branchId: string,
     input: { owner: string; epoch: number } & TenantScope,
   ): Promise<boolean>;
-  /** The branch's lease (held, expired or released), or `undefined` when it never had one. */
+  /**
+   * The branch's lease (held, expired or released), or `undefined` when it never had one — and, like
+   * `getBranch`, when the session (of this tenant) or the branch does not exist (or was deleted with
+   * its lease), so a caller checking "does a turn run there?" needs no `NotFoundError` handling.
+   * @throws {InvalidIdError} for an unsafe session or branch id
+   */
   getBranchLease(sessionId: string, branchId: string, scope?: TenantScope): Promise<BranchLease | undefined>;
   /** Leases still held whose `expiresAt` is before `before` (ISO-8601): turns whose owner died. Spans every tenant (an operator call). */
   listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]>;

@@ -1,6 +1,6 @@
+import type { ModelMessage } from '../conversation/message.js';
 import { AbortedError, ConfigurationError } from '../errors.js';
 import { createId } from '../ids.js';
-import type { ModelMessage } from '../conversation/message.js';
 import type {
   ModelClient,
   ModelRequest,
@@ -9,6 +9,7 @@ import type {
   OutputSchema,
   Usage,
 } from '../models/modelClient.js';
+import { checkToolChoiceOption, resolveToolChoice, type ToolChoice } from '../models/toolChoice.js';
 
 /** One scripted model response: text, tool calls, or an error to throw. */
 export interface ScriptedResponse {
@@ -31,6 +32,11 @@ export interface ScriptedModelOptions {
   chunkSize?: number;
   /** Whether to copy every request into `requests` (default true); turn it off for benchmarks over long histories. */
   record?: boolean;
+  /**
+   * The tool choice of every call, as the OpenAI clients' and `AISDKModel`'s option (a call's
+   * `settings.toolChoice` wins; see {@link ToolChoice}). Scripted replies must obey it.
+   */
+  toolChoice?: ToolChoice;
 }
 
 /** A request as {@link ScriptedModel} recorded it (messages copied at call time). */
@@ -42,6 +48,11 @@ export interface RecordedRequest {
   settings?: ModelSettings;
   /** The structured-output schema the call asked for, when it had one. */
   outputSchema?: OutputSchema;
+  /**
+   * The tool choice the call would send to a provider (`resolveToolChoice`: the call's, else the
+   * client's; none without tools or once `resetToolChoice` dropped a forcing one), when it had one.
+   */
+  toolChoice?: ToolChoice;
 }
 
 /**
@@ -49,7 +60,16 @@ export interface RecordedRequest {
  * It streams text in chunks, gives each tool call a unique id (`call_<uuidv7>`, unique across models and processes) unless
  * scripted, and records every request it receives in `requests`.
  *
- * @throws {ConfigurationError} from `stream` when a list script runs out of responses
+ * It takes the tool choice as a real provider does (the call's `settings.toolChoice`, else its
+ * `toolChoice` option; none once `resetToolChoice` is set, see `resolveToolChoice`), and refuses a
+ * scripted reply a provider would never give under it: under `'required'` a reply without tool calls,
+ * under `{ name }` one that calls no tool or another tool, under `'none'` one with tool calls. So a
+ * test's script cannot pass where the real model could not answer so.
+ *
+ * @throws {ConfigurationError} from `stream` when a list script runs out of responses, or a scripted
+ *   reply disobeys the call's tool choice (naming the reply, the choice and where it came from)
+ * @throws {InvalidInputError} from `stream` when `settings.toolChoice` is malformed or forces a tool the
+ *   request does not offer, as the OpenAI clients do before any HTTP call (no scripted reply is used)
  * @throws {AbortedError} from `stream` when the request's signal is aborted (checked before answering and after each text delta), like the OpenAI clients
  * @example
  * ```ts
@@ -66,11 +86,15 @@ export class ScriptedModel implements ModelClient {
   readonly #script: readonly ScriptedResponse[] | ScriptedResponder;
   readonly #chunkSize: number;
   readonly #record: boolean;
+  readonly #toolChoice: ToolChoice | undefined;
   #calls = 0;
 
+  /** @throws {ConfigurationError} when `options.toolChoice` is not a {@link ToolChoice} */
   constructor(script: readonly ScriptedResponse[] | ScriptedResponder, options: ScriptedModelOptions = {}) {
     this.#script = script;
     this.model = options.model ?? 'scripted';
+    checkToolChoiceOption(options.toolChoice, `ScriptedModel ${JSON.stringify(this.model)}`);
+    this.#toolChoice = options.toolChoice;
     this.#chunkSize = Math.max(1, options.chunkSize ?? 16);
     this.#record = options.record ?? true;
   }
@@ -91,6 +115,8 @@ export class ScriptedModel implements ModelClient {
 
   /** Records `request`, takes the next response and turns it into stream events. */
   #answer(request: ModelRequest): { events: ModelStreamEvent[]; index: number } {
+    // Checked as the real clients check it before any HTTP call: a refused call takes no scripted reply.
+    const toolChoice = resolveToolChoice(request, this.#toolChoice, `ScriptedModel ${JSON.stringify(this.model)}`);
     const index = this.#calls;
     this.#calls += 1;
     if (this.#record) {
@@ -101,6 +127,7 @@ export class ScriptedModel implements ModelClient {
       };
       if (request.settings !== undefined) recorded.settings = { ...request.settings };
       if (request.outputSchema !== undefined) recorded.outputSchema = request.outputSchema;
+      if (toolChoice !== undefined) recorded.toolChoice = toolChoice;
       this.requests.push(recorded);
     }
     const response = typeof this.#script === 'function' ? this.#script(request, index) : this.#script[index];
@@ -110,6 +137,7 @@ export class ScriptedModel implements ModelClient {
       );
     }
     if (response.error) throw response.error;
+    if (toolChoice !== undefined) this.#checkObeys(response, toolChoice, request, index);
     const events: ModelStreamEvent[] = [];
     const text = response.text ?? '';
     for (let at = 0; at < text.length; at += this.#chunkSize)
@@ -140,6 +168,31 @@ export class ScriptedModel implements ModelClient {
     });
     events.push({ type: 'finish', finishReason: calls.length > 0 ? 'tool_calls' : 'stop' });
     return { events, index };
+  }
+
+  /** @throws {ConfigurationError} when the reply is one no provider gives under `choice` */
+  #checkObeys(response: ScriptedResponse, choice: ToolChoice, request: ModelRequest, index: number): void {
+    const called = (response.toolCalls ?? []).map((call) => call.name);
+    let problem: string | undefined;
+    if (choice === 'required' && called.length === 0) problem = 'calls no tool';
+    else if (choice === 'none' && called.length > 0) problem = `calls ${called.join(', ')}`;
+    else if (typeof choice === 'object' && (called.length === 0 || called.some((name) => name !== choice.name)))
+      problem = called.length === 0 ? 'calls no tool' : `calls ${called.join(', ')}`;
+    if (problem === undefined) return;
+    const source =
+      request.settings?.toolChoice !== undefined ? 'modelSettings.toolChoice' : "the ScriptedModel's toolChoice option";
+    const by = request.agent === undefined ? '' : ` (agent ${JSON.stringify(request.agent)})`;
+    const fix =
+      choice === 'none'
+        ? 'Script a text reply'
+        : typeof choice === 'object'
+          ? `Script a call of ${JSON.stringify(choice.name)}`
+          : 'Script a tool call';
+    throw new ConfigurationError(
+      `ScriptedModel ${JSON.stringify(this.model)} response #${index + 1}${by} ${problem}, but the call's tool ` +
+        `choice is ${JSON.stringify(choice)} (${source}): a real model could not answer so. ` +
+        `${fix}, or change the choice.`,
+    );
   }
 }
 

@@ -37,7 +37,7 @@ export function registerSessionRoutes(app: BatonHono, routes: RouteContext): voi
     if (log?.running === true)
       return c.json(runningView(await sessionDocument(workflow, c.var.principal, id), branch, log.cursor.seq));
     // A turn running in another replica: its lease is live in the store.
-    const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal)).catch(() => undefined);
+    const lease = await runs.leases?.getBranchLease(id, branch, scopeOf(c.var.principal));
     if (isLiveLease(lease) && lease!.owner !== runs.owner) {
       const info = await sessionDocument(workflow, c.var.principal, id);
       const stored = await workflow.config.store.readMessages(id, branch, scopeOf(c.var.principal));

@@ -14,9 +14,11 @@ import {
   type EventLogPosition,
   type EventLogRetention,
   type LeaseAcquisition,
+  NotFoundError,
   type TenantScope,
 } from '@baton/core';
-import { checkEventBatch, eventLogKey, keptBatches, nextLease, pageOf } from '@baton/core/store-kit';
+import { assertSessionId, checkEventBatch, eventLogKey, keptBatches, nextLease, pageOf } from '@baton/core/store-kit';
+import { assertBranchId } from '../collections/inputGuards.js';
 import type { BranchLeaseDoc, EventBatchDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext, requireBranch } from '../collections/mongoContext.js';
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';
@@ -185,14 +187,22 @@ export async function changeHeldLease(
   return result.matchedCount === 1;
 }
 
-/** `MongoStore.getBranchLease`. */
+/** `MongoStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */
 export async function getLease(
   context: MongoContext,
   sessionId: string,
   branchId: string,
   scope: TenantScope,
 ): Promise<BranchLease | undefined> {
-  const tenant = await branchTenant(context, sessionId, branchId, scope);
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  let tenant: TenantKey;
+  try {
+    tenant = await branchTenant(context, sessionId, branchId, scope);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
   const doc = await context.collections.branchLeases.findOne({ _id: branchKey(sessionId, branchId), ...tenant });
   return doc === null ? undefined : toLease(doc);
 }

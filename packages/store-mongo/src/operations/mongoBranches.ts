@@ -172,6 +172,9 @@ export async function deleteBranch(
     collections.checkpoints.deleteMany(filter),
     collections.pendingWrites.deleteMany(filter),
     collections.versionClaims.deleteMany({ sessionId, branchId: { $in: doomed } }),
+    // Its lease and event log too: a lease left behind would be listed as expired (a cut turn) forever.
+    collections.branchLeases.deleteMany({ sessionId, branchId: { $in: doomed } }),
+    collections.eventLog.deleteMany(filter),
   ]);
   await collections.branches.deleteMany({ sessionId, id: { $in: doomed }, ...tenant });
   context.branches.forget(sessionId);

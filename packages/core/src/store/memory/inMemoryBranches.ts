@@ -60,5 +60,8 @@ export function deleteRecordBranch(record: SessionRecord, branchId: string, opti
     record.branches.delete(id);
     record.messages.delete(id);
     record.checkpoints.delete(id);
+    // Its lease and event log too: a lease left behind would be listed as expired (a cut turn) forever.
+    record.leases?.delete(id);
+    record.eventLogs?.delete(id);
   }
 }

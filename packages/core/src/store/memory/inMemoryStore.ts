@@ -368,7 +368,9 @@ export class InMemoryStore implements Store {
   }
 
   async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
-    const lease = this.#record(sessionId, scope)?.leases?.get(branchId);
+    const record = this.#record(sessionId, scope);
+    assertBranchId(branchId);
+    const lease = record?.branches.has(branchId) === true ? record.leases?.get(branchId) : undefined;
     return lease && { ...lease };
   }
 

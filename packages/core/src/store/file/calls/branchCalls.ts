@@ -6,6 +6,7 @@ import { assertBranchId, branchState, changedBranch, ensureBranchDeletable } fro
 import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import type { FileSessions } from '../fileSessions.js';
 import { forkOps, requireBranch, requireSession, sortedBranches } from '../log/logPlans.js';
+import { removeBranchLogs } from './branchLogCalls.js';
 
 /** `FileStore.forkBranch`: one `branch` operation (a fork copies no message). */
 export async function forkBranch(
@@ -91,15 +92,16 @@ export async function deleteBranch(
   options: { recursive?: boolean } & TenantScope,
 ): Promise<void> {
   assertBranchId(branchId);
+  let ids: string[] = [];
   await sessions.write(
     sessionId,
     options,
-    (image) => [
-      {
-        op: 'deleteBranches',
-        ids: ensureBranchDeletable(branchId, sortedBranches(requireSession(image, sessionId, options)), options),
-      },
-    ],
+    (image) => {
+      ids = ensureBranchDeletable(branchId, sortedBranches(requireSession(image, sessionId, options)), options);
+      return [{ op: 'deleteBranches', ids }];
+    },
     () => undefined,
   );
+  // Then their leases and event logs, which live beside the session's log.
+  await removeBranchLogs(sessions, sessionId, ids);
 }

@@ -3,8 +3,9 @@
  * `<session>/events/<branchId>.jsonl` (one line per appended batch, see `EventLogBatch`) and
  * `<session>/leases/<branchId>.json` (the branch's lease, replaced atomically under the session's lock).
  */
-import { mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { NotFoundError } from '../../../errors.js';
 import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
 import {
   checkEventBatch,
@@ -18,6 +19,7 @@ import {
 } from '../../eventLog.js';
 import type { TenantScope } from '../../store.js';
 import { assertBranchId } from '../../storeRules.js';
+import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import { hasErrorCode, writeFileAtomic } from '../fileIo.js';
 import type { FileSessions } from '../fileSessions.js';
 import { requireBranch } from '../log/logPlans.js';
@@ -36,6 +38,33 @@ async function requireBranchOf(
 ): Promise<void> {
   assertBranchId(branchId);
   await sessions.view(sessionId, async (image) => requireBranch(image, sessionId, branchId, scope));
+}
+
+/**
+ * Runs a write into the session's folder, which a `deleteSession` (under another lock) may move away
+ * at any step: every path is resolved when used, and folders are made without `recursive`, so a
+ * write after the move finds no folder (`ENOENT`) instead of making the session's folder again.
+ * @throws {NotFoundError} when the session's folder is gone
+ */
+async function inSessionFolder<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT'))
+      throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist (it was deleted).`, {
+        cause: error,
+      });
+    throw error;
+  }
+}
+
+/** Makes `dir` (a folder of the session's folder) unless it exists; never the session's folder itself. */
+async function makeFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    if (!hasErrorCode(error, 'EEXIST')) throw error;
+  }
 }
 
 /**
@@ -170,8 +199,10 @@ export async function appendEvents(
   checkEventBatch(entries, last);
   const first = entries[0]!.position;
   const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
-  await mkdir(join(sessions.layout.sessionDir(sessionId), 'events'), { recursive: true });
-  const handle = await open(path, 'a');
+  const handle = await inSessionFolder(sessionId, async () => {
+    await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
+    return open(path, 'a');
+  });
   try {
     const line = Buffer.from(
       `${torn ? '\n' : ''}${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
@@ -215,7 +246,9 @@ export async function pruneEvents(
   const dropped = batches.length - kept.length;
   if (dropped === 0) return 0;
   kept[0] = { ...kept[0]!, after: batches[dropped - 1]!.entries.at(-1)!.position };
-  await writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join(''));
+  await inSessionFolder(sessionId, () =>
+    writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join('')),
+  );
   return batches.slice(0, dropped).reduce((n, batch) => n + batch.entries.length, 0);
 }
 
@@ -241,16 +274,20 @@ async function changeLease<T>(
   scope: TenantScope,
   change: (current: BranchLease | undefined) => { next?: BranchLease; result: T },
 ): Promise<T> {
-  await requireBranchOf(sessions, sessionId, branchId, scope);
+  assertBranchId(branchId);
   const path = leaseFile(sessions, sessionId, branchId);
   return sessions.locks.run(
     sessionId,
     async () => {
+      // Checked under the lease lock, and the write fails once the folder is gone: a delete racing
+      // this change (under the session's lock) never gets its folder made again (see inSessionFolder).
+      await requireBranchOf(sessions, sessionId, branchId, scope);
       const { next, result } = change(await readLease(path));
-      if (next !== undefined) {
-        await mkdir(join(sessions.layout.sessionDir(sessionId), 'leases'), { recursive: true });
-        await writeFileAtomic(path, JSON.stringify(next));
-      }
+      if (next !== undefined)
+        await inSessionFolder(sessionId, async () => {
+          await makeFolder(join(sessions.layout.sessionDir(sessionId), 'leases'));
+          await writeFileAtomic(path, JSON.stringify(next));
+        });
       return result;
     },
     sessions.layout.leaseLockTarget(sessionId, branchId),
@@ -298,15 +335,40 @@ export function changeHeldLease(
   });
 }
 
-/** `FileStore.getBranchLease`. */
+/** `FileStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */
 export async function getLease(
   sessions: FileSessions,
   sessionId: string,
   branchId: string,
   scope: TenantScope,
 ): Promise<BranchLease | undefined> {
-  await requireBranchOf(sessions, sessionId, branchId, scope);
-  return readLease(leaseFile(sessions, sessionId, branchId));
+  assertBranchId(branchId);
+  assertTenantScope(scope);
+  const exists = await sessions.view(
+    sessionId,
+    async (image) => image !== undefined && inTenant(image.session, scope) && image.branches.has(branchId),
+  );
+  return exists ? readLease(leaseFile(sessions, sessionId, branchId)) : undefined;
+}
+
+/**
+ * Removes the lease and event log of branches `deleteBranch` just deleted from the session's log: a
+ * lease left behind would be listed as expired (a cut turn to take over) forever. Each lease under its
+ * lease lock, so a lease change that saw the branch (it checks under that lock) has written before.
+ */
+export async function removeBranchLogs(
+  sessions: FileSessions,
+  sessionId: string,
+  branchIds: readonly string[],
+): Promise<void> {
+  for (const branchId of branchIds) {
+    await sessions.locks.run(
+      sessionId,
+      () => rm(leaseFile(sessions, sessionId, branchId), { force: true }),
+      sessions.layout.leaseLockTarget(sessionId, branchId),
+    );
+    await rm(eventsFile(sessions, sessionId, branchId), { force: true });
+  }
 }
 
 /** `FileStore.listExpiredLeases`: every session folder's `leases/`. */
