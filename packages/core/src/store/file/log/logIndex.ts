@@ -104,6 +104,13 @@ function fromJson(json: readonly (number | null)[]): OpLocation {
 /** A field of a run as stored: an integer, or `null` (no `op` or `crc`). */
 const isField = (field: unknown): field is number | null => field === null || Number.isInteger(field);
 
+/** A run's location built whole (one object, no property added after it is made). */
+function location(offset: number, length: number, line: number, op?: number | null, crc?: number | null): OpLocation {
+  if (op === null || op === undefined)
+    return crc === null || crc === undefined ? { offset, length, line } : { offset, length, line, crc };
+  return crc === null || crc === undefined ? { offset, length, line, op } : { offset, length, line, op, crc };
+}
+
 /**
  * The runs of a branch as an index stores them, checked one by one by hand: one loop over the
  * stored arrays, building each run's location directly (it runs once per open, in a new process
@@ -123,23 +130,26 @@ function runsOf(
   for (let i = 0; i < stored.length; i += 1) {
     const json = stored[i];
     if (!Array.isArray(json)) throw new Error('not a run');
-    for (const field of json) if (!isField(field)) throw new Error('not a run');
+    // Indexed reads, no `for…of` or destructuring: in this cold code each of those allocates an
+    // iterator and a result object per field (about 0.6 KB a run, 0.3 MB for 480 runs).
+    for (let f = 0; f < json.length; f += 1) if (!isField(json[f])) throw new Error('not a run');
     const fields = json as (number | null)[];
     if (version === 2 && fields.length !== 7) throw new Error('not a run');
     if (version === 1 && fields.length !== 5 && fields.length !== 6) throw new Error('not a run');
-    const [first, count, offset, length, line, op, crc] = fields;
+    const first = fields[0];
+    const count = fields[1];
+    const offset = fields[2];
+    const length = fields[3];
+    const line = fields[4];
+    const op = fields[5];
+    const crc = fields[6];
     if (first !== next || count === null || count! < 1 || offset === null || length === null || line === null)
       throw new Error('runs do not follow each other');
     if (offset! < headerBytes || length! <= 0 || offset! + length! > through) throw new Error('a run outside the log');
-    const at: OpLocation = { offset: offset!, length: length!, line: line! };
-    if (op !== null && op !== undefined) at.op = op;
-    else if (version === 1 && fields.length === 6) throw new Error('not a run'); // version 1 leaves `op` out, never null
-    if (crc !== null && crc !== undefined) {
-      if (crc < 0 || crc > 0xffffffff) throw new Error('not a CRC-32');
-      at.crc = crc;
-    }
+    if ((op === null || op === undefined) && version === 1 && fields.length === 6) throw new Error('not a run'); // version 1 leaves `op` out, never null
+    if (crc !== null && crc !== undefined && (crc < 0 || crc > 0xffffffff)) throw new Error('not a CRC-32');
     next += count!;
-    runs[i] = { firstSeq: first!, count: count!, at, messages: undefined };
+    runs[i] = { firstSeq: first!, count: count!, at: location(offset!, length!, line!, op, crc), messages: undefined };
   }
   return runs;
 }

@@ -90,7 +90,9 @@ export function liveBytes(image: SessionImage): { messageBytes: number; overhead
   let overheadBytes = JSON.stringify(image.session).length;
   for (const branch of image.branches.values()) {
     overheadBytes += JSON.stringify(branch.branch).length;
-    for (const run of branch.runs) messageBytes += run.at?.length ?? 0;
+    // An indexed loop: a cold `for…of` allocates a result object per run (it runs once per open).
+    const runs = branch.runs;
+    for (let i = 0; i < runs.length; i += 1) messageBytes += runs[i]!.at?.length ?? 0;
     for (const record of branch.checkpoints)
       overheadBytes += (record.documentAt?.length ?? 0) + record.writesAt.reduce((n, at) => n + at.length, 0);
   }
