@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT_LABEL_TOKENS, encodingForModel, TokenCounter } from '../src/index.js';
+import { CONTEXT_LABEL_TOKENS, encodingForModel, TokenCounter, type TokenEncoding } from '../src/index.js';
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const script = fileURLToPath(new URL('./support/loadedEncodings.ts', import.meta.url));
 
 describe('encodingForModel', () => {
   it('picks o200k_base for the GPT-4o, GPT-4.1, GPT-5 and o-series families and cl100k_base for older models', () => {
@@ -65,5 +70,21 @@ describe('TokenCounter', () => {
     expect(counter.countText(cut)).toBe(4);
     expect(text.startsWith(cut)).toBe(true);
     expect(counter.truncate('short', 10)).toBe('short');
+  });
+});
+
+describe('TokenCounter: encodings load on first use', () => {
+  /** What support/loadedEncodings.ts prints in a new process for a counter of `encoding`. */
+  function loadedIn(encoding: TokenEncoding): { atImport: string[]; afterCounter: string[]; tokens: number } {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', script, encoding], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
+    return JSON.parse(out.trim().split('\n').at(-1)!);
+  }
+
+  it('loads no rank table at import and only the counter’s own encoding after (o200k_base ≈ 20 MB of heap, cl100k_base ≈ 10 MB)', () => {
+    expect(loadedIn('o200k_base')).toEqual({ atImport: [], afterCounter: ['o200k_base'], tokens: 4 });
+    expect(loadedIn('cl100k_base')).toEqual({ atImport: [], afterCounter: ['cl100k_base'], tokens: 4 });
   });
 });

@@ -3,8 +3,8 @@ import { TokenCounter } from '../working/tokenCounter.js';
 
 /** OpenAI's embedding models take at most 8 192 tokens per input; episodes are cut a little below that. */
 const EMBEDDING_INPUT_TOKENS = 8000;
-/** The `text-embedding-3-*` models count with `cl100k_base`. */
-const embeddingCounter = new TokenCounter({ encoding: 'cl100k_base' });
+/** The `text-embedding-3-*` models count with `cl100k_base` (made on first use: its ranks take ~10 MB of heap). */
+let embeddingCounter: TokenCounter | undefined;
 
 /**
  * The text an episode is embedded from: its summary, keywords and user/assistant lines, cut to
@@ -19,6 +19,7 @@ export function episodeEmbeddingText(episode: Episode): string {
     episode.keywords.join(', '),
     ...episode.transcript.map((line) => line.content),
   ].filter((l) => l.trim() !== '');
+  embeddingCounter ??= new TokenCounter({ encoding: 'cl100k_base' });
   return embeddingCounter.truncate(lines.join('\n'), EMBEDDING_INPUT_TOKENS);
 }
 

@@ -111,7 +111,8 @@ export class SemanticMemory implements ContextProvider {
   readonly #options: SemanticMemoryOptions;
   readonly #agents: ReadonlySet<string> | undefined;
   readonly #counter: TokenCounter;
-  readonly #embeddingCounter = new TokenCounter({ encoding: 'cl100k_base' });
+  /** `cl100k_base`, as the embedding models count; made on first use (its ranks take ~10 MB of heap). */
+  #embeddingCounter: TokenCounter | undefined;
   readonly #documents = new Map<string, Readonly<KnowledgeDocument>>();
   readonly #vectors = new Map<string, number[]>();
   readonly #queryVectors = new Map<string, number[]>();
@@ -297,8 +298,10 @@ export class SemanticMemory implements ContextProvider {
       .filter((key) => !this.#vectors.has(key))
       .map((key) => [key, this.#documents.get(key)!] as const);
     if (missing.length > 0) {
+      this.#embeddingCounter ??= new TokenCounter({ encoding: 'cl100k_base' });
+      const counter = this.#embeddingCounter;
       const texts = missing.map(([, d]) =>
-        this.#embeddingCounter.truncate(d.title === '' ? d.text : `${d.title}\n${d.text}`, EMBEDDING_INPUT_TOKENS),
+        counter.truncate(d.title === '' ? d.text : `${d.title}\n${d.text}`, EMBEDDING_INPUT_TOKENS),
       );
       const vectors = await embedder.embed(texts, options);
       missing.forEach(([key, document], i) => {
