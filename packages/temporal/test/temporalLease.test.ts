@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isLiveLease, type Store, StoreError } from '@baton/core';
 import { type Authenticate, createBatonApp, resumeCutTurns } from '@baton/server';
 import { type ServedBaton, serveBaton } from '@baton/server/node';
 import { bundleBatonWorkflows, createBatonWorker, TemporalSessions } from '@baton/temporal';
@@ -152,5 +153,66 @@ describe('the branch lease of a turn run by a Temporal worker', () => {
     expect(stored.dangling).toEqual([]);
     expect(stored.answeredTwice).toEqual([]);
     expect(await toolLog()).toEqual(['look_up_order:server', 'look_up_order:worker']);
+  }, 180_000);
+
+  it('aborts an attempt whose lease was taken over (a worker cut off from renewing it); the retry reads the turn back', async () => {
+    // A second worker whose store calls reach FerretDB, except lease renewals while `cutOff`.
+    let cutOff = false;
+    const cutStore = new Proxy(h.store, {
+      get(target, key) {
+        if (key === 'renewBranchLease' && cutOff) return () => Promise.reject(new StoreError('renewal cut off'));
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as Store;
+    const gate = latch();
+    let lookUps = 0;
+    const queue = `${h.taskQueue}-cut`;
+    const cutWorker = await createBatonWorker({
+      connection: await NativeConnection.connect({ address: h.address }),
+      taskQueue: queue,
+      workflow: temporalDesk(cutStore, { who: 'cut', logFile, onLookUp: () => lookUps++, gate: () => gate.wait() }),
+      workflowBundle: await bundleBatonWorkflows(),
+      leaseTtlMs: LEASE_TTL_MS,
+    });
+    const cutRunning = cutWorker.run();
+    try {
+      await writeFile(logFile, '');
+      const api = client(server.url, 'Bearer acme-ann');
+      expect((await api.json('POST', '/sessions', { id: 'cut-1' })).status).toBe(201);
+      const chat = new TemporalSessions({ client: h.client, taskQueue: queue }).session({
+        sessionId: 'cut-1',
+        tenantId: 'acme',
+        userId: 'ann',
+      });
+      const turn = chat.send('Where is order 1234?');
+      await expect.poll(() => lookUps, { timeout: 60_000 }).toBe(1);
+      cutOff = true;
+      const scope = { tenantId: 'acme' };
+      await expect
+        .poll(async () => isLiveLease(await h.store.getBranchLease('cut-1', 'main', scope)), { timeout: 30_000 })
+        .toBe(false);
+      // The server's reconciler takes the expired lease over and finishes the turn in its process.
+      const resumed = await resumeCutTurns({ workflow: temporalDesk(h.store, { who: 'reconciler', logFile }) });
+      expect(resumed).toMatchObject([{ sessionId: 'cut-1', outcome: 'resumed' }]);
+      cutOff = false;
+      gate.open(); // the cut-off attempt's tool ends: its lease is gone, so the attempt fails and is retried
+
+      const done = await turn;
+      expect(done.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(done.message?.content).toBe('Done: order 1234 ships tomorrow');
+      const stored = await storedBranch(h.store, 'cut-1', scope);
+      expect(stored.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(stored.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+      expect(stored.dangling).toEqual([]);
+      expect(stored.answeredTwice).toEqual([]);
+      expect(lookUps).toBe(1); // the retry ran no tool: it read the finished turn back
+      expect(await toolLog()).toContain('look_up_order:reconciler');
+      expect(await h.store.getBranchLease('cut-1', 'main', scope)).toMatchObject({ held: false });
+    } finally {
+      gate.open();
+      cutWorker.shutdown();
+      await cutRunning;
+    }
   }, 180_000);
 });
