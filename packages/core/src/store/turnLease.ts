@@ -48,7 +48,7 @@ export class TurnLease {
           (renewed) => {
             if (renewed || this.#lost.signal.aborted) return;
             clearInterval(this.#timer);
-            this.#lost.abort(runningElsewhere(sessionId, branchId, 'took it over after it expired'));
+            this.#lost.abort(runningElsewhere(sessionId, branchId, 'took over (it had expired)'));
           },
           () => undefined, // an unreachable store: tried again at the next tick
         );
@@ -88,7 +88,7 @@ export class TurnLease {
       ...scope,
     });
     if (!taken.acquired)
-      throw options.refusal?.(taken.lease) ?? runningElsewhere(sessionId, branchId, `holds it (${taken.lease.owner})`);
+      throw options.refusal?.(taken.lease) ?? runningElsewhere(sessionId, branchId, `(${taken.lease.owner}) holds`);
     return new TurnLease(store, taken.lease, scope, options.ttlMs, false);
   }
 
