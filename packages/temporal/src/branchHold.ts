@@ -19,7 +19,7 @@ export interface BranchHold {
  * (`TurnLease`): free, released or expired (a worker killed mid-turn) it is taken, while another
  * holder's lease is live the attempt fails with `ConcurrencyError` (Temporal retries it later). A
  * lease the caller handed on (`input.lease`: `@baton/server` holds the branch while it awaits the
- * Update) is adopted instead: renewed here, released by the caller.
+ * Update) is adopted instead: the caller renews and releases it, the attempt checks it still stands.
  *
  * The lease's owner names the operation (`temporal/<workflow id>/<run id>/<activity id>`), so a retry
  * knows an earlier attempt held the branch when it takes the lease straight after that attempt's, or

@@ -52,9 +52,9 @@ export interface TemporalCallOptions {
   timeoutMs?: number;
   /**
    * The branch's store lease the caller holds for this operation (`send` and `respond`): the worker
-   * works under it (renewing it, leaving its release to the caller) instead of taking its own, which
-   * the caller's hold would refuse. `temporalRunner` passes `@baton/server`'s; a caller holding no
-   * lease leaves it out.
+   * works under it (the caller renews and releases it; the worker stops if it is taken over) instead
+   * of taking its own, which the caller's hold would refuse. `temporalRunner` passes
+   * `@baton/server`'s; a caller holding no lease leaves it out.
    */
   lease?: HeldLease;
 }

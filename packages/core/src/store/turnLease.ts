@@ -1,5 +1,5 @@
 import { ConcurrencyError } from '../errors/storeErrors.js';
-import type { BranchLease, BranchLeaseStore } from './branchLease.js';
+import { type BranchLease, type BranchLeaseStore, isLiveLease } from './branchLease.js';
 import type { TenantScope } from './store.js';
 
 /** How a process holds a branch's lease while it runs a turn there. */
@@ -19,7 +19,7 @@ export interface HeldLease {
 /**
  * The lease of one running turn on a branch (see {@link BranchLeaseStore}): taken before the turn
  * calls anything, renewed every third of its TTL while the turn runs, released when it ends. A
- * lease whose renewal finds it gone (it expired and another process took it) stops being renewed
+ * lease whose renewal (or, adopted, whose check) finds it gone (it expired and another process took it) stops being renewed
  * and aborts {@link TurnLease.lost}, so its turn can stop writing; the store's version checks keep
  * the late writes of a turn that does not stop out.
  *
@@ -38,15 +38,22 @@ export class TurnLease {
     readonly lease: BranchLease,
     readonly scope: TenantScope,
     ttlMs: number,
-    /** Adopted from the caller that took it (see {@link TurnLease.adopt}): renewed here, released by that caller. */
+    /** Adopted from the caller that took it (see {@link TurnLease.adopt}): renewed and released by that caller. */
     readonly adopted: boolean,
   ) {
     const { sessionId, branchId, owner, epoch } = lease;
+    // Adopted: its taker renews it; here it is only checked, so this hold never shortens the taker's TTL.
+    const stillHeld = adopted
+      ? () =>
+          store
+            .getBranchLease(sessionId, branchId, scope)
+            .then((now) => now?.held === true && now.owner === owner && now.epoch === epoch)
+      : () => store.renewBranchLease(sessionId, branchId, { owner, epoch, ttlMs, ...scope });
     this.#timer = setInterval(
       () => {
-        store.renewBranchLease(sessionId, branchId, { owner, epoch, ttlMs, ...scope }).then(
-          (renewed) => {
-            if (renewed || this.#lost.signal.aborted) return;
+        stillHeld().then(
+          (held) => {
+            if (held || this.#lost.signal.aborted) return;
             clearInterval(this.#timer);
             this.#lost.abort(runningElsewhere(sessionId, branchId, 'took over (it had expired)'));
           },
@@ -93,9 +100,10 @@ export class TurnLease {
   }
 
   /**
-   * Works under a lease another party took for this turn (a server that hands its turn to a worker):
-   * renews it now and then every third of `ttlMs`; {@link TurnLease.release} leaves it to its taker.
-   * @returns the hold, or `undefined` when `held` no longer holds the branch (released, or taken over)
+   * Works under a lease another party took for this turn and keeps renewing (a server that hands its
+   * turn to a worker): checks now and every third of `ttlMs` that `held` still holds the branch
+   * ({@link TurnLease.lost} once it does not); {@link TurnLease.release} leaves it to its taker.
+   * @returns the hold, or `undefined` when `held` no longer holds the branch live (released, expired or taken over)
    */
   static async adopt(
     store: BranchLeaseStore,
@@ -104,11 +112,9 @@ export class TurnLease {
     scope: TenantScope,
     held: HeldLease & { ttlMs: number },
   ): Promise<TurnLease | undefined> {
-    const { owner, epoch, ttlMs } = held;
-    if (!(await store.renewBranchLease(sessionId, branchId, { owner, epoch, ttlMs, ...scope }))) return undefined;
     const lease = await store.getBranchLease(sessionId, branchId, scope);
-    if (lease === undefined || lease.owner !== owner || lease.epoch !== epoch) return undefined;
-    return new TurnLease(store, lease, scope, ttlMs, true);
+    if (!isLiveLease(lease) || lease!.owner !== held.owner || lease!.epoch !== held.epoch) return undefined;
+    return new TurnLease(store, lease!, scope, held.ttlMs, true);
   }
 
   /** Stops renewing and releases the lease, unless adopted (a failure leaves it to expire). */
