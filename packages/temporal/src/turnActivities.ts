@@ -64,7 +64,8 @@ const FINAL_CODES: ReadonlySet<string> = new Set([
  *   every third of it; a killed worker's turn is taken over once it expired)
  * @example
  * ```ts
- * const worker = await Worker.create({ connection, taskQueue: 'desk', workflowsPath, activities: createTurnActivities(desk) });
+ * const activities = createTurnActivities(desk, { leaseTtlMs: 15_000 });
+ * const worker = await Worker.create({ connection, taskQueue: 'desk', workflowsPath, activities });
  * ```
  */
 export function createTurnActivities(workflow: HandoffWorkflow, options: { leaseTtlMs?: number } = {}): TurnActivities {

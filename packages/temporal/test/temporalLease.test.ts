@@ -155,7 +155,7 @@ describe('the branch lease of a turn run by a Temporal worker', () => {
     expect(await toolLog()).toEqual(['look_up_order:server', 'look_up_order:worker']);
   }, 180_000);
 
-  it('aborts an attempt whose lease was taken over (a worker cut off from renewing it); the retry reads the turn back', async () => {
+  it('aborts an attempt whose lease was taken over (renewals cut off); the retry reads the turn back', async () => {
     // A second worker whose store calls reach FerretDB, except lease renewals while `cutOff`.
     let cutOff = false;
     const cutStore = new Proxy(h.store, {

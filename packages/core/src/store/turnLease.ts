@@ -19,9 +19,9 @@ export interface HeldLease {
 /**
  * The lease of one running turn on a branch (see {@link BranchLeaseStore}): taken before the turn
  * calls anything, renewed every third of its TTL while the turn runs, released when it ends. A
- * lease whose renewal (or, adopted, whose check) finds it gone (it expired and another process took it) stops being renewed
- * and aborts {@link TurnLease.lost}, so its turn can stop writing; the store's version checks keep
- * the late writes of a turn that does not stop out.
+ * lease whose renewal (or, adopted, whose check) finds it gone (it expired and another process took
+ * it) stops being renewed and aborts {@link TurnLease.lost}, so its turn can stop writing; the
+ * store's version checks keep the late writes of a turn that does not stop out.
  *
  * @example
  * ```ts
@@ -78,7 +78,8 @@ export class TurnLease {
   /**
    * Takes the branch's lease: free, released or expired (`expired`: only a held one whose owner
    * stopped renewing it, as a reconciler takes over a cut turn).
-   * @param refusal the error thrown when another holder's lease is live (default: a `ConcurrencyError` naming the branch)
+   * @param options `refusal`: the error thrown when another holder's lease is live (default: a
+   *   `ConcurrencyError` naming the branch)
    * @throws {ConcurrencyError} when another live holder has it (or what `refusal` returns)
    */
   static async take(
@@ -128,6 +129,7 @@ export class TurnLease {
 
 function runningElsewhere(sessionId: string, branchId: string, what: string): ConcurrencyError {
   return new ConcurrencyError(
-    `Another process ${what} the lease of session ${JSON.stringify(sessionId)} branch ${JSON.stringify(branchId)}, where it runs a turn; try again when that turn has completed.`,
+    `Another process ${what} the lease of session ${JSON.stringify(sessionId)} branch ` +
+      `${JSON.stringify(branchId)}, where it runs a turn; try again when that turn has completed.`,
   );
 }
