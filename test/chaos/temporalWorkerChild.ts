@@ -32,6 +32,8 @@ const worker = await createBatonWorker({
   taskQueue: temporal.taskQueue,
   workflow,
   workflowBundle: { codePath: temporal.bundlePath },
+  // A killed worker's branch lease expires soon after Temporal notices it (heartbeat timeout 2 s).
+  leaseTtlMs: Number(process.env.CHAOS_LEASE_MS ?? 3_000),
 });
 process.stdout.write('ready\n');
 await worker.run();

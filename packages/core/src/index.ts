@@ -217,6 +217,7 @@ export type {
 } from './store/store.js';
 export { writeStoreBatch } from './store/writeStoreBatch.js';
 export { type BranchLease, type BranchLeaseStore, isLiveLease, type LeaseAcquisition } from './store/branchLease.js';
+export { type HeldLease, TurnLease, type TurnLeaseOptions } from './store/turnLease.js';
 export {
   compareLogPositions,
   type EventLogBatch,

@@ -46,7 +46,7 @@ export type {
 } from './config/handoffTypes.js';
 export { HandoffWorkflow } from './workflow/handoffWorkflow.js';
 export { type TurnResult, TurnStream } from './session/turnStream.js';
-export { inProcessRunner, type SessionRunner } from './session/sessionRunner.js';
+export { inProcessRunner, type RunnerLease, type SessionRunner } from './session/sessionRunner.js';
 export { HistoryView, type HistoryViewOptions } from './runtime/historyView.js';
 export { type HistoryWindow, historyBound, windowModelInput, windowStart } from './config/historyWindow.js';
 export { type HandoffGraph, handoffGraphToMermaid } from './routing/mermaid.js';

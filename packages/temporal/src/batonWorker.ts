@@ -20,6 +20,11 @@ export interface BatonWorkerOptions {
   taskQueue: string;
   /** The handoff workflow whose participants, store and memory run the turns (the same on every worker). */
   workflow: HandoffWorkflow;
+  /**
+   * How long a turn's branch lease lasts without renewal, in ms (default 15,000; renewed every third
+   * of it while the turn runs). A worker killed mid-turn leaves its lease to expire; the retry takes it.
+   */
+  leaseTtlMs?: number;
   /** Turns this worker runs at once, as a real pool caps them (default 8). */
   maxConcurrentTurns?: number;
   /** A bundle made once with {@link bundleBatonWorkflows} (saves each worker the bundling, a few seconds of CPU). */
@@ -75,7 +80,10 @@ export function createBatonWorker(options: BatonWorkerOptions): Promise<Worker> 
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
-    activities: createTurnActivities(options.workflow),
+    activities: createTurnActivities(
+      options.workflow,
+      options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs },
+    ),
     maxConcurrentActivityTaskExecutions: turns,
     ...(options.interceptors === undefined ? {} : { interceptors: options.interceptors }),
     ...(options.workflowBundle === undefined

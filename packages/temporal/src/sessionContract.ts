@@ -1,4 +1,4 @@
-import type { Message, Request, Usage } from '@baton/core';
+import type { HeldLease, Message, Request, Usage } from '@baton/core';
 import type { RequestAnswer } from '@baton/handoff';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
@@ -79,6 +79,8 @@ export interface TurnActivityInput {
   operation: TurnOperation;
   /** The branch's last committed seq before this operation: what is stored after it belongs to this operation. */
   afterSeq: number;
+  /** The branch lease the caller holds for this operation (`@baton/server`'s): the worker works under it. */
+  lease?: HeldLease;
 }
 
 /**
@@ -122,11 +124,12 @@ export interface OpenedSession {
  * const turn = await client.workflow.getHandle(sessionWorkflowId({ sessionId: 'chat-81' })).executeUpdate(sendUpdate, { args: [{ text: 'hi' }] });
  * ```
  */
-export const sendUpdate = defineUpdate<CommittedTurn, [{ text: string | string[] }]>('baton.send');
-/** An answer to a pending request. */
-export const respondUpdate = defineUpdate<CommittedTurn, [{ requestId: string; answer: RequestAnswer }]>(
-  'baton.respond',
-);
+export const sendUpdate = defineUpdate<CommittedTurn, [{ text: string | string[]; lease?: HeldLease }]>('baton.send');
+/** An answer to a pending request (`lease`: the branch lease the caller holds for it, see `TemporalCallOptions`). */
+export const respondUpdate = defineUpdate<
+  CommittedTurn,
+  [{ requestId: string; answer: RequestAnswer; lease?: HeldLease }]
+>('baton.respond');
 /** Closes the session (its episode saved by the worker's memory); the workflow then completes. */
 export const closeUpdate = defineUpdate<CommittedTurn, [{ reason?: string }]>('baton.close');
 /** What the workflow knows of its session now. */

@@ -1,3 +1,4 @@
+import type { HeldLease } from '@baton/core';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -96,6 +97,7 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
   const run = async (
     operation: TurnOperation,
     still: () => boolean = () => true,
+    lease?: HeldLease,
   ): Promise<CommittedTurn | undefined> => {
     await condition(() => opened && !busy);
     if (!still()) return undefined;
@@ -112,7 +114,7 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
         stale = false;
       }
       const result = await activities
-        .batonTurn({ target, operation, afterSeq: state.headSeq })
+        .batonTurn({ target, operation, afterSeq: state.headSeq, ...(lease === undefined ? {} : { lease }) })
         .catch((error: unknown) => {
           stale = true;
           // Closed elsewhere (another branch's close, an operator): this workflow's work is done.
@@ -132,14 +134,15 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
       epoch += 1;
     }
   };
-  const update = async (operation: TurnOperation): Promise<CommittedTurn> => (await run(operation)) as CommittedTurn;
+  const update = async (operation: TurnOperation, lease?: HeldLease): Promise<CommittedTurn> =>
+    (await run(operation, undefined, lease)) as CommittedTurn;
 
-  setHandler(sendUpdate, ({ text }) => update({ kind: 'send', text }), {
+  setHandler(sendUpdate, ({ text, lease }) => update({ kind: 'send', text }, lease), {
     validator: (_message: { text: string | string[] }) => {
       if (state.closed) throw closedFailure(target);
     },
   });
-  setHandler(respondUpdate, ({ requestId, answer }) => update({ kind: 'respond', requestId, answer }), {
+  setHandler(respondUpdate, ({ requestId, answer, lease }) => update({ kind: 'respond', requestId, answer }, lease), {
     validator: ({ requestId }) => {
       if (state.closed) throw closedFailure(target);
       if (state.expired.includes(requestId)) {

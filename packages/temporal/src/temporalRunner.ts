@@ -1,6 +1,7 @@
 import {
   type BatonEvent,
   ConfigurationError,
+  type HeldLease,
   InvalidInputError,
   isBatonError,
   type MessageEvent,
@@ -55,11 +56,11 @@ export function temporalRunner(sessions: TemporalSessions, options: TemporalRunn
             `Session ${JSON.stringify(session.id)} runs on Temporal workers, whose send Update carries text only; send the message without assets.`,
           );
         }
-        return chat.send(typeof text === 'string' ? text : [...text]);
+        return chat.send(typeof text === 'string' ? text : [...text], leaseOption(sendOptions.lease));
       });
     },
-    respond(session, requestId, answer) {
-      return relayedTurn(session, pollMs, (chat) => chat.respond(requestId, answer));
+    respond(session, requestId, answer, respondOptions = {}) {
+      return relayedTurn(session, pollMs, (chat) => chat.respond(requestId, answer, leaseOption(respondOptions.lease)));
     },
     async close(session, closeOptions = {}) {
       await sessions.session(targetOf(session)).close(closeOptions);
@@ -79,6 +80,11 @@ export function temporalRunner(sessions: TemporalSessions, options: TemporalRunn
       });
     return new TurnStream(base, start, () => pending);
   }
+}
+
+/** The server's lease on the branch, handed to the worker that runs the turn (it would refuse the worker's own). */
+function leaseOption(lease: HeldLease | undefined): { lease?: HeldLease } {
+  return lease === undefined ? {} : { lease };
 }
 
 /** The conversation branch a server-opened session is, as the session workflow names it. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ConfigurationError,
+  type HeldLease,
   type MessageEvent,
   SessionClosedError,
   type SessionClosedEvent,
@@ -49,6 +50,13 @@ export interface TemporalCallOptions {
    * `UpdateWaitEndedError`, the operation going on as with `signal`.
    */
   timeoutMs?: number;
+  /**
+   * The branch's store lease the caller holds for this operation (`send` and `respond`): the worker
+   * works under it (the caller renews and releases it; the worker stops if it is taken over) instead
+   * of taking its own, which the caller's hold would refuse. `temporalRunner` passes
+   * `@baton/server`'s; a caller holding no lease leaves it out.
+   */
+  lease?: HeldLease;
 }
 
 /**
@@ -96,7 +104,7 @@ export class TemporalSession {
    * @throws {SessionClosedError} when the session is closed; `InvalidInputError` when an approval is pending (use `respond`)
    */
   send(text: string | string[], options: TemporalCallOptions = {}): Promise<CommittedTurn> {
-    return this.#update(sendUpdate, { text }, options);
+    return this.#update(sendUpdate, { text, ...leaseOf(options) }, options);
   }
 
   /**
@@ -104,7 +112,7 @@ export class TemporalSession {
    * @throws `NotFoundError` for an unknown request id, or one that expired (its deadline passed); `InvalidInputError` for an answer of the wrong kind
    */
   respond(requestId: string, answer: RequestAnswer, options: TemporalCallOptions = {}): Promise<CommittedTurn> {
-    return this.#update(respondUpdate, { requestId, answer }, options);
+    return this.#update(respondUpdate, { requestId, answer, ...leaseOf(options) }, options);
   }
 
   /** Closes the session (pending requests answered, the episode saved); the workflow then completes. Closing twice is a no-op. */
@@ -193,4 +201,8 @@ export class TemporalSession {
       });
     return this.#started;
   }
+}
+
+function leaseOf(options: TemporalCallOptions): { lease?: HeldLease } {
+  return options.lease === undefined ? {} : { lease: { owner: options.lease.owner, epoch: options.lease.epoch } };
 }

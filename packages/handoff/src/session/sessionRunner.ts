@@ -1,3 +1,4 @@
+import type { HeldLease } from '@baton/core';
 import type { RequestAnswer, SendOptions, TurnOptions } from '../config/handoffTypes.js';
 import type { HandoffSession } from './handoffSession.js';
 import type { TurnStream } from './turnStream.js';
@@ -23,11 +24,29 @@ import type { TurnStream } from './turnStream.js';
  */
 export interface SessionRunner {
   /** Sends the user's message(s): the turn's events, awaitable for its `TurnResult` (as `session.send`). */
-  send(session: HandoffSession, text: string | readonly string[], options?: SendOptions): TurnStream;
+  send(session: HandoffSession, text: string | readonly string[], options?: SendOptions & RunnerLease): TurnStream;
   /** Answers a pending request: the rest of the turn (as `session.respond`). */
-  respond(session: HandoffSession, requestId: string, answer: RequestAnswer, options?: TurnOptions): TurnStream;
+  respond(
+    session: HandoffSession,
+    requestId: string,
+    answer: RequestAnswer,
+    options?: TurnOptions & RunnerLease,
+  ): TurnStream;
   /** Closes the session (pending requests answered, the episode saved); closing twice is a no-op (as `session.close`). */
   close(session: HandoffSession, options?: { reason?: string }): Promise<void>;
+}
+
+/**
+ * The branch lease the caller holds for the turn it starts through a runner (`@baton/server` takes
+ * it before the turn): a runner whose turn runs in another process hands it on, so that process
+ * works under the caller's lease instead of waiting for it. The in-process runner ignores it.
+ * @example
+ * ```ts
+ * runner.send(session, 'hi', { lease: { owner: 'baton-7f3a', epoch: 12 } });
+ * ```
+ */
+export interface RunnerLease {
+  lease?: HeldLease;
 }
 
 /**
@@ -38,7 +57,7 @@ export interface SessionRunner {
  * ```
  */
 export const inProcessRunner: SessionRunner = {
-  send: (session, text, options = {}) => session.send(text, options),
-  respond: (session, requestId, answer, options = {}) => session.respond(requestId, answer, options),
+  send: (session, text, { lease: _, ...options } = {}) => session.send(text, options),
+  respond: (session, requestId, answer, { lease: _, ...options } = {}) => session.respond(requestId, answer, options),
   close: (session, options = {}) => session.close(options),
 };

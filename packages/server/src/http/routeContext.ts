@@ -1,4 +1,4 @@
-import { isLiveLease, MAIN_BRANCH } from '@baton/core';
+import { type HeldLease, isLiveLease, MAIN_BRANCH } from '@baton/core';
 import {
   type HandoffSession,
   type HandoffWorkflow,
@@ -66,7 +66,7 @@ export interface RouteContext {
   startTurn(
     c: Context<BatonEnv>,
     session: HandoffSession,
-    call: (session: HandoffSession) => TurnStream,
+    call: (session: HandoffSession, lease?: HeldLease) => TurnStream,
   ): Promise<StartedRun>;
   /** Starts a turn with the user's message; refused while requests wait, naming the route that answers them. */
   startSend(
@@ -101,7 +101,7 @@ export function createRouteContext(
       session.id,
       session.branchId,
       session.messages.at(-1)?.seq ?? 0,
-      () => call(session),
+      (lease) => call(session, lease),
       afterCut.has(session) ? { afterCut: true } : {},
     );
   return {
@@ -122,9 +122,11 @@ export function createRouteContext(
     },
     startTurn,
     startSend: (c, session, text, options = {}) =>
-      startTurn(c, session, (s) => runner.send(s, text, options)).catch((error: unknown) => {
-        throw sendRefusal(session, error);
-      }),
+      startTurn(c, session, (s, lease) => runner.send(s, text, lease ? { ...options, lease } : options)).catch(
+        (error: unknown) => {
+          throw sendRefusal(session, error);
+        },
+      ),
     turnResponse: async (c, started) => {
       const { queue, stream, ended } = await started;
       if (prefersJson(c)) {

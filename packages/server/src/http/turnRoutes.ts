@@ -44,7 +44,9 @@ export function registerTurnRoutes(app: BatonHono, routes: RouteContext): void {
     const session = await routes.openForTurn(c, c.req.param('id'), branch);
     return routes.turnResponse(
       c,
-      routes.startTurn(c, session, (s) => routes.runner.respond(s, c.req.param('requestId'), answerOf(body))),
+      routes.startTurn(c, session, (s, lease) =>
+        routes.runner.respond(s, c.req.param('requestId'), answerOf(body), lease ? { lease } : {}),
+      ),
     );
   });
 }

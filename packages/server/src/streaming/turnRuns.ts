@@ -4,15 +4,17 @@ import {
   type BranchLeaseStore,
   ConcurrencyError,
   type EventLogStore,
+  type HeldLease,
   type Message,
   type Store,
   type TenantScope,
+  TurnLease,
 } from '@baton/core';
 import type { TurnStream } from '@baton/handoff';
 import { BranchLog, type LogItem } from './branchLog.js';
 import { EventLogWriter } from './eventLogWriter.js';
 import type { EventQueue } from './eventQueue.js';
-import { TurnLease } from './turnLease.js';
+import { runningElsewhere } from './turnLease.js';
 
 /** How long and how much the server remembers of each branch's events for reconnecting clients. */
 export interface TurnRunsOptions {
@@ -134,6 +136,8 @@ export class TurnRuns {
    * background into the branch log.
    *
    * @param headSeq the branch's last message seq before the turn
+   * @param call starts the turn; it gets the lease the run holds (when the store has leases), to hand on
+   *   to a runner that runs the turn in another process
    * @throws {ConcurrencyError} when a turn is running on the branch; whatever the stream throws before its first event
    */
   async start(
@@ -141,7 +145,7 @@ export class TurnRuns {
     sessionId: string,
     branchId: string,
     headSeq: number,
-    call: () => TurnStream,
+    call: (lease?: HeldLease) => TurnStream,
     options: { expired?: boolean; afterCut?: boolean } = {},
   ): Promise<StartedRun> {
     this.assertIdle(tenantKey, sessionId, branchId);
@@ -169,7 +173,7 @@ export class TurnRuns {
     let stream: TurnStream;
     let first: IteratorResult<BatonEvent, void>;
     try {
-      stream = call();
+      stream = call(run.lease && { owner: run.lease.lease.owner, epoch: run.lease.epoch });
       first = await stream.next();
     } catch (error) {
       queue.close();
@@ -228,6 +232,7 @@ export class TurnRuns {
         owner: this.owner,
         ttlMs: this.leaseTtlMs,
         expired,
+        refusal: () => runningElsewhere(sessionId, branchId),
       }));
     const writer = this.eventLog && new EventLogWriter(this.eventLog, sessionId, branchId, scope);
     return { lease, writer, headSeq, messageIds: new Set(), failed: false };

@@ -14,6 +14,8 @@ export interface DeskOptions {
   hang?: boolean;
   /** Called when `look_up_order` starts (the test's sign that the turn is mid-tool). */
   onLookUp?: () => void;
+  /** `look_up_order` waits for it after starting (a slow tool the test lets finish). */
+  gate?: () => Promise<void>;
   memory?: ContextProvider;
 }
 
@@ -44,6 +46,7 @@ export function temporalDesk(store: Store, options: DeskOptions) {
     parameters: z.object({ orderId: z.string() }),
     execute: async ({ orderId }) => {
       options.onLookUp?.();
+      await options.gate?.();
       if (options.hang === true) await new Promise((resolve) => setTimeout(resolve, 600_000));
       log(`look_up_order:${options.who}`);
       return `order ${orderId} ships tomorrow`;

@@ -52,6 +52,7 @@ const worker = await createBatonWorker({
   taskQueue,
   workflow,
   workflowBundle: { codePath: bundlePath },
+  leaseTtlMs: 4_000, // a killed worker's branch lease expires soon after Temporal notices (heartbeat timeout 2 s)
   ...(hang === 'hang-after-commit' ? { interceptors: { activity: [holdCompletedTurns] } } : {}),
 });
 process.stdout.write('ready\n');
