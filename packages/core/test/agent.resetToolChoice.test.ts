@@ -1,32 +1,10 @@
-import { AgentExecutor, agent, ConfigurationError, MaxStepsExceededError, type ModelClient, tool } from '@baton/core';
+import { AgentExecutor, ConfigurationError, MaxStepsExceededError } from '@baton/core';
 import { OpenAIChatModel } from '@baton/core/openai';
 import { ScriptedModel } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { reply, startOpenAIServer } from './support/openaiServer.js';
+import { shippingAgent } from './support/shippingAgent.js';
 import { runExecutor, TestJournal } from './support/testJournal.js';
-
-/** A shipping agent with one tool; `resetToolChoice` as given. */
-function shipping(model: ModelClient, looked: string[], options: { resetToolChoice?: boolean; maxSteps?: number }) {
-  return agent({
-    name: 'shipping',
-    description: 'Orders.',
-    instructions: 'Track orders.',
-    model,
-    ...options,
-    tools: [
-      tool({
-        name: 'look_up_order',
-        description: 'Finds an order by id.',
-        parameters: z.object({ orderId: z.string() }),
-        execute: ({ orderId }) => {
-          looked.push(orderId);
-          return `${orderId}: shipped`;
-        },
-      }),
-    ],
-  });
-}
 
 async function userTurn(text: string): Promise<TestJournal> {
   const journal = new TestJournal();
@@ -44,7 +22,7 @@ describe('agent({ resetToolChoice: false }): a forced tool choice stays forced a
     const looked: string[] = [];
     const journal = await userTurn('Where are A-1 and B-2?');
     const { outcome } = await runExecutor(
-      new AgentExecutor(shipping(model, looked, { resetToolChoice: false })),
+      new AgentExecutor(shippingAgent(model, looked, { resetToolChoice: false })),
       journal,
       {
         history: journal.messages,
@@ -60,7 +38,7 @@ describe('agent({ resetToolChoice: false }): a forced tool choice stays forced a
       const before = server.requests.length;
       server.enqueue(call(`call_${n + 3}`, `C-${n}`), reply.text(`C-${n} shipped.`));
       const next = await userTurn(`And C-${n}?`);
-      await runExecutor(new AgentExecutor(shipping(model, looked, options)), next, {
+      await runExecutor(new AgentExecutor(shippingAgent(model, looked, options)), next, {
         history: next.messages,
         turnSettings: { modelSettings: { toolChoice: 'required' } },
       });
@@ -75,7 +53,7 @@ describe('agent({ resetToolChoice: false }): a forced tool choice stays forced a
     );
     const looked: string[] = [];
     const journal = await userTurn('Where is A-1?');
-    const executor = new AgentExecutor(shipping(script, looked, { resetToolChoice: false, maxSteps: 3 }));
+    const executor = new AgentExecutor(shippingAgent(script, looked, { resetToolChoice: false, maxSteps: 3 }));
     await expect(runExecutor(executor, journal, { history: journal.messages })).rejects.toBeInstanceOf(
       MaxStepsExceededError,
     );
@@ -84,8 +62,10 @@ describe('agent({ resetToolChoice: false }): a forced tool choice stays forced a
   });
 
   it('refuses a resetToolChoice that is not a boolean, naming it', () => {
-    expect(() => shipping(new ScriptedModel([]), [], { resetToolChoice: 'no' as never })).toThrow(ConfigurationError);
-    expect(() => shipping(new ScriptedModel([]), [], { resetToolChoice: 'no' as never })).toThrow(
+    expect(() => shippingAgent(new ScriptedModel([]), [], { resetToolChoice: 'no' as never })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => shippingAgent(new ScriptedModel([]), [], { resetToolChoice: 'no' as never })).toThrow(
       /resetToolChoice "no"/,
     );
   });

@@ -1,8 +1,8 @@
-import { AgentExecutor, agent, ConfigurationError, InvalidInputError, tool } from '@baton/core';
+import { AgentExecutor, ConfigurationError, InvalidInputError } from '@baton/core';
 import { ScriptedModel } from '@baton/core/testing';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { collect, lookUpOrder } from './support/modelStreams.js';
+import { shippingAgent } from './support/shippingAgent.js';
 import { runExecutor, TestJournal } from './support/testJournal.js';
 
 const hi = [{ role: 'user' as const, content: 'Where is A-1?' }];
@@ -60,24 +60,7 @@ describe('ScriptedModel takes toolChoice as a provider does', () => {
 
   it('in the agent loop: the forced first call must call a tool, the call after it (reset) may answer', async () => {
     const looked: string[] = [];
-    const shipping = (model: ScriptedModel) =>
-      agent({
-        name: 'shipping',
-        description: 'Orders.',
-        instructions: 'Track orders.',
-        model,
-        tools: [
-          tool({
-            name: 'look_up_order',
-            description: 'Finds an order by id.',
-            parameters: z.object({ orderId: z.string() }),
-            execute: ({ orderId }) => {
-              looked.push(orderId);
-              return `${orderId}: shipped`;
-            },
-          }),
-        ],
-      });
+    const shipping = (model: ScriptedModel) => shippingAgent(model, looked);
     const turnSettings = { modelSettings: { toolChoice: 'required' as const } };
     const obeying = new ScriptedModel([{ toolCalls: [lookUp] }, { text: 'A-1 has shipped.' }]);
     const journal = new TestJournal();

@@ -1,17 +1,9 @@
-import {
-  AgentExecutor,
-  agent,
-  ConfigurationError,
-  InvalidInputError,
-  type ModelClient,
-  type ModelRequest,
-  tool,
-} from '@baton/core';
+import { AgentExecutor, ConfigurationError, InvalidInputError, type ModelClient, type ModelRequest } from '@baton/core';
 import { OpenAIChatModel, OpenAIResponsesModel } from '@baton/core/openai';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { collect, lookUpOrder } from './support/modelStreams.js';
 import { reply, startOpenAIServer } from './support/openaiServer.js';
+import { shippingAgent } from './support/shippingAgent.js';
 import { runExecutor, TestJournal } from './support/testJournal.js';
 
 const hi = [{ role: 'user' as const, content: 'Where is A-1?' }];
@@ -96,26 +88,6 @@ describe('toolChoice on the wire', () => {
 });
 
 describe('toolChoice in the agent loop', () => {
-  function shipping(model: ModelClient, looked: string[]) {
-    return agent({
-      name: 'shipping',
-      description: 'Orders.',
-      instructions: 'Track orders.',
-      model,
-      tools: [
-        tool({
-          name: 'look_up_order',
-          description: 'Finds an order by id.',
-          parameters: z.object({ orderId: z.string() }),
-          execute: ({ orderId }) => {
-            looked.push(orderId);
-            return `${orderId}: shipped`;
-          },
-        }),
-      ],
-    });
-  }
-
   it('after the tool calls a forced choice made, the next call of the agent no longer forces one', async () => {
     await using server = await startOpenAIServer();
     server.enqueue(
@@ -126,7 +98,7 @@ describe('toolChoice in the agent loop', () => {
     const looked: string[] = [];
     const journal = new TestJournal();
     await journal.commit([{ role: 'user', content: 'Where is A-1?' }]);
-    const { outcome } = await runExecutor(new AgentExecutor(shipping(model, looked)), journal, {
+    const { outcome } = await runExecutor(new AgentExecutor(shippingAgent(model, looked)), journal, {
       history: journal.messages,
       turnSettings: { modelSettings: { toolChoice: 'required', temperature: 0 } },
     });
@@ -152,7 +124,7 @@ describe('toolChoice in the agent loop', () => {
       toolChoice: { name: 'look_up_order' },
     });
     const looked: string[] = [];
-    const executor = new AgentExecutor(shipping(model, looked));
+    const executor = new AgentExecutor(shippingAgent(model, looked));
     // A turn whose tool call was made (and answered) before a restart: the agent goes on unforced.
     const journal = new TestJournal();
     await journal.commit([
