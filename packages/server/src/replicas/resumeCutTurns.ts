@@ -1,4 +1,4 @@
-import { ConcurrencyError, ConfigurationError, type Store } from '@baton/core';
+import { ConcurrencyError, ConfigurationError, NotFoundError, type Store } from '@baton/core';
 import type { HandoffWorkflow } from '@baton/handoff';
 import { leasesOf, scopeOfKey, TurnRuns } from '../streaming/turnRuns.js';
 
@@ -21,8 +21,12 @@ export interface ResumedTurn {
   sessionId: string;
   branchId: string;
   tenantId?: string;
-  /** `resumed`: this call finished it; `nothing`: nothing was left to run (the lease is released); `taken`: another process took it first. */
-  outcome: 'resumed' | 'nothing' | 'taken' | 'failed';
+  /**
+   * `resumed`: this call finished it; `nothing`: nothing was left to run (the lease is released);
+   * `taken`: another process took it first; `gone`: the session or branch no longer exists (its lease,
+   * left by a delete that raced a lease change, is released so that it is not listed again).
+   */
+  outcome: 'resumed' | 'nothing' | 'taken' | 'gone' | 'failed';
   error?: string;
 }
 
@@ -32,7 +36,8 @@ export interface ResumedTurn {
  * replicas reconciling at once exactly one resumes each branch; it then runs `session.resume()`
  * (the recovery rules: finished tool results are not run again, the interrupted step runs from its
  * checkpoint), writes the resumed turn's events to the store's event log under a new epoch, and
- * releases the lease. A branch with nothing to resume only has its lease released.
+ * releases the lease. A branch with nothing to resume only has its lease released, and so does a lease
+ * whose session or branch was deleted meanwhile (`gone`).
  *
  * @returns one entry per expired lease found
  * @throws {ConfigurationError} when the store has no branch leases
@@ -60,12 +65,18 @@ export async function resumeCutTurns(options: ResumeCutTurnsOptions): Promise<Re
       ...(lease.tenantId === undefined ? {} : { tenantId: lease.tenantId }),
     };
     try {
-      const session = await workflow.session({
-        id: lease.sessionId,
-        branch: lease.branchId,
-        create: false,
-        ...scopeOfKey(tenantKey),
-      });
+      const session = await workflow
+        .session({ id: lease.sessionId, branch: lease.branchId, create: false, ...scopeOfKey(tenantKey) })
+        .catch((error: unknown) => (error instanceof NotFoundError ? undefined : Promise.reject(error)));
+      if (session === undefined) {
+        const { owner, epoch } = lease;
+        // A store that keeps leases with their session has none left to release (NotFoundError).
+        await leases
+          .releaseBranchLease(lease.sessionId, lease.branchId, { owner, epoch, ...scopeOfKey(tenantKey) })
+          .catch((error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)));
+        results.push({ ...base, outcome: 'gone' });
+        continue;
+      }
       const headSeq = session.messages.at(-1)?.seq ?? 0;
       const started = await runs.start(tenantKey, lease.sessionId, lease.branchId, headSeq, () => session.resume(), {
         expired: true,
