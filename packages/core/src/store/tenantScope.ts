@@ -45,3 +45,8 @@ export function inTenant(owner: { tenantId?: string | undefined }, scope: Tenant
   if (tenantId !== undefined) assertValidId('tenant', tenantId);
   return owner.tenantId === tenantId;
 }
+
+/** The tenant scope part of an options object (`{}` without a `tenantId`). */
+export function scopeOf(options: TenantScope): TenantScope {
+  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
+}

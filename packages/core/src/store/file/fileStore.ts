@@ -30,6 +30,7 @@ import type {
   TenantScope,
   UpdateOptions,
 } from '../store.js';
+import { scopeOf } from '../tenantScope.js';
 import * as assets from './calls/assetCalls.js';
 import * as branches from './calls/branchCalls.js';
 import * as branchLogs from './calls/branchLogCalls.js';
@@ -457,9 +458,4 @@ export class FileStore implements Store {
   #run<T>(what: string, work: () => Promise<T>): Promise<T> {
     return this.#runner.run(what, work);
   }
-}
-
-/** The tenant scope part of an options object. */
-function scopeOf(options: TenantScope): TenantScope {
-  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
 }

@@ -3,7 +3,7 @@ import type { Checkpoint, CheckpointManifestEntry, PendingWrite } from '../../co
 import type { Episode } from '../../conversation/episode.js';
 import type { Message } from '../../conversation/message.js';
 import type { Branch, BranchParent, Session, State } from '../../conversation/session.js';
-import { ConcurrencyError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { InvalidInputError, NotFoundError } from '../../errors.js';
 import { checkAssetInput } from '../assets/assetInput.js';
 import type { BranchLease, LeaseAcquisition } from '../branchLease.js';
 import { cloneData } from '../cloneData.js';
@@ -27,13 +27,12 @@ import type {
 } from '../store.js';
 import {
   assertBranchId,
-  assertSessionId,
   changedSession,
   copyValidCheckpoint,
   matchesSessionFilter,
   newSession,
 } from '../storeRules.js';
-import { assertTenantScope, inTenant } from '../tenantScope.js';
+import { inTenant, scopeOf } from '../tenantScope.js';
 import {
   type AssetLimits,
   deleteRecordAsset,
@@ -60,15 +59,8 @@ import {
 } from './inMemoryCheckpoints.js';
 import { InMemoryEpisodes } from './inMemoryEpisodes.js';
 import { appendRecordMessages, readRecordMessages, writeRecordBatch } from './inMemoryMessages.js';
-import {
-  checkpointList,
-  eraseUserRecords,
-  evictForRoom,
-  newSessionRecord,
-  type SessionLimits,
-  type SessionRecord,
-  touchRecord,
-} from './inMemoryRecords.js';
+import { checkpointList, eraseUserRecords } from './inMemoryRecords.js';
+import { InMemorySessions } from './inMemorySessions.js';
 import { assetLimits, type InMemoryStoreOptions, sessionLimits } from './inMemoryStoreOptions.js';
 
 export type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
@@ -95,58 +87,52 @@ export type { InMemoryStoreOptions } from './inMemoryStoreOptions.js';
  */
 export class InMemoryStore implements Store {
   readonly kind = 'memory';
-  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #sessions: InMemorySessions;
   readonly #episodes = new InMemoryEpisodes();
-  readonly #limits: SessionLimits;
   readonly #assetLimits: AssetLimits;
-  /** The record last in `#sessions` (the most recently used), when known. */
-  #newest: SessionRecord | undefined;
 
   constructor(options: InMemoryStoreOptions = {}) {
-    this.#limits = sessionLimits(options);
+    this.#sessions = new InMemorySessions(sessionLimits(options));
     this.#assetLimits = assetLimits(options);
   }
 
   /** How many sessions the store holds now. */
   get size(): number {
-    return this.#sessions.size;
+    return this.#sessions.byId.size;
   }
 
   async createSession(input: CreateSessionInput): Promise<Session> {
     const session = newSession(input);
-    if (this.#sessions.has(session.id))
-      throw new ConcurrencyError(`Session ${JSON.stringify(session.id)} already exists.`);
-    evictForRoom(this.#sessions, this.#limits, Date.now());
-    const record = newSessionRecord(session, Date.now());
-    this.#sessions.set(session.id, record);
-    this.#newest = record;
+    this.#sessions.add(session);
     return cloneData(session);
   }
 
   async getSession(id: string, scope: TenantScope = {}): Promise<Session | undefined> {
-    const record = this.#record(id, scope);
+    const record = this.#sessions.find(id, scope);
     return record && cloneData(record.session);
   }
 
   async updateSession(id: string, change: SessionChange, options: UpdateOptions): Promise<Session> {
-    const record = this.#required(id, options);
+    const record = this.#sessions.required(id, options);
     record.session = changedSession(record.session, change, options.expectedVersion);
     return cloneData(record.session);
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<Session[]> {
-    const found = [...this.#sessions.values()].map((r) => r.session).filter((s) => matchesSessionFilter(s, filter));
+    const found = [...this.#sessions.byId.values()]
+      .map((r) => r.session)
+      .filter((s) => matchesSessionFilter(s, filter));
     found.sort((a, b) => b.lastActivityAt.localeCompare(a.lastActivityAt));
     return cloneData(filter.limit === undefined ? found : found.slice(0, filter.limit));
   }
 
   async deleteSession(id: string, scope: TenantScope = {}): Promise<boolean> {
-    const record = this.#record(id, scope);
+    const record = this.#sessions.find(id, scope);
     if (!record) return false;
     for (const episode of this.#episodes.byId.values()) {
       if (episode.sessionId === id && inTenant(episode, scope)) this.#episodes.byId.delete(episode.id);
     }
-    return this.#sessions.delete(id);
+    return this.#sessions.byId.delete(id);
   }
 
   async deleteInactiveSessions(options: { idleFor: number; dryRun?: boolean } & TenantScope): Promise<string[]> {
@@ -154,7 +140,7 @@ export class InMemoryStore implements Store {
     const filter: SessionFilter = { activeBefore: before };
     if (options.tenantId !== undefined) filter.tenantId = options.tenantId;
     const ids = (await this.listSessions(filter)).map((s) => s.id);
-    if (!options.dryRun) for (const id of ids) this.#sessions.delete(id);
+    if (!options.dryRun) for (const id of ids) this.#sessions.byId.delete(id);
     return ids;
   }
 
@@ -164,12 +150,12 @@ export class InMemoryStore implements Store {
     messages: readonly Message[],
     scope: TenantScope = {},
   ): Promise<{ inserted: number }> {
-    const record = this.#required(sessionId, scope);
+    const record = this.#sessions.required(sessionId, scope);
     return appendRecordMessages(record, sessionId, branchId, messages);
   }
 
   async readMessages(sessionId: string, branchId: string, options: ReadMessagesOptions = {}): Promise<Message[]> {
-    const record = this.#required(sessionId, options);
+    const record = this.#sessions.required(sessionId, options);
     return readRecordMessages(record, sessionId, branchId, options);
   }
 
@@ -178,18 +164,18 @@ export class InMemoryStore implements Store {
     input: { branchId: string; parent: BranchParent; state?: State },
     scope: TenantScope = {},
   ): Promise<Branch> {
-    return forkRecordBranch(this.#required(sessionId, scope), sessionId, input, scope);
+    return forkRecordBranch(this.#sessions.required(sessionId, scope), sessionId, input, scope);
   }
 
   async getBranch(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<Branch | undefined> {
-    const record = this.#record(sessionId, scope);
+    const record = this.#sessions.find(sessionId, scope);
     assertBranchId(branchId);
     const branch = record?.branches.get(branchId);
     return branch && cloneData(branch);
   }
 
   async listBranches(sessionId: string, scope: TenantScope = {}): Promise<Branch[]> {
-    return cloneData([...this.#required(sessionId, scope).branches.values()]);
+    return cloneData([...this.#sessions.required(sessionId, scope).branches.values()]);
   }
 
   async updateBranch(
@@ -198,7 +184,7 @@ export class InMemoryStore implements Store {
     change: { state: State },
     options: UpdateOptions,
   ): Promise<Branch> {
-    return updateRecordBranch(this.#required(sessionId, options), branchId, change, options.expectedVersion);
+    return updateRecordBranch(this.#sessions.required(sessionId, options), branchId, change, options.expectedVersion);
   }
 
   async deleteBranch(
@@ -206,7 +192,7 @@ export class InMemoryStore implements Store {
     branchId: string,
     options: { recursive?: boolean } & TenantScope = {},
   ): Promise<void> {
-    deleteRecordBranch(this.#required(sessionId, options), branchId, options);
+    deleteRecordBranch(this.#sessions.required(sessionId, options), branchId, options);
   }
 
   async saveCheckpoint(checkpoint: Checkpoint, scope: TenantScope = {}): Promise<void> {
@@ -250,16 +236,16 @@ export class InMemoryStore implements Store {
     scope: TenantScope = {},
   ): Promise<number> {
     const list = this.#checkpoints(sessionId, branchId, scope);
-    return pruneRecordCheckpoints(this.#required(sessionId, scope), branchId, list, retention);
+    return pruneRecordCheckpoints(this.#sessions.required(sessionId, scope), branchId, list, retention);
   }
 
   async deleteCheckpoint(sessionId: string, branchId: string, id: string, scope: TenantScope = {}): Promise<boolean> {
     const list = this.#checkpoints(sessionId, branchId, scope);
-    return deleteRecordCheckpoint(this.#required(sessionId, scope), branchId, list, id);
+    return deleteRecordCheckpoint(this.#sessions.required(sessionId, scope), branchId, list, id);
   }
 
   async deleteCheckpointsOlderThan(before: string, scope: TenantScope = {}): Promise<number> {
-    return deleteCheckpointsBefore(this.#sessions.values(), before, scope);
+    return deleteCheckpointsBefore(this.#sessions.byId.values(), before, scope);
   }
 
   async saveEpisode(episode: Episode): Promise<boolean> {
@@ -276,27 +262,27 @@ export class InMemoryStore implements Store {
 
   /** Stores an asset in the session's record (see `AssetStore.putAsset`); within `maxAssetBytes` and `maxAssetBytesTotal`. */
   async putAsset(sessionId: string, input: PutAssetInput, scope: TenantScope = {}): Promise<AssetRef> {
-    const record = this.#required(sessionId, scope);
-    const ref = await putRecordAsset(record, this.#sessions.values(), checkAssetInput(input), this.#assetLimits);
-    if (this.#sessions.get(sessionId) !== record)
+    const record = this.#sessions.required(sessionId, scope);
+    const ref = await putRecordAsset(record, this.#sessions.byId.values(), checkAssetInput(input), this.#assetLimits);
+    if (this.#sessions.byId.get(sessionId) !== record)
       throw new NotFoundError(`Session ${JSON.stringify(sessionId)} was deleted while its asset was read.`);
     return ref;
   }
 
   async getAsset(sessionId: string, assetId: string, scope: TenantScope = {}): Promise<StoredAsset | undefined> {
-    return getRecordAsset(this.#required(sessionId, scope), assetId);
+    return getRecordAsset(this.#sessions.required(sessionId, scope), assetId);
   }
 
   async listAssets(sessionId: string, scope: TenantScope = {}): Promise<AssetRef[]> {
-    return listRecordAssets(this.#required(sessionId, scope));
+    return listRecordAssets(this.#sessions.required(sessionId, scope));
   }
 
   async deleteAsset(sessionId: string, assetId: string, scope: TenantScope = {}): Promise<boolean> {
-    return deleteRecordAsset(this.#required(sessionId, scope), assetId);
+    return deleteRecordAsset(this.#sessions.required(sessionId, scope), assetId);
   }
 
   async eraseUser(input: EraseUserInput): Promise<EraseUserResult> {
-    return eraseUserRecords(this.#sessions, this.#episodes.byId, input);
+    return eraseUserRecords(this.#sessions.byId, this.#episodes.byId, input);
   }
 
   async findEpisodes(filter: EpisodeFilter): Promise<Episode[]> {
@@ -310,7 +296,7 @@ export class InMemoryStore implements Store {
    *   session or branch; {@link InvalidInputError} for bad input or a checkpoint of another branch
    */
   async writeBatch(batch: StoreBatch): Promise<StoreBatchResult> {
-    const record = this.#required(batch.sessionId, batch.tenantId === undefined ? {} : { tenantId: batch.tenantId });
+    const record = this.#sessions.required(batch.sessionId, scopeOf(batch));
     return writeRecordBatch(record, batch);
   }
 
@@ -320,7 +306,7 @@ export class InMemoryStore implements Store {
     entries: readonly EventLogEntry[],
     scope: TenantScope = {},
   ): Promise<void> {
-    appendRecordEvents(this.#branchRecord(sessionId, branchId, scope), branchId, entries);
+    appendRecordEvents(this.#sessions.withBranch(sessionId, branchId, scope), branchId, entries);
   }
 
   async readEvents(
@@ -328,7 +314,7 @@ export class InMemoryStore implements Store {
     branchId: string,
     options: { after?: EventLogPosition } & TenantScope = {},
   ): Promise<EventLogPage> {
-    return readRecordEvents(this.#branchRecord(sessionId, branchId, scopeOnly(options)), branchId, options.after);
+    return readRecordEvents(this.#sessions.withBranch(sessionId, branchId, scopeOf(options)), branchId, options.after);
   }
 
   async pruneEvents(
@@ -337,7 +323,7 @@ export class InMemoryStore implements Store {
     retention: EventLogRetention,
     scope: TenantScope = {},
   ): Promise<number> {
-    return pruneRecordEvents(this.#branchRecord(sessionId, branchId, scope), branchId, retention);
+    return pruneRecordEvents(this.#sessions.withBranch(sessionId, branchId, scope), branchId, retention);
   }
 
   async acquireBranchLease(
@@ -345,7 +331,7 @@ export class InMemoryStore implements Store {
     branchId: string,
     input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
   ): Promise<LeaseAcquisition> {
-    return acquireRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, input);
+    return acquireRecordLease(this.#sessions.withBranch(sessionId, branchId, scopeOf(input)), branchId, input);
   }
 
   async renewBranchLease(
@@ -353,7 +339,7 @@ export class InMemoryStore implements Store {
     branchId: string,
     input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
   ): Promise<boolean> {
-    return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, input);
+    return changeRecordLease(this.#sessions.withBranch(sessionId, branchId, scopeOf(input)), branchId, input);
   }
 
   async releaseBranchLease(
@@ -361,62 +347,26 @@ export class InMemoryStore implements Store {
     branchId: string,
     input: { owner: string; epoch: number } & TenantScope,
   ): Promise<boolean> {
-    return changeRecordLease(this.#branchRecord(sessionId, branchId, scopeOnly(input)), branchId, {
+    return changeRecordLease(this.#sessions.withBranch(sessionId, branchId, scopeOf(input)), branchId, {
       owner: input.owner,
       epoch: input.epoch,
     });
   }
 
   async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
-    const record = this.#record(sessionId, scope);
+    const record = this.#sessions.find(sessionId, scope);
     assertBranchId(branchId);
     const lease = record?.branches.has(branchId) === true ? record.leases?.get(branchId) : undefined;
     return lease && { ...lease };
   }
 
   async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
-    return expiredRecordLeases(this.#sessions.values(), options);
+    return expiredRecordLeases(this.#sessions.byId.values(), options);
   }
 
   async close(): Promise<void> {}
 
-  /** The record of a session whose branch exists. @throws {NotFoundError} otherwise */
-  #branchRecord(sessionId: string, branchId: string, scope: TenantScope): SessionRecord {
-    const record = this.#required(sessionId, scope);
-    assertBranchId(branchId);
-    if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
-    return record;
-  }
-
-  #record(id: string, scope: TenantScope = {}): SessionRecord | undefined {
-    assertSessionId(id);
-    const record = this.#sessions.get(id);
-    assertTenantScope(scope);
-    if (record === undefined || !inTenant(record.session, scope)) return undefined;
-    // A turn's calls touch one session over and over: when it is already the newest, only its time moves.
-    if (record === this.#newest) record.touchedAt = Date.now();
-    else {
-      touchRecord(this.#sessions, record, Date.now());
-      this.#newest = record;
-    }
-    return record;
-  }
-
-  #required(id: string, scope: TenantScope = {}): SessionRecord {
-    const record = this.#record(id, scope);
-    if (record === undefined) throw new NotFoundError(`Session ${JSON.stringify(id)} does not exist.`);
-    return record;
-  }
-
   #checkpoints(sessionId: string, branchId: string, scope: TenantScope): Checkpoint[] {
-    const record = this.#required(sessionId, scope);
-    assertBranchId(branchId);
-    if (!record.branches.has(branchId)) throw new NotFoundError(`Branch ${JSON.stringify(branchId)} does not exist.`);
-    return checkpointList(record, branchId);
+    return checkpointList(this.#sessions.withBranch(sessionId, branchId, scope), branchId);
   }
-}
-
-/** The tenant scope part of an options object. */
-function scopeOnly(options: TenantScope): TenantScope {
-  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
 }
