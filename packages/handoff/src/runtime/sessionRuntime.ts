@@ -1,11 +1,9 @@
 import {
   type BatonEvent,
   type Branch,
-  type Checkpoint,
   type Message,
   type PendingWrite,
   type Request,
-  requestKey,
   type Session,
   StateContainer,
   type TenantScope,
@@ -13,13 +11,13 @@ import {
 } from '@baton/core';
 import type { AnsweredRequest } from '../config/answeredRequest.js';
 import type { HandoffConfig } from '../config/handoffTypes.js';
-import { bindHandoffTool } from '../routing/handoffTools.js';
-import { humanStepOf, replayHistory, storedControl } from '../routing/replayHistory.js';
-import { requestUserInputTool } from '../routing/requestUserInput.js';
+import { storedControl } from '../routing/replayHistory.js';
 import type { RoutingDriver, RoutingPosition } from '../routing/routingDriver.js';
-import { handoffRefusal, routingState } from '../routing/routingMachine.js';
+import { routingState } from '../routing/routingMachine.js';
+import { agentTools } from './agentTools.js';
 import { type LoadedBranch, readBranch } from './branchReader.js';
 import type { HistoryView } from './historyView.js';
+import { replayAfterCheckpoint } from './replayAfterCheckpoint.js';
 import { restoreRouting } from './restoreRouting.js';
 import type { WorkflowCore } from './workflowCore.js';
 
@@ -229,27 +227,11 @@ export class SessionRuntime {
     this.#listener?.(event);
   }
 
-  /** The tools the runtime adds for `agent`: one handoff tool per allowed edge, and `request_user_input`. */
+  /** The tools the runtime adds for `agent` (see {@link agentTools}), made once per agent. */
   toolsFor(agent: string): Tool[] {
     let tools = this.#tools.get(agent);
     if (tools === undefined) {
-      tools = [...(this.core.routing.edges.get(agent) ?? [])].map((target) =>
-        bindHandoffTool(
-          this.core.handoffTemplates.get(target)!,
-          target,
-          (to) => handoffRefusal(this.snapshot, to, this.core.routing),
-          (refusal) =>
-            this.raise({
-              type: 'error',
-              sessionId: this.sessionId,
-              branchId: this.branchId,
-              code: 'HANDOFF_REFUSED',
-              message: refusal,
-              fatal: false,
-            }),
-        ),
-      );
-      tools.push(requestUserInputTool);
+      tools = agentTools(this.core, agent, this);
       this.#tools.set(agent, tools);
     }
     return tools;
@@ -277,12 +259,19 @@ export class SessionRuntime {
     const fresh =
       preloaded !== undefined && preloaded.generation === this.slot.generation ? preloaded.session : undefined;
     const loaded = await readBranch(this.config, this, checkpointId, fresh);
-    const { session, checkpoint, messages } = loaded;
+    const { session, checkpoint } = loaded;
     this.#install(loaded, restoreRouting(this.core, this.sessionId, checkpoint?.machine));
-    // The checkpoint's machine has applied every message through its throughSeq; the rest is replayed.
-    const after = checkpoint === undefined ? messages : messagesAfter(messages, checkpoint.throughSeq);
-    this.#replay(after, session);
-    this.#applyUnsettledPatches(checkpoint, messages, session);
+    const { pendingRequests, persistState, replayed } = replayAfterCheckpoint(
+      {
+        actor: this.#actor,
+        state: this.#state,
+        pendingRequests: this.#pendingRequests,
+        pendingWrites: this.pendingWrites,
+      },
+      loaded,
+    );
+    this.#pendingRequests = pendingRequests;
+    this.#unsettled.persistState = persistState;
     // A tool result ended the conversation (the machine is closed) but the session was not closed yet.
     if (session.status !== 'closed' && routingState(this.snapshot) === 'closed') {
       const ended = await this.findLastMessage(
@@ -291,7 +280,7 @@ export class SessionRuntime {
       this.#unsettled.endConversation = (ended && storedControl(ended)?.reason) ?? 'ended by agent';
     }
     if (session.status === 'closed' && routingState(this.snapshot) !== 'closed') this.#actor.send({ type: 'CLOSE' });
-    this.#logRecovery(after.length);
+    this.#logRecovery(replayed);
     this.#stale = false;
     this.#generation = this.slot.generation;
   }
@@ -315,45 +304,6 @@ export class SessionRuntime {
         ? { id: checkpoint.id, step: checkpoint.step }
         : { id: checkpoint.id, step: checkpoint.step, traceparent: checkpoint.traceparent });
     this.#unsettled = { persistState: false };
-  }
-
-  /** Replays the messages committed after the checkpoint: their results and answers settle pending writes and requests, their routing effects move the machine. */
-  #replay(after: readonly Message[], session: Session): void {
-    for (const message of after) {
-      if (message.role === 'tool' && message.toolCallId !== undefined) this.pendingWrites.delete(message.toolCallId);
-    }
-    const answered = new Set(after.map((m) => (m.role === 'tool' ? m.toolCallId : humanStepOf(m))));
-    this.#pendingRequests = this.#pendingRequests.filter(
-      (r) => !answered.has(requestKey(r)) && !this.pendingWrites.has(requestKey(r)),
-    );
-    // A closed session waits on nothing: a fork's requests were dropped (and withdrawn) by the close on another branch.
-    if (session.status === 'closed') this.#pendingRequests = [];
-    replayHistory(this.#actor, after);
-    // Every request of a paused step was answered (the answers are pending writes) but the step did not go on: resume it.
-    if (routingState(this.snapshot) === 'awaitingRequest' && this.#pendingRequests.length === 0)
-      this.#actor.send({ type: 'RESUME' });
-  }
-
-  /**
-   * State patches in a checkpoint belong to a turn that was not settled when it was saved: applies
-   * them unless that turn has ended and its settle wrote them to the documents since.
-   */
-  #applyUnsettledPatches(checkpoint: Checkpoint | undefined, messages: readonly Message[], session: Session): void {
-    const patches = checkpoint?.statePatches;
-    if (patches === undefined || patches.session.length + patches.branch.length === 0) return;
-    const turnFinished = routingState(this.snapshot) !== 'running' && routingState(this.snapshot) !== 'awaitingRequest';
-    // `messages` starts at or before throughSeq: an answer older than that would not count anyway.
-    const lastReply = turnFinished
-      ? messages.findLast((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0)
-      : undefined;
-    const alreadySaved =
-      lastReply !== undefined &&
-      (checkpoint?.throughSeq ?? 0) <= lastReply.seq &&
-      session.lastActivityAt >= lastReply.createdAt;
-    if (!alreadySaved) {
-      this.#state.apply(patches);
-      this.#unsettled.persistState = turnFinished;
-    }
   }
 
   /**
@@ -403,11 +353,4 @@ export class SessionRuntime {
       'loaded a session with work left over',
     );
   }
-}
-
-/** The messages with a seq above `seq` (`messages` in seq order): found from the end, since they are usually few. */
-function messagesAfter(messages: readonly Message[], seq: number): readonly Message[] {
-  let start = messages.length;
-  while (start > 0 && messages[start - 1]!.seq > seq) start -= 1;
-  return start === 0 ? messages : messages.slice(start);
 }
