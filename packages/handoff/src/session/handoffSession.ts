@@ -6,7 +6,6 @@ import {
   type CheckpointManifestEntry,
   InvalidInputError,
   type Message,
-  NEVER_ABORTED,
   type PutAssetInput,
   type Request,
   type Session,
@@ -14,13 +13,14 @@ import {
   type State,
   sessionAssets,
 } from '@baton/core';
-import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
-import { approvalGrantsOf } from '../turn/approvalGrants.js';
-import { saveCheckpoint } from '../runtime/checkpointer.js';
-import type { TurnCall } from '../turn/turnStart.js';
 import type { RequestAnswer, SendOptions, TurnOptions } from '../config/handoffTypes.js';
-import { assetsMetadata } from './attachedAssets.js';
+import { type RoutingStateValue, routingState } from '../routing/routingMachine.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { approvalGrantsOf } from '../turn/approvalGrants.js';
 import { closeSession } from '../turn/closeSession.js';
+import { turnCall } from '../turn/turnStart.js';
+import { assetsMetadata } from './attachedAssets.js';
 import { discardTurn } from './discardTurn.js';
 import { forkAt } from './fork.js';
 import { restoreCheckpoint } from './restore.js';
@@ -30,16 +30,14 @@ import { type HistoryPagesOptions, type HistoryRange, historyPages, readRange } 
 import type { SessionLock } from './sessionLock.js';
 import {
   assertOpen,
-  enterSession,
+  lockedTurn,
   respondTo,
   resumeUnfinished,
   sendText,
-  sessionEvents,
   withSession,
   withSessionLock,
 } from './sessionOperations.js';
-import type { SessionRuntime } from '../runtime/sessionRuntime.js';
-import { TurnStream } from './turnStream.js';
+import type { TurnStream } from './turnStream.js';
 
 /** What a session needs from its workflow: the locks and a way to open another branch. */
 export interface SessionHost {
@@ -172,7 +170,7 @@ export class HandoffSession {
   send(text: string | readonly string[], options: SendOptions = {}): TurnStream {
     const { assets, ...turn } = options;
     return this.#locked(() =>
-      sendText(this.#runtime, text, callOf(turn), assetsMetadata(this.#runtime.sessionId, assets)),
+      sendText(this.#runtime, text, turnCall(turn), assetsMetadata(this.#runtime.sessionId, assets)),
     );
   }
 
@@ -216,7 +214,7 @@ export class HandoffSession {
    * @throws {NotFoundError} for an unknown request id; {@link InvalidInputError} for an answer of the wrong kind
    */
   respond(requestId: string, answer: RequestAnswer, options: TurnOptions = {}): TurnStream {
-    return this.#locked(() => respondTo(this.#runtime, requestId, answer, callOf(options)));
+    return this.#locked(() => respondTo(this.#runtime, requestId, answer, turnCall(options)));
   }
 
   /**
@@ -238,7 +236,7 @@ export class HandoffSession {
 
   /** Finishes a turn interrupted by a crash, a failure or a cancellation; yields nothing when there is none. */
   resume(options: TurnOptions = {}): TurnStream {
-    return this.#locked(() => resumeUnfinished(this.#runtime, callOf(options)));
+    return this.#locked(() => resumeUnfinished(this.#runtime, turnCall(options)));
   }
 
   /**
@@ -388,27 +386,8 @@ export class HandoffSession {
     await withSessionLock(runtime, this.#host.locks, () => restoreCheckpoint(runtime, checkpointId), { load: false });
   }
 
-  /** A turn's stream: starts `body` under the session's lock on the first read or await (see {@link TurnStream}). */
+  /** A turn's stream under the session's lock (see {@link lockedTurn}). */
   #locked(body: () => AsyncGenerator<BatonEvent, void>): TurnStream {
-    const runtime = this.#runtime;
-    const locks = this.#host.locks;
-    // Events raised while entering the session (settling a turn a load found unsaved) lead the stream.
-    const entered: BatonEvent[] = [];
-    return new TurnStream(
-      { sessionId: runtime.sessionId, branchId: runtime.branchId },
-      () => sessionEvents(runtime, body, entered),
-      () => runtime.pendingRequests,
-      () => enterSession(runtime, locks, entered),
-    );
+    return lockedTurn(this.#runtime, this.#host.locks, body);
   }
-}
-
-/** The signal and the per-turn settings of a call's options. */
-function callOf(options: TurnOptions): TurnCall {
-  const call: TurnCall = { signal: options.signal ?? NEVER_ABORTED };
-  if (options.instructions !== undefined || options.modelSettings !== undefined || options.tools !== undefined) {
-    const { signal: _signal, ...settings } = options;
-    call.settings = settings;
-  }
-  return call;
 }

@@ -6,16 +6,17 @@ import {
   type Request,
   SessionClosedError,
 } from '@baton/core';
+import type { RequestAnswer } from '../config/handoffTypes.js';
 import { routingState } from '../routing/routingMachine.js';
+import { settleTurn } from '../runtime/checkpointer.js';
+import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { tracedTurn } from '../telemetry/tracedTurn.js';
 import { assertAlways } from '../turn/approvalGrants.js';
-import { settleTurn } from '../runtime/checkpointer.js';
+import { closeSession } from '../turn/closeSession.js';
 import { runTurn } from '../turn/turnRunner.js';
 import type { TurnCall, TurnStart } from '../turn/turnStart.js';
-import type { RequestAnswer } from '../config/handoffTypes.js';
-import { closeSession } from '../turn/closeSession.js';
 import type { SessionLock } from './sessionLock.js';
-import type { SessionRuntime } from '../runtime/sessionRuntime.js';
+import { TurnStream } from './turnStream.js';
 
 /**
  * Takes the session branch's lock for a call that yields events, reloads the runtime first when it
@@ -110,6 +111,25 @@ export async function* withSession(
   } finally {
     release();
   }
+}
+
+/**
+ * A turn's stream: starts `body` under the session branch's lock on the first read or await
+ * ({@link enterSession}, then {@link sessionEvents}; see {@link TurnStream}).
+ */
+export function lockedTurn(
+  runtime: SessionRuntime,
+  locks: SessionLock,
+  body: () => AsyncGenerator<BatonEvent, void>,
+): TurnStream {
+  // Events raised while entering the session (settling a turn a load found unsaved) lead the stream.
+  const entered: BatonEvent[] = [];
+  return new TurnStream(
+    { sessionId: runtime.sessionId, branchId: runtime.branchId },
+    () => sessionEvents(runtime, body, entered),
+    () => runtime.pendingRequests,
+    () => enterSession(runtime, locks, entered),
+  );
 }
 
 /**

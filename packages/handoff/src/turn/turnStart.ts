@@ -1,5 +1,5 @@
-import type { Request, TurnSettings } from '@baton/core';
-import type { RequestAnswer } from '../config/handoffTypes.js';
+import { NEVER_ABORTED, type Request, type TurnSettings } from '@baton/core';
+import type { RequestAnswer, TurnOptions } from '../config/handoffTypes.js';
 
 /** How a turn starts: user messages (usually one), an answer to a pending request, or the resumption of an interrupted turn. */
 export type TurnStart =
@@ -11,4 +11,14 @@ export type TurnStart =
 export interface TurnCall {
   signal: AbortSignal;
   settings?: TurnSettings;
+}
+
+/** The signal and the per-turn settings of a call's options. */
+export function turnCall(options: TurnOptions): TurnCall {
+  const call: TurnCall = { signal: options.signal ?? NEVER_ABORTED };
+  if (options.instructions !== undefined || options.modelSettings !== undefined || options.tools !== undefined) {
+    const { signal: _signal, ...settings } = options;
+    call.settings = settings;
+  }
+  return call;
 }
