@@ -27,9 +27,14 @@ const PNPM = ['--yes', 'pnpm@10.34.8'];
 const PACKAGES = ['core', 'handoff', 'memory', 'store-mongo', 'ai-sdk', 'server', 'cli'];
 
 /** Runs a command and returns what it printed; on failure, throws with its stdout and stderr. */
-async function run(command: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 300_000,
+): Promise<{ stdout: string; stderr: string }> {
   try {
-    return await execFileAsync(command, args, { cwd, env: childEnv(), maxBuffer: 16 << 20, timeout: 300_000 });
+    return await execFileAsync(command, args, { cwd, env: childEnv(), maxBuffer: 16 << 20, timeout: timeoutMs });
   } catch (error) {
     const e = error as { message: string; stdout?: string; stderr?: string };
     throw new Error(
@@ -58,7 +63,8 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'baton-readme-packed-'));
   const packs = join(work, 'packs');
   app = join(work, 'app');
-  await run('npx', [...PNPM, '--filter', './packages/*', 'build'], repoRoot);
+  // Nine tsc builds one after another: 2–3 minutes on two idle cores, over 5 under a load of 25.
+  await run('npx', [...PNPM, '--filter', './packages/*', 'build'], repoRoot, 600_000);
   for (const name of PACKAGES) {
     await run('npx', [...PNPM, 'pack', '--pack-destination', packs], join(repoRoot, 'packages', name));
   }
@@ -72,7 +78,7 @@ beforeAll(async () => {
     join(app, 'example.ts'),
     await codeBlockAfter(new URL('../README.md', import.meta.url), '## A small example', 'ts'),
   );
-}, 600_000);
+}, 900_000);
 
 afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });

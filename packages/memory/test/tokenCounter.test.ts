@@ -76,7 +76,7 @@ describe('TokenCounter', () => {
 describe('TokenCounter: encodings load on first use', () => {
   /** What support/loadedEncodings.ts prints in a new process for a counter of `encoding`. */
   function loadedIn(encoding: TokenEncoding): { atImport: string[]; afterCounter: string[]; tokens: number } {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', script, encoding], {
+    const out = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, encoding], {
       cwd: repoRoot,
       encoding: 'utf8',
     });
