@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { AbortedError, RemoteExecutor, RemoteExecutorError, type RemoteStepRequest } from '@baton/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runExecutor, TestJournal } from './support/testJournal.js';
@@ -113,6 +115,23 @@ describe('RemoteExecutor against a real HTTP server on 127.0.0.1', () => {
     expect(failure).toMatchObject({ failure: 'timeout', attempts: 2 });
     expect(service.bodies).toHaveLength(2);
     expect(journal.messages).toHaveLength(1); // nothing committed
+  });
+
+  it('times out a silent service even when garbage collections run while it waits', async () => {
+    // Node holds an AbortSignal.any's sources weakly: a collected timeout signal never fires (nodejs/node#57736).
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const service = await remoteService(() => undefined);
+    const collections = setInterval(gc, 5);
+    try {
+      const outcome = runExecutor(executor(service.url, { timeoutMs: 150, retries: 0 }), await userSays('hi'));
+      const guard = new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting after 10 s'));
+      const failure = await Promise.race([outcome.catch((error: unknown) => error), guard]);
+      expect(failure).toBeInstanceOf(RemoteExecutorError);
+      expect(failure).toMatchObject({ failure: 'timeout', attempts: 1 });
+    } finally {
+      clearInterval(collections);
+    }
   });
 
   it('rejects a malformed line with a protocol error naming the line, and commits nothing', async () => {

@@ -67,7 +67,7 @@ export class RemoteExecutor implements Executor {
     };
     if (input.context !== undefined) body.context = input.context;
     if (input.turnSettings?.instructions !== undefined) body.instructions = input.turnSettings.instructions;
-    const { response, signal, attempts } = await this.#post(url, JSON.stringify(body), input.signal);
+    const { response, signal, clear, attempts } = await this.#post(url, JSON.stringify(body), input.signal);
     const fail = (failure: RemoteFailure, message: string, cause?: unknown) =>
       new RemoteExecutorError(`Remote participant ${JSON.stringify(this.name)} at ${url}: ${message}`, {
         failure,
@@ -133,6 +133,7 @@ export class RemoteExecutor implements Executor {
         error,
       );
     } finally {
+      clear();
       response.body?.cancel().catch(() => undefined);
     }
     throw fail('protocol', 'the answer ended without a reply, handoff or end_conversation line.');
@@ -147,7 +148,7 @@ export class RemoteExecutor implements Executor {
     url: string,
     body: string,
     cancel: AbortSignal,
-  ): Promise<{ response: Response; signal: AbortSignal; attempts: number }> {
+  ): Promise<{ response: Response; signal: AbortSignal; clear: () => void; attempts: number }> {
     let attempts = 0;
     const headers =
       typeof this.#options.headers === 'function' ? await this.#options.headers() : (this.#options.headers ?? {});
@@ -160,7 +161,7 @@ export class RemoteExecutor implements Executor {
       return await pRetry(
         async () => {
           attempts += 1;
-          const signal = AbortSignal.any([cancel, AbortSignal.timeout(this.#timeoutMs)]);
+          const { signal, clear } = attemptDeadline(cancel, this.#timeoutMs);
           let response: Response;
           try {
             response = await fetch(url, {
@@ -170,6 +171,7 @@ export class RemoteExecutor implements Executor {
               signal,
             });
           } catch (cause) {
+            clear();
             if (cancel.aborted)
               throw new StopRetrying(new AbortedError('The turn was cancelled.', { cause: cancel.reason }));
             if (signal.aborted) throw error('timeout', `no answer within ${this.#timeoutMs} ms`, { cause });
@@ -177,8 +179,9 @@ export class RemoteExecutor implements Executor {
               cause,
             });
           }
-          if (response.ok && response.body !== null) return { response, signal, attempts };
+          if (response.ok && response.body !== null) return { response, signal, clear, attempts };
           const text = await response.text().catch(() => '');
+          clear();
           const failure = error(
             'status',
             `answered HTTP ${response.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`,
@@ -202,4 +205,30 @@ export class RemoteExecutor implements Executor {
       });
     }
   }
+}
+
+/**
+ * One attempt's signal: it aborts when the turn is cancelled or `ms` milliseconds after the attempt
+ * starts, whichever comes first; `clear()` stops the timer once the attempt is over. Built from an
+ * `AbortController` and a timer that holds it, not `AbortSignal.any([cancel, AbortSignal.timeout(ms)])`:
+ * an `any` signal holds its sources weakly and the timeout's timer holds its signal weakly, so a
+ * garbage collection can drop the timeout before it fires and leave a request to a silent service
+ * waiting for ever (nodejs/node#57736, reproduced on Node 20.20; `remoteExecutor.test.ts`).
+ */
+function attemptDeadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const onCancel = () => controller.abort(cancel.reason);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`The attempt took longer than ${ms} ms.`, 'TimeoutError')),
+    ms,
+  );
+  if (cancel.aborted) onCancel();
+  else cancel.addEventListener('abort', onCancel, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      cancel.removeEventListener('abort', onCancel);
+    },
+  };
 }
