@@ -181,6 +181,27 @@ describe('HandoffSession', () => {
     await expect(collect(session.send('x'))).rejects.toThrow(InvalidInputError);
   });
 
+  it('turn is the number turn.started and turn.completed carry; an answer continues it; a reopened session knows it', async () => {
+    const asker = scriptedAgent('asker', (request) => {
+      const last = lastOf(request);
+      if (last?.role === 'user' && last.content === 'ask')
+        return { toolCalls: [{ name: 'request_user_input', arguments: { prompt: 'Order?' } }] };
+      return { text: `got ${last?.content}` };
+    });
+    const workflow = new HandoffBuilder().participants(asker).store(new InMemoryStore()).build();
+    const session = await workflow.session({ id: 's-turn' });
+    expect(session.turn).toBe(0);
+    const numbers = async (events: Promise<{ type: string; turn?: number }[]>) =>
+      (await events).filter((e) => e.type.startsWith('turn.')).map((e) => e.turn);
+    expect(await numbers(collect(session.send('hello')))).toEqual([1, 1]);
+    expect(session.turn).toBe(1);
+    expect(await numbers(collect(session.send('ask')))).toEqual([2, 2]);
+    expect(session.turn).toBe(2);
+    expect(await numbers(collect(session.send('1234')))).toEqual([2, 2]); // answers the user_input request
+    expect(session.turn).toBe(2);
+    expect((await workflow.session({ id: 's-turn' })).turn).toBe(2);
+  });
+
   it('refuses a bad session id, a missing branch and another user’s session', async () => {
     const { triage, billing } = deskAgents();
     const workflow = new HandoffBuilder().participants(triage, billing).build();

@@ -44,6 +44,7 @@ export async function committedTurn(
     completed,
     closed,
     headSeq: copies.at(-1)?.seq ?? afterSeq,
+    turn: session.turn,
   };
 }
 

@@ -17,6 +17,7 @@ export { batonFailure } from './batonFailure.js';
 export { type BatonWorkerOptions, batonWorkflowsPath, bundleBatonWorkflows, createBatonWorker } from './batonWorker.js';
 export { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
 export { committedTurn, headSeqOf } from './committedTurn.js';
+export { sendAssets } from './sendAssets.js';
 export {
   type CarriedState,
   type CommittedTurn,
@@ -24,6 +25,7 @@ export {
   type OpenedSession,
   REQUEST_EXPIRED,
   respondUpdate,
+  type SendArgs,
   type SessionTarget,
   type SessionTimers,
   type SessionWorkflowInput,

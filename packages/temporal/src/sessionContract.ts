@@ -1,4 +1,4 @@
-import type { HeldLease, Message, Request, Usage } from '@baton/core';
+import type { AssetRef, HeldLease, Message, Request, Usage } from '@baton/core';
 import type { RequestAnswer } from '@baton/handoff';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
@@ -69,7 +69,7 @@ export interface CarriedState {
 
 /** One operation a turn activity runs on the session. */
 export type TurnOperation =
-  | { kind: 'send'; text: string | string[] }
+  | { kind: 'send'; text: string | string[]; assets?: AssetRef[] }
   | { kind: 'respond'; requestId: string; answer: RequestAnswer }
   | { kind: 'close'; reason: string };
 
@@ -107,6 +107,12 @@ export interface CommittedTurn {
   closed: boolean;
   /** The branch's last committed seq after the operation. */
   headSeq: number;
+  /**
+   * The session's turn number after the operation (`HandoffSession.turn`): the `turn` of the
+   * operation's `turn.started` and `turn.completed` (a message starts the next turn, an answer
+   * continues the paused one).
+   */
+  turn: number;
 }
 
 /** What the open activity reports of a session. */
@@ -117,6 +123,18 @@ export interface OpenedSession {
 }
 
 /**
+ * The argument of {@link sendUpdate}: the user's text (or several messages sent in a row), the
+ * references of the session's assets the message refers to (`AssetRef`s from `session.attach` or
+ * `store.putAsset`: plain JSON; each user message keeps them in `metadata.assets`), and the branch
+ * lease the caller holds for it (see `TemporalCallOptions`).
+ */
+export interface SendArgs {
+  text: string | string[];
+  assets?: AssetRef[];
+  lease?: HeldLease;
+}
+
+/**
  * The session workflow's Updates and query, for callers that use Temporal's client directly
  * (`TemporalSession` wraps them): a user message (or several sent in a row) → the committed turn.
  * @example
@@ -124,7 +142,7 @@ export interface OpenedSession {
  * const turn = await client.workflow.getHandle(sessionWorkflowId({ sessionId: 'chat-81' })).executeUpdate(sendUpdate, { args: [{ text: 'hi' }] });
  * ```
  */
-export const sendUpdate = defineUpdate<CommittedTurn, [{ text: string | string[]; lease?: HeldLease }]>('baton.send');
+export const sendUpdate = defineUpdate<CommittedTurn, [SendArgs]>('baton.send');
 /** An answer to a pending request (`lease`: the branch lease the caller holds for it, see `TemporalCallOptions`). */
 export const respondUpdate = defineUpdate<
   CommittedTurn,

@@ -16,6 +16,7 @@ import {
   type OpenedSession,
   REQUEST_EXPIRED,
   respondUpdate,
+  type SendArgs,
   type SessionTarget,
   type SessionTimers,
   type SessionWorkflowInput,
@@ -137,8 +138,8 @@ export async function batonSession(input: SessionWorkflowInput): Promise<Carried
   const update = async (operation: TurnOperation, lease?: HeldLease): Promise<CommittedTurn> =>
     (await run(operation, undefined, lease)) as CommittedTurn;
 
-  setHandler(sendUpdate, ({ text, lease }) => update({ kind: 'send', text }, lease), {
-    validator: (_message: { text: string | string[] }) => {
+  setHandler(sendUpdate, ({ text, assets, lease }) => update(sendOperation(text, assets), lease), {
+    validator: (_message: SendArgs) => {
       if (state.closed) throw closedFailure(target);
     },
   });
@@ -278,6 +279,11 @@ function rethrowNamed(error: unknown): never {
     });
   }
   throw error;
+}
+
+/** A send operation; no `assets` key for none, so a text-only send's activity input is as before. */
+function sendOperation(text: SendArgs['text'], assets: SendArgs['assets']): TurnOperation {
+  return assets === undefined || assets.length === 0 ? { kind: 'send', text } : { kind: 'send', text, assets };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

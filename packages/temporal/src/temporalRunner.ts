@@ -27,14 +27,17 @@ export interface TemporalRunnerOptions {
  * serves sessions run on Temporal. `sessions` must be made with the `store` the workers write: while
  * the Update runs, the turn's committed messages are read from it and streamed as `message` events
  * (at the turn's durability points: no `message.delta`), after `turn.started` and before its new
- * requests and `turn.completed` or `session.closed` (`turn` is 0 in both: the worker's turn counter
- * is not sent back).
+ * requests and `turn.completed` or `session.closed`. Both carry the turn's number as an in-process
+ * turn does: `turn.completed` the one the worker sends back (`CommittedTurn.turn`), `turn.started`
+ * that one too when the result comes first, else the session's counter (the next turn for a
+ * message, the paused one for an answer; the server holds the branch's lease, so it is current).
+ * A message's `assets` travel with the send Update and are stored as in-process.
  *
  * A refusal reaches the caller before any event as the named error an in-process session throws
  * (`SessionClosedError`, `NotFoundError`, `InvalidInputError`), so the server answers 410/404/400 as
  * it does in-process; a turn that fails after it began ends its stream with a fatal `error` event.
  *
- * @throws {ConfigurationError} when `sessions` was made without `store`; {@link InvalidInputError} (from the stream) for a message with `assets`: the session workflow's Update carries text only
+ * @throws {ConfigurationError} when `sessions` was made without `store`; {@link InvalidInputError} (from the stream) for `assets` that are not asset references of the session
  * @example
  * ```ts
  * const sessions = new TemporalSessions({ client, taskQueue: 'desk', store });
@@ -50,17 +53,18 @@ export function temporalRunner(sessions: TemporalSessions, options: TemporalRunn
   const pollMs = options.pollMs ?? 100;
   return {
     send(session, text, sendOptions = {}) {
-      return relayedTurn(session, pollMs, (chat) => {
-        if ((sendOptions.assets?.length ?? 0) > 0) {
-          throw new InvalidInputError(
-            `Session ${JSON.stringify(session.id)} runs on Temporal workers, whose send Update carries text only; send the message without assets.`,
-          );
-        }
-        return chat.send(typeof text === 'string' ? text : [...text], leaseOption(sendOptions.lease));
-      });
+      const { assets, lease } = sendOptions;
+      return relayedTurn(session, pollMs, startedTurn(session), (chat) =>
+        chat.send(typeof text === 'string' ? text : [...text], {
+          ...leaseOption(lease),
+          ...(assets === undefined ? {} : { assets }),
+        }),
+      );
     },
     respond(session, requestId, answer, respondOptions = {}) {
-      return relayedTurn(session, pollMs, (chat) => chat.respond(requestId, answer, leaseOption(respondOptions.lease)));
+      return relayedTurn(session, pollMs, session.turn, (chat) =>
+        chat.respond(requestId, answer, leaseOption(respondOptions.lease)),
+      );
     },
     async close(session, closeOptions = {}) {
       await sessions.session(targetOf(session)).close(closeOptions);
@@ -70,16 +74,26 @@ export function temporalRunner(sessions: TemporalSessions, options: TemporalRunn
   function relayedTurn(
     session: HandoffSession,
     intervalMs: number,
+    expectedTurn: number,
     call: (chat: TemporalSession) => Promise<CommittedTurn>,
   ): TurnStream {
     const base = { sessionId: session.id, branchId: session.branchId };
     let pending = session.pendingRequests;
     const start = () =>
-      relay(session, sessions.session(targetOf(session)), intervalMs, call, (turn) => {
+      relay(session, sessions.session(targetOf(session)), intervalMs, expectedTurn, call, (turn) => {
         pending = turn.pendingRequests;
       });
     return new TurnStream(base, start, () => pending);
   }
+}
+
+/**
+ * The number of the turn a send starts, as the session (opened by the server under the branch's
+ * lease, so current) counts: the next one, or the paused one when the text answers a `user_input` request.
+ */
+function startedTurn(session: HandoffSession): number {
+  const [only, ...more] = session.pendingRequests;
+  return only?.type === 'user_input' && more.length === 0 ? session.turn : session.turn + 1;
 }
 
 /** The server's lease on the branch, handed to the worker that runs the turn (it would refuse the worker's own). */
@@ -108,6 +122,7 @@ async function* relay(
   session: HandoffSession,
   chat: TemporalSession,
   intervalMs: number,
+  expectedTurn: number,
   call: (chat: TemporalSession) => Promise<CommittedTurn>,
   settled: (turn: CommittedTurn) => void,
 ): AsyncGenerator<BatonEvent, void> {
@@ -139,7 +154,8 @@ async function* relay(
       if (read.done === true) break;
       if (read.value.type === 'session.closed') closedEvent = read.value;
       else {
-        if (!yielded) yield { type: 'turn.started', ...base, turn: 0 };
+        // Messages before the Update's result: the number the session's counter gives (see startedTurn).
+        if (!yielded) yield { type: 'turn.started', ...base, turn: expectedTurn };
         seenSeq = read.value.message.seq;
         yielded = true;
         yield read.value;
@@ -157,14 +173,14 @@ async function* relay(
   }
   const { turn } = result;
   settled(turn);
-  if (!yielded) yield { type: 'turn.started', ...base, turn: 0 };
+  if (!yielded) yield { type: 'turn.started', ...base, turn: turn.turn };
   for (const message of turn.messages) if (message.seq > seenSeq) yield { type: 'message', ...base, message };
   for (const request of turn.pendingRequests) if (!before.has(request.id)) yield { type: 'request', ...base, request };
   if (turn.completed && !turn.closed)
     yield {
       type: 'turn.completed',
       ...base,
-      turn: 0,
+      turn: turn.turn,
       usage: turn.usage,
       nextAgent: turn.nextAgent ?? session.activeAgent,
     };

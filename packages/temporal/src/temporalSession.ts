@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AssetRef,
   ConfigurationError,
   type HeldLease,
   type MessageEvent,
@@ -17,6 +18,7 @@ import {
 import { awaitUpdate } from './awaitUpdate.js';
 import { batonFailure } from './batonFailure.js';
 import { type CommittedEventsOptions, committedEvents } from './committedEvents.js';
+import { sendAssets } from './sendAssets.js';
 import {
   type CarriedState,
   type CommittedTurn,
@@ -100,11 +102,32 @@ export class TemporalSession {
 
   /**
    * Sends the user's text (or several messages in a row) and resolves once the turn is committed.
-   * @returns the committed turn (`TurnResult`'s shape, plus `headSeq`)
-   * @throws {SessionClosedError} when the session is closed; `InvalidInputError` when an approval is pending (use `respond`)
+   * With `assets` (references of this session's assets, from `session.attach` or `store.putAsset`),
+   * each user message keeps them in `metadata.assets`, as an in-process `session.send` stores them.
+   * @returns the committed turn (`TurnResult`'s shape, plus `headSeq` and `turn`)
+   * @throws {SessionClosedError} when the session is closed; `InvalidInputError` when an approval is
+   *   pending (use `respond`), or for `assets` that are not asset references of this session (before any Update)
+   * @example
+   * ```ts
+   * const turn = await chat.send('Here is my receipt', { assets: [receipt] });
+   * turn.messages[0]?.metadata?.assets; // [receipt]
+   * ```
    */
-  send(text: string | string[], options: TemporalCallOptions = {}): Promise<CommittedTurn> {
-    return this.#update(sendUpdate, { text, ...leaseOf(options) }, options);
+  send(
+    text: string | string[],
+    options: TemporalCallOptions & { assets?: readonly AssetRef[] } = {},
+  ): Promise<CommittedTurn> {
+    let assets: AssetRef[] | undefined;
+    try {
+      assets = sendAssets(this.#input.sessionId, options.assets);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#update(
+      sendUpdate,
+      { text, ...(assets === undefined ? {} : { assets }), ...leaseOf(options) },
+      options,
+    );
   }
 
   /**

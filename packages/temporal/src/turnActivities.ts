@@ -137,7 +137,7 @@ async function runHeld(
   const begun = { ...input, afterSeq: headSeqOf(session) };
   const stream =
     operation.kind === 'send'
-      ? session.send(operation.text, { signal })
+      ? session.send(operation.text, operation.assets === undefined ? { signal } : { signal, assets: operation.assets })
       : session.respond(operation.requestId, operation.answer, { signal });
   return drive(workflow, session, begun, stream, hold.lease?.epoch);
 }

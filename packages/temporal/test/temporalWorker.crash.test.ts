@@ -57,6 +57,7 @@ it('a worker SIGKILLed mid-turn: another worker finishes the turn, the awaited U
 
   expect(result.message?.content).toBe('Done: order 1234 ships tomorrow');
   expect(result.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(result.turn).toBe(1); // the retry's resume reports the turn's number, as the first attempt would have
   expect(result.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Where is order 1234?']);
   expect((await readFile(logFile, 'utf8')).trim().split('\n')).toEqual(['look_up_order:second']);
   const stored = await storedBranch(h.store, 'crash-1');
@@ -68,6 +69,7 @@ it('a worker SIGKILLed mid-turn: another worker finishes the turn, the awaited U
   // The session goes on on the live worker.
   const next = await chat.send('And order 8?');
   expect(next.messages.map((m) => m.seq)).toEqual([7, 8, 9, 10, 11, 12]);
+  expect(next.turn).toBe(2);
 });
 
 it('a worker SIGKILLed after the turn was stored, before its activity completed: the retry reads the turn back, the awaited Update gets it, nothing runs or is stored twice', async () => {
@@ -103,6 +105,7 @@ it('a worker SIGKILLed after the turn was stored, before its activity completed:
 
   expect(result.message?.content).toBe('Done: order 77 ships tomorrow');
   expect(result.completed).toBe(true);
+  expect(result.turn).toBe(1); // read back from the store: the reopened session's counter
   expect(result.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
   expect(result.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
   expect((await readFile(logFile, 'utf8')).trim().split('\n')).toEqual(['look_up_order:first']);
@@ -114,5 +117,6 @@ it('a worker SIGKILLed after the turn was stored, before its activity completed:
   // The workflow's head moved past the read-back turn: the next turn starts at seq 7, on the live worker.
   const next = await chat.send('And order 9?');
   expect(next.messages.map((m) => m.seq)).toEqual([7, 8, 9, 10, 11, 12]);
+  expect(next.turn).toBe(2);
   expect((await readFile(logFile, 'utf8')).trim().split('\n')).toEqual(['look_up_order:first', 'look_up_order:second']);
 });

@@ -149,6 +149,20 @@ export class HandoffSession {
     return this.#runtime.snapshot.context.activeAgent;
   }
 
+  /**
+   * The number of the branch's latest turn (1 for the first, 0 before any), as its `turn.started`
+   * and `turn.completed` events carry it: a user message sent while no `user_input` request waits
+   * starts turn `turn + 1`; an answer continues turn `turn`.
+   * @example
+   * ```ts
+   * await session.send('Hi');
+   * session.turn; // 1
+   * ```
+   */
+  get turn(): number {
+    return this.#runtime.snapshot.context.turn;
+  }
+
   /** The routing machine's state: `idle`, `running` (a turn was interrupted), `awaitingRequest` or `closed`. */
   get routingState(): RoutingStateValue {
     return routingState(this.#runtime.snapshot);
