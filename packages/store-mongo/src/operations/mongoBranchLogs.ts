@@ -18,7 +18,7 @@ import {
   type TenantScope,
 } from '@baton/core';
 import { assertSessionId, checkEventBatch, eventLogKey, keptBatches, nextLease, pageOf } from '@baton/core/store-kit';
-import { assertBranchId } from '../collections/inputGuards.js';
+import { assertBranchId, tenantMatch } from '../collections/inputGuards.js';
 import type { BranchLeaseDoc, EventBatchDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext, requireBranch } from '../collections/mongoContext.js';
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';
@@ -173,17 +173,35 @@ export async function acquireLease(
   return { acquired: true, lease: next };
 }
 
-/** `MongoStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without): one update filtered on owner and epoch. */
+/**
+ * `MongoStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without): one update filtered
+ * on owner, epoch and tenant, after the branch is checked (from the cache when it knows it).
+ * @throws {NotFoundError} when the session (of this tenant) or branch does not exist; a lease of it a
+ *   delete left behind (a lease change that checked the branch before the delete wrote it after, no
+ *   transactions) is removed first, so `listExpiredLeases` lists it no more
+ */
 export async function changeHeldLease(
   context: MongoContext,
   sessionId: string,
   branchId: string,
-  input: { owner: string; epoch: number; ttlMs?: number },
+  input: { owner: string; epoch: number; ttlMs?: number } & TenantScope,
 ): Promise<boolean> {
-  const filter = { _id: branchKey(sessionId, branchId), owner: input.owner, epoch: input.epoch, held: true };
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
+  const held = { _id: branchKey(sessionId, branchId), owner: input.owner, epoch: input.epoch, held: true };
+  let tenant: TenantKey;
+  try {
+    tenant = await branchTenant(context, sessionId, branchId, scope);
+  } catch (error) {
+    // Only this owner's lease at this epoch, of the caller's tenant: never a lease of a live branch.
+    if (error instanceof NotFoundError)
+      await context.collections.branchLeases.deleteOne({ ...held, ...tenantMatch(scope) });
+    throw error;
+  }
   const change =
     input.ttlMs === undefined ? { held: false } : { expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
-  const result = await context.collections.branchLeases.updateOne(filter, { $set: change });
+  const result = await context.collections.branchLeases.updateOne({ ...held, ...tenant }, { $set: change });
   return result.matchedCount === 1;
 }
 
