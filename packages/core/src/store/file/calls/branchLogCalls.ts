@@ -3,7 +3,8 @@
  * `<session>/events/<branchId>.jsonl` (one line per appended batch, see `EventLogBatch`) and
  * `<session>/leases/<branchId>.json` (the branch's lease, replaced atomically under the session's lock).
  */
-import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../errors.js';
 import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
@@ -199,10 +200,7 @@ export async function appendEvents(
   checkEventBatch(entries, last);
   const first = entries[0]!.position;
   const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
-  const handle = await inSessionFolder(sessionId, async () => {
-    await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
-    return open(path, 'a');
-  });
+  const handle = await openForAppend(sessions, sessionId, branchId, path, scope);
   try {
     const line = Buffer.from(
       `${torn ? '\n' : ''}${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
@@ -219,6 +217,52 @@ export async function appendEvents(
   }
 }
 
+/**
+ * Opens the branch's events file to append. An existing one is opened as is, without a lock: it is
+ * a live branch's (`deleteBranch` removes it, under the events lock, only after the branch left the
+ * session's log; a write after that lands in the removed file). A missing one is made under that
+ * lock once the branch is checked again, so an append racing `deleteBranch` never makes the log of a
+ * deleted branch, which a new fork of the same id would read.
+ * @throws {NotFoundError} when the session or branch is gone
+ */
+async function openForAppend(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  path: string,
+  scope: TenantScope,
+): Promise<FileHandle> {
+  try {
+    return await open(path, constants.O_WRONLY | constants.O_APPEND);
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT')) throw error;
+  }
+  return underEventsLock(sessions, sessionId, branchId, scope, () =>
+    inSessionFolder(sessionId, async () => {
+      await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
+      return open(path, 'a');
+    }),
+  );
+}
+
+/** Runs `work` under the branch's events lock (across processes), once the branch is checked under it. */
+function underEventsLock<T>(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+  work: () => Promise<T>,
+): Promise<T> {
+  return sessions.locks.run(
+    sessionId,
+    async () => {
+      await requireBranchOf(sessions, sessionId, branchId, scope);
+      return work();
+    },
+    sessions.layout.eventsLockTarget(sessionId, branchId),
+  );
+}
+
 /** `FileStore.readEvents`. */
 export async function readEvents(
   sessions: FileSessions,
@@ -231,7 +275,10 @@ export async function readEvents(
   return pageOf(await readBatches(eventsFile(sessions, sessionId, branchId)), after);
 }
 
-/** `FileStore.pruneEvents`: the kept batches written to a new file that replaces the log atomically. */
+/**
+ * `FileStore.pruneEvents`: the kept batches written to a new file that replaces the log atomically,
+ * under the events lock (a replace after `deleteBranch` removed the file would make it again).
+ */
 export async function pruneEvents(
   sessions: FileSessions,
   sessionId: string,
@@ -239,17 +286,19 @@ export async function pruneEvents(
   retention: EventLogRetention,
   scope: TenantScope,
 ): Promise<number> {
-  await requireBranchOf(sessions, sessionId, branchId, scope);
-  const path = eventsFile(sessions, sessionId, branchId);
-  const batches = await readBatches(path);
-  const kept = keptBatches(batches, retention, Date.now());
-  const dropped = batches.length - kept.length;
-  if (dropped === 0) return 0;
-  kept[0] = { ...kept[0]!, after: batches[dropped - 1]!.entries.at(-1)!.position };
-  await inSessionFolder(sessionId, () =>
-    writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join('')),
-  );
-  return batches.slice(0, dropped).reduce((n, batch) => n + batch.entries.length, 0);
+  assertBranchId(branchId);
+  return underEventsLock(sessions, sessionId, branchId, scope, async () => {
+    const path = eventsFile(sessions, sessionId, branchId);
+    const batches = await readBatches(path);
+    const kept = keptBatches(batches, retention, Date.now());
+    const dropped = batches.length - kept.length;
+    if (dropped === 0) return 0;
+    kept[0] = { ...kept[0]!, after: batches[dropped - 1]!.entries.at(-1)!.position };
+    await inSessionFolder(sessionId, () =>
+      writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join('')),
+    );
+    return batches.slice(0, dropped).reduce((n, batch) => n + batch.entries.length, 0);
+  });
 }
 
 async function readLease(path: string): Promise<BranchLease | undefined> {
@@ -353,8 +402,9 @@ export async function getLease(
 
 /**
  * Removes the lease and event log of branches `deleteBranch` just deleted from the session's log: a
- * lease left behind would be listed as expired (a cut turn to take over) forever. Each lease under its
- * lease lock, so a lease change that saw the branch (it checks under that lock) has written before.
+ * lease left behind would be listed as expired (a cut turn to take over) forever. Each under its lock,
+ * so a lease change, events file made or prune that saw the branch (each checks under its lock) has
+ * written before, and one after sees the branch gone (`NotFoundError`).
  */
 export async function removeBranchLogs(
   sessions: FileSessions,
@@ -367,7 +417,11 @@ export async function removeBranchLogs(
       () => rm(leaseFile(sessions, sessionId, branchId), { force: true }),
       sessions.layout.leaseLockTarget(sessionId, branchId),
     );
-    await rm(eventsFile(sessions, sessionId, branchId), { force: true });
+    await sessions.locks.run(
+      sessionId,
+      () => rm(eventsFile(sessions, sessionId, branchId), { force: true }),
+      sessions.layout.eventsLockTarget(sessionId, branchId),
+    );
   }
 }
 
