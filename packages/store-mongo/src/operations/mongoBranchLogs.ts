@@ -35,7 +35,12 @@ async function branchTenant(
   return tenant;
 }
 
-/** `MongoStore.appendEvents`: one insert (the log's last position is read only when this process has not written the branch yet). */
+/**
+ * `MongoStore.appendEvents`: one insert, then one read of the branch (the log's last position is read
+ * only when this process has not written the branch yet).
+ * @throws {NotFoundError} when the session (of this tenant) or branch does not exist, also when a
+ *   delete removed it while the batch was being inserted (the batch is removed: no log of a deleted branch)
+ */
 export async function appendEvents(
   context: MongoContext,
   sessionId: string,
@@ -59,8 +64,9 @@ export async function appendEvents(
   const first = entries[0]!.position;
   const after = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
   const end = entries.at(-1)!.position;
+  const _id = `${key}/${eventLogKey(end)}`;
   await context.collections.eventLog.insertOne({
-    _id: `${key}/${eventLogKey(end)}`,
+    _id,
     sessionId,
     branchId,
     ...tenantField(tenant),
@@ -72,6 +78,18 @@ export async function appendEvents(
     createdAt: Date.now(),
     createdDate: new Date(),
   });
+  // The branch read again after the insert, from the database (the cache may hold a branch another
+  // process deleted). A delete removes the branch's batches once more after its branch document, so
+  // a batch inserted while the branch was there goes with it, and one inserted after is taken back.
+  const branch = await context.collections.branches.findOne({ _id: key, ...tenant }, { projection: { _id: 1 } });
+  if (branch === null) {
+    await context.collections.eventLog.deleteOne({ _id });
+    lastKnown.delete(key);
+    context.branches.forget(sessionId);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist (it was deleted).`,
+    );
+  }
   lastKnown.set(key, end);
 }
 
