@@ -185,6 +185,13 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       await expect(store.readEvents(id, 'main', { tenantId: uniqueId('other') })).rejects.toMatchObject({
         code: 'NOT_FOUND',
       });
+      await expect(
+        store.appendEvents(id, 'main', entries(id, 3, 1, 1, 1), { tenantId: uniqueId('other') }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.appendEvents(uniqueId('missing'), 'main', entries(id, 3, 1, 1, 1))).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      expect((await store.readEvents(id, 'main', tenant)).entries).toHaveLength(7);
     });
 
     it('prunes whole batches beyond maxEvents or maxAgeMs, the newest always kept; start moves past what was dropped', async () => {
@@ -212,6 +219,12 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       await store.acquireBranchLease(id, 'alt', { owner: 'cut', ttlMs: 1, ...tenant });
       await store.acquireBranchLease(id, 'main', { owner: 'cut', ttlMs: 1, ...tenant });
       await store.deleteBranch(id, 'alt', tenant);
+      // Its log is gone with it: appends and prunes are refused by name, and write nothing.
+      await expect(store.appendEvents(id, 'alt', entries(id, 1, 0, 3, 1), tenant)).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      await expect(store.pruneEvents(id, 'alt', { maxEvents: 0 }, tenant)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.readEvents(id, 'alt', tenant)).rejects.toBeInstanceOf(NotFoundError);
       await sleep(5);
       const expired = await store.listExpiredLeases({ before: new Date().toISOString() });
       expect(expired.filter((lease) => lease.sessionId === id).map((lease) => lease.branchId)).toEqual(['main']);
