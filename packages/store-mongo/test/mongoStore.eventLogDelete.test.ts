@@ -1,8 +1,9 @@
 /**
- * Event appends racing deletes of their branch or session, from another MongoStore (another process,
- * whose branch cache still knows the branch): an append lands before the delete (and goes with it) or
- * fails with NotFoundError; no event batch of a deleted branch is left in the database, and a new fork
- * of the same id starts with an empty log.
+ * Event appends and lease changes after or racing deletes of their branch or session, from another
+ * MongoStore (another process, whose branch cache still knows the branch): an append lands before
+ * the delete (and goes with it) or fails with NotFoundError; no event batch of a deleted branch is
+ * left, a new fork of the same id starts with an empty log, and a lease change there is
+ * NotFoundError, not a lease lost.
  */
 import { type EventLogEntry, NotFoundError } from '@baton/core';
 import { MongoClient } from 'mongodb';
@@ -88,5 +89,24 @@ describe('MongoStore: event appends racing a delete from another process', () =>
       await expect(b.appendEvents(id, 'main', delta(id, 'main', 3))).rejects.toBeInstanceOf(NotFoundError);
       expect(await batches(id, 'main'), `${id}: event batches of the deleted session`).toBe(0);
     }
+  });
+
+  it('a lease renewed or released by a process that still knows the deleted branch is NotFoundError, not lost', async () => {
+    await a.createSession({ id: 'lease-gone' });
+    await a.forkBranch('lease-gone', { branchId: 'alt', parent: { branchId: 'main', atSeq: 0 } });
+    const alt = await b.acquireBranchLease('lease-gone', 'alt', { owner: 'b', ttlMs: 60_000 });
+    const main = await b.acquireBranchLease('lease-gone', 'main', { owner: 'b', ttlMs: 60_000 });
+    await a.deleteBranch('lease-gone', 'alt');
+    const held = { owner: 'b', epoch: alt.lease.epoch };
+    await expect(b.renewBranchLease('lease-gone', 'alt', { ...held, ttlMs: 60_000 })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(b.releaseBranchLease('lease-gone', 'alt', held)).rejects.toBeInstanceOf(NotFoundError);
+    // A lease lost on a branch that exists is still false.
+    expect(await b.renewBranchLease('lease-gone', 'main', { owner: 'b', epoch: 9, ttlMs: 60_000 })).toBe(false);
+    expect(await a.deleteSession('lease-gone')).toBe(true);
+    await expect(
+      b.renewBranchLease('lease-gone', 'main', { owner: 'b', epoch: main.lease.epoch, ttlMs: 60_000 }),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 });

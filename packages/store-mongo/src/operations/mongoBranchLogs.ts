@@ -220,7 +220,12 @@ export async function changeHeldLease(
   const change =
     input.ttlMs === undefined ? { held: false } : { expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
   const result = await context.collections.branchLeases.updateOne({ ...held, ...tenant }, { $set: change });
-  return result.matchedCount === 1;
+  if (result.matchedCount === 1) return true;
+  // Lost, or gone with a branch this process's cache still knows (another process deleted it): read again.
+  context.branches.forget(sessionId);
+  context.tenants.forget(sessionId);
+  await branchTenant(context, sessionId, branchId, scope);
+  return false;
 }
 
 /** `MongoStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */
