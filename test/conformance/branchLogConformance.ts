@@ -90,6 +90,42 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       expect(await store.getBranchLease(id, 'main', tenant)).toMatchObject({ owner: 'a', epoch: 1, held: true });
     });
 
+    it('renew and release: false for a lease lost (taken over, released), NotFoundError for a session or branch gone', async () => {
+      const store = capable(context);
+      const tenant = { tenantId: uniqueId('t') };
+      const { id } = await createTestSession(store, tenant);
+      await store.forkBranch(id, { branchId: 'alt', parent: { branchId: 'main', atSeq: 0 } }, tenant);
+      const held = { owner: 'a', epoch: 1, ...tenant };
+      await store.acquireBranchLease(id, 'main', { owner: 'a', ttlMs: 10_000, ...tenant });
+      await store.acquireBranchLease(id, 'alt', { owner: 'a', ttlMs: 10_000, ...tenant });
+      // Lost, the session and branch still there: false, never an error.
+      expect(await store.renewBranchLease(id, 'main', { ...held, epoch: 2, ttlMs: 10_000 })).toBe(false);
+      expect(await store.releaseBranchLease(id, 'main', { ...held, owner: 'b' })).toBe(false);
+      // Gone (never created, another tenant's, deleted): NotFoundError, as acquireBranchLease.
+      const gone = async (sessionId: string, branchId: string, scope: { tenantId?: string }) => {
+        await expect(
+          store.renewBranchLease(sessionId, branchId, { owner: 'a', epoch: 1, ttlMs: 10_000, ...scope }),
+        ).rejects.toBeInstanceOf(NotFoundError);
+        await expect(
+          store.releaseBranchLease(sessionId, branchId, { owner: 'a', epoch: 1, ...scope }),
+        ).rejects.toBeInstanceOf(NotFoundError);
+      };
+      await gone(uniqueId('missing'), 'main', tenant);
+      await gone(id, 'no-such-branch', tenant);
+      await gone(id, 'main', { tenantId: uniqueId('other') });
+      await gone(id, 'main', {});
+      // Another tenant's calls changed nothing: the lease is still held, and its owner renews it.
+      expect(await store.getBranchLease(id, 'main', tenant)).toMatchObject({ owner: 'a', epoch: 1, held: true });
+      expect(await store.renewBranchLease(id, 'main', { ...held, ttlMs: 10_000 })).toBe(true);
+      await store.deleteBranch(id, 'alt', tenant);
+      await gone(id, 'alt', tenant);
+      expect(await store.deleteSession(id, tenant)).toBe(true);
+      await gone(id, 'main', tenant);
+      await expect(
+        store.renewBranchLease('../escape', 'main', { owner: 'a', epoch: 1, ttlMs: 10_000 }),
+      ).rejects.toBeInstanceOf(InvalidIdError);
+    });
+
     it('an expired lease is listed and taken over by exactly one of several racing processes', async () => {
       const store = capable(context);
       const { id } = await createTestSession(store);
@@ -149,6 +185,13 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       await expect(store.readEvents(id, 'main', { tenantId: uniqueId('other') })).rejects.toMatchObject({
         code: 'NOT_FOUND',
       });
+      await expect(
+        store.appendEvents(id, 'main', entries(id, 3, 1, 1, 1), { tenantId: uniqueId('other') }),
+      ).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.appendEvents(uniqueId('missing'), 'main', entries(id, 3, 1, 1, 1))).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      expect((await store.readEvents(id, 'main', tenant)).entries).toHaveLength(7);
     });
 
     it('prunes whole batches beyond maxEvents or maxAgeMs, the newest always kept; start moves past what was dropped', async () => {
@@ -176,6 +219,12 @@ export function describeBranchLogConformance(context: ConformanceContext): void 
       await store.acquireBranchLease(id, 'alt', { owner: 'cut', ttlMs: 1, ...tenant });
       await store.acquireBranchLease(id, 'main', { owner: 'cut', ttlMs: 1, ...tenant });
       await store.deleteBranch(id, 'alt', tenant);
+      // Its log is gone with it: appends and prunes are refused by name, and write nothing.
+      await expect(store.appendEvents(id, 'alt', entries(id, 1, 0, 3, 1), tenant)).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      await expect(store.pruneEvents(id, 'alt', { maxEvents: 0 }, tenant)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.readEvents(id, 'alt', tenant)).rejects.toBeInstanceOf(NotFoundError);
       await sleep(5);
       const expired = await store.listExpiredLeases({ before: new Date().toISOString() });
       expect(expired.filter((lease) => lease.sessionId === id).map((lease) => lease.branchId)).toEqual(['main']);

@@ -25,9 +25,9 @@ async function yieldTurns(turns: number): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-const delta = (sessionId: string): EventLogEntry[] => [
+const delta = (sessionId: string, index = 1): EventLogEntry[] => [
   {
-    position: { epoch: 1, seq: 1, index: 1 },
+    position: { epoch: 1, seq: 1, index },
     event: { type: 'message.delta', sessionId, branchId: 'main', agent: 'a', delta: 'x' },
   },
 ];
@@ -79,6 +79,34 @@ describe('FileStore: lease changes and event appends racing a delete of the sess
     expect(await readdir(join(directory, 'sessions'))).toEqual([]);
     expect(await a.listExpiredLeases({ before: new Date(Date.now() + 120_000).toISOString() })).toEqual([]);
     // Both outcomes happened, so the calls did race the deletes.
+    expect(outcomes['not found']).toBeGreaterThan(0);
+    expect(outcomes.done).toBeGreaterThan(0);
+  });
+});
+
+describe('FileStore: event appends and prunes racing a delete of the branch', () => {
+  it('leave no event log of the deleted branch: each lands before the delete or fails with NotFoundError', async () => {
+    const { directory, a, b } = await twoProcesses();
+    const outcomes = { done: 0, 'not found': 0 };
+    const fork = { branchId: 'alt', parent: { branchId: 'main', atSeq: 0 } };
+    for (let i = 0; i < 60; i++) {
+      const id = `branch-race-${i}`;
+      await a.createSession({ id });
+      await a.forkBranch(id, fork);
+      await a.appendEvents(id, 'alt', delta(id)); // one batch: the prune below drops it once the next is in
+      const calls = [
+        yieldTurns(i % 3).then(() => b.appendEvents(id, 'alt', delta(id, 2))),
+        yieldTurns(i % 5).then(() => b.pruneEvents(id, 'alt', { maxEvents: 0 })),
+      ];
+      const deleted = yieldTurns(i % 7).then(() => a.deleteBranch(id, 'alt'));
+      for (const outcome of await Promise.all(calls.map(settled))) outcomes[outcome] += 1;
+      await deleted;
+      // No events file of the deleted branch, and a new fork of the same id starts with an empty log.
+      expect(existsSync(join(directory, 'sessions', id, 'events', 'alt.jsonl')), `${id} alt.jsonl`).toBe(false);
+      await expect(b.appendEvents(id, 'alt', delta(id))).rejects.toBeInstanceOf(NotFoundError);
+      await a.forkBranch(id, fork);
+      expect(await b.readEvents(id, 'alt')).toEqual({ entries: [], start: undefined });
+    }
     expect(outcomes['not found']).toBeGreaterThan(0);
     expect(outcomes.done).toBeGreaterThan(0);
   });

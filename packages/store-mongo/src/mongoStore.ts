@@ -369,7 +369,11 @@ export class MongoStore implements Store {
     input: { owner: string; epoch: number } & TenantScope,
   ): Promise<boolean> {
     return this.#run('release a branch lease', () =>
-      branchLogs.changeHeldLease(this.#context, sessionId, branchId, { owner: input.owner, epoch: input.epoch }),
+      branchLogs.changeHeldLease(this.#context, sessionId, branchId, {
+        owner: input.owner,
+        epoch: input.epoch,
+        ...(input.tenantId === undefined ? {} : { tenantId: input.tenantId }),
+      }),
     );
   }
   getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {

@@ -22,7 +22,10 @@ export type LeaseAcquisition = { acquired: true; lease: BranchLease } | { acquir
 /**
  * Leases on branches, so one process at a time runs a turn there. Every change is a compare-and-set
  * on the stored lease (one atomic update), so two processes racing for a free or expired lease get
- * one winner. An optional capability of a `Store`; the three built-in stores have it.
+ * one winner. An optional capability of a `Store`; the three built-in stores have it. Changes
+ * (`acquire`, `renew`, `release`) throw `NotFoundError` for a missing session (of the caller's
+ * tenant) or branch; `renew` and `release` return `false` for a lease lost; `getBranchLease` reads
+ * a missing one as `undefined`. Deleting a branch or session deletes its lease.
  *
  * @example
  * ```ts
@@ -44,13 +47,27 @@ export interface BranchLeaseStore {
     branchId: string,
     input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
   ): Promise<LeaseAcquisition>;
-  /** Extends the lease by `ttlMs` from now if `owner` still holds it at `epoch`. Returns whether it did. */
+  /**
+   * Extends the lease by `ttlMs` from now if `owner` still holds it at `epoch`.
+   * @returns whether it did: `false` when the lease is lost (released, expired and taken over, never
+   *   taken) while its session and branch exist
+   * @throws {NotFoundError} when the session (of this tenant) or branch does not exist (never created
+   *   or deleted), as {@link BranchLeaseStore.acquireBranchLease}: a gone session is not a lost lease.
+   *   A lease of it a delete left behind (a store without transactions) is removed, so
+   *   `listExpiredLeases` stops listing it.
+   * @throws {InvalidIdError} for an unsafe session or branch id
+   */
   renewBranchLease(
     sessionId: string,
     branchId: string,
     input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
   ): Promise<boolean>;
-  /** Releases the lease if `owner` holds it at `epoch` (the turn ended). Returns whether it did. */
+  /**
+   * Releases the lease if `owner` holds it at `epoch` (the turn ended).
+   * @returns whether it did (`false` for a lease lost, as {@link BranchLeaseStore.renewBranchLease})
+   * @throws {NotFoundError} when the session (of this tenant) or branch does not exist, as `renewBranchLease`
+   *   (a reconciler releasing the lease of a deleted session removes it, and catches this)
+   */
   releaseBranchLease(
     sessionId: string,
     branchId: string,

@@ -51,8 +51,11 @@ export interface EventLogPage {
  */
 export interface EventLogStore {
   /**
-   * Appends a batch of entries (positions ascending, after every stored one) in one write.
+   * Appends a batch of entries (positions ascending, after every stored one) in one write. An append
+   * racing `deleteBranch` or `deleteSession` (in any process) lands before the delete, which removes
+   * it, or fails: no log of a deleted branch is left, and a new fork of its id starts with none.
    * @throws {InvalidInputError} for an empty batch or positions out of order
+   * @throws {NotFoundError} when the session (of this tenant) or branch does not exist (or was deleted meanwhile)
    */
   appendEvents(
     sessionId: string,
@@ -60,13 +63,19 @@ export interface EventLogStore {
     entries: readonly EventLogEntry[],
     scope?: TenantScope,
   ): Promise<void>;
-  /** The entries after `after` (all when omitted), oldest first, and where the kept log starts. */
+  /**
+   * The entries after `after` (all when omitted), oldest first, and where the kept log starts.
+   * @throws {NotFoundError} when the session (of this tenant) or branch does not exist
+   */
   readEvents(
     sessionId: string,
     branchId: string,
     options?: { after?: EventLogPosition } & TenantScope,
   ): Promise<EventLogPage>;
-  /** Drops the oldest entries beyond the retention (whole batches). Returns how many entries were dropped. */
+  /**
+   * Drops the oldest entries beyond the retention (whole batches). Returns how many entries were dropped.
+   * @throws {NotFoundError} when the session (of this tenant) or branch does not exist
+   */
   pruneEvents(sessionId: string, branchId: string, retention: EventLogRetention, scope?: TenantScope): Promise<number>;
 }
 

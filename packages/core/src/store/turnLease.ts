@@ -1,3 +1,4 @@
+import { NotFoundError } from '../errors/callerErrors.js';
 import { ConcurrencyError } from '../errors/storeErrors.js';
 import { type BranchLease, type BranchLeaseStore, isLiveLease } from './branchLease.js';
 import type { TenantScope } from './store.js';
@@ -20,7 +21,8 @@ export interface HeldLease {
  * The lease of one running turn on a branch (see {@link BranchLeaseStore}): taken before the turn
  * calls anything, renewed every third of its TTL while the turn runs, released when it ends. A
  * lease whose renewal (or, adopted, whose check) finds it gone (it expired and another process took
- * it) stops being renewed and aborts {@link TurnLease.lost}, so its turn can stop writing; the
+ * it) stops being renewed and aborts {@link TurnLease.lost} with a `ConcurrencyError`, so its turn
+ * can stop writing; one whose session or branch was deleted aborts it with a `NotFoundError`. The
  * store's version checks keep the late writes of a turn that does not stop out.
  *
  * @example
@@ -43,21 +45,29 @@ export class TurnLease {
   ) {
     const { sessionId, branchId, owner, epoch } = lease;
     // Adopted: its taker renews it; here it is only checked, so this hold never shortens the taker's TTL.
+    // Adopted, a lease read as undefined was deleted with its session or branch (it was live when adopted).
     const stillHeld = adopted
       ? () =>
-          store
-            .getBranchLease(sessionId, branchId, scope)
-            .then((now) => now?.held === true && now.owner === owner && now.epoch === epoch)
+          store.getBranchLease(sessionId, branchId, scope).then((now) => {
+            if (now === undefined) throw deleted(sessionId, branchId);
+            return now.held && now.owner === owner && now.epoch === epoch;
+          })
       : () => store.renewBranchLease(sessionId, branchId, { owner, epoch, ttlMs, ...scope });
+    const stop = (reason: Error) => {
+      if (this.#lost.signal.aborted) return;
+      clearInterval(this.#timer);
+      this.#lost.abort(reason);
+    };
     this.#timer = setInterval(
       () => {
         stillHeld().then(
           (held) => {
-            if (held || this.#lost.signal.aborted) return;
-            clearInterval(this.#timer);
-            this.#lost.abort(runningElsewhere(sessionId, branchId, 'took over (it had expired)'));
+            if (!held) stop(runningElsewhere(sessionId, branchId, 'took over (it had expired)'));
           },
-          () => undefined, // an unreachable store: tried again at the next tick
+          (error: unknown) => {
+            // The session or branch is gone: nothing to renew any more. Else an unreachable store: tried again.
+            if (error instanceof NotFoundError) stop(error);
+          },
         );
       },
       Math.max(50, ttlMs / 3),
@@ -70,7 +80,10 @@ export class TurnLease {
     return this.lease.epoch;
   }
 
-  /** Aborted (with a {@link ConcurrencyError}) once a renewal found the lease taken by another holder. */
+  /**
+   * Aborted once a renewal found the lease taken by another holder (with a {@link ConcurrencyError}),
+   * or its session or branch deleted (with a {@link NotFoundError}).
+   */
   get lost(): AbortSignal {
     return this.#lost.signal;
   }
@@ -131,5 +144,11 @@ function runningElsewhere(sessionId: string, branchId: string, what: string): Co
   return new ConcurrencyError(
     `Another process ${what} the lease of session ${JSON.stringify(sessionId)} branch ` +
       `${JSON.stringify(branchId)}, where it runs a turn; try again when that turn has completed.`,
+  );
+}
+
+function deleted(sessionId: string, branchId: string): NotFoundError {
+  return new NotFoundError(
+    `Session ${JSON.stringify(sessionId)} or its branch ${JSON.stringify(branchId)} was deleted while a turn ran there.`,
   );
 }

@@ -18,7 +18,7 @@ import {
   type TenantScope,
 } from '@baton/core';
 import { assertSessionId, checkEventBatch, eventLogKey, keptBatches, nextLease, pageOf } from '@baton/core/store-kit';
-import { assertBranchId } from '../collections/inputGuards.js';
+import { assertBranchId, tenantMatch } from '../collections/inputGuards.js';
 import type { BranchLeaseDoc, EventBatchDoc } from '../collections/mongoCollections.js';
 import { branchKey, type MongoContext, requireBranch } from '../collections/mongoContext.js';
 import { isDuplicateKeyError } from '../collections/mongoErrors.js';
@@ -35,7 +35,12 @@ async function branchTenant(
   return tenant;
 }
 
-/** `MongoStore.appendEvents`: one insert (the log's last position is read only when this process has not written the branch yet). */
+/**
+ * `MongoStore.appendEvents`: one insert, then one read of the branch (the log's last position is read
+ * only when this process has not written the branch yet).
+ * @throws {NotFoundError} when the session (of this tenant) or branch does not exist, also when a
+ *   delete removed it while the batch was being inserted (the batch is removed: no log of a deleted branch)
+ */
 export async function appendEvents(
   context: MongoContext,
   sessionId: string,
@@ -59,8 +64,9 @@ export async function appendEvents(
   const first = entries[0]!.position;
   const after = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
   const end = entries.at(-1)!.position;
+  const _id = `${key}/${eventLogKey(end)}`;
   await context.collections.eventLog.insertOne({
-    _id: `${key}/${eventLogKey(end)}`,
+    _id,
     sessionId,
     branchId,
     ...tenantField(tenant),
@@ -72,6 +78,18 @@ export async function appendEvents(
     createdAt: Date.now(),
     createdDate: new Date(),
   });
+  // The branch read again after the insert, from the database (the cache may hold a branch another
+  // process deleted). A delete removes the branch's batches once more after its branch document, so
+  // a batch inserted while the branch was there goes with it, and one inserted after is taken back.
+  const branch = await context.collections.branches.findOne({ _id: key, ...tenant }, { projection: { _id: 1 } });
+  if (branch === null) {
+    await context.collections.eventLog.deleteOne({ _id });
+    lastKnown.delete(key);
+    context.branches.forget(sessionId);
+    throw new NotFoundError(
+      `Branch ${JSON.stringify(branchId)} of session ${JSON.stringify(sessionId)} does not exist (it was deleted).`,
+    );
+  }
   lastKnown.set(key, end);
 }
 
@@ -173,18 +191,41 @@ export async function acquireLease(
   return { acquired: true, lease: next };
 }
 
-/** `MongoStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without): one update filtered on owner and epoch. */
+/**
+ * `MongoStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without): one update filtered
+ * on owner, epoch and tenant, after the branch is checked (from the cache when it knows it).
+ * @throws {NotFoundError} when the session (of this tenant) or branch does not exist; a lease of it a
+ *   delete left behind (a lease change that checked the branch before the delete wrote it after, no
+ *   transactions) is removed first, so `listExpiredLeases` lists it no more
+ */
 export async function changeHeldLease(
   context: MongoContext,
   sessionId: string,
   branchId: string,
-  input: { owner: string; epoch: number; ttlMs?: number },
+  input: { owner: string; epoch: number; ttlMs?: number } & TenantScope,
 ): Promise<boolean> {
-  const filter = { _id: branchKey(sessionId, branchId), owner: input.owner, epoch: input.epoch, held: true };
+  assertSessionId(sessionId);
+  assertBranchId(branchId);
+  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
+  const held = { _id: branchKey(sessionId, branchId), owner: input.owner, epoch: input.epoch, held: true };
+  let tenant: TenantKey;
+  try {
+    tenant = await branchTenant(context, sessionId, branchId, scope);
+  } catch (error) {
+    // Only this owner's lease at this epoch, of the caller's tenant: never a lease of a live branch.
+    if (error instanceof NotFoundError)
+      await context.collections.branchLeases.deleteOne({ ...held, ...tenantMatch(scope) });
+    throw error;
+  }
   const change =
     input.ttlMs === undefined ? { held: false } : { expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
-  const result = await context.collections.branchLeases.updateOne(filter, { $set: change });
-  return result.matchedCount === 1;
+  const result = await context.collections.branchLeases.updateOne({ ...held, ...tenant }, { $set: change });
+  if (result.matchedCount === 1) return true;
+  // Lost, or gone with a branch this process's cache still knows (another process deleted it): read again.
+  context.branches.forget(sessionId);
+  context.tenants.forget(sessionId);
+  await branchTenant(context, sessionId, branchId, scope);
+  return false;
 }
 
 /** `MongoStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */

@@ -178,4 +178,10 @@ export async function deleteBranch(
   ]);
   await collections.branches.deleteMany({ sessionId, id: { $in: doomed }, ...tenant });
   context.branches.forget(sessionId);
+  // Once more after the branch documents: an event batch or lease written by a call that checked the
+  // branch before (another process's cache may still know it) is not left behind (see appendEvents).
+  await Promise.all([
+    collections.eventLog.deleteMany(filter),
+    collections.branchLeases.deleteMany({ sessionId, branchId: { $in: doomed } }),
+  ]);
 }

@@ -233,9 +233,9 @@ export async function deleteInactiveSessions(
 /**
  * Deletes sessions with everything they own; every delete names the session ids (shard-targeted)
  * and the tenant fragment of the call (`{}` for an operator sweep across tenants). Children go
- * first, so a retry finishes a half-done delete; assets and leases once more after the session
- * document, for an upload that finished in between (see `putAsset`) and a lease written by a lease
- * change that checked the branch before the delete. Returns what each delete removed.
+ * first, so a retry finishes a half-done delete; assets, leases and event batches once more after
+ * the session document, for an upload that finished in between (see `putAsset`) and a lease or
+ * batch written by a call that checked the branch before the delete. Returns what each delete removed.
  */
 async function deleteSessions(
   context: MongoContext,
@@ -260,11 +260,12 @@ async function deleteSessions(
     context.tenants.forget(id);
   }
   const sessions = await collections.sessions.deleteMany({ _id: { $in: ids }, ...tenant });
-  // Once more after the session documents, as for assets: a lease change that checked the branch
-  // before the delete and wrote its lease after the first pass is not left behind.
+  // Once more after the session documents, as for assets: a lease change or event append that
+  // checked the branch before the delete and wrote after the first pass is not left behind.
   const [late] = await Promise.all([
     deleteSessionAssets(context, ids, tenant),
     collections.branchLeases.deleteMany(bySession),
+    collections.eventLog.deleteMany(owned),
   ]);
   return {
     sessions: sessions.deletedCount,

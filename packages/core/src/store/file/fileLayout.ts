@@ -169,6 +169,14 @@ export class FileLayout {
   leaseLockTarget(id: string, branchId: string): string {
     return `${this.#paths(id).lockTarget}@lease@${branchId}`;
   }
+
+  /**
+   * The path locked while branch `branchId`'s events file is made, pruned or removed (appends to an
+   * existing file take no lock): apart from the lease's, so a writer killed there delays no takeover.
+   */
+  eventsLockTarget(id: string, branchId: string): string {
+    return `${this.#paths(id).lockTarget}@events@${branchId}`;
+  }
 }
 
 /** How many sessions' paths a {@link FileLayout} remembers (the oldest asked for first is forgotten). */

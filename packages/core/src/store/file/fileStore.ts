@@ -33,6 +33,7 @@ import type {
 import { scopeOf } from '../tenantScope.js';
 import * as assets from './calls/assetCalls.js';
 import * as branches from './calls/branchCalls.js';
+import * as branchLeases from './calls/branchLeaseCalls.js';
 import * as branchLogs from './calls/branchLogCalls.js';
 import * as checkpoints from './calls/checkpointCalls.js';
 import { eraseFileUser } from './calls/fileErasure.js';
@@ -411,7 +412,9 @@ export class FileStore implements Store {
     branchId: string,
     input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
   ): Promise<LeaseAcquisition> {
-    return this.#run('take a branch lease', () => branchLogs.acquireLease(this.#sessions, sessionId, branchId, input));
+    return this.#run('take a branch lease', () =>
+      branchLeases.acquireLease(this.#sessions, sessionId, branchId, input),
+    );
   }
 
   async renewBranchLease(
@@ -420,7 +423,7 @@ export class FileStore implements Store {
     input: { owner: string; epoch: number; ttlMs: number } & TenantScope,
   ): Promise<boolean> {
     return this.#run('renew a branch lease', () =>
-      branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, input),
+      branchLeases.changeHeldLease(this.#sessions, sessionId, branchId, input),
     );
   }
 
@@ -430,7 +433,7 @@ export class FileStore implements Store {
     input: { owner: string; epoch: number } & TenantScope,
   ): Promise<boolean> {
     return this.#run('release a branch lease', () =>
-      branchLogs.changeHeldLease(this.#sessions, sessionId, branchId, {
+      branchLeases.changeHeldLease(this.#sessions, sessionId, branchId, {
         owner: input.owner,
         epoch: input.epoch,
         ...scopeOf(input),
@@ -439,12 +442,12 @@ export class FileStore implements Store {
   }
 
   async getBranchLease(sessionId: string, branchId: string, scope: TenantScope = {}): Promise<BranchLease | undefined> {
-    return this.#run('read a branch lease', () => branchLogs.getLease(this.#sessions, sessionId, branchId, scope));
+    return this.#run('read a branch lease', () => branchLeases.getLease(this.#sessions, sessionId, branchId, scope));
   }
 
   async listExpiredLeases(options: { before: string; limit?: number }): Promise<BranchLease[]> {
     return this.#run('list expired leases', () =>
-      branchLogs.listExpiredLeases(this.#sessions, options.before, options.limit ?? 1000),
+      branchLeases.listExpiredLeases(this.#sessions, options.before, options.limit ?? 1000),
     );
   }
 

@@ -1,12 +1,10 @@
 /**
- * `FileStore`'s event logs and branch leases, beside the session's log:
- * `<session>/events/<branchId>.jsonl` (one line per appended batch, see `EventLogBatch`) and
- * `<session>/leases/<branchId>.json` (the branch's lease, replaced atomically under the session's lock).
+ * `FileStore`'s event logs, beside the session's log: `<session>/events/<branchId>.jsonl` (one line
+ * per appended batch, see `EventLogBatch`); and the removal of a deleted branch's log and lease.
  */
-import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NotFoundError } from '../../../errors.js';
-import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
 import {
   checkEventBatch,
   type EventLogBatch,
@@ -19,53 +17,9 @@ import {
 } from '../../eventLog.js';
 import type { TenantScope } from '../../store.js';
 import { assertBranchId } from '../../storeRules.js';
-import { assertTenantScope, inTenant } from '../../tenantScope.js';
 import { hasErrorCode, writeFileAtomic } from '../fileIo.js';
 import type { FileSessions } from '../fileSessions.js';
-import { requireBranch } from '../log/logPlans.js';
-
-const eventsFile = (sessions: FileSessions, sessionId: string, branchId: string) =>
-  join(sessions.layout.sessionDir(sessionId), 'events', `${branchId}.jsonl`);
-const leaseFile = (sessions: FileSessions, sessionId: string, branchId: string) =>
-  join(sessions.layout.sessionDir(sessionId), 'leases', `${branchId}.json`);
-
-/** @throws {NotFoundError} when the session (of this tenant) or branch does not exist */
-async function requireBranchOf(
-  sessions: FileSessions,
-  sessionId: string,
-  branchId: string,
-  scope: TenantScope,
-): Promise<void> {
-  assertBranchId(branchId);
-  await sessions.view(sessionId, async (image) => requireBranch(image, sessionId, branchId, scope));
-}
-
-/**
- * Runs a write into the session's folder, which a `deleteSession` (under another lock) may move away
- * at any step: every path is resolved when used, and folders are made without `recursive`, so a
- * write after the move finds no folder (`ENOENT`) instead of making the session's folder again.
- * @throws {NotFoundError} when the session's folder is gone
- */
-async function inSessionFolder<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT'))
-      throw new NotFoundError(`Session ${JSON.stringify(sessionId)} does not exist (it was deleted).`, {
-        cause: error,
-      });
-    throw error;
-  }
-}
-
-/** Makes `dir` (a folder of the session's folder) unless it exists; never the session's folder itself. */
-async function makeFolder(dir: string): Promise<void> {
-  try {
-    await mkdir(dir);
-  } catch (error) {
-    if (!hasErrorCode(error, 'EEXIST')) throw error;
-  }
-}
+import { eventsFile, inSessionFolder, leaseFile, makeFolder, requireBranchOf } from './branchFiles.js';
 
 /**
  * The batches of a branch's event log. A line cut off by a crash is ignored: the last one, and one
@@ -199,10 +153,7 @@ export async function appendEvents(
   checkEventBatch(entries, last);
   const first = entries[0]!.position;
   const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
-  const handle = await inSessionFolder(sessionId, async () => {
-    await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
-    return open(path, 'a');
-  });
+  const handle = await openForAppend(sessions, sessionId, branchId, path, scope);
   try {
     const line = Buffer.from(
       `${torn ? '\n' : ''}${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
@@ -219,6 +170,52 @@ export async function appendEvents(
   }
 }
 
+/**
+ * Opens the branch's events file to append. An existing one is opened as is, without a lock: it is
+ * a live branch's (`deleteBranch` removes it, under the events lock, only after the branch left the
+ * session's log; a write after that lands in the removed file). A missing one is made under that
+ * lock once the branch is checked again, so an append racing `deleteBranch` never makes the log of a
+ * deleted branch, which a new fork of the same id would read.
+ * @throws {NotFoundError} when the session or branch is gone
+ */
+async function openForAppend(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  path: string,
+  scope: TenantScope,
+): Promise<FileHandle> {
+  try {
+    return await open(path, constants.O_WRONLY | constants.O_APPEND);
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT')) throw error;
+  }
+  return underEventsLock(sessions, sessionId, branchId, scope, () =>
+    inSessionFolder(sessionId, async () => {
+      await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
+      return open(path, 'a');
+    }),
+  );
+}
+
+/** Runs `work` under the branch's events lock (across processes), once the branch is checked under it. */
+function underEventsLock<T>(
+  sessions: FileSessions,
+  sessionId: string,
+  branchId: string,
+  scope: TenantScope,
+  work: () => Promise<T>,
+): Promise<T> {
+  return sessions.locks.run(
+    sessionId,
+    async () => {
+      await requireBranchOf(sessions, sessionId, branchId, scope);
+      return work();
+    },
+    sessions.layout.eventsLockTarget(sessionId, branchId),
+  );
+}
+
 /** `FileStore.readEvents`. */
 export async function readEvents(
   sessions: FileSessions,
@@ -231,7 +228,10 @@ export async function readEvents(
   return pageOf(await readBatches(eventsFile(sessions, sessionId, branchId)), after);
 }
 
-/** `FileStore.pruneEvents`: the kept batches written to a new file that replaces the log atomically. */
+/**
+ * `FileStore.pruneEvents`: the kept batches written to a new file that replaces the log atomically,
+ * under the events lock (a replace after `deleteBranch` removed the file would make it again).
+ */
 export async function pruneEvents(
   sessions: FileSessions,
   sessionId: string,
@@ -239,122 +239,26 @@ export async function pruneEvents(
   retention: EventLogRetention,
   scope: TenantScope,
 ): Promise<number> {
-  await requireBranchOf(sessions, sessionId, branchId, scope);
-  const path = eventsFile(sessions, sessionId, branchId);
-  const batches = await readBatches(path);
-  const kept = keptBatches(batches, retention, Date.now());
-  const dropped = batches.length - kept.length;
-  if (dropped === 0) return 0;
-  kept[0] = { ...kept[0]!, after: batches[dropped - 1]!.entries.at(-1)!.position };
-  await inSessionFolder(sessionId, () =>
-    writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join('')),
-  );
-  return batches.slice(0, dropped).reduce((n, batch) => n + batch.entries.length, 0);
-}
-
-async function readLease(path: string): Promise<BranchLease | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as BranchLease;
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  }
-}
-
-/**
- * Runs a compare-and-set of the branch's lease under the branch's lease lock (held across processes),
- * not the session's write lock: a process killed mid-write leaves that one held until it goes stale
- * (`lockStaleMs`), and the takeover's lease must not wait for it (followers of the cut turn see the
- * new lease live while its first write waits).
- */
-async function changeLease<T>(
-  sessions: FileSessions,
-  sessionId: string,
-  branchId: string,
-  scope: TenantScope,
-  change: (current: BranchLease | undefined) => { next?: BranchLease; result: T },
-): Promise<T> {
   assertBranchId(branchId);
-  const path = leaseFile(sessions, sessionId, branchId);
-  return sessions.locks.run(
-    sessionId,
-    async () => {
-      // Checked under the lease lock, and the write fails once the folder is gone: a delete racing
-      // this change (under the session's lock) never gets its folder made again (see inSessionFolder).
-      await requireBranchOf(sessions, sessionId, branchId, scope);
-      const { next, result } = change(await readLease(path));
-      if (next !== undefined)
-        await inSessionFolder(sessionId, async () => {
-          await makeFolder(join(sessions.layout.sessionDir(sessionId), 'leases'));
-          await writeFileAtomic(path, JSON.stringify(next));
-        });
-      return result;
-    },
-    sessions.layout.leaseLockTarget(sessionId, branchId),
-  );
-}
-
-/** `FileStore.acquireBranchLease`. */
-export function acquireLease(
-  sessions: FileSessions,
-  sessionId: string,
-  branchId: string,
-  input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
-): Promise<LeaseAcquisition> {
-  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
-  return changeLease(
-    sessions,
-    sessionId,
-    branchId,
-    scope,
-    (current): { next?: BranchLease; result: LeaseAcquisition } => {
-      const next = nextLease(current, sessionId, branchId, input, Date.now());
-      return next === undefined
-        ? { result: { acquired: false, lease: current! } }
-        : { next, result: { acquired: true, lease: next } };
-    },
-  );
-}
-
-/** `FileStore.renewBranchLease` (with `ttlMs`) and `releaseBranchLease` (without). */
-export function changeHeldLease(
-  sessions: FileSessions,
-  sessionId: string,
-  branchId: string,
-  input: { owner: string; epoch: number; ttlMs?: number } & TenantScope,
-): Promise<boolean> {
-  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
-  return changeLease(sessions, sessionId, branchId, scope, (current) => {
-    if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch)
-      return { result: false };
-    const next =
-      input.ttlMs === undefined
-        ? { ...current, held: false }
-        : { ...current, expiresAt: new Date(Date.now() + input.ttlMs).toISOString() };
-    return { next, result: true };
+  return underEventsLock(sessions, sessionId, branchId, scope, async () => {
+    const path = eventsFile(sessions, sessionId, branchId);
+    const batches = await readBatches(path);
+    const kept = keptBatches(batches, retention, Date.now());
+    const dropped = batches.length - kept.length;
+    if (dropped === 0) return 0;
+    kept[0] = { ...kept[0]!, after: batches[dropped - 1]!.entries.at(-1)!.position };
+    await inSessionFolder(sessionId, () =>
+      writeFileAtomic(path, kept.map((batch) => `${JSON.stringify(batch)}\n`).join('')),
+    );
+    return batches.slice(0, dropped).reduce((n, batch) => n + batch.entries.length, 0);
   });
-}
-
-/** `FileStore.getBranchLease`: `undefined` when the session (of this tenant) or branch does not exist. */
-export async function getLease(
-  sessions: FileSessions,
-  sessionId: string,
-  branchId: string,
-  scope: TenantScope,
-): Promise<BranchLease | undefined> {
-  assertBranchId(branchId);
-  assertTenantScope(scope);
-  const exists = await sessions.view(
-    sessionId,
-    async (image) => image !== undefined && inTenant(image.session, scope) && image.branches.has(branchId),
-  );
-  return exists ? readLease(leaseFile(sessions, sessionId, branchId)) : undefined;
 }
 
 /**
  * Removes the lease and event log of branches `deleteBranch` just deleted from the session's log: a
- * lease left behind would be listed as expired (a cut turn to take over) forever. Each lease under its
- * lease lock, so a lease change that saw the branch (it checks under that lock) has written before.
+ * lease left behind would be listed as expired (a cut turn to take over) forever. Each under its lock,
+ * so a lease change, events file made or prune that saw the branch (each checks under its lock) has
+ * written before, and one after sees the branch gone (`NotFoundError`).
  */
 export async function removeBranchLogs(
   sessions: FileSessions,
@@ -367,22 +271,10 @@ export async function removeBranchLogs(
       () => rm(leaseFile(sessions, sessionId, branchId), { force: true }),
       sessions.layout.leaseLockTarget(sessionId, branchId),
     );
-    await rm(eventsFile(sessions, sessionId, branchId), { force: true });
+    await sessions.locks.run(
+      sessionId,
+      () => rm(eventsFile(sessions, sessionId, branchId), { force: true }),
+      sessions.layout.eventsLockTarget(sessionId, branchId),
+    );
   }
-}
-
-/** `FileStore.listExpiredLeases`: every session folder's `leases/`. */
-export async function listExpiredLeases(sessions: FileSessions, before: string, limit: number): Promise<BranchLease[]> {
-  const expired: BranchLease[] = [];
-  const ids = await readdir(sessions.layout.sessionsDir).catch(() => [] as string[]);
-  for (const id of ids) {
-    const dir = join(sessions.layout.sessionsDir, id, 'leases');
-    const files = await readdir(dir).catch(() => [] as string[]);
-    for (const file of files.filter((name) => name.endsWith('.json') && !name.startsWith('.'))) {
-      const lease = await readLease(join(dir, file)).catch(() => undefined);
-      if (lease?.held === true && lease.expiresAt < before) expired.push(lease);
-      if (expired.length >= limit) return expired;
-    }
-  }
-  return expired;
 }
