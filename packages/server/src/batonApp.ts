@@ -21,9 +21,15 @@ export interface BatonAppOptions {
   authenticate?: Authenticate;
   /** How much of each branch's events the server keeps for reconnecting clients (see {@link TurnRunsOptions}). */
   events?: TurnRunsOptions;
-  /** Largest request body in bytes (default 1 MiB); larger ones get 413. Asset uploads have their own limit. */
+  /**
+   * Largest request body in bytes (default 1 MiB); larger ones get 413. Asset uploads have their own
+   * limit; a `/chat` body may also hold one `maxAssetBytes` file in base64.
+   */
   maxBodyBytes?: number;
-  /** Largest asset upload (`POST /sessions/:id/assets`) in bytes (default 25 MiB); larger ones get 413. The store's `maxAssetBytes` applies too. */
+  /**
+   * Largest asset upload (`POST /sessions/:id/assets`, or a `/chat` file's `data:` URL decoded) in bytes
+   * (default 25 MiB); larger ones get 413. The store's `maxAssetBytes` applies too.
+   */
   maxAssetBytes?: number;
   /** Milliseconds between SSE keep-alive comments (default 15,000). */
   keepAliveMs?: number;
@@ -69,7 +75,8 @@ export interface BatonAppOptions {
  *   result), plus `text`, the same told as `baton inspect` prints it (`formatTimeline`)
  * - `GET /sessions/:id/branches` → `{ branches }`; `POST /sessions/:id/fork?branch=` `{ branchId, atSeq }` → 201 the new branch
  * - `POST /sessions/:id/chat?branch=` with the body `useChat` sends → the turn in the Vercel AI SDK's UI
- *   message stream protocol (see {@link UIMessageChunker})
+ *   message stream protocol (see {@link UIMessageChunker}); the last message's file parts are its assets
+ *   (a `data:` URL stored as a new asset, or this session's asset URL; other URLs 400 `UNSUPPORTED_FILE_URL`)
  * - `GET /sessions/:id/events?branch=&follow=` with `Last-Event-ID` (or `?lastEventId=`) → what the
  *   client missed, then the live rest of the running turn (and, with `follow=true`, of later turns)
  *
@@ -84,7 +91,12 @@ export interface BatonAppOptions {
 export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   const { workflow } = options;
   const app = new Hono<BatonEnv>();
-  registerMiddleware(app, { maxBodyBytes: options.maxBodyBytes ?? 1 << 20, authenticate: options.authenticate });
+  const maxAssetBytes = options.maxAssetBytes ?? DEFAULT_MAX_ASSET_UPLOAD_BYTES;
+  registerMiddleware(app, {
+    maxBodyBytes: options.maxBodyBytes ?? 1 << 20,
+    maxAssetBytes,
+    authenticate: options.authenticate,
+  });
   const reconcile = options.reconcile && {
     intervalMs: options.reconcile.intervalMs ?? 5000,
     olderThanMs: options.reconcile.olderThanMs ?? 0,
@@ -97,8 +109,8 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     reconcileEvery({ workflow, runs, olderThan: reconcile.olderThanMs }, reconcile.intervalMs);
   // Route groups, one file each under http/; a new group is one more line here.
   registerSessionRoutes(app, routes);
-  registerTurnRoutes(app, routes);
+  registerTurnRoutes(app, routes, maxAssetBytes);
   registerEventRoutes(app, routes);
-  registerAssetRoutes(app, workflow, options.maxAssetBytes ?? DEFAULT_MAX_ASSET_UPLOAD_BYTES);
+  registerAssetRoutes(app, workflow, maxAssetBytes);
   return app;
 }

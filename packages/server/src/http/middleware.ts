@@ -5,19 +5,23 @@ import { errorResponse } from './errorResponse.js';
 import { HttpError } from './errors.js';
 import type { BatonHono } from './routeContext.js';
 
+/** The path of a `useChat` turn, whose body may carry a file as a `data:` URL. */
+const CHAT_PATH = /^\/sessions\/[^/]+\/chat\/?$/;
+
 /**
  * The middleware every route runs behind: errors as `{ error: { code, message } }` with their
- * status, the JSON body limit (413 past `maxBodyBytes`; asset uploads have their own), and the
- * auth hook (401 when it refuses; no hook: every request is anonymous).
+ * status, the JSON body limit (413 past `maxBodyBytes`; asset uploads have their own, and a `useChat`
+ * body may also carry one `maxAssetBytes` file as a base64 `data:` URL), and the auth hook (401 when
+ * it refuses; no hook: every request is anonymous).
  *
  * @example
  * ```ts
- * registerMiddleware(app, { maxBodyBytes: 1 << 20, authenticate });
+ * registerMiddleware(app, { maxBodyBytes: 1 << 20, maxAssetBytes: 25 << 20, authenticate });
  * ```
  */
 export function registerMiddleware(
   app: BatonHono,
-  options: { maxBodyBytes: number; authenticate?: Authenticate | undefined },
+  options: { maxBodyBytes: number; maxAssetBytes: number; authenticate?: Authenticate | undefined },
 ): void {
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);
@@ -30,10 +34,19 @@ export function registerMiddleware(
       throw new HttpError(413, 'BODY_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes} bytes.`);
     },
   });
+  const chatBodyBytes = options.maxBodyBytes + Math.ceil(options.maxAssetBytes / 3) * 4;
+  const chatBodyLimit = bodyLimit({
+    maxSize: chatBodyBytes,
+    onError: () => {
+      throw new HttpError(413, 'BODY_TOO_LARGE', `The chat request body is larger than ${chatBodyBytes} bytes.`);
+    },
+  });
   // An asset upload is limited by its own route (maxAssetBytes), not by the JSON bodies' limit.
-  app.use('*', (c, next) =>
-    c.req.method === 'POST' && ASSET_UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next),
-  );
+  app.use('*', (c, next) => {
+    if (c.req.method !== 'POST') return jsonBodyLimit(c, next);
+    if (ASSET_UPLOAD_PATH.test(c.req.path)) return next();
+    return (CHAT_PATH.test(c.req.path) ? chatBodyLimit : jsonBodyLimit)(c, next);
+  });
   app.use('*', async (c, next) => {
     let principal: Principal | undefined;
     try {

@@ -78,11 +78,56 @@ export const ChatBody = z.looseObject({
     .array(
       z.looseObject({
         role: z.enum(['system', 'user', 'assistant']),
-        parts: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
+        parts: z.array(
+          z.looseObject({
+            type: z.string(),
+            text: z.string().optional(),
+            // A file part (AI SDK v5 `FileUIPart`): its type, name and a `data:` URL or a URL of an asset.
+            mediaType: z.string().optional(),
+            filename: z.string().optional(),
+            url: z.string().optional(),
+          }),
+        ),
       }),
     )
     .min(1),
 });
+
+/** A file part of a `useChat` message: `index` is its place among the message's parts. */
+export interface ChatFilePart {
+  index: number;
+  mediaType: string;
+  filename?: string;
+  url: string;
+}
+
+/**
+ * The text and file parts of the last message of a `useChat` body.
+ * @throws {HttpError} `INVALID_BODY` (400) when it is not the user's, has no text, or a file part lacks
+ *   `url` or `mediaType`
+ * @example
+ * ```ts
+ * const { text, files } = lastUserMessage(await readBody(c.req.raw, ChatBody));
+ * ```
+ */
+export function lastUserMessage(body: z.output<typeof ChatBody>): { text: string; files: ChatFilePart[] } {
+  const text = lastUserText(body);
+  const at = body.messages.length - 1;
+  const files = body.messages[at]!.parts.flatMap((part, index): ChatFilePart[] => {
+    if (part.type !== 'file') return [];
+    if (part.url === undefined || part.mediaType === undefined) {
+      const path = ['messages', at, 'parts', index, part.url === undefined ? 'url' : 'mediaType'];
+      const message = 'a file part needs its url and mediaType';
+      throw new HttpError(400, 'INVALID_BODY', `Invalid request body: ${path.join('.')}: ${message}.`, [
+        { path, message, code: 'custom' },
+      ]);
+    }
+    const file: ChatFilePart = { index, mediaType: part.mediaType, url: part.url };
+    if (part.filename !== undefined) file.filename = part.filename;
+    return [file];
+  });
+  return { text, files };
+}
 
 /** The text of the last message of a `useChat` body. @throws {HttpError} (400) when it is not the user's, or has no text */
 export function lastUserText(body: z.output<typeof ChatBody>): string {
