@@ -33,7 +33,7 @@ const LOCK_FS = {
 };
 
 /** How long a session's lock is kept after a write for the next write of this process to reuse (ms). */
-export const LOCK_IDLE_HOLD_MS = 25;
+export const LOCK_IDLE_HOLD_MS = 50;
 /**
  * A lock is reused only this long after it was taken (ms): its folder's mtime is at least as new as
  * the taking, so no other process can find it stale (at least 2000 ms) while it is reused, and a
