@@ -62,6 +62,34 @@ interface HeldLock {
 }
 
 /**
+ * A writer waiting for a lock held by another marks it with an empty file `<target>.wait`, again at each
+ * retry (proper-lockfile calls `mkdir` on every attempt), so that a holder of another process lets go of
+ * the lock after its write instead of keeping it for its next one: a session written back to back by one
+ * process is taken by a waiting one as readily as when every write let go.
+ */
+function waitingFs(target: string): typeof LOCK_FS {
+  const mark = `${target}.wait`;
+  const mkdir = ((path: string, mode: unknown, callback?: (error: NodeJS.ErrnoException | null) => void) => {
+    const done = (typeof mode === 'function' ? mode : callback) as (error: NodeJS.ErrnoException | null) => void;
+    fs.mkdir(path, typeof mode === 'function' ? undefined : (mode as fs.MakeDirectoryOptions), (error) => {
+      if (error?.code === 'EEXIST') fs.writeFile(mark, '', () => done(error));
+      else done(error);
+    });
+  }) as typeof fs.mkdir;
+  return { ...LOCK_FS, mkdir };
+}
+
+/** Whether a writer waits for the lock at `target` (see {@link waitingFs}); the mark is taken (waiters still waiting mark it again). */
+function tookWaitMark(target: string): boolean {
+  try {
+    fs.unlinkSync(`${target}.wait`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The locks kept between writes in this process, by target, whichever `SessionLocks` holds them: a
  * second `FileStore` of the process on the same folder has a kept lock let go at once instead of
  * waiting out {@link LOCK_IDLE_HOLD_MS}.
@@ -187,7 +215,12 @@ export class SessionLocks {
   /** After a write: keeps the lock for the next write of the session, or lets it go (see {@link SessionLocks}). */
   #afterWrite(lock: HeldLock): Promise<void> {
     if (KEPT.get(lock.target) !== lock) return Promise.resolve(); // let go meanwhile (by idle())
-    if (lock.state.lost !== undefined || lock.wanted || Date.now() - lock.takenAt >= LOCK_MAX_HOLD_MS)
+    if (
+      lock.state.lost !== undefined ||
+      lock.wanted ||
+      Date.now() - lock.takenAt >= LOCK_MAX_HOLD_MS ||
+      tookWaitMark(lock.target)
+    )
       return this.#letGo(lock);
     lock.timer = setTimeout(() => {
       if (!lock.inUse) void this.#letGo(lock);
@@ -267,6 +300,7 @@ export class SessionLocks {
     }
     const options: LockOptions = {
       ...once,
+      fs: waitingFs(target),
       retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 },
     };
     for (let attempt = 0; ; attempt += 1) {
