@@ -150,14 +150,8 @@ export class HandoffSession {
   }
 
   /**
-   * The number of the branch's latest turn (1 for the first, 0 before any), as its `turn.started`
-   * and `turn.completed` events carry it: a user message sent while no `user_input` request waits
-   * starts turn `turn + 1`; an answer continues turn `turn`.
-   * @example
-   * ```ts
-   * await session.send('Hi');
-   * session.turn; // 1
-   * ```
+   * The branch's latest turn number (1 for the first, 0 before any), as `turn.started`/`turn.completed`
+   * carry it: a message sent while no `user_input` request waits starts `turn + 1`; an answer continues `turn`.
    */
   get turn(): number {
     return this.#runtime.snapshot.context.turn;
