@@ -94,9 +94,8 @@ export class HandoffSession {
 
   /**
    * The session's standing approvals ("always allow"), oldest first: tools whose calls run without a
-   * `tool_approval` request, each granted by an answer `{ approved: true, always: 'session' }`. They
-   * belong to the session (every branch shares them) and survive restarts; see {@link revokeApproval}.
-   * As this object last loaded or wrote them (a call under a grant checks the stored session first).
+   * `tool_approval` request, each granted by an answer `{ approved: true, always: 'session' }`, shared by every
+   * branch, kept across restarts (see {@link revokeApproval}), as this object last loaded or wrote them.
    * @example
    * ```ts
    * session.approvalGrants.map((g) => g.toolName); // ['refund']
@@ -107,10 +106,9 @@ export class HandoffSession {
   }
 
   /**
-   * The branch's committed history as this object holds it, oldest first (fork parents included):
-   * the whole branch, or, when model inputs keep a bounded history (the workflow's `historyWindow`,
-   * or working memory's token budget), the newest part opening read (at least what agents are
-   * sent). Read older messages with {@link readMessages} or {@link history}. Do not change it.
+   * The branch's committed history as this object holds it, oldest first (fork parents included): the whole
+   * branch, or, when model inputs keep a bounded history (the workflow's `historyWindow`, or working memory's
+   * token budget), the newest part opening read (at least what agents are sent); older: {@link history}. Read-only.
    */
   get messages(): readonly Message[] {
     return this.#runtime.history.messages;
