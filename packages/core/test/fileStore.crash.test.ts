@@ -102,24 +102,3 @@ describe('FileStore with two processes appending to one session', () => {
     for (const writer of writers) expect(writer.lines.at(-1)).toMatch(/^conflicts \d+$/);
   }, 60_000);
 });
-
-describe('FileStore session lock between processes', () => {
-  it('lets a waiting process in while another writes the session back to back (it keeps no lock it is asked for)', async () => {
-    const directory = await tempDir();
-    const store = new FileStore({ directory });
-    await store.createSession({ id: 'busy-1' });
-    await store.forkBranch('busy-1', { branchId: 'a', parent: { branchId: 'main', atSeq: 0 } });
-    // The child waits at most 1 s for the lock, while this process writes branch `a` without a pause.
-    const waiter = spawnWriter(['wait', directory, 'busy-1', '8', '16']);
-    let done = false;
-    const exited = waiter.exited.finally(() => {
-      done = true;
-    });
-    const deadline = Date.now() + 30_000;
-    for (let seq = 1; !done && Date.now() < deadline; seq += 1)
-      await store.appendMessages('busy-1', 'a', [makeMessage(seq)]);
-    expect(await exited, (await exited).stderr).toMatchObject({ code: 0 });
-    expect(waiter.lines).toContain('committed 8');
-    expect(await store.readMessages('busy-1', 'main')).toHaveLength(8);
-  }, 60_000);
-});

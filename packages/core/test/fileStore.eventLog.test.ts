@@ -113,7 +113,6 @@ describe('FileStore.appendEvents keeps the log ordered across processes without 
     await dead.createSession({ id: 'chat-1' });
     const cut = await dead.acquireBranchLease('chat-1', 'main', { owner: 'killed', ttlMs: 1 });
     await new Promise((resolve) => setTimeout(resolve, 5)); // its lease expires
-    await dead.close(); // lets go of the lock it keeps after a write, for the one below to stand for it
     // The killed process held the session's write lock (proper-lockfile's lock folder, fresh).
     await mkdir(join(directory, 'locks', 'chat-1.lock'));
     const takeover = new FileStore(options);

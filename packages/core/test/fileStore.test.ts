@@ -234,11 +234,8 @@ describe('FileStore ids and paths', () => {
       // This test's own folder, two levels above the store: an id that escaped the store would write in it.
       const outer = await tempDir();
       const directory = join(outer, 'parent', 'store');
-      // Created by a store closed since: a writer keeps a session's lock folder briefly after a write.
-      const creator = new FileStore({ directory });
-      await creator.createSession({ id: 'ok' });
-      await creator.close();
       const store = new FileStore({ directory });
+      await store.createSession({ id: 'ok' });
       const everything = async () => (await readdir(outer, { recursive: true })).sort();
       const before = await everything();
       await expect(store.createSession({ id: bad })).rejects.toBeInstanceOf(InvalidIdError);

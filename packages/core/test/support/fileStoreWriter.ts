@@ -9,8 +9,6 @@
  * - `contend`: appends `count` messages one at a time to a branch another process appends to as
  *   well: reads the branch's end, appends the next seq, and on a ConcurrencyError reads again and
  *   retries. Prints `committed <seq> <id>` per message and `conflicts <n>` at the end.
- * - `wait`: appends `count` messages to `main` in one batch, waiting at most 1 s for the session's lock
- *   (`lockWaitMs`); prints `committed <lastSeq>`.
  */
 import { ConcurrencyError, createId, type Message } from '../../src/index.js';
 import { FileStore } from '../../src/store/file/fileStore.js';
@@ -20,7 +18,7 @@ if (directory === undefined || sessionId === undefined)
   throw new Error('usage: fileStoreWriter.ts <mode> <directory> <sessionId> <count> <payloadBytes>');
 const count = Number(countText ?? '10');
 const payload = 'x'.repeat(Number(payloadText ?? '16'));
-const store = new FileStore({ directory, lockStaleMs: 2000, ...(mode === 'wait' ? { lockWaitMs: 1000 } : {}) });
+const store = new FileStore({ directory, lockStaleMs: 2000 });
 const message = (seq: number): Message => ({
   id: createId(),
   seq,
@@ -52,11 +50,6 @@ if (mode === 'loop') {
     }
   }
   process.stdout.write(`conflicts ${conflicts}\n`);
-} else if (mode === 'wait') {
-  const seq = (await store.readMessages(sessionId, 'main')).length;
-  const batch = Array.from({ length: count }, (_, index) => message(seq + 1 + index));
-  await store.appendMessages(sessionId, 'main', batch);
-  process.stdout.write(`committed ${seq + count}\n`);
 } else {
   throw new Error(`unknown mode ${JSON.stringify(mode)}`);
 }
