@@ -372,7 +372,7 @@ export class MongoStore implements Store {
       branchLogs.changeHeldLease(this.#context, sessionId, branchId, {
         owner: input.owner,
         epoch: input.epoch,
-        ...(input.tenantId === undefined ? {} : { tenantId: input.tenantId }),
+        ...scopeOf(input),
       }),
     );
   }

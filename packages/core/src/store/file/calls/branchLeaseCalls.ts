@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type BranchLease, type LeaseAcquisition, nextLease } from '../../branchLease.js';
 import type { TenantScope } from '../../store.js';
 import { assertBranchId } from '../../storeRules.js';
-import { assertTenantScope, inTenant } from '../../tenantScope.js';
+import { assertTenantScope, inTenant, scopeOf } from '../../tenantScope.js';
 import { hasErrorCode, writeFileAtomic } from '../fileIo.js';
 import type { FileSessions } from '../fileSessions.js';
 import { inSessionFolder, leaseFile, makeFolder, requireBranchOf } from './branchFiles.js';
@@ -62,7 +62,7 @@ export function acquireLease(
   branchId: string,
   input: { owner: string; ttlMs: number; expired?: boolean } & TenantScope,
 ): Promise<LeaseAcquisition> {
-  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
+  const scope = scopeOf(input);
   return changeLease(
     sessions,
     sessionId,
@@ -84,7 +84,7 @@ export function changeHeldLease(
   branchId: string,
   input: { owner: string; epoch: number; ttlMs?: number } & TenantScope,
 ): Promise<boolean> {
-  const scope = input.tenantId === undefined ? {} : { tenantId: input.tenantId };
+  const scope = scopeOf(input);
   return changeLease(sessions, sessionId, branchId, scope, (current) => {
     if (current === undefined || !current.held || current.owner !== input.owner || current.epoch !== input.epoch)
       return { result: false };
