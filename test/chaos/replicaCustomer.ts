@@ -3,8 +3,11 @@
  * round-robin proxy, as a web client of a replicated server would. Before each step it follows
  * `GET /sessions/:id/events` with its `Last-Event-ID` (so a dropped stream is picked up again, most
  * often on the other replica), then reads `GET /sessions/:id` and answers the first pending request,
- * sends the next scripted message (by what the branch holds) or closes the session. A 409 (a turn
- * runs on the branch, maybe on the other replica) is retried after following the events; a dropped
+ * sends the next scripted message (by what the branch holds) or closes the session. It acts only
+ * once it has caught up: a follow that was dropped (its replica down) is tried again before the
+ * session is read, as a client must, or it would answer a request whose turn's events it never got
+ * and, its `Last-Event-ID` moved past them by the next turn, never get them. A 409 (a turn runs on
+ * the branch, maybe on the other replica) is retried after following the events; a dropped
  * connection or a 5xx (a replica killed under it) is retried too. Every event it receives is
  * recorded by id, for the stream oracle.
  */
@@ -73,7 +76,10 @@ export class ReplicaCustomer {
       await this.#pause(deadline);
     let waitingSince: number | undefined;
     for (;;) {
-      await this.#follow();
+      if (!(await this.#follow())) {
+        await this.#pause(deadline, 20);
+        continue;
+      }
       const view = (await this.#json('GET', `/sessions/${this.sessionId}`)) as View | undefined;
       if (view?.status === 'closed') return;
       // Dropped (its replica is down): at once, so the next requests reach the other replica (round robin).
@@ -121,13 +127,18 @@ export class ReplicaCustomer {
     await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
-  /** What was missed since the last event seen, then the live rest of a turn running on any replica. */
-  async #follow(): Promise<void> {
+  /**
+   * What was missed since the last event seen, then the live rest of a turn running on any replica.
+   * @returns false when the request or its stream was dropped or failed on the server (the client has not caught up)
+   */
+  async #follow(): Promise<boolean> {
+    const drops = this.counts.drops;
     const response = await this.#fetch('GET', `/sessions/${this.sessionId}/events`, undefined, {
       accept: 'text/event-stream',
       'last-event-id': this.#lastEventId,
     });
     if (response !== undefined) await this.#read(response);
+    return this.counts.drops === drops;
   }
 
   /** Starts a turn (a message or an answer) and reads its events; a 409 or a drop is left to the next round. */

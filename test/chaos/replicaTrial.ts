@@ -7,6 +7,7 @@
  * log, and the stream oracle what the customer received.
  */
 import type { ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProxy } from '../../packages/server/test/support/replicas.js';
 import type { FerretServer } from './ferretServer.js';
@@ -147,6 +148,19 @@ class ReplicaPool {
     await killAll(this.#children);
   }
 
+  /**
+   * Appends what a replica process wrote to stderr (its last 4,000 characters) to the trial's
+   * `replicas.stderr.txt`, kept with a failing trial's data (a store write the server only logs, such
+   * as an event log that could not be written, shows there).
+   */
+  #keepStderr(index: number, slot: number, killAt: number, exit: number | string | null, text: string): void {
+    if (text.trim() === '') return;
+    appendFileSync(
+      join(this.dir, 'replicas.stderr.txt'),
+      `── replica ${index} (slot ${slot}, kill point ${killAt}) exited with ${exit}\n${text.trimEnd()}\n`,
+    );
+  }
+
   /** Starts a process that loads the replica's modules and waits for its orders. */
   #prepare(): Standby {
     const standby = spawnChaosChild(
@@ -191,6 +205,7 @@ class ReplicaPool {
         resolve(url);
       });
       child.once('exit', (code, signal) => {
+        this.#keepStderr(index, slot, killAt, code ?? signal, stderr());
         if (this.#stopping) {
           if (url === undefined) reject(new Error('the trial stopped before the replica served'));
           return;
