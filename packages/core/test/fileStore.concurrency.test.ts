@@ -88,14 +88,14 @@ describe('FileStore with a log replaced in place under it', () => {
   });
 });
 
-describe('FileStore session locks', () => {
+describe('FileStore session locks (folder locks, which a crashed process leaves behind)', () => {
   it('breaks a lock left by a crashed process once it is stale', async () => {
     const directory = await tempDir();
-    const creator = new FileStore({ directory });
+    const creator = new FileStore({ directory, lock: 'folder' });
     await creator.createSession({ id: 'stale-1' });
     // A write returns once it is durable; its lock folder is removed just after. close() waits for that.
     await creator.close();
-    const store = new FileStore({ directory, lockStaleMs: 2000 });
+    const store = new FileStore({ directory, lock: 'folder', lockStaleMs: 2000 });
     const lock = join(directory, 'locks', 'stale-1.lock');
     await mkdir(lock);
     const longAgo = new Date(Date.now() - 60_000);
@@ -105,10 +105,10 @@ describe('FileStore session locks', () => {
 
   it('gives up with a ConcurrencyError when another writer holds the lock for longer than lockWaitMs', async () => {
     const directory = await tempDir();
-    const creator = new FileStore({ directory });
+    const creator = new FileStore({ directory, lock: 'folder' });
     await creator.createSession({ id: 'held-1' });
     await creator.close();
-    const store = new FileStore({ directory, lockStaleMs: 60_000, lockWaitMs: 300 });
+    const store = new FileStore({ directory, lock: 'folder', lockStaleMs: 60_000, lockWaitMs: 300 });
     await mkdir(join(directory, 'locks', 'held-1.lock'));
     const failure = store.appendMessages('held-1', 'main', [makeMessage(1)]);
     await expect(failure).rejects.toBeInstanceOf(ConcurrencyError);

@@ -106,8 +106,9 @@ describe('FileStore.appendEvents keeps the log ordered across processes without 
 
   it("a lease is taken over while a killed writer's session lock is still held (it is not stale yet)", async () => {
     directory = await mkdtemp(join(tmpdir(), 'baton-eventlog-'));
-    // Writes wait at most 200 ms for another writer's lock; a lock goes stale only after a minute.
-    const options = { directory, lockStaleMs: 60_000, lockWaitMs: 200 };
+    // Writes wait at most 200 ms for another writer's lock; a lock goes stale only after a minute. A killed
+    // writer's lock outlives it only as a lock folder (a kernel lock goes with its process).
+    const options = { directory, lock: 'folder' as const, lockStaleMs: 60_000, lockWaitMs: 200 };
     const dead = new FileStore(options);
     opened.push(dead);
     await dead.createSession({ id: 'chat-1' });
@@ -130,7 +131,7 @@ describe('FileStore.appendEvents keeps the log ordered across processes without 
         ttlMs: 60_000,
       }),
     ).toBe(true);
-    // Writes still wait for the session's lock: the takeover's turn writes once it goes stale.
+    // Writes still wait for the session's lock folder: the takeover's turn writes once it goes stale.
     await expect(
       takeover.updateSession('chat-1', { metadata: { a: 1 } }, { expectedVersion: 1 }),
     ).rejects.toMatchObject({

@@ -52,7 +52,8 @@ describe('FileStore on disk', () => {
     await store.saveCheckpoint(checkpoint);
     await store.putPendingWrites('chat-1', 'main', checkpoint.id, [makePendingWrite('call-1')]);
 
-    expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.jsonl']);
+    // The session's lock file (a kernel lock is a lock of this file) stays while the session does.
+    expect(await listFiles(directory)).toEqual(['locks/chat-1.lock', 'sessions/chat-1/log.jsonl']);
     const [header] = (await readFile(logFile, 'utf8')).split('\n');
     expect(JSON.parse(header!)).toMatchObject({
       format: 'baton-filestore-session-log',
@@ -150,7 +151,12 @@ describe('FileStore on disk', () => {
       expect(await reader.getSession('chat-1')).toEqual(await store.getSession('chat-1'));
       expect(await reader.listCheckpoints('chat-1', 'main')).toEqual(await store.listCheckpoints('chat-1', 'main'));
     }
-    expect(await listFiles(directory)).toEqual(['sessions/chat-1/log.index.json', 'sessions/chat-1/log.jsonl']); // the compacted log is indexed
+    // The compacted log is indexed.
+    expect(await listFiles(directory)).toEqual([
+      'locks/chat-1.lock',
+      'sessions/chat-1/log.index.json',
+      'sessions/chat-1/log.jsonl',
+    ]);
   }, 60_000);
 });
 

@@ -56,7 +56,7 @@ export async function raceReconcilersOnCutTurn(
     expect(cut).toMatchObject({ held: true });
     await owner!.kill();
     // The owner renewed its lease at most up to its death: it expires by then + the TTL. On a FileStore
-    // the owner may die holding the session's file lock, which is broken once stale (`lockStaleMs`).
+    // the owner may die holding the session's lock (a kernel lock, let go with its process; a lock folder is broken once stale, `lockStaleMs`).
     const expiredBy = Date.now() + Math.max(CUT_TURN_LEASE_MS, Number(storeEnv.REPLICA_LOCK_STALE_MS ?? 0));
     let takenAt: number | undefined;
     let current = cut;

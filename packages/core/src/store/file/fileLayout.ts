@@ -16,7 +16,7 @@ import { assertBranchId, assertSessionId } from '../storeRules.js';
  *                            /checkpoints/<branchId>/<000000000001>-<checkpointId>.json (+ .pending.jsonl)
  * <root>/episodes/<episodeId>.json
  * <root>/episodes/by-owner/<tenantId|->/<userId|->/<episodeId>.json   (hard links: the owner index)
- * <root>/locks/<sessionId>.lock      (held while a session is written; proper-lockfile)
+ * <root>/locks/<sessionId>.lock      (locked while a session is written: a kernel lock of this file, see sessionLock.ts)
  * <root>/trash/                       (sessions being deleted)
  * ```
  *
@@ -156,7 +156,7 @@ export class FileLayout {
     return options.tenantOnly ? tenantDir : join(tenantDir, user);
   }
 
-  /** The path proper-lockfile locks for session `id` (its lock folder is this path plus `.lock`). */
+  /** The path of session `id`'s lock (its lock file, or a folder lock's folder, is this path plus `.lock`). */
   lockTarget(id: string): string {
     return this.#paths(id).lockTarget;
   }

@@ -92,12 +92,24 @@ export class FileSessions {
     return { sessions, unreadable };
   }
 
-  /** Moves the session's folder to the trash (one atomic rename), then removes it. Caller holds the lock. */
+  /**
+   * Moves the session's folder to the trash (one atomic rename), then removes it, and the files of its
+   * locks (the session's, and each branch's lease and events locks, each taken first). Caller holds the
+   * session's lock.
+   */
   async remove(id: string): Promise<void> {
+    const branchIds = await this.logs.read(id).then(
+      (image) => [...(image?.branches.keys() ?? [])],
+      () => [], // a damaged log is removed all the same
+    );
     const trash = join(this.layout.trashDir, `${id}.${randomUUID()}`);
     await rename(this.layout.sessionDir(id), trash);
     await fsyncDir(this.layout.sessionsDir);
     this.logs.forget(id);
     await rm(trash, { recursive: true, force: true });
+    this.locks.removeHeld(id);
+    for (const branchId of branchIds)
+      for (const target of [this.layout.leaseLockTarget(id, branchId), this.layout.eventsLockTarget(id, branchId)])
+        await this.locks.run(id, async () => this.locks.removeHeld(id, target), target);
   }
 }

@@ -78,8 +78,8 @@ export type { FileStoreOptions } from './fileStoreOptions.js';
  * the bytes are synced and renamed into place), so the log never holds their bytes and deleting the
  * session takes them along. Episodes live in `episodes/`, with an owner index of hard links so
  * `findEpisodes` reads only the tenant's and user's episodes. Several `FileStore`s, in one process
- * or many, may share a folder: every write to a session holds that session's lock
- * (`proper-lockfile`), updates compare-and-set `version`, and appends check seq continuity against
+ * or many, may share a folder: every write to a session holds that session's lock (a kernel lock of
+ * `locks/<id>.lock`, which a process that dies lets go at once; see `FileStoreOptions.lock`), updates compare-and-set `version`, and appends check seq continuity against
  * the log under the lock. A line torn by a crash is ignored on read and cut off by the next append.
  * The format is described in docs/architecture.md.
  *
@@ -115,7 +115,7 @@ export class FileStore implements Store {
   readonly #runner: FileStoreRunner;
 
   /**
-   * @param options `{ directory, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes?, maxAssetBytes? }`
+   * @param options `{ directory, lock?, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes?, maxAssetBytes? }`
    * @throws {ConfigurationError} when `directory` is missing or empty, or `maxAssetBytes` is not a positive whole number
    */
   constructor(options: FileStoreOptions) {
@@ -128,7 +128,11 @@ export class FileStore implements Store {
     this.directory = layout.root;
     const docs = new FileDocuments(layout);
     const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
-    const locks = new SessionLocks(layout, { staleMs, waitMs: options.lockWaitMs ?? staleMs + 5000 });
+    const locks = new SessionLocks(layout, {
+      staleMs,
+      waitMs: options.lockWaitMs ?? staleMs + 5000,
+      kind: options.lock,
+    });
     this.#sessions = new FileSessions(docs, locks, {
       cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024,
       indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES),

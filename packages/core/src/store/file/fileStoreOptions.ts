@@ -3,8 +3,18 @@ export interface FileStoreOptions {
   /** The root folder; created when missing. Relative paths resolve against the working directory. */
   directory: string;
   /**
-   * A session lock not refreshed for this long is taken to belong to a crashed process and is
-   * broken, in milliseconds (at least 2000; default 10 000).
+   * The lock that keeps one writer per session across processes. `'kernel'` (the default): a lock of
+   * the file `locks/<sessionId>.lock` that the operating system lets go the moment its process dies
+   * (`fs-native-extensions`: `fcntl` open file description locks on Linux, `flock` on macOS,
+   * `LockFileEx` on Windows), and that writes nothing to disk. `'folder'`: a `proper-lockfile` lock
+   * folder at the same path, broken once not refreshed for `lockStaleMs` after a crash; it is used
+   * anyway where the native build does not load. Processes of both kinds may share a folder.
+   */
+  lock?: 'kernel' | 'folder';
+  /**
+   * A lock folder (`lock: 'folder'`, or one left by a Baton process from before the kernel lock) not
+   * refreshed for this long is taken to belong to a crashed process and is broken, in milliseconds
+   * (at least 2000; default 10 000).
    */
   lockStaleMs?: number;
   /** How long a write waits for another writer's lock before a `ConcurrencyError`, in milliseconds (default `lockStaleMs + 5000`). */

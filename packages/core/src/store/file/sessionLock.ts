@@ -1,61 +1,100 @@
-import * as fs from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Mutex } from 'async-mutex';
-import lockfile, { type LockOptions } from 'proper-lockfile';
-import { ConcurrencyError, StoreError } from '../../errors.js';
+import { ConcurrencyError, NotFoundError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
+import { takeFolderLock } from './folderLock.js';
 
-/** Timing of {@link SessionLocks}. */
+/** Timing of {@link SessionLocks}, and which lock it takes. */
 export interface SessionLockOptions {
-  /** A lock not refreshed for this long belongs to a crashed process and is broken (ms, at least 2000). */
+  /**
+   * A lock folder (of a folder lock, or of a Baton process from before the kernel lock) not
+   * refreshed for this long belongs to a crashed process and is broken (ms, at least 2000).
+   */
   staleMs: number;
   /** How long a write waits for another writer's lock before giving up with `ConcurrencyError` (ms). */
   waitMs: number;
+  /** `'kernel'` (the default where `fs-native-extensions` loads) or `'folder'` (see {@link SessionLocks}). */
+  kind?: 'kernel' | 'folder' | undefined;
 }
 
-/**
- * The file system calls `proper-lockfile` makes, as its `fs` option. Its synchronous API copies the
- * `fs` object it is given on every call, and its default (`graceful-fs`, hundreds of members) made
- * that copy about 60–80 µs of CPU per lock taken; this object has only the members it calls.
- */
-const LOCK_FS = {
-  mkdir: fs.mkdir,
-  mkdirSync: fs.mkdirSync,
-  rmdir: fs.rmdir,
-  rmdirSync: fs.rmdirSync,
-  stat: fs.stat,
-  statSync: fs.statSync,
-  utimes: fs.utimes,
-  utimesSync: fs.utimesSync,
-  realpath: fs.realpath,
-  realpathSync: fs.realpathSync,
-};
+/** The two calls of `fs-native-extensions` the kernel lock makes. */
+interface KernelLockCalls {
+  /** Takes an exclusive lock of the whole file, or answers false at once when another holds it. */
+  tryLock(fd: number): boolean;
+  unlock(fd: number): void;
+}
+
+let kernelCalls: KernelLockCalls | null | undefined;
+
+/** `fs-native-extensions`, loaded on first use; null where its native build does not load (then the folder lock is used). */
+function loadKernelCalls(): KernelLockCalls | null {
+  if (kernelCalls === undefined) {
+    try {
+      kernelCalls = createRequire(import.meta.url)('fs-native-extensions') as KernelLockCalls;
+    } catch {
+      kernelCalls = null;
+    }
+  }
+  return kernelCalls;
+}
+
+/** A lock this process holds: how to let it go, and its file (kernel locks only). */
+interface HeldLock {
+  release: () => Promise<void>;
+  path?: string | undefined;
+}
+
+/** Polls of a lock another process holds, in ms: from the first to the longest interval. */
+const FIRST_POLL_MS = 2;
+const LONGEST_POLL_MS = 40;
 
 /**
- * One writer per session at a time, across processes: a `proper-lockfile` lock (an atomic `mkdir`
- * of `<root>/locks/<sessionId>.lock`, refreshed while held, broken when stale after a crash), with
- * an in-process `async-mutex` `Mutex` per session in front, so that writers of one process take
- * turns (first come, first served) without polling.
+ * One writer per session at a time, across processes, with an in-process `async-mutex` `Mutex` per
+ * session in front, so that writers of one process take turns (first come, first served) without
+ * polling. Across processes the lock is, by default, a kernel lock: an exclusive lock of the whole
+ * file `<root>/locks/<sessionId>.lock`, through `fs-native-extensions` (`fcntl` `F_OFD_SETLK` open
+ * file description locks on Linux, `flock` on macOS, `LockFileEx` on Windows). The kernel lets it go
+ * the moment its process dies, so a crashed writer holds up nobody, and taking and releasing it
+ * writes nothing to disk (an `open`, the lock, an `fstat` and `stat`, the unlock and `close`: a few
+ * µs). The file stays while its session does; it is removed, while held, when the session (or
+ * branch, for a branch's lease and events locks) is deleted, or when the work found no such session,
+ * and a writer that took the lock of a removed file takes it again on the new one.
+ *
+ * Where the native build does not load, or with `kind: 'folder'`, the lock is a `proper-lockfile`
+ * lock folder at the same path (an atomic `mkdir`, refreshed while held, broken when stale after a
+ * crash), as Baton's processes took before the kernel lock. One path, two kinds: a kernel-lock
+ * process finds a folder there and waits for it (breaking it once stale), and a folder-lock process
+ * finds a file there and does not get in. So processes of both kinds may share a store.
  */
 export class SessionLocks {
   readonly #layout: FileLayout;
   readonly #options: SessionLockOptions;
+  readonly #kernel: KernelLockCalls | null;
   /** One mutex per lock (by its target path) with a writer of this process holding or waiting (dropped when none does). */
   readonly #mutexes = new Map<string, Mutex>();
-  /** Writes of this process holding (or taking) a session's file lock right now. */
+  /** The locks held now, by target path. */
+  readonly #held = new Map<string, HeldLock>();
+  /** Writes of this process holding (or taking) a session's folder lock right now. */
   #writing = 0;
 
   constructor(layout: FileLayout, options: SessionLockOptions) {
     this.#layout = layout;
     this.#options = options;
+    this.#kernel = options.kind === 'folder' ? null : loadKernelCalls();
+  }
+
+  /** The lock taken across processes: `'kernel'` or `'folder'`. */
+  get kind(): 'kernel' | 'folder' {
+    return this.#kernel === null ? 'folder' : 'kernel';
   }
 
   /**
    * Runs `work` while holding session `sessionId`'s lock, or the lock at `target` (another lock of the
    * session, e.g. `FileLayout.leaseLockTarget`'s).
-   * @throws {ConcurrencyError} when another writer holds the lock for longer than `waitMs`, or the
-   *   lock was lost while `work` ran (the process stalled for longer than `staleMs`)
+   * @throws {ConcurrencyError} when another writer holds the lock for longer than `waitMs`, or (folder
+   *   lock) the lock was lost while `work` ran (the process stalled for longer than `staleMs`)
    */
   async run<T>(sessionId: string, work: () => Promise<T>, target = this.#layout.lockTarget(sessionId)): Promise<T> {
     let mutex = this.#mutexes.get(target);
@@ -71,13 +110,29 @@ export class SessionLocks {
       });
     } finally {
       // The caller has its result once the work is durable; the next writer (of this process)
-      // waits for the lock folder's removal, the caller does not.
+      // waits for the lock's release, the caller does not.
       void released.then(() => {
         releaseMutex();
         // The next waiter takes the mutex synchronously on release: an unlocked one has none.
         if (!mutex.isLocked() && this.#mutexes.get(target) === mutex) this.#mutexes.delete(target);
       });
     }
+  }
+
+  /**
+   * Removes the file of the lock at `target` (default: the session's), which the caller holds (call
+   * it inside {@link run}'s work): for a deleted session or branch, so that no file is left of it. A
+   * folder lock's folder goes at its release anyway; nothing is done for it.
+   */
+  removeHeld(sessionId: string, target = this.#layout.lockTarget(sessionId)): void {
+    const held = this.#held.get(target);
+    if (held?.path === undefined) return;
+    try {
+      unlinkSync(held.path);
+    } catch {
+      // Gone already, or a platform that does not remove an open file: it stays, harmless.
+    }
+    held.path = undefined;
   }
 
   /** Resolves once every queued writer of this process has finished. */
@@ -92,30 +147,43 @@ export class SessionLocks {
     releasing: (release: Promise<void>) => void,
   ): Promise<T> {
     let lost: Error | undefined;
-    // Alone, a free lock is taken synchronously; beside other writes of this process (whose flushes can hold
+    // Alone, a free folder lock is taken synchronously; beside other writes of this process (whose flushes can hold
     // the file system's journal, so that an mkdir waits for them) asynchronously, so the other work goes on.
     const alone = this.#writing === 0;
     this.#writing += 1;
-    let release: () => Promise<void>;
+    let held: HeldLock;
     try {
-      release = await this.#acquire(
-        sessionId,
-        target,
-        (error) => {
-          lost = error;
-        },
-        alone,
-      );
+      held =
+        this.#kernel === null
+          ? {
+              release: await takeFolderLock(
+                this.#layout,
+                this.#options,
+                sessionId,
+                target,
+                (error) => {
+                  lost = error;
+                },
+                alone,
+              ),
+            }
+          : await this.#takeKernelLock(this.#kernel, sessionId, `${target}.lock`);
     } catch (error) {
       this.#writing -= 1;
       throw error;
     }
+    this.#held.set(target, held);
     let result: T;
     try {
       result = await work();
+    } catch (error) {
+      // No such session or branch: its lock's file is not kept (a call naming a made-up id leaves nothing behind).
+      if (error instanceof NotFoundError) this.removeHeld(sessionId, target);
+      throw error;
     } finally {
       this.#writing -= 1;
-      releasing(release().catch(() => {}));
+      this.#held.delete(target);
+      releasing(held.release().catch(() => {}));
     }
     if (lost !== undefined) {
       throw new ConcurrencyError(
@@ -126,60 +194,91 @@ export class SessionLocks {
     return result;
   }
 
-  async #acquire(
-    sessionId: string,
-    target: string,
-    onCompromised: (error: Error) => void,
-    alone: boolean,
-  ): Promise<() => Promise<void>> {
-    const { staleMs, waitMs } = this.#options;
-    const once: LockOptions = {
-      realpath: false,
-      lockfilePath: `${target}.lock`,
-      stale: staleMs,
-      onCompromised,
-      fs: LOCK_FS,
-    };
-    // The usual case, a free lock, with synchronous calls when this is the process's only write (an mkdir, and
-    // the utimes and stat of the mtime probe `lockSync` repeats on every call: a few µs, no thread-pool round
-    // trips), else one asynchronous try; a held lock is waited for asynchronously, with retries.
-    try {
-      if (alone) lockfile.lockSync(target, once);
-      else return await lockfile.lock(target, once);
-      return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath!, fs: LOCK_FS });
-    } catch (error) {
-      if (!hasErrorCode(error, 'ELOCKED') && !hasErrorCode(error, 'ENOENT')) {
-        throw new StoreError(
-          `Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`,
-          { cause: error },
+  /** Takes the kernel lock of the file at `path`, polling while another process holds it, up to `waitMs`. */
+  async #takeKernelLock(kernel: KernelLockCalls, sessionId: string, path: string): Promise<HeldLock> {
+    const deadline = Date.now() + this.#options.waitMs;
+    for (let pause = FIRST_POLL_MS; ; pause = Math.min(LONGEST_POLL_MS, Math.ceil(pause * 1.5))) {
+      const fd = this.#tryKernelLock(kernel, sessionId, path);
+      if (fd !== undefined) {
+        const held: HeldLock = {
+          path,
+          release: async () => {
+            try {
+              kernel.unlock(fd);
+            } finally {
+              closeSync(fd);
+            }
+          },
+        };
+        return held;
+      }
+      if (Date.now() + pause > deadline) {
+        throw new ConcurrencyError(
+          `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${this.#options.waitMs} ms). Retry later.`,
         );
       }
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
-    const options: LockOptions = {
-      ...once,
-      retries: { retries: Math.ceil(waitMs / 40) + 5, minTimeout: 5, maxTimeout: 40, factor: 1.5 },
-    };
+  }
+
+  /** One try: the descriptor of the locked file, or undefined when another process holds the lock. */
+  #tryKernelLock(kernel: KernelLockCalls, sessionId: string, path: string): number | undefined {
     for (let attempt = 0; ; attempt += 1) {
+      let fd: number;
       try {
-        return await lockfile.lock(target, options);
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
       } catch (error) {
         if (hasErrorCode(error, 'ENOENT') && attempt === 0) {
-          await mkdir(this.#layout.locksDir, { recursive: true });
+          mkdirSync(this.#layout.locksDir, { recursive: true });
           continue;
         }
-        if (hasErrorCode(error, 'ELOCKED')) {
-          throw new ConcurrencyError(
-            `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${waitMs} ms). Retry later.`,
-            { cause: error },
-          );
+        if (hasErrorCode(error, 'EISDIR')) {
+          this.#breakIfStale(path);
+          return undefined;
         }
-        throw new StoreError(
-          `Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`,
-          {
-            cause: error,
-          },
-        );
+        throw this.#failure(sessionId, error);
       }
+      let locked = false;
+      try {
+        locked = kernel.tryLock(fd);
+        // The file may have been removed (its session deleted) between the open and the lock: then the lock is not the session's.
+        if (locked && sameFile(fd, path)) return fd;
+      } catch (error) {
+        if (!hasErrorCode(error, 'EACCES') && !hasErrorCode(error, 'EAGAIN')) {
+          closeSync(fd);
+          throw this.#failure(sessionId, error);
+        }
+      }
+      if (locked) kernel.unlock(fd);
+      closeSync(fd);
+      if (!locked || attempt >= 3) return undefined;
     }
+  }
+
+  /** A lock folder at the path (a folder-lock process's): removed once stale (its process crashed). */
+  #breakIfStale(path: string): void {
+    try {
+      if (Date.now() - statSync(path).mtimeMs > this.#options.staleMs) rmdirSync(path);
+    } catch {
+      // Gone, or taken again meanwhile: the next try sees.
+    }
+  }
+
+  #failure(sessionId: string, error: unknown): StoreError {
+    return new StoreError(
+      `Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Whether descriptor `fd` is (still) the file at `path`. */
+function sameFile(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    const named = statSync(path);
+    return open.ino === named.ino && open.dev === named.dev;
+  } catch {
+    return false;
   }
 }

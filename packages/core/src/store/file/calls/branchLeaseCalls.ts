@@ -24,9 +24,9 @@ async function readLease(path: string): Promise<BranchLease | undefined> {
 
 /**
  * Runs a compare-and-set of the branch's lease under the branch's lease lock (held across processes),
- * not the session's write lock: a process killed mid-write leaves that one held until it goes stale
- * (`lockStaleMs`), and the takeover's lease must not wait for it (followers of the cut turn see the
- * new lease live while its first write waits).
+ * not the session's write lock: a process killed mid-write leaves a folder lock (`lock: 'folder'`)
+ * held until it goes stale (`lockStaleMs`), and the takeover's lease must not wait for it (followers
+ * of the cut turn see the new lease live while its first write waits). A kernel lock goes with its process.
  */
 async function changeLease<T>(
   sessions: FileSessions,

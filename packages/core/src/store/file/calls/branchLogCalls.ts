@@ -266,15 +266,23 @@ export async function removeBranchLogs(
   branchIds: readonly string[],
 ): Promise<void> {
   for (const branchId of branchIds) {
+    const leaseLock = sessions.layout.leaseLockTarget(sessionId, branchId);
     await sessions.locks.run(
       sessionId,
-      () => rm(leaseFile(sessions, sessionId, branchId), { force: true }),
-      sessions.layout.leaseLockTarget(sessionId, branchId),
+      async () => {
+        await rm(leaseFile(sessions, sessionId, branchId), { force: true });
+        sessions.locks.removeHeld(sessionId, leaseLock);
+      },
+      leaseLock,
     );
+    const eventsLock = sessions.layout.eventsLockTarget(sessionId, branchId);
     await sessions.locks.run(
       sessionId,
-      () => rm(eventsFile(sessions, sessionId, branchId), { force: true }),
-      sessions.layout.eventsLockTarget(sessionId, branchId),
+      async () => {
+        await rm(eventsFile(sessions, sessionId, branchId), { force: true });
+        sessions.locks.removeHeld(sessionId, eventsLock);
+      },
+      eventsLock,
     );
   }
 }
