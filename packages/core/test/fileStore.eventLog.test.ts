@@ -140,3 +140,38 @@ describe('FileStore.appendEvents keeps the log ordered across processes without 
     });
   });
 });
+
+describe('FileStore.appendEvents racing pruneEvents from another process', () => {
+  it('every append that resolved is in the log, unless pruned: the log is a contiguous run ending at the last one', async () => {
+    const [writer, pruner] = await twoProcesses();
+    const seqs = (page: { entries: EventLogEntry[] }) => page.entries.map((e) => e.position.seq);
+    let appended = 0;
+    let pruning = true;
+    const pruned: number[] = [];
+    // The pruner keeps the newest 3 events while the writer appends one-event batches, seq 1, 2, 3, …
+    const prunes = (async () => {
+      while (pruning) pruned.push(await pruner.pruneEvents('chat-1', 'main', { maxEvents: 3, maxAgeMs: 3_600_000 }));
+    })();
+    prunes.catch(() => {
+      pruning = false; // rethrown below
+    });
+    try {
+      // Before appends took the events lock, a batch went missing within the first 10 appends (60 runs of 60).
+      const until = Date.now() + 1500;
+      while (pruning && (Date.now() < until || pruned.length < 20)) {
+        await writer.appendEvents('chat-1', 'main', entries(1, appended + 1, 0, 1));
+        appended += 1;
+        // An append that resolved is in the log now, whatever the pruner did: nothing after the kept start is missing.
+        const page = await pruner.readEvents('chat-1', 'main');
+        const kept = seqs(page);
+        expect(kept.at(-1)).toBe(appended);
+        expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => appended - kept.length + 1 + i));
+        expect(page.start).toEqual({ epoch: 1, seq: Math.max(1, kept[0]! - 1), index: 0 });
+      }
+    } finally {
+      pruning = false;
+      await prunes;
+    }
+    expect(pruned.some((n) => n > 0)).toBe(true);
+  });
+});

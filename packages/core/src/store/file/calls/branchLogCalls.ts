@@ -2,7 +2,6 @@
  * `FileStore`'s event logs, beside the session's log: `<session>/events/<branchId>.jsonl` (one line
  * per appended batch, see `EventLogBatch`); and the removal of a deleted branch's log and lease.
  */
-import { constants } from 'node:fs';
 import { type FileHandle, open, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -139,6 +138,9 @@ async function lastPosition(
  * `FileStore.appendEvents`: one line appended and flushed (`fdatasync`); the log is not read (see
  * `lastPosition`). A file that ends inside a line (an append torn by a crash) gets a newline first,
  * so the torn bytes stay a line of their own, skipped on read, instead of corrupting this batch.
+ * Under the branch's events lock, like `pruneEvents`: an append to the file a prune has read and is
+ * replacing would be lost with it, and two appenders (a writer whose lease was taken over, still
+ * writing) would each check its batch against the same last position.
  */
 export async function appendEvents(
   sessions: FileSessions,
@@ -147,55 +149,48 @@ export async function appendEvents(
   entries: readonly EventLogEntry[],
   scope: TenantScope,
 ): Promise<void> {
-  await requireBranchOf(sessions, sessionId, branchId, scope);
+  assertBranchId(branchId);
   const path = eventsFile(sessions, sessionId, branchId);
-  const { last, size: before, torn } = await lastPosition(sessions, path);
-  checkEventBatch(entries, last);
-  const first = entries[0]!.position;
-  const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
-  const handle = await openForAppend(sessions, sessionId, branchId, path, scope);
-  try {
-    const line = Buffer.from(
-      `${torn ? '\n' : ''}${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
-    );
-    await handle.write(line);
-    await handle.datasync();
-    const { ino, size } = await handle.stat();
-    // Ours is the last line only if nobody else appended meanwhile; else the next append reads the tail.
-    if (size === before + line.length)
-      tails.get(sessions)!.set(path, { ino, size, last: entries.at(-1)!.position, torn: false });
-    else tails.get(sessions)!.delete(path);
-  } finally {
-    await handle.close();
-  }
+  await underEventsLock(sessions, sessionId, branchId, scope, async () => {
+    const { last, size: before, torn } = await lastPosition(sessions, path);
+    checkEventBatch(entries, last);
+    const first = entries[0]!.position;
+    const after: EventLogPosition = last ?? { epoch: first.epoch, seq: first.seq, index: Math.max(0, first.index - 1) };
+    const handle = await openForAppend(sessions, sessionId, path);
+    try {
+      const line = Buffer.from(
+        `${torn ? '\n' : ''}${JSON.stringify({ after, entries: [...entries], createdAt: Date.now() } satisfies EventLogBatch)}\n`,
+      );
+      await handle.write(line);
+      await handle.datasync();
+      const { ino, size } = await handle.stat();
+      // Ours is the last line unless a writer that takes no lock (an older version) appended meanwhile.
+      if (size === before + line.length)
+        tails.get(sessions)!.set(path, { ino, size, last: entries.at(-1)!.position, torn: false });
+      else tails.get(sessions)!.delete(path);
+    } finally {
+      await handle.close();
+    }
+  });
 }
 
 /**
- * Opens the branch's events file to append. An existing one is opened as is, without a lock: it is
- * a live branch's (`deleteBranch` removes it, under the events lock, only after the branch left the
- * session's log; a write after that lands in the removed file). A missing one is made under that
- * lock once the branch is checked again, so an append racing `deleteBranch` never makes the log of a
- * deleted branch, which a new fork of the same id would read.
- * @throws {NotFoundError} when the session or branch is gone
+ * Opens the branch's events file to append, making it (and the session's `events` folder) when
+ * missing. Called under the events lock once the branch is checked, so an append racing
+ * `deleteBranch` (which removes the file under that lock, after the branch left the session's log)
+ * never makes the log of a deleted branch, which a new fork of the same id would read.
+ * @throws {NotFoundError} when the session's folder is gone (the session was deleted)
  */
-async function openForAppend(
-  sessions: FileSessions,
-  sessionId: string,
-  branchId: string,
-  path: string,
-  scope: TenantScope,
-): Promise<FileHandle> {
-  try {
-    return await open(path, constants.O_WRONLY | constants.O_APPEND);
-  } catch (error) {
-    if (!hasErrorCode(error, 'ENOENT')) throw error;
-  }
-  return underEventsLock(sessions, sessionId, branchId, scope, () =>
-    inSessionFolder(sessionId, async () => {
-      await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
-      return open(path, 'a');
-    }),
-  );
+function openForAppend(sessions: FileSessions, sessionId: string, path: string): Promise<FileHandle> {
+  return inSessionFolder(sessionId, async () => {
+    try {
+      return await open(path, 'a');
+    } catch (error) {
+      if (!hasErrorCode(error, 'ENOENT')) throw error;
+    }
+    await makeFolder(join(sessions.layout.sessionDir(sessionId), 'events'));
+    return open(path, 'a');
+  });
 }
 
 /** Runs `work` under the branch's events lock (across processes), once the branch is checked under it. */
