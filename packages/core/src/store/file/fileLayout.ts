@@ -171,8 +171,8 @@ export class FileLayout {
   }
 
   /**
-   * The path locked while branch `branchId`'s events file is made, pruned or removed (appends to an
-   * existing file take no lock): apart from the lease's, so a writer killed there delays no takeover.
+   * The path locked while branch `branchId`'s events file is appended to, made, pruned or removed:
+   * apart from the lease's, so a writer killed there delays no takeover.
    */
   eventsLockTarget(id: string, branchId: string): string {
     return `${this.#paths(id).lockTarget}@events@${branchId}`;
