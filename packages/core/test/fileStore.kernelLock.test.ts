@@ -2,7 +2,7 @@
  * FileStore's default session lock, the kernel lock of `locks/<sessionId>.lock`, against real
  * processes: one that holds the lock makes writers wait (and give up after `lockWaitMs`, writing
  * nothing); once it is SIGKILLed, the next write goes through at once, long before a lock folder
- * would have gone stale. A folder-lock process and a kernel-lock process keep out of each other, and
+ * would have gone stale. A writer that takes the lock again at once does not starve a waiting one. A folder-lock process and a kernel-lock process keep out of each other, and
  * no lock file is left of a deleted session or of a write to one that does not exist.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -77,6 +77,33 @@ describe('FileStore kernel session lock', () => {
     await kill(holder);
     expect(await write).toEqual({ inserted: 1 });
     expect((await store.readMessages('killed-1', 'main')).map((m) => m.seq)).toEqual([1]);
+  });
+
+  it('lets a waiting writer in between the writes of another that takes the lock again at once', async () => {
+    const directory = await tempDir();
+    const busy = new FileStore({ directory, lockWaitMs: 2_000 });
+    await busy.createSession({ id: 'hot-1' });
+    // Another store object on the folder has locks of its own, as another process would.
+    const other = new FileStore({ directory, lockWaitMs: 2_000 });
+    let stop = false;
+    let busyWrites = 0;
+    const hammer = (async () => {
+      for (let version = 1; !stop; version += 1) {
+        await busy.updateSession('hot-1', { metadata: { n: version } }, { expectedVersion: version });
+        busyWrites += 1;
+      }
+    })();
+    try {
+      for (let seq = 1; seq <= 20; seq += 1)
+        expect(await other.appendMessages('hot-1', 'main', [makeMessage(seq)])).toEqual({ inserted: 1 });
+    } finally {
+      stop = true;
+      await hammer;
+    }
+    expect(busyWrites).toBeGreaterThan(0);
+    expect((await busy.readMessages('hot-1', 'main')).map((m) => m.seq)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
   });
 
   it('waits for a lock folder at the same path (a folder-lock process writing) and breaks it once stale', async () => {

@@ -21,9 +21,25 @@ export interface SessionLockOptions {
 
 /** The two calls of `fs-native-extensions` the kernel lock makes. */
 interface KernelLockCalls {
-  /** Takes an exclusive lock of the whole file, or answers false at once when another holds it. */
-  tryLock(fd: number): boolean;
-  unlock(fd: number): void;
+  /** Takes an exclusive lock of `length` bytes from `offset`, or answers false at once when another holds them. */
+  tryLock(fd: number, offset: number, length: number): boolean;
+  unlock(fd: number, offset: number, length: number): void;
+}
+
+/** The byte whose lock is the session's lock, and the byte a waiter holds while it waits (see `#takeKernelLock`). */
+const LOCK_BYTE = 0;
+const ENTRY_BYTE = 1;
+/** Whether the kernel locks byte ranges apart (`fcntl`, `LockFileEx`); macOS's `flock` locks the whole file. */
+const RANGES_APART = process.platform !== 'darwin';
+
+/** One try at an exclusive lock of byte `offset`: false when another open file holds it. */
+function tryRange(kernel: KernelLockCalls, fd: number, offset: number): boolean {
+  try {
+    return kernel.tryLock(fd, offset, 1);
+  } catch (error) {
+    if (hasErrorCode(error, 'EACCES') || hasErrorCode(error, 'EAGAIN')) return false;
+    throw error;
+  }
 }
 
 let kernelCalls: KernelLockCalls | null | undefined;
@@ -48,7 +64,7 @@ interface HeldLock {
 
 /** Polls of a lock another process holds, in ms: from the first to the longest interval. */
 const FIRST_POLL_MS = 2;
-const LONGEST_POLL_MS = 40;
+const LONGEST_POLL_MS = 20;
 
 /**
  * One writer per session at a time, across processes, with an in-process `async-mutex` `Mutex` per
@@ -57,8 +73,8 @@ const LONGEST_POLL_MS = 40;
  * file `<root>/locks/<sessionId>.lock`, through `fs-native-extensions` (`fcntl` `F_OFD_SETLK` open
  * file description locks on Linux, `flock` on macOS, `LockFileEx` on Windows). The kernel lets it go
  * the moment its process dies, so a crashed writer holds up nobody, and taking and releasing it
- * writes nothing to disk (an `open`, the lock, an `fstat` and `stat`, the unlock and `close`: a few
- * µs). The file stays while its session does; it is removed, while held, when the session (or
+ * writes nothing to disk (an `open`, two byte locks, an `fstat` and `stat`, the unlock and `close`:
+ * a few µs). The file stays while its session does; it is removed, while held, when the session (or
  * branch, for a branch's lease and events locks) is deleted, or when the work found no such session,
  * and a writer that took the lock of a removed file takes it again on the new one.
  *
@@ -194,39 +210,73 @@ export class SessionLocks {
     return result;
   }
 
-  /** Takes the kernel lock of the file at `path`, polling while another process holds it, up to `waitMs`. */
+  /**
+   * Takes the kernel lock of the file at `path`, polling while another process holds it, up to
+   * `waitMs`. A waiter first takes the file's entry byte (where byte ranges are locked apart, all but
+   * macOS, whose `flock` locks whole files) and keeps it while it waits for the lock byte: a holder
+   * that lets go and wants the lock again must pass the entry too, so it cannot starve a waiter by
+   * taking the lock again within the microseconds between a waiter's polls.
+   */
   async #takeKernelLock(kernel: KernelLockCalls, sessionId: string, path: string): Promise<HeldLock> {
     const deadline = Date.now() + this.#options.waitMs;
-    for (let pause = FIRST_POLL_MS; ; pause = Math.min(LONGEST_POLL_MS, Math.ceil(pause * 1.5))) {
-      const fd = this.#tryKernelLock(kernel, sessionId, path);
-      if (fd !== undefined) {
-        const held: HeldLock = {
-          path,
-          release: async () => {
-            try {
-              kernel.unlock(fd);
-            } finally {
-              closeSync(fd);
+    let fd: number | undefined;
+    let entered = false;
+    const letGo = () => {
+      if (fd === undefined) return;
+      try {
+        if (entered && RANGES_APART) kernel.unlock(fd, ENTRY_BYTE, 1);
+      } finally {
+        closeSync(fd);
+        fd = undefined;
+        entered = false;
+      }
+    };
+    try {
+      for (let pause = FIRST_POLL_MS; ; pause = Math.min(LONGEST_POLL_MS, Math.ceil(pause * 1.5))) {
+        fd ??= this.#openLockFile(sessionId, path);
+        if (fd !== undefined) {
+          entered ||= !RANGES_APART || tryRange(kernel, fd, ENTRY_BYTE);
+          if (entered && tryRange(kernel, fd, LOCK_BYTE)) {
+            // The file may have been removed (its session deleted) since it was opened: then it is not the lock.
+            if (sameFile(fd, path)) {
+              if (RANGES_APART) kernel.unlock(fd, ENTRY_BYTE, 1);
+              const locked = fd;
+              fd = undefined;
+              return {
+                path,
+                release: async () => {
+                  try {
+                    kernel.unlock(locked, LOCK_BYTE, 1);
+                  } finally {
+                    closeSync(locked);
+                  }
+                },
+              };
             }
-          },
-        };
-        return held;
+            kernel.unlock(fd, LOCK_BYTE, 1);
+            letGo();
+            continue;
+          }
+        }
+        if (Date.now() + pause > deadline) {
+          throw new ConcurrencyError(
+            `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${this.#options.waitMs} ms). Retry later.`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
       }
-      if (Date.now() + pause > deadline) {
-        throw new ConcurrencyError(
-          `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${this.#options.waitMs} ms). Retry later.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause));
+    } catch (error) {
+      throw error instanceof ConcurrencyError || error instanceof StoreError ? error : this.#failure(sessionId, error);
+    } finally {
+      letGo();
     }
   }
 
-  /** One try: the descriptor of the locked file, or undefined when another process holds the lock. */
-  #tryKernelLock(kernel: KernelLockCalls, sessionId: string, path: string): number | undefined {
+  /** Opens (making it when missing) the lock file at `path`; undefined when a lock folder is there (a folder-lock process's). */
+  #openLockFile(sessionId: string, path: string): number | undefined {
     for (let attempt = 0; ; attempt += 1) {
-      let fd: number;
       try {
-        fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+        return openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
       } catch (error) {
         if (hasErrorCode(error, 'ENOENT') && attempt === 0) {
           mkdirSync(this.#layout.locksDir, { recursive: true });
@@ -238,20 +288,6 @@ export class SessionLocks {
         }
         throw this.#failure(sessionId, error);
       }
-      let locked = false;
-      try {
-        locked = kernel.tryLock(fd);
-        // The file may have been removed (its session deleted) between the open and the lock: then the lock is not the session's.
-        if (locked && sameFile(fd, path)) return fd;
-      } catch (error) {
-        if (!hasErrorCode(error, 'EACCES') && !hasErrorCode(error, 'EAGAIN')) {
-          closeSync(fd);
-          throw this.#failure(sessionId, error);
-        }
-      }
-      if (locked) kernel.unlock(fd);
-      closeSync(fd);
-      if (!locked || attempt >= 3) return undefined;
     }
   }
 
