@@ -13,7 +13,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +125,10 @@ test('examples/quickstart, its two files copied into the project, runs and resum
   expect(second.stdout).toContain('billing: Done: the duplicate charge of 42.00 EUR on order 1234 is refunded.');
   expect(second.stdout).toContain('    | 1. Conversation chat-1 (');
   expect(second.stdout).toContain('And yes: last time we refunded the double charge on it.');
+  // The installed FileStore took its kernel lock (fs-native-extensions' prebuilt binary loaded): a lock file, not
+  // the lock folder of the fallback.
+  const lock = await stat(join(data, 'locks', 'chat-1.lock'));
+  expect(lock.isFile()).toBe(true);
 });
 
 test('the packed @baton/handoff asks for @baton/core by version (pnpm pack rewrote workspace:*) and shares the installed core', async () => {
