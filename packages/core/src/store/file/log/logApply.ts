@@ -12,6 +12,7 @@ import { LineSchema, type LogOp, LogOpSchema, type ParsedOp } from './logOps.js'
 import {
   type BranchImage,
   checkpointRecord,
+  findCheckpoint,
   lastSeq,
   type OpLocation,
   type SessionImage,
@@ -78,7 +79,7 @@ export function applyWritten(
     const at = locations[index];
     if (op.op === 'checkpoint' && current !== undefined && at !== undefined) {
       const target = branchOf(current, op.branchId, opWhere);
-      if (!target.checkpoints.some((c) => c.id === op.id)) {
+      if (findCheckpoint(target, op.id) === undefined) {
         target.checkpoints.push(
           writtenCheckpointRecord(
             current.session.id,
@@ -141,14 +142,14 @@ function applyOp(
     }
     case 'checkpoint': {
       const target = branchOf(image, op.branchId, where);
-      if (!target.checkpoints.some((c) => c.id === op.id))
+      if (findCheckpoint(target, op.id) === undefined)
         target.checkpoints.push(
           checkpointRecord(sessionId, op.branchId, op.id, op.checkpoint, op.savedAt ?? savedAt, at),
         );
       return image;
     }
     case 'pendingWrites': {
-      const record = branchOf(image, op.branchId, where).checkpoints.find((c) => c.id === op.checkpointId);
+      const record = findCheckpoint(branchOf(image, op.branchId, where), op.checkpointId);
       if (record === undefined)
         throw corrupt(
           where,

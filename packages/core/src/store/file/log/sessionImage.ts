@@ -113,6 +113,32 @@ export function runsBetween(image: BranchImage, fromSeq: number, throughSeq: num
   return out;
 }
 
+/** Each checkpoints array's records by id, and how many of its records were counted (see {@link findCheckpoint}). */
+const checkpointIds = new WeakMap<
+  readonly CheckpointRecord[],
+  { byId: Map<string, CheckpointRecord>; counted: number }
+>();
+
+/**
+ * The checkpoint of a branch with this id, found in constant time: a session of thousands of turns
+ * holds thousands of checkpoints, and every save checks its id. The index of each
+ * {@link BranchImage.checkpoints} array is built on first use and extended by the records pushed
+ * since; an array is only ever appended to or replaced (a delete filters it into a new array).
+ */
+export function findCheckpoint(branch: BranchImage, id: string): CheckpointRecord | undefined {
+  const records = branch.checkpoints;
+  let index = checkpointIds.get(records);
+  if (index === undefined || index.counted > records.length) {
+    index = { byId: new Map(), counted: 0 };
+    checkpointIds.set(records, index);
+  }
+  for (; index.counted < records.length; index.counted += 1) {
+    const record = records[index.counted]!;
+    if (!index.byId.has(record.id)) index.byId.set(record.id, record);
+  }
+  return index.byId.get(id);
+}
+
 /**
  * The stored message at `seq` of a branch, when its run is read (see `logRanges.ts`).
  * @returns `undefined` when the branch does not own `seq`
