@@ -59,7 +59,7 @@ export function applyLine(
  * the (validated) document and whose document is parsed only when a call needs it
  * ({@link recordDocument}). The operations are the store's own, so they are not checked again.
  *
- * @param ops the operations as written; `parts` their JSON (from {@link serializeLine})
+ * @param ops the operations as written; `parts` their JSON (from `encodeLine`)
  * @param where names the line for errors; `savedAt` as for {@link applyLine}
  * @param locations where each operation is in the file
  * @returns the image after the line
