@@ -100,6 +100,36 @@ export function applyWritten(
   return current;
 }
 
+/**
+ * Applies the operations of a snapshot line (`snapshotLines`, built from a validated image) to
+ * `image`, as {@link applyLine} applies them without `strict`, but without checking their shapes
+ * again: they are the store's own, and the image keeps sharing their documents as it would then.
+ *
+ * @param where names the line for errors; `savedAt` and `locations` as for {@link applyLine}
+ * @returns the image after the line
+ * @throws {DocumentCorruptError} when the line contradicts the image (a bug of the caller)
+ */
+export function applySnapshotLine(
+  image: SessionImage | undefined,
+  ops: readonly LogOp[],
+  where: string,
+  savedAt: string,
+  locations: readonly OpLocation[],
+): SessionImage {
+  let current = image;
+  for (let index = 0; index < ops.length; index += 1)
+    current = applyOp(
+      current,
+      ops[index] as ParsedOp,
+      `${where} (operation ${index + 1})`,
+      false,
+      savedAt,
+      locations[index],
+    );
+  if (current === undefined) throw corrupt(where, '(root)', 'comes before the session document');
+  return current;
+}
+
 function applyOp(
   image: SessionImage | undefined,
   op: ParsedOp,

@@ -22,7 +22,7 @@ import { type FileHandle, open, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../fileIo.js';
-import { applyLine, applyWritten } from './logApply.js';
+import { applySnapshotLine, applyWritten } from './logApply.js';
 import { readIndex, writeIndex } from './logIndex.js';
 import { encodeLine, type LogOp, snapshotLines, splitOps, withChecksums } from './logOps.js';
 import { sealRecord } from './logRecord.js';
@@ -308,8 +308,8 @@ export async function writeSnapshot(path: string, indexPath: string, image: Sess
       bytes,
       offset,
     );
-    // The operations themselves (read from JSON, so they equal what a fresh read of the snapshot gives).
-    fresh = applyLine(fresh, { ops }, `line ${line} of ${path}`, false, savedAt, locations);
+    // The operations themselves (from a validated image, so they equal what a fresh read of the snapshot gives).
+    fresh = applySnapshotLine(fresh, ops, `line ${line} of ${path}`, savedAt, locations);
     lines.push(bytes);
     offset += bytes.length;
   }
