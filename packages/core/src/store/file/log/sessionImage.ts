@@ -231,7 +231,9 @@ export function writtenCheckpointRecord(
       savedAt,
       at,
     );
-  const base = {
+  const own = fields.id === id && fields.sessionId === sessionId && fields.branchId === branchId;
+  // One object literal (no spread of a shared base: V8 copies a spread followed by more members slowly).
+  return {
     id,
     loaded: true,
     document: undefined,
@@ -239,12 +241,15 @@ export function writtenCheckpointRecord(
     writes: [],
     documentAt: at,
     writesAt: [],
+    manifest: own ? manifestOf(id, fields) : undefined,
+    createdAt: own ? fields.createdAt : savedAt,
   };
-  if (fields.id === id && fields.sessionId === sessionId && fields.branchId === branchId) {
-    const { parentId, step, throughSeq, createdAt } = fields;
-    return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
-  }
-  return { ...base, manifest: undefined, createdAt: savedAt };
+}
+
+/** The manifest entry of checkpoint `id` from its document's manifest fields. */
+function manifestOf(id: string, fields: z.infer<typeof ManifestFields>): CheckpointManifestEntry {
+  const { parentId, step, throughSeq, createdAt } = fields;
+  return { id, parentId, step, throughSeq, createdAt };
 }
 
 /**
@@ -261,15 +266,18 @@ export function checkpointRecord(
   at?: OpLocation,
 ): CheckpointRecord {
   const parsed = ManifestFields.safeParse(document);
-  const base = { id, loaded: true, document, writes: [], documentAt: at, writesAt: [] };
-  if (
-    parsed.success &&
-    parsed.data.id === id &&
-    parsed.data.sessionId === sessionId &&
-    parsed.data.branchId === branchId
-  ) {
-    const { parentId, step, throughSeq, createdAt } = parsed.data;
-    return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
-  }
-  return { ...base, manifest: undefined, createdAt: savedAt };
+  const fields =
+    parsed.success && parsed.data.id === id && parsed.data.sessionId === sessionId && parsed.data.branchId === branchId
+      ? parsed.data
+      : undefined;
+  return {
+    id,
+    loaded: true,
+    document,
+    writes: [],
+    documentAt: at,
+    writesAt: [],
+    manifest: fields === undefined ? undefined : manifestOf(id, fields),
+    createdAt: fields === undefined ? savedAt : fields.createdAt,
+  };
 }
