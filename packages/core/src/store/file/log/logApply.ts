@@ -12,6 +12,7 @@ import { LineSchema, type LogOp, LogOpSchema, type ParsedOp } from './logOps.js'
 import {
   type BranchImage,
   checkpointRecord,
+  findCheckpoint,
   lastSeq,
   type OpLocation,
   type SessionImage,
@@ -58,7 +59,7 @@ export function applyLine(
  * the (validated) document and whose document is parsed only when a call needs it
  * ({@link recordDocument}). The operations are the store's own, so they are not checked again.
  *
- * @param ops the operations as written; `parts` their JSON (from {@link serializeLine})
+ * @param ops the operations as written; `parts` their JSON (from `encodeLine`)
  * @param where names the line for errors; `savedAt` as for {@link applyLine}
  * @param locations where each operation is in the file
  * @returns the image after the line
@@ -78,7 +79,7 @@ export function applyWritten(
     const at = locations[index];
     if (op.op === 'checkpoint' && current !== undefined && at !== undefined) {
       const target = branchOf(current, op.branchId, opWhere);
-      if (!target.checkpoints.some((c) => c.id === op.id)) {
+      if (findCheckpoint(target, op.id) === undefined) {
         target.checkpoints.push(
           writtenCheckpointRecord(
             current.session.id,
@@ -95,6 +96,36 @@ export function applyWritten(
     }
     current = applyOp(current, JSON.parse(parts[index]!) as ParsedOp, opWhere, false, savedAt, at);
   });
+  if (current === undefined) throw corrupt(where, '(root)', 'comes before the session document');
+  return current;
+}
+
+/**
+ * Applies the operations of a snapshot line (`snapshotLines`, built from a validated image) to
+ * `image`, as {@link applyLine} applies them without `strict`, but without checking their shapes
+ * again: they are the store's own, and the image keeps sharing their documents as it would then.
+ *
+ * @param where names the line for errors; `savedAt` and `locations` as for {@link applyLine}
+ * @returns the image after the line
+ * @throws {DocumentCorruptError} when the line contradicts the image (a bug of the caller)
+ */
+export function applySnapshotLine(
+  image: SessionImage | undefined,
+  ops: readonly LogOp[],
+  where: string,
+  savedAt: string,
+  locations: readonly OpLocation[],
+): SessionImage {
+  let current = image;
+  for (let index = 0; index < ops.length; index += 1)
+    current = applyOp(
+      current,
+      ops[index] as ParsedOp,
+      `${where} (operation ${index + 1})`,
+      false,
+      savedAt,
+      locations[index],
+    );
   if (current === undefined) throw corrupt(where, '(root)', 'comes before the session document');
   return current;
 }
@@ -141,14 +172,14 @@ function applyOp(
     }
     case 'checkpoint': {
       const target = branchOf(image, op.branchId, where);
-      if (!target.checkpoints.some((c) => c.id === op.id))
+      if (findCheckpoint(target, op.id) === undefined)
         target.checkpoints.push(
           checkpointRecord(sessionId, op.branchId, op.id, op.checkpoint, op.savedAt ?? savedAt, at),
         );
       return image;
     }
     case 'pendingWrites': {
-      const record = branchOf(image, op.branchId, where).checkpoints.find((c) => c.id === op.checkpointId);
+      const record = findCheckpoint(branchOf(image, op.branchId, where), op.checkpointId);
       if (record === undefined)
         throw corrupt(
           where,

@@ -1,7 +1,7 @@
 /**
  * The operations of a `FileStore` session log (format version 2): a line is `{"ops":[…]}`, one or
  * more {@link LogOp}s applied together (replayed onto a session image by `logApply.ts`). Lines are
- * written by {@link serializeLine}, which puts a long batch of messages in operations of at most
+ * written by {@link encodeLine}, which puts a long batch of messages in operations of at most
  * {@link MESSAGES_PER_OP} and reports where each operation's bytes are, so a later call can read one
  * operation without parsing its line.
  */
@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import type { Message } from '../../../conversation/message.js';
 import type { Branch, Session } from '../../../conversation/session.js';
-import { SEAL_BYTES, sealRecord } from './logRecord.js';
+import { SEAL_BYTES, sealRecordBytes } from './logRecord.js';
 import { type OpLocation, recordDocument, type SessionImage } from './sessionImage.js';
 
 /** One change recorded in a session log. A log line holds one or more, applied together. */
@@ -53,7 +53,7 @@ export type ParsedOp = z.infer<typeof LogOpSchema>;
 /** The shape of a log line's body: its operations, each checked with {@link LogOpSchema}. */
 export const LineSchema = z.object({ ops: z.array(z.unknown()) });
 
-/** `{"ops":[` — every line written by {@link serializeLine} starts with it. */
+/** `{"ops":[` — every line written by {@link encodeLine} starts with it. */
 const LINE_PREFIX = '{"ops":[';
 
 /** `ops` with each `messages` operation longer than {@link MESSAGES_PER_OP} cut into several (applied in order, the same change). */
@@ -70,25 +70,43 @@ export function splitOps(ops: readonly LogOp[]): LogOp[] {
   return out;
 }
 
-/**
- * One log line of `ops` (as `JSON.stringify({ ops })` writes it, sealed with its checksum: see
- * `logRecord.ts`), where each operation's JSON
- * is (byte offset and length, relative to the line's start), and that JSON itself (`parts[i]` for `ops[i]`).
- */
-export function serializeLine(ops: readonly LogOp[]): {
-  text: string;
+/** A log line as written: its bytes, and each operation's bytes and JSON. */
+export interface EncodedLine {
+  /** The line's UTF-8 bytes, sealed with its checksum (see `logRecord.ts`), newline included. */
+  bytes: Buffer;
+  /** Where each operation's JSON is (byte offset and length, relative to the line's start). */
   spans: { offset: number; length: number }[];
+  /** Each operation's JSON (`parts[i]` for `ops[i]`). */
   parts: string[];
-} {
-  const parts = ops.map((op) => JSON.stringify(op));
-  const spans: { offset: number; length: number }[] = [];
-  let offset = LINE_PREFIX.length;
-  for (const part of parts) {
+}
+
+/**
+ * One log line of `ops`: the bytes of `sealRecord(JSON.stringify({ ops })) + '\n'` (see
+ * `logRecord.ts`), built by encoding each operation's JSON once into the line's buffer and taking
+ * the checksum over those bytes (no joined string, no second encoding).
+ */
+export function encodeLine(ops: readonly LogOp[]): EncodedLine {
+  const parts: string[] = [];
+  // The prefix, a comma between operations, `]`, the seal and the newline.
+  let size = LINE_PREFIX.length + Math.max(ops.length - 1, 0) + 1 + SEAL_BYTES + 1;
+  const lengths: number[] = [];
+  for (const op of ops) {
+    const part = JSON.stringify(op);
     const length = Buffer.byteLength(part);
-    spans.push({ offset, length });
-    offset += length + 1;
+    parts.push(part);
+    lengths.push(length);
+    size += length;
   }
-  return { text: `${sealRecord(`${LINE_PREFIX}${parts.join(',')}]}`)}\n`, spans, parts };
+  const bytes = Buffer.allocUnsafe(size);
+  let at = bytes.write(LINE_PREFIX, 0, 'latin1');
+  const spans: { offset: number; length: number }[] = [];
+  for (let i = 0; i < parts.length; i += 1) {
+    if (i > 0) bytes[at++] = 0x2c; // ,
+    spans.push({ offset: at, length: lengths[i]! });
+    at += bytes.write(parts[i]!, at, 'utf8');
+  }
+  bytes[at++] = 0x5d; // ]
+  return { bytes: bytes.subarray(0, sealRecordBytes(bytes, at)), spans, parts };
 }
 
 /** Lines longer than this are re-serialized on read to find each operation's bytes (shorter ones are read whole when needed). */
@@ -96,7 +114,7 @@ const LOCATE_OPS_OVER_BYTES = 64 * 1024;
 
 /**
  * Where each operation of a parsed line is: its own bytes when they can be told (a line of one
- * operation, or a long line written by {@link serializeLine}), else the whole line with the index.
+ * operation, or a long line written by {@link encodeLine}), else the whole line with the index.
  * @param text the line without its newline and without its seal (`{"ops":[…]`, see `logRecord.ts`),
  *   or an unsealed version 2 line without its closing `}`; `offset` its byte offset in the file,
  *   `line` its number
@@ -113,8 +131,8 @@ export function locateOps(
   if (framed && ops.length === 1)
     return [{ offset: offset + LINE_PREFIX.length, length: bytes - LINE_PREFIX.length - 1, line }];
   if (framed && bytes > LOCATE_OPS_OVER_BYTES) {
-    const { text: again, spans } = serializeLine(ops as LogOp[]);
-    if (again.length === text.length + SEAL_BYTES + 1 && again.startsWith(text))
+    const { bytes: again, spans } = encodeLine(ops as LogOp[]);
+    if (again.length === bytes + SEAL_BYTES + 1 && again.toString('utf8', 0, bytes) === text)
       return spans.map((span) => ({ offset: offset + span.offset, length: span.length, line }));
   }
   return ops.map((_, op) => ({ offset, length: lineBytes, line, op }));
@@ -125,7 +143,13 @@ export function locateOps(
  * @param bytes the bytes the locations point into; `base` is the file offset of `bytes[0]`
  */
 export function withChecksums(locations: readonly OpLocation[], bytes: Buffer, base: number): OpLocation[] {
-  return locations.map((at) => ({ ...at, crc: crc32(bytes.subarray(at.offset - base, at.offset - base + at.length)) }));
+  return locations.map((at) => {
+    const crc = crc32(bytes.subarray(at.offset - base, at.offset - base + at.length));
+    // Written out (not `{ ...at, crc }`: V8 copies a spread followed by more members slowly).
+    return at.op === undefined
+      ? { offset: at.offset, length: at.length, line: at.line, crc }
+      : { offset: at.offset, length: at.length, line: at.line, op: at.op, crc };
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import type { LogOp } from './logOps.js';
 import {
   type BranchImage,
   type CheckpointRecord,
+  findCheckpoint,
   firstOwnSeq,
   lastSeq,
   messageAt,
@@ -83,7 +84,7 @@ export function storedSeqs(
 
 /** A checkpoint save as a log operation, or none when its id is stored already (idempotent). */
 export function checkpointOps(branch: BranchImage, checkpoint: Checkpoint): LogOp[] {
-  if (branch.checkpoints.some((c) => c.id === checkpoint.id)) return [];
+  if (findCheckpoint(branch, checkpoint.id) !== undefined) return [];
   return [{ op: 'checkpoint', branchId: branch.branch.id, id: checkpoint.id, checkpoint }];
 }
 
@@ -119,7 +120,7 @@ export function pendingWriteOps(
   checkpointId: string,
   writes: readonly PendingWrite[],
 ): LogOp[] {
-  const record = branch.checkpoints.find((c) => c.id === checkpointId);
+  const record = findCheckpoint(branch, checkpointId);
   if (record === undefined) throw new NotFoundError(`Checkpoint ${JSON.stringify(checkpointId)} does not exist.`);
   const stored = loadRecord(record, sessionId, branch.branch.id).pendingWrites;
   const fresh = mergePendingWrites(stored, writes).slice(stored.length);

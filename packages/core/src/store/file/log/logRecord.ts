@@ -36,6 +36,28 @@ export function sealRecord(json: string): string {
   return `${body}${SEAL_KEY}${crc32cOf(body).toString(16).padStart(8, '0')}"}`;
 }
 
+/** {@link SEAL_KEY} as bytes. */
+const SEAL_KEY_BYTES = Buffer.from(SEAL_KEY, 'latin1');
+/** The ASCII codes of the hex digits, by value. */
+const HEX_CODES = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * Seals a record in place, as {@link sealRecord} seals its JSON: `bytes` hold the record's body
+ * (its JSON without the closing `}`) in `[0, bodyEnd)` and have room after it for the seal and a
+ * newline ({@link SEAL_BYTES} + 1 bytes), which are written there. The bytes are the UTF-8 of
+ * `sealRecord(json) + '\n'`, with the checksum taken over the encoded bytes (no second encoding).
+ * @returns the end of the record, its newline included
+ */
+export function sealRecordBytes(bytes: Buffer, bodyEnd: number): number {
+  const crc = crc32c(bytes.subarray(0, bodyEnd));
+  let at = bodyEnd + SEAL_KEY_BYTES.copy(bytes, bodyEnd);
+  for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_CODES[(crc >>> shift) & 0xf]!;
+  bytes[at++] = 0x22; // "
+  bytes[at++] = 0x7d; // }
+  bytes[at++] = 0x0a; // newline
+  return at;
+}
+
 /** What {@link checkRecord} finds in a line. */
 export type RecordCheck =
   /** A seal whose checksum matches: `body` is how many bytes of the line it covers. */

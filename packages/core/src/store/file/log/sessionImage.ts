@@ -113,6 +113,32 @@ export function runsBetween(image: BranchImage, fromSeq: number, throughSeq: num
   return out;
 }
 
+/** Each checkpoints array's records by id, and how many of its records were counted (see {@link findCheckpoint}). */
+const checkpointIds = new WeakMap<
+  readonly CheckpointRecord[],
+  { byId: Map<string, CheckpointRecord>; counted: number }
+>();
+
+/**
+ * The checkpoint of a branch with this id, found in constant time: a session of thousands of turns
+ * holds thousands of checkpoints, and every save checks its id. The index of each
+ * {@link BranchImage.checkpoints} array is built on first use and extended by the records pushed
+ * since; an array is only ever appended to or replaced (a delete filters it into a new array).
+ */
+export function findCheckpoint(branch: BranchImage, id: string): CheckpointRecord | undefined {
+  const records = branch.checkpoints;
+  let index = checkpointIds.get(records);
+  if (index === undefined || index.counted > records.length) {
+    index = { byId: new Map(), counted: 0 };
+    checkpointIds.set(records, index);
+  }
+  for (; index.counted < records.length; index.counted += 1) {
+    const record = records[index.counted]!;
+    if (!index.byId.has(record.id)) index.byId.set(record.id, record);
+  }
+  return index.byId.get(id);
+}
+
 /**
  * The stored message at `seq` of a branch, when its run is read (see `logRanges.ts`).
  * @returns `undefined` when the branch does not own `seq`
@@ -205,7 +231,9 @@ export function writtenCheckpointRecord(
       savedAt,
       at,
     );
-  const base = {
+  const own = fields.id === id && fields.sessionId === sessionId && fields.branchId === branchId;
+  // One object literal (no spread of a shared base: V8 copies a spread followed by more members slowly).
+  return {
     id,
     loaded: true,
     document: undefined,
@@ -213,12 +241,15 @@ export function writtenCheckpointRecord(
     writes: [],
     documentAt: at,
     writesAt: [],
+    manifest: own ? manifestOf(id, fields) : undefined,
+    createdAt: own ? fields.createdAt : savedAt,
   };
-  if (fields.id === id && fields.sessionId === sessionId && fields.branchId === branchId) {
-    const { parentId, step, throughSeq, createdAt } = fields;
-    return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
-  }
-  return { ...base, manifest: undefined, createdAt: savedAt };
+}
+
+/** The manifest entry of checkpoint `id` from its document's manifest fields. */
+function manifestOf(id: string, fields: z.infer<typeof ManifestFields>): CheckpointManifestEntry {
+  const { parentId, step, throughSeq, createdAt } = fields;
+  return { id, parentId, step, throughSeq, createdAt };
 }
 
 /**
@@ -235,15 +266,18 @@ export function checkpointRecord(
   at?: OpLocation,
 ): CheckpointRecord {
   const parsed = ManifestFields.safeParse(document);
-  const base = { id, loaded: true, document, writes: [], documentAt: at, writesAt: [] };
-  if (
-    parsed.success &&
-    parsed.data.id === id &&
-    parsed.data.sessionId === sessionId &&
-    parsed.data.branchId === branchId
-  ) {
-    const { parentId, step, throughSeq, createdAt } = parsed.data;
-    return { ...base, manifest: { id, parentId, step, throughSeq, createdAt }, createdAt };
-  }
-  return { ...base, manifest: undefined, createdAt: savedAt };
+  const fields =
+    parsed.success && parsed.data.id === id && parsed.data.sessionId === sessionId && parsed.data.branchId === branchId
+      ? parsed.data
+      : undefined;
+  return {
+    id,
+    loaded: true,
+    document,
+    writes: [],
+    documentAt: at,
+    writesAt: [],
+    manifest: fields === undefined ? undefined : manifestOf(id, fields),
+    createdAt: fields === undefined ? savedAt : fields.createdAt,
+  };
 }

@@ -20,10 +20,11 @@ import {
 } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../fileIo.js';
-import { applyLine, applyWritten } from './logApply.js';
+import { applySnapshotLine, applyWritten } from './logApply.js';
 import { readIndex, writeIndex } from './logIndex.js';
-import { type LogOp, serializeLine, snapshotLines, splitOps, withChecksums } from './logOps.js';
+import { encodeLine, type LogOp, snapshotLines, splitOps, withChecksums } from './logOps.js';
 import { sealRecord } from './logRecord.js';
 import { checkHeader, LOG_FORMAT, LOG_VERSION, messageSpanBytes, replay } from './logReplay.js';
 import type { SessionImage } from './sessionImage.js';
@@ -247,8 +248,7 @@ const fdatasync = promisify(fdatasyncCallback);
  */
 export async function appendLine(log: LoadedLog, ops: readonly LogOp[]): Promise<number> {
   const lineOps = splitOps(ops);
-  const { text, spans, parts } = serializeLine(lineOps);
-  const bytes = Buffer.from(text, 'utf8');
+  const { bytes, spans, parts } = encodeLine(lineOps);
   // Opening, writing into the page cache and stat-ing take microseconds: done synchronously (no
   // thread-pool round trips); the flush, which waits for the disk, is asynchronous.
   const fd = openSync(log.path, 'r+');
@@ -260,11 +260,13 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[]): Promise
     const stat = fstatSync(fd, { bigint: true });
     if (log.offset === offset) {
       const line = log.lines + 1;
-      const locations = withChecksums(
-        spans.map((span) => ({ offset: offset + span.offset, length: span.length, line })),
-        bytes,
-        offset,
-      );
+      // As `withChecksums` gives them, without a second copy of each location.
+      const locations = spans.map(({ offset: at, length }) => ({
+        offset: offset + at,
+        length,
+        line,
+        crc: crc32(bytes.subarray(at, at + length)),
+      }));
       applyWritten(log.image, lineOps, parts, `line ${line} of ${log.path}`, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
@@ -289,28 +291,29 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[]): Promise
  */
 export async function writeSnapshot(path: string, indexPath: string, image: SessionImage): Promise<LoadedLog> {
   const header = headerLine(image.session.id);
-  const parts: string[] = [header];
-  let offset = Buffer.byteLength(header);
+  const headerBytes = Buffer.from(header, 'utf8');
+  const lines: Buffer[] = [headerBytes];
+  let offset = headerBytes.length;
   let lineNo = 1;
   let fresh: SessionImage | undefined;
   let messageBytes = 0;
   const savedAt = new Date().toISOString();
   for (const ops of snapshotLines(image)) {
-    const { text, spans } = serializeLine(ops);
+    const { bytes, spans } = encodeLine(ops);
     messageBytes += messageSpanBytes(ops, spans);
     lineNo += 1;
     const line = lineNo;
     const locations = withChecksums(
       spans.map((span) => ({ offset: offset + span.offset, length: span.length, line })),
-      Buffer.from(text, 'utf8'),
+      bytes,
       offset,
     );
-    // The operations themselves (read from JSON, so they equal what a fresh read of the snapshot gives).
-    fresh = applyLine(fresh, { ops }, `line ${line} of ${path}`, false, savedAt, locations);
-    parts.push(text);
-    offset += Buffer.byteLength(text);
+    // The operations themselves (from a validated image, so they equal what a fresh read of the snapshot gives).
+    fresh = applySnapshotLine(fresh, ops, `line ${line} of ${path}`, savedAt, locations);
+    lines.push(bytes);
+    offset += bytes.length;
   }
-  const content = Buffer.from(parts.join(''), 'utf8');
+  const content = Buffer.concat(lines, offset);
   await writeFileAtomic(path, content);
   const written = await stat(path, { bigint: true });
   return {
