@@ -128,11 +128,8 @@ export class FileStore implements Store {
     this.directory = layout.root;
     const docs = new FileDocuments(layout);
     const staleMs = Math.max(2000, options.lockStaleMs ?? 10_000);
-    const locks = new SessionLocks(layout, {
-      staleMs,
-      waitMs: options.lockWaitMs ?? staleMs + 5000,
-      kind: options.lock,
-    });
+    const waitMs = options.lockWaitMs ?? staleMs + 5000;
+    const locks = new SessionLocks(layout, { staleMs, waitMs, kind: options.lock });
     this.#sessions = new FileSessions(docs, locks, {
       cacheBytes: options.cacheBytes ?? 64 * 1024 * 1024,
       indexEveryBytes: Math.max(1, options.indexEveryBytes ?? INDEX_EVERY_BYTES),
