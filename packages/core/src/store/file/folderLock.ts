@@ -6,9 +6,9 @@
 import * as fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import lockfile, { type LockOptions } from 'proper-lockfile';
-import { ConcurrencyError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
+import { lockFailed, lockHeldTooLong } from './lockErrors.js';
 import type { SessionLockOptions } from './sessionLock.js';
 
 /**
@@ -60,10 +60,7 @@ export async function takeFolderLock(
     return () => lockfile.unlock(target, { realpath: false, lockfilePath: once.lockfilePath!, fs: LOCK_FS });
   } catch (error) {
     if (!hasErrorCode(error, 'ELOCKED') && !hasErrorCode(error, 'ENOENT')) {
-      throw new StoreError(
-        `Could not lock session ${JSON.stringify(sessionId)} under ${layout.locksDir}: ${(error as Error).message}`,
-        { cause: error },
-      );
+      throw lockFailed(sessionId, layout.locksDir, error);
     }
   }
   const waiting: LockOptions = {
@@ -79,17 +76,9 @@ export async function takeFolderLock(
         continue;
       }
       if (hasErrorCode(error, 'ELOCKED')) {
-        throw new ConcurrencyError(
-          `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${waitMs} ms). Retry later.`,
-          { cause: error },
-        );
+        throw lockHeldTooLong(sessionId, waitMs, error);
       }
-      throw new StoreError(
-        `Could not lock session ${JSON.stringify(sessionId)} under ${layout.locksDir}: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
+      throw lockFailed(sessionId, layout.locksDir, error);
     }
   }
 }

@@ -5,6 +5,7 @@ import { ConcurrencyError, NotFoundError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { takeFolderLock } from './folderLock.js';
+import { lockFailed, lockHeldTooLong } from './lockErrors.js';
 
 /** Timing of {@link SessionLocks}, and which lock it takes. */
 export interface SessionLockOptions {
@@ -259,14 +260,14 @@ export class SessionLocks {
           }
         }
         if (Date.now() + pause > deadline) {
-          throw new ConcurrencyError(
-            `Session ${JSON.stringify(sessionId)} is being written by another writer (its lock was held for more than ${this.#options.waitMs} ms). Retry later.`,
-          );
+          throw lockHeldTooLong(sessionId, this.#options.waitMs);
         }
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     } catch (error) {
-      throw error instanceof ConcurrencyError || error instanceof StoreError ? error : this.#failure(sessionId, error);
+      throw error instanceof ConcurrencyError || error instanceof StoreError
+        ? error
+        : lockFailed(sessionId, this.#layout.locksDir, error);
     } finally {
       letGo();
     }
@@ -286,7 +287,7 @@ export class SessionLocks {
           this.#breakIfStale(path);
           return undefined;
         }
-        throw this.#failure(sessionId, error);
+        throw lockFailed(sessionId, this.#layout.locksDir, error);
       }
     }
   }
@@ -298,13 +299,6 @@ export class SessionLocks {
     } catch {
       // Gone, or taken again meanwhile: the next try sees.
     }
-  }
-
-  #failure(sessionId: string, error: unknown): StoreError {
-    return new StoreError(
-      `Could not lock session ${JSON.stringify(sessionId)} under ${this.#layout.locksDir}: ${(error as Error).message}`,
-      { cause: error },
-    );
   }
 }
 
