@@ -1,7 +1,7 @@
 import { ConcurrencyError, InvalidInputError, NotFoundError, writeStoreBatch } from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import { type ConformanceContext, createSessionWithMessages } from './conformanceContext.js';
-import { makeCheckpoint, makeMessages, uniqueId } from './fixtures.js';
+import { makeCheckpoint, makeCheckpointChain, makeMessages, uniqueId } from './fixtures.js';
 
 /**
  * One durability point's writes (`writeStoreBatch`: the store's `writeBatch` when it has one, else
@@ -68,6 +68,39 @@ export function describeBatchConformance(context: ConformanceContext): void {
       expect(await store.readMessages(session.id, 'main')).toHaveLength(atomic ? 2 : 3);
       expect(await store.listCheckpoints(session.id, 'main')).toEqual([]);
       expect(await store.getSession(session.id)).toEqual(session);
+    });
+
+    it("prunes the branch's old checkpoints after the batch's own, in the same batch, and keeps what the retention keeps", async () => {
+      const { store } = context;
+      const scope = { tenantId: uniqueId('t') };
+      const { session } = await createSessionWithMessages(store, 4, scope);
+      const [first, second, third, fourth] = makeCheckpointChain(session.id, 4);
+      for (const checkpoint of [first!, second!, third!]) await store.saveCheckpoint(checkpoint, scope);
+      const result = await writeStoreBatch(store, {
+        sessionId: session.id,
+        branchId: 'main',
+        ...scope,
+        messages: makeMessages(1, 5).slice(4),
+        checkpoint: fourth!,
+        pruneCheckpoints: { last: 2 },
+      });
+      expect(result).toMatchObject({ inserted: 1, pruned: 2 });
+      expect((await store.listCheckpoints(session.id, 'main', scope)).map((c) => c.id)).toEqual([
+        third!.id,
+        fourth!.id,
+      ]);
+      // Without a checkpoint of its own, a batch prunes what is stored; the newest always stays.
+      const alone = await writeStoreBatch(store, {
+        sessionId: session.id,
+        branchId: 'main',
+        ...scope,
+        session: { change: { state: { pruned: true } }, expectedVersion: session.version },
+        pruneCheckpoints: { last: 1 },
+      });
+      expect(alone.pruned).toBe(1);
+      expect((await store.listCheckpoints(session.id, 'main', scope)).map((c) => c.id)).toEqual([fourth!.id]);
+      expect(await store.loadCheckpoint(session.id, 'main', undefined, scope)).toEqual(fourth);
+      expect((await store.readMessages(session.id, 'main', scope)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5]);
     });
   });
 }

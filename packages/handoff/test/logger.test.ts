@@ -77,7 +77,7 @@ describe('logger option', () => {
       expect.objectContaining({
         level: 30,
         msg: 'store removed documents',
-        method: 'pruneCheckpoints',
+        method: 'writeBatch', // the turn's write, its prune included
         sessionId: 'log-3',
         removed: expect.any(Number),
       }),

@@ -10,7 +10,13 @@ export interface LoggedStoreOptions {
 }
 
 /** Store methods whose result is a count worth an `info` line when non-zero (what was removed). */
-const REMOVALS = new Set(['pruneCheckpoints', 'deleteInactiveSessions', 'deleteCheckpointsOlderThan']);
+const REMOVALS = new Set(['pruneCheckpoints', 'deleteInactiveSessions', 'deleteCheckpointsOlderThan', 'writeBatch']);
+
+/** What a call removed: its count, or for `writeBatch` the checkpoints its prune deleted (`pruned`). */
+function removedBy(method: string, outcome: unknown): unknown {
+  if (method !== 'writeBatch') return outcome;
+  return (outcome as { pruned?: number } | undefined)?.pruned;
+}
 
 /**
  * Wraps a {@link Store} so that what an operator needs is logged, and nothing else changes (every
@@ -18,7 +24,8 @@ const REMOVALS = new Set(['pruneCheckpoints', 'deleteInactiveSessions', 'deleteC
  * - `warn` `store call was slow` — `{ method, sessionId?, durationMs }` for calls slower than `slowMs`;
  * - `warn` `store write lost a race` — `{ method, sessionId?, code }` when a call throws `ConcurrencyError`;
  * - `error` `store call failed` — `{ method, sessionId?, code?, err }` for any other failure;
- * - `info` `store removed documents` — `{ method, sessionId?, removed }` after pruning or sweeping removed something.
+ * - `info` `store removed documents` — `{ method, sessionId?, removed }` after pruning (`pruneCheckpoints`, or a
+ *   `writeBatch` whose prune deleted checkpoints) or sweeping removed something.
  *
  * @param store the store to wrap (any `Store`: `InMemoryStore`, `FileStore`, `MongoStore`, …)
  * @returns a `Store` that forwards every call to `store`
@@ -51,7 +58,7 @@ export function loggedStore<TStore extends Store>(store: TStore, options: Logged
               const durationMs = performance.now() - startedAt;
               if (durationMs > slowMs)
                 logger.warn(fields({ durationMs: Math.round(durationMs) }), 'store call was slow');
-              const removed = Array.isArray(outcome) ? outcome.length : outcome;
+              const removed = Array.isArray(outcome) ? outcome.length : removedBy(property, outcome);
               if (REMOVALS.has(property) && !isDryRun(args[0]) && typeof removed === 'number' && removed > 0)
                 logger.info(fields({ removed }), 'store removed documents');
               return outcome;

@@ -291,7 +291,9 @@ export interface ErasureStore {
 /**
  * The writes of one durability point of a turn, stored together by {@link BatchStore.writeBatch}:
  * the branch's messages not stored yet, then the branch state, then the session change, then a
- * checkpoint (that order is the order of the separate calls it replaces).
+ * checkpoint, then the prune of the branch's old checkpoints (that order is the order of the
+ * separate calls it replaces: `appendMessages`, `updateBranch`, `updateSession`, `saveCheckpoint`,
+ * `pruneCheckpoints`).
  */
 export interface StoreBatch extends TenantScope {
   sessionId: string;
@@ -304,11 +306,19 @@ export interface StoreBatch extends TenantScope {
   session?: { change: SessionChange; expectedVersion: number };
   /** Saved as `saveCheckpoint` saves it (its `sessionId` and `branchId` must be the batch's). */
   checkpoint?: Checkpoint;
+  /**
+   * After the checkpoint, the branch's checkpoints outside this retention are deleted as
+   * `pruneCheckpoints` deletes them (the newest, which may be the batch's own, is always kept), in
+   * the same write: on `FileStore` the same fsync'd log line, so a turn that prunes flushes once.
+   */
+  pruneCheckpoints?: CheckpointRetention;
 }
 
 /** What {@link BatchStore.writeBatch} stored: messages newly inserted, and the documents it changed. */
 export interface StoreBatchResult {
   inserted: number;
+  /** How many checkpoints `pruneCheckpoints` deleted, when the batch asked for a prune. */
+  pruned?: number;
   /** The session after the change, when the batch changed it. */
   session?: Session;
   /** The branch after the change, when the batch changed it. */

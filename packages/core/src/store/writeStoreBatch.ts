@@ -4,12 +4,12 @@ import { assertBatchCheckpoint } from './storeRules.js';
 /**
  * Stores the writes of one durability point: with the store's own `writeBatch` when it has one
  * (all or nothing, one durable write), otherwise with the separate calls in the batch's order
- * (messages, branch, session, checkpoint), each durable when it returns, stopping at the first
- * failure (what was stored before it stays, as with the separate calls).
+ * (messages, branch, session, checkpoint, prune of old checkpoints), each durable when it returns,
+ * stopping at the first failure (what was stored before it stays, as with the separate calls).
  *
  * @param store any {@link Store}
- * @param batch `{ sessionId, branchId, tenantId?, messages?, branch?, session?, checkpoint? }`
- * @returns `{ inserted, session?, branch? }`
+ * @param batch `{ sessionId, branchId, tenantId?, messages?, branch?, session?, checkpoint?, pruneCheckpoints? }`
+ * @returns `{ inserted, session?, branch?, pruned? }` (`pruned`: checkpoints deleted, when a prune was asked for)
  * @throws what the store's calls throw: {@link ConcurrencyError} for a taken seq or a stale
  *   version, {@link NotFoundError} for a missing session or branch, {@link InvalidInputError}
  * @example
@@ -53,5 +53,7 @@ async function writeSeparately(store: Store, batch: StoreBatch): Promise<StoreBa
       expectedVersion: batch.session.expectedVersion,
     });
   if (checkpoint !== undefined) await store.saveCheckpoint(checkpoint, scope);
+  if (batch.pruneCheckpoints !== undefined)
+    result.pruned = await store.pruneCheckpoints(sessionId, branchId, batch.pruneCheckpoints, scope);
   return result;
 }

@@ -19,13 +19,18 @@ import { type DurableWrites, writeToStore } from './storeWriter.js';
  * `writes` (a settled turn's state and session change) join that write, and the checkpoint then
  * holds no state patches. A `checkpoint` event is raised on the runtime (the running turn streams it).
  *
+ * At a prune point (`prunePoint`: a turn's end, a pause, a close) a prune that is due once this
+ * checkpoint is saved ({@link pruneCheckpoints}) joins the same write (`StoreBatch.pruneCheckpoints`),
+ * so a turn that prunes is still one durable write; the prune call after it then finds nothing due.
+ *
  * @returns the manifest entry of the saved checkpoint
  * @throws {ConcurrencyError} when another writer took one of the buffered messages' seqs (see {@link writeToStore})
  * @throws {StoreError} (or what the store throws) when a write fails
  */
 export function saveCheckpoint(
   runtime: SessionRuntime,
-  writes: Omit<DurableWrites, 'checkpoint'> = {},
+  writes: Omit<DurableWrites, 'checkpoint' | 'pruneCheckpoints'> = {},
+  prunePoint = false,
 ): Promise<CheckpointManifestEntry> {
   // Not an async function (one `then` instead of an async function's state and an await); a throw still rejects.
   try {
@@ -35,7 +40,14 @@ export function saveCheckpoint(
     const durable: DurableWrites = { checkpoint };
     if (writes.sessionChange !== undefined) durable.sessionChange = writes.sessionChange;
     if (writes.branchState !== undefined) durable.branchState = writes.branchState;
-    return writeToStore(runtime, durable).then(() => recordCheckpoint(runtime, checkpoint));
+    const now = Date.now();
+    const retention = prunePoint ? retentionDue(runtime, checkpoint.step, now) : undefined;
+    if (retention !== undefined) durable.pruneCheckpoints = retention;
+    return writeToStore(runtime, durable).then(() => {
+      const entry = recordCheckpoint(runtime, checkpoint);
+      if (retention !== undefined) notePruned(clockOf(runtime), now);
+      return entry;
+    });
   } catch (error) {
     return Promise.reject(error);
   }
@@ -45,8 +57,9 @@ export function saveCheckpoint(
  * Makes a finished turn durable with one store write ({@link writeToStore}): the turn's messages not
  * stored yet, the state changed during the turn (branch and session documents; the session's
  * `lastActivityAt` moves on every turn) and the turn-end checkpoint (unless checkpoints are
- * `'manual'`), which holds no state patches since the state is settled by the same write. Then the
- * patches are cleared and old checkpoints are pruned when a prune is due ({@link pruneCheckpoints}).
+ * `'manual'`), which holds no state patches since the state is settled by the same write, and a prune
+ * of old checkpoints when one is due ({@link pruneCheckpoints}; with `'manual'` checkpoints, a separate
+ * write after it). Then the patches are cleared.
  * On a store without `writeBatch` the messages go first: a load compares `lastActivityAt` with the
  * stored answer to tell whether the state was saved.
  *
@@ -61,7 +74,9 @@ export function settleTurn(runtime: SessionRuntime): Promise<void> {
     if (patches.session.length > 0) writes.sessionChange!.state = runtime.state.session;
     if (patches.branch.length > 0) writes.branchState = runtime.state.branch;
     const written =
-      runtime.config.checkpointEvery !== 'manual' ? saveCheckpoint(runtime, writes) : writeToStore(runtime, writes);
+      runtime.config.checkpointEvery !== 'manual'
+        ? saveCheckpoint(runtime, writes, true)
+        : writeToStore(runtime, writes);
     return written.then(() => {
       runtime.state.clearPatches();
       runtime.noteSettled();
@@ -155,21 +170,45 @@ function notePruneDue(runtime: SessionRuntime, step: number): void {
  *   Steps are stored, so the cadence survives reloads and restarts.
  * - `{ maxAgeMs }`: prunes at most once per max(1 s, maxAgeMs / 10) per session object, and at its
  *   first prune point after it was opened.
- * Called at turn end, on a pause and on close.
+ * The prune points are a turn's end, a pause and a close: there a due prune joins the checkpoint's
+ * write ({@link saveCheckpoint} with `prunePoint`), and this call prunes after a turn settled without
+ * a checkpoint (`'manual'` checkpoints).
  *
  * @throws {StoreError} (or what the store throws) when the prune fails
  */
 export function pruneCheckpoints(runtime: SessionRuntime): Promise<void> {
   // Not an async function: most turns prune nothing, and get a resolved promise without an async function's state.
-  const retention = retentionOf(runtime.config.checkpointKeep);
-  if (retention === undefined) return NOTHING_TO_PRUNE;
-  const clock = clockOf(runtime);
   const now = Date.now();
+  const retention = retentionDue(runtime, undefined, now);
+  if (retention === undefined) return NOTHING_TO_PRUNE;
+  return prune(runtime, retention, clockOf(runtime), now);
+}
+
+/**
+ * The retention to prune with now (`now`: `Date.now()` ms), or `undefined` when no prune is due
+ * (see {@link pruneCheckpoints}); `savingStep`: the step of a checkpoint about to be saved with the
+ * prune, which may make a count-based prune due.
+ */
+function retentionDue(
+  runtime: SessionRuntime,
+  savingStep: number | undefined,
+  now: number,
+): CheckpointRetention | undefined {
+  const retention = retentionOf(runtime.config.checkpointKeep);
+  if (retention === undefined) return undefined;
+  const clock = clockOf(runtime);
+  const countDue =
+    clock.due || (savingStep !== undefined && retention.last !== undefined && savingStep % retention.last === 0);
   const ageDue =
     retention.maxAgeMs !== undefined &&
     (clock.lastAt === undefined || now - clock.lastAt >= Math.max(MIN_AGE_PRUNE_INTERVAL_MS, retention.maxAgeMs / 10));
-  if (!clock.due && !ageDue) return NOTHING_TO_PRUNE;
-  return prune(runtime, retention, clock, now);
+  return countDue || ageDue ? retention : undefined;
+}
+
+/** A prune was stored at `now` (`Date.now()` ms): none is due until the next prune point of the cadence. */
+function notePruned(clock: PruneClock, now: number): void {
+  clock.due = false;
+  clock.lastAt = now;
 }
 
 /** What {@link pruneCheckpoints} returns when no prune is due. */
@@ -182,6 +221,5 @@ async function prune(
   now: number,
 ): Promise<void> {
   await runtime.config.store.pruneCheckpoints(runtime.sessionId, runtime.branchId, retention, runtime.scope);
-  clock.due = false;
-  clock.lastAt = now;
+  notePruned(clock, now);
 }

@@ -1,5 +1,6 @@
 import {
   type Checkpoint,
+  type CheckpointRetention,
   ConcurrencyError,
   type SessionChange,
   type State,
@@ -16,6 +17,8 @@ export interface DurableWrites {
   sessionChange?: SessionChange;
   /** A checkpoint saved after the messages (its `throughSeq` points at them). */
   checkpoint?: Checkpoint;
+  /** The branch's old checkpoints pruned after it, in the same write (see `StoreBatch.pruneCheckpoints`). */
+  pruneCheckpoints?: CheckpointRetention;
 }
 
 /**
@@ -41,7 +44,7 @@ export async function writeToStore(runtime: SessionRuntime, writes: DurableWrite
   const batch = runtime.history.unstored;
   const first = batch[0];
   const last = batch.at(-1);
-  const { sessionChange, branchState, checkpoint } = writes;
+  const { sessionChange, branchState, checkpoint, pruneCheckpoints } = writes;
   if (first === undefined && sessionChange === undefined && branchState === undefined && checkpoint === undefined)
     return;
   const request: StoreBatch = { sessionId: runtime.sessionId, branchId: runtime.branchId };
@@ -51,6 +54,7 @@ export async function writeToStore(runtime: SessionRuntime, writes: DurableWrite
   if (sessionChange !== undefined)
     request.session = { change: sessionChange, expectedVersion: runtime.session.version };
   if (checkpoint !== undefined) request.checkpoint = checkpoint;
+  if (pruneCheckpoints !== undefined) request.pruneCheckpoints = pruneCheckpoints;
   let result: Awaited<ReturnType<typeof writeStoreBatch>>;
   try {
     result = await writeStoreBatch(runtime.config.store, request);

@@ -8,7 +8,7 @@ import {
   type SessionChange,
 } from '@baton/core';
 import { routingState } from '../routing/routingMachine.js';
-import { pruneCheckpoints, saveCheckpoint } from '../runtime/checkpointer.js';
+import { saveCheckpoint } from '../runtime/checkpointer.js';
 import { writeBuffered } from '../runtime/storeWriter.js';
 import { answerOpenToolCalls } from './openToolCalls.js';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
@@ -74,8 +74,7 @@ async function storeClose(runtime: SessionRuntime, reason: string, cancelled: st
   runtime.noteClosed();
   // An agent's end_conversation already closed the machine when its result was committed.
   if (routingState(runtime.actor.getSnapshot()) !== 'closed') runtime.actor.send({ type: 'CLOSE' });
-  await saveCheckpoint(runtime);
-  await pruneCheckpoints(runtime);
+  await saveCheckpoint(runtime, {}, true); // a prune point: a due prune joins the write
   return others.flatMap((branch) => branch.requests);
 }
 

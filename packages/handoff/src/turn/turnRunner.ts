@@ -20,7 +20,7 @@ import {
 } from '@baton/core';
 import { answeredRequest } from '../config/answeredRequest.js';
 import { REQUEST_USER_INPUT } from '../routing/requestUserInput.js';
-import { pruneCheckpoints, saveCheckpoint, settleTurn } from '../runtime/checkpointer.js';
+import { saveCheckpoint, settleTurn } from '../runtime/checkpointer.js';
 import type { SessionRuntime } from '../runtime/sessionRuntime.js';
 import { writeBufferedAfterFailure } from '../runtime/storeWriter.js';
 // The one upward arrow between handoff's folders (docs/architecture.md): a nested workflow gets the whole branch.
@@ -340,8 +340,7 @@ async function pause(runtime: SessionRuntime, raised: readonly NewRequest[], emi
     return request;
   });
   runtime.awaitRequests(requests);
-  await saveCheckpoint(runtime);
-  await pruneCheckpoints(runtime);
+  await saveCheckpoint(runtime, {}, true); // a prune point: a due prune joins the write
   for (const request of fresh)
     emit({ type: 'request', sessionId: runtime.sessionId, branchId: runtime.branchId, request });
 }

@@ -3,7 +3,7 @@ import type { Message, Store, StoreBatch } from '@baton/core';
 /**
  * One call the runtime made on the store: the method, and for `appendMessages` the seqs it wrote. A
  * `writeBatch` is logged as the calls it stands for, in its order (`appendMessages`,
- * `updateBranch`, `updateSession`, `saveCheckpoint`), each with the number of the batch (from 1).
+ * `updateBranch`, `updateSession`, `saveCheckpoint`, `pruneCheckpoints`), each with the number of the batch (from 1).
  */
 export interface StoreCall {
   method: string;
@@ -19,6 +19,7 @@ function batchParts(batch: StoreBatch, number: number): StoreCall[] {
   if (batch.branch !== undefined) parts.push({ method: 'updateBranch', batch: number });
   if (batch.session !== undefined) parts.push({ method: 'updateSession', batch: number });
   if (batch.checkpoint !== undefined) parts.push({ method: 'saveCheckpoint', batch: number });
+  if (batch.pruneCheckpoints !== undefined) parts.push({ method: 'pruneCheckpoints', batch: number });
   return parts;
 }
 

@@ -17,6 +17,7 @@ import {
   copyValidCheckpoint,
   planAppend,
 } from '../storeRules.js';
+import { pruneRecordCheckpoints } from './inMemoryCheckpoints.js';
 import { checkpointList, type SessionRecord } from './inMemoryRecords.js';
 
 /** `InMemoryStore.appendMessages` on a found session: the messages not stored yet, frozen copies. */
@@ -112,5 +113,7 @@ export function writeRecordBatch(record: SessionRecord, batch: StoreBatch): Stor
     const list = checkpointList(record, branchId);
     if (!list.some((c) => c.id === checkpoint.id)) list.push(checkpoint);
   }
+  if (batch.pruneCheckpoints !== undefined)
+    result.pruned = pruneRecordCheckpoints(record, branchId, checkpointList(record, branchId), batch.pruneCheckpoints);
   return result;
 }

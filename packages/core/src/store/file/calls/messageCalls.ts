@@ -15,6 +15,7 @@ import {
   branchState,
   changedBranch,
   changedSession,
+  checkpointsToPrune,
 } from '../../storeRules.js';
 import type { FileSessions } from '../fileSessions.js';
 import type { LogOp } from '../log/logOps.js';
@@ -84,7 +85,7 @@ export async function readMessages(
   });
 }
 
-/** `FileStore.writeBatch`: every check passes first, then one line holds the batch. */
+/** `FileStore.writeBatch`: every check passes first, then one line holds the batch (its prune included). */
 export async function writeBatch(sessions: FileSessions, batch: StoreBatch): Promise<StoreBatchResult> {
   const { sessionId, branchId } = batch;
   const scope: TenantScope = batch.tenantId === undefined ? {} : { tenantId: batch.tenantId };
@@ -95,6 +96,7 @@ export async function writeBatch(sessions: FileSessions, batch: StoreBatch): Pro
   const checkpoint = batch.checkpoint && assertCheckpoint(batch.checkpoint);
   assertBatchCheckpoint(batch);
   let inserted = 0;
+  let pruned = 0;
   return sessions.write(
     sessionId,
     scope,
@@ -110,10 +112,18 @@ export async function writeBatch(sessions: FileSessions, batch: StoreBatch): Pro
           session: changedSession(image.session, batch.session.change, batch.session.expectedVersion),
         });
       if (checkpoint !== undefined) ops.push(...checkpointOps(branch, checkpoint));
+      if (batch.pruneCheckpoints !== undefined) {
+        // Retention over the branch's checkpoints as they will be after this line: the new one is the newest.
+        const saved = ops.at(-1)?.op === 'checkpoint' ? [checkpoint!] : [];
+        const ids = checkpointsToPrune([...branch.checkpoints, ...saved], batch.pruneCheckpoints);
+        pruned = ids.length;
+        if (pruned > 0) ops.push({ op: 'deleteCheckpoints', branchId, ids });
+      }
       return ops;
     },
     (image) => {
       const result: StoreBatchResult = { inserted };
+      if (batch.pruneCheckpoints !== undefined) result.pruned = pruned;
       if (batch.session !== undefined) result.session = cloneData(image.session);
       if (state !== undefined) result.branch = cloneData(image.branches.get(branchId)!.branch);
       return result;

@@ -138,11 +138,12 @@ export class SessionLogs {
 
   /**
    * Appends one line of operations (one fsync'd write), compacts the log when a prune or delete
-   * left it over {@link COMPACT_RATIO} times its live bytes, and writes its index again when enough
-   * was appended since. A log that outgrew its live bytes by appends alone is left for
-   * {@link compactIfOutgrown}, which the caller runs after its write returns: a compaction is linear
-   * in the session, and the write that happens to cross the threshold (a customer's turn) must not
-   * pay for it. The caller holds the session lock and got `log` from {@link forWrite} in that hold.
+   * (a line without messages or a checkpoint) left it over {@link COMPACT_RATIO} times its live bytes, and writes
+   * its index again when enough was appended since. A log that outgrew its live bytes by a line
+   * with messages or a checkpoint (a turn's, its prune included) is left for {@link compactIfOutgrown}, which the
+   * caller runs after its write returns: a compaction is linear in the session, and the write that
+   * happens to cross the threshold (a customer's turn) must not pay for it. The caller holds the
+   * session lock and got `log` from {@link forWrite} in that hold.
    * @returns the log after the write (a new object after a compaction) and whether it has outgrown its live bytes
    */
   async append(
@@ -158,7 +159,8 @@ export class SessionLogs {
       // and a prune or delete makes what it removed garbage at once.
       Object.assign(log, liveBytes(log.image));
     }
-    if (deletes && log.offset > this.#compactAt(log)) {
+    const turnWrite = ops.some((op) => op.op === 'messages' || op.op === 'checkpoint');
+    if (deletes && !turnWrite && log.offset > this.#compactAt(log)) {
       const compacted = await this.#compact(sessionId, log);
       if (compacted !== undefined) return { log: compacted, outgrown: false };
     }
