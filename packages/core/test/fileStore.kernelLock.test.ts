@@ -3,10 +3,11 @@
  * processes: one that holds the lock makes writers wait (and give up after `lockWaitMs`, writing
  * nothing); once it is SIGKILLed, the next write goes through at once, long before a lock folder
  * would have gone stale. A writer that takes the lock again at once does not starve a waiting one. A folder-lock process and a kernel-lock process keep out of each other, and
- * no lock file is left of a deleted session or of a write to one that does not exist.
+ * no lock file is left of a deleted session or of a write to one that does not exist. A lock file
+ * kept open between writes is not taken for the lock of a session deleted and made again meanwhile.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { access, mkdir, readdir, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, readlink, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,15 @@ async function kill(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+}
+
+/** How many descriptors of this process are open on files of `folder` (Linux; elsewhere 0). */
+async function openIn(folder: string): Promise<number> {
+  if (process.platform !== 'linux') return 0;
+  const targets = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((target) => target.startsWith(`${folder}/`)).length;
 }
 
 const exists = (path: string) =>
@@ -137,6 +147,27 @@ describe('FileStore kernel session lock', () => {
     } finally {
       await kill(holder);
     }
+  });
+
+  it('locks the file of a session deleted and made again by another store, not the one it kept open from before', async () => {
+    const directory = await tempDir();
+    const kept = new FileStore({ directory, lockWaitMs: 300 });
+    const other = new FileStore({ directory });
+    await kept.createSession({ id: 'again-1' });
+    await kept.appendMessages('again-1', 'main', [makeMessage(1)]); // its lock file stays open in `kept`
+    await other.deleteSession('again-1');
+    await other.createSession({ id: 'again-1' });
+    const holder = await holdLock(join(directory, 'locks', 'again-1.lock'));
+    try {
+      await expect(kept.appendMessages('again-1', 'main', [makeMessage(1)])).rejects.toBeInstanceOf(ConcurrencyError);
+    } finally {
+      await kill(holder);
+    }
+    await expect(kept.appendMessages('again-1', 'main', [makeMessage(1)])).resolves.toEqual({ inserted: 1 });
+    expect(await other.readMessages('again-1', 'main')).toHaveLength(1);
+    await kept.close();
+    await other.close();
+    expect(await openIn(join(directory, 'locks'))).toBe(0);
   });
 
   it('leaves no lock file of a deleted session, nor of a write to a session that does not exist', async () => {

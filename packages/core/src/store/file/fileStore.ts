@@ -452,10 +452,11 @@ export class FileStore implements Store {
     );
   }
 
-  /** Waits for this store's writes in flight; later calls throw {@link StoreError}. */
+  /** Waits for this store's writes in flight and closes the lock files it keeps open; later calls throw {@link StoreError}. */
   async close(): Promise<void> {
     this.#runner.close();
     await this.#sessions.locks.idle();
+    this.#sessions.locks.closeFiles();
   }
 
   /** Runs one store call (see {@link FileStoreRunner.run}). */

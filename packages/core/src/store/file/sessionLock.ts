@@ -6,6 +6,7 @@ import { hasErrorCode } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { takeFolderLock } from './folderLock.js';
 import { lockFailed, lockHeldTooLong } from './lockErrors.js';
+import { KEEP_LOCK_FILES, KeptLockFiles, type LockFile } from './lockFiles.js';
 
 /** Timing of {@link SessionLocks}, and which lock it takes. */
 export interface SessionLockOptions {
@@ -74,8 +75,9 @@ const LONGEST_POLL_MS = 20;
  * file `<root>/locks/<sessionId>.lock`, through `fs-native-extensions` (`fcntl` `F_OFD_SETLK` open
  * file description locks on Linux, `flock` on macOS, `LockFileEx` on Windows). The kernel lets it go
  * the moment its process dies, so a crashed writer holds up nobody, and taking and releasing it
- * writes nothing to disk (an `open`, two byte locks, an `fstat` and `stat`, the unlock and `close`:
- * a few µs). The file stays while its session does; it is removed, while held, when the session (or
+ * writes nothing to disk (two byte locks, a `stat` and the unlocks: a few µs; on Linux and macOS the
+ * file is kept open between writes, see `lockFiles.ts`, elsewhere also an `open`, `fstat` and
+ * `close`). The file stays while its session does; it is removed, while held, when the session (or
  * branch, for a branch's lease and events locks) is deleted, or when the work found no such session,
  * and a writer that took the lock of a removed file takes it again on the new one.
  *
@@ -95,11 +97,14 @@ export class SessionLocks {
   readonly #held = new Map<string, HeldLock>();
   /** Writes of this process holding (or taking) a session's folder lock right now. */
   #writing = 0;
+  /** Lock files kept open between writes (kernel lock on Linux and macOS only). */
+  readonly #kept: KeptLockFiles | undefined;
 
   constructor(layout: FileLayout, options: SessionLockOptions) {
     this.#layout = layout;
     this.#options = options;
     this.#kernel = options.kind === 'folder' ? null : loadKernelCalls();
+    this.#kept = this.#kernel !== null && KEEP_LOCK_FILES ? new KeptLockFiles() : undefined;
   }
 
   /** The lock taken across processes: `'kernel'` or `'folder'`. */
@@ -155,6 +160,11 @@ export class SessionLocks {
   /** Resolves once every queued writer of this process has finished. */
   async idle(): Promise<void> {
     await Promise.all([...this.#mutexes.values()].map((mutex) => mutex.waitForUnlock()));
+  }
+
+  /** Closes the lock files kept open between writes (the store is closing; call after {@link idle}). */
+  closeFiles(): void {
+    this.#kept?.closeAll();
   }
 
   async #withFileLock<T>(
@@ -220,41 +230,32 @@ export class SessionLocks {
    */
   async #takeKernelLock(kernel: KernelLockCalls, sessionId: string, path: string): Promise<HeldLock> {
     const deadline = Date.now() + this.#options.waitMs;
-    let fd: number | undefined;
+    let file: LockFile | undefined;
     let entered = false;
     const letGo = () => {
-      if (fd === undefined) return;
+      if (file === undefined) return;
       try {
-        if (entered && RANGES_APART) kernel.unlock(fd, ENTRY_BYTE, 1);
+        if (entered && RANGES_APART) kernel.unlock(file.fd, ENTRY_BYTE, 1);
       } finally {
-        closeSync(fd);
-        fd = undefined;
+        closeSync(file.fd);
+        file = undefined;
         entered = false;
       }
     };
     try {
       for (let pause = FIRST_POLL_MS; ; pause = Math.min(LONGEST_POLL_MS, Math.ceil(pause * 1.5))) {
-        fd ??= this.#openLockFile(sessionId, path);
-        if (fd !== undefined) {
-          entered ||= !RANGES_APART || tryRange(kernel, fd, ENTRY_BYTE);
-          if (entered && tryRange(kernel, fd, LOCK_BYTE)) {
+        file ??= this.#kept?.take(path) ?? this.#openLockFile(sessionId, path);
+        if (file !== undefined) {
+          entered ||= !RANGES_APART || tryRange(kernel, file.fd, ENTRY_BYTE);
+          if (entered && tryRange(kernel, file.fd, LOCK_BYTE)) {
             // The file may have been removed (its session deleted) since it was opened: then it is not the lock.
-            if (sameFile(fd, path)) {
-              if (RANGES_APART) kernel.unlock(fd, ENTRY_BYTE, 1);
-              const locked = fd;
-              fd = undefined;
-              return {
-                path,
-                release: async () => {
-                  try {
-                    kernel.unlock(locked, LOCK_BYTE, 1);
-                  } finally {
-                    closeSync(locked);
-                  }
-                },
-              };
+            if (isFileAt(file, path)) {
+              if (RANGES_APART) kernel.unlock(file.fd, ENTRY_BYTE, 1);
+              const locked = file;
+              file = undefined;
+              return this.#heldLock(kernel, path, locked);
             }
-            kernel.unlock(fd, LOCK_BYTE, 1);
+            kernel.unlock(file.fd, LOCK_BYTE, 1);
             letGo();
             continue;
           }
@@ -273,11 +274,35 @@ export class SessionLocks {
     }
   }
 
-  /** Opens (making it when missing) the lock file at `path`; undefined when a lock folder is there (a folder-lock process's). */
-  #openLockFile(sessionId: string, path: string): number | undefined {
+  /** The kernel lock just taken on `file`: its release unlocks, then keeps the file open for the next write, or closes it. */
+  #heldLock(kernel: KernelLockCalls, path: string, file: LockFile): HeldLock {
+    const kept = this.#kept;
+    const held: HeldLock = {
+      path,
+      release: async () => {
+        let keep = false;
+        try {
+          kernel.unlock(file.fd, LOCK_BYTE, 1);
+          // Not a file removed while held (`removeHeld`): that one is no session's lock any more.
+          keep = kept !== undefined && held.path !== undefined;
+        } finally {
+          if (keep) kept!.keep(path, file);
+          else closeSync(file.fd);
+        }
+      },
+    };
+    return held;
+  }
+
+  /**
+   * Opens (making it when missing) the lock file at `path`, with its device and inode; undefined
+   * when a lock folder is there (a folder-lock process's).
+   */
+  #openLockFile(sessionId: string, path: string): LockFile | undefined {
     for (let attempt = 0; ; attempt += 1) {
+      let fd: number;
       try {
-        return openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
       } catch (error) {
         if (hasErrorCode(error, 'ENOENT') && attempt === 0) {
           mkdirSync(this.#layout.locksDir, { recursive: true });
@@ -288,6 +313,13 @@ export class SessionLocks {
           return undefined;
         }
         throw lockFailed(sessionId, this.#layout.locksDir, error);
+      }
+      try {
+        const { dev, ino } = fstatSync(fd);
+        return { fd, dev, ino, used: true };
+      } catch (error) {
+        closeSync(fd);
+        throw error;
       }
     }
   }
@@ -302,12 +334,11 @@ export class SessionLocks {
   }
 }
 
-/** Whether descriptor `fd` is (still) the file at `path`. */
-function sameFile(fd: number, path: string): boolean {
+/** Whether `file` is (still) the file at `path`. */
+function isFileAt(file: LockFile, path: string): boolean {
   try {
-    const open = fstatSync(fd);
     const named = statSync(path);
-    return open.ino === named.ino && open.dev === named.dev;
+    return named.ino === file.ino && named.dev === file.dev;
   } catch {
     return false;
   }

@@ -55,9 +55,11 @@ export function applyLine(
 /**
  * Applies a line this process has just written to `image`, as {@link applyLine} applies it when read
  * back, without parsing the line again: each operation is its own JSON parsed (a copy sharing
- * nothing with the caller's objects), except a checkpoint's, whose manifest fields are taken from
- * the (validated) document and whose document is parsed only when a call needs it
- * ({@link recordDocument}). The operations are the store's own, so they are not checked again.
+ * nothing with the caller's objects), except a checkpoint's and a message run's. A checkpoint's
+ * manifest fields are taken from the (validated) document and its document is parsed only when a
+ * call needs it ({@link recordDocument}); a run's messages are parsed from their JSON only when a
+ * call reads them (`loadRuns`), so a turn that reads nothing back parses none of its messages. The
+ * operations are the store's own, so they are not checked again.
  *
  * @param ops the operations as written; `parts` their JSON (from `encodeLine`)
  * @param where names the line for errors; `savedAt` as for {@link applyLine}
@@ -74,7 +76,8 @@ export function applyWritten(
   locations: readonly OpLocation[],
 ): SessionImage {
   let current = image;
-  ops.forEach((op, index) => {
+  for (let index = 0; index < ops.length; index += 1) {
+    const op = ops[index]!;
     const opWhere = `${where} (operation ${index + 1})`;
     const at = locations[index];
     if (op.op === 'checkpoint' && current !== undefined && at !== undefined) {
@@ -92,10 +95,24 @@ export function applyWritten(
           ),
         );
       }
-      return;
+      continue;
+    }
+    if (op.op === 'messages' && current !== undefined && at !== undefined) {
+      const target = branchOf(current, op.branchId, opWhere);
+      // The seqs checked as a replay checks them; the messages stay in their JSON until read.
+      checkSeqs(op.messages, lastSeq(target) + 1, opWhere);
+      if (op.messages.length > 0)
+        target.runs.push({
+          firstSeq: op.messages[0]!.seq,
+          count: op.messages.length,
+          at,
+          messages: undefined,
+          json: parts[index]!,
+        });
+      continue;
     }
     current = applyOp(current, JSON.parse(parts[index]!) as ParsedOp, opWhere, false, savedAt, at);
-  });
+  }
   if (current === undefined) throw corrupt(where, '(root)', 'comes before the session document');
   return current;
 }
@@ -215,6 +232,19 @@ export function parseMessages(raw: readonly unknown[], nextSeq: number, where: s
       throw corrupt(where, `messages.${index}.seq`, `is ${message?.seq}, not the next seq ${nextSeq + index}`);
     return message;
   });
+}
+
+/**
+ * Checks that validated `messages` continue a branch at `nextSeq`, as {@link parseMessages} checks a
+ * line's messages, without copying them.
+ * @throws {DocumentCorruptError} naming the line and message
+ */
+function checkSeqs(messages: readonly Message[], nextSeq: number, where: string): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const seq = messages[index]!.seq;
+    if (seq !== nextSeq + index)
+      throw corrupt(where, `messages.${index}.seq`, `is ${seq}, not the next seq ${nextSeq + index}`);
+  }
 }
 
 function branchOf(image: SessionImage, branchId: string, where: string): BranchImage {

@@ -109,12 +109,14 @@ function parseOpAt(bytes: Buffer, at: OpLocation, path: string): ParsedOp {
 
 /**
  * Reads the messages of `runs` still on disk (they belong to branch `branchId` of the image read
- * from `log`), deep-frozen. A run whose location has a checksum ({@link OpLocation.crc}) and whose
+ * from `log`), deep-frozen; a run this process appended is parsed from the JSON it keeps
+ * ({@link MessageRun.json}) instead. A run whose location has a checksum ({@link OpLocation.crc}) and whose
  * bytes still match it is taken as it was validated when written; any other run is validated in full.
  * @throws {DocumentCorruptError} naming the line when a run's bytes do not match its checksum, or
  *   a run is damaged or not what the image expects
  */
 export async function loadRuns(log: LogFile, branchId: string, runs: readonly MessageRun[]): Promise<void> {
+  for (const run of runs) if (run.messages === undefined && run.json !== undefined) parseWrittenRun(run, log.path);
   const missing = runs.filter((run) => run.messages === undefined && run.at !== undefined);
   if (missing.length === 0) return;
   const bytes = await readBytes(
@@ -149,6 +151,16 @@ export async function loadRuns(log: LogFile, branchId: string, runs: readonly Me
   missing.forEach((run, index) => {
     run.messages = parsed[index];
   });
+}
+
+/**
+ * The messages of a run this process appended, from the JSON it wrote ({@link MessageRun.json}):
+ * validated then, so parsed without validation, as a run read back whose bytes match their checksum.
+ */
+function parseWrittenRun(run: MessageRun, path: string): void {
+  const op = JSON.parse(run.json!) as { messages: unknown[] };
+  run.messages = freezeMessages(parseMessages(op.messages, run.firstSeq, `line ${run.at?.line} of ${path}`, false));
+  run.json = undefined;
 }
 
 /** The operation at `at`, whose bytes matched their checksum: parsed without schema validation (it was validated when written). */

@@ -39,9 +39,16 @@ export interface MessageRun {
   at: OpLocation | undefined;
   /**
    * The messages once read (`messages[i].seq === firstSeq + i`), deep-frozen (`readMessages` hands
-   * them out without a copy); `undefined` while they are on disk.
+   * them out without a copy); `undefined` while they are on disk (or in {@link json}).
    */
   messages: readonly Message[] | undefined;
+  /**
+   * For a run this process appended, until a call reads it: the JSON of its operation as written
+   * (`{"op":"messages",…}`, from validated messages), which `loadRuns` parses instead of reading the
+   * log, as a checkpoint keeps its {@link CheckpointRecord.documentJson}. A write parses none of its
+   * messages back.
+   */
+  json?: string | undefined;
 }
 
 /** A stored checkpoint: its document as written (validated when loaded) and the pending writes appended to it. */

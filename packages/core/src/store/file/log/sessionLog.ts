@@ -19,7 +19,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { writeFileAtomic } from '../fileIo.js';
 import { applySnapshotLine, applyWritten } from './logApply.js';
@@ -236,7 +235,12 @@ export async function refreshLog(
   }
 }
 
-const fdatasync = promisify(fdatasyncCallback);
+/** `fdatasync` on the thread pool, as a promise (written out: `promisify`'s wrapper copies its arguments into a new array per call). */
+function fdatasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fdatasyncCallback(fd, (error) => (error ? reject(error) : resolve()));
+  });
+}
 
 /**
  * Appends one line of operations to the log, flushed with `fdatasync`, first cutting off a torn line. The caller
