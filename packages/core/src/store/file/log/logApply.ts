@@ -228,8 +228,7 @@ function applyOp(
 export function parseMessages(raw: readonly unknown[], nextSeq: number, where: string, strict: boolean): Message[] {
   return raw.map((value, index) => {
     const message = strict ? parseStoredMessage(value, `${where}, message ${index + 1}`) : (value as Message);
-    if (message?.seq !== nextSeq + index)
-      throw corrupt(where, `messages.${index}.seq`, `is ${message?.seq}, not the next seq ${nextSeq + index}`);
+    if (message?.seq !== nextSeq + index) throw notNextSeq(where, index, message?.seq, nextSeq);
     return message;
   });
 }
@@ -242,9 +241,13 @@ export function parseMessages(raw: readonly unknown[], nextSeq: number, where: s
 function checkSeqs(messages: readonly Message[], nextSeq: number, where: string): void {
   for (let index = 0; index < messages.length; index += 1) {
     const seq = messages[index]!.seq;
-    if (seq !== nextSeq + index)
-      throw corrupt(where, `messages.${index}.seq`, `is ${seq}, not the next seq ${nextSeq + index}`);
+    if (seq !== nextSeq + index) throw notNextSeq(where, index, seq, nextSeq);
   }
+}
+
+/** The error of a line's message `index` whose `seq` does not continue the branch at `nextSeq`. */
+function notNextSeq(where: string, index: number, seq: unknown, nextSeq: number) {
+  return corrupt(where, `messages.${index}.seq`, `is ${seq}, not the next seq ${nextSeq + index}`);
 }
 
 function branchOf(image: SessionImage, branchId: string, where: string): BranchImage {
