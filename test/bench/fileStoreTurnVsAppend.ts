@@ -7,9 +7,12 @@
  * compacted its session's log, which shrinks the folder, is referred to the round's median bytes). The
  * reference appends, for each turn of the round before, a buffer of that turn's size to one file (opened
  * once, as a log is) and flushes it with `fdatasync`: the disk's floor for that durability point, with no
- * work around it. Prints per side the median over rounds of the mean wall µs per operation (and the
- * process CPU µs), the lowest–highest round, and the ratio turn ÷ append (median of the per-round ratios,
- * and the highest), with the load average.
+ * work around it. A third side splits the turn's cost: the same turn on an `InMemoryStore` (sessions as
+ * long) followed by the fdatasync'd append of the FileStore turn's bytes, the floor of a durable turn of
+ * this workflow in this process (what the turn costs wherever it is stored, plus the disk's floor). Prints
+ * per side the median over rounds of the mean wall µs per operation (and the process CPU µs), the
+ * lowest–highest round, and the ratios turn ÷ append and turn ÷ floor (median of the per-round ratios,
+ * and the highest and lowest), with the load average. The three sides take turns going first.
  *
  * Run: node --conditions=source --import tsx test/bench/fileStoreTurnVsAppend.ts
  *        [--history 100] [--rounds 12] [--turns 40] [--sessions 4]
@@ -19,7 +22,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { FileStore } from '@baton/core';
+import { FileStore, InMemoryStore } from '@baton/core';
 import type { HandoffSession } from '@baton/handoff';
 import { handoffDesk } from './handoffDesk.js';
 
@@ -39,11 +42,17 @@ const sessionCount = Number(values.sessions);
 for (const [name, value] of Object.entries({ history, rounds, turnsPerRound, sessionCount }))
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a positive integer, not ${value}`);
 
+/** The bytes of the files under `dir`; a file removed meanwhile (a compaction's or an index write's temp file) counts 0. */
 async function folderBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
-    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+    if (entry.isFile()) total += await stat(join(entry.parentPath, entry.name)).then((s) => s.size, gone);
   return total;
+}
+
+function gone(error: unknown): number {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+  throw error;
 }
 
 async function drain(events: AsyncIterable<unknown>): Promise<void> {
@@ -67,6 +76,13 @@ try {
     const session = await workflow.session({ id: `s-${s}` });
     for (let t = 0; t < history; t += 1) await drain(session.send(`message ${t}`));
     sessions.push({ session, folder: join(storeDir, 'sessions', `s-${s}`), turns: history });
+  }
+  const inMemory = handoffDesk(new InMemoryStore());
+  const memorySessions: { session: HandoffSession; turns: number }[] = [];
+  for (let s = 0; s < sessionCount; s += 1) {
+    const session = await inMemory.session({ id: `s-${s}` });
+    for (let t = 0; t < history; t += 1) await drain(session.send(`message ${t}`));
+    memorySessions.push({ session, turns: history });
   }
   const appendPath = join(dir, 'append.log');
   let lastSizes: number[] = [];
@@ -119,20 +135,47 @@ try {
     return { wallUs: (wall * 1000) / lastSizes.length, cpuUs: cpu / lastSizes.length };
   }
 
+  /** The floor: per turn of the last turn round, the same turn in memory, then the fdatasync'd append of its bytes. */
+  async function floorRound(): Promise<Round> {
+    const fd = openSync(appendPath, 'a');
+    let wall = 0;
+    let cpu = 0;
+    try {
+      for (let i = 0; i < lastSizes.length; i += 1) {
+        const entry = memorySessions[i % memorySessions.length]!;
+        const bytes = Buffer.alloc(lastSizes[i]!, 0x61);
+        const cpu0 = process.cpuUsage();
+        const started = performance.now();
+        await drain(entry.session.send(`message ${entry.turns}`));
+        writeSync(fd, bytes);
+        await fdatasync(fd);
+        wall += performance.now() - started;
+        const used = process.cpuUsage(cpu0);
+        cpu += used.user + used.system;
+        entry.turns += 1;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return { wallUs: (wall * 1000) / lastSizes.length, cpuUs: cpu / lastSizes.length };
+  }
+
   // Warm-up: one round of each, not counted.
   await turnRound();
   await appendRound();
+  await floorRound();
   const turns: Round[] = [];
   const appends: Round[] = [];
+  const floors: Round[] = [];
   for (let r = 0; r < rounds; r += 1) {
-    if (r % 2 === 0) {
-      turns.push(await turnRound());
-      appends.push(await appendRound());
-    } else {
-      // The appends need the sizes of a turn round: this round's reference is the previous round's turns.
-      appends.push(await appendRound());
-      turns.push(await turnRound());
-    }
+    // The sides take turns going first. The appends and the floor take the sizes of the last turn
+    // round: a round that does not start with the turns refers to the previous round's.
+    const order = [
+      async () => turns.push(await turnRound()),
+      async () => appends.push(await appendRound()),
+      async () => floors.push(await floorRound()),
+    ];
+    for (let k = 0; k < order.length; k += 1) await order[(r + k) % order.length]!();
   }
   const median = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
@@ -140,6 +183,9 @@ try {
     return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
   const ratios = turns.map((t, i) => t.wallUs / appends[i]!.wallUs);
+  const floorRatios = turns.map((t, i) => t.wallUs / floors[i]!.wallUs);
+  const spread = (xs: number[]) =>
+    `${median(xs).toFixed(2)}× (median of the per-round ratios; highest ${Math.max(...xs).toFixed(2)}×, lowest ${Math.min(...xs).toFixed(2)}×)`;
   const meanBytes = lastSizes.reduce((a, b) => a + b, 0) / lastSizes.length;
   const row = (name: string, xs: Round[]) => {
     const wall = xs.map((x) => x.wallUs);
@@ -161,9 +207,9 @@ try {
   console.log('|---|---|---|---|');
   console.log(row('FileStore handoff turn', turns));
   console.log(row(`fdatasync'd append of the turn's bytes`, appends));
-  console.log(
-    `\nturn ÷ append: ${median(ratios).toFixed(2)}× (median of the per-round ratios; highest ${Math.max(...ratios).toFixed(2)}×, lowest ${Math.min(...ratios).toFixed(2)}×)`,
-  );
+  console.log(row(`floor: the turn on InMemoryStore, then that append`, floors));
+  console.log(`\nturn ÷ append: ${spread(ratios)}`);
+  console.log(`turn ÷ floor: ${spread(floorRatios)}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

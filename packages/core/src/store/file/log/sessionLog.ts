@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  type BigIntStats,
   closeSync,
   fdatasync as fdatasyncCallback,
   fstatSync,
@@ -26,7 +27,7 @@ import { readIndex, writeIndex } from './logIndex.js';
 import { encodeLine, type LogOp, snapshotLines, splitOps, withChecksums } from './logOps.js';
 import { sealRecord } from './logRecord.js';
 import { checkHeader, LOG_FORMAT, LOG_VERSION, messageSpanBytes, replay } from './logReplay.js';
-import type { SessionImage } from './sessionImage.js';
+import type { OpLocation, SessionImage } from './sessionImage.js';
 
 const NEWLINE = 0x0a;
 
@@ -254,28 +255,40 @@ export async function appendLine(log: LoadedLog, ops: readonly LogOp[]): Promise
   const lineOps = splitOps(ops);
   const { bytes, spans, parts } = encodeLine(lineOps);
   // Opening, writing into the page cache and stat-ing take microseconds: done synchronously (no
-  // thread-pool round trips); the flush, which waits for the disk, is asynchronous.
+  // thread-pool round trips); the flush, which waits for the disk, is asynchronous, and the
+  // bookkeeping that does not change the image (the file's new size, each operation's checksum)
+  // runs while it waits. The image changes only once the line is durable.
   const fd = openSync(log.path, 'r+');
   const offset = log.offset;
+  const line = log.lines + 1;
   try {
     if (log.size > offset) ftruncateSync(fd, offset);
     writeSync(fd, bytes, 0, bytes.length, offset);
-    await fdatasync(fd);
-    const stat = fstatSync(fd, { bigint: true });
-    if (log.offset === offset) {
-      const line = log.lines + 1;
+    const flushed = fdatasync(fd);
+    let stat: BigIntStats;
+    let locations: OpLocation[];
+    let tail: Buffer;
+    try {
+      stat = fstatSync(fd, { bigint: true });
+      tail = endOf(log.tail, bytes);
       // As `withChecksums` gives them, without a second copy of each location.
-      const locations = spans.map(({ offset: at, length }) => ({
+      locations = spans.map(({ offset: at, length }) => ({
         offset: offset + at,
         length,
         line,
         crc: crc32(bytes.subarray(at, at + length)),
       }));
+    } catch (error) {
+      await flushed.catch(() => undefined); // the file stays open until the flush is done
+      throw error;
+    }
+    await flushed;
+    if (log.offset === offset) {
       applyWritten(log.image, lineOps, parts, `line ${line} of ${log.path}`, new Date().toISOString(), locations);
       log.offset = offset + bytes.length;
       log.lines = line;
       log.messageBytes += messageSpanBytes(lineOps, spans);
-      log.tail = endOf(log.tail, bytes);
+      log.tail = tail;
     }
     log.size = Number(stat.size);
     log.mtimeNs = stat.mtimeNs;
