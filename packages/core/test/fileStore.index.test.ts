@@ -61,6 +61,7 @@ describe('FileStore log index', () => {
     // The first message's line, then enough turns that the index is written past it.
     await store.appendMessages('long', 'main', [makeMessage(1, { content: 'first' })]);
     await writeTurns(store, 'long', 2, 150);
+    await store.idle(); // the index write a write makes due runs after it returns
     expect((await stat(indexFileOf(directory, 'long'))).size).toBeGreaterThan(0);
     expect(await everything(new FileStore({ directory }), 'long')).toEqual(await everything(store, 'long'));
 
@@ -89,6 +90,7 @@ describe('FileStore log index', () => {
     const store = new FileStore({ directory, indexEveryBytes: 1 });
     await store.createSession({ id: 's' });
     await writeTurns(store, 's', 1, 30, 100);
+    await store.idle();
     const indexFile = indexFileOf(directory, 's');
     const expected = await everything(store, 's');
     const indexText = await readFile(indexFile, 'utf8');
@@ -126,6 +128,7 @@ describe('FileStore log index', () => {
     const reopened = new FileStore({ directory, indexEveryBytes: 1 });
     expect(await everything(reopened, 's')).toEqual(expected);
     await reopened.appendMessages('s', 'main', [makeMessage(91)]);
+    await reopened.idle();
     expect(JSON.parse(await readFile(indexFile, 'utf8'))).toMatchObject({
       format: 'baton-filestore-log-index',
       through: (await stat(logFileOf(directory, 's'))).size,
@@ -142,6 +145,7 @@ describe('FileStore log index', () => {
     await writeFile(leftover, '{"format":"baton-filestore-log-index"');
     const reopened = new FileStore({ directory, indexEveryBytes: 1 });
     await writeTurns(reopened, 's', 7, 1, 100);
+    await reopened.idle();
     expect((await readdir(folder)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     expect(await everything(new FileStore({ directory }), 's')).toEqual(await everything(reopened, 's'));
   });
@@ -151,12 +155,14 @@ describe('FileStore log index', () => {
     const store = new FileStore({ directory, indexEveryBytes: 1 });
     await store.createSession({ id: 's' });
     await writeTurns(store, 's', 1, 5);
+    await store.idle();
     const indexFile = indexFileOf(directory, 's');
     const early = await readFile(indexFile, 'utf8');
     const header = async () => (await readFile(logFileOf(directory, 's'), 'utf8')).split('\n')[0];
     const first = await header();
     await writeTurns(store, 's', 16, 200, 100);
     await store.pruneCheckpoints('s', 'main', { last: 1 }); // most of the log is now pruned checkpoints: compacted
+    await store.idle();
     expect(await header()).not.toBe(first);
     expect(JSON.parse(await readFile(indexFile, 'utf8')).header).toBe(`${await header()}\n`);
     const expected = await everything(store, 's');
@@ -173,6 +179,7 @@ describe('FileStore log index', () => {
     const logFile = logFileOf(directory, 's');
     await copyFile(logFile, `${logFile}.before`);
     await writeTurns(store, 's', 16, 5, 100); // indexed through its end
+    await store.idle();
     const indexFile = indexFileOf(directory, 's');
     await copyFile(indexFile, `${indexFile}.after`);
     // The log loses its last writes; different ones (as long) are written after the crash.
@@ -228,6 +235,7 @@ describe('FileStore log index', () => {
             } else {
               await store.pruneCheckpoints('p', 'main', { last: 2 });
             }
+            await store.idle();
             const saved = await readFile(indexFileOf(directory, 'p'), 'utf8').catch(() => undefined);
             if (saved !== undefined) indexes.add(saved);
           }
@@ -252,6 +260,7 @@ describe('FileStore log index', () => {
     await store.createSession({ id: 'crc' });
     await store.appendMessages('crc', 'main', [makeMessage(1, { content: 'refund order 1234' })]);
     await writeTurns(store, 'crc', 2, 20, 100);
+    await store.idle();
     const index = JSON.parse(await readFile(indexFileOf(directory, 'crc'), 'utf8'));
     expect(index.version).toBe(2);
     const [firstRun] = index.branches[0].runs;
@@ -282,6 +291,7 @@ describe('FileStore log index', () => {
     const store = new FileStore({ directory, indexEveryBytes: 1 });
     await store.createSession({ id: 'v1' });
     await writeTurns(store, 'v1', 1, 20, 100);
+    await store.idle();
     const expected = await everything(store, 'v1');
     const indexFile = indexFileOf(directory, 'v1');
     const v2 = JSON.parse(await readFile(indexFile, 'utf8'));

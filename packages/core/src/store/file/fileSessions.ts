@@ -57,17 +57,17 @@ export class FileSessions {
   ): Promise<T> {
     assertSessionId(sessionId);
     assertTenantScope(scope);
-    let outgrown = false;
+    let upkeep = false;
     const answer = await this.locks.run(sessionId, async () => {
       let log = await this.logs.forWrite(sessionId);
       const image = requireSession(log?.image, sessionId, scope);
       const ops = await plan(image, this.logs.loader(log!));
-      if (ops.length > 0) ({ log, outgrown } = await this.logs.append(sessionId, log!, ops));
+      if (ops.length > 0) ({ log, upkeep } = await this.logs.append(sessionId, log!, ops));
       return result(log!.image);
     });
-    // Compacted after the write returns, in the lock's queue (the next write of the session waits
-    // for it, `close()` too): the write is durable already, and a compaction is linear in the session.
-    if (outgrown) void this.locks.run(sessionId, () => this.logs.compactIfOutgrown(sessionId)).catch(() => undefined);
+    // Compacted, or indexed, after the write returns, in the lock's queue (the next write of the
+    // session waits for it, `close()` too): the write is durable already, and both are linear in the session.
+    if (upkeep) void this.locks.run(sessionId, () => this.logs.maintain(sessionId)).catch(() => undefined);
     return answer;
   }
 

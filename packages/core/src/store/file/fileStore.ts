@@ -116,7 +116,8 @@ export class FileStore implements Store {
 
   /**
    * @param options `{ directory, lock?, lockStaleMs?, lockWaitMs?, cacheBytes?, indexEveryBytes?, maxAssetBytes? }`
-   * @throws {ConfigurationError} when `directory` is missing or empty, or `maxAssetBytes` is not a positive whole number
+   * @throws {ConfigurationError} when `directory` is missing or empty, `maxAssetBytes` is not a positive whole
+   *   number, or `lock` is neither `'kernel'` nor `'folder'`, or is `'kernel'` where its native build does not load
    */
   constructor(options: FileStoreOptions) {
     if (typeof options?.directory !== 'string' || options.directory.trim() === '') {
@@ -450,6 +451,24 @@ export class FileStore implements Store {
     return this.#run('list expired leases', () =>
       branchLeases.listExpiredLeases(this.#sessions, options.before, options.limit ?? 1000),
     );
+  }
+
+  /**
+   * The lock this store takes across processes: `'kernel'`, or `'folder'` (asked for, or where the
+   * kernel lock's native build does not load and `lock` was left unset). See {@link FileStoreOptions.lock}.
+   */
+  get lock(): 'kernel' | 'folder' {
+    return this.#sessions.locks.kind;
+  }
+
+  /**
+   * Resolves once this store's writes in flight, and the upkeep they left (a log's compaction or
+   * index write, which run after the write that made them due returns, on the session's lock), have
+   * finished. The store stays open: for a benchmark or test that looks at the files after a write.
+   * To shut down, use {@link close}, which waits for the same.
+   */
+  async idle(): Promise<void> {
+    await this.#sessions.locks.idle();
   }
 
   /** Waits for this store's writes in flight and closes the lock files it keeps open; later calls throw {@link StoreError}. */

@@ -7,8 +7,9 @@ export interface FileStoreOptions {
    * the file `locks/<sessionId>.lock` that the operating system lets go the moment its process dies
    * (`fs-native-extensions`: `fcntl` open file description locks on Linux, `flock` on macOS,
    * `LockFileEx` on Windows), and that writes nothing to disk. `'folder'`: a `proper-lockfile` lock
-   * folder at the same path, broken once not refreshed for `lockStaleMs` after a crash; it is used
-   * anyway where the native build does not load. Processes of both kinds may share a folder.
+   * folder at the same path, broken once not refreshed for `lockStaleMs` after a crash. Left unset,
+   * the folder lock is taken where the native build does not load (`FileStore.lock` tells which);
+   * `'kernel'` asked for there throws `ConfigurationError`. Processes of both kinds may share a folder.
    */
   lock?: 'kernel' | 'folder';
   /**

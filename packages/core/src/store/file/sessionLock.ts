@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Mutex } from 'async-mutex';
-import { ConcurrencyError, NotFoundError, StoreError } from '../../errors.js';
+import { ConcurrencyError, ConfigurationError, NotFoundError, StoreError } from '../../errors.js';
 import { hasErrorCode } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { takeFolderLock } from './folderLock.js';
@@ -44,18 +44,24 @@ function tryRange(kernel: KernelLockCalls, fd: number, offset: number): boolean 
   }
 }
 
-let kernelCalls: KernelLockCalls | null | undefined;
+let kernelCalls: KernelLockCalls | undefined;
+/** Why `fs-native-extensions` did not load, once it was tried and failed. */
+let kernelLoadError: unknown;
 
-/** `fs-native-extensions`, loaded on first use; null where its native build does not load (then the folder lock is used). */
+/** `fs-native-extensions`, loaded on first use; null where its native build does not load (see {@link kernelLoadError}). */
 function loadKernelCalls(): KernelLockCalls | null {
-  if (kernelCalls === undefined) {
+  if (kernelCalls === undefined && kernelLoadError === undefined) {
     try {
       kernelCalls = createRequire(import.meta.url)('fs-native-extensions') as KernelLockCalls;
-    } catch {
-      kernelCalls = null;
+    } catch (error) {
+      kernelLoadError = error ?? new Error('unknown');
     }
   }
-  return kernelCalls;
+  return kernelCalls ?? null;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A lock this process holds: how to let it go, and its file (kernel locks only). */
@@ -100,10 +106,25 @@ export class SessionLocks {
   /** Lock files kept open between writes (kernel lock on Linux and macOS only). */
   readonly #kept: KeptLockFiles | undefined;
 
+  /**
+   * @throws {ConfigurationError} when `kind` is neither `'kernel'`, `'folder'` nor undefined, or is
+   *   `'kernel'` where `fs-native-extensions`' native build does not load (left undefined, the folder
+   *   lock is taken there instead)
+   */
   constructor(layout: FileLayout, options: SessionLockOptions) {
+    const { kind } = options;
+    if (kind !== undefined && kind !== 'kernel' && kind !== 'folder')
+      throw new ConfigurationError(
+        `FileStore's lock is 'kernel' or 'folder' (or left unset for 'kernel' where it loads), not ${JSON.stringify(kind)}.`,
+      );
     this.#layout = layout;
     this.#options = options;
-    this.#kernel = options.kind === 'folder' ? null : loadKernelCalls();
+    this.#kernel = kind === 'folder' ? null : loadKernelCalls();
+    if (kind === 'kernel' && this.#kernel === null)
+      throw new ConfigurationError(
+        `FileStore's lock: 'kernel' needs the native build of fs-native-extensions, which does not load here (${errorMessage(kernelLoadError)}). Pass lock: 'folder', or leave lock unset to take the folder lock where the kernel lock is not available.`,
+        { cause: kernelLoadError },
+      );
     this.#kept = this.#kernel !== null && KEEP_LOCK_FILES ? new KeptLockFiles() : undefined;
   }
 

@@ -137,20 +137,20 @@ export class SessionLogs {
   }
 
   /**
-   * Appends one line of operations (one fsync'd write), compacts the log when a prune or delete
-   * (a line without messages or a checkpoint) left it over {@link COMPACT_RATIO} times its live bytes, and writes
-   * its index again when enough was appended since. A log that outgrew its live bytes by a line
-   * with messages or a checkpoint (a turn's, its prune included) is left for {@link compactIfOutgrown}, which the
-   * caller runs after its write returns: a compaction is linear in the session, and the write that
-   * happens to cross the threshold (a customer's turn) must not pay for it. The caller holds the
-   * session lock and got `log` from {@link forWrite} in that hold.
-   * @returns the log after the write (a new object after a compaction) and whether it has outgrown its live bytes
+   * Appends one line of operations (one fsync'd write), and compacts the log when a prune or delete
+   * (a line without messages or a checkpoint) left it over {@link COMPACT_RATIO} times its live bytes.
+   * Two kinds of upkeep are left for {@link maintain}, which the caller runs after its write returns:
+   * compacting a log that outgrew its live bytes by a line with messages or a checkpoint (a turn's, its
+   * prune included), and writing the log's index again once enough was appended since. Both are linear
+   * in the session, and the write that happens to cross a threshold (a customer's turn) must not pay
+   * for them. The caller holds the session lock and got `log` from {@link forWrite} in that hold.
+   * @returns the log after the write (a new object after a compaction) and whether {@link maintain} has work
    */
   async append(
     sessionId: string,
     log: LoadedLog,
     ops: readonly LogOp[],
-  ): Promise<{ log: LoadedLog; outgrown: boolean }> {
+  ): Promise<{ log: LoadedLog; upkeep: boolean }> {
     await appendLine(log, ops);
     const deletes = ops.some((op) => op.op === 'deleteCheckpoints' || op.op === 'deleteBranches');
     if (deletes || log.offset > this.#compactAt(log)) {
@@ -162,26 +162,35 @@ export class SessionLogs {
     const turnWrite = ops.some((op) => op.op === 'messages' || op.op === 'checkpoint');
     if (deletes && !turnWrite && log.offset > this.#compactAt(log)) {
       const compacted = await this.#compact(sessionId, log);
-      if (compacted !== undefined) return { log: compacted, outgrown: false };
+      if (compacted !== undefined) return { log: compacted, upkeep: false };
     }
-    const outgrown = log.offset > this.#compactAt(log);
-    // Only a flushed prefix is indexed (the index must never describe bytes a power loss could take
-    // back). At least as many bytes of log as the index holds come between two index writes, so
-    // rewriting the index never costs more than the log appends.
-    if (log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes)) await this.#index(log);
-    return { log, outgrown };
+    return { log, upkeep: log.offset > this.#compactAt(log) || this.#indexDue(log) };
   }
 
   /**
-   * Compacts the session's log when it is over {@link COMPACT_RATIO} times its live bytes (see
-   * {@link append}); the log is brought up to date first, so a write of another process meanwhile
-   * counts. The caller holds the session lock.
+   * The upkeep {@link append} leaves: compacts the session's log when it is over
+   * {@link COMPACT_RATIO} times its live bytes, else writes its index again when due. The log is
+   * brought up to date first, so a write of another process meanwhile counts. The caller holds the
+   * session lock.
    */
-  async compactIfOutgrown(sessionId: string): Promise<void> {
+  async maintain(sessionId: string): Promise<void> {
     const log = await this.forWrite(sessionId);
-    if (log === undefined || log.offset <= this.#compactAt(log)) return;
-    Object.assign(log, liveBytes(log.image));
-    if (log.offset > this.#compactAt(log)) await this.#compact(sessionId, log);
+    if (log === undefined) return;
+    if (log.offset > this.#compactAt(log)) {
+      Object.assign(log, liveBytes(log.image));
+      if (log.offset > this.#compactAt(log) && (await this.#compact(sessionId, log)) !== undefined) return;
+    }
+    if (this.#indexDue(log)) await this.#index(log);
+  }
+
+  /**
+   * Whether the log's index is due to be written again. Only a flushed prefix is indexed (the index
+   * must never describe bytes a power loss could take back). At least as many bytes of log as the
+   * index holds come between two index writes, so rewriting the index never costs more than the log
+   * appends.
+   */
+  #indexDue(log: LoadedLog): boolean {
+    return log.offset - log.indexedThrough >= Math.max(this.#indexEveryBytes, log.indexBytes);
   }
 
   /**
