@@ -86,6 +86,8 @@ describe('FileStore lock kind', () => {
       threw: 'ConfigurationError',
       cause: 'no native build of fs-native-extensions for this platform',
     });
-    expect(refused.message).toMatch(/lock: 'kernel' needs the native build of fs-native-extensions.*Pass lock: 'folder'/);
+    expect(refused.message).toMatch(
+      /lock: 'kernel' needs the native build of fs-native-extensions.*Pass lock: 'folder'/,
+    );
   }, 30_000);
 });

@@ -146,11 +146,7 @@ export class SessionLogs {
    * for them. The caller holds the session lock and got `log` from {@link forWrite} in that hold.
    * @returns the log after the write (a new object after a compaction) and whether {@link maintain} has work
    */
-  async append(
-    sessionId: string,
-    log: LoadedLog,
-    ops: readonly LogOp[],
-  ): Promise<{ log: LoadedLog; upkeep: boolean }> {
+  async append(sessionId: string, log: LoadedLog, ops: readonly LogOp[]): Promise<{ log: LoadedLog; upkeep: boolean }> {
     await appendLine(log, ops);
     const deletes = ops.some((op) => op.op === 'deleteCheckpoints' || op.op === 'deleteBranches');
     if (deletes || log.offset > this.#compactAt(log)) {
