@@ -9,7 +9,10 @@
  * once, as a log is) and flushes it with `fdatasync`: the disk's floor for that durability point, with no
  * work around it. A third side splits the turn's cost: the same turn on an `InMemoryStore` (sessions as
  * long) followed by the fdatasync'd append of the FileStore turn's bytes, the floor of a durable turn of
- * this workflow in this process (what the turn costs wherever it is stored, plus the disk's floor). Prints
+ * this workflow in this process (what the turn costs wherever it is stored, plus the disk's floor). The
+ * upkeep a FileStore write leaves (a compaction, an index write: they run after the write returns) runs
+ * between the timed turns, while the folder is measured, as it would in a conversation's pauses;
+ * `turnCpuCompare.ts --store file` counts the process's whole CPU, upkeep included. Prints
  * per side the median over rounds of the mean wall µs per operation (and the process CPU µs), the
  * lowest–highest round, and the ratios turn ÷ append and turn ÷ floor (median of the per-round ratios,
  * and the highest and lowest), with the load average. The three sides take turns going first.
