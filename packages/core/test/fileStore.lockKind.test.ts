@@ -4,10 +4,11 @@
  * module does not load (a preload makes `require` of it throw, as on a platform without a build)
  * takes the folder lock when `lock` is unset, and refuses `lock: 'kernel'` with `ConfigurationError`.
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, FileStore } from '../src/index.js';
 import { makeMessage } from './support/storeFixtures.js';
@@ -16,6 +17,7 @@ import { useTempDirs } from './support/tempDirs.js';
 const tempDir = useTempDirs('filestore-lock-kind');
 const source = fileURLToPath(new URL('../src/index.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const run = promisify(execFile);
 
 /** Runs `body` (an ES module's code, with `FileStore` and `directory` in scope) in a process where `fs-native-extensions` does not load; its stdout. */
 async function withoutNativeBuild(directory: string, body: string): Promise<string> {
@@ -32,23 +34,14 @@ async function withoutNativeBuild(directory: string, body: string): Promise<stri
   const script = `const { FileStore } = await import(${JSON.stringify(source)});
     const directory = ${JSON.stringify(join(directory, 'store'))};
     ${body}`;
-  const child = spawn(
+  // execFile rejects when the child exits with another code than 0, with its stderr in the error.
+  const { stdout, stderr } = await run(
     process.execPath,
     ['--require', preload, '--import', 'tsx', '--input-type=module', '-e', script],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: repoRoot },
   );
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  expect(err).toBe('');
-  expect(code).toBe(0);
-  return out.trim();
+  expect(stderr).toBe('');
+  return stdout.trim();
 }
 
 describe('FileStore lock kind', () => {

@@ -60,10 +60,6 @@ function loadKernelCalls(): KernelLockCalls | null {
   return kernelCalls ?? null;
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A lock this process holds: how to let it go, and its file (kernel locks only). */
 interface HeldLock {
   release: () => Promise<void>;
@@ -122,7 +118,7 @@ export class SessionLocks {
     this.#kernel = kind === 'folder' ? null : loadKernelCalls();
     if (kind === 'kernel' && this.#kernel === null)
       throw new ConfigurationError(
-        `FileStore's lock: 'kernel' needs the native build of fs-native-extensions, which does not load here (${errorMessage(kernelLoadError)}). Pass lock: 'folder', or leave lock unset to take the folder lock where the kernel lock is not available.`,
+        `FileStore's lock: 'kernel' needs the native build of fs-native-extensions, which does not load here (${kernelLoadError instanceof Error ? kernelLoadError.message : String(kernelLoadError)}). Pass lock: 'folder', or leave lock unset to take the folder lock where the kernel lock is not available.`,
         { cause: kernelLoadError },
       );
     this.#kept = this.#kernel !== null && KEEP_LOCK_FILES ? new KeptLockFiles() : undefined;
