@@ -456,6 +456,11 @@ export class FileStore implements Store {
   /**
    * The lock this store takes across processes: `'kernel'`, or `'folder'` (asked for, or where the
    * kernel lock's native build does not load and `lock` was left unset). See {@link FileStoreOptions.lock}.
+   * @example
+   * ```ts
+   * const store = new FileStore({ directory: './.data/baton' });
+   * if (store.lock === 'folder') console.warn('FileStore: no kernel lock here; a crashed writer holds its sessions for lockStaleMs');
+   * ```
    */
   get lock(): 'kernel' | 'folder' {
     return this.#sessions.locks.kind;
@@ -466,6 +471,11 @@ export class FileStore implements Store {
    * index write, which run after the write that made them due returns, on the session's lock), have
    * finished. The store stays open: for a benchmark or test that looks at the files after a write.
    * To shut down, use {@link close}, which waits for the same.
+   * @example
+   * ```ts
+   * await store.appendMessages('chat-1', 'main', messages);
+   * await store.idle(); // the compaction or index write this append made due is done
+   * ```
    */
   async idle(): Promise<void> {
     await this.#sessions.locks.idle();
