@@ -10,6 +10,7 @@
  *   document a write would refuse, with `DocumentCorruptError`/`CheckpointCorruptError`.
  * - Schema versions: `withSchemaVersion` on write, `migrateDocument` on read.
  * - Tenants and assets: `assertTenantScope`, `inTenant`, `checkAssetInput`, `AssetMeter`, …
+ * - Writers of one process taking turns per key (a session, a lock file): `KeyedLock`.
  *
  * The store conformance suite (`test/conformance` in the repository) checks a store against the
  * contracts.
@@ -90,4 +91,5 @@ export {
 } from '../store/storeRules.js';
 export { assertTenantScope, inTenant } from '../store/tenantScope.js';
 export { nextLease } from '../store/branchLease.js';
+export { KeyedLock } from '../store/keyedLock.js';
 export { checkEventBatch, eventLogKey, keptBatches, pageOf } from '../store/eventLog.js';

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Mutex } from 'async-mutex';
 import { ConcurrencyError, ConfigurationError, NotFoundError, StoreError } from '../../errors.js';
+import { KeyedLock } from '../keyedLock.js';
 import { hasErrorCode } from './fileIo.js';
 import type { FileLayout } from './fileLayout.js';
 import { takeFolderLock } from './folderLock.js';
@@ -71,9 +71,9 @@ const FIRST_POLL_MS = 2;
 const LONGEST_POLL_MS = 20;
 
 /**
- * One writer per session at a time, across processes, with an in-process `async-mutex` `Mutex` per
- * session in front, so that writers of one process take turns (first come, first served) without
- * polling. Across processes the lock is, by default, a kernel lock: an exclusive lock of the whole
+ * One writer per session at a time, across processes, with an in-process {@link KeyedLock} in
+ * front (keyed by lock path), so that writers of one process take turns (first come, first served)
+ * without polling, and a free one is taken without a promise. Across processes the lock is, by default, a kernel lock: an exclusive lock of the whole
  * file `<root>/locks/<sessionId>.lock`, through `fs-native-extensions` (`fcntl` `F_OFD_SETLK` open
  * file description locks on Linux, `flock` on macOS, `LockFileEx` on Windows). The kernel lets it go
  * the moment its process dies, so a crashed writer holds up nobody, and taking and releasing it
@@ -93,8 +93,8 @@ export class SessionLocks {
   readonly #layout: FileLayout;
   readonly #options: SessionLockOptions;
   readonly #kernel: KernelLockCalls | null;
-  /** One mutex per lock (by its target path) with a writer of this process holding or waiting (dropped when none does). */
-  readonly #mutexes = new Map<string, Mutex>();
+  /** Writers of this process in turn, by lock target path (a key is dropped when no writer holds or waits). */
+  readonly #queue = new KeyedLock();
   /** The locks held now, by target path. */
   readonly #held = new Map<string, HeldLock>();
   /** Writes of this process holding (or taking) a session's folder lock right now. */
@@ -135,13 +135,20 @@ export class SessionLocks {
    * @throws {ConcurrencyError} when another writer holds the lock for longer than `waitMs`, or (folder
    *   lock) the lock was lost while `work` ran (the process stalled for longer than `staleMs`)
    */
-  async run<T>(sessionId: string, work: () => Promise<T>, target = this.#layout.lockTarget(sessionId)): Promise<T> {
-    let mutex = this.#mutexes.get(target);
-    if (mutex === undefined) {
-      mutex = new Mutex();
-      this.#mutexes.set(target, mutex);
+  run<T>(sessionId: string, work: () => Promise<T>, target?: string): Promise<T> {
+    let path: string;
+    try {
+      path = target ?? this.#layout.lockTarget(sessionId);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const releaseMutex = await mutex.acquire();
+    const free = this.#queue.tryAcquire(path);
+    if (free !== undefined) return this.#inTurn(sessionId, path, work, free);
+    return this.#queue.acquire(path).then((release) => this.#inTurn(sessionId, path, work, release));
+  }
+
+  /** {@link run} once this process's turn at `target` is taken (`releaseTurn` hands it on). */
+  async #inTurn<T>(sessionId: string, target: string, work: () => Promise<T>, releaseTurn: () => void): Promise<T> {
     let released: Promise<void> = Promise.resolve();
     try {
       return await this.#withFileLock(sessionId, target, work, (release) => {
@@ -150,11 +157,7 @@ export class SessionLocks {
     } finally {
       // The caller has its result once the work is durable; the next writer (of this process)
       // waits for the lock's release, the caller does not.
-      void released.then(() => {
-        releaseMutex();
-        // The next waiter takes the mutex synchronously on release: an unlocked one has none.
-        if (!mutex.isLocked() && this.#mutexes.get(target) === mutex) this.#mutexes.delete(target);
-      });
+      void released.then(releaseTurn);
     }
   }
 
@@ -176,7 +179,7 @@ export class SessionLocks {
 
   /** Resolves once every queued writer of this process has finished. */
   async idle(): Promise<void> {
-    await Promise.all([...this.#mutexes.values()].map((mutex) => mutex.waitForUnlock()));
+    await this.#queue.idle();
   }
 
   /** Closes the lock files kept open between writes (the store is closing; call after {@link idle}). */
