@@ -73,9 +73,10 @@ const LONGEST_POLL_MS = 20;
 /**
  * One writer per session at a time, across processes, with an in-process {@link KeyedLock} in
  * front (keyed by lock path), so that writers of one process take turns (first come, first served)
- * without polling, and a free one is taken without a promise. Across processes the lock is, by default, a kernel lock: an exclusive lock of the whole
- * file `<root>/locks/<sessionId>.lock`, through `fs-native-extensions` (`fcntl` `F_OFD_SETLK` open
- * file description locks on Linux, `flock` on macOS, `LockFileEx` on Windows). The kernel lets it go
+ * without polling, and a free one is taken without a promise. Across processes the lock is, by
+ * default, a kernel lock: an exclusive lock of the whole file `<root>/locks/<sessionId>.lock`,
+ * through `fs-native-extensions` (`fcntl` `F_OFD_SETLK` open file description locks on Linux,
+ * `flock` on macOS, `LockFileEx` on Windows). The kernel lets it go
  * the moment its process dies, so a crashed writer holds up nobody, and taking and releasing it
  * writes nothing to disk (two byte locks, a `stat` and the unlocks: a few µs; on Linux and macOS the
  * file is kept open between writes, see `lockFiles.ts`, elsewhere also an `open`, `fstat` and
