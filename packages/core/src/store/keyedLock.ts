@@ -7,8 +7,9 @@
  * Written here rather than on `async-mutex`: a write or a turn takes this lock every time, and a
  * free key is taken here without a promise ({@link tryAcquire}), where `Mutex.acquire` always costs
  * two promises and a generator. In `test/bench/turnCpuCompare.ts` that was most of a 25% loss of
- * CPU per in-memory turn (168 against 210 µs median, 16 alternating rounds, 2026-11-28), and on a
- * FileStore write the median wait for a free `Mutex` was 34 µs against 12 µs here (2026-11-29).
+ * CPU per in-memory turn (168 against 210 µs median, 16 alternating rounds, 2026-11-28); on a
+ * FileStore write, taking a free `Mutex` took 25–37 µs at the median against 3.0–3.4 µs here
+ * (instrumented, three alternating runs of 600 turns, 2026-11-29).
  *
  * @example
  * ```ts
