@@ -50,6 +50,7 @@ const STORE_KIT_VALUES = [
   'assertTenantScope',
   'inTenant',
   'nextLease',
+  'KeyedLock',
   'checkEventBatch',
   'eventLogKey',
   'keptBatches',
